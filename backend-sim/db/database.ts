@@ -1,0 +1,91 @@
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
+import type { AgendaConfigsTable, AgendaConveniosBloqueadosTable, AgendaHorariosTable, AgendaProcedimentosTable } from './tables/agenda-configs.ts';
+import type { AgendamentoHistoricoTable, AgendamentosTable } from './tables/agendamentos.ts';
+import type { CidadesTable } from './tables/cidades.ts';
+import type { CidsTable } from './tables/cids.ts';
+import type { ClinicaConfigTable } from './tables/clinica-config.ts';
+import type { ComplementosTable } from './tables/complementos.ts';
+import type { ConveniosTable } from './tables/convenios.ts';
+import type { EstadosCivisTable } from './tables/estados-civis.ts';
+import type { ExameArquivosTable } from './tables/exame-arquivos.ts';
+import type { ExamesTable } from './tables/exames.ts';
+import type { GruposLaudosMedicosTable, GruposLaudosTable } from './tables/grupos-laudos.ts';
+import type { GruposPermissaoTable } from './tables/grupos-permissao.ts';
+import type { LaudosTable } from './tables/laudos.ts';
+import type { MedicosTable } from './tables/medicos.ts';
+import type { PacientesTable } from './tables/pacientes.ts';
+import type { PlanosTable } from './tables/planos.ts';
+import type { ProcedimentosTable } from './tables/procedimentos.ts';
+import type { ProntuarioAnexosTable, ProntuariosTable } from './tables/prontuarios.ts';
+import type { SalasTable } from './tables/salas.ts';
+import type { SaudacoesTable } from './tables/saudacoes.ts';
+import type { UnidadesTable } from './tables/unidades.ts';
+import { migration as m001 } from './migrations/2026-11-21-001-initial.ts';
+
+export interface Database {
+  clinica_config: ClinicaConfigTable;
+  estados_civis: EstadosCivisTable;
+  saudacoes: SaudacoesTable;
+  grupos_permissao: GruposPermissaoTable;
+  cidades: CidadesTable;
+  pacientes: PacientesTable;
+  medicos: MedicosTable;
+  procedimentos: ProcedimentosTable;
+  convenios: ConveniosTable;
+  planos: PlanosTable;
+  unidades: UnidadesTable;
+  salas: SalasTable;
+  complementos: ComplementosTable;
+  grupos_laudos: GruposLaudosTable;
+  grupos_laudos_medicos: GruposLaudosMedicosTable;
+  cids: CidsTable;
+  exames: ExamesTable;
+  exame_arquivos: ExameArquivosTable;
+  laudos: LaudosTable;
+  agenda_configs: AgendaConfigsTable;
+  agenda_horarios: AgendaHorariosTable;
+  agenda_procedimentos: AgendaProcedimentosTable;
+  agenda_convenios_bloqueados: AgendaConveniosBloqueadosTable;
+  agendamentos: AgendamentosTable;
+  agendamento_historico: AgendamentoHistoricoTable;
+  prontuarios: ProntuariosTable;
+  prontuario_anexos: ProntuarioAnexosTable;
+}
+
+/** A Kysely instance or a transaction: repositories accept either. */
+export type Db = Kysely<Database>;
+
+/** Frozen, date-prefixed migrations; names sort in application order. */
+export const migrations: Record<string, Migration> = {
+  '2026-11-21-001-initial': m001,
+};
+
+export interface TenantDatabase {
+  db: Kysely<Database>;
+  /** The raw connection, for the seed's prepared-statement fast path. */
+  sqlite: SQLite.Database;
+  close(): Promise<void>;
+}
+
+/** Opens (creating if needed) a tenant SQLite file in WAL mode and migrates it to latest. */
+export async function openTenantDatabase(file: string, options: { create: boolean } = { create: true }): Promise<TenantDatabase> {
+  const sqlite = new SQLite(file, { fileMustExist: !options.create });
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    await db.destroy();
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+  return { db, sqlite, close: () => db.destroy() };
+}

@@ -1,0 +1,7 @@
+import type { Generated } from 'kysely';
+
+export interface ComplementosTable {
+  id: Generated<number>;
+  nome: string;
+  ativo: number;
+}

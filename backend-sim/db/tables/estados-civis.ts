@@ -1,0 +1,6 @@
+import type { Generated } from 'kysely';
+
+export interface EstadosCivisTable {
+  id: Generated<number>;
+  nome: string;
+}

@@ -1,0 +1,23 @@
+import type { Generated } from 'kysely';
+
+/** Reports; `exame_id` null means an orphan report. Never overwritten. */
+export interface LaudosTable {
+  id: Generated<number>;
+  exame_id: number | null;
+  medico_laudo_id: number | null;
+  data_laudo: string;
+  hora_laudo: string | null;
+  titulo: string | null;
+  referencia: string | null;
+  cid_id: number | null;
+  assinado: number;
+  assinado_em: string | null;
+  assinatura_tipo: string | null;
+  arquivo_key: string | null;
+  excluido_em: string | null;
+  excluido_motivo: string | null;
+  excluido_por_chave_id: number | null;
+  criado_em: string;
+  atualizado_em: string | null;
+  criado_por_chave_id: number | null;
+}

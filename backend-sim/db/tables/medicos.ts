@@ -1,0 +1,39 @@
+import type { Generated } from 'kysely';
+
+/** Doctors are system users: they log in with usuario/senha and carry roles. */
+export interface MedicosTable {
+  id: Generated<number>;
+  nome: string;
+  nome_registro: string | null;
+  saudacao_id: number | null;
+  grupo_permissao_id: number | null;
+  usuario: string;
+  senha_hash: string;
+  cpf: string | null;
+  rg: string | null;
+  data_nascimento: string | null;
+  sexo: string | null;
+  conselho_sigla: string | null;
+  conselho_numero: string | null;
+  conselho_uf: string | null;
+  especialidade: string | null;
+  papel_exame: number;
+  papel_laudo: number;
+  papel_solicitante: number;
+  telefone: string | null;
+  celular: string | null;
+  email: string | null;
+  endereco_cep: string | null;
+  endereco_logradouro: string | null;
+  endereco_numero: string | null;
+  endereco_complemento: string | null;
+  endereco_bairro: string | null;
+  endereco_cidade_id: number | null;
+  endereco_estado: string | null;
+  cor_agenda: string | null;
+  ativo: number;
+  criado_em: string;
+  atualizado_em: string | null;
+  criado_por_chave_id: number | null;
+  atualizado_por_chave_id: number | null;
+}

@@ -1,0 +1,39 @@
+import type { Generated } from 'kysely';
+
+export interface PacientesTable {
+  id: Generated<number>;
+  saudacao: string | null;
+  nome: string;
+  nome_registro: string | null;
+  numero_prontuario: string;
+  cpf: string | null;
+  rg: string | null;
+  data_nascimento: string | null;
+  /** MAS | FEM | OUT */
+  sexo: string | null;
+  estado_civil_id: number | null;
+  telefone: string | null;
+  celular: string | null;
+  email: string | null;
+  endereco_cep: string | null;
+  endereco_logradouro: string | null;
+  endereco_numero: string | null;
+  endereco_complemento: string | null;
+  endereco_bairro: string | null;
+  endereco_cidade_id: number | null;
+  endereco_estado: string | null;
+  convenio_id: number | null;
+  convenio_plano_id: number | null;
+  convenio_numero_carteirinha: string | null;
+  /** Portal login; unique case-insensitively (COLLATE NOCASE index). */
+  usuario: string;
+  /** scrypt$N$r$p$salt$hash, never returned. */
+  senha_hash: string;
+  senha_temporaria: number;
+  data_alteracao_senha: string | null;
+  ativo: number;
+  criado_em: string;
+  atualizado_em: string | null;
+  criado_por_chave_id: number | null;
+  atualizado_por_chave_id: number | null;
+}

@@ -1,0 +1,9 @@
+import type { Generated } from 'kysely';
+
+export interface PlanosTable {
+  id: Generated<number>;
+  convenio_id: number;
+  nome: string;
+  codigo_ans: string;
+  ativo: number;
+}

@@ -1,0 +1,11 @@
+import type { Generated } from 'kysely';
+
+export interface UnidadesTable {
+  id: Generated<number>;
+  nome: string;
+  abreviacao: string;
+  cnpj: string | null;
+  cidade: string | null;
+  uf: string | null;
+  ativo: number;
+}

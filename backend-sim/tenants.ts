@@ -1,0 +1,76 @@
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openTenantDatabase, type TenantDatabase } from './db/database.ts';
+import { BackendError } from './errors.ts';
+
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+export function tenantDir(dataDir: string): string {
+  return join(dataDir, 'backend');
+}
+
+export function tenantFile(dataDir: string, slug: string): string {
+  return join(tenantDir(dataDir), `${slug}.db`);
+}
+
+/** Creates (if absent) and migrates a tenant database; used by the admin API and the seed. */
+export async function createTenantDatabase(dataDir: string, slug: string): Promise<TenantDatabase> {
+  if (!SLUG_PATTERN.test(slug)) throw new Error(`invalid tenant slug: ${slug}`);
+  mkdirSync(tenantDir(dataDir), { recursive: true });
+  return openTenantDatabase(tenantFile(dataDir, slug), { create: true });
+}
+
+/** Keeps one open connection per tenant for the life of the service. */
+export class TenantRegistry {
+  private readonly open = new Map<string, Promise<TenantDatabase>>();
+
+  constructor(private readonly dataDir: string) {}
+
+  slugs(): string[] {
+    const dir = tenantDir(this.dataDir);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.db'))
+      .map((f) => f.slice(0, -3))
+      .filter((s) => SLUG_PATTERN.test(s))
+      .sort();
+  }
+
+  exists(slug: string): boolean {
+    return SLUG_PATTERN.test(slug) && existsSync(tenantFile(this.dataDir, slug));
+  }
+
+  /** Opens an existing tenant; 404 TENANT_NOT_FOUND / 500 TENANT_OPEN_FAILED. */
+  async get(slug: string): Promise<TenantDatabase> {
+    const cached = this.open.get(slug);
+    if (cached) return cached;
+    if (!this.exists(slug)) throw new BackendError('TENANT_NOT_FOUND', 'Clinica nao encontrada.');
+    return this.remember(slug, openTenantDatabase(tenantFile(this.dataDir, slug), { create: false }));
+  }
+
+  /** Idempotent create: returns the open database and whether it already existed. */
+  async create(slug: string): Promise<{ tenant: TenantDatabase; created: boolean }> {
+    const existed = this.exists(slug);
+    const cached = this.open.get(slug);
+    if (cached) return { tenant: await cached, created: false };
+    const tenant = await this.remember(slug, createTenantDatabase(this.dataDir, slug));
+    return { tenant, created: !existed };
+  }
+
+  private async remember(slug: string, opening: Promise<TenantDatabase>): Promise<TenantDatabase> {
+    const guarded = opening.catch((err: unknown) => {
+      this.open.delete(slug);
+      throw new BackendError('TENANT_OPEN_FAILED', 'Falha ao abrir o banco da clinica.', {
+        causa: err instanceof Error ? err.message : String(err),
+      });
+    });
+    this.open.set(slug, guarded);
+    return guarded;
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(all.map(async (p) => (await p.catch(() => null))?.close()));
+  }
+}
