@@ -1,0 +1,130 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import type { BackendConfig } from './config.ts';
+import type { TenantDatabase } from './db/database.ts';
+import { BackendError } from './errors.ts';
+import { FaultStore } from './faults.ts';
+import { isoDate, isoSeconds } from './lib/time.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { agendaRoutes } from './routes/agenda.ts';
+import { catalogoRoutes } from './routes/catalogos.ts';
+import { exameRoutes } from './routes/exames.ts';
+import { laudoRoutes } from './routes/laudos.ts';
+import { medicoRoutes } from './routes/medicos.ts';
+import { pacienteRoutes } from './routes/pacientes.ts';
+import { prontuarioRoutes } from './routes/prontuarios.ts';
+import { FileStore } from './storage.ts';
+import { TenantRegistry } from './tenants.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    tenant: TenantDatabase;
+    tenantSlug: string;
+  }
+}
+
+/** What route modules need besides the request. */
+export interface BackendDeps {
+  config: BackendConfig;
+  tenants: TenantRegistry;
+  faults: FaultStore;
+  files: FileStore;
+  now(): string;
+  today(): string;
+  clock(): Date;
+}
+
+function tokenMatches(sent: string | string[] | undefined, expected: string): boolean {
+  const value = Array.isArray(sent) ? sent[0] : sent;
+  if (!value) return false;
+  const a = Buffer.from(value);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function buildBackendApp(config: BackendConfig): Promise<FastifyInstance> {
+  const clock = config.now ?? (() => new Date());
+  const deps: BackendDeps = {
+    config,
+    tenants: new TenantRegistry(config.dataDir),
+    faults: new FaultStore(),
+    files: new FileStore(config.s3),
+    clock,
+    now: () => isoSeconds(clock()),
+    today: () => isoDate(clock()),
+  };
+  const app = Fastify({
+    logger: config.logger ?? false,
+    // Hung (fault-injected) requests must not keep close() waiting.
+    forceCloseConnections: true,
+    bodyLimit: 64 * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.decorateRequest('tenant', null as unknown as TenantDatabase);
+  app.decorateRequest('tenantSlug', '');
+
+  app.setErrorHandler((err: unknown, _req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof BackendError) return reply.status(err.status).send({ error: { code: err.code, message: err.message, details: err.details } });
+    const e = err as { statusCode?: number; code?: string; message?: string };
+    if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500)
+      return reply.status(400).send({ error: { code: 'VAL_INVALID_PARAM', message: 'Requisicao invalida.', details: { causa: e.code ?? null } } });
+    reply.log.error(err);
+    return reply.status(500).send({ error: { code: 'INTERNAL_ERROR', message: 'Erro interno do backend.', details: null } });
+  });
+  app.setNotFoundHandler((_req, reply) => reply.status(404).send({ error: { code: 'ROUTE_NOT_FOUND', message: 'Rota inexistente.', details: null } }));
+
+  // Internal credential first: nothing else (faults included) runs for an unauthenticated caller.
+  app.addHook('onRequest', async (req, reply) => {
+    if (!tokenMatches(req.headers['x-internal-token'], config.internalToken))
+      return reply.status(401).send({ error: { code: 'INTERNAL_AUTH_FAILED', message: 'Credencial interna invalida.', details: null } });
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    const path = req.url.split('?')[0];
+    const tenantMatch = /^\/tenants\/([^/]+)/.exec(path);
+    // Admin and settings routes are never faulted, so a fault can always be inspected and removed.
+    if (!tenantMatch || path.endsWith('/settings')) return;
+    const fault = deps.faults.match(req.method, path, tenantMatch[1]);
+    if (!fault) return;
+    if (fault.latency_ms) await sleep(fault.latency_ms);
+    if (!fault.kind || Math.random() >= fault.failure_rate) return;
+    switch (fault.kind) {
+      case 'http500':
+        return reply.status(500).send({ error: { code: 'FAULT_INJECTED', message: 'Falha injetada.', details: { fault_id: fault.id } } });
+      case 'invalid_json':
+        reply.hijack();
+        reply.raw.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        reply.raw.end('{"data": {"id": 1, "nome": "trunc');
+        return;
+      case 'drop':
+        reply.hijack();
+        req.raw.socket.destroy();
+        return;
+      case 'hang':
+        // Never answer; the socket stays open until the client gives up (or the server closes).
+        reply.hijack();
+        return;
+    }
+  });
+
+  await app.register(adminRoutes(deps));
+  await app.register(
+    async (tenantScope) => {
+      tenantScope.addHook('preHandler', async (req) => {
+        const { slug } = req.params as { slug: string };
+        req.tenantSlug = slug;
+        req.tenant = await deps.tenants.get(slug);
+      });
+      for (const routes of [pacienteRoutes, catalogoRoutes, medicoRoutes, exameRoutes, laudoRoutes, agendaRoutes, prontuarioRoutes])
+        await tenantScope.register(routes(deps));
+    },
+    { prefix: '/tenants/:slug' },
+  );
+
+  app.addHook('onClose', async () => {
+    await deps.tenants.closeAll();
+  });
+  return app;
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import type { Db } from '../db/database.ts';
+
+export async function getClinicaConfig(db: Db) {
+  return db.selectFrom('clinica_config').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+}
+
+export function settingsView(c: Awaited<ReturnType<typeof getClinicaConfig>>) {
+  return {
+    nome: c.nome,
+    cpf_obrigatorio: c.cpf_obrigatorio === 1,
+    celular_obrigatorio: c.celular_obrigatorio === 1,
+    solicitante_obrigatorio: c.solicitante_obrigatorio === 1,
+    medico_laudo_obrigatorio: c.medico_laudo_obrigatorio === 1,
+    defaults: {
+      unidade_id: c.default_unidade_id,
+      medico_exame_id: c.default_medico_exame_id,
+      medico_laudo_id: c.default_medico_laudo_id,
+      convenio_id: c.default_convenio_id,
+    },
+  };
+}
+
+const flag = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) => (v ? 1 : 0));
+const defaultId = z.number().int().positive().nullable();
+
+export const settingsPatchSchema = z.object({
+  nome: z.string().min(1).max(200).optional(),
+  cpf_obrigatorio: flag.optional(),
+  celular_obrigatorio: flag.optional(),
+  solicitante_obrigatorio: flag.optional(),
+  medico_laudo_obrigatorio: flag.optional(),
+  defaults: z
+    .object({
+      unidade_id: defaultId.optional(),
+      medico_exame_id: defaultId.optional(),
+      medico_laudo_id: defaultId.optional(),
+      convenio_id: defaultId.optional(),
+    })
+    .optional(),
+});
+
+export async function patchClinicaConfig(db: Db, input: z.infer<typeof settingsPatchSchema>, now: string) {
+  const { defaults, ...flags } = input;
+  const set: Record<string, unknown> = { ...flags, atualizado_em: now };
+  if (defaults) {
+    for (const [k, v] of Object.entries(defaults)) if (v !== undefined) set[`default_${k}`] = v;
+  }
+  await db.updateTable('clinica_config').set(set).where('id', '=', 1).execute();
+  return getClinicaConfig(db);
+}

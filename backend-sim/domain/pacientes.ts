@@ -1,0 +1,372 @@
+import { randomBytes } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import { z } from 'zod';
+import type { Db } from '../db/database.ts';
+import type { PacientesTable } from '../db/tables/pacientes.ts';
+import { BackendError, notFound } from '../errors.ts';
+import { isValidCpf } from '../lib/cpf.ts';
+import type { CallContext, Page } from '../lib/http.ts';
+import { hashPassword, randomSecret } from '../lib/password.ts';
+import { date } from '../lib/schemas.ts';
+import { getClinicaConfig } from './clinica.ts';
+
+type PacienteRow = Selectable<PacientesTable>;
+
+const text = z.string().nullable().optional();
+
+const enderecoInput = z
+  .object({
+    cep: text,
+    logradouro: text,
+    numero: z.union([z.string(), z.number()]).nullable().optional(),
+    complemento: text,
+    bairro: text,
+    cidade_id: z.number().int().nullable().optional(),
+    estado: text,
+  })
+  .nullable();
+
+const convenioInput = z
+  .object({
+    id: z.number().int().nullable().optional(),
+    plano_id: z.number().int().nullable().optional(),
+    numero_carteirinha: text,
+  })
+  .nullable();
+
+/** Fields shared by create and patch; unknown (silently discarded) fields are stripped by zod. */
+export const pacienteFields = {
+  nome: z.string().nullable(),
+  data_nascimento: date.nullable().or(z.literal('')),
+  cpf: text,
+  celular: text,
+  saudacao: text,
+  nome_registro: text,
+  rg: text,
+  telefone: text,
+  sexo: z.enum(['MAS', 'FEM', 'OUT']).nullable().or(z.literal('')).optional(),
+  estado_civil_id: z.number().int().nullable().optional(),
+  email: text,
+  numero_prontuario: text,
+  endereco: enderecoInput.optional(),
+  convenio: convenioInput.optional(),
+  ativo: z.boolean().nullable().optional(),
+  usuario: text,
+  senha: text,
+  senha_temporaria: z.boolean().nullable().optional(),
+};
+
+export const pacienteCreateSchema = z.object({
+  ...pacienteFields,
+  nome: z.string().min(1),
+  data_nascimento: date,
+});
+export const pacientePatchSchema = z.object({
+  ...pacienteFields,
+  nome: pacienteFields.nome.optional(),
+  data_nascimento: pacienteFields.data_nascimento.optional(),
+});
+export type PacienteCreate = z.infer<typeof pacienteCreateSchema>;
+export type PacientePatch = z.infer<typeof pacientePatchSchema>;
+
+export const pacienteListSchema = z.object({
+  cpf: z.string().optional(),
+  nome: z.string().optional(),
+  periodo_cadastro_inicio: date.optional(),
+  periodo_cadastro_fim: date.optional(),
+  ativo: z.enum(['0', '1']).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+const SEXO_CURTO: Record<string, 'M' | 'F'> = { MAS: 'M', FEM: 'F' };
+
+/** "" and null both mean "no value" on the wire. */
+const blank = (v: string | null | undefined): string | null => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
+
+export function toListItem(p: PacienteRow) {
+  return {
+    id: p.id,
+    nome: p.nome,
+    cpf: p.cpf,
+    data_nascimento: p.data_nascimento,
+    sexo: p.sexo ? (SEXO_CURTO[p.sexo] ?? null) : null,
+    telefone: p.telefone,
+    email: p.email,
+    ativo: p.ativo === 1,
+    criado_em: p.criado_em,
+  };
+}
+
+/** Patient detail; `convenioShape` = 'read' ({id,nome,numero_carteirinha}) or 'write' ({id,plano_id,numero_carteirinha}). */
+export async function toDetail(db: Db, p: PacienteRow, convenioShape: 'read' | 'write') {
+  const [estadoCivil, cidade, convenio] = await Promise.all([
+    p.estado_civil_id ? db.selectFrom('estados_civis').select(['id', 'nome']).where('id', '=', p.estado_civil_id).executeTakeFirst() : undefined,
+    p.endereco_cidade_id ? db.selectFrom('cidades').select(['nome']).where('id', '=', p.endereco_cidade_id).executeTakeFirst() : undefined,
+    p.convenio_id && convenioShape === 'read'
+      ? db.selectFrom('convenios').select(['nome']).where('id', '=', p.convenio_id).executeTakeFirst()
+      : undefined,
+  ]);
+  return {
+    id: p.id,
+    saudacao: p.saudacao ?? '',
+    nome: p.nome,
+    nome_registro: p.nome_registro ?? '',
+    numero_prontuario: p.numero_prontuario,
+    cpf: p.cpf,
+    rg: p.rg,
+    data_nascimento: p.data_nascimento,
+    sexo: p.sexo,
+    estado_civil: estadoCivil ? { id: estadoCivil.id, nome: estadoCivil.nome } : null,
+    telefone: p.telefone,
+    celular: p.celular,
+    email: p.email,
+    endereco: {
+      cep: p.endereco_cep && p.endereco_cep !== '0' ? p.endereco_cep : '',
+      logradouro: p.endereco_logradouro ?? '',
+      numero: p.endereco_numero && p.endereco_numero !== '0' ? p.endereco_numero : '',
+      complemento: p.endereco_complemento ?? '',
+      bairro: p.endereco_bairro ?? '',
+      cidade: cidade?.nome ?? '',
+      cidade_id: p.endereco_cidade_id,
+      estado: p.endereco_estado ?? '',
+    },
+    convenio: p.convenio_id
+      ? convenioShape === 'read'
+        ? { id: p.convenio_id, nome: convenio?.nome ?? '', numero_carteirinha: p.convenio_numero_carteirinha ?? '' }
+        : { id: p.convenio_id, plano_id: p.convenio_plano_id, numero_carteirinha: p.convenio_numero_carteirinha ?? '' }
+      : null,
+    ativo: p.ativo === 1,
+    criado_em: p.criado_em,
+    atualizado_em: p.atualizado_em,
+    criado_por_chave_id: p.criado_por_chave_id,
+    atualizado_por_chave_id: p.atualizado_por_chave_id,
+  };
+}
+
+export async function findPaciente(db: Db, id: number): Promise<PacienteRow | undefined> {
+  return db.selectFrom('pacientes').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listPacientes(db: Db, f: z.infer<typeof pacienteListSchema>) {
+  let q = db.selectFrom('pacientes');
+  if (f.cpf) q = q.where('cpf', '=', f.cpf);
+  // Names are stored upper case, so an upper-cased needle gives case-insensitive "contains" (accents included).
+  if (f.nome) q = q.where(sql<boolean>`instr(nome, ${f.nome.trim().toUpperCase()}) > 0`);
+  if (f.periodo_cadastro_inicio) q = q.where('criado_em', '>=', f.periodo_cadastro_inicio);
+  if (f.periodo_cadastro_fim) q = q.where('criado_em', '<=', `${f.periodo_cadastro_fim}T23:59:59Z`);
+  if (f.ativo) q = q.where('ativo', '=', Number(f.ativo));
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('id', 'asc').limit(f.limit).offset(f.offset).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+function conflict(code: 'CPF_ALREADY_EXISTS' | 'MEDICAL_RECORD_ALREADY_EXISTS' | 'USUARIO_ALREADY_EXISTS', other: { id: number; nome: string }) {
+  const messages = {
+    CPF_ALREADY_EXISTS: 'CPF ja cadastrado para outro paciente.',
+    MEDICAL_RECORD_ALREADY_EXISTS: 'Numero de prontuario ja utilizado por outro paciente.',
+    USUARIO_ALREADY_EXISTS: 'Usuario ja utilizado por outro paciente.',
+  } as const;
+  return new BackendError(code, messages[code], { paciente_id_existente: other.id, nome: other.nome });
+}
+
+/** Uniqueness rules; `selfId` lets a patient keep its own CPF / record number / usuario. */
+async function assertUnique(db: Db, values: { cpf?: string | null; numero_prontuario?: string | null; usuario?: string | null }, selfId: number | null) {
+  const others = (q: ReturnType<typeof base>) => (selfId ? q.where('id', '!=', selfId) : q);
+  const base = () => db.selectFrom('pacientes').select(['id', 'nome']);
+  if (values.cpf) {
+    const other = await others(base().where('cpf', '=', values.cpf)).executeTakeFirst();
+    if (other) throw conflict('CPF_ALREADY_EXISTS', other);
+  }
+  if (values.numero_prontuario) {
+    const other = await others(base().where('numero_prontuario', '=', values.numero_prontuario)).executeTakeFirst();
+    if (other) throw conflict('MEDICAL_RECORD_ALREADY_EXISTS', other);
+  }
+  if (values.usuario) {
+    const other = await others(base().where(sql<boolean>`usuario = ${values.usuario} COLLATE NOCASE`)).executeTakeFirst();
+    if (other) throw conflict('USUARIO_ALREADY_EXISTS', other);
+  }
+}
+
+function required(field: string) {
+  return new BackendError('BUSINESS_RULE', `O campo ${field} e obrigatorio para esta clinica.`, { field });
+}
+
+function referenceError(field: string, what: string) {
+  return new BackendError('BUSINESS_RULE', `${what} inexistente.`, { field });
+}
+
+function checkCpf(cpf: string | null) {
+  if (cpf && !isValidCpf(cpf)) throw new BackendError('VAL_BACKEND', 'CPF invalido.', { field: 'cpf' });
+}
+
+/** Column values for endereco/convenio: a present object replaces the whole sub-object; {} or null clears it. */
+async function enderecoColumns(db: Db, e: z.infer<typeof enderecoInput> | undefined) {
+  const v = e ?? {};
+  const cidadeId = v.cidade_id ?? null;
+  if (cidadeId && !(await db.selectFrom('cidades').select('id').where('id', '=', cidadeId).executeTakeFirst()))
+    throw referenceError('endereco.cidade_id', 'Cidade');
+  return {
+    endereco_cep: blank(v.cep),
+    endereco_logradouro: blank(v.logradouro),
+    endereco_numero: blank(v.numero === undefined || v.numero === null ? null : String(v.numero)),
+    endereco_complemento: blank(v.complemento),
+    endereco_bairro: blank(v.bairro),
+    endereco_cidade_id: cidadeId || null,
+    endereco_estado: blank(v.estado)?.toUpperCase() ?? null,
+  };
+}
+
+async function convenioColumns(db: Db, c: z.infer<typeof convenioInput> | undefined) {
+  const v = c ?? {};
+  const id = v.id || null;
+  const planoId = v.plano_id || null;
+  if (id && !(await db.selectFrom('convenios').select('id').where('id', '=', id).executeTakeFirst())) throw referenceError('convenio.id', 'Convenio');
+  if (planoId) {
+    const plano = await db.selectFrom('planos').select(['id', 'convenio_id']).where('id', '=', planoId).executeTakeFirst();
+    if (!plano || (id && plano.convenio_id !== id)) throw referenceError('convenio.plano_id', 'Plano');
+  }
+  return {
+    convenio_id: id,
+    convenio_plano_id: id ? planoId : null,
+    convenio_numero_carteirinha: id ? blank(v.numero_carteirinha) : null,
+  };
+}
+
+async function checkEstadoCivil(db: Db, id: number | null | undefined) {
+  if (id && !(await db.selectFrom('estados_civis').select('id').where('id', '=', id).executeTakeFirst()))
+    throw referenceError('estado_civil_id', 'Estado civil');
+}
+
+const randomUsuario = () => `pac${randomBytes(6).toString('hex')}`;
+
+export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallContext, now: string) {
+  const cfg = await getClinicaConfig(db);
+  const cpf = blank(input.cpf);
+  const celular = blank(input.celular);
+  if (cfg.cpf_obrigatorio && !cpf) throw required('cpf');
+  if (cfg.celular_obrigatorio && !celular) throw required('celular');
+  checkCpf(cpf);
+  const numeroProntuario = blank(input.numero_prontuario);
+  const usuario = blank(input.usuario);
+  await assertUnique(db, { cpf, numero_prontuario: numeroProntuario, usuario }, null);
+  await checkEstadoCivil(db, input.estado_civil_id);
+  const senha = blank(input.senha);
+  const row = {
+    saudacao: blank(input.saudacao),
+    nome: input.nome.trim().toUpperCase(),
+    nome_registro: blank(input.nome_registro),
+    // Placeholder until the id is known; replaced in the same transaction.
+    numero_prontuario: numeroProntuario ?? `tmp-${randomSecret(8)}`,
+    cpf,
+    rg: blank(input.rg),
+    data_nascimento: input.data_nascimento,
+    sexo: blank(input.sexo),
+    estado_civil_id: input.estado_civil_id || null,
+    telefone: blank(input.telefone),
+    celular,
+    email: blank(input.email),
+    ...(await enderecoColumns(db, input.endereco)),
+    ...(await convenioColumns(db, input.convenio)),
+    usuario: usuario ?? randomUsuario(),
+    senha_hash: await hashPassword(senha ?? randomSecret()),
+    // Without an explicit password the random one must be changed at first login.
+    senha_temporaria: senha ? (input.senha_temporaria === false ? 0 : 1) : 1,
+    data_alteracao_senha: now,
+    ativo: input.ativo === false ? 0 : 1,
+    criado_em: now,
+    atualizado_em: null,
+    criado_por_chave_id: ctx.chaveId,
+    atualizado_por_chave_id: null,
+  };
+  return db.transaction().execute(async (trx) => {
+    const { id } = await trx.insertInto('pacientes').values(row).returning('id').executeTakeFirstOrThrow();
+    if (!numeroProntuario) await trx.updateTable('pacientes').set({ numero_prontuario: await freeNumeroProntuario(trx, id) }).where('id', '=', id).execute();
+    return (await findPaciente(trx, id))!;
+  });
+}
+
+/** Auto record number: the id itself, or a suffixed variant if someone typed that number by hand. */
+async function freeNumeroProntuario(db: Db, id: number): Promise<string> {
+  for (let n = 0; ; n++) {
+    const candidate = n === 0 ? String(id) : `${id}-${n}`;
+    if (!(await db.selectFrom('pacientes').select('id').where('numero_prontuario', '=', candidate).executeTakeFirst())) return candidate;
+  }
+}
+
+export async function patchPaciente(db: Db, id: number, input: PacientePatch, ctx: CallContext, now: string) {
+  const current = await findPaciente(db, id);
+  if (!current) throw notFound();
+  const cfg = await getClinicaConfig(db);
+  const has = (k: keyof PacientePatch) => Object.prototype.hasOwnProperty.call(input, k);
+  const set: Partial<Omit<PacienteRow, 'id'>> = {};
+
+  if (has('nome')) {
+    if (!blank(input.nome)) throw new BackendError('BUSINESS_RULE', 'O campo nome e obrigatorio.', { field: 'nome' });
+    set.nome = input.nome!.trim().toUpperCase();
+  }
+  if (has('data_nascimento')) {
+    if (!input.data_nascimento) throw new BackendError('BUSINESS_RULE', 'O campo data_nascimento e obrigatorio.', { field: 'data_nascimento' });
+    set.data_nascimento = input.data_nascimento;
+  }
+  if (has('cpf')) {
+    set.cpf = blank(input.cpf);
+    if (cfg.cpf_obrigatorio && !set.cpf) throw required('cpf');
+    checkCpf(set.cpf);
+  }
+  if (has('celular')) {
+    set.celular = blank(input.celular);
+    if (cfg.celular_obrigatorio && !set.celular) throw required('celular');
+  }
+  for (const k of ['saudacao', 'nome_registro', 'rg', 'telefone', 'email', 'sexo'] as const) if (has(k)) set[k] = blank(input[k]);
+  if (has('estado_civil_id')) {
+    await checkEstadoCivil(db, input.estado_civil_id);
+    set.estado_civil_id = input.estado_civil_id || null;
+  }
+  if (has('numero_prontuario')) set.numero_prontuario = blank(input.numero_prontuario) ?? (await freeNumeroProntuario(db, id));
+  if (has('usuario')) set.usuario = blank(input.usuario) ?? randomUsuario();
+  if (has('endereco')) Object.assign(set, await enderecoColumns(db, input.endereco));
+  if (has('convenio')) Object.assign(set, await convenioColumns(db, input.convenio));
+  if (has('ativo')) set.ativo = input.ativo === false ? 0 : 1;
+  if (has('senha')) {
+    const senha = blank(input.senha);
+    set.senha_hash = await hashPassword(senha ?? randomSecret());
+    set.senha_temporaria = senha ? (input.senha_temporaria === false ? 0 : 1) : 1;
+    set.data_alteracao_senha = now;
+  } else if (has('senha_temporaria') && input.senha_temporaria !== null) {
+    set.senha_temporaria = input.senha_temporaria ? 1 : 0;
+  }
+  await assertUnique(db, { cpf: set.cpf, numero_prontuario: set.numero_prontuario, usuario: set.usuario }, id);
+  await db
+    .updateTable('pacientes')
+    .set({ ...set, atualizado_em: now, atualizado_por_chave_id: ctx.chaveId })
+    .where('id', '=', id)
+    .execute();
+  return (await findPaciente(db, id))!;
+}
+
+export const unificarSchema = z.object({
+  paciente_id_principal: z.coerce.number().int().positive(),
+  paciente_id_duplicado: z.coerce.number().int().positive(),
+});
+
+/** Moves every reference of the duplicate to the principal, then deletes the duplicate physically. */
+export async function unificarPacientes(db: Db, principalId: number, duplicadoId: number) {
+  if (principalId === duplicadoId)
+    throw new BackendError('PACIENTES_UNIFICACAO_MESMO_ID', 'Os pacientes principal e duplicado devem ser diferentes.', {
+      field: 'paciente_id_duplicado',
+    });
+  return db.transaction().execute(async (trx) => {
+    if (!(await findPaciente(trx, principalId)))
+      throw new BackendError('BUSINESS_RULE', 'Paciente principal nao encontrado.', { field: 'paciente_id_principal' });
+    if (!(await findPaciente(trx, duplicadoId)))
+      throw new BackendError('BUSINESS_RULE', 'Paciente duplicado nao encontrado.', { field: 'paciente_id_duplicado' });
+    // Reports follow their exams, so moving exams moves reports too.
+    for (const table of ['exames', 'agendamentos', 'prontuarios', 'prontuario_anexos'] as const)
+      await trx.updateTable(table).set({ paciente_id: principalId }).where('paciente_id', '=', duplicadoId).execute();
+    await trx.deleteFrom('pacientes').where('id', '=', duplicadoId).execute();
+    return { paciente_id_principal: principalId, paciente_id_duplicado: duplicadoId, status: 'unificado' as const };
+  });
+}

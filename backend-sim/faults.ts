@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { BackendError } from './errors.ts';
+
+export const FAULT_KINDS = ['http500', 'drop', 'invalid_json', 'hang'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export const faultInputSchema = z.object({
+  tenant: z.string().min(1).max(63).optional(),
+  route: z.string().min(1).max(300),
+  latency_ms: z.number().int().min(0).max(600_000).default(0),
+  failure_rate: z.number().min(0).max(1).default(1),
+  kind: z.enum(FAULT_KINDS).optional(),
+});
+export type FaultInput = z.infer<typeof faultInputSchema>;
+
+export interface Fault {
+  id: number;
+  tenant: string;
+  route: string;
+  latency_ms: number;
+  failure_rate: number;
+  kind: FaultKind | null;
+  criado_em: string;
+  /** Requests this fault matched (latency and/or failure applied). */
+  hits: number;
+}
+
+/**
+ * Turns a route pattern into a regex over "METHOD /path".
+ * - `/.../` (slashes around) or a `re:` prefix: a regular expression, used as is;
+ * - otherwise a glob where `*` matches any run of characters (including `/`) and `?` one character.
+ * A glob without a leading method matches every method.
+ */
+export function compileRoutePattern(pattern: string): RegExp {
+  const trimmed = pattern.trim();
+  if (trimmed.startsWith('re:')) return new RegExp(trimmed.slice(3));
+  if (trimmed.length > 2 && trimmed.startsWith('/') && trimmed.endsWith('/') && !trimmed.includes(' ')) {
+    const body = trimmed.slice(1, -1);
+    if (/[\\^$()[\]|+{}]/.test(body)) return new RegExp(body);
+  }
+  const glob = (s: string) => s.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const m = /^([A-Za-z*]+)\s+(.*)$/.exec(trimmed);
+  const method = m ? (m[1] === '*' ? '[A-Z]+' : m[1].toUpperCase()) : '[A-Z]+';
+  const path = m ? m[2] : trimmed;
+  return new RegExp(`^${method} ${glob(path)}$`);
+}
+
+/** In-memory fault table: tests and the console switch faults on and off through the admin API. */
+export class FaultStore {
+  private readonly faults = new Map<number, Fault & { regex: RegExp }>();
+  private nextId = 1;
+
+  add(input: FaultInput, now: string): Fault {
+    let regex: RegExp;
+    try {
+      regex = compileRoutePattern(input.route);
+    } catch {
+      throw new BackendError('VAL_INVALID_PARAM', 'Padrao de rota invalido.', { field: 'route' });
+    }
+    if (!input.kind && !input.latency_ms)
+      throw new BackendError('VAL_INVALID_PARAM', 'Informe kind ou latency_ms.', { field: 'kind' });
+    const fault = {
+      id: this.nextId++,
+      tenant: input.tenant ?? '*',
+      route: input.route,
+      latency_ms: input.latency_ms,
+      failure_rate: input.failure_rate,
+      kind: input.kind ?? null,
+      criado_em: now,
+      hits: 0,
+    };
+    this.faults.set(fault.id, { ...fault, regex });
+    return fault;
+  }
+
+  list(): Fault[] {
+    return [...this.faults.values()].map(({ regex: _regex, ...f }) => f);
+  }
+
+  remove(id: number): boolean {
+    return this.faults.delete(id);
+  }
+
+  clear(): number {
+    const n = this.faults.size;
+    this.faults.clear();
+    return n;
+  }
+
+  /** First matching fault for a tenant call; admin routes are never faulted so faults can always be removed. */
+  match(method: string, path: string, tenant: string | null): (Fault & { regex: RegExp }) | undefined {
+    const target = `${method} ${path}`;
+    for (const f of this.faults.values()) {
+      if (f.tenant !== '*' && f.tenant !== tenant) continue;
+      if (f.regex.test(target)) {
+        f.hits++;
+        return f;
+      }
+    }
+    return undefined;
+  }
+}

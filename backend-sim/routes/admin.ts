@@ -1,0 +1,62 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import type { BackendDeps } from '../app.ts';
+import { getClinicaConfig, patchClinicaConfig, settingsPatchSchema, settingsView } from '../domain/clinica.ts';
+import { BackendError } from '../errors.ts';
+import { faultInputSchema } from '../faults.ts';
+import { parse } from '../lib/http.ts';
+import { SLUG_PATTERN } from '../tenants.ts';
+
+const tenantInput = z.object({ slug: z.string().regex(SLUG_PATTERN), nome: z.string().min(1).max(200).optional() });
+
+export const adminRoutes =
+  (deps: BackendDeps): FastifyPluginAsync =>
+  async (app) => {
+    app.get('/admin/tenants', async () => {
+      const data = [];
+      for (const slug of deps.tenants.slugs()) {
+        try {
+          const { db } = await deps.tenants.get(slug);
+          data.push({ slug, nome: (await getClinicaConfig(db)).nome, status: 'ok' as const });
+        } catch {
+          data.push({ slug, nome: null, status: 'open_failed' as const });
+        }
+      }
+      return { data, meta: { total: data.length } };
+    });
+
+    // Idempotent: creating an existing tenant only updates its name.
+    app.post('/admin/tenants', async (req, reply) => {
+      const input = parse(tenantInput, req.body);
+      const { tenant, created } = await deps.tenants.create(input.slug);
+      if (input.nome !== undefined) await patchClinicaConfig(tenant.db, { nome: input.nome }, deps.now());
+      const cfg = await getClinicaConfig(tenant.db);
+      return reply.status(created ? 201 : 200).send({ data: { slug: input.slug, nome: cfg.nome, created }, meta: {} });
+    });
+
+    app.get('/tenants/:slug/settings', async (req) => {
+      const { db } = await deps.tenants.get((req.params as { slug: string }).slug);
+      return { data: settingsView(await getClinicaConfig(db)), meta: {} };
+    });
+
+    app.patch('/tenants/:slug/settings', async (req) => {
+      const { db } = await deps.tenants.get((req.params as { slug: string }).slug);
+      const input = parse(settingsPatchSchema, req.body);
+      return { data: settingsView(await patchClinicaConfig(db, input, deps.now())), meta: {} };
+    });
+
+    app.get('/admin/faults', async () => {
+      const data = deps.faults.list();
+      return { data, meta: { total: data.length } };
+    });
+    app.post('/admin/faults', async (req, reply) => {
+      const fault = deps.faults.add(parse(faultInputSchema, req.body), deps.now());
+      return reply.status(201).send({ data: fault, meta: {} });
+    });
+    app.delete('/admin/faults/:id', async (req) => {
+      const { id } = parse(z.object({ id: z.coerce.number().int().positive() }), req.params);
+      if (!deps.faults.remove(id)) throw new BackendError('RES_NOT_FOUND', 'Falha injetada inexistente.');
+      return { data: { id, removida: true }, meta: {} };
+    });
+    app.delete('/admin/faults', async () => ({ data: { removidas: deps.faults.clear() }, meta: {} }));
+  };

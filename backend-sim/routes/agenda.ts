@@ -1,0 +1,6 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { BackendDeps } from '../app.ts';
+
+export const agendaRoutes =
+  (_deps: BackendDeps): FastifyPluginAsync =>
+  async () => {};

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type * as Minio from 'minio';
+import { createS3Client, ensureBucket } from '../server/storage/client.ts';
+import type { BackendS3Config } from './config.ts';
+import { BackendError } from './errors.ts';
+
+export interface StoredFile {
+  object_key: string;
+  tamanho: number;
+  extensao: string;
+}
+
+const CONTENT_TYPES: Record<string, string> = { PDF: 'application/pdf', PNG: 'image/png', JPG: 'image/jpeg', JPEG: 'image/jpeg' };
+
+export function extensionOf(nome: string): string {
+  const m = /\.([A-Za-z0-9]+)$/.exec(nome);
+  return m ? m[1].toUpperCase() : '';
+}
+
+/** Accepts plain base64 or a data-URI (`data:application/pdf;base64,...`). */
+export function decodeBase64(b64: string): Buffer {
+  const comma = b64.startsWith('data:') ? b64.indexOf(',') : -1;
+  return Buffer.from(comma >= 0 ? b64.slice(comma + 1) : b64, 'base64');
+}
+
+/** Writes uploaded files to S3; the database keeps only the object key. */
+export class FileStore {
+  private client: Minio.Client | null = null;
+  private bucketReady: Promise<void> | null = null;
+
+  constructor(private readonly s3: BackendS3Config | undefined) {}
+
+  get bucket(): string {
+    if (!this.s3) throw new BackendError('INTERNAL_ERROR', 'Armazenamento de arquivos nao configurado.');
+    return this.s3.bucket;
+  }
+
+  private async ready(): Promise<Minio.Client> {
+    if (!this.s3) throw new BackendError('INTERNAL_ERROR', 'Armazenamento de arquivos nao configurado.');
+    const region = this.s3.region ?? 'us-east-1';
+    this.client ??= createS3Client({ ...this.s3, region });
+    this.bucketReady ??= ensureBucket(this.client, this.s3.bucket, region).catch((err) => {
+      this.bucketReady = null;
+      throw err;
+    });
+    await this.bucketReady;
+    return this.client;
+  }
+
+  /** Key layout: <tenant>/<area>/<owner id>/<uuid>.<ext>; the original name is kept in the database only. */
+  async put(tenant: string, area: string, ownerId: number, nome: string, base64: string): Promise<StoredFile> {
+    const body = decodeBase64(base64);
+    const extensao = extensionOf(nome);
+    const objectKey = `${tenant}/${area}/${ownerId}/${randomUUID()}${extensao ? `.${extensao.toLowerCase()}` : ''}`;
+    const client = await this.ready();
+    await client.putObject(this.bucket, objectKey, body, body.length, { 'Content-Type': CONTENT_TYPES[extensao] ?? 'application/octet-stream' });
+    return { object_key: objectKey, tamanho: body.length, extensao };
+  }
+
+  async read(objectKey: string): Promise<Buffer> {
+    const client = await this.ready();
+    const stream = await client.getObject(this.bucket, objectKey);
+    const chunks: Buffer[] = [];
+    for await (const c of stream) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  async remove(objectKeys: string[]): Promise<void> {
+    if (!objectKeys.length) return;
+    const client = await this.ready();
+    await client.removeObjects(this.bucket, objectKeys);
+  }
+}
