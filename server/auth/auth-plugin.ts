@@ -1,0 +1,101 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../http/body.ts';
+import type { KeysService } from '../keys/keys.service.ts';
+import { API_KEY_PATTERN, maskApiKey, parseScopes } from '../keys/keys.service.ts';
+import { computeSignature, signaturesMatch, signingPayload } from './signing.ts';
+import '../http/request-context.ts';
+
+export const TIMESTAMP_WINDOW_SECONDS = 300;
+
+export interface AuthPluginOptions {
+  keys: KeysService;
+  /** For tests of the timestamp window. */
+  now?: () => number;
+}
+
+const unauthorized = (code: ConstructorParameters<typeof ApiError>[0], message: string, details: Record<string, unknown> | null = null) =>
+  new ApiError(code, message, details);
+
+/**
+ * HMAC request signing, scope check and JSON body parsing, in that order, for the /v1 subtree.
+ * The body is parsed only after the signature over its raw bytes has been verified.
+ */
+export default fp<AuthPluginOptions>(
+  async function authPlugin(app: FastifyInstance, options) {
+    const now = options.now ?? (() => Date.now());
+
+    app.addHook('preValidation', async (request) => {
+      if (request.routeOptions.config?.public) return;
+      await authenticate(request, options.keys, now);
+      authorize(request);
+      parseJsonBody(request);
+    });
+  },
+  { name: 'auth', dependencies: ['envelope'] },
+);
+
+async function authenticate(request: FastifyRequest, keys: KeysService, now: () => number): Promise<void> {
+  const apiKey = header(request, 'x-api-key');
+  const timestamp = header(request, 'x-timestamp');
+  const signature = header(request, 'x-signature');
+  const missing = [
+    ['X-API-Key', apiKey],
+    ['X-Timestamp', timestamp],
+    ['X-Signature', signature],
+  ].filter(([, value]) => value === undefined).map(([name]) => name as string);
+  if (missing.length > 0) {
+    throw unauthorized('AUTH_MISSING_HEADER', `Cabecalho obrigatorio ausente: ${missing.join(', ')}.`, { field: missing[0], ausentes: missing });
+  }
+  if (!API_KEY_PATTERN.test(apiKey!)) {
+    throw unauthorized('AUTH_INVALID_API_KEY_FORMAT', 'Formato de X-API-Key invalido.', { field: 'X-API-Key' });
+  }
+  if (!/^\d{1,12}$/.test(timestamp!)) {
+    throw unauthorized('AUTH_INVALID_TIMESTAMP', 'X-Timestamp deve ser um inteiro em segundos (epoch Unix).', { field: 'X-Timestamp' });
+  }
+  const skew = Math.abs(Math.floor(now() / 1000) - Number(timestamp));
+  if (skew > TIMESTAMP_WINDOW_SECONDS) {
+    throw unauthorized('AUTH_TIMESTAMP_EXPIRED', 'X-Timestamp fora da janela de 300 segundos. Sincronize o relogio (NTP).', {
+      field: 'X-Timestamp',
+    });
+  }
+  const resolved = await keys.resolve(apiKey!);
+  if (!resolved) throw unauthorized('AUTH_KEY_NOT_FOUND', 'Chave de API nao encontrada.');
+  const { key, tenant, secret } = resolved;
+  if (!tenant || tenant.status !== 'active') {
+    throw unauthorized('AUTH_TENANT_OPEN_FAILED', 'Falha ao abrir o ambiente da clinica.');
+  }
+  if (key.status !== 'active') throw unauthorized('AUTH_KEY_REVOKED', 'Chave de API revogada ou inativa.');
+  if (key.format === 'legacy' || secret === null) {
+    throw unauthorized('AUTH_KEY_LEGACY', 'Chave em formato legado sem segredo compativel. Solicite a rotacao ao suporte.');
+  }
+  const payload = signingPayload(timestamp!, request.method, request.raw.url ?? request.url, request.rawBody);
+  if (!signaturesMatch(computeSignature(secret, payload), signature!)) {
+    throw unauthorized('AUTH_INVALID_SIGNATURE', 'Assinatura invalida.');
+  }
+  request.auth = {
+    chaveId: key.id,
+    apiKey: key.api_key,
+    tenantId: tenant.id,
+    tenantSlug: tenant.slug,
+    sandbox: tenant.is_sandbox === 1,
+    medicoId: key.medico_id,
+    scopes: parseScopes(key.scopes),
+  };
+}
+
+function authorize(request: FastifyRequest): void {
+  const scope = request.routeOptions.config?.scope;
+  if (scope && !request.auth!.scopes.includes(scope)) {
+    throw new ApiError('AUTH_INSUFFICIENT_SCOPE', `Chave sem o escopo necessario: ${scope}.`, { escopo_necessario: scope });
+  }
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  if (Array.isArray(value)) return value[0];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export { maskApiKey };

@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** The semantic release of the gateway (`X-Api-Release`, `meta.version`). */
+export const API_RELEASE = packageJson.version;
+
+const port = z.coerce.number().int().min(0).max(65535);
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
+
+/** Every environment variable the appliance reads, with its default (README § Configuration). */
+const envSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  APP_ENV: z.enum(['development', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PORTAL_ORIGIN: z.string().url().default('https://portal.clinica.example'),
+  DEV_ORIGIN: z.string().url().default('http://localhost:5173'),
+  MASTER_KEY: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/i, 'MASTER_KEY must be 64 hex characters (32 bytes)')
+    .optional(),
+  BACKEND_PORT: port.default(8081),
+  BACKEND_URL: z.string().url().optional(),
+  BACKEND_TOKEN: z.string().min(16).optional(),
+  BACKEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_PUBLIC_ENDPOINT: z.string().url().optional(),
+  S3_PORT: port.default(9000),
+  S3_ACCESS_KEY: z.string().min(1).default('S3RVER'),
+  S3_SECRET_KEY: z.string().min(1).default('S3RVER'),
+  S3_BUCKET: z.string().min(3).default('clinic-files'),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  AUDIT_ENABLED: bool.default(true),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  SANDBOX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  OPERATOR_USERNAME: z.string().min(3).default('admin'),
+  OPERATOR_PASSWORD: z.string().min(8).optional(),
+  SEED_ON_FIRST_START: bool.default(true),
+});
+
+export interface S3Endpoint {
+  endPoint: string;
+  port: number;
+  useSSL: boolean;
+}
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  appEnv: 'development' | 'production';
+  logLevel: string;
+  release: string;
+  portalOrigin: string;
+  devOrigin: string;
+  masterKeyHex?: string;
+  /** `external` when BACKEND_URL names a backend-sim started elsewhere; otherwise npm start runs it. */
+  backend: { url: string; port: number; token?: string; timeoutMs: number; external: boolean };
+  s3: {
+    embedded: boolean;
+    embeddedPort: number;
+    internal: S3Endpoint;
+    public: S3Endpoint;
+    accessKey: string;
+    secretKey: string;
+    bucket: string;
+    region: string;
+  };
+  audit: { enabled: boolean };
+  rateLimit: { perMinute: number; sandboxPerMinute: number };
+  operator: { username: string; password?: string };
+  seedOnFirstStart: boolean;
+  consoleDir: string;
+}
+
+export function parseEndpoint(url: string): S3Endpoint {
+  const parsed = new URL(url);
+  const useSSL = parsed.protocol === 'https:';
+  return { endPoint: parsed.hostname, port: parsed.port ? Number(parsed.port) : useSSL ? 443 : 80, useSSL };
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const embedded = !e.S3_ENDPOINT;
+  const internal = embedded ? { endPoint: '127.0.0.1', port: e.S3_PORT, useSSL: false } : parseEndpoint(e.S3_ENDPOINT!);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    appEnv: e.APP_ENV,
+    logLevel: e.LOG_LEVEL,
+    release: API_RELEASE,
+    portalOrigin: new URL(e.PORTAL_ORIGIN).origin,
+    devOrigin: new URL(e.DEV_ORIGIN).origin,
+    masterKeyHex: e.MASTER_KEY,
+    backend: {
+      url: e.BACKEND_URL ?? `http://127.0.0.1:${e.BACKEND_PORT}`,
+      port: e.BACKEND_PORT,
+      // Unset: generated once into DATA_DIR/backend.token (0600) so the CLI can reach backend-sim too.
+      token: e.BACKEND_TOKEN,
+      timeoutMs: e.BACKEND_TIMEOUT_MS,
+      external: e.BACKEND_URL !== undefined,
+    },
+    s3: {
+      embedded,
+      embeddedPort: e.S3_PORT,
+      internal,
+      public: e.S3_PUBLIC_ENDPOINT ? parseEndpoint(e.S3_PUBLIC_ENDPOINT) : internal,
+      accessKey: e.S3_ACCESS_KEY,
+      secretKey: e.S3_SECRET_KEY,
+      bucket: e.S3_BUCKET,
+      region: e.S3_REGION,
+    },
+    audit: { enabled: e.AUDIT_ENABLED },
+    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, sandboxPerMinute: e.SANDBOX_RATE_LIMIT_PER_MINUTE },
+    operator: { username: e.OPERATOR_USERNAME, password: e.OPERATOR_PASSWORD },
+    seedOnFirstStart: e.SEED_ON_FIRST_START,
+    consoleDir: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../console/dist'),
+  };
+}

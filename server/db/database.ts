@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, type MigrationProvider, type Transaction } from 'kysely';
+import type { TenantsTable } from './tables/tenants.ts';
+import type { ApiKeysTable } from './tables/api-keys.ts';
+import type { OperatorsTable } from './tables/operators.ts';
+import { migrations } from './migrations/index.ts';
+
+export interface Database {
+  tenants: TenantsTable;
+  api_keys: ApiKeysTable;
+  operators: OperatorsTable;
+}
+
+export type GatewayDb = Kysely<Database>;
+/** Repositories take either the database or a transaction. */
+export type DbOrTrx = Kysely<Database> | Transaction<Database>;
+
+export interface OpenedGatewayDb {
+  db: GatewayDb;
+  sqlite: SQLite.Database;
+  close(): Promise<void>;
+}
+
+export async function openGatewayDb(dataDir: string): Promise<OpenedGatewayDb> {
+  mkdirSync(dataDir, { recursive: true });
+  const sqlite = new SQLite(path.join(dataDir, 'gateway.db'));
+  // WAL + synchronous=NORMAL: committed transactions survive a process crash.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  await migrateToLatest(db);
+  return { db, sqlite, close: () => db.destroy() };
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`gateway.db migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
+  }
+}
+
+export const nowIso = (): string => new Date().toISOString();

@@ -1,0 +1,44 @@
+import sjson from 'secure-json-parse';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, invalidParam } from '../errors.ts';
+import './request-context.ts';
+
+/** Large enough for a 20 MB file in base64 inside JSON; the spec's per-file limits are checked per route. */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Bodies are kept as raw bytes at parse time: the signature covers the exact bytes received,
+ * so JSON is parsed only after authentication (see `parseJsonBody`).
+ */
+export function registerRawBodyParsers(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
+    request.rawBody = body as Buffer;
+    done(null, undefined);
+  });
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
+    request.rawBody = body as Buffer;
+    const type = request.headers['content-type'];
+    // A body without Content-Type, or with another type, is refused after authentication.
+    if ((body as Buffer).length > 0 || type) request.unsupportedContentType = type ?? '';
+    done(null, undefined);
+  });
+}
+
+/** Parses `request.rawBody` into `request.body`: 413 over the route's limit, 400 on bad type or bad JSON. */
+export function parseJsonBody(request: FastifyRequest): void {
+  const raw = request.rawBody;
+  const limit = request.routeOptions.config?.maxBodyBytes;
+  if (limit !== undefined && raw.length > limit) {
+    throw new ApiError('VAL_INVALID_PARAM', `Corpo excede o limite de ${limit} bytes.`, { field: 'body', limite_bytes: limit }, { status: 413 });
+  }
+  if (request.unsupportedContentType !== null) {
+    throw invalidParam('Content-Type', 'Content-Type deve ser application/json.', { recebido: request.unsupportedContentType });
+  }
+  if (raw.length === 0) return;
+  try {
+    request.body = sjson.parse(raw.toString('utf8'), null, { protoAction: 'remove', constructorAction: 'remove' });
+  } catch {
+    throw invalidParam('body', 'Corpo JSON invalido.');
+  }
+}

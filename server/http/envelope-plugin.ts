@@ -1,0 +1,144 @@
+import fp from 'fastify-plugin';
+import FindMyWay from 'find-my-way';
+import type { FastifyError, FastifyInstance, HTTPMethods } from 'fastify';
+import { ApiError, invalidParam } from '../errors.ts';
+import { isEnvelope, sendError, successEnvelope } from './envelope.ts';
+import './request-context.ts';
+
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+const KNOWN_METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
+
+export interface EnvelopePluginOptions {
+  release: string;
+  /** Paths below these prefixes are not JSON API (console assets). */
+  passthroughPrefixes: string[];
+}
+
+/**
+ * Envelope, standard headers, error mapping, 404 and 405 for the whole gateway.
+ * Registered first so that every route and every failure goes through it.
+ */
+export default fp<EnvelopePluginOptions>(
+  async function envelopePlugin(app: FastifyInstance, options) {
+    // A second router holding only paths, to tell 405 (known path, other verb) from 404.
+    const routeIndex = FindMyWay();
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const method of methods) {
+        if (method === 'HEAD' || route.url.endsWith('*')) continue;
+        try {
+          routeIndex.on(method as any, route.url, () => undefined);
+        } catch {
+          // Same method+path registered twice in another scope: already indexed.
+        }
+      }
+    });
+
+    app.decorateRequest('startedAt', 0);
+    app.decorateRequest('rawBody', null as unknown as Buffer);
+    app.decorateRequest('unsupportedContentType', null);
+    app.decorateRequest('auth', null);
+    app.decorateRequest('errorCode', null);
+    app.decorateReply('extraMeta', null);
+
+    app.addHook('onRequest', async (request, reply) => {
+      request.startedAt = performance.now();
+      request.rawBody = EMPTY;
+      reply.header('x-api-version', 'v1');
+      reply.header('x-api-release', options.release);
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('cache-control', request.routeOptions.config?.cacheControl ?? 'no-store');
+      if (WRITE_METHODS.has(request.method)) reply.header('x-request-id', request.id);
+    });
+
+    app.addHook('preSerialization', async (request, reply, payload) => {
+      if (isEnvelope(payload) || isPassthrough(request.url, options.passthroughPrefixes)) return payload;
+      return successEnvelope(request, reply, payload);
+    });
+
+    app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+      const apiError = toApiError(error);
+      if (apiError.status >= 500 && !(error instanceof ApiError)) {
+        // Full detail goes to the server log only; the client sees a generic message.
+        request.log.error({ err: error }, 'internal error');
+      }
+      return sendError(request, reply, apiError);
+    });
+
+    app.setNotFoundHandler(async (request, reply) => {
+      const path = request.url.split('?', 1)[0];
+      const allowed = KNOWN_METHODS.filter((m) => m !== request.method && routeIndex.find(m as any, path));
+      if (allowed.length > 0) {
+        reply.header('allow', allowed.join(', '));
+        return sendError(
+          request,
+          reply,
+          new ApiError('METHOD_NOT_ALLOWED', `Metodo ${request.method} nao permitido neste endpoint.`, {
+            metodos_aceitos: allowed,
+          }),
+        );
+      }
+      return sendError(request, reply, new ApiError('RES_NOT_FOUND', 'Endpoint nao encontrado.'));
+    });
+  },
+  { name: 'envelope' },
+);
+
+const EMPTY = Buffer.alloc(0);
+
+function isPassthrough(url: string, prefixes: string[]): boolean {
+  return prefixes.some((prefix) => url.startsWith(prefix));
+}
+
+/** Maps anything thrown to the spec's codes. Only true internal faults become 500. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+  if (e.validation) return fromValidation(e.validation, e.validationContext);
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('VAL_INVALID_PARAM', 'Corpo da requisicao excede o tamanho maximo.', { field: 'body' }, { status: 413 });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return invalidParam('Content-Type', 'Content-Type deve ser application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return invalidParam('body', 'Corpo JSON invalido.');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return invalidParam('path', 'URL invalida.');
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return invalidParam('request', 'Requisicao invalida.');
+  }
+  return new ApiError('INTERNAL_ERROR', 'Erro interno do gateway. Informe o request_id ao suporte.');
+}
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  params?: { issue?: { path?: PropertyKey[]; keys?: string[]; code?: string; values?: unknown[]; options?: unknown[] } };
+}
+
+function fromValidation(issues: ValidationIssue[], context?: string): ApiError {
+  const lista = issues.map((issue) => {
+    const inner = issue.params?.issue;
+    let field = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    if (inner?.code === 'unrecognized_keys' && inner.keys?.length) {
+      field = field ? `${field}.${inner.keys[0]}` : inner.keys[0];
+    }
+    if (!field) field = context === 'body' ? 'body' : (context ?? 'request');
+    const accepted = inner?.values ?? inner?.options;
+    return {
+      field,
+      msg: stripAccents(issue.message ?? 'Valor invalido.'),
+      ...(Array.isArray(accepted) ? { valores_aceitos: accepted } : {}),
+    };
+  });
+  const first = lista[0];
+  const message = lista.length === 1 ? `Parametro invalido: ${first.field}. ${first.msg}` : `${lista.length} campos precisam de atencao.`;
+  return new ApiError('VAL_INVALID_PARAM', message, { field: first.field, lista });
+}
+
+/** The spec's messages are Portuguese without special accents. */
+export const stripAccents = (text: string): string => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '');

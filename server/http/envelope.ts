@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
+
+const ENVELOPED = Symbol('enveloped');
+
+export interface Envelope {
+  data: unknown;
+  meta: Record<string, unknown>;
+  error: { code: string; message: string; details: Record<string, unknown> | null } | null;
+  [ENVELOPED]?: true;
+}
+
+/** 24 hex chars: unique enough for support look-ups, short enough to read over the phone. */
+export const newRequestId = (): string => randomBytes(12).toString('hex');
+
+export function isEnvelope(payload: unknown): payload is Envelope {
+  return typeof payload === 'object' && payload !== null && (payload as Envelope)[ENVELOPED] === true;
+}
+
+function baseMeta(request: FastifyRequest): Record<string, unknown> {
+  return {
+    request_id: request.id,
+    duracao_ms: Math.max(0, Math.round(performance.now() - request.startedAt)),
+  };
+}
+
+/** The one envelope writer: success bodies and error bodies both come from here. */
+export function successEnvelope(request: FastifyRequest, reply: FastifyReply, data: unknown): Envelope {
+  return { data, meta: { ...baseMeta(request), ...reply.extraMeta }, error: null, [ENVELOPED]: true };
+}
+
+export function errorEnvelope(request: FastifyRequest, reply: FastifyReply, error: ApiError): Envelope {
+  return {
+    data: null,
+    meta: { ...baseMeta(request), ...reply.extraMeta },
+    error: { code: error.code, message: error.message, details: error.details },
+    [ENVELOPED]: true,
+  };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  request.errorCode = error.code;
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.status(error.status).type('application/json; charset=utf-8').send(errorEnvelope(request, reply, error));
+}
+
+export function addMeta(reply: FastifyReply, meta: Record<string, unknown>): void {
+  reply.extraMeta = { ...reply.extraMeta, ...meta };
+}

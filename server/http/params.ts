@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+// Portuguese validation messages (the spec's messages are Portuguese); accents are stripped where errors are written.
+z.config(z.locales.pt());
+
+const POSITIVE_INT = /^[1-9]\d{0,15}$/;
+const NON_NEGATIVE_INT = /^(?:0|[1-9]\d{0,15})$/;
+
+/** A path id: a positive integer written with digits only (no sign, no leading zero, no exponent). */
+export const idParam = z
+  .string()
+  .regex(POSITIVE_INT, 'Deve ser um inteiro positivo.')
+  .transform(Number)
+  .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+
+/** Optional integer > 0 in a query string. */
+export const positiveIntQuery = idParam;
+
+export const limitQuery = z
+  .string()
+  .regex(POSITIVE_INT, 'Deve ser um inteiro entre 1 e 200.')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'Deve ser um inteiro entre 1 e 200.').max(200, 'Deve ser um inteiro entre 1 e 200.'))
+  .default(50);
+
+export const offsetQuery = z
+  .string()
+  .regex(NON_NEGATIVE_INT, 'Deve ser um inteiro maior ou igual a 0.')
+  .transform(Number)
+  .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
+  .default(0);
+
+export const paginationQuery = { limit: limitQuery, offset: offsetQuery };
+
+/** `0` or `1`, strictly. */
+export const flagQuery = z.enum(['0', '1']).transform((v) => v === '1');
+
+export const dateString = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Data no formato YYYY-MM-DD.')
+  .refine((value) => {
+    const d = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+  }, 'Data inexistente.');
+
+/** Query objects reject unknown parameters: a whitelist violation is a 400. */
+export const queryObject = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape);
+
+export const emptyQuery = z.strictObject({});
+
+export function paginationMeta(limit: number, offset: number, total: number): Record<string, unknown> {
+  return { limit, offset, total, has_more: offset + limit < total };
+}

@@ -1,0 +1,63 @@
+import type { DbOrTrx } from '../db/database.ts';
+import type { ApiKeyRow } from '../db/tables/api-keys.ts';
+import type { Tenant } from '../db/tables/tenants.ts';
+
+export interface KeyWithTenant {
+  key: ApiKeyRow;
+  tenant: Pick<Tenant, 'id' | 'slug' | 'nome' | 'status' | 'is_sandbox'> | null;
+}
+
+export async function findKeyWithTenant(db: DbOrTrx, apiKey: string): Promise<KeyWithTenant | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .leftJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+    .selectAll('api_keys')
+    .select([
+      'tenants.id as t_id',
+      'tenants.slug as t_slug',
+      'tenants.nome as t_nome',
+      'tenants.status as t_status',
+      'tenants.is_sandbox as t_is_sandbox',
+    ])
+    .where('api_keys.api_key', '=', apiKey)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { t_id, t_slug, t_nome, t_status, t_is_sandbox, ...key } = row;
+  return {
+    key,
+    tenant:
+      t_id === null
+        ? null
+        : { id: t_id, slug: t_slug!, nome: t_nome!, status: t_status!, is_sandbox: t_is_sandbox! },
+  };
+}
+
+export async function findKeyById(db: DbOrTrx, id: number): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listKeys(db: DbOrTrx, tenantId?: number): Promise<ApiKeyRow[]> {
+  let query = db.selectFrom('api_keys').selectAll().orderBy('id');
+  if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+  return query.execute();
+}
+
+export async function insertKey(
+  db: DbOrTrx,
+  values: Pick<ApiKeyRow, 'tenant_id' | 'api_key' | 'label' | 'scopes' | 'medico_id' | 'format' | 'created_at'>,
+): Promise<number> {
+  const result = await db
+    .insertInto('api_keys')
+    .values({ ...values, status: 'active', secret_version: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return result.id;
+}
+
+export async function updateKey(
+  db: DbOrTrx,
+  id: number,
+  values: Partial<Omit<ApiKeyRow, 'id' | 'api_key' | 'tenant_id'>>,
+): Promise<void> {
+  await db.updateTable('api_keys').set(values).where('id', '=', id).execute();
+}

@@ -1,0 +1,197 @@
+import { randomBytes } from 'node:crypto';
+import type { GatewayDb } from '../db/database.ts';
+import { nowIso } from '../db/database.ts';
+import type { ApiKeyRow } from '../db/tables/api-keys.ts';
+import { isScope, type Scope } from '../auth/scopes.ts';
+import type { SecretBox } from './secret-box.ts';
+import * as repo from './keys.repository.ts';
+import { findTenantBySlug } from '../tenants/tenants.repository.ts';
+
+export const API_KEY_PREFIX = 'ce_live_';
+export const API_KEY_PATTERN = /^[a-z]{2}_live_[0-9a-f]{32}$/;
+
+export interface IssuedCredentials {
+  chave_id: number;
+  api_key: string;
+  /** Shown once, at creation or rotation; never stored in clear. */
+  api_secret: string;
+}
+
+export interface KeySummary {
+  id: number;
+  tenant_id: number;
+  api_key_masked: string;
+  label: string;
+  escopos: Scope[];
+  medico_id: number;
+  status: string;
+  format: string;
+  created_at: string;
+  rotated_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export class KeyServiceError extends Error {}
+
+/** `ce_live_1234…cdef`: enough to recognise a key, not enough to use it. */
+export function maskApiKey(apiKey: string): string {
+  return `${apiKey.slice(0, 12)}…${apiKey.slice(-4)}`;
+}
+
+export function parseScopes(json: string): Scope[] {
+  return (JSON.parse(json) as string[]).filter(isScope);
+}
+
+export function summarize(row: ApiKeyRow): KeySummary {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    api_key_masked: maskApiKey(row.api_key),
+    label: row.label,
+    escopos: parseScopes(row.scopes),
+    medico_id: row.medico_id,
+    status: row.status,
+    format: row.format,
+    created_at: row.created_at,
+    rotated_at: row.rotated_at,
+    revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
+  };
+}
+
+const newSecret = (): string => randomBytes(32).toString('hex');
+const associatedData = (keyId: number, version: number): string => `api_key:${keyId}:v${version}`;
+
+export class KeysService {
+  /** Decrypted secrets by key id and secret version: a rotation changes the version, so no stale hit. */
+  private readonly secretCache = new Map<string, string>();
+
+  constructor(
+    private readonly db: GatewayDb,
+    private readonly box: SecretBox,
+  ) {}
+
+  async create(input: { tenantSlug: string; scopes: Scope[]; medicoId?: number; label?: string }): Promise<IssuedCredentials> {
+    const tenant = await findTenantBySlug(this.db, input.tenantSlug);
+    if (!tenant) throw new KeyServiceError(`tenant "${input.tenantSlug}" does not exist`);
+    validateScopes(input.scopes);
+    const medicoId = input.medicoId ?? 0;
+    if (!Number.isInteger(medicoId) || medicoId < 0) throw new KeyServiceError('medico id must be a non-negative integer');
+    const apiKey = API_KEY_PREFIX + randomBytes(16).toString('hex');
+    const secret = newSecret();
+    return this.db.transaction().execute(async (trx) => {
+      const id = await repo.insertKey(trx, {
+        tenant_id: tenant.id,
+        api_key: apiKey,
+        label: input.label ?? '',
+        scopes: JSON.stringify(input.scopes),
+        medico_id: medicoId,
+        format: 'v1',
+        created_at: nowIso(),
+      });
+      await repo.updateKey(trx, id, { secret_sealed: this.box.seal(secret, associatedData(id, 1)) });
+      return { chave_id: id, api_key: apiKey, api_secret: secret };
+    });
+  }
+
+  /** A key carried over from the legacy system: known identifier, no compatible stored secret. */
+  async importLegacy(input: { tenantSlug: string; apiKey: string; scopes: Scope[] }): Promise<number> {
+    const tenant = await findTenantBySlug(this.db, input.tenantSlug);
+    if (!tenant) throw new KeyServiceError(`tenant "${input.tenantSlug}" does not exist`);
+    if (!API_KEY_PATTERN.test(input.apiKey)) throw new KeyServiceError('legacy key must still match the key format');
+    validateScopes(input.scopes);
+    return repo.insertKey(this.db, {
+      tenant_id: tenant.id,
+      api_key: input.apiKey,
+      label: 'legacy import',
+      scopes: JSON.stringify(input.scopes),
+      medico_id: 0,
+      format: 'legacy',
+      created_at: nowIso(),
+    });
+  }
+
+  async rotate(id: number): Promise<IssuedCredentials> {
+    const row = await this.requireKey(id);
+    if (row.status === 'revoked') throw new KeyServiceError(`key ${id} is revoked; issue a new key instead`);
+    const secret = newSecret();
+    const version = row.secret_version + 1;
+    await repo.updateKey(this.db, id, {
+      secret_sealed: this.box.seal(secret, associatedData(id, version)),
+      secret_version: version,
+      format: 'v1',
+      rotated_at: nowIso(),
+    });
+    return { chave_id: id, api_key: row.api_key, api_secret: secret };
+  }
+
+  async revoke(id: number): Promise<KeySummary> {
+    const row = await this.requireKey(id);
+    if (row.status !== 'revoked') await repo.updateKey(this.db, id, { status: 'revoked', revoked_at: nowIso() });
+    return summarize(await this.requireKey(id));
+  }
+
+  async update(id: number, input: { scopes?: Scope[]; medicoId?: number; label?: string }): Promise<KeySummary> {
+    const row = await this.requireKey(id);
+    if (row.status === 'revoked') throw new KeyServiceError(`key ${id} is revoked`);
+    if (input.scopes) validateScopes(input.scopes);
+    if (input.medicoId !== undefined && (!Number.isInteger(input.medicoId) || input.medicoId < 0)) {
+      throw new KeyServiceError('medico id must be a non-negative integer');
+    }
+    await repo.updateKey(this.db, id, {
+      ...(input.scopes ? { scopes: JSON.stringify(input.scopes) } : {}),
+      ...(input.medicoId !== undefined ? { medico_id: input.medicoId } : {}),
+      ...(input.label !== undefined ? { label: input.label } : {}),
+    });
+    return summarize(await this.requireKey(id));
+  }
+
+  async list(tenantSlug?: string): Promise<KeySummary[]> {
+    let tenantId: number | undefined;
+    if (tenantSlug !== undefined) {
+      const tenant = await findTenantBySlug(this.db, tenantSlug);
+      if (!tenant) throw new KeyServiceError(`tenant "${tenantSlug}" does not exist`);
+      tenantId = tenant.id;
+    }
+    return (await repo.listKeys(this.db, tenantId)).map(summarize);
+  }
+
+  async get(id: number): Promise<KeySummary> {
+    return summarize(await this.requireKey(id));
+  }
+
+  /** The key row with its tenant, and the decrypted secret when it has one. */
+  async resolve(apiKey: string): Promise<(repo.KeyWithTenant & { secret: string | null }) | undefined> {
+    const found = await repo.findKeyWithTenant(this.db, apiKey);
+    if (!found) return undefined;
+    const { key } = found;
+    if (!key.secret_sealed) return { ...found, secret: null };
+    const cacheKey = `${key.id}:${key.secret_version}`;
+    let secret = this.secretCache.get(cacheKey);
+    if (secret === undefined) {
+      secret = this.box.open(key.secret_sealed, associatedData(key.id, key.secret_version));
+      if (this.secretCache.size > 10_000) this.secretCache.clear();
+      this.secretCache.set(cacheKey, secret);
+    }
+    return { ...found, secret };
+  }
+
+  async touchLastUsed(ids: Iterable<number>, at: string): Promise<void> {
+    const list = [...ids];
+    if (list.length === 0) return;
+    await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', 'in', list).execute();
+  }
+
+  private async requireKey(id: number): Promise<ApiKeyRow> {
+    const row = await repo.findKeyById(this.db, id);
+    if (!row) throw new KeyServiceError(`key ${id} does not exist`);
+    return row;
+  }
+}
+
+function validateScopes(scopes: string[]): void {
+  if (scopes.length === 0) throw new KeyServiceError('a key needs at least one scope');
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw new KeyServiceError(`unknown scope(s): ${unknown.join(', ')}`);
+}

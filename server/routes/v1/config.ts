@@ -1,0 +1,84 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ALL_SCOPES } from '../../auth/scopes.ts';
+import type { BackendClient } from '../../backend/client.ts';
+import { ApiError } from '../../errors.ts';
+import { addMeta } from '../../http/envelope.ts';
+import { emptyQuery } from '../../http/params.ts';
+import { backendContext, tenantPath } from '../backend-context.ts';
+
+const nullableId = z.number().int().positive().nullable();
+
+const capabilities = z.object({
+  version: z.string(),
+  api_version: z.literal('v1'),
+  escopos: z.array(z.string()),
+  enums: z.object({
+    sexo: z.array(z.string()),
+    arquivo_tipo: z.array(z.string()),
+    status_laudo: z.array(z.string()),
+    prioridade: z.array(z.number().int()),
+    prioridade_rotulos: z.record(z.string(), z.string()),
+    requer_laudo: z.array(z.number().int()),
+  }),
+  defaults: z.object({
+    unidade_id: nullableId,
+    medico_exame_id: nullableId,
+    medico_laudo_id: nullableId,
+    convenio_id: nullableId,
+  }),
+});
+
+const settingsData = z.looseObject({
+  defaults: z
+    .looseObject({
+      unidade_id: z.number().int().nullable().optional(),
+      medico_exame_id: z.number().int().nullable().optional(),
+      medico_laudo_id: z.number().int().nullable().optional(),
+      convenio_id: z.number().int().nullable().optional(),
+    })
+    .optional(),
+});
+
+/** `0`, absent or null all mean "no default": the client must send the id or an alias. */
+const asDefault = (value: number | null | undefined): number | null => (value && value > 0 ? value : null);
+
+export default (async (app, options) => {
+  app.get(
+    '/config',
+    {
+      schema: { querystring: emptyQuery, response: { 200: capabilities } },
+      config: { scope: null, cacheControl: 'private, max-age=300' },
+    },
+    async (request, reply) => {
+      const result = await options.backend.call({
+        method: 'GET',
+        path: tenantPath(request, '/settings'),
+        context: backendContext(request),
+      });
+      const parsed = settingsData.safeParse(result.data);
+      if (!parsed.success) throw new ApiError('SERVICE_UNAVAILABLE', 'Resposta invalida do sistema da clinica.');
+      const settings = parsed.data;
+      addMeta(reply, { version: options.release });
+      return {
+        version: options.release,
+        api_version: 'v1' as const,
+        escopos: [...ALL_SCOPES],
+        enums: {
+          sexo: ['MAS', 'FEM', 'OUT'],
+          arquivo_tipo: ['exame', 'laudo'],
+          status_laudo: ['PENDENTE', 'EMITIDO', 'ASSINADO'],
+          prioridade: [1, 2, 3],
+          prioridade_rotulos: { '1': 'Normal', '2': 'Alta', '3': 'Urgente' },
+          requer_laudo: [0, 1],
+        },
+        defaults: {
+          unidade_id: asDefault(settings.defaults?.unidade_id),
+          medico_exame_id: asDefault(settings.defaults?.medico_exame_id),
+          medico_laudo_id: asDefault(settings.defaults?.medico_laudo_id),
+          convenio_id: asDefault(settings.defaults?.convenio_id),
+        },
+      };
+    },
+  );
+}) satisfies FastifyPluginAsyncZod<{ backend: BackendClient; release: string }>;

@@ -1,0 +1,58 @@
+import type { GatewayDb } from '../db/database.ts';
+import { nowIso } from '../db/database.ts';
+import type { Tenant } from '../db/tables/tenants.ts';
+import type { BackendClient } from '../backend/client.ts';
+import * as repo from './tenants.repository.ts';
+
+export const TENANT_SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
+
+export class TenantServiceError extends Error {}
+
+export class TenantsService {
+  constructor(
+    private readonly db: GatewayDb,
+    private readonly backend: BackendClient,
+  ) {}
+
+  /** Registers the clinic in the gateway and asks backend-sim to create its database. */
+  async create(input: { slug: string; nome: string; sandbox?: boolean }): Promise<{ tenant: Tenant; backendReady: boolean }> {
+    if (!TENANT_SLUG_PATTERN.test(input.slug)) {
+      throw new TenantServiceError('slug must be 1-40 lowercase letters, digits or hyphens (no leading/trailing hyphen)');
+    }
+    if (!input.nome.trim()) throw new TenantServiceError('name must not be empty');
+    if (await repo.findTenantBySlug(this.db, input.slug)) throw new TenantServiceError(`tenant "${input.slug}" already exists`);
+    const tenant = await repo.insertTenant(this.db, {
+      slug: input.slug,
+      nome: input.nome.trim(),
+      is_sandbox: input.sandbox ? 1 : 0,
+      created_at: nowIso(),
+    });
+    return { tenant, backendReady: await this.ensureBackendTenant(tenant) };
+  }
+
+  async list(): Promise<Tenant[]> {
+    return repo.listTenants(this.db);
+  }
+
+  async get(slug: string): Promise<Tenant | undefined> {
+    return repo.findTenantBySlug(this.db, slug);
+  }
+
+  /** Idempotent; run for every tenant at start so tenants created while the stack was down get their database. */
+  async ensureBackendTenant(tenant: Pick<Tenant, 'slug' | 'nome'>): Promise<boolean> {
+    try {
+      await this.backend.call({ method: 'POST', path: '/admin/tenants', body: { slug: tenant.slug, nome: tenant.nome } });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async syncAllToBackend(): Promise<void> {
+    for (const tenant of await this.list()) {
+      if (!(await this.ensureBackendTenant(tenant))) {
+        throw new Error(`backend-sim could not create the database of tenant "${tenant.slug}"`);
+      }
+    }
+  }
+}
