@@ -5,12 +5,16 @@ import { Kysely, Migrator, SqliteDialect, type MigrationProvider, type Transacti
 import type { TenantsTable } from './tables/tenants.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
 import type { OperatorsTable } from './tables/operators.ts';
+import type { AuditLogTable } from './tables/audit-log.ts';
+import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import { migrations } from './migrations/index.ts';
 
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   operators: OperatorsTable;
+  audit_log: AuditLogTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type GatewayDb = Kysely<Database>;

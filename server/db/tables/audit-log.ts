@@ -1,0 +1,28 @@
+import type { Generated, Selectable } from 'kysely';
+
+/** One row per request that reached the gateway (API and console), authentication failures included. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  request_id: string;
+  /** ISO 8601 UTC with milliseconds; sortable as text. */
+  ts: string;
+  /** `api` (public /v1) or `console` (operator actions). */
+  source: string;
+  tenant_id: number | null;
+  tenant_slug: string | null;
+  chave_id: number | null;
+  operator_id: number | null;
+  method: string;
+  /** Path and query, with personal data in the query redacted. */
+  path: string;
+  status: number;
+  error_code: string | null;
+  duracao_ms: number;
+  client_ip: string;
+  /** POST/PATCH body after recursive redaction (JSON), or null. */
+  body: string | null;
+  /** File redirects: `{id, tipo, expira_em_segundos}` only; never a path or URL. Console: the action's subject. */
+  detail: string | null;
+}
+
+export type AuditEntry = Selectable<AuditLogTable>;
