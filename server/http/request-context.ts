@@ -35,5 +35,7 @@ declare module 'fastify' {
     maxBodyBytes?: number;
     /** `private, max-age=300` on config and catalogs. */
     cacheControl?: string;
+    /** Write routes opt into the idempotency engine (Idempotency-Key required, replay, conflicts). */
+    idempotent?: boolean;
   }
 }
