@@ -7,6 +7,7 @@ import type { ApiKeysTable } from './tables/api-keys.ts';
 import type { OperatorsTable } from './tables/operators.ts';
 import type { AuditLogTable } from './tables/audit-log.ts';
 import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
+import type { OperatorSessionsTable } from './tables/operator-sessions.ts';
 import { migrations } from './migrations/index.ts';
 
 export interface Database {
@@ -15,6 +16,7 @@ export interface Database {
   operators: OperatorsTable;
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
+  operator_sessions: OperatorSessionsTable;
 }
 
 export type GatewayDb = Kysely<Database>;
