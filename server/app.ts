@@ -5,22 +5,40 @@ import type { GatewayDb } from './db/database.ts';
 import type { KeysService } from './keys/keys.service.ts';
 import type { TenantsService } from './tenants/tenants.service.ts';
 import type { BackendClient } from './backend/client.ts';
+import type SQLite from 'better-sqlite3';
 import envelopePlugin from './http/envelope-plugin.ts';
 import { newRequestId } from './http/envelope.ts';
 import { registerRawBodyParsers } from './http/body.ts';
 import { envelopeSerializerCompiler } from './http/schemas.ts';
 import corsPlugin from './http/cors-plugin.ts';
 import authPlugin from './auth/auth-plugin.ts';
+import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
+import idempotencyPlugin from './idempotency/idempotency-plugin.ts';
+import { IdempotencyStore } from './idempotency/idempotency.store.ts';
+import auditPlugin from './audit/audit-plugin.ts';
+import { AuditWriter } from './audit/audit-writer.ts';
 import pingRoutes from './routes/v1/ping.ts';
 import configRoutes from './routes/v1/config.ts';
+import pacientesRoutes from './routes/v1/pacientes.ts';
+import catalogosRoutes from './routes/v1/catalogos.ts';
+import medicosRoutes from './routes/v1/medicos.ts';
 
 export interface AppDeps {
   db: GatewayDb;
+  /** The same gateway.db, for the synchronous hot paths (idempotency reservation, audit batches). */
+  sqlite: SQLite.Database;
   keys: KeysService;
   tenants: TenantsService;
   backend: BackendClient;
   /** Clock override for tests of the timestamp window. */
   now?: () => number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Shared with the console API, which audits operator actions through the same batches. */
+    auditWriter: AuditWriter;
+  }
 }
 
 /** Builds the gateway; never listens (main.ts and tests do). */
@@ -46,14 +64,41 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
 
   await app.register(envelopePlugin, { release: config.release, passthroughPrefixes: ['/console'] });
 
+  const auditWriter = new AuditWriter(deps.sqlite, { flushIntervalMs: 50, maxBatch: 500 });
+  if (config.audit.enabled) {
+    await app.register(auditPlugin, { writer: auditWriter, skipPrefixes: ['/console', '/admin/api'] });
+  }
+  app.decorate('auditWriter', auditWriter);
+  // Backend timeout plus a margin: an in-flight entry left by a crash frees its key soon after.
+  const idempotencyStore = new IdempotencyStore(deps.sqlite, config.backend.timeoutMs + 15_000);
+  const purge = () => {
+    idempotencyStore.purgeExpired();
+    auditWriter.purgeExpired();
+  };
+  purge();
+  const purgeTimer = setInterval(purge, 10 * 60_000).unref();
+  app.addHook('onClose', async () => {
+    clearInterval(purgeTimer);
+    auditWriter.close();
+  });
+
   await app.register(
     async (v1) => {
       await v1.register(corsPlugin, {
         allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
       });
       await v1.register(authPlugin, { keys: deps.keys, now: deps.now });
+      await v1.register(rateLimitPlugin, {
+        perMinute: config.rateLimit.perMinute,
+        sandboxPerMinute: config.rateLimit.sandboxPerMinute,
+        now: deps.now,
+      });
+      await v1.register(idempotencyPlugin, { store: idempotencyStore });
       await v1.register(pingRoutes);
       await v1.register(configRoutes, { backend: deps.backend, release: config.release });
+      await v1.register(pacientesRoutes, { backend: deps.backend });
+      await v1.register(catalogosRoutes, { backend: deps.backend, release: config.release });
+      await v1.register(medicosRoutes, { backend: deps.backend });
     },
     { prefix: '/v1' },
   );

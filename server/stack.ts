@@ -102,6 +102,7 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
 
     const app = await buildApp(config, {
       db: services.gatewayDb.db,
+      sqlite: services.gatewayDb.sqlite,
       keys: services.keys,
       tenants: services.tenants,
       backend: services.backend,

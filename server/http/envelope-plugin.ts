@@ -39,6 +39,8 @@ export default fp<EnvelopePluginOptions>(
     app.decorateRequest('unsupportedContentType', null);
     app.decorateRequest('auth', null);
     app.decorateRequest('errorCode', null);
+    app.decorateRequest('auditDetail', null);
+    app.decorateRequest('idempotentOperation', null);
     app.decorateReply('extraMeta', null);
 
     app.addHook('onRequest', async (request, reply) => {

@@ -48,3 +48,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 export function addMeta(reply: FastifyReply, meta: Record<string, unknown>): void {
   reply.extraMeta = { ...reply.extraMeta, ...meta };
 }
+
+/** Re-emits a stored envelope (idempotent replay) with this request's id and timing. */
+export function replayEnvelope(request: FastifyRequest, reply: FastifyReply, storedBody: string): Envelope {
+  const stored = JSON.parse(storedBody) as Envelope;
+  return {
+    data: stored.data,
+    meta: { ...stored.meta, ...baseMeta(request), ...reply.extraMeta, request_id_original: stored.meta?.request_id },
+    error: stored.error,
+    [ENVELOPED]: true,
+  };
+}

@@ -21,6 +21,10 @@ declare module 'fastify' {
     auth: AuthContext | null;
     /** Error code of the response, for the audit log. */
     errorCode: string | null;
+    /** Metadata a route wants in its audit entry (file redirects: id, tipo, expiry); never paths or URLs. */
+    auditDetail: Record<string, unknown> | null;
+    /** The write this request is executing under its Idempotency-Key, when it won the reservation. */
+    idempotentOperation: import('../idempotency/idempotency.store.ts').OperationKey | null;
   }
   interface FastifyReply {
     /** Extra `meta` fields merged into the envelope (pagination, replay flag, …). */

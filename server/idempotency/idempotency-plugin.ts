@@ -1,0 +1,87 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { ApiError, invalidParam } from '../errors.ts';
+import { addMeta, replayEnvelope } from '../http/envelope.ts';
+import { canonicalBodyHash } from './canonical-hash.ts';
+import type { IdempotencyStore, OperationKey } from './idempotency.store.ts';
+import '../http/request-context.ts';
+
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Response headers replayed with the stored body. */
+const REPLAYED_HEADERS = ['location'];
+
+export interface IdempotencyPluginOptions {
+  store: IdempotencyStore;
+}
+
+/**
+ * The idempotency contract for every route declaring `config.idempotent` (spec § Idempotency):
+ * scoped per API key and operation (method + path), replay with the original status, 422 on a
+ * different body, 409 while the first is in flight, 503 stored and replayed.
+ */
+export default fp<IdempotencyPluginOptions>(
+  async function idempotencyPlugin(app: FastifyInstance, { store }) {
+    app.addHook('preHandler', async (request, reply) => {
+      if (!request.routeOptions.config?.idempotent) return;
+      const header = request.headers['idempotency-key'];
+      const idemKey = Array.isArray(header) ? header[0] : header;
+      if (idemKey === undefined || idemKey === '') {
+        throw invalidParam('Idempotency-Key', 'Cabecalho Idempotency-Key obrigatorio em operacoes de escrita.');
+      }
+      if (!IDEMPOTENCY_KEY_PATTERN.test(idemKey)) {
+        throw invalidParam('Idempotency-Key', 'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].');
+      }
+      reply.header('idempotency-key', idemKey);
+      const operation: OperationKey = {
+        chaveId: request.auth!.chaveId,
+        idemKey,
+        method: request.method,
+        path: request.url.split('?', 1)[0],
+      };
+      const reservation = store.reserve(operation, canonicalBodyHash(request.body, request.rawBody));
+      switch (reservation.kind) {
+        case 'conflict':
+          throw new ApiError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key ja usada com um corpo diferente.', { field: 'Idempotency-Key' });
+        case 'in_flight':
+          throw new ApiError('CONCURRENT_REQUEST', 'Requisicao com esta Idempotency-Key ainda em processamento.', null, {
+            headers: { 'retry-after': '2' },
+          });
+        case 'replay': {
+          const { record } = reservation;
+          const headers = JSON.parse(record.response_headers ?? '{}') as Record<string, string>;
+          for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+          reply.header('idempotency-replay', 'true');
+          addMeta(reply, { idempotent_replay: true });
+          const envelope = replayEnvelope(request, reply, record.response_body ?? 'null');
+          request.errorCode = envelope.error?.code ?? null;
+          return reply.status(record.status ?? 200).type('application/json; charset=utf-8').send(envelope);
+        }
+        case 'execute':
+          request.idempotentOperation = operation;
+          reply.header('idempotency-replay', 'false');
+          addMeta(reply, { idempotent_replay: false });
+      }
+    });
+
+    app.addHook('onSend', async (request, reply, payload) => {
+      const operation = request.idempotentOperation;
+      if (!operation) return payload;
+      request.idempotentOperation = null;
+      const status = reply.statusCode;
+      // Final outcomes are kept 24 h (the 503 of a lost backend included, as the spec requires);
+      // a timeout or an internal fault frees the key so the client's retry executes.
+      if (status < 500 || status === 503) {
+        const headers: Record<string, string> = {};
+        for (const name of REPLAYED_HEADERS) {
+          const value = reply.getHeader(name);
+          if (value !== undefined) headers[name] = String(value);
+        }
+        store.complete(operation, { status, headers, body: typeof payload === 'string' ? payload : String(payload ?? 'null') });
+      } else {
+        store.release(operation);
+      }
+      return payload;
+    });
+  },
+  { name: 'idempotency', dependencies: ['envelope'] },
+);
