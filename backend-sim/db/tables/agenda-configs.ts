@@ -9,12 +9,12 @@ export interface AgendaConfigsTable {
   medico_id: number | null;
   sala_id: number | null;
   unidade_id: number;
-  ativo: number;
+  ativo: Generated<number>;
   data_inicio: string;
   data_fim: string | null;
-  permite_encaixe: number;
+  permite_encaixe: Generated<number>;
   /** Max appointments per day (0 = no limit); exceeding it is a BUSINESS_RULE. */
-  limite_diario: number;
+  limite_diario: Generated<number>;
   criado_em: string | null;
 }
 

@@ -14,7 +14,7 @@ export interface AgendamentosTable {
   hora_inicio: string;
   hora_fim: string;
   status: string;
-  encaixe: number;
+  encaixe: Generated<number>;
   observacoes: string | null;
   /** Snapshots of appointments created without paciente_id; never returned. */
   paciente_nome: string | null;

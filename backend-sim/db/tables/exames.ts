@@ -18,16 +18,16 @@ export interface ExamesTable {
   numero: string | null;
   referencia: string | null;
   observacoes: string | null;
-  requer_laudo: number;
-  prioridade: number;
+  requer_laudo: Generated<number>;
+  prioridade: Generated<number>;
   /** Object key of the first exam file; extra files live in exame_arquivos. */
   arquivo_exame_key: string | null;
   /** Object key of the report PDF attached to the exam; drives status_laudo. */
   arquivo_laudo_key: string | null;
   /** Report issued by the external report center: deletion is refused (409). */
-  laudo_central: number;
+  laudo_central: Generated<number>;
   /** Exam exported to the external center (deletion must be synchronized). */
-  exportado_central: number;
+  exportado_central: Generated<number>;
   excluido_em: string | null;
   excluido_motivo: string | null;
   excluido_por_chave_id: number | null;

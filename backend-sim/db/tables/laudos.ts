@@ -10,7 +10,7 @@ export interface LaudosTable {
   titulo: string | null;
   referencia: string | null;
   cid_id: number | null;
-  assinado: number;
+  assinado: Generated<number>;
   assinado_em: string | null;
   assinatura_tipo: string | null;
   arquivo_key: string | null;

@@ -6,8 +6,8 @@ export interface ProntuariosTable {
   medico_id: number | null;
   data_emissao: string;
   mensagem: string;
-  exibir: number;
-  rascunho: number;
+  exibir: Generated<number>;
+  rascunho: Generated<number>;
   criado_em: string;
   criado_por_chave_id: number | null;
 }
