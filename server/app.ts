@@ -54,6 +54,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
           },
     genReqId: newRequestId,
     exposeHeadRoutes: false,
+    // The audit log is the request log; the console log keeps warnings and faults readable.
+    disableRequestLogging: true,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -98,7 +100,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       await v1.register(configRoutes, { backend: deps.backend, release: config.release });
       await v1.register(pacientesRoutes, { backend: deps.backend });
       await v1.register(catalogosRoutes, { backend: deps.backend, release: config.release });
-      await v1.register(medicosRoutes, { backend: deps.backend });
+      await v1.register(medicosRoutes, { backend: deps.backend, release: config.release });
     },
     { prefix: '/v1' },
   );

@@ -26,6 +26,7 @@ export const READ_ONLY_SCOPES: Scope[] = ALL_SCOPES.filter((s) => s.endsWith(':r
 export const SANDBOX_SCOPES: Scope[] = [...READ_ONLY_SCOPES, 'agenda:write'];
 
 export const SCOPE_PRESETS: Record<string, Scope[]> = {
+  all: [...ALL_SCOPES],
   full: [...ALL_SCOPES],
   'read-only': READ_ONLY_SCOPES,
   sandbox: SANDBOX_SCOPES,

@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import type { GatewayConfig } from './config.ts';
+import type { RunningStack } from './stack.ts';
+import { ALL_SCOPES, READ_ONLY_SCOPES, SANDBOX_SCOPES, type Scope } from './auth/scopes.ts';
+import { ensureOperator } from './admin/operators.ts';
+import { writePrivateFile } from './secrets-files.ts';
+import { openGatewayDb } from './db/database.ts';
+
+export const CREDENTIALS_FILE = 'demo-credentials.json';
+
+export interface IssuedDemoKey {
+  chave_id: number;
+  api_key: string;
+  api_secret: string;
+  clinica: string;
+  escopos: Scope[];
+  medico_id: number;
+}
+
+export interface DemoCredentials {
+  gateway_url: string;
+  console_url: string;
+  operator: { username: string; password: string };
+  keys: Record<string, IssuedDemoKey>;
+}
+
+export interface DefaultTenant {
+  slug: string;
+  nome: string;
+  sandbox: boolean;
+}
+
+export const DEFAULT_TENANTS: DefaultTenant[] = [
+  { slug: 'demo', nome: 'Clinica Demo', sandbox: false },
+  { slug: 'sandbox', nome: 'Sandbox Publico', sandbox: true },
+  { slug: 'clinica-b', nome: 'Clinica B', sandbox: false },
+];
+
+/** First start = no tenant registered yet in gateway.db. */
+export async function isFirstStart(dataDir: string): Promise<boolean> {
+  if (!existsSync(path.join(dataDir, 'gateway.db'))) return true;
+  const opened = await openGatewayDb(dataDir);
+  try {
+    const row = await opened.db.selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n) === 0;
+  } finally {
+    await opened.close();
+  }
+}
+
+/** Writes the three default clinics' data straight into their SQLite files, before backend-sim opens them. */
+export async function seedDefaultData(config: GatewayConfig): Promise<Record<string, number[]>> {
+  // Resolved at run time: the seed module is optional for the gateway (SEED_ON_FIRST_START=false skips it).
+  const seedModule = '../seed/seed.ts';
+  const seed = (await import(seedModule)) as {
+    seedDefaultTenants?: (dataDir: string) => Promise<Record<string, { medicoIds?: number[] } | number[]>>;
+  };
+  if (!seed.seedDefaultTenants) return {};
+  const result = await seed.seedDefaultTenants(config.dataDir);
+  const doctors: Record<string, number[]> = {};
+  for (const [slug, value] of Object.entries(result ?? {})) {
+    doctors[slug] = Array.isArray(value) ? value : (value?.medicoIds ?? []);
+  }
+  return doctors;
+}
+
+/**
+ * Registers the default tenants, the first operator and demo keys, and writes their
+ * credentials to DATA_DIR/demo-credentials.json (0600). Secrets are never printed.
+ */
+export async function bootstrapFirstStart(
+  stack: RunningStack,
+  doctorsByTenant: Record<string, number[]>,
+  publicGatewayUrl: string,
+): Promise<{ credentials: DemoCredentials; file: string }> {
+  for (const tenant of DEFAULT_TENANTS) {
+    if (!(await stack.tenants.get(tenant.slug))) await stack.tenants.create(tenant);
+  }
+  const { config } = stack;
+  const operator = await ensureOperator(stack.gatewayDb.db, config.operator.username, config.operator.password);
+  const keys: Record<string, IssuedDemoKey> = {};
+  const issue = async (name: string, clinica: string, escopos: Scope[], medicoId = 0, label = name) => {
+    const issued = await stack.keys.create({ tenantSlug: clinica, scopes: escopos, medicoId, label });
+    keys[name] = { ...issued, clinica, escopos, medico_id: medicoId };
+  };
+  await issue('demo', 'demo', [...ALL_SCOPES], 0, 'demo: all scopes');
+  const boundDoctor = doctorsByTenant.demo?.[0];
+  if (boundDoctor) await issue('demo-medico', 'demo', READ_ONLY_SCOPES, boundDoctor, `demo: read-only, bound to doctor ${boundDoctor}`);
+  await issue('sandbox', 'sandbox', SANDBOX_SCOPES, 0, 'public sandbox key');
+  await issue('clinica-b', 'clinica-b', [...ALL_SCOPES], 0, 'clinica-b: all scopes');
+  const credentials: DemoCredentials = {
+    gateway_url: publicGatewayUrl,
+    console_url: `${publicGatewayUrl}/console/`,
+    operator: {
+      username: config.operator.username,
+      password: operator.generatedPassword ?? '(set by OPERATOR_PASSWORD)',
+    },
+    keys,
+  };
+  const file = path.join(config.dataDir, CREDENTIALS_FILE);
+  writePrivateFile(file, `${JSON.stringify(credentials, null, 2)}\n`);
+  return { credentials, file };
+}
+
+/** A copy-paste first signed call: bash, openssl and curl, the secret read from the credentials file. */
+export function firstCallCommand(gatewayUrl: string, credentialsFile: string): string {
+  return [
+    `CRED=${credentialsFile}`,
+    `KEY=$(node -p "require('$CRED').keys.demo.api_key"); SECRET=$(node -p "require('$CRED').keys.demo.api_secret")`,
+    `TS=$(date +%s); SIG=$(printf '%s.GET /v1/ping\\n' "$TS" | openssl dgst -sha256 -hmac "$SECRET" | sed 's/^.*= //')`,
+    `curl -s ${gatewayUrl}/v1/ping -H "X-API-Key: $KEY" -H "X-Timestamp: $TS" -H "X-Signature: $SIG"; echo`,
+  ].join('\n');
+}
