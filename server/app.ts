@@ -22,6 +22,7 @@ import configRoutes from './routes/v1/config.ts';
 import pacientesRoutes from './routes/v1/pacientes.ts';
 import catalogosRoutes from './routes/v1/catalogos.ts';
 import medicosRoutes from './routes/v1/medicos.ts';
+import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
 
 export interface AppDeps {
   db: GatewayDb;
@@ -104,6 +105,17 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     },
     { prefix: '/v1' },
   );
+
+  // Operator console: its API (session + CSRF, audited through the same writer) and its static build.
+  await app.register(adminPlugin, {
+    prefix: ADMIN_PREFIX,
+    db: deps.db,
+    keys: deps.keys,
+    tenants: deps.tenants,
+    backend: deps.backend,
+    auditSink: writerConsoleAudit(auditWriter),
+  });
+  await registerConsoleStatic(app, config.consoleDir);
 
   return app;
 }

@@ -1,0 +1,145 @@
+import cookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayDb } from '../db/database.ts';
+import type { KeysService } from '../keys/keys.service.ts';
+import type { TenantsService } from '../tenants/tenants.service.ts';
+import type { BackendClient } from '../backend/client.ts';
+import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../http/body.ts';
+import { consoleAuditEntryFromRequest, insertConsoleAudit, type ConsoleAuditSink } from './console-audit.ts';
+import { csrfMatches, DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.ts';
+import { DEFAULT_LOCKOUT, type LockoutPolicy } from './operators.ts';
+import authRoutes from './routes/auth.ts';
+import tenantRoutes from './routes/tenants.ts';
+import keyRoutes from './routes/keys.ts';
+import auditRoutes from './routes/audit.ts';
+import faultRoutes from './routes/faults.ts';
+import './context.ts';
+
+export const SESSION_COOKIE = 'ce_console_session';
+export const CSRF_HEADER = 'x-csrf-token';
+export const ADMIN_PREFIX = '/admin/api';
+
+export interface AdminPluginOptions {
+  db: GatewayDb;
+  keys: KeysService;
+  tenants: TenantsService;
+  backend: BackendClient;
+  lockout?: LockoutPolicy;
+  session?: SessionPolicy;
+  /** Where console audit entries go; defaults to a direct insert into audit_log. */
+  auditSink?: ConsoleAuditSink;
+  now?: () => number;
+}
+
+export interface AdminDeps extends Required<Omit<AdminPluginOptions, 'auditSink' | 'now'>> {
+  sessions: SessionStore;
+  now: () => number;
+  setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string): void;
+  clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** `METHOD /admin/api/...` of every console route registered in this process (the access-control test walks it). */
+export const registeredAdminRoutes = new Set<string>();
+
+/** Lockout and session lengths from the environment (ADMIN_* variables; README § Configuration). */
+export function adminPoliciesFromEnv(env: NodeJS.ProcessEnv = process.env): { lockout: LockoutPolicy; session: SessionPolicy } {
+  const num = (name: string, fallback: number, min: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}`);
+    return value;
+  };
+  return {
+    lockout: {
+      maxAttempts: num('ADMIN_LOCKOUT_ATTEMPTS', DEFAULT_LOCKOUT.maxAttempts, 1),
+      lockMs: num('ADMIN_LOCKOUT_MINUTES', DEFAULT_LOCKOUT.lockMs / 60_000, 1) * 60_000,
+    },
+    session: {
+      idleMs: num('ADMIN_SESSION_IDLE_MINUTES', DEFAULT_SESSION_POLICY.idleMs / 60_000, 1) * 60_000,
+      absoluteMs: DEFAULT_SESSION_POLICY.absoluteMs,
+    },
+  };
+}
+
+/**
+ * The console API under /admin/api: operator session (HttpOnly, SameSite=Strict cookie), CSRF on every
+ * state-changing call, and an audit entry for every console action. Register with `{ prefix: ADMIN_PREFIX }`.
+ */
+export default async function adminPlugin(app: FastifyInstance, options: AdminPluginOptions): Promise<void> {
+  const now = options.now ?? Date.now;
+  const policies = adminPoliciesFromEnv();
+  const session = options.session ?? policies.session;
+  const sessions = new SessionStore(options.db, session, now);
+  const sink = options.auditSink ?? insertConsoleAudit(options.db);
+
+  await app.register(cookie);
+
+  const cookieOptions = (request: FastifyRequest) => ({
+    path: ADMIN_PREFIX,
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure: request.protocol === 'https',
+  });
+
+  const deps: AdminDeps = {
+    db: options.db,
+    keys: options.keys,
+    tenants: options.tenants,
+    backend: options.backend,
+    lockout: options.lockout ?? policies.lockout,
+    session,
+    sessions,
+    now,
+    setSessionCookie: (request, reply, token) =>
+      void reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: Math.floor(session.absoluteMs / 1000) }),
+    clearSessionCookie: (request, reply) => void reply.clearCookie(SESSION_COOKIE, cookieOptions(request)),
+  };
+
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) registeredAdminRoutes.add(`${method} ${route.url}`);
+  });
+
+  app.decorateRequest('adminSession', null);
+  app.decorateRequest('adminAudit', null);
+  app.decorateRequest('adminAuditOperatorId', null);
+
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config?.adminPublic) return;
+    const token = request.cookies[SESSION_COOKIE];
+    const active = await sessions.resolve(token);
+    if (!active || !token) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Sessao ausente ou expirada. Entre novamente.');
+    request.adminSession = { ...active, token };
+    if (!SAFE_METHODS.has(request.method) && !csrfMatches(token, headerValue(request.headers[CSRF_HEADER]))) {
+      throw new ApiError('ADMIN_CSRF_INVALID', 'Token CSRF ausente ou invalido.');
+    }
+  });
+
+  // Bodies arrive raw (the /v1 signature needs the bytes); the console API parses them here.
+  app.addHook('preValidation', async (request) => {
+    parseJsonBody(request);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const action = request.routeOptions.config?.consoleAction;
+    if (!action) return;
+    try {
+      await sink(consoleAuditEntryFromRequest(request, reply, action));
+    } catch (error) {
+      request.log.error({ err: error }, 'console audit write failed');
+    }
+  });
+
+  await app.register(authRoutes, deps);
+  await app.register(tenantRoutes, deps);
+  await app.register(keyRoutes, deps);
+  await app.register(auditRoutes, deps);
+  await app.register(faultRoutes, deps);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

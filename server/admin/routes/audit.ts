@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { notFound } from '../../errors.ts';
+import type { AdminDeps } from '../admin-plugin.ts';
+import { findAuditEntry, queryAuditPage } from '../audit-query.ts';
+import { parseInput } from '../http.ts';
+import { auditQuerySchema } from '../schemas.ts';
+
+const idParams = z.object({ id: z.coerce.number().int().positive() });
+
+export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  app.get('/audit', async (request) => {
+    const q = parseInput(auditQuerySchema, request.query);
+    // Filter on tenant_id when the clinic is known: that column has the (tenant_id, ts) index.
+    let tenantId: number | null = null;
+    if (q.tenant) tenantId = (await deps.tenants.get(q.tenant))?.id ?? null;
+    return queryAuditPage(deps.db, { ...q, tenantId });
+  });
+
+  app.get('/audit/:id', async (request) => {
+    const { id } = parseInput(idParams, request.params);
+    const entry = await findAuditEntry(deps.db, id);
+    if (!entry) throw notFound();
+    const operator = entry.operator_id
+      ? await deps.db.selectFrom('operators').select('username').where('id', '=', entry.operator_id).executeTakeFirst()
+      : undefined;
+    const { body: _body, detail: _detail, body_json, detail_json, ...rest } = entry;
+    return { ...rest, body: body_json, detail: detail_json, operator_username: operator?.username ?? null };
+  });
+}

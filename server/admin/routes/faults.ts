@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AdminDeps } from '../admin-plugin.ts';
+import { guard, parseInput } from '../http.ts';
+import { faultSchema, type FaultInput } from '../schemas.ts';
+
+const idParams = z.object({ id: z.coerce.number().int().positive() });
+
+interface BackendFault {
+  id: number;
+  tenant: string;
+  route: string;
+  latency_ms: number;
+  failure_rate: number;
+  kind: string | null;
+  criado_em: string;
+  hits: number;
+}
+
+/** `/v1/pacientes*` → backend-sim's `GET /tenants/*\/pacientes*` (the tenant is matched separately). */
+export function toBackendRoute(input: Pick<FaultInput, 'method' | 'path'>): string {
+  return `${input.method} /tenants/*/${input.path.replace(/^\/v1\//, '')}`;
+}
+
+/** The reverse, for display; routes created elsewhere (tests, curl) are shown as they are. */
+export function fromBackendRoute(route: string): { method: string; path: string } {
+  const m = /^(\S+) \/tenants\/\*\/(.*)$/.exec(route);
+  return m ? { method: m[1], path: `/v1/${m[2]}` } : { method: '*', path: route };
+}
+
+const view = (f: BackendFault) => ({
+  id: f.id,
+  tenant: f.tenant,
+  ...fromBackendRoute(f.route),
+  route: f.route,
+  kind: f.kind ?? 'latency',
+  latency_ms: f.latency_ms,
+  failure_rate: f.failure_rate,
+  criado_em: f.criado_em,
+  hits: f.hits,
+});
+
+export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  app.get('/faults', async () => {
+    const result = await guard(() => deps.backend.call<BackendFault[]>({ method: 'GET', path: '/admin/faults' }));
+    return result.data.map(view);
+  });
+
+  app.post('/faults', { config: { consoleAction: 'fault.create' } }, async (request, reply) => {
+    const input = parseInput(faultSchema, request.body);
+    const tenant = input.tenant === '*' ? null : await deps.tenants.get(input.tenant);
+    request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null };
+    const result = await guard(() =>
+      deps.backend.call<BackendFault>({
+        method: 'POST',
+        path: '/admin/faults',
+        body: {
+          ...(input.tenant === '*' ? {} : { tenant: input.tenant }),
+          route: toBackendRoute(input),
+          latency_ms: input.latency_ms,
+          failure_rate: input.failure_rate,
+          ...(input.kind === 'latency' ? {} : { kind: input.kind }),
+        },
+      }),
+    );
+    request.adminAudit = { ...request.adminAudit, detail: { fault_id: result.data.id } };
+    reply.status(201);
+    return view(result.data);
+  });
+
+  app.delete('/faults/:id', { config: { consoleAction: 'fault.delete' } }, async (request) => {
+    const { id } = parseInput(idParams, request.params);
+    request.adminAudit = { detail: { fault_id: id } };
+    await guard(() => deps.backend.call({ method: 'DELETE', path: `/admin/faults/${id}` }));
+    return { id, removida: true };
+  });
+
+  app.delete('/faults', { config: { consoleAction: 'fault.clear' } }, async () => {
+    const result = await guard(() => deps.backend.call<{ removidas: number }>({ method: 'DELETE', path: '/admin/faults' }));
+    return result.data;
+  });
+}

@@ -1,0 +1,94 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { ApiError, notFound } from '../../errors.ts';
+import type { AdminDeps } from '../admin-plugin.ts';
+import { guard, parseInput } from '../http.ts';
+import { createTenantSchema, tenantSettingsSchema } from '../schemas.ts';
+
+const slugParams = z.object({ slug: z.string().min(1).max(63) });
+const medicosQuery = z.object({ q: z.string().trim().max(100).optional() });
+
+export interface MedicoOption {
+  id: number;
+  nome: string;
+  especialidade: string;
+  conselho: string;
+}
+
+export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  const requireTenant = async (slug: string) => {
+    const tenant = await deps.tenants.get(slug);
+    if (!tenant) throw notFound();
+    return tenant;
+  };
+
+  app.get('/tenants', async () => {
+    const tenants = await deps.tenants.list();
+    const counts = await deps.db
+      .selectFrom('api_keys')
+      .select(['tenant_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', '=', 'active')
+      .groupBy('tenant_id')
+      .execute();
+    const active = new Map(counts.map((c) => [c.tenant_id, Number(c.n)]));
+    return tenants.map((t) => ({
+      id: t.id,
+      slug: t.slug,
+      nome: t.nome,
+      sandbox: t.is_sandbox === 1,
+      status: t.status,
+      created_at: t.created_at,
+      chaves_ativas: active.get(t.id) ?? 0,
+    }));
+  });
+
+  app.post('/tenants', { config: { consoleAction: 'tenant.create' } }, async (request, reply) => {
+    const input = parseInput(createTenantSchema, request.body);
+    const { tenant, backendReady } = await guard(() => deps.tenants.create({ slug: input.slug, nome: input.nome }));
+    request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug, detail: { backend_ready: backendReady } };
+    reply.status(201);
+    return { id: tenant.id, slug: tenant.slug, nome: tenant.nome, backend_ready: backendReady };
+  });
+
+  app.get('/tenants/:slug/settings', async (request) => {
+    const { slug } = parseInput(slugParams, request.params);
+    await requireTenant(slug);
+    const result = await guard(() => deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/settings` }));
+    return result.data;
+  });
+
+  app.patch('/tenants/:slug/settings', { config: { consoleAction: 'tenant.settings.update' } }, async (request) => {
+    const { slug } = parseInput(slugParams, request.params);
+    const tenant = await requireTenant(slug);
+    request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug };
+    const input = parseInput(tenantSettingsSchema, request.body);
+    if (Object.keys(input).length === 0) throw new ApiError('VAL_INVALID_PARAM', 'Nada para alterar.', { field: 'body' });
+    const result = await guard(() =>
+      deps.backend.call({ method: 'PATCH', path: `/tenants/${encodeURIComponent(slug)}/settings`, body: input }),
+    );
+    // The clinic's display name lives in both places; keep the gateway's copy in step.
+    if (input.nome !== undefined) await deps.db.updateTable('tenants').set({ nome: input.nome }).where('id', '=', tenant.id).execute();
+    return result.data;
+  });
+
+  app.get('/tenants/:slug/medicos', async (request) => {
+    const { slug } = parseInput(slugParams, request.params);
+    const { q } = parseInput(medicosQuery, request.query);
+    await requireTenant(slug);
+    const result = await guard(() =>
+      deps.backend.call<Array<{ id: number; nome: string; especialidade: string; conselho: { sigla: string; numero: string; uf: string } }>>({
+        method: 'GET',
+        path: `/tenants/${encodeURIComponent(slug)}/medicos`,
+        query: { limit: 1000, ...(q ? { q } : {}) },
+      }),
+    );
+    return result.data.map(
+      (m): MedicoOption => ({
+        id: m.id,
+        nome: m.nome,
+        especialidade: m.especialidade,
+        conselho: m.conselho?.sigla ? `${m.conselho.sigla} ${m.conselho.numero}/${m.conselho.uf}` : '',
+      }),
+    );
+  });
+}

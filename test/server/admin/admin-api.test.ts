@@ -1,0 +1,265 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { ensureOperator } from '../../../server/admin/operators.ts';
+import { registeredAdminRoutes } from '../../../server/admin/admin-plugin.ts';
+import { ConsoleClient, insertMedicos } from './console-client.ts';
+
+let stack: TestStack;
+let client: ConsoleClient;
+let medicoIds: number[];
+const PASSWORD = 'correct-horse-battery';
+
+const auditRows = async () => {
+  (stack.app as any).auditWriter.flush();
+  return stack.gatewayDb.db.selectFrom('audit_log').selectAll().where('source', '=', 'console').orderBy('id').execute();
+};
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  await ensureOperator(stack.gatewayDb.db, 'operador', PASSWORD);
+  medicoIds = insertMedicos(stack.dataDir, stack.tenantSlug, ['Dra. Ana Souza', 'Dr. Bruno Lima']);
+  client = new ConsoleClient(stack.gatewayUrl);
+  expect((await client.login('operador', PASSWORD)).status).toBe(200);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Every console API route: none may answer without a session, none may change state without CSRF. */
+const ROUTES: Array<[string, string, unknown?]> = [
+  ['POST', '/admin/api/auth/logout'],
+  ['GET', '/admin/api/auth/session'],
+  ['GET', '/admin/api/tenants'],
+  ['POST', '/admin/api/tenants', { slug: 'nova', nome: 'Nova' }],
+  ['GET', '/admin/api/tenants/clinica-teste/settings'],
+  ['PATCH', '/admin/api/tenants/clinica-teste/settings', { cpf_obrigatorio: true }],
+  ['GET', '/admin/api/tenants/clinica-teste/medicos'],
+  ['GET', '/admin/api/tenants/clinica-teste/keys'],
+  ['POST', '/admin/api/tenants/clinica-teste/keys', { scopes: ['exames:read'] }],
+  ['GET', '/admin/api/keys/1'],
+  ['PATCH', '/admin/api/keys/1', { label: 'x' }],
+  ['POST', '/admin/api/keys/1/rotate'],
+  ['POST', '/admin/api/keys/1/revoke'],
+  ['GET', '/admin/api/audit'],
+  ['GET', '/admin/api/audit/1'],
+  ['GET', '/admin/api/faults'],
+  ['POST', '/admin/api/faults', { path: '/v1/pacientes*', kind: 'http500' }],
+  ['DELETE', '/admin/api/faults/1'],
+  ['DELETE', '/admin/api/faults'],
+];
+
+describe('console API access control', () => {
+  it('covers every registered /admin/api route in the table', () => {
+    // Login is the one public route; a new route without a row here fails this test.
+    const table = ROUTES.map(([m, p]) => `${m} ${p.replace(/\/clinica-teste\//, '/:slug/').replace(/\/1(\/|$)/, '/:id$1')}`);
+    expect([...registeredAdminRoutes].sort()).toEqual([...table, 'POST /admin/api/auth/login'].sort());
+  });
+
+  it.each(ROUTES)('%s %s without a session → 401 ADMIN_UNAUTHENTICATED', async (method, path, body) => {
+    const res = await client.call(method, path, body, { cookie: null, csrf: null });
+    expect(res.status).toBe(401);
+    expect(res.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
+    expect(res.body.data).toBeNull();
+  });
+
+  it.each(ROUTES)('%s %s with a forged session cookie → 401', async (method, path, body) => {
+    const res = await client.call(method, path, body, { cookie: 'ce_console_session=forged-token-value' });
+    expect(res.status).toBe(401);
+  });
+
+  it.each(ROUTES.filter(([m]) => m !== 'GET'))('%s %s with a session but no CSRF token → 403 ADMIN_CSRF_INVALID', async (method, path, body) => {
+    const res = await client.call(method, path, body, { csrf: null });
+    expect(res.status).toBe(403);
+    expect(res.body.error?.code).toBe('ADMIN_CSRF_INVALID');
+  });
+
+  it('refuses a CSRF token of another session', async () => {
+    const other = new ConsoleClient(stack.gatewayUrl);
+    await other.login('operador', PASSWORD);
+    const res = await client.call('PATCH', '/admin/api/keys/1', { label: 'x' }, { csrf: other.csrf });
+    expect(res.status).toBe(403);
+  });
+
+  it('sets an HttpOnly, SameSite=Strict cookie and stores only a hash of the token', async () => {
+    const c = new ConsoleClient(stack.gatewayUrl);
+    const res = await c.login('operador', PASSWORD);
+    const setCookie = res.headers['set-cookie'];
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Strict/i);
+    expect(setCookie).toMatch(/Path=\/admin\/api/);
+    const token = c.cookie!.split('=')[1];
+    const rows = await stack.gatewayDb.db.selectFrom('operator_sessions').select('token_hash').execute();
+    expect(rows.map((r) => r.token_hash)).toContain(createHash('sha256').update(token).digest('hex'));
+    expect(JSON.stringify(rows)).not.toContain(token);
+  });
+
+  it('logout ends the session', async () => {
+    const c = new ConsoleClient(stack.gatewayUrl);
+    await c.login('operador', PASSWORD);
+    expect((await c.call('GET', '/admin/api/auth/session')).status).toBe(200);
+    expect((await c.call('POST', '/admin/api/auth/logout')).status).toBe(200);
+    expect((await c.call('GET', '/admin/api/auth/session')).status).toBe(401);
+  });
+});
+
+describe('operator login and lockout', () => {
+  it('same answer for a wrong password and an unknown user', async () => {
+    await ensureOperator(stack.gatewayDb.db, 'outro', PASSWORD);
+    const c = new ConsoleClient(stack.gatewayUrl);
+    const wrong = await c.login('outro', 'wrong-password');
+    const unknown = await c.login('ninguem', 'wrong-password');
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body.error?.message).toBe(unknown.body.error?.message);
+  });
+
+  it('locks the account after 5 failures, even for the right password, and audits the attempts', async () => {
+    await ensureOperator(stack.gatewayDb.db, 'vitima', PASSWORD);
+    const c = new ConsoleClient(stack.gatewayUrl);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await c.login('vitima', `bad-${i}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    const locked = await c.login('vitima', PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(locked.body.error?.code).toBe('ADMIN_LOCKED');
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(800);
+    const logins = (await auditRows()).filter((r) => r.path === '/admin/api/auth/login' && r.body?.includes('vitima'));
+    expect(logins.length).toBe(6);
+    for (const row of logins) {
+      expect(row.body).not.toContain(PASSWORD);
+      expect(row.body).not.toContain('bad-');
+    }
+  });
+
+  it('ensureOperator generates a password once and keeps an existing account', async () => {
+    const first = await ensureOperator(stack.gatewayDb.db, 'gerado');
+    expect(first.generatedPassword).toMatch(/^.{20}$/);
+    const again = await ensureOperator(stack.gatewayDb.db, 'gerado');
+    expect(again.generatedPassword).toBeUndefined();
+    expect((await new ConsoleClient(stack.gatewayUrl).login('gerado', first.generatedPassword!)).status).toBe(200);
+  });
+});
+
+describe('keys through the console', () => {
+  it('issues, lists masked, binds a doctor, rotates and revokes; every action audited', async () => {
+    const created = await client.call('POST', '/admin/api/tenants/clinica-teste/keys', {
+      label: 'Integrador X',
+      scopes: ['exames:read', 'laudos:read'],
+    });
+    expect(created.status).toBe(201);
+    const { chave_id, api_key, api_secret } = created.body.data;
+    expect(api_secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(created.headers['cache-control']).toBe('no-store');
+
+    const ping = await stack.call({ path: '/v1/ping' }, { apiKey: api_key, apiSecret: api_secret });
+    expect(ping.status).toBe(200);
+
+    const list = await client.call('GET', '/admin/api/tenants/clinica-teste/keys');
+    const text = JSON.stringify(list.body);
+    expect(text).not.toContain(api_secret);
+    expect(text).not.toContain(api_key);
+    expect(list.body.data.find((k: any) => k.id === chave_id).api_key_masked).toContain('…');
+
+    const bad = await client.call('PATCH', `/admin/api/keys/${chave_id}`, { medico_id: 999999 });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.code).toBe('INVALID_REFERENCE');
+    const bound = await client.call('PATCH', `/admin/api/keys/${chave_id}`, { medico_id: medicoIds[0], scopes: ['exames:read'] });
+    expect(bound.status).toBe(200);
+    expect(bound.body.data.medico_id).toBe(medicoIds[0]);
+    expect(bound.body.data.escopos).toEqual(['exames:read']);
+
+    const rotated = await client.call('POST', `/admin/api/keys/${chave_id}/rotate`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.api_secret).not.toBe(api_secret);
+    const old = await stack.call({ path: '/v1/ping' }, { apiKey: api_key, apiSecret: api_secret });
+    expect(old.body.error.code).toBe('AUTH_INVALID_SIGNATURE');
+    const fresh = await stack.call({ path: '/v1/ping' }, { apiKey: api_key, apiSecret: rotated.body.data.api_secret });
+    expect(fresh.body.data.auth.medico_id).toBe(medicoIds[0]);
+
+    expect((await client.call('POST', `/admin/api/keys/${chave_id}/revoke`)).body.data.status).toBe('revoked');
+    const revoked = await stack.call({ path: '/v1/ping' }, { apiKey: api_key, apiSecret: rotated.body.data.api_secret });
+    expect(revoked.body.error.code).toBe('AUTH_KEY_REVOKED');
+    expect((await client.call('POST', `/admin/api/keys/${chave_id}/rotate`)).status).toBe(422);
+
+    const rows = (await auditRows()).filter((r) => r.chave_id === chave_id);
+    const actions = rows.map((r) => JSON.parse(r.detail!).action);
+    expect(actions).toEqual(['key.create', 'key.update', 'key.update', 'key.rotate', 'key.revoke', 'key.rotate']);
+    for (const row of rows) {
+      expect(row.operator_id).toBeGreaterThan(0);
+      expect(row.tenant_slug).toBe('clinica-teste');
+      expect(JSON.stringify(row)).not.toContain(api_secret);
+      expect(JSON.stringify(row)).not.toContain(rotated.body.data.api_secret);
+    }
+  });
+
+  it('validates with the shared schemas', async () => {
+    const res = await client.call('POST', '/admin/api/tenants/clinica-teste/keys', { scopes: [] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.field).toBe('scopes');
+    const unknown = await client.call('POST', '/admin/api/tenants/clinica-teste/keys', { scopes: ['tudo:write'] });
+    expect(unknown.status).toBe(400);
+  });
+
+  it('lists doctors of a tenant for the binding picker', async () => {
+    const res = await client.call('GET', '/admin/api/tenants/clinica-teste/medicos');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((m: any) => m.nome)).toEqual(expect.arrayContaining(['Dra. Ana Souza', 'Dr. Bruno Lima']));
+  });
+});
+
+describe('tenants, settings and faults', () => {
+  it('lists tenants and edits settings', async () => {
+    const list = await client.call('GET', '/admin/api/tenants');
+    expect(list.body.data.map((t: any) => t.slug)).toContain('clinica-teste');
+    const patched = await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', {
+      cpf_obrigatorio: true,
+      defaults: { medico_exame_id: medicoIds[1] },
+    });
+    expect(patched.status).toBe(200);
+    const settings = await client.call('GET', '/admin/api/tenants/clinica-teste/settings');
+    expect(settings.body.data.cpf_obrigatorio).toBe(true);
+    expect(settings.body.data.defaults.medico_exame_id).toBe(medicoIds[1]);
+  });
+
+  it('switches a backend fault on and off; the API answers 503 meanwhile', async () => {
+    const created = await client.call('POST', '/admin/api/faults', {
+      tenant: 'clinica-teste',
+      method: 'GET',
+      path: '/v1/pacientes*',
+      kind: 'http500',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.path).toBe('/v1/pacientes*');
+    const faulted = await stack.call({ path: '/v1/pacientes' });
+    expect(faulted.status).toBe(503);
+    expect((await client.call('GET', '/admin/api/faults')).body.data).toHaveLength(1);
+    expect((await client.call('DELETE', `/admin/api/faults/${created.body.data.id}`)).status).toBe(200);
+    expect((await stack.call({ path: '/v1/pacientes' })).status).toBe(200);
+  });
+});
+
+describe('audit browser', () => {
+  it('filters and pages with a cursor; detail shows the redacted body', async () => {
+    for (let i = 0; i < 5; i++) await stack.call({ path: '/v1/ping' });
+    await stack.call({ method: 'POST', path: '/v1/ping', body: { senha: 'segredo123', nome: 'ok' } });
+    await new Promise((r) => setTimeout(r, 120));
+    const page1 = await client.call('GET', `/admin/api/audit?chave_id=${stack.creds.chaveId}&path=/v1/ping&limit=3`);
+    expect(page1.status).toBe(200);
+    expect(page1.body.data.items).toHaveLength(3);
+    expect(page1.body.data.next_cursor).toBeTruthy();
+    const page2 = await client.call(
+      'GET',
+      `/admin/api/audit?chave_id=${stack.creds.chaveId}&path=/v1/ping&limit=3&cursor=${page1.body.data.next_cursor}`,
+    );
+    const ids1 = page1.body.data.items.map((r: any) => r.id);
+    const ids2 = page2.body.data.items.map((r: any) => r.id);
+    expect(Math.min(...ids1)).toBeGreaterThan(Math.max(...ids2));
+    const post = await client.call('GET', `/admin/api/audit?method=POST&path=/v1/ping&chave_id=${stack.creds.chaveId}`);
+    const detail = await client.call('GET', `/admin/api/audit/${post.body.data.items[0].id}`);
+    expect(detail.body.data.body).toEqual({ senha: '[REDACTED]', nome: 'ok' });
+    const badDate = await client.call('GET', '/admin/api/audit?from=ontem');
+    expect(badDate.status).toBe(400);
+  });
+});
