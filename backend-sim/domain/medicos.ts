@@ -97,6 +97,7 @@ export async function medicoDetail(db: Db, m: MedicoRow) {
       complemento: m.endereco_complemento ?? '',
       bairro: m.endereco_bairro ?? '',
       cidade: cidade?.nome ?? '',
+      cidade_id: m.endereco_cidade_id,
       estado: m.endereco_estado ?? '',
     },
     cor_agenda: m.cor_agenda ?? '',

@@ -1,0 +1,119 @@
+import SQLite from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isValidCpf } from '../../backend-sim/lib/cpf.ts';
+import { seedDefaultTenants, seedTenant, type SeedProgress } from '../../seed/seed.ts';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'seed-test-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** One hash per table over every row in primary-key order. */
+function dump(file: string): Record<string, string> {
+  const db = new SQLite(file, { readonly: true });
+  try {
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    const out: Record<string, string> = {};
+    for (const t of tables) {
+      const rows = db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all();
+      out[t] = `${rows.length}:${createHash('sha256').update(JSON.stringify(rows)).digest('hex')}`;
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+const small = { patients: 300, exams: 900, appointments: 250, profile: 'rich' as const };
+
+describe('seedTenant', () => {
+  it('same seed gives identical data, in a fresh directory and when reseeding in place', async () => {
+    const a = tempDir();
+    const b = tempDir();
+    const ra = await seedTenant({ dataDir: a, slug: 'demo', seed: 'abc', ...small });
+    await seedTenant({ dataDir: b, slug: 'demo', seed: 'abc', ...small });
+    const first = dump(ra.file);
+    expect(dump(join(b, 'backend', 'demo.db'))).toEqual(first);
+    // Reseeding an existing tenant replaces its rows with the same content.
+    await seedTenant({ dataDir: a, slug: 'demo', seed: 'abc', ...small });
+    expect(dump(ra.file)).toEqual(first);
+    expect(Number(first.pacientes.split(':')[0])).toBe(300);
+    expect(Number(first.exames.split(':')[0])).toBe(900);
+  });
+
+  it('a different seed gives different data', async () => {
+    const a = tempDir();
+    const r1 = await seedTenant({ dataDir: a, slug: 't1', seed: 1, ...small });
+    const r2 = await seedTenant({ dataDir: a, slug: 't2', seed: 2, ...small });
+    expect(dump(r1.file).pacientes).not.toEqual(dump(r2.file).pacientes);
+  });
+
+  it('writes valid, unique CPFs, 11-digit mobiles, valid references and reports progress', async () => {
+    const dir = tempDir();
+    const phases = new Set<SeedProgress['phase']>();
+    const r = await seedTenant({ dataDir: dir, slug: 'demo', seed: 7, patients: 2000, exams: 3000, appointments: 800, profile: 'rich', onProgress: (p) => phases.add(p.phase) });
+    expect([...phases]).toEqual(expect.arrayContaining(['catalogos', 'pacientes', 'exames', 'agendamentos']));
+    const db = new SQLite(r.file, { readonly: true });
+    try {
+      const pacientes = db.prepare('SELECT cpf, celular, nome, endereco_cep FROM pacientes').all() as { cpf: string | null; celular: string; nome: string; endereco_cep: string }[];
+      const cpfs = pacientes.map((p) => p.cpf).filter((c): c is string => c !== null);
+      expect(cpfs.length).toBeGreaterThan(1800);
+      expect(cpfs.every(isValidCpf)).toBe(true);
+      expect(new Set(cpfs).size).toBe(cpfs.length);
+      expect(pacientes.every((p) => /^\d{2}9\d{8}$/.test(p.celular))).toBe(true);
+      expect(pacientes.every((p) => /^\d{8}$/.test(p.endereco_cep) && p.nome === p.nome.toUpperCase())).toBe(true);
+      const medicos = db.prepare('SELECT cpf, conselho_sigla, conselho_numero, conselho_uf FROM medicos').all() as { cpf: string; conselho_sigla: string; conselho_numero: string; conselho_uf: string }[];
+      expect(medicos.every((m) => isValidCpf(m.cpf) && m.conselho_sigla === 'CRM' && /^\d{5,6}$/.test(m.conselho_numero) && /^[A-Z]{2}$/.test(m.conselho_uf))).toBe(true);
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      const procs = db.prepare("SELECT codigo_tuss FROM procedimentos WHERE codigo_tuss != ''").all() as { codigo_tuss: string }[];
+      expect(procs.every((p) => /^\d{8}$/.test(p.codigo_tuss))).toBe(true);
+      // Seeded appointments never overlap on the grid (encaixes excepted).
+      const overlaps = db
+        .prepare(
+          `SELECT COUNT(*) AS n FROM agendamentos a JOIN agendamentos b ON a.agenda_config_id = b.agenda_config_id AND a.data_agendamento = b.data_agendamento
+           AND a.id < b.id AND a.encaixe = 0 AND b.encaixe = 0 AND a.hora_inicio < b.hora_fim AND b.hora_inicio < a.hora_fim`,
+        )
+        .get() as { n: number };
+      expect(overlaps.n).toBe(0);
+      const semHistorico = db.prepare('SELECT COUNT(*) AS n FROM agendamentos WHERE id NOT IN (SELECT agendamento_id FROM agendamento_historico)').get() as { n: number };
+      expect(semHistorico.n).toBe(0);
+      const assinados = db.prepare('SELECT COUNT(*) AS n FROM laudos WHERE assinado = 1').get() as { n: number };
+      expect(assinados.n).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('rejects bad sizes', async () => {
+    await expect(seedTenant({ dataDir: tempDir(), slug: 'x', seed: 1, patients: -1, exams: 0, appointments: 0, profile: 'rich' })).rejects.toThrow();
+    await expect(seedTenant({ dataDir: tempDir(), slug: 'x', seed: 1, patients: 0, exams: 5, appointments: 0, profile: 'rich' })).rejects.toThrow(/patient/);
+  });
+});
+
+describe('seedDefaultTenants', () => {
+  it('seeds demo, sandbox and clinica-b once and returns doctor ids by role', async () => {
+    const dir = tempDir();
+    const first = await seedDefaultTenants(dir);
+    expect(first.map((t) => [t.slug, t.profile, t.seeded])).toEqual([
+      ['demo', 'rich', true],
+      ['sandbox', 'synthetic', true],
+      ['clinica-b', 'rich', true],
+    ]);
+    for (const t of first) {
+      expect(t.medicos.exame.length).toBeGreaterThan(0);
+      expect(t.medicos.laudo.length).toBeGreaterThan(0);
+    }
+    const before = dump(join(dir, 'backend', 'demo.db'));
+    const second = await seedDefaultTenants(dir);
+    expect(second.every((t) => !t.seeded)).toBe(true);
+    expect(second.map((t) => t.medicos)).toEqual(first.map((t) => t.medicos));
+    expect(dump(join(dir, 'backend', 'demo.db'))).toEqual(before);
+  });
+});
