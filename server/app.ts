@@ -22,6 +22,9 @@ import configRoutes from './routes/v1/config.ts';
 import pacientesRoutes from './routes/v1/pacientes.ts';
 import catalogosRoutes from './routes/v1/catalogos.ts';
 import medicosRoutes from './routes/v1/medicos.ts';
+import pacientesRoutes from './routes/v1/pacientes.ts';
+import catalogosRoutes from './routes/v1/catalogos.ts';
+import medicosRoutes from './routes/v1/medicos.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
 
 export interface AppDeps {
@@ -99,6 +102,9 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       await v1.register(idempotencyPlugin, { store: idempotencyStore });
       await v1.register(pingRoutes);
       await v1.register(configRoutes, { backend: deps.backend, release: config.release });
+      await v1.register(pacientesRoutes, { backend: deps.backend });
+      await v1.register(catalogosRoutes, { backend: deps.backend, release: config.release });
+      await v1.register(medicosRoutes, { backend: deps.backend, release: config.release });
       await v1.register(pacientesRoutes, { backend: deps.backend });
       await v1.register(catalogosRoutes, { backend: deps.backend, release: config.release });
       await v1.register(medicosRoutes, { backend: deps.backend, release: config.release });

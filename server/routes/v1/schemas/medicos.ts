@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { flagQuery, idParam, paginationQuery, queryObject } from '../../../http/params.ts';
+import { searchText } from './catalogos.ts';
+import {
+  birthDate,
+  cepField,
+  closedObject,
+  cpfField,
+  emailField,
+  numeroEndereco,
+  positiveInt,
+  resettable,
+  senhaField,
+  sexoField,
+  text,
+  ufField,
+  usuarioField,
+} from './common.ts';
+
+export const PAPEIS = ['EXAME', 'LAUDO', 'SOLICITANTE'] as const;
+
+// ---------------------------------------------------------------- query / path
+
+const papelEnum = z.enum(PAPEIS, `Valores aceitos: ${PAPEIS.join(', ')}.`);
+
+export const medicosListQuery = queryObject({
+  /** Repeatable (`?papel=EXAME&papel=LAUDO`): several values form a union. */
+  papel: z
+    .preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(papelEnum))
+    .optional(),
+  q: searchText(3).optional(),
+  ativo: flagQuery.default(true),
+  ...paginationQuery,
+});
+
+export const medicoIdParams = z.strictObject({ id: idParam });
+
+// ---------------------------------------------------------------- bodies
+
+const conselhoInput = closedObject(
+  {
+    tipo: resettable(z.string().regex(/^[A-Za-z]{2,10}$/, 'Sigla do conselho: 2 a 10 letras (CRM, CRO, ...).')),
+    /** Alias of `tipo` (the list shape calls it `sigla`). */
+    sigla: resettable(z.string().regex(/^[A-Za-z]{2,10}$/, 'Sigla do conselho: 2 a 10 letras (CRM, CRO, ...).')),
+    numero: resettable(
+      z.union([z.string().regex(/^\d{1,10}$/, 'Numero do conselho: 1 a 10 digitos.'), z.number().int().positive().max(9_999_999_999).transform(String)]),
+    ),
+    uf: resettable(ufField),
+  },
+  'conselho',
+).superRefine((c, ctx) => {
+    if (c.tipo && c.sigla && c.tipo.toUpperCase() !== c.sigla.toUpperCase()) {
+      ctx.addIssue({ code: 'custom', path: ['sigla'], message: 'Informe tipo ou sigla (sinonimos), nao valores diferentes.' });
+    }
+  });
+
+const enderecoInput = closedObject({
+  cep: resettable(cepField),
+  logradouro: text(150),
+  numero: resettable(numeroEndereco),
+  complemento: text(100),
+  bairro: text(100),
+  /** Resolved by name in the backend (within `estado` when given). */
+  cidade: text(100),
+  cidade_id: positiveInt.nullable().optional(),
+  estado: resettable(ufField),
+}, 'endereco');
+
+const nome = z
+  .string('Obrigatorio: texto de 5 a 100 caracteres.')
+  .transform((v) => v.trim())
+  .pipe(z.string().min(5, 'Deve ter de 5 a 100 caracteres.').max(100, 'Deve ter de 5 a 100 caracteres.'));
+
+const optionalFields = {
+  nome_registro: text(100),
+  saudacao: text(30),
+  saudacao_id: positiveInt.nullable().optional(),
+  grupo_permissao: text(60),
+  grupo_permissao_id: positiveInt.nullable().optional(),
+  cpf: resettable(cpfField),
+  rg: text(20),
+  data_nascimento: resettable(birthDate),
+  sexo: resettable(sexoField),
+  conselho: conselhoInput.nullable().optional(),
+  especialidade: text(100),
+  papeis: z
+    .array(papelEnum, 'Lista com valores EXAME, LAUDO, SOLICITANTE.')
+    .transform((list) => [...new Set(list)])
+    .nullable()
+    .optional(),
+  telefone: text(20),
+  celular: text(20),
+  email: resettable(emailField),
+  endereco: enderecoInput.nullable().optional(),
+  cor_agenda: resettable(z.string().regex(/^#[0-9A-Fa-f]{6}$/, 'Cor no formato #RRGGBB.')),
+  ativo: z.boolean('Deve ser booleano (true ou false).').nullable().optional(),
+};
+
+/** Text or id, never both: the id is what the backend stores, the text is resolved by name. */
+function textOrId(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  for (const field of ['saudacao', 'grupo_permissao']) {
+    const textValue = body[field];
+    const idValue = body[`${field}_id`];
+    if (typeof textValue === 'string' && textValue.trim() !== '' && typeof idValue === 'number') {
+      ctx.addIssue({ code: 'custom', path: [field], message: `Informe ${field} (texto) ou ${field}_id, nao ambos.` });
+    }
+  }
+}
+
+const required = 'Obrigatorio.';
+
+export const medicoCreateBody = closedObject({
+  nome,
+  usuario: z.string(required).pipe(usuarioField),
+  senha: z.string(required).pipe(senhaField),
+  ...optionalFields,
+}).superRefine(textOrId);
+
+/** Read-merge-write: omitted fields untouched; `nome`, `usuario` and `senha` cannot be reset (a doctor is a system user). */
+export const medicoPatchBody = closedObject({
+  nome: nome.optional(),
+  usuario: z.string('Nao pode ser removido.').pipe(usuarioField).optional(),
+  senha: z.string('Nao pode ser removida.').pipe(senhaField).optional(),
+  ...optionalFields,
+}).superRefine(textOrId);
+
+// ---------------------------------------------------------------- responses
+
+/** Only the last 2 characters stay visible; applied again here so an unmasked value can never leave the gateway. */
+export function maskDocument(value: string | null): string | null {
+  if (!value) return value;
+  const plain = value.replace(/\*/g, '');
+  const visible = plain.slice(-2);
+  return '*'.repeat(Math.max(0, value.length - visible.length)) + visible;
+}
+
+const nullableText = z.string().nullable();
+
+export const medicoListItem = z.object({
+  id: z.number().int(),
+  nome: z.string(),
+  saudacao: z.string(),
+  conselho: z.object({ sigla: z.string(), numero: z.string(), uf: z.string() }),
+  especialidade: z.string(),
+  papeis: z.array(z.enum(PAPEIS)),
+  ativo: z.boolean(),
+});
+
+export const medicoDetail = z.object({
+  id: z.number().int(),
+  nome: z.string(),
+  nome_registro: z.string(),
+  saudacao: z.string(),
+  saudacao_id: z.number().int().nullable(),
+  cpf: nullableText.transform(maskDocument),
+  rg: nullableText.transform(maskDocument),
+  data_nascimento: nullableText,
+  sexo: nullableText,
+  conselho: z.object({ tipo: z.string(), numero: z.string(), uf: z.string() }),
+  especialidade: z.string(),
+  papeis: z.array(z.enum(PAPEIS)),
+  grupo_permissao_id: z.number().int().nullable(),
+  usuario: z.string(),
+  telefone: nullableText,
+  celular: nullableText,
+  email: nullableText,
+  endereco: z.object({
+    cep: z.string(),
+    logradouro: z.string(),
+    numero: z.string(),
+    complemento: z.string(),
+    bairro: z.string(),
+    cidade: z.string(),
+    cidade_id: z.number().int().nullable(),
+    estado: z.string(),
+  }),
+  cor_agenda: z.string(),
+  ativo: z.boolean(),
+});

@@ -1,0 +1,211 @@
+import { z } from 'zod';
+import { dateString, paginationQuery, queryObject, idParam, flagQuery } from '../../../http/params.ts';
+import {
+  birthDate,
+  cepField,
+  closedObject,
+  cpfField,
+  dropKeys,
+  emailField,
+  numeroEndereco,
+  positiveInt,
+  resettable,
+  senhaField,
+  sexoField,
+  text,
+  ufField,
+  usuarioField,
+} from './common.ts';
+
+/** Spec § POST /v1/pacientes: accepted and dropped before the backend ever sees them. */
+export const PACIENTE_DISCARDED_FIELDS = [
+  'data_alteracao_senha',
+  'foto_usuario',
+  'imagem',
+  'observacao',
+  'visualizador_exames_modo',
+  'paciente',
+  'perfil',
+  'admin',
+  'gerente',
+  'exames_atendimento_perfil_id',
+  'restricoes',
+  'nome_responsavel',
+  'cpf_responsavel',
+  'matricula',
+] as const;
+
+// ---------------------------------------------------------------- query / path
+
+export const pacientesListQuery = queryObject({
+  cpf: z.string().regex(/^\d{11}$/, 'CPF deve ter exatamente 11 digitos.').optional(),
+  nome: z
+    .string()
+    .transform((v) => v.trim())
+    .pipe(z.string().min(3, 'Informe ao menos 3 caracteres.').max(100, 'Deve ter no maximo 100 caracteres.'))
+    .optional(),
+  periodo_cadastro_inicio: dateString.optional(),
+  periodo_cadastro_fim: dateString.optional(),
+  ativo: flagQuery.optional(),
+  ...paginationQuery,
+}).superRefine((q, ctx) => {
+  if (q.periodo_cadastro_inicio && q.periodo_cadastro_fim && q.periodo_cadastro_inicio > q.periodo_cadastro_fim) {
+    ctx.addIssue({ code: 'custom', path: ['periodo_cadastro_fim'], message: 'Deve ser igual ou posterior a periodo_cadastro_inicio.' });
+  }
+});
+
+export const pacienteIdParams = z.strictObject({ id: idParam });
+
+// ---------------------------------------------------------------- bodies
+
+const enderecoInput = closedObject({
+  cep: resettable(cepField),
+  logradouro: text(150),
+  numero: resettable(numeroEndereco),
+  complemento: text(100),
+  bairro: text(100),
+  cidade_id: positiveInt.nullable().optional(),
+  estado: resettable(ufField),
+}, 'endereco');
+
+const convenioInput = closedObject(
+  {
+    id: positiveInt.nullable().optional(),
+    plano_id: positiveInt.nullable().optional(),
+    numero_carteirinha: text(40),
+  },
+  'convenio',
+).superRefine((c, ctx) => {
+    if (!c.id && (c.plano_id || c.numero_carteirinha)) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: 'Informe o convenio (id) junto de plano_id ou numero_carteirinha.' });
+    }
+  });
+
+const nome = z
+  .string('Obrigatorio: texto de 5 a 100 caracteres.')
+  .transform((v) => v.trim())
+  .pipe(z.string().min(5, 'Deve ter de 5 a 100 caracteres.').max(100, 'Deve ter de 5 a 100 caracteres.'));
+
+/** Fields common to create and patch; every one except nome/data_nascimento accepts null or "" as "no value". */
+const optionalFields = {
+  cpf: resettable(cpfField),
+  celular: text(20),
+  saudacao: text(30),
+  nome_registro: text(100),
+  rg: text(20),
+  telefone: text(20),
+  sexo: resettable(sexoField),
+  estado_civil_id: positiveInt.nullable().optional(),
+  email: resettable(emailField),
+  numero_prontuario: text(30),
+  endereco: enderecoInput.nullable().optional(),
+  convenio: convenioInput.nullable().optional(),
+  ativo: z.boolean('Deve ser booleano (true ou false).').nullable().optional(),
+  usuario: resettable(usuarioField),
+  senha: resettable(senhaField),
+  senha_temporaria: z.boolean('Deve ser booleano (true ou false).').optional(),
+};
+
+function senhaTemporariaOnlyWithSenha(body: { senha?: string | null; senha_temporaria?: boolean }, ctx: z.RefinementCtx): void {
+  if (body.senha_temporaria !== undefined && !body.senha) {
+    ctx.addIssue({ code: 'custom', path: ['senha_temporaria'], message: 'senha_temporaria so e aceito junto de senha.' });
+  }
+}
+
+export const pacienteCreateBody = z.preprocess(
+  dropKeys(PACIENTE_DISCARDED_FIELDS),
+  closedObject({ nome, data_nascimento: birthDate, ...optionalFields })
+    .superRefine(senhaTemporariaOnlyWithSenha),
+);
+
+/**
+ * Merge patch: every field optional. `nome` and `data_nascimento` are required patient data, so they
+ * cannot be reset (null/"" is a 400). `id` may be echoed back from a read and is ignored (the id is preserved).
+ */
+export const pacientePatchBody = z.preprocess(
+  dropKeys([...PACIENTE_DISCARDED_FIELDS, 'id']),
+  closedObject({ nome: nome.optional(), data_nascimento: birthDate.optional(), ...optionalFields })
+    .superRefine(senhaTemporariaOnlyWithSenha),
+);
+
+const unifyId = z.union(
+  [
+    positiveInt,
+    z
+      .string()
+      .regex(/^\d{1,16}$/)
+      .transform(Number)
+      .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+  ],
+  'Obrigatorio: inteiro > 0 (numero JSON ou texto so com digitos).',
+);
+
+export const unificarBody = closedObject({ paciente_id_principal: unifyId, paciente_id_duplicado: unifyId });
+
+// ---------------------------------------------------------------- responses (what `data` may carry, nothing else)
+
+const timestamp = z.string();
+const nullableText = z.string().nullable();
+
+export const pacienteListItem = z.object({
+  id: z.number().int(),
+  nome: z.string(),
+  cpf: nullableText,
+  data_nascimento: nullableText,
+  sexo: z.enum(['M', 'F']).nullable(),
+  telefone: nullableText,
+  email: nullableText,
+  ativo: z.boolean(),
+  criado_em: timestamp,
+});
+
+const endereco = z.object({
+  cep: z.string(),
+  logradouro: z.string(),
+  numero: z.string(),
+  complemento: z.string(),
+  bairro: z.string(),
+  cidade: z.string(),
+  cidade_id: z.number().int().nullable(),
+  estado: z.string(),
+});
+
+const detailFields = {
+  id: z.number().int(),
+  saudacao: z.string(),
+  nome: z.string(),
+  nome_registro: z.string(),
+  numero_prontuario: z.string(),
+  cpf: nullableText,
+  rg: nullableText,
+  data_nascimento: nullableText,
+  sexo: z.enum(['M', 'F', 'MAS', 'FEM', 'OUT']).nullable(),
+  estado_civil: z.object({ id: z.number().int(), nome: z.string() }).nullable(),
+  telefone: nullableText,
+  celular: nullableText,
+  email: nullableText,
+  endereco,
+  ativo: z.boolean(),
+  criado_em: timestamp,
+  atualizado_em: timestamp.nullable(),
+  criado_por_chave_id: z.number().int().nullable(),
+  atualizado_por_chave_id: z.number().int().nullable(),
+};
+
+/** GET detail: `convenio` = {id, nome, numero_carteirinha}. */
+export const pacienteDetailRead = z.object({
+  ...detailFields,
+  convenio: z.object({ id: z.number().int(), nome: z.string(), numero_carteirinha: z.string() }).nullable(),
+});
+
+/** Create and patch responses: `convenio` = {id, plano_id, numero_carteirinha}. */
+export const pacienteDetailWrite = z.object({
+  ...detailFields,
+  convenio: z.object({ id: z.number().int(), plano_id: z.number().int().nullable(), numero_carteirinha: z.string() }).nullable(),
+});
+
+export const unificarResult = z.object({
+  paciente_id_principal: z.number().int(),
+  paciente_id_duplicado: z.number().int(),
+  status: z.literal('unificado'),
+});
