@@ -18,6 +18,7 @@ import {
 } from './common.ts';
 
 export const PAPEIS = ['EXAME', 'LAUDO', 'SOLICITANTE'] as const;
+export type Papel = (typeof PAPEIS)[number];
 
 // ---------------------------------------------------------------- query / path
 
@@ -26,7 +27,14 @@ const papelEnum = z.enum(PAPEIS, `Valores aceitos: ${PAPEIS.join(', ')}.`);
 export const medicosListQuery = queryObject({
   /** Repeatable (`?papel=EXAME&papel=LAUDO`): several values form a union. */
   papel: z
-    .preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(papelEnum))
+    .preprocess(
+      (v) => (v === undefined || Array.isArray(v) ? v : [v]),
+      z.array(z.string()).superRefine((list, ctx) => {
+        const invalid = list.filter((v) => !(PAPEIS as readonly string[]).includes(v));
+        if (invalid.length) ctx.addIssue({ code: 'custom', message: `Valor invalido ${invalid.join(', ')}. Valores aceitos: ${PAPEIS.join(', ')}.` });
+      }),
+    )
+    .transform((list) => [...new Set(list)] as Papel[])
     .optional(),
   q: searchText(3).optional(),
   ativo: flagQuery.default(true),
