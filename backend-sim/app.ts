@@ -32,6 +32,8 @@ export interface BackendDeps {
   now(): string;
   today(): string;
   clock(): Date;
+  /** now / today / HH:MM:SS read from one clock tick. */
+  stamp(): { now: string; today: string; hora: string };
 }
 
 function tokenMatches(sent: string | string[] | undefined, expected: string): boolean {
@@ -54,6 +56,10 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
     clock,
     now: () => isoSeconds(clock()),
     today: () => isoDate(clock()),
+    stamp: () => {
+      const d = clock();
+      return { now: isoSeconds(d), today: isoDate(d), hora: d.toISOString().slice(11, 19) };
+    },
   };
   const app = Fastify({
     logger: config.logger ?? false,

@@ -3,6 +3,7 @@ import type * as Minio from 'minio';
 import { createS3Client, ensureBucket } from '../server/storage/client.ts';
 import type { BackendS3Config } from './config.ts';
 import { BackendError } from './errors.ts';
+import { SEED_SAMPLES } from './seed-samples.ts';
 
 export interface StoredFile {
   object_key: string;
@@ -27,6 +28,7 @@ export function decodeBase64(b64: string): Buffer {
 export class FileStore {
   private client: Minio.Client | null = null;
   private bucketReady: Promise<void> | null = null;
+  private readonly samplesReady = new Set<string>();
 
   constructor(private readonly s3: BackendS3Config | undefined) {}
 
@@ -47,14 +49,28 @@ export class FileStore {
     return this.client;
   }
 
-  /** Key layout: <tenant>/<area>/<owner id>/<uuid>.<ext>; the original name is kept in the database only. */
-  async put(tenant: string, area: string, ownerId: number, nome: string, base64: string): Promise<StoredFile> {
-    const body = decodeBase64(base64);
+  /**
+   * Key layout: <tenant>/<area>/<uuid>.<ext>. Uploads happen before the database write (no owner id
+   * yet) so no transaction waits on S3; the original file name is kept in the database only.
+   */
+  async put(tenant: string, area: string, nome: string, body: Buffer): Promise<StoredFile> {
     const extensao = extensionOf(nome);
-    const objectKey = `${tenant}/${area}/${ownerId}/${randomUUID()}${extensao ? `.${extensao.toLowerCase()}` : ''}`;
+    const objectKey = `${tenant}/${area}/${randomUUID()}${extensao ? `.${extensao.toLowerCase()}` : ''}`;
     const client = await this.ready();
     await client.putObject(this.bucket, objectKey, body, body.length, { 'Content-Type': CONTENT_TYPES[extensao] ?? 'application/octet-stream' });
     return { object_key: objectKey, tamanho: body.length, extensao };
+  }
+
+  /** Seeded rows share sample objects; upload one the first time it is located. */
+  async locate(objectKey: string): Promise<{ bucket: string; object_key: string }> {
+    const sample = SEED_SAMPLES[objectKey];
+    if (sample && !this.samplesReady.has(objectKey)) {
+      const client = await this.ready();
+      const exists = await client.statObject(this.bucket, objectKey).then(() => true, () => false);
+      if (!exists) await client.putObject(this.bucket, objectKey, sample, sample.length, { 'Content-Type': 'application/pdf' });
+      this.samplesReady.add(objectKey);
+    }
+    return { bucket: this.bucket, object_key: objectKey };
   }
 
   async read(objectKey: string): Promise<Buffer> {
