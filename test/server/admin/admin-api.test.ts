@@ -164,7 +164,7 @@ describe('keys through the console', () => {
 
     const bad = await client.call('PATCH', `/admin/api/keys/${chave_id}`, { medico_id: 999999 });
     expect(bad.status).toBe(422);
-    expect(bad.body.error.code).toBe('INVALID_REFERENCE');
+    expect(bad.body.error?.code).toBe('INVALID_REFERENCE');
     const bound = await client.call('PATCH', `/admin/api/keys/${chave_id}`, { medico_id: medicoIds[0], scopes: ['exames:read'] });
     expect(bound.status).toBe(200);
     expect(bound.body.data.medico_id).toBe(medicoIds[0]);
@@ -197,7 +197,7 @@ describe('keys through the console', () => {
   it('validates with the shared schemas', async () => {
     const res = await client.call('POST', '/admin/api/tenants/clinica-teste/keys', { scopes: [] });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.field).toBe('scopes');
+    expect(res.body.error?.details.field).toBe('scopes');
     const unknown = await client.call('POST', '/admin/api/tenants/clinica-teste/keys', { scopes: ['tudo:write'] });
     expect(unknown.status).toBe(400);
   });

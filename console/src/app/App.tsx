@@ -1,0 +1,66 @@
+import { AuthGate } from '../features/auth/index.ts';
+import { KeysPage } from '../features/keys/index.ts';
+import { TenantsPage } from '../features/tenants/index.ts';
+import { AuditDetailPage, AuditPage } from '../features/audit/index.ts';
+import { FaultsPage } from '../features/faults/index.ts';
+import { useLocation } from '../lib/router.ts';
+import { Button, EmptyState } from '../lib/ui.tsx';
+
+const NAV = [
+  { path: '/keys', label: 'API keys' },
+  { path: '/tenants', label: 'Clinics' },
+  { path: '/audit', label: 'Audit log' },
+  { path: '/faults', label: 'Backend faults' },
+];
+
+function Page({ path }: { path: string }) {
+  if (path === '/keys') return <KeysPage />;
+  if (path === '/tenants') return <TenantsPage />;
+  if (path === '/audit') return <AuditPage />;
+  const detail = /^\/audit\/(\d+)$/.exec(path);
+  if (detail) return <AuditDetailPage id={Number(detail[1])} />;
+  if (path === '/faults') return <FaultsPage />;
+  return <EmptyState title="Page not found">Pick a section in the menu.</EmptyState>;
+}
+
+export function App() {
+  const { path } = useLocation();
+  return (
+    <AuthGate>
+      {(session, logout) => (
+        <div className="shell">
+          <nav className="sidebar" aria-label="Main">
+            <div className="brand">
+              <div className="brand-mark">CE</div>
+              <div>
+                <div className="brand-name">Exams Gateway</div>
+                <div className="brand-sub">Operator console</div>
+              </div>
+            </div>
+            {NAV.map((item) => (
+              <a
+                key={item.path}
+                className="nav-link"
+                href={`#${item.path}`}
+                aria-current={path === item.path || path.startsWith(`${item.path}/`) ? 'page' : undefined}
+              >
+                {item.label}
+              </a>
+            ))}
+            <div className="sidebar-footer">
+              <div>
+                Signed in as <strong style={{ color: '#fff' }}>{session.operator.username}</strong>
+              </div>
+              <Button className="btn-sm" onClick={logout}>
+                Sign out
+              </Button>
+            </div>
+          </nav>
+          <main className="main">
+            <Page path={path} />
+          </main>
+        </div>
+      )}
+    </AuthGate>
+  );
+}

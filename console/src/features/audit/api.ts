@@ -1,0 +1,45 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { api, toQuery } from '../../lib/api.ts';
+
+export interface AuditItem {
+  id: number;
+  request_id: string;
+  ts: string;
+  source: 'api' | 'console';
+  tenant_id: number | null;
+  tenant_slug: string | null;
+  chave_id: number | null;
+  operator_id: number | null;
+  method: string;
+  path: string;
+  status: number;
+  error_code: string | null;
+  duracao_ms: number;
+  client_ip: string;
+  action: string | null;
+}
+
+export interface AuditDetail extends Omit<AuditItem, 'action'> {
+  body: unknown;
+  detail: unknown;
+  operator_username: string | null;
+}
+
+export type AuditFilters = Record<string, string>;
+
+export const FILTER_NAMES = ['tenant', 'chave_id', 'method', 'path', 'status', 'error_code', 'request_id', 'source', 'from', 'to'] as const;
+
+export const useAuditTenants = () =>
+  useQuery({ queryKey: ['tenants'], queryFn: () => api<Array<{ slug: string; nome: string }>>('GET', '/tenants') });
+
+export const useAuditPages = (filters: AuditFilters) =>
+  useInfiniteQuery({
+    queryKey: ['audit', filters],
+    queryFn: ({ pageParam }) =>
+      api<{ items: AuditItem[]; next_cursor: string | null }>('GET', `/audit${toQuery({ ...filters, cursor: pageParam, limit: 50 })}`),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    staleTime: 0,
+  });
+
+export const useAuditEntry = (id: number) => useQuery({ queryKey: ['audit-entry', id], queryFn: () => api<AuditDetail>('GET', `/audit/${id}`) });

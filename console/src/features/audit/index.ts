@@ -1,0 +1,2 @@
+export { AuditPage } from './AuditPage.tsx';
+export { AuditDetailPage } from './AuditDetailPage.tsx';

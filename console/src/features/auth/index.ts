@@ -1,0 +1,2 @@
+export { AuthGate } from './AuthGate.tsx';
+export type { Session } from './api.ts';

@@ -1,0 +1,199 @@
+import { useMemo, useState } from 'react';
+import { navigate, useLocation } from '../../lib/router.ts';
+import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, relativeTime } from '../../lib/ui.tsx';
+import { useKeys, useMedicos, useRevokeKey, useRotateKey, useTenantOptions, type Credentials, type KeySummary } from './api.ts';
+import { ConfirmDialog, EditKeyDialog, IssueKeyDialog, SecretDialog } from './dialogs.tsx';
+import { presetLabel, presetOf } from './ScopePicker.tsx';
+
+type Modal =
+  | { kind: 'issue' }
+  | { kind: 'edit'; key: KeySummary }
+  | { kind: 'rotate'; key: KeySummary }
+  | { kind: 'revoke'; key: KeySummary }
+  | { kind: 'secret'; credentials: Credentials; rotated: boolean }
+  | null;
+
+function ScopesCell({ scopes }: { scopes: string[] }) {
+  const preset = presetOf(scopes);
+  if (preset) return <Badge tone="info">{presetLabel(preset)}</Badge>;
+  return (
+    <div className="chips" title={scopes.join(', ')}>
+      {scopes.map((s) => (
+        <span key={s} className="chip">
+          {s}
+        </span>
+      ))}
+    </div>
+  );
+}
+
+export function KeysPage() {
+  const { params } = useLocation();
+  const tenants = useTenantOptions();
+  const tenant = params.get('tenant') ?? tenants.data?.[0]?.slug;
+  const keys = useKeys(tenant);
+  const medicos = useMedicos(tenant);
+  const rotate = useRotateKey();
+  const revoke = useRevokeKey();
+  const [modal, setModal] = useState<Modal>(null);
+  const [showRevoked, setShowRevoked] = useState(false);
+
+  const medicoName = useMemo(() => new Map(medicos.data?.map((m) => [m.id, m.nome])), [medicos.data]);
+  const visible = keys.data?.filter((k) => showRevoked || k.status !== 'revoked') ?? [];
+  const revokedCount = keys.data?.filter((k) => k.status === 'revoked').length ?? 0;
+
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description="Keys sign integrators' requests. Secrets are shown once, at issue and at rotation."
+        actions={
+          <Button variant="primary" onClick={() => setModal({ kind: 'issue' })} disabled={!tenant}>
+            + New key
+          </Button>
+        }
+      />
+      <div className="toolbar">
+        <Field id="keys-tenant" label="Clinic">
+          <select id="keys-tenant" value={tenant ?? ''} onChange={(e) => navigate('/keys', { tenant: e.target.value })} disabled={!tenants.data}>
+            {tenants.data?.map((t) => (
+              <option key={t.slug} value={t.slug}>
+                {t.nome} ({t.slug})
+              </option>
+            ))}
+          </select>
+        </Field>
+        {revokedCount > 0 && (
+          <label className="checkbox" style={{ marginBottom: 8 }}>
+            <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} />
+            Show revoked ({revokedCount})
+          </label>
+        )}
+      </div>
+      <ErrorBanner error={tenants.error ?? keys.error} title="Keys could not be loaded" />
+      <section className="card" aria-label="API keys">
+        {tenants.isPending || (tenant && keys.isPending) ? (
+          <Loading />
+        ) : !tenant ? (
+          <EmptyState title="No clinics yet">Create a clinic on the Clinics page first.</EmptyState>
+        ) : visible.length === 0 ? (
+          <EmptyState title="No keys for this clinic">Issue a key to let an integrator call the API.</EmptyState>
+        ) : (
+          <div className="table-wrap">
+            <table className="data">
+              <thead>
+                <tr>
+                  <th>ID</th>
+                  <th>Label</th>
+                  <th>Key</th>
+                  <th>Scopes</th>
+                  <th>Bound doctor</th>
+                  <th>Status</th>
+                  <th>Created</th>
+                  <th>Last used</th>
+                  <th>
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {visible.map((k) => (
+                  <tr key={k.id} className={k.status === 'revoked' ? 'row-revoked' : ''} data-key-id={k.id}>
+                    <td className="mono">#{k.id}</td>
+                    <td>{k.label || <span className="muted">—</span>}</td>
+                    <td className="mono nowrap">{k.api_key_masked}</td>
+                    <td>
+                      <ScopesCell scopes={k.escopos} />
+                    </td>
+                    <td>
+                      {k.medico_id === 0 ? (
+                        <span className="muted">Whole clinic</span>
+                      ) : (
+                        <span data-testid="bound-doctor">
+                          {medicoName.get(k.medico_id) ?? 'Doctor'} <span className="muted">#{k.medico_id}</span>
+                        </span>
+                      )}
+                    </td>
+                    <td>
+                      {k.status === 'active' ? (
+                        <Badge tone="ok">Active</Badge>
+                      ) : k.status === 'revoked' ? (
+                        <Badge tone="bad">Revoked</Badge>
+                      ) : (
+                        <Badge tone="warn">{k.status}</Badge>
+                      )}
+                      {k.format === 'legacy' && <Badge tone="warn">legacy</Badge>}
+                    </td>
+                    <td className="nowrap" title={k.created_at}>
+                      {formatDate(k.created_at)}
+                    </td>
+                    <td className="nowrap" title={k.last_used_at ?? ''}>
+                      {relativeTime(k.last_used_at)}
+                    </td>
+                    <td className="actions">
+                      {k.status !== 'revoked' && (
+                        <>
+                          <Button className="btn-sm" onClick={() => setModal({ kind: 'edit', key: k })} aria-label={`Edit key ${k.id}`}>
+                            Edit
+                          </Button>
+                          <Button className="btn-sm" onClick={() => (rotate.reset(), setModal({ kind: 'rotate', key: k }))} aria-label={`Rotate key ${k.id}`}>
+                            Rotate
+                          </Button>
+                          <Button
+                            className="btn-sm"
+                            variant="danger"
+                            onClick={() => (revoke.reset(), setModal({ kind: 'revoke', key: k }))}
+                            aria-label={`Revoke key ${k.id}`}
+                          >
+                            Revoke
+                          </Button>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      {modal?.kind === 'issue' && tenant && (
+        <IssueKeyDialog tenant={tenant} onClose={() => setModal(null)} onIssued={(credentials) => setModal({ kind: 'secret', credentials, rotated: false })} />
+      )}
+      {modal?.kind === 'edit' && tenant && <EditKeyDialog tenant={tenant} apiKey={modal.key} onClose={() => setModal(null)} />}
+      {modal?.kind === 'rotate' && (
+        <ConfirmDialog
+          title={`Rotate the secret of key #${modal.key.id}?`}
+          confirmLabel="Rotate secret"
+          pending={rotate.isPending}
+          error={rotate.error}
+          onClose={() => setModal(null)}
+          onConfirm={() => rotate.mutate(modal.key.id, { onSuccess: (credentials) => setModal({ kind: 'secret', credentials, rotated: true }) })}
+        >
+          <p>
+            A new secret is generated for <code>{modal.key.api_key_masked}</code>. The API key stays the same;{' '}
+            <strong>the current secret stops working immediately</strong>, so the integrator must switch at once.
+          </p>
+        </ConfirmDialog>
+      )}
+      {modal?.kind === 'revoke' && (
+        <ConfirmDialog
+          title={`Revoke key #${modal.key.id}?`}
+          confirmLabel="Revoke key"
+          danger
+          pending={revoke.isPending}
+          error={revoke.error}
+          onClose={() => setModal(null)}
+          onConfirm={() => revoke.mutate(modal.key.id, { onSuccess: () => setModal(null) })}
+        >
+          <p>
+            Every request signed with <code>{modal.key.api_key_masked}</code> will be refused with <code>AUTH_KEY_REVOKED</code>. This cannot be
+            undone.
+          </p>
+        </ConfirmDialog>
+      )}
+      {modal?.kind === 'secret' && <SecretDialog credentials={modal.credentials} rotated={modal.rotated} onClose={() => setModal(null)} />}
+    </>
+  );
+}

@@ -1,0 +1,1 @@
+export { KeysPage } from './KeysPage.tsx';

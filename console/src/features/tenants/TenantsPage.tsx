@@ -1,0 +1,216 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { createTenantSchema, tenantSettingsSchema } from '../../../../server/admin/schemas.ts';
+import { ApiError } from '../../lib/api.ts';
+import { href, navigate, useLocation } from '../../lib/router.ts';
+import { Badge, Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { useCreateTenant, useSaveSettings, useTenantSettings, useTenants, type TenantSettings } from './api.ts';
+
+const FLAGS: Array<[keyof TenantSettings, string, string]> = [
+  ['cpf_obrigatorio', 'CPF required', 'Patient create is refused without a CPF.'],
+  ['celular_obrigatorio', 'Mobile phone required', 'Patient create is refused without a mobile number.'],
+  ['solicitante_obrigatorio', 'Requesting doctor required', 'Exam create needs a requesting doctor.'],
+  ['medico_laudo_obrigatorio', 'Reporting doctor required', 'Exam create needs a reporting doctor.'],
+];
+const DEFAULTS: Array<[keyof TenantSettings['defaults'], string]> = [
+  ['unidade_id', 'Default unit id'],
+  ['medico_exame_id', 'Default exam doctor id'],
+  ['medico_laudo_id', 'Default reporting doctor id'],
+  ['convenio_id', 'Default insurer id'],
+];
+
+function SettingsPanel({ slug }: { slug: string }) {
+  const settings = useTenantSettings(slug);
+  const save = useSaveSettings(slug);
+  const [draft, setDraft] = useState<TenantSettings | null>(null);
+  const [defaultsText, setDefaultsText] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+
+  useEffect(() => {
+    if (!settings.data) return;
+    setDraft(settings.data);
+    setDefaultsText(Object.fromEntries(DEFAULTS.map(([k]) => [k, settings.data.defaults[k]?.toString() ?? ''])));
+    setErrors({});
+  }, [settings.data]);
+
+  if (settings.isPending) return <Loading />;
+  if (settings.isError) return <div className="card-pad"><ErrorBanner error={settings.error} title="Settings could not be loaded" /></div>;
+  if (!draft) return null;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const defaults = Object.fromEntries(DEFAULTS.map(([k]) => [k, defaultsText[k]?.trim() ? Number(defaultsText[k]) : null]));
+    const parsed = tenantSettingsSchema.safeParse({
+      nome: draft.nome,
+      cpf_obrigatorio: draft.cpf_obrigatorio,
+      celular_obrigatorio: draft.celular_obrigatorio,
+      solicitante_obrigatorio: draft.solicitante_obrigatorio,
+      medico_laudo_obrigatorio: draft.medico_laudo_obrigatorio,
+      defaults,
+    });
+    if (!parsed.success) {
+      return setErrors(Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.'), i.message])));
+    }
+    setErrors({});
+    save.mutate(parsed.data, { onError: (e) => e instanceof ApiError && setErrors(e.fieldErrors()) });
+  };
+
+  return (
+    <form className="card-pad" onSubmit={submit} noValidate aria-label={`Settings of ${slug}`}>
+      <ErrorBanner error={save.error} title="Settings were not saved" />
+      {save.isSuccess && !save.isPending && (
+        <div className="banner banner-info" role="status">
+          Settings saved.
+        </div>
+      )}
+      <Field id="settings-nome" label="Clinic name" error={errors.nome}>
+        <input id="settings-nome" value={draft.nome} onChange={(e) => setDraft({ ...draft, nome: e.target.value })} />
+      </Field>
+      <h3>Required fields</h3>
+      {FLAGS.map(([key, label, hint]) => (
+        <label key={key} className="checkbox" style={{ marginBottom: 8 }} title={hint}>
+          <input type="checkbox" checked={Boolean(draft[key])} onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })} />
+          {label}
+        </label>
+      ))}
+      <h3 style={{ marginTop: 16 }}>Exam-create defaults</h3>
+      <p className="hint" style={{ marginTop: -4 }}>
+        Used by <code>POST /v1/exames</code> when the integrator omits the field; shown in <code>GET /v1/config</code>.
+      </p>
+      <div className="grid-2">
+        {DEFAULTS.map(([key, label]) => (
+          <Field key={key} id={`settings-${key}`} label={label} error={errors[`defaults.${key}`]}>
+            <input
+              id={`settings-${key}`}
+              inputMode="numeric"
+              placeholder="none"
+              value={defaultsText[key] ?? ''}
+              onChange={(e) => setDefaultsText({ ...defaultsText, [key]: e.target.value })}
+            />
+          </Field>
+        ))}
+      </div>
+      <div className="form-actions">
+        <Button type="submit" variant="primary" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save settings'}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function NewTenantDialog({ onClose }: { onClose: () => void }) {
+  const create = useCreateTenant();
+  const [slug, setSlug] = useState('');
+  const [nome, setNome] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = createTenantSchema.safeParse({ slug, nome });
+    if (!parsed.success) return setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
+    setErrors({});
+    create.mutate(parsed.data, {
+      onSuccess: (t) => {
+        onClose();
+        navigate('/tenants', { tenant: t.slug });
+      },
+      onError: (e) => e instanceof ApiError && setErrors(e.fieldErrors()),
+    });
+  };
+  return (
+    <Dialog
+      open
+      title="New clinic"
+      onClose={onClose}
+      footer={
+        <>
+          <Button onClick={onClose}>Cancel</Button>
+          <Button type="submit" form="new-tenant-form" variant="primary" disabled={create.isPending}>
+            Create clinic
+          </Button>
+        </>
+      }
+    >
+      <form id="new-tenant-form" onSubmit={submit} noValidate>
+        <ErrorBanner error={create.error} title="The clinic was not created" />
+        <Field id="tenant-slug" label="Slug" error={errors.slug} hint="Lowercase letters, digits and hyphens; it cannot change later.">
+          <input id="tenant-slug" value={slug} onChange={(e) => setSlug(e.target.value)} autoFocus />
+        </Field>
+        <Field id="tenant-nome" label="Name" error={errors.nome}>
+          <input id="tenant-nome" value={nome} onChange={(e) => setNome(e.target.value)} />
+        </Field>
+      </form>
+    </Dialog>
+  );
+}
+
+export function TenantsPage() {
+  const tenants = useTenants();
+  const { params } = useLocation();
+  const selected = params.get('tenant') ?? tenants.data?.[0]?.slug;
+  const [creating, setCreating] = useState(false);
+  return (
+    <>
+      <PageHeader
+        title="Clinics"
+        description="Each clinic (tenant) has its own database, keys and settings."
+        actions={
+          <Button variant="primary" onClick={() => setCreating(true)}>
+            + New clinic
+          </Button>
+        }
+      />
+      <ErrorBanner error={tenants.error} title="Clinics could not be loaded" />
+      <div className="split">
+        <section className="card" aria-label="Clinics">
+          {tenants.isPending ? (
+            <Loading />
+          ) : !tenants.data?.length ? (
+            <EmptyState title="No clinics yet">Create the first clinic to issue keys.</EmptyState>
+          ) : (
+            <table className="data">
+              <thead>
+                <tr>
+                  <th>Clinic</th>
+                  <th>Slug</th>
+                  <th>Active keys</th>
+                  <th>Created</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {tenants.data.map((t) => (
+                  <tr key={t.slug} aria-selected={t.slug === selected} className={t.slug === selected ? 'row-selected' : ''}>
+                    <td>
+                      {t.nome} {t.sandbox && <Badge tone="info">sandbox</Badge>} {t.status !== 'active' && <Badge tone="warn">{t.status}</Badge>}
+                    </td>
+                    <td className="mono">{t.slug}</td>
+                    <td>
+                      <a href={href('/keys', { tenant: t.slug })}>{t.chaves_ativas}</a>
+                    </td>
+                    <td className="nowrap">{formatDate(t.created_at)}</td>
+                    <td className="actions">
+                      <Button className="btn-sm" onClick={() => navigate('/tenants', { tenant: t.slug })} aria-label={`Settings of ${t.slug}`}>
+                        Settings
+                      </Button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+        {selected && (
+          <section className="card" aria-label="Clinic settings">
+            <div className="section-title">
+              <h2>
+                Settings · <span className="mono">{selected}</span>
+              </h2>
+            </div>
+            <SettingsPanel key={selected} slug={selected} />
+          </section>
+        )}
+      </div>
+      {creating && <NewTenantDialog onClose={() => setCreating(false)} />}
+    </>
+  );
+}

@@ -1,0 +1,46 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../lib/api.ts';
+import type { CreateTenantInput, TenantSettingsInput } from '../../../../server/admin/schemas.ts';
+
+export interface TenantRow {
+  id: number;
+  slug: string;
+  nome: string;
+  sandbox: boolean;
+  status: string;
+  created_at: string;
+  chaves_ativas: number;
+}
+
+export interface TenantSettings {
+  nome: string;
+  cpf_obrigatorio: boolean;
+  celular_obrigatorio: boolean;
+  solicitante_obrigatorio: boolean;
+  medico_laudo_obrigatorio: boolean;
+  defaults: { unidade_id: number | null; medico_exame_id: number | null; medico_laudo_id: number | null; convenio_id: number | null };
+}
+
+export const useTenants = () => useQuery({ queryKey: ['tenants'], queryFn: () => api<TenantRow[]>('GET', '/tenants') });
+
+export const useTenantSettings = (slug: string) =>
+  useQuery({ queryKey: ['tenant-settings', slug], queryFn: () => api<TenantSettings>('GET', `/tenants/${encodeURIComponent(slug)}/settings`) });
+
+export function useSaveSettings(slug: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: TenantSettingsInput) => api<TenantSettings>('PATCH', `/tenants/${encodeURIComponent(slug)}/settings`, input),
+    onSuccess: (data) => {
+      client.setQueryData(['tenant-settings', slug], data);
+      void client.invalidateQueries({ queryKey: ['tenants'] });
+    },
+  });
+}
+
+export function useCreateTenant() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: CreateTenantInput) => api<{ slug: string }>('POST', '/tenants', input),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['tenants'] }),
+  });
+}

@@ -1,0 +1,1 @@
+export { TenantsPage } from './TenantsPage.tsx';

@@ -1,0 +1,75 @@
+/** The console's one HTTP client: envelope unwrapping, CSRF header, session-loss notification. */
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly details: Record<string, any> | null = null,
+    readonly requestId: string | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** Field-level messages from a VAL_INVALID_PARAM answer, keyed by field path. */
+  fieldErrors(): Record<string, string> {
+    const out: Record<string, string> = {};
+    const lista = (this.details?.lista ?? []) as Array<{ field: string; msg: string }>;
+    for (const item of lista) out[item.field] ??= item.msg;
+    if (this.details?.field && !out[this.details.field]) out[this.details.field] = this.message;
+    return out;
+  }
+}
+
+let csrfToken: string | null = null;
+const sessionLostListeners = new Set<() => void>();
+
+/** Kept in memory only: the cookie is HttpOnly, the CSRF token comes from the session endpoint. */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+export function onSessionLost(listener: () => void): () => void {
+  sessionLostListeners.add(listener);
+  return () => sessionLostListeners.delete(listener);
+}
+
+export const API_BASE = '/admin/api';
+
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(API_BASE + path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError('NETWORK', 0, 'The gateway could not be reached. Is it running?');
+  }
+  let payload: { data: T; meta?: { request_id?: string }; error: { code: string; message: string; details: any } | null };
+  try {
+    payload = await response.json();
+  } catch {
+    throw new ApiError('BAD_RESPONSE', response.status, `Unexpected response from the gateway (HTTP ${response.status}).`);
+  }
+  if (payload.error) {
+    const error = new ApiError(payload.error.code, response.status, payload.error.message, payload.error.details, payload.meta?.request_id ?? null);
+    if (error.code === 'ADMIN_UNAUTHENTICATED' && path !== '/auth/login') for (const listener of sessionLostListeners) listener();
+    throw error;
+  }
+  return payload.data;
+}
+
+/** `?a=1&b=2` from an object, skipping empty values. */
+export function toQuery(params: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,30 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+const consoleRoot = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(consoleRoot, '..');
+// The gateway the dev server proxies to (npm start in another terminal).
+const gateway = process.env.GATEWAY_URL ?? 'http://127.0.0.1:8080';
+
+export default defineConfig({
+  root: consoleRoot,
+  base: '/console/',
+  plugins: [react()],
+  build: {
+    outDir: path.join(consoleRoot, 'dist'),
+    emptyOutDir: true,
+    sourcemap: false,
+  },
+  server: {
+    port: 5173,
+    strictPort: true,
+    // Shared zod schemas live in server/admin/schemas.ts, outside the console root.
+    fs: { allow: [repoRoot] },
+    proxy: {
+      '/admin/api': { target: gateway, changeOrigin: false },
+      '/v1': { target: gateway, changeOrigin: false },
+    },
+  },
+});
