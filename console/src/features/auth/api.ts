@@ -11,6 +11,10 @@ export interface Session {
 
 const SESSION_KEY = ['session'] as const;
 
+/** Drops every cached answer but the session's (whose observers must keep listening). */
+const forgetData = (client: ReturnType<typeof useQueryClient>) =>
+  client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
+
 /** The current session, or null when the operator must sign in. */
 export function useSession() {
   const client = useQueryClient();
@@ -45,7 +49,7 @@ export function useLogin() {
     mutationFn: (input: LoginInput) => api<Session>('POST', '/auth/login', input),
     onSuccess: (session) => {
       setCsrfToken(session.csrf_token);
-      client.clear();
+      forgetData(client);
       client.setQueryData(SESSION_KEY, session);
     },
   });
@@ -57,7 +61,7 @@ export function useLogout() {
     mutationFn: () => api<{ logged_out: boolean }>('POST', '/auth/logout'),
     onSettled: () => {
       setCsrfToken(null);
-      client.clear();
+      forgetData(client);
       client.setQueryData(SESSION_KEY, null);
     },
   });

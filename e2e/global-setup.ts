@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { loadConfig } from '../server/config.ts';
+import { startStack } from '../server/stack.ts';
+import { ensureOperator } from '../server/admin/operators.ts';
+import { ALL_SCOPES } from '../server/auth/scopes.ts';
+import type { E2eEnv } from './support/env.ts';
+
+const TENANT = 'clinica-e2e';
+const MEDICOS = ['Dra. Helena Prado', 'Dr. Marcos Teixeira', 'Dra. Luiza Carvalho'];
+
+/** Doctors straight into the tenant's backend database, as the seed's fast path does. */
+function insertMedicos(dataDir: string, slug: string): number[] {
+  const db = new SQLite(path.join(dataDir, 'backend', `${slug}.db`));
+  try {
+    const insert = db.prepare(
+      `INSERT INTO medicos (nome, usuario, senha_hash, conselho_sigla, conselho_numero, conselho_uf, especialidade,
+        papel_exame, papel_laudo, papel_solicitante, ativo, criado_em)
+       VALUES (?, ?, 'x', 'CRM', ?, 'SP', ?, 1, 1, 1, 1, '2026-01-01T00:00:00Z')`,
+    );
+    const specialties = ['Radiologia', 'Cardiologia', 'Ultrassonografia'];
+    return MEDICOS.map((nome, i) => Number(insert.run(nome, `e2e.medico.${i}`, String(123450 + i), specialties[i]).lastInsertRowid));
+  } finally {
+    db.close();
+  }
+}
+
+/** Starts S3 + backend-sim + gateway on free ports with a throw-away data dir; returns the teardown. */
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BACKEND_PORT: '0',
+    S3_PORT: '0',
+    LOG_LEVEL: 'silent',
+    SEED_ON_FIRST_START: 'false',
+  });
+  const stack = await startStack(config);
+  try {
+    const { backendReady } = await stack.tenants.create({ slug: TENANT, nome: 'Clinica Sao Lucas (E2E)' });
+    if (!backendReady) throw new Error('backend-sim did not create the e2e tenant');
+    const medicoIds = insertMedicos(dataDir, TENANT);
+    const password = 'e2e-operator-password';
+    await ensureOperator(stack.gatewayDb.db, 'operador', password);
+    await ensureOperator(stack.gatewayDb.db, 'bloqueado', password);
+    const watcher = await stack.keys.create({ tenantSlug: TENANT, scopes: [...ALL_SCOPES], label: 'E2E watcher' });
+    const env: E2eEnv = {
+      baseUrl: stack.gatewayUrl,
+      tenant: TENANT,
+      operator: 'operador',
+      password,
+      lockUser: 'bloqueado',
+      medicoId: medicoIds[1],
+      medicoName: MEDICOS[1],
+      apiKey: watcher.api_key,
+      apiSecret: watcher.api_secret,
+    };
+    process.env.E2E_STACK = JSON.stringify(env);
+  } catch (error) {
+    await stack.close();
+    throw error;
+  }
+  return async () => {
+    await stack.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}
