@@ -1,9 +1,13 @@
 import { ALL_SCOPES, SCOPE_PRESETS } from '../../../../server/admin/schemas.ts';
 
-const PRESET_LABELS: Record<string, string> = { full: 'Full access', 'read-only': 'Read-only', sandbox: 'Sandbox' };
+const PRESET_LABELS: Record<string, string> = { all: 'All scopes', full: 'Full access', 'read-only': 'Read-only', sandbox: 'Sandbox' };
+
+/** Presets offered in the form; `all` is the CLI's alias of `full`. */
+const PRESETS = ['full', 'read-only', 'sandbox'].filter((name) => name in SCOPE_PRESETS);
 
 export function presetOf(scopes: readonly string[]): string | null {
-  for (const [name, preset] of Object.entries(SCOPE_PRESETS)) {
+  for (const name of PRESETS) {
+    const preset = SCOPE_PRESETS[name];
     if (preset.length === scopes.length && preset.every((s) => scopes.includes(s))) return name;
   }
   return null;
@@ -21,7 +25,7 @@ export function ScopePicker({ value, onChange, error }: { value: string[]; onCha
         Scopes
       </span>
       <div className="segmented" role="group" aria-label="Scope preset">
-        {Object.keys(SCOPE_PRESETS).map((name) => (
+        {PRESETS.map((name) => (
           <button key={name} type="button" aria-pressed={current === name} onClick={() => onChange([...SCOPE_PRESETS[name]])}>
             {presetLabel(name)}
           </button>
