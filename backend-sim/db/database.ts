@@ -22,6 +22,7 @@ import type { SalasTable } from './tables/salas.ts';
 import type { SaudacoesTable } from './tables/saudacoes.ts';
 import type { UnidadesTable } from './tables/unidades.ts';
 import { migration as m001 } from './migrations/2026-11-21-001-initial.ts';
+import { migration as m002 } from './migrations/2026-11-21-002-list-indexes.ts';
 
 export interface Database {
   clinica_config: ClinicaConfigTable;
@@ -59,6 +60,7 @@ export type Db = Kysely<Database>;
 /** Frozen, date-prefixed migrations; names sort in application order. */
 export const migrations: Record<string, Migration> = {
   '2026-11-21-001-initial': m001,
+  '2026-11-21-002-list-indexes': m002,
 };
 
 export interface TenantDatabase {
@@ -82,10 +84,20 @@ export async function openTenantDatabase(file: string, options: { create: boolea
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateToLatest();
+  const { error, results } = await migrator.migrateToLatest();
   if (error) {
     await db.destroy();
     throw error instanceof Error ? error : new Error(String(error));
   }
-  return { db, sqlite, close: () => db.destroy() };
+  // New indexes on an analyzed (large, seeded) tenant need fresh statistics or the planner ignores them.
+  const analyzed = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").get();
+  if (results?.length && analyzed) sqlite.exec('ANALYZE');
+  return {
+    db,
+    sqlite,
+    close: async () => {
+      sqlite.pragma('optimize');
+      await db.destroy();
+    },
+  };
 }

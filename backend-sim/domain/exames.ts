@@ -86,21 +86,44 @@ export const exameListSchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
+const SIGNED_EXISTS = sql<boolean>`EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)`;
+
+/** Above this many matches, a doctor-filtered page walks the date index instead of sorting the matches. */
+const SCAN_BY_DATE_ABOVE = 2000;
+
 export async function listExames(db: Db, f: z.infer<typeof exameListSchema>, ctx: CallContext) {
-  let q = baseQuery(db);
-  if (ctx.medicoFiltroId) q = q.where((eb) => simplesFilter(eb, ctx.medicoFiltroId));
   // medico_id is ignored for bound keys (anti-enumeration), as the spec requires.
-  else if (f.medico_id) q = q.where((eb) => simplesFilter(eb, f.medico_id!));
-  if (f.paciente_id) q = q.where('exames.paciente_id', '=', f.paciente_id);
-  if (f.tipo_exame_id) q = q.where('exames.procedimento_id', '=', f.tipo_exame_id);
-  if (f.periodo_realizado_inicio) q = q.where('exames.data_realizado', '>=', f.periodo_realizado_inicio);
-  if (f.periodo_realizado_fim) q = q.where('exames.data_realizado', '<=', f.periodo_realizado_fim);
-  if (f.status_laudo) q = q.where(sql<boolean>`${statusLaudoSql} = ${f.status_laudo}`);
-  const [rows, count] = await Promise.all([
-    selectRow(q).orderBy('exames.data_realizado', 'desc').orderBy('exames.id', 'desc').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { data: rows.map(exameItem), total: Number(count.total) };
+  const medico = ctx.medicoFiltroId || f.medico_id || 0;
+  const filters = <Q extends ReturnType<typeof countBase>>(q: Q, byDate: boolean): Q => {
+    let out = q.where('exames.excluido_em', 'is', null);
+    if (medico)
+      out = byDate
+        ? out.where(sql<boolean>`(+exames.medico_exame_id = ${medico} OR +exames.medico_laudo_id = ${medico} OR +exames.medico_solicitante_id = ${medico})`)
+        : out.where((eb) => simplesFilter(eb, medico));
+    if (f.paciente_id) out = out.where('exames.paciente_id', '=', f.paciente_id);
+    if (f.tipo_exame_id) out = out.where('exames.procedimento_id', '=', f.tipo_exame_id);
+    if (f.periodo_realizado_inicio) out = out.where('exames.data_realizado', '>=', f.periodo_realizado_inicio);
+    if (f.periodo_realizado_fim) out = out.where('exames.data_realizado', '<=', f.periodo_realizado_fim);
+    // Spelled out (not via the CASE) so SQLite can use the partial indexes.
+    if (f.status_laudo === 'PENDENTE') out = out.where('exames.arquivo_laudo_key', 'is', null);
+    if (f.status_laudo === 'ASSINADO') out = out.where('exames.arquivo_laudo_key', 'is not', null).where(SIGNED_EXISTS);
+    if (f.status_laudo === 'EMITIDO') out = out.where('exames.arquivo_laudo_key', 'is not', null).where(sql<boolean>`NOT ${SIGNED_EXISTS}`);
+    return out as Q;
+  };
+  const count = await filters(countBase(db), false).select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  const total = Number(count.total);
+  const byDate = medico > 0 && !f.paciente_id && total > SCAN_BY_DATE_ABOVE;
+  const rows = await selectRow(filters(baseQuery(db), byDate) as ReturnType<typeof baseQuery>)
+    .orderBy('exames.data_realizado', 'desc')
+    .orderBy('exames.id', 'desc')
+    .limit(f.limit)
+    .offset(f.offset)
+    .execute();
+  return { data: rows.map(exameItem), total };
+}
+
+function countBase(db: Db) {
+  return db.selectFrom('exames');
 }
 
 /** A visible, live exam row or 404 RES_NOT_FOUND (hidden and missing look the same). */

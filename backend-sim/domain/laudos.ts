@@ -8,20 +8,20 @@ import type { FileStore } from '../storage.ts';
 import { arquivoInput, decodeFiles, uploadAll } from './arquivos.ts';
 import { medicoComPapel } from './exames.ts';
 
-/** Live reports: not deleted, and (unless orphan) their exam is not deleted either. */
+/**
+ * Live reports. Deleting an exam soft-deletes its reports in the same transaction, so
+ * `laudos.excluido_em IS NULL` alone also excludes reports of deleted exams.
+ */
 function baseQuery(db: Db) {
-  return db
-    .selectFrom('laudos')
-    .leftJoin('exames as e', 'e.id', 'laudos.exame_id')
-    .leftJoin('pacientes as p', 'p.id', 'e.paciente_id')
-    .leftJoin('procedimentos as pr', 'pr.id', 'e.procedimento_id')
-    .leftJoin('medicos as ml', 'ml.id', 'laudos.medico_laudo_id')
-    .where('laudos.excluido_em', 'is', null)
-    .where((eb) => eb.or([eb('laudos.exame_id', 'is', null), eb('e.excluido_em', 'is', null)]));
+  return db.selectFrom('laudos').leftJoin('exames as e', 'e.id', 'laudos.exame_id').where('laudos.excluido_em', 'is', null);
 }
 
 function selectRow(q: ReturnType<typeof baseQuery>) {
-  return q.select([
+  return q
+    .leftJoin('pacientes as p', 'p.id', 'e.paciente_id')
+    .leftJoin('procedimentos as pr', 'pr.id', 'e.procedimento_id')
+    .leftJoin('medicos as ml', 'ml.id', 'laudos.medico_laudo_id')
+    .select([
     'laudos.id', 'laudos.exame_id', 'e.paciente_id', 'p.nome as paciente_nome', 'e.procedimento_id', 'pr.nome as procedimento_nome',
     'laudos.medico_laudo_id', 'ml.nome as medico_laudo_nome', 'laudos.data_laudo', 'laudos.hora_laudo', 'laudos.assinado', 'laudos.assinado_em',
     'laudos.assinatura_tipo', 'laudos.arquivo_key', 'laudos.criado_em', 'laudos.atualizado_em',
