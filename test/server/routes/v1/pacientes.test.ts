@@ -612,3 +612,29 @@ describe('POST /v1/pacientes/unificar', () => {
     expect(fresh.body.error.code).toBe('BUSINESS_RULE');
   });
 });
+
+describe('backend failures (own stack with a 1.5 s backend timeout)', () => {
+  let slow: TestStack;
+  beforeAll(async () => {
+    slow = await startTestStack({}, { configure: (config) => { config.backend.timeoutMs = 1500; } });
+  });
+  afterAll(async () => {
+    await slow?.stop();
+  });
+
+  test('unify: "503" on a backend failure and "504 SERVICE_TIMEOUT" when the backend does not answer in time', async () => {
+    const admin = backendAdmin(slow);
+    const body = { paciente_id_principal: 1, paciente_id_duplicado: 2 };
+    const send = () => slow.call({ method: 'POST', path: '/v1/pacientes/unificar', body, idempotencyKey: randomUUID() });
+    expect((await admin('POST', '/admin/faults', { route: 'POST /tenants/*/pacientes/unificar', kind: 'http500' })).status).toBe(201);
+    const failed = await send();
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    await admin('DELETE', '/admin/faults');
+    expect((await admin('POST', '/admin/faults', { route: 'POST /tenants/*/pacientes/unificar', kind: 'hang' })).status).toBe(201);
+    const timedOut = await send();
+    expect(timedOut.status).toBe(504);
+    expect(timedOut.body.error.code).toBe('SERVICE_TIMEOUT');
+    await admin('DELETE', '/admin/faults');
+  });
+});
