@@ -22,9 +22,6 @@ import configRoutes from './routes/v1/config.ts';
 import pacientesRoutes from './routes/v1/pacientes.ts';
 import catalogosRoutes from './routes/v1/catalogos.ts';
 import medicosRoutes from './routes/v1/medicos.ts';
-import pacientesRoutes from './routes/v1/pacientes.ts';
-import catalogosRoutes from './routes/v1/catalogos.ts';
-import medicosRoutes from './routes/v1/medicos.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
 
 export interface AppDeps {
@@ -58,8 +55,6 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
           },
     genReqId: newRequestId,
     exposeHeadRoutes: false,
-    // The audit log is the request log; the console log keeps warnings and faults readable.
-    disableRequestLogging: true,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -102,9 +97,6 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       await v1.register(idempotencyPlugin, { store: idempotencyStore });
       await v1.register(pingRoutes);
       await v1.register(configRoutes, { backend: deps.backend, release: config.release });
-      await v1.register(pacientesRoutes, { backend: deps.backend });
-      await v1.register(catalogosRoutes, { backend: deps.backend, release: config.release });
-      await v1.register(medicosRoutes, { backend: deps.backend, release: config.release });
       await v1.register(pacientesRoutes, { backend: deps.backend });
       await v1.register(catalogosRoutes, { backend: deps.backend, release: config.release });
       await v1.register(medicosRoutes, { backend: deps.backend, release: config.release });

@@ -18,7 +18,7 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
   APP_ENV: z.enum(['development', 'production']).default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
   PORTAL_ORIGIN: z.string().url().default('https://portal.clinica.example'),
   DEV_ORIGIN: z.string().url().default('http://localhost:5173'),
   MASTER_KEY: z

@@ -98,7 +98,10 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
 
     const services = await openGatewayServices(config, backendUrl);
     stops.push(() => services.close());
-    await services.tenants.syncAllToBackend();
+    const unsynced = await services.tenants.syncAllToBackend();
+    if (unsynced.length > 0 && config.logLevel !== 'silent') {
+      console.warn(`warning: backend-sim did not confirm tenant(s) ${unsynced.join(', ')}; their calls answer 503 until it does`);
+    }
 
     const app = await buildApp(config, {
       db: services.gatewayDb.db,
