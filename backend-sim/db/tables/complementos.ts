@@ -3,5 +3,5 @@ import type { Generated } from 'kysely';
 export interface ComplementosTable {
   id: Generated<number>;
   nome: string;
-  ativo: number;
+  ativo: Generated<number>;
 }

@@ -4,7 +4,7 @@ import type { Generated } from 'kysely';
 export interface ConveniosTable {
   id: Generated<number>;
   nome: string;
-  abreviacao: string;
-  codigo_ans: string;
-  ativo: number;
+  abreviacao: Generated<string>;
+  codigo_ans: Generated<string>;
+  ativo: Generated<number>;
 }

@@ -4,7 +4,7 @@ import type { Generated } from 'kysely';
 export interface GruposLaudosTable {
   id: Generated<number>;
   nome: string;
-  ativo: number;
+  ativo: Generated<number>;
 }
 
 export interface GruposLaudosMedicosTable {

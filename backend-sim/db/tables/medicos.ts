@@ -17,9 +17,9 @@ export interface MedicosTable {
   conselho_numero: string | null;
   conselho_uf: string | null;
   especialidade: string | null;
-  papel_exame: number;
-  papel_laudo: number;
-  papel_solicitante: number;
+  papel_exame: Generated<number>;
+  papel_laudo: Generated<number>;
+  papel_solicitante: Generated<number>;
   telefone: string | null;
   celular: string | null;
   email: string | null;
@@ -31,7 +31,7 @@ export interface MedicosTable {
   endereco_cidade_id: number | null;
   endereco_estado: string | null;
   cor_agenda: string | null;
-  ativo: number;
+  ativo: Generated<number>;
   criado_em: string;
   atualizado_em: string | null;
   criado_por_chave_id: number | null;

@@ -29,9 +29,9 @@ export interface PacientesTable {
   usuario: string;
   /** scrypt$N$r$p$salt$hash, never returned. */
   senha_hash: string;
-  senha_temporaria: number;
+  senha_temporaria: Generated<number>;
   data_alteracao_senha: string | null;
-  ativo: number;
+  ativo: Generated<number>;
   criado_em: string;
   atualizado_em: string | null;
   criado_por_chave_id: number | null;

@@ -4,6 +4,6 @@ export interface PlanosTable {
   id: Generated<number>;
   convenio_id: number;
   nome: string;
-  codigo_ans: string;
-  ativo: number;
+  codigo_ans: Generated<string>;
+  ativo: Generated<number>;
 }

@@ -4,10 +4,10 @@ import type { Generated } from 'kysely';
 export interface ProcedimentosTable {
   id: Generated<number>;
   nome: string;
-  abreviacao: string;
-  codigo_tuss: string;
-  descricao_tuss: string;
-  requer_laudo: number;
-  possui_imagens: number;
-  ativo: number;
+  abreviacao: Generated<string>;
+  codigo_tuss: Generated<string>;
+  descricao_tuss: Generated<string>;
+  requer_laudo: Generated<number>;
+  possui_imagens: Generated<number>;
+  ativo: Generated<number>;
 }

@@ -4,5 +4,5 @@ export interface SalasTable {
   id: Generated<number>;
   unidade_id: number;
   nome: string;
-  ativo: number;
+  ativo: Generated<number>;
 }

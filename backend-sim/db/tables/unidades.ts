@@ -3,9 +3,9 @@ import type { Generated } from 'kysely';
 export interface UnidadesTable {
   id: Generated<number>;
   nome: string;
-  abreviacao: string;
+  abreviacao: Generated<string>;
   cnpj: string | null;
   cidade: string | null;
   uf: string | null;
-  ativo: number;
+  ativo: Generated<number>;
 }
