@@ -40,7 +40,7 @@ async function withServices<T>(fn: (services: GatewayServices) => Promise<T>): P
   }
 }
 
-const print = (value: unknown) => process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
+const print = (value: unknown): void => void process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
 const info = (text: string) => process.stderr.write(`${text}\n`);
 
 function table(rows: Array<Record<string, unknown>>): string {

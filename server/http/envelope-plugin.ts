@@ -116,17 +116,25 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('INTERNAL_ERROR', 'Erro interno do gateway. Informe o request_id ao suporte.');
 }
 
+interface ZodIssueParams {
+  keys?: string[];
+  values?: unknown[];
+  options?: unknown[];
+}
+
 interface ValidationIssue {
   instancePath?: string;
+  keyword?: string;
   message?: string;
-  params?: { issue?: { path?: PropertyKey[]; keys?: string[]; code?: string; values?: unknown[]; options?: unknown[] } };
+  params?: ZodIssueParams;
 }
 
 function fromValidation(issues: ValidationIssue[], context?: string): ApiError {
   const lista = issues.map((issue) => {
-    const inner = issue.params?.issue;
+    // fastify-type-provider-zod puts the zod issue's own fields (keys, values…) on `params`.
+    const inner = issue.params;
     let field = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-    if (inner?.code === 'unrecognized_keys' && inner.keys?.length) {
+    if (issue.keyword === 'unrecognized_keys' && inner?.keys?.length) {
       field = field ? `${field}.${inner.keys[0]}` : inner.keys[0];
     }
     if (!field) field = context === 'body' ? 'body' : (context ?? 'request');

@@ -41,6 +41,8 @@ export function errorEnvelope(request: FastifyRequest, reply: FastifyReply, erro
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   request.errorCode = error.code;
+  // Errors are never cacheable, even on routes whose successes are (config, catalogs).
+  reply.header('cache-control', 'no-store');
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.status(error.status).type('application/json; charset=utf-8').send(errorEnvelope(request, reply, error));
 }
