@@ -447,10 +447,14 @@ export interface DefaultTenant {
   slug: string;
   nome: string;
   profile: SeedProfile;
-  /** Doctor ids by role (gateway binds demo keys to these). */
+  /** Doctor ids by role. */
   medicos: SeedResult['medicos'];
+  /** Doctors suited to bind a demo key (exam or report role), first = exam and report doctor. */
+  medicoIds: number[];
   seeded: boolean;
 }
+
+const bindable = (m: SeedResult['medicos']) => [...new Set([...m.exame, ...m.laudo])].sort((a, b) => a - b);
 
 const DEFAULT_TENANTS = [
   { slug: 'demo', nome: 'Clinica Demo', profile: 'rich', seed: 'demo-1', patients: 300, exams: 1500, appointments: 400, settings: {} },
@@ -463,10 +467,10 @@ const DEFAULT_TENANTS = [
 
 /**
  * Seeds demo (rich), sandbox (synthetic) and clinica-b (rich, stricter settings) on first run;
- * tenants that already hold patients are left alone. Returns doctor ids per tenant.
+ * tenants that already hold patients are left alone. Returns, keyed by slug, doctor ids per tenant.
  */
-export async function seedDefaultTenants(dataDir: string): Promise<DefaultTenant[]> {
-  const out: DefaultTenant[] = [];
+export async function seedDefaultTenants(dataDir: string): Promise<Record<string, DefaultTenant>> {
+  const out: Record<string, DefaultTenant> = {};
   for (const t of DEFAULT_TENANTS) {
     const existing = await createTenantDatabase(dataDir, t.slug);
     let medicos: SeedResult['medicos'] | null = null;
@@ -486,11 +490,11 @@ export async function seedDefaultTenants(dataDir: string): Promise<DefaultTenant
       await existing.close();
     }
     if (medicos) {
-      out.push({ slug: t.slug, nome: t.nome, profile: t.profile, medicos, seeded: false });
+      out[t.slug] = { slug: t.slug, nome: t.nome, profile: t.profile, medicos, medicoIds: bindable(medicos), seeded: false };
       continue;
     }
     const r = await seedTenant({ dataDir, slug: t.slug, nome: t.nome, seed: t.seed, profile: t.profile, patients: t.patients, exams: t.exams, appointments: t.appointments, settings: t.settings });
-    out.push({ slug: t.slug, nome: t.nome, profile: t.profile, medicos: r.medicos, seeded: true });
+    out[t.slug] = { slug: t.slug, nome: t.nome, profile: t.profile, medicos: r.medicos, medicoIds: bindable(r.medicos), seeded: true };
   }
   return out;
 }

@@ -101,19 +101,22 @@ describe('seedDefaultTenants', () => {
   it('seeds demo, sandbox and clinica-b once and returns doctor ids by role', async () => {
     const dir = tempDir();
     const first = await seedDefaultTenants(dir);
-    expect(first.map((t) => [t.slug, t.profile, t.seeded])).toEqual([
+    expect(Object.values(first).map((t) => [t.slug, t.profile, t.seeded])).toEqual([
       ['demo', 'rich', true],
       ['sandbox', 'synthetic', true],
       ['clinica-b', 'rich', true],
     ]);
-    for (const t of first) {
+    for (const t of Object.values(first)) {
       expect(t.medicos.exame.length).toBeGreaterThan(0);
       expect(t.medicos.laudo.length).toBeGreaterThan(0);
+      // The first bindable doctor performs and reports exams.
+      expect(t.medicos.exame).toContain(t.medicoIds[0]);
+      expect(t.medicos.laudo).toContain(t.medicoIds[0]);
     }
     const before = dump(join(dir, 'backend', 'demo.db'));
     const second = await seedDefaultTenants(dir);
-    expect(second.every((t) => !t.seeded)).toBe(true);
-    expect(second.map((t) => t.medicos)).toEqual(first.map((t) => t.medicos));
+    expect(Object.values(second).every((t) => !t.seeded)).toBe(true);
+    expect(Object.values(second).map((t) => t.medicoIds)).toEqual(Object.values(first).map((t) => t.medicoIds));
     expect(dump(join(dir, 'backend', 'demo.db'))).toEqual(before);
   });
 });
