@@ -113,12 +113,18 @@ export async function listExames(db: Db, f: z.infer<typeof exameListSchema>, ctx
   const count = await filters(countBase(db), false).select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
   const total = Number(count.total);
   const byDate = medico > 0 && !f.paciente_id && total > SCAN_BY_DATE_ABOVE;
-  const rows = await selectRow(filters(baseQuery(db), byDate) as ReturnType<typeof baseQuery>)
+  // Page ids from `exames` alone (joins would steer the planner away from the date index), then hydrate them.
+  const page = await filters(countBase(db), byDate)
+    .select('exames.id')
     .orderBy('exames.data_realizado', 'desc')
     .orderBy('exames.id', 'desc')
     .limit(f.limit)
     .offset(f.offset)
     .execute();
+  const ids = page.map((r) => r.id);
+  const rows = ids.length
+    ? await selectRow(baseQuery(db).where('exames.id', 'in', ids)).orderBy('exames.data_realizado', 'desc').orderBy('exames.id', 'desc').execute()
+    : [];
   return { data: rows.map(exameItem), total };
 }
 
