@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
+import { BackendError } from '../errors.ts';
 
 export async function getClinicaConfig(db: Db) {
   return db.selectFrom('clinica_config').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
@@ -40,8 +41,19 @@ export const settingsPatchSchema = z.object({
     .optional(),
 });
 
+/** Exam-create defaults must point at rows that could be used on an exam (active doctor with the role). */
+async function checkDefaults(db: Db, d: NonNullable<z.infer<typeof settingsPatchSchema>['defaults']>) {
+  const fail = (field: string, msg: string) => new BackendError('INVALID_REFERENCE', msg, { field: `defaults.${field}` });
+  if (d.unidade_id && !(await db.selectFrom('unidades').select('id').where('id', '=', d.unidade_id).executeTakeFirst())) throw fail('unidade_id', 'Unidade inexistente.');
+  if (d.convenio_id && !(await db.selectFrom('convenios').select('id').where('id', '=', d.convenio_id).executeTakeFirst())) throw fail('convenio_id', 'Convenio inexistente.');
+  const medico = (id: number) => db.selectFrom('medicos').selectAll().where('id', '=', id).where('ativo', '=', 1).executeTakeFirst();
+  if (d.medico_exame_id && !(await medico(d.medico_exame_id))?.papel_exame) throw fail('medico_exame_id', 'Medico executante inexistente ou sem permissao para executar exames.');
+  if (d.medico_laudo_id && !(await medico(d.medico_laudo_id))?.papel_laudo) throw fail('medico_laudo_id', 'Medico laudador inexistente ou sem permissao para laudar.');
+}
+
 export async function patchClinicaConfig(db: Db, input: z.infer<typeof settingsPatchSchema>, now: string) {
   const { defaults, ...flags } = input;
+  if (defaults) await checkDefaults(db, defaults);
   const set: Record<string, unknown> = { ...flags, atualizado_em: now };
   if (defaults) {
     for (const [k, v] of Object.entries(defaults)) if (v !== undefined) set[`default_${k}`] = v;

@@ -281,11 +281,26 @@ export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallCon
     criado_por_chave_id: ctx.chaveId,
     atualizado_por_chave_id: null,
   };
-  return db.transaction().execute(async (trx) => {
-    const { id } = await trx.insertInto('pacientes').values(row).returning('id').executeTakeFirstOrThrow();
-    if (!numeroProntuario) await trx.updateTable('pacientes').set({ numero_prontuario: await freeNumeroProntuario(trx, id) }).where('id', '=', id).execute();
-    return (await findPaciente(trx, id))!;
-  });
+  return withUniqueRetry(db, { cpf, numero_prontuario: numeroProntuario, usuario: row.usuario }, null, () =>
+    db.transaction().execute(async (trx) => {
+      const { id } = await trx.insertInto('pacientes').values(row).returning('id').executeTakeFirstOrThrow();
+      if (!numeroProntuario) await trx.updateTable('pacientes').set({ numero_prontuario: await freeNumeroProntuario(trx, id) }).where('id', '=', id).execute();
+      return (await findPaciente(trx, id))!;
+    }),
+  );
+}
+
+/**
+ * The checks above run before the write; a concurrent request can still win the race, and the
+ * unique index then refuses the row. Re-running the checks turns that into the proper 422.
+ */
+async function withUniqueRetry<T>(db: Db, values: Parameters<typeof assertUnique>[1], selfId: number | null, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') await assertUnique(db, values, selfId);
+    throw err;
+  }
 }
 
 /** Auto record number: the id itself, or a suffixed variant if someone typed that number by hand. */
@@ -338,12 +353,11 @@ export async function patchPaciente(db: Db, id: number, input: PacientePatch, ct
   } else if (has('senha_temporaria') && input.senha_temporaria !== null) {
     set.senha_temporaria = input.senha_temporaria ? 1 : 0;
   }
-  await assertUnique(db, { cpf: set.cpf, numero_prontuario: set.numero_prontuario, usuario: set.usuario }, id);
-  await db
-    .updateTable('pacientes')
-    .set({ ...set, atualizado_em: now, atualizado_por_chave_id: ctx.chaveId })
-    .where('id', '=', id)
-    .execute();
+  const unique = { cpf: set.cpf, numero_prontuario: set.numero_prontuario, usuario: set.usuario };
+  await assertUnique(db, unique, id);
+  await withUniqueRetry(db, unique, id, () =>
+    db.updateTable('pacientes').set({ ...set, atualizado_em: now, atualizado_por_chave_id: ctx.chaveId }).where('id', '=', id).execute(),
+  );
   return (await findPaciente(db, id))!;
 }
 

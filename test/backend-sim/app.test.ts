@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTenant, startHarness, TOKEN, type Harness } from './helpers.ts';
+import { arrangeCatalog, createTenant, startHarness, TOKEN, type Harness } from './helpers.ts';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-  await createTenant(h, 'demo');
+  await arrangeCatalog(await createTenant(h, 'demo'));
 });
 afterAll(() => h.close());
 
@@ -66,11 +66,22 @@ describe('admin tenants and settings', () => {
   it('reads and patches settings', async () => {
     const before = await h.call('GET', '/tenants/demo/settings');
     expect(before.body.data.cpf_obrigatorio).toBe(false);
-    const after = await h.call('PATCH', '/tenants/demo/settings', { cpf_obrigatorio: true, defaults: { unidade_id: 3 } });
+    const after = await h.call('PATCH', '/tenants/demo/settings', { cpf_obrigatorio: true, defaults: { unidade_id: 1, medico_laudo_id: 1 } });
     expect(after.status).toBe(200);
     expect(after.body.data.cpf_obrigatorio).toBe(true);
-    expect(after.body.data.defaults).toEqual({ unidade_id: 3, medico_exame_id: null, medico_laudo_id: null, convenio_id: null });
-    await h.call('PATCH', '/tenants/demo/settings', { cpf_obrigatorio: false, defaults: { unidade_id: null } });
+    expect(after.body.data.defaults).toEqual({ unidade_id: 1, medico_exame_id: null, medico_laudo_id: 1, convenio_id: null });
+    expect((await h.call('GET', '/tenants/demo/settings')).body.data.defaults.medico_laudo_id).toBe(1);
+    await h.call('PATCH', '/tenants/demo/settings', { cpf_obrigatorio: false, defaults: { unidade_id: null, medico_laudo_id: null } });
+  });
+
+  it('settings defaults must reference usable rows', async () => {
+    const unidade = await h.call('PATCH', '/tenants/demo/settings', { defaults: { unidade_id: 99 } });
+    expect(unidade.status).toBe(422);
+    expect(unidade.body.error).toMatchObject({ code: 'INVALID_REFERENCE', details: { field: 'defaults.unidade_id' } });
+    // Doctor 2 performs exams but does not report them.
+    const laudo = await h.call('PATCH', '/tenants/demo/settings', { defaults: { medico_laudo_id: 2 } });
+    expect(laudo.body.error).toMatchObject({ code: 'INVALID_REFERENCE', details: { field: 'defaults.medico_laudo_id' } });
+    expect((await h.call('PATCH', '/tenants/demo/settings', { defaults: { medico_exame_id: 2 } })).status).toBe(200);
   });
 
   it('unknown routes give 404 ROUTE_NOT_FOUND', async () => {

@@ -83,6 +83,13 @@ describe('POST /pacientes', () => {
     expect(us.body.error).toMatchObject({ code: 'USUARIO_ALREADY_EXISTS', details: { paciente_id_existente: a.id, nome: a.nome } });
   });
 
+  it('concurrent creates with one CPF: exactly one wins, the others get CPF_ALREADY_EXISTS (never a 500)', async () => {
+    const results = await Promise.all([0, 1, 2, 3, 4].map(() => h.call('POST', base, novo({ cpf: '86288366757' }))));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    const winner = results.find((r) => r.status === 201)!.body.data;
+    for (const r of results.filter((x) => x.status !== 201)) expect(r.body.error).toMatchObject({ code: 'CPF_ALREADY_EXISTS', details: { paciente_id_existente: winner.id } });
+  });
+
   it('unknown references are a BUSINESS_RULE', async () => {
     const res = await h.call('POST', base, novo({ convenio: { id: 1, plano_id: 2 } }));
     expect(res.status).toBe(422);
