@@ -23,7 +23,7 @@ export interface GatewayServices {
 export async function openGatewayServices(config: GatewayConfig, backendUrl = config.backend.url): Promise<GatewayServices> {
   const gatewayDb = await openGatewayDb(config.dataDir);
   const box = new SecretBox(loadMasterKey(config.dataDir, config.masterKeyHex));
-  const keys = new KeysService(gatewayDb.db, box);
+  const keys = new KeysService(gatewayDb.db, box, gatewayDb.sqlite);
   const backend = new BackendClient(backendUrl, backendTokenFor(config.dataDir, config.backend.token), config.backend.timeoutMs);
   const tenants = new TenantsService(gatewayDb.db, backend);
   return {

@@ -7,6 +7,23 @@ export interface KeyWithTenant {
   tenant: Pick<Tenant, 'id' | 'slug' | 'nome' | 'status' | 'is_sandbox'> | null;
 }
 
+export type KeyTenantRow = ApiKeyRow & {
+  t_id: number | null;
+  t_slug: string | null;
+  t_nome: string | null;
+  t_status: string | null;
+  t_is_sandbox: number | null;
+};
+
+export function splitKeyRow(row: KeyTenantRow | undefined): KeyWithTenant | undefined {
+  if (!row) return undefined;
+  const { t_id, t_slug, t_nome, t_status, t_is_sandbox, ...key } = row;
+  return {
+    key,
+    tenant: t_id === null ? null : { id: t_id, slug: t_slug!, nome: t_nome!, status: t_status!, is_sandbox: t_is_sandbox! },
+  };
+}
+
 export async function findKeyWithTenant(db: DbOrTrx, apiKey: string): Promise<KeyWithTenant | undefined> {
   const row = await db
     .selectFrom('api_keys')
@@ -21,15 +38,7 @@ export async function findKeyWithTenant(db: DbOrTrx, apiKey: string): Promise<Ke
     ])
     .where('api_keys.api_key', '=', apiKey)
     .executeTakeFirst();
-  if (!row) return undefined;
-  const { t_id, t_slug, t_nome, t_status, t_is_sandbox, ...key } = row;
-  return {
-    key,
-    tenant:
-      t_id === null
-        ? null
-        : { id: t_id, slug: t_slug!, nome: t_nome!, status: t_status!, is_sandbox: t_is_sandbox! },
-  };
+  return splitKeyRow(row);
 }
 
 export async function findKeyById(db: DbOrTrx, id: number): Promise<ApiKeyRow | undefined> {

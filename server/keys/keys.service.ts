@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type SQLite from 'better-sqlite3';
 import type { GatewayDb } from '../db/database.ts';
 import { nowIso } from '../db/database.ts';
 import type { ApiKeyRow } from '../db/tables/api-keys.ts';
@@ -67,10 +68,21 @@ export class KeysService {
   /** Decrypted secrets by key id and secret version: a rotation changes the version, so no stale hit. */
   private readonly secretCache = new Map<string, string>();
 
+  /** The per-request key lookup, as one prepared statement: it runs on every signed call. */
+  private readonly lookup: SQLite.Statement | null;
+
   constructor(
     private readonly db: GatewayDb,
     private readonly box: SecretBox,
-  ) {}
+    sqlite?: SQLite.Database,
+  ) {
+    this.lookup = sqlite
+      ? sqlite.prepare(
+          `SELECT k.*, t.id AS t_id, t.slug AS t_slug, t.nome AS t_nome, t.status AS t_status, t.is_sandbox AS t_is_sandbox
+           FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.api_key = ?`,
+        )
+      : null;
+  }
 
   async create(input: { tenantSlug: string; scopes: Scope[]; medicoId?: number; label?: string }): Promise<IssuedCredentials> {
     const tenant = await findTenantBySlug(this.db, input.tenantSlug);
@@ -163,7 +175,7 @@ export class KeysService {
 
   /** The key row with its tenant, and the decrypted secret when it has one. */
   async resolve(apiKey: string): Promise<(repo.KeyWithTenant & { secret: string | null }) | undefined> {
-    const found = await repo.findKeyWithTenant(this.db, apiKey);
+    const found = this.lookup ? repo.splitKeyRow(this.lookup.get(apiKey) as repo.KeyTenantRow | undefined) : await repo.findKeyWithTenant(this.db, apiKey);
     if (!found) return undefined;
     const { key } = found;
     if (!key.secret_sealed) return { ...found, secret: null };

@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+/**
+ * `npm run bench`: the gateway beside a bare Fastify hello-world on the same machine, both driven
+ * by autocannon on loopback, reported as req/s, p50 and p99 with the ratio to the baseline.
+ * Each load is bounded in time (DURATION_S) and the servers stop at the end.
+ */
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const TSX = path.resolve('node_modules/.bin/tsx');
+
+interface Server {
+  info: Record<string, string>;
+  child: ChildProcess;
+}
+
+function startServer(script: string, env: Record<string, string> = {}): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => resolve({ info: JSON.parse(line), child }));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function stopServer(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.child.removeAllListeners('exit');
+    server.child.once('exit', () => resolve());
+    server.child.kill('SIGTERM');
+  });
+}
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+type Signer = { apiKey: string; apiSecret: string };
+
+function signedHeaders(s: Signer, method: string, target: string, body: string): Record<string, string> {
+  const ts = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', s.apiSecret).update(`${ts}.${method} ${target}\n${body}`).digest('hex');
+  return { 'x-api-key': s.apiKey, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json' };
+}
+
+async function load(url: string, method: 'GET' | 'POST', target: string, makeRequest?: () => { body?: string; headers: Record<string, string> }): Promise<Measure> {
+  const result = await autocannon({
+    url: url + target,
+    method,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: makeRequest
+      ? [
+          {
+            method,
+            path: target,
+            setupRequest: (req: any) => {
+              const r = makeRequest();
+              return { ...req, body: r.body, headers: { ...req.headers, ...r.headers } };
+            },
+          },
+        ]
+      : undefined,
+    ...(method === 'POST' && !makeRequest ? { body: '{"hello":"world"}', headers: { 'content-type': 'application/json' } } : {}),
+  } as autocannon.Options);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+function row(name: string, m: Measure, base?: Measure): string {
+  const ratio = base ? (m.rps / base.rps).toFixed(2) : '1.00';
+  return `| ${name} | ${Math.round(m.rps)} | ${m.p50} | ${m.p99} | ${ratio} |${m.non2xx ? ` ${m.non2xx} non-2xx` : ''}`;
+}
+
+async function main(): Promise<void> {
+  console.error(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per run, loopback only`);
+  const bare = await startServer('bench/bare-server.ts');
+  const bareGet = await load(bare.info.url, 'GET', '/');
+  const barePost = await load(bare.info.url, 'POST', '/');
+  await stopServer(bare);
+
+  const results: string[] = [];
+  let auditOnGet: Measure | undefined;
+  let auditOffGet: Measure | undefined;
+  for (const audit of ['true', 'false']) {
+    const gw = await startServer('bench/gateway-server.ts', { AUDIT_ENABLED: audit });
+    const signer = gw.info as unknown as Signer;
+    // Warm-up: caches, JIT, connections.
+    await load(gw.info.url, 'GET', '/v1/ping', () => ({ headers: signedHeaders(signer, 'GET', '/v1/ping', '') }));
+    const get = await load(gw.info.url, 'GET', '/v1/ping', () => ({ headers: signedHeaders(signer, 'GET', '/v1/ping', '') }));
+    if (audit === 'true') {
+      auditOnGet = get;
+      const pingBody = JSON.stringify({ hello: 'world', senha: 'x' });
+      const post = await load(gw.info.url, 'POST', '/v1/ping', () => ({ body: pingBody, headers: signedHeaders(signer, 'POST', '/v1/ping', pingBody) }));
+      let n = 0;
+      const write = await load(gw.info.url, 'POST', '/v1/pacientes', () => {
+        const body = JSON.stringify({ nome: `Paciente Bench ${++n} ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-01-01' });
+        return { body, headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() } };
+      });
+      results.push(row('bare Fastify GET /', bareGet));
+      results.push(row('signed GET /v1/ping (audit on)', get, bareGet));
+      results.push(row('bare Fastify POST /', barePost));
+      results.push(row('signed POST /v1/ping (audit on)', post, barePost));
+      results.push(row('signed idempotent POST /v1/pacientes (creates a patient)', write, barePost));
+    } else {
+      auditOffGet = get;
+      results.push(row('signed GET /v1/ping (audit off)', get, bareGet));
+    }
+    await stopServer(gw);
+  }
+
+  console.log('| run | req/s | p50 ms | p99 ms | ratio to bare |');
+  console.log('|---|---|---|---|---|');
+  for (const line of results) console.log(line);
+  if (auditOnGet && auditOffGet) {
+    const cost = (1 - auditOnGet.rps / auditOffGet.rps) * 100;
+    console.log(`\naudit log cost on signed GET /v1/ping: ${cost.toFixed(1)} % of req/s (target < 10 %)`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
