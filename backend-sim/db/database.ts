@@ -23,6 +23,7 @@ import type { SaudacoesTable } from './tables/saudacoes.ts';
 import type { UnidadesTable } from './tables/unidades.ts';
 import { migration as m001 } from './migrations/2026-11-21-001-initial.ts';
 import { migration as m002 } from './migrations/2026-11-21-002-list-indexes.ts';
+import { migration as m003 } from './migrations/2026-11-21-003-central-laudos.ts';
 
 export interface Database {
   clinica_config: ClinicaConfigTable;
@@ -61,6 +62,7 @@ export type Db = Kysely<Database>;
 export const migrations: Record<string, Migration> = {
   '2026-11-21-001-initial': m001,
   '2026-11-21-002-list-indexes': m002,
+  '2026-11-21-003-central-laudos': m003,
 };
 
 export interface TenantDatabase {

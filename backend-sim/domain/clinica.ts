@@ -13,6 +13,7 @@ export function settingsView(c: Awaited<ReturnType<typeof getClinicaConfig>>) {
     celular_obrigatorio: c.celular_obrigatorio === 1,
     solicitante_obrigatorio: c.solicitante_obrigatorio === 1,
     medico_laudo_obrigatorio: c.medico_laudo_obrigatorio === 1,
+    central_laudos_disponivel: c.central_laudos_disponivel === 1,
     defaults: {
       unidade_id: c.default_unidade_id,
       medico_exame_id: c.default_medico_exame_id,
@@ -31,6 +32,7 @@ export const settingsPatchSchema = z.object({
   celular_obrigatorio: flag.optional(),
   solicitante_obrigatorio: flag.optional(),
   medico_laudo_obrigatorio: flag.optional(),
+  central_laudos_disponivel: flag.optional(),
   defaults: z
     .object({
       unidade_id: defaultId.optional(),

@@ -282,10 +282,13 @@ export const exameDeleteSchema = z.object({ motivo: z.string().trim().min(3).max
 /** Soft delete with cascade to the exam's live reports; refused when the external center issued the report. */
 export async function deleteExame(db: Db, id: number, motivo: string, ctx: CallContext, now: string) {
   return db.transaction().execute(async (trx) => {
-    const exame = await trx.selectFrom('exames').select(['id', 'excluido_em', 'laudo_central']).where('id', '=', id).executeTakeFirst();
+    const exame = await trx.selectFrom('exames').select(['id', 'excluido_em', 'laudo_central', 'exportado_central']).where('id', '=', id).executeTakeFirst();
     if (!exame || exame.excluido_em) throw new BackendError('NOT_FOUND', 'Exame nao encontrado ou ja excluido.');
     if (exame.laudo_central)
       throw new BackendError('EXAME_LAUDO_CENTRAL', 'Exame com laudo emitido pela central de laudos nao pode ser excluido.');
+    // An exported exam's deletion must reach the external center first; if it cannot, nothing is deleted.
+    if (exame.exportado_central && !(await getClinicaConfig(trx)).central_laudos_disponivel)
+      throw new BackendError('BACKEND_CENTRAL_SYNC', 'Nao foi possivel sincronizar a exclusao com a central de laudos; nada foi excluido.');
     await trx.updateTable('exames').set({ excluido_em: now, excluido_motivo: motivo, excluido_por_chave_id: ctx.chaveId, atualizado_em: now }).where('id', '=', id).execute();
     const laudos = await trx
       .updateTable('laudos')

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Single-row table (id = 1): the clinic's reference settings and exam-create defaults. */
 export interface ClinicaConfigTable {
   id: number;
@@ -10,5 +12,7 @@ export interface ClinicaConfigTable {
   default_medico_exame_id: number | null;
   default_medico_laudo_id: number | null;
   default_convenio_id: number | null;
+  /** 0 simulates the external report center being down (exported exams cannot be deleted). */
+  central_laudos_disponivel: Generated<number>;
   atualizado_em: string | null;
 }

@@ -130,6 +130,22 @@ describe('DELETE /exames/:id', () => {
     expect((await h.call('DELETE', `${base}/999999`, { motivo: 'nao existe' })).body.error.code).toBe('NOT_FOUND');
   });
 
+  it('an exported exam is deleted when the center answers, refused with 502 BACKEND_CENTRAL_SYNC when it does not', async () => {
+    const a = (await h.call('POST', base, exame())).body.data;
+    const b = (await h.call('POST', base, exame())).body.data;
+    await t.db.updateTable('exames').set({ exportado_central: 1 }).where('id', 'in', [a.id, b.id]).execute();
+    expect((await h.call('DELETE', `${base}/${a.id}`, { motivo: 'exportado' })).status).toBe(200);
+    await h.call('PATCH', '/tenants/demo/settings', { central_laudos_disponivel: false });
+    try {
+      const res = await h.call('DELETE', `${base}/${b.id}`, { motivo: 'exportado' });
+      expect(res.status).toBe(502);
+      expect(res.body.error.code).toBe('BACKEND_CENTRAL_SYNC');
+      expect((await h.call('GET', `${base}/${b.id}`)).status).toBe(200);
+    } finally {
+      await h.call('PATCH', '/tenants/demo/settings', { central_laudos_disponivel: true });
+    }
+  });
+
   it('refuses with 409 EXAME_LAUDO_CENTRAL when the external center issued the report', async () => {
     const e = (await h.call('POST', base, exame())).body.data;
     await t.db.updateTable('exames').set({ laudo_central: 1 }).where('id', '=', e.id).execute();
