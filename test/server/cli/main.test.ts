@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 
 // Issue 2 § Operator CLI: `npm run cli -- <command>` against the running appliance's DATA_DIR.
+// Each case spawns the CLI (a tsx process): slow on a loaded 2-core machine, so a generous timeout.
+vi.setConfig({ testTimeout: 90_000 });
 let stack: TestStack;
 beforeAll(async () => {
   stack = await startTestStack();
@@ -83,10 +85,10 @@ test('bad arguments give a clear message and a non-zero exit', async () => {
     [['tenants', 'create', 'Slug Invalido'], /slug must be/],
     [['chaves'], /unknown command/],
   ];
-  for (const [args, message] of cases) {
-    const res = await cli(...args);
-    expect(res.code, args.join(' ')).not.toBe(0);
-    expect(res.stderr, args.join(' ')).toMatch(message);
-    expect(res.stdout).toBe('');
-  }
-});
+  const results = await Promise.all(cases.map(([args]) => cli(...args)));
+  cases.forEach(([args, message], i) => {
+    expect(results[i].code, args.join(' ')).not.toBe(0);
+    expect(results[i].stderr, args.join(' ')).toMatch(message);
+    expect(results[i].stdout).toBe('');
+  });
+}, 120_000);

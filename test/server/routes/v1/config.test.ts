@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
-import { backendAdmin } from '../../../helpers/fixtures.ts';
+import { backendAdmin, TenantFixtures } from '../../../helpers/fixtures.ts';
 
 // Spec 02 § Capabilities and GET /v1/config.
 let stack: TestStack;
@@ -30,10 +30,14 @@ test('defaults come from the tenant settings in backend-sim; null means the clie
   const admin = backendAdmin(stack);
   let res = await stack.call({ path: '/v1/config' });
   expect(res.body.data.defaults).toEqual({ unidade_id: null, medico_exame_id: null, medico_laudo_id: null, convenio_id: null });
-  const patch = await admin('PATCH', `/tenants/${stack.tenantSlug}/settings`, { defaults: { unidade_id: 3, medico_laudo_id: 7 } });
+  const fixtures = new TenantFixtures(stack.dataDir, stack.tenantSlug);
+  const unidadeId = fixtures.insert('unidades', { nome: 'Unidade Centro' });
+  const medicoId = fixtures.medico({ nome: 'DRA. ANA LAUDO', papel_laudo: 1 });
+  fixtures.close();
+  const patch = await admin('PATCH', `/tenants/${stack.tenantSlug}/settings`, { defaults: { unidade_id: unidadeId, medico_laudo_id: medicoId } });
   expect(patch.status).toBe(200);
   res = await stack.call({ path: '/v1/config' });
-  expect(res.body.data.defaults).toEqual({ unidade_id: 3, medico_exame_id: null, medico_laudo_id: 7, convenio_id: null });
+  expect(res.body.data.defaults).toEqual({ unidade_id: unidadeId, medico_exame_id: null, medico_laudo_id: medicoId, convenio_id: null });
 });
 
 test('each tenant sees its own defaults', async () => {
