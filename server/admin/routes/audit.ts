@@ -11,6 +11,8 @@ const idParams = z.object({ id: z.coerce.number().int().positive() });
 export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.get('/audit', async (request) => {
     const q = parseInput(auditQuerySchema, request.query);
+    // Read-your-writes: entries still in the writer's batch are committed before the page is read.
+    app.auditWriter.flush();
     // Filter on tenant_id when the clinic is known: that column has the (tenant_id, ts) index.
     let tenantId: number | null = null;
     if (q.tenant) tenantId = (await deps.tenants.get(q.tenant))?.id ?? null;
@@ -19,6 +21,7 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
 
   app.get('/audit/:id', async (request) => {
     const { id } = parseInput(idParams, request.params);
+    app.auditWriter.flush();
     const entry = await findAuditEntry(deps.db, id);
     if (!entry) throw notFound();
     const operator = entry.operator_id
