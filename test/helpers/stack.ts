@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadConfig, type GatewayConfig } from '../../server/config.ts';
 import { startStack, type RunningStack } from '../../server/stack.ts';
 import { ALL_SCOPES, type Scope } from '../../server/auth/scopes.ts';
-import { signedRequest, rawRequest, type Credentials, type SignedRequest } from './signed-client.ts';
+import { signedRequest, rawRequest, type Credentials, type SignedRequest, type SignedResponse } from './signed-client.ts';
 
 export interface TestStack extends RunningStack {
   dataDir: string;
@@ -13,8 +13,8 @@ export interface TestStack extends RunningStack {
   creds: Credentials & { chaveId: number };
   newKey(options?: { tenant?: string; scopes?: Scope[]; medicoId?: number }): Promise<Credentials & { chaveId: number }>;
   createTenant(slug: string, options?: { sandbox?: boolean }): Promise<void>;
-  call<T = any>(req: SignedRequest, creds?: Credentials): ReturnType<typeof signedRequest<T>>;
-  raw: (req: Parameters<typeof rawRequest>[1]) => ReturnType<typeof rawRequest>;
+  call<T = any>(req: SignedRequest, creds?: Credentials): Promise<SignedResponse<T>>;
+  raw: (req: Parameters<typeof rawRequest>[1]) => Promise<SignedResponse<any>>;
   stop(): Promise<void>;
 }
 
