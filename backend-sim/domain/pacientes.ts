@@ -6,7 +6,7 @@ import type { PacientesTable } from '../db/tables/pacientes.ts';
 import { BackendError, notFound } from '../errors.ts';
 import { isValidCpf } from '../lib/cpf.ts';
 import type { CallContext, Page } from '../lib/http.ts';
-import { hashPassword, randomSecret } from '../lib/password.ts';
+import { hashPassword, lockedPassword, randomSecret } from '../lib/password.ts';
 import { date } from '../lib/schemas.ts';
 import { getClinicaConfig } from './clinica.ts';
 
@@ -271,7 +271,7 @@ export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallCon
     ...(await enderecoColumns(db, input.endereco)),
     ...(await convenioColumns(db, input.convenio)),
     usuario: usuario ?? randomUsuario(),
-    senha_hash: await hashPassword(senha ?? randomSecret()),
+    senha_hash: senha ? await hashPassword(senha) : lockedPassword(),
     // Without an explicit password the random one must be changed at first login.
     senha_temporaria: senha ? (input.senha_temporaria === false ? 0 : 1) : 1,
     data_alteracao_senha: now,
@@ -347,7 +347,7 @@ export async function patchPaciente(db: Db, id: number, input: PacientePatch, ct
   if (has('ativo')) set.ativo = input.ativo === false ? 0 : 1;
   if (has('senha')) {
     const senha = blank(input.senha);
-    set.senha_hash = await hashPassword(senha ?? randomSecret());
+    set.senha_hash = senha ? await hashPassword(senha) : lockedPassword();
     set.senha_temporaria = senha ? (input.senha_temporaria === false ? 0 : 1) : 1;
     set.data_alteracao_senha = now;
   } else if (has('senha_temporaria') && input.senha_temporaria !== null) {

@@ -29,3 +29,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export function randomSecret(bytes = 12): string {
   return randomBytes(bytes).toString('hex');
 }
+
+/**
+ * The stored form of a random password nobody was told: no password can match it, so paying for
+ * scrypt on it (tens of ms of CPU per patient create) buys nothing. The patient sets one through
+ * the portal's reset flow (senha_temporaria stays 1).
+ */
+export function lockedPassword(): string {
+  return `locked$${randomBytes(16).toString('hex')}`;
+}
