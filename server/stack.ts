@@ -25,7 +25,7 @@ export async function openGatewayServices(config: GatewayConfig, backendUrl = co
   const box = new SecretBox(loadMasterKey(config.dataDir, config.masterKeyHex));
   const keys = new KeysService(gatewayDb.db, box, gatewayDb.sqlite);
   const backend = new BackendClient(backendUrl, backendTokenFor(config.dataDir, config.backend.token), config.backend.timeoutMs);
-  const tenants = new TenantsService(gatewayDb.db, backend);
+  const tenants = new TenantsService(gatewayDb.db, backend, () => keys.invalidate());
   return {
     gatewayDb,
     keys,

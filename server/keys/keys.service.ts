@@ -70,6 +70,14 @@ export class KeysService {
 
   /** The per-request key lookup, as one prepared statement: it runs on every signed call. */
   private readonly lookup: SQLite.Statement | null;
+  /**
+   * Resolved keys by api_key. Emptied by every change made through this service and whenever
+   * another connection (the CLI) commits to gateway.db — `PRAGMA data_version` tells — so a
+   * rotation or revocation takes effect on the very next request.
+   */
+  private readonly resolvedCache = new Map<string, repo.KeyWithTenant & { secret: string | null }>();
+  private readonly dataVersion: SQLite.Statement | null;
+  private seenDataVersion = -1;
 
   constructor(
     private readonly db: GatewayDb,
@@ -82,6 +90,12 @@ export class KeysService {
            FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.api_key = ?`,
         )
       : null;
+    this.dataVersion = sqlite ? sqlite.prepare('PRAGMA data_version').pluck() : null;
+  }
+
+  /** Forget every resolved key: called after any change to keys or tenants. */
+  invalidate(): void {
+    this.resolvedCache.clear();
   }
 
   async create(input: { tenantSlug: string; scopes: Scope[]; medicoId?: number; label?: string }): Promise<IssuedCredentials> {
@@ -104,7 +118,7 @@ export class KeysService {
       });
       await repo.updateKey(trx, id, { secret_sealed: this.box.seal(secret, associatedData(id, 1)) });
       return { chave_id: id, api_key: apiKey, api_secret: secret };
-    });
+    }).finally(() => this.invalidate());
   }
 
   /** A key carried over from the legacy system: known identifier, no compatible stored secret. */
@@ -113,6 +127,7 @@ export class KeysService {
     if (!tenant) throw new KeyServiceError(`tenant "${input.tenantSlug}" does not exist`);
     if (!API_KEY_PATTERN.test(input.apiKey)) throw new KeyServiceError('legacy key must still match the key format');
     validateScopes(input.scopes);
+    this.invalidate();
     return repo.insertKey(this.db, {
       tenant_id: tenant.id,
       api_key: input.apiKey,
@@ -135,12 +150,14 @@ export class KeysService {
       format: 'v1',
       rotated_at: nowIso(),
     });
+    this.invalidate();
     return { chave_id: id, api_key: row.api_key, api_secret: secret };
   }
 
   async revoke(id: number): Promise<KeySummary> {
     const row = await this.requireKey(id);
     if (row.status !== 'revoked') await repo.updateKey(this.db, id, { status: 'revoked', revoked_at: nowIso() });
+    this.invalidate();
     return summarize(await this.requireKey(id));
   }
 
@@ -156,6 +173,7 @@ export class KeysService {
       ...(input.medicoId !== undefined ? { medico_id: input.medicoId } : {}),
       ...(input.label !== undefined ? { label: input.label } : {}),
     });
+    this.invalidate();
     return summarize(await this.requireKey(id));
   }
 
@@ -175,10 +193,23 @@ export class KeysService {
 
   /** The key row with its tenant, and the decrypted secret when it has one. */
   async resolve(apiKey: string): Promise<(repo.KeyWithTenant & { secret: string | null }) | undefined> {
+    if (this.dataVersion) {
+      const version = this.dataVersion.get() as number;
+      if (version !== this.seenDataVersion) {
+        this.resolvedCache.clear();
+        this.seenDataVersion = version;
+      }
+      const hit = this.resolvedCache.get(apiKey);
+      if (hit) return hit;
+    }
     const found = this.lookup ? repo.splitKeyRow(this.lookup.get(apiKey) as repo.KeyTenantRow | undefined) : await repo.findKeyWithTenant(this.db, apiKey);
     if (!found) return undefined;
     const { key } = found;
-    if (!key.secret_sealed) return { ...found, secret: null };
+    if (!key.secret_sealed) {
+      const legacy = { ...found, secret: null };
+      if (this.dataVersion) this.resolvedCache.set(apiKey, legacy);
+      return legacy;
+    }
     const cacheKey = `${key.id}:${key.secret_version}`;
     let secret = this.secretCache.get(cacheKey);
     if (secret === undefined) {
@@ -186,7 +217,13 @@ export class KeysService {
       if (this.secretCache.size > 10_000) this.secretCache.clear();
       this.secretCache.set(cacheKey, secret);
     }
-    return { ...found, secret };
+    const resolved = { ...found, secret };
+    // Only known keys are kept, so unknown-key floods cannot grow the cache.
+    if (this.dataVersion) {
+      if (this.resolvedCache.size > 10_000) this.resolvedCache.clear();
+      this.resolvedCache.set(apiKey, resolved);
+    }
+    return resolved;
   }
 
   async touchLastUsed(ids: Iterable<number>, at: string): Promise<void> {

@@ -12,7 +12,16 @@ export class TenantsService {
   constructor(
     private readonly db: GatewayDb,
     private readonly backend: BackendClient,
+    /** Told after a change that affects authentication (the key cache drops what it resolved). */
+    private readonly onChange: () => void = () => undefined,
   ) {}
+
+  /** `active`, or `disabled`: every key of a disabled clinic gets AUTH_TENANT_OPEN_FAILED. */
+  async setStatus(slug: string, status: 'active' | 'disabled'): Promise<void> {
+    const result = await this.db.updateTable('tenants').set({ status }).where('slug', '=', slug).executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new TenantServiceError(`tenant "${slug}" does not exist`);
+    this.onChange();
+  }
 
   /** Registers the clinic in the gateway and asks backend-sim to create its database. */
   async create(input: { slug: string; nome: string; sandbox?: boolean }): Promise<{ tenant: Tenant; backendReady: boolean }> {

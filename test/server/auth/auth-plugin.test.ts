@@ -80,7 +80,7 @@ test('AUTH_TENANT_OPEN_FAILED: the key resolves to a tenant that cannot be opene
   await stack.createTenant('clinica-fechada');
   const creds = await stack.newKey({ tenant: 'clinica-fechada' });
   expect((await stack.call({ path: '/v1/ping' }, creds)).status).toBe(200);
-  await stack.gatewayDb.db.updateTable('tenants').set({ status: 'disabled' }).where('slug', '=', 'clinica-fechada').execute();
+  await stack.tenants.setStatus('clinica-fechada', 'disabled');
   expectAuthError(await stack.call({ path: '/v1/ping' }, creds), 401, 'AUTH_TENANT_OPEN_FAILED');
 });
 
