@@ -65,7 +65,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
 
   await app.register(envelopePlugin, { release: config.release, passthroughPrefixes: ['/console'] });
 
-  const auditWriter = new AuditWriter(deps.sqlite, { flushIntervalMs: 50, maxBatch: 500 });
+  const auditWriter = new AuditWriter(deps.sqlite, { flushIntervalMs: 50, maxBatch: 500, databaseFile: deps.sqlite.name });
   if (config.audit.enabled) {
     await app.register(auditPlugin, { writer: auditWriter, skipPrefixes: ['/console', '/admin/api'] });
   }

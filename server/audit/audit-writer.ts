@@ -1,4 +1,5 @@
 import type SQLite from 'better-sqlite3';
+import { Worker } from 'node:worker_threads';
 
 export const AUDIT_RETENTION_DAYS = 30;
 
@@ -27,10 +28,15 @@ const COLUMNS = [
 
 /**
  * Audit entries are queued in memory and written in batches, one transaction per batch,
- * off the request's path. close() flushes what is pending, so a graceful shutdown loses nothing.
+ * off the request's path: on a worker thread when the database file is given (the gateway),
+ * inline otherwise. flush() returns once everything queued is committed; close() flushes,
+ * so a graceful shutdown loses nothing.
  */
 export class AuditWriter {
   private queue: AuditRecord[] = [];
+  private worker: Worker | null = null;
+  private readonly done = new Int32Array(new SharedArrayBuffer(4));
+  private sequence = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[]) => void>;
   private readonly purgeStmt: SQLite.Statement;
@@ -39,8 +45,22 @@ export class AuditWriter {
 
   constructor(
     sqlite: SQLite.Database,
-    private readonly options: { flushIntervalMs: number; maxBatch: number },
+    private readonly options: { flushIntervalMs: number; maxBatch: number; databaseFile?: string },
   ) {
+    if (options.databaseFile) {
+      this.worker = new Worker(new URL('./audit-worker.mjs', import.meta.url), {
+        workerData: { file: options.databaseFile, columns: COLUMNS, signal: this.done.buffer },
+      });
+      this.worker.on('message', (message: { error?: string; lost?: number }) => {
+        if (message.error) console.error(`audit writer: ${message.lost} entries not written: ${message.error}`);
+      });
+      // A dead worker must not take the audit log with it: fall back to writing inline.
+      this.worker.on('error', (error) => {
+        console.error(`audit writer worker failed, writing inline from now on: ${error.message}`);
+        this.worker = null;
+      });
+      this.worker.unref();
+    }
     const insert = sqlite.prepare(
       `INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
     );
@@ -59,19 +79,36 @@ export class AuditWriter {
 
   write(record: AuditRecord): void {
     this.queue.push(record);
-    if (this.closed || this.queue.length >= this.options.maxBatch) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.options.flushIntervalMs);
+    if (this.closed) this.flush();
+    else if (this.queue.length >= this.options.maxBatch) this.send(false);
+    else if (!this.timer) this.timer = setTimeout(() => this.send(false), this.options.flushIntervalMs);
   }
 
+  /** Commits everything queued so far before returning (read-your-writes for the console and tests). */
   flush(): void {
+    this.send(true);
+  }
+
+  private send(wait: boolean): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.queue.length === 0) return;
     const rows = this.queue;
     this.queue = [];
-    this.insertBatch(rows);
+    if (!this.worker) {
+      if (rows.length > 0) this.insertBatch(rows);
+      return;
+    }
+    if (rows.length === 0 && !wait) return;
+    const ack = wait ? ++this.sequence : 0;
+    this.worker.postMessage({ rows: rows.map((row) => COLUMNS.map((c) => row[c])), ack });
+    if (!wait) return;
+    // The worker handles messages in order: its ack of this one means every earlier batch is committed.
+    const deadline = Date.now() + 10_000;
+    while (Atomics.load(this.done, 0) < ack && Date.now() < deadline) {
+      Atomics.wait(this.done, 0, Atomics.load(this.done, 0), 100);
+    }
   }
 
   pending(): number {
@@ -95,5 +132,7 @@ export class AuditWriter {
   close(): void {
     this.closed = true;
     this.flush();
+    void this.worker?.terminate();
+    this.worker = null;
   }
 }
