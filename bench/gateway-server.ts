@@ -1,22 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../server/config.ts';
+import { ephemeralConfig } from '../server/config.ts';
 import { startStack } from '../server/stack.ts';
 import { ALL_SCOPES } from '../server/auth/scopes.ts';
 
 // The whole appliance (embedded S3, backend-sim, gateway) in its own process, with a fresh data dir.
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-'));
-const config = loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  BACKEND_PORT: '0',
-  S3_PORT: '0',
-  LOG_LEVEL: 'silent',
-  SEED_ON_FIRST_START: 'false',
+const config = ephemeralConfig(dataDir, {
+  // The benchmark measures the gateway, not the quota.
   RATE_LIMIT_PER_MINUTE: '100000000',
+  AUDIT_ENABLED: process.env.AUDIT_ENABLED ?? 'true',
 });
 const stack = await startStack(config);
 await stack.tenants.create({ slug: 'bench', nome: 'Clinica Bench' });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { loadConfig } from '../server/config.ts';
+import { ephemeralConfig } from '../server/config.ts';
 import { startStack } from '../server/stack.ts';
 import { ensureOperator } from '../server/admin/operators.ts';
 import { ALL_SCOPES } from '../server/auth/scopes.ts';
@@ -30,15 +30,7 @@ function insertMedicos(dataDir: string, slug: string): number[] {
 /** Starts S3 + backend-sim + gateway on free ports with a throw-away data dir; returns the teardown. */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    BACKEND_PORT: '0',
-    S3_PORT: '0',
-    LOG_LEVEL: 'silent',
-    SEED_ON_FIRST_START: 'false',
-  });
+  const config = ephemeralConfig(dataDir);
   const stack = await startStack(config);
   try {
     const { backendReady } = await stack.tenants.create({ slug: TENANT, nome: 'Clinica Sao Lucas (E2E)' });

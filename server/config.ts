@@ -131,3 +131,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     consoleDir: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../console/dist'),
   };
 }
+
+/**
+ * A throw-away stack on loopback: every port free (0), quiet, no first-start seed.
+ * Used by the tests, the end-to-end setup and the benchmark.
+ */
+export function ephemeralConfig(dataDir: string, env: Record<string, string> = {}): GatewayConfig {
+  return loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BACKEND_PORT: '0',
+    S3_PORT: '0',
+    LOG_LEVEL: 'silent',
+    SEED_ON_FIRST_START: 'false',
+    ...env,
+  });
+}

@@ -1,25 +1,12 @@
 import type SQLite from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
+import type { Selectable } from 'kysely';
+import type { AuditLogTable } from '../db/tables/audit-log.ts';
 
 export const AUDIT_RETENTION_DAYS = 30;
 
-export interface AuditRecord {
-  request_id: string;
-  ts: string;
-  source: 'api' | 'console';
-  tenant_id: number | null;
-  tenant_slug: string | null;
-  chave_id: number | null;
-  operator_id: number | null;
-  method: string;
-  path: string;
-  status: number;
-  error_code: string | null;
-  duracao_ms: number;
-  client_ip: string;
-  body: string | null;
-  detail: string | null;
-}
+/** One audit row as written: the table's columns without the generated id. */
+export type AuditRecord = Omit<Selectable<AuditLogTable>, 'id' | 'source'> & { source: 'api' | 'console' };
 
 const COLUMNS = [
   'request_id', 'ts', 'source', 'tenant_id', 'tenant_slug', 'chave_id', 'operator_id', 'method', 'path',

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, type GatewayConfig } from '../../server/config.ts';
+import { ephemeralConfig, type GatewayConfig } from '../../server/config.ts';
 import { startStack, type RunningStack } from '../../server/stack.ts';
 import { ALL_SCOPES, type Scope } from '../../server/auth/scopes.ts';
 import { signedRequest, rawRequest, type Credentials, type SignedRequest, type SignedResponse } from './signed-client.ts';
@@ -24,16 +24,7 @@ export async function startTestStack(
   options: { now?: () => number; configure?: (config: GatewayConfig) => void; dataDir?: string } = {},
 ): Promise<TestStack> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'gw-test-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    BACKEND_PORT: '0',
-    S3_PORT: '0',
-    LOG_LEVEL: 'silent',
-    SEED_ON_FIRST_START: 'false',
-    ...env,
-  });
+  const config = ephemeralConfig(dataDir, env);
   options.configure?.(config);
   const stack = await startStack(config, { now: options.now });
   const tenantSlug = 'clinica-teste';
