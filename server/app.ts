@@ -10,6 +10,7 @@ import envelopePlugin from './http/envelope-plugin.ts';
 import { newRequestId } from './http/envelope.ts';
 import { registerRawBodyParsers } from './http/body.ts';
 import { envelopeSerializerCompiler } from './http/schemas.ts';
+import { clientErrorHandler, frameworkErrorHandler } from './http/connection-errors.ts';
 import corsPlugin from './http/cors-plugin.ts';
 import authPlugin from './auth/auth-plugin.ts';
 import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
@@ -55,6 +56,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
           },
     genReqId: newRequestId,
     exposeHeadRoutes: false,
+    frameworkErrors: frameworkErrorHandler(config.release),
+    clientErrorHandler: clientErrorHandler(config.release),
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();

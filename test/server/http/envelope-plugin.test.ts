@@ -183,3 +183,40 @@ test('errors are never cacheable, even on a route whose success is (config)', as
   expect(res.status).toBe(400);
   expect(res.headers['cache-control']).toBe('no-store');
 });
+
+describe('requests refused before routing still get the envelope and headers', () => {
+  test('an undecodable URL (/v1/%zz) → 400 VAL_INVALID_PARAM', async () => {
+    const res = await stack.raw({ path: '/v1/pacientes/%zz' });
+    expect(res.status).toBe(400);
+    expectEnvelope(res, { error: 'VAL_INVALID_PARAM' });
+    expect(res.body.error.details.field).toBe('path');
+  });
+  test('headers over the HTTP parser limit → 431 in the envelope', async () => {
+    const res = await stack.raw({ path: '/v1/ping', headers: { 'x-api-key': 'a'.repeat(20_000) } });
+    expect(res.status).toBe(431);
+    expectEnvelope(res, { error: 'VAL_INVALID_PARAM' });
+  });
+  test('a trailing slash or a doubled slash is another path: 404 in the envelope', async () => {
+    for (const path of ['/v1/ping/', '//v1/ping']) {
+      const res = await stack.raw({ path });
+      expect(res.status).toBe(404);
+      expectEnvelope(res, { error: 'RES_NOT_FOUND' });
+    }
+  });
+  test('/ redirects to the console; unknown console API paths answer 404 in the envelope', async () => {
+    const root = await stack.raw({ path: '/' });
+    expect(root.status).toBe(302);
+    expect(root.headers.location).toBe('/console/');
+    expect(root.headers['x-api-version']).toBe('v1');
+    const admin = await stack.raw({ path: '/admin/api/nao-existe' });
+    expect(admin.status).toBe(404);
+    expectEnvelope(admin, { error: 'RES_NOT_FOUND' });
+  });
+  test('a JSON body that is not an object on a write → 400, never 500', async () => {
+    for (const body of ['[1,2]', 'null', '"texto"', '42']) {
+      const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: `corpo-${body.length}-${Math.random().toString(36).slice(2)}` });
+      expect(res.status).toBe(400);
+      expectEnvelope(res, { error: 'VAL_INVALID_PARAM' });
+    }
+  });
+});
