@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { parseJsonBody } from '../http/body.ts';
 import type { KeysService } from '../keys/keys.service.ts';
-import { API_KEY_PATTERN, maskApiKey, parseScopes } from '../keys/keys.service.ts';
+import { API_KEY_PATTERN, maskApiKey } from '../keys/keys.service.ts';
 import { computeSignature, signaturesMatch, signingPayload } from './signing.ts';
 import '../http/request-context.ts';
 
@@ -62,7 +62,7 @@ async function authenticate(request: FastifyRequest, keys: KeysService, now: () 
   }
   const resolved = await keys.resolve(apiKey!);
   if (!resolved) throw unauthorized('AUTH_KEY_NOT_FOUND', 'Chave de API nao encontrada.');
-  const { key, tenant, secret } = resolved;
+  const { key, tenant, secret, scopes } = resolved;
   if (!tenant || tenant.status !== 'active') {
     throw unauthorized('AUTH_TENANT_OPEN_FAILED', 'Falha ao abrir o ambiente da clinica.');
   }
@@ -81,7 +81,7 @@ async function authenticate(request: FastifyRequest, keys: KeysService, now: () 
     tenantSlug: tenant.slug,
     sandbox: tenant.is_sandbox === 1,
     medicoId: key.medico_id,
-    scopes: parseScopes(key.scopes),
+    scopes,
   };
 }
 

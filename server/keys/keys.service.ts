@@ -35,6 +35,9 @@ export interface KeySummary {
 
 export class KeyServiceError extends Error {}
 
+/** A key as authentication needs it: row, tenant, decrypted secret and parsed scopes. */
+export type ResolvedKey = repo.KeyWithTenant & { secret: string | null; scopes: Scope[] };
+
 /** `ce_live_1234…cdef`: enough to recognise a key, not enough to use it. */
 export function maskApiKey(apiKey: string): string {
   return `${apiKey.slice(0, 12)}…${apiKey.slice(-4)}`;
@@ -75,7 +78,7 @@ export class KeysService {
    * another connection (the CLI) commits to gateway.db — `PRAGMA data_version` tells — so a
    * rotation or revocation takes effect on the very next request.
    */
-  private readonly resolvedCache = new Map<string, repo.KeyWithTenant & { secret: string | null }>();
+  private readonly resolvedCache = new Map<string, ResolvedKey>();
   private readonly dataVersion: SQLite.Statement | null;
   private seenDataVersion = -1;
 
@@ -192,7 +195,7 @@ export class KeysService {
   }
 
   /** The key row with its tenant, and the decrypted secret when it has one. */
-  async resolve(apiKey: string): Promise<(repo.KeyWithTenant & { secret: string | null }) | undefined> {
+  async resolve(apiKey: string): Promise<ResolvedKey | undefined> {
     if (this.dataVersion) {
       const version = this.dataVersion.get() as number;
       if (version !== this.seenDataVersion) {
@@ -206,7 +209,7 @@ export class KeysService {
     if (!found) return undefined;
     const { key } = found;
     if (!key.secret_sealed) {
-      const legacy = { ...found, secret: null };
+      const legacy = { ...found, secret: null, scopes: parseScopes(found.key.scopes) };
       if (this.dataVersion) this.resolvedCache.set(apiKey, legacy);
       return legacy;
     }
@@ -217,7 +220,7 @@ export class KeysService {
       if (this.secretCache.size > 10_000) this.secretCache.clear();
       this.secretCache.set(cacheKey, secret);
     }
-    const resolved = { ...found, secret };
+    const resolved = { ...found, secret, scopes: parseScopes(key.scopes) };
     // Only known keys are kept, so unknown-key floods cannot grow the cache.
     if (this.dataVersion) {
       if (this.resolvedCache.size > 10_000) this.resolvedCache.clear();
