@@ -85,10 +85,16 @@ async function authenticate(request: FastifyRequest, keys: KeysService, now: () 
   };
 }
 
+/** Spec § Sandbox: every GET, POST /v1/ping and the agenda writes; no other write, whatever the key's scopes. */
+const SANDBOX_WRITE_SCOPES = new Set(['agenda:write']);
+
 function authorize(request: FastifyRequest): void {
   const scope = request.routeOptions.config?.scope;
   if (scope && !request.auth!.scopes.includes(scope)) {
     throw new ApiError('AUTH_INSUFFICIENT_SCOPE', `Chave sem o escopo necessario: ${scope}.`, { escopo_necessario: scope });
+  }
+  if (scope && request.auth!.sandbox && !scope.endsWith(':read') && !SANDBOX_WRITE_SCOPES.has(scope)) {
+    throw new ApiError('OPERATION_NOT_ALLOWED', 'Operacao de escrita nao habilitada no sandbox.', { escopo: scope });
   }
 }
 
