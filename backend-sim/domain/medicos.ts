@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../db/database.ts';
 import type { MedicosTable } from '../db/tables/medicos.ts';
 import { BackendError, notFound } from '../errors.ts';
+import { enderecoView } from './endereco.ts';
 import { isValidCpf } from '../lib/cpf.ts';
 import type { CallContext } from '../lib/http.ts';
 import { hashPassword } from '../lib/password.ts';
@@ -90,16 +91,7 @@ export async function medicoDetail(db: Db, m: MedicoRow) {
     telefone: m.telefone,
     celular: m.celular,
     email: m.email,
-    endereco: {
-      cep: m.endereco_cep && m.endereco_cep !== '0' ? m.endereco_cep : '',
-      logradouro: m.endereco_logradouro ?? '',
-      numero: m.endereco_numero && m.endereco_numero !== '0' ? m.endereco_numero : '',
-      complemento: m.endereco_complemento ?? '',
-      bairro: m.endereco_bairro ?? '',
-      cidade: cidade?.nome ?? '',
-      cidade_id: m.endereco_cidade_id,
-      estado: m.endereco_estado ?? '',
-    },
+    endereco: enderecoView(m, cidade),
     cor_agenda: m.cor_agenda ?? '',
     ativo: m.ativo === 1,
   };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Db } from '../db/database.ts';
 import type { PacientesTable } from '../db/tables/pacientes.ts';
 import { BackendError, notFound } from '../errors.ts';
+import { enderecoView } from './endereco.ts';
 import { isValidCpf } from '../lib/cpf.ts';
 import type { CallContext, Page } from '../lib/http.ts';
 import { hashPassword, lockedPassword, randomSecret } from '../lib/password.ts';
@@ -121,16 +122,7 @@ export async function toDetail(db: Db, p: PacienteRow, convenioShape: 'read' | '
     telefone: p.telefone,
     celular: p.celular,
     email: p.email,
-    endereco: {
-      cep: p.endereco_cep && p.endereco_cep !== '0' ? p.endereco_cep : '',
-      logradouro: p.endereco_logradouro ?? '',
-      numero: p.endereco_numero && p.endereco_numero !== '0' ? p.endereco_numero : '',
-      complemento: p.endereco_complemento ?? '',
-      bairro: p.endereco_bairro ?? '',
-      cidade: cidade?.nome ?? '',
-      cidade_id: p.endereco_cidade_id,
-      estado: p.endereco_estado ?? '',
-    },
+    endereco: enderecoView(p, cidade),
     convenio: p.convenio_id
       ? convenioShape === 'read'
         ? { id: p.convenio_id, nome: convenio?.nome ?? '', numero_carteirinha: p.convenio_numero_carteirinha ?? '' }
