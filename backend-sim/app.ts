@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { timingSafeEqual } from 'node:crypto';
 import type { BackendConfig } from './config.ts';
 import type { TenantDatabase } from './db/database.ts';
-import { BackendError } from './errors.ts';
+import { BackendError, sendError } from './errors.ts';
 import { FaultStore } from './faults.ts';
 import { isoDate, isoSeconds } from './lib/time.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -72,19 +72,19 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
   app.decorateRequest('tenantSlug', '');
 
   app.setErrorHandler((err: unknown, _req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof BackendError) return reply.status(err.status).send({ error: { code: err.code, message: err.message, details: err.details } });
+    if (err instanceof BackendError) return sendError(reply, err);
     const e = err as { statusCode?: number; code?: string; message?: string };
     if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500)
-      return reply.status(400).send({ error: { code: 'VAL_INVALID_PARAM', message: 'Requisicao invalida.', details: { causa: e.code ?? null } } });
+      return sendError(reply, new BackendError('VAL_INVALID_PARAM', 'Requisicao invalida.', { causa: e.code ?? null }));
     reply.log.error(err);
-    return reply.status(500).send({ error: { code: 'INTERNAL_ERROR', message: 'Erro interno do backend.', details: null } });
+    return sendError(reply, new BackendError('INTERNAL_ERROR', 'Erro interno do backend.'));
   });
-  app.setNotFoundHandler((_req, reply) => reply.status(404).send({ error: { code: 'ROUTE_NOT_FOUND', message: 'Rota inexistente.', details: null } }));
+  app.setNotFoundHandler((_req, reply) => sendError(reply, new BackendError('ROUTE_NOT_FOUND', 'Rota inexistente.')));
 
   // Internal credential first: nothing else (faults included) runs for an unauthenticated caller.
   app.addHook('onRequest', async (req, reply) => {
     if (!tokenMatches(req.headers['x-internal-token'], config.internalToken))
-      return reply.status(401).send({ error: { code: 'INTERNAL_AUTH_FAILED', message: 'Credencial interna invalida.', details: null } });
+      return sendError(reply, new BackendError('INTERNAL_AUTH_FAILED', 'Credencial interna invalida.'));
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -98,7 +98,7 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
     if (!fault.kind || Math.random() >= fault.failure_rate) return;
     switch (fault.kind) {
       case 'http500':
-        return reply.status(500).send({ error: { code: 'FAULT_INJECTED', message: 'Falha injetada.', details: { fault_id: fault.id } } });
+        return sendError(reply, new BackendError('FAULT_INJECTED', 'Falha injetada.', { fault_id: fault.id }));
       case 'invalid_json':
         reply.hijack();
         reply.raw.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });

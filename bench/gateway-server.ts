@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ephemeralConfig } from '../server/config.ts';
 import { startStack } from '../server/stack.ts';
-import { ALL_SCOPES } from '../server/auth/scopes.ts';
+import { ALL_SCOPES } from '../contracts/scopes.ts';
 
 // The whole appliance (embedded S3, backend-sim, gateway) in its own process, with a fresh data dir.
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-'));

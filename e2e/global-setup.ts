@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { ephemeralConfig } from '../server/config.ts';
 import { startStack } from '../server/stack.ts';
 import { ensureOperator } from '../server/admin/operators.ts';
-import { ALL_SCOPES } from '../server/auth/scopes.ts';
+import { ALL_SCOPES } from '../contracts/scopes.ts';
 import type { E2eEnv } from './support/env.ts';
 
 const TENANT = 'clinica-e2e';

@@ -18,11 +18,8 @@ import idempotencyPlugin from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore } from './idempotency/idempotency.store.ts';
 import auditPlugin from './audit/audit-plugin.ts';
 import { AuditWriter } from './audit/audit-writer.ts';
-import pingRoutes from './routes/v1/ping.ts';
-import configRoutes from './routes/v1/config.ts';
-import pacientesRoutes from './routes/v1/pacientes.ts';
-import catalogosRoutes from './routes/v1/catalogos.ts';
-import medicosRoutes from './routes/v1/medicos.ts';
+import { guardV1Routes, registerOperations, type RegisteredOperation } from './routes/operation.ts';
+import { V1_OPERATIONS } from './routes/v1/index.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
 
 export interface AppDeps {
@@ -86,8 +83,11 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     auditWriter.close();
   });
 
+  const operations: RegisteredOperation[] = [];
+  app.decorate('operations', operations);
   await app.register(
     async (v1) => {
+      guardV1Routes(v1, operations);
       await v1.register(corsPlugin, {
         allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
       });
@@ -98,11 +98,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
         now: deps.now,
       });
       await v1.register(idempotencyPlugin, { store: idempotencyStore });
-      await v1.register(pingRoutes);
-      await v1.register(configRoutes, { backend: deps.backend, release: config.release });
-      await v1.register(pacientesRoutes, { backend: deps.backend });
-      await v1.register(catalogosRoutes, { backend: deps.backend, release: config.release });
-      await v1.register(medicosRoutes, { backend: deps.backend, release: config.release });
+      registerOperations(v1, V1_OPERATIONS, deps.backend);
     },
     { prefix: '/v1' },
   );

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import type { GatewayConfig } from './config.ts';
 import type { RunningStack } from './stack.ts';
-import { ALL_SCOPES, READ_ONLY_SCOPES, SANDBOX_SCOPES, type Scope } from './auth/scopes.ts';
+import { ALL_SCOPES, READ_ONLY_SCOPES, SANDBOX_SCOPES, type Scope } from '../contracts/scopes.ts';
 import { ensureOperator } from './admin/operators.ts';
 import { writePrivateFile } from './secrets-files.ts';
 import { openGatewayDb } from './db/database.ts';

@@ -3,7 +3,7 @@
  * (console/src) imports this file to validate its forms before sending. Keep it free of Node imports.
  */
 import { z } from 'zod';
-import { ALL_SCOPES, SCOPE_PRESETS } from '../auth/scopes.ts';
+import { ALL_SCOPES, SCOPE_PRESETS } from '../../contracts/scopes.ts';
 
 export { ALL_SCOPES, SCOPE_PRESETS };
 

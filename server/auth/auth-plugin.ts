@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
-import { parseJsonBody } from '../http/body.ts';
-import type { KeysService } from '../keys/keys.service.ts';
+import { bodyTooLarge, MAX_BODY_BYTES, parseJsonBody } from '../http/body.ts';
+import type { KeysService, ResolvedKey } from '../keys/keys.service.ts';
 import { API_KEY_PATTERN, maskApiKey } from '../keys/keys.service.ts';
 import { computeSignature, signaturesMatch, signingPayload } from './signing.ts';
 import '../http/request-context.ts';
@@ -19,16 +19,24 @@ const unauthorized = (code: ConstructorParameters<typeof ApiError>[0], message: 
   new ApiError(code, message, details);
 
 /**
- * HMAC request signing, scope check and JSON body parsing, in that order, for the /v1 subtree.
- * The body is parsed only after the signature over its raw bytes has been verified.
+ * HMAC request signing, scope check and JSON body parsing for the /v1 subtree.
+ * The headers are checked as soon as the request arrives, before its body is read, so a request
+ * without a valid key never makes the gateway buffer a body. The signature over the raw bytes is
+ * checked once the body has arrived (within the route's limit); JSON is parsed only after that.
  */
 export default fp<AuthPluginOptions>(
   async function authPlugin(app: FastifyInstance, options) {
     const now = options.now ?? (() => Date.now());
 
+    app.addHook('onRequest', async (request) => {
+      if (request.routeOptions.config?.corsPreflight) return;
+      refuseAboveCeiling(request);
+      request.presentedKey = await checkHeaders(request, options.keys, now);
+    });
+
     app.addHook('preValidation', async (request) => {
-      if (request.routeOptions.config?.public) return;
-      await authenticate(request, options.keys, now);
+      if (request.routeOptions.config?.corsPreflight) return;
+      verifySignature(request);
       authorize(request);
       parseJsonBody(request);
     });
@@ -36,7 +44,13 @@ export default fp<AuthPluginOptions>(
   { name: 'auth', dependencies: ['envelope'] },
 );
 
-async function authenticate(request: FastifyRequest, keys: KeysService, now: () => number): Promise<void> {
+/** The largest body any route takes: above it, refused from Content-Length alone, before authentication. */
+function refuseAboveCeiling(request: FastifyRequest): void {
+  const length = Number(request.headers['content-length'] ?? 0);
+  if (length > MAX_BODY_BYTES) throw bodyTooLarge(MAX_BODY_BYTES);
+}
+
+async function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => number): Promise<ResolvedKey> {
   const apiKey = header(request, 'x-api-key');
   const timestamp = header(request, 'x-timestamp');
   const signature = header(request, 'x-signature');
@@ -62,7 +76,7 @@ async function authenticate(request: FastifyRequest, keys: KeysService, now: () 
   }
   const resolved = await keys.resolve(apiKey!);
   if (!resolved) throw unauthorized('AUTH_KEY_NOT_FOUND', 'Chave de API nao encontrada.');
-  const { key, tenant, secret, scopes } = resolved;
+  const { key, tenant, secret } = resolved;
   if (!tenant || tenant.status !== 'active') {
     throw unauthorized('AUTH_TENANT_OPEN_FAILED', 'Falha ao abrir o ambiente da clinica.');
   }
@@ -70,16 +84,21 @@ async function authenticate(request: FastifyRequest, keys: KeysService, now: () 
   if (key.format === 'legacy' || secret === null) {
     throw unauthorized('AUTH_KEY_LEGACY', 'Chave em formato legado sem segredo compativel. Solicite a rotacao ao suporte.');
   }
-  const payload = signingPayload(timestamp!, request.method, request.raw.url ?? request.url, request.rawBody);
-  if (!signaturesMatch(computeSignature(secret, payload), signature!)) {
+  return resolved;
+}
+
+function verifySignature(request: FastifyRequest): void {
+  const { key, tenant, secret, scopes } = request.presentedKey!;
+  const payload = signingPayload(header(request, 'x-timestamp')!, request.method, request.raw.url ?? request.url, request.rawBody);
+  if (!signaturesMatch(computeSignature(secret!, payload), header(request, 'x-signature')!)) {
     throw unauthorized('AUTH_INVALID_SIGNATURE', 'Assinatura invalida.');
   }
   request.auth = {
     chaveId: key.id,
     apiKey: key.api_key,
-    tenantId: tenant.id,
-    tenantSlug: tenant.slug,
-    sandbox: tenant.is_sandbox === 1,
+    tenantId: tenant!.id,
+    tenantSlug: tenant!.slug,
+    sandbox: tenant!.is_sandbox === 1,
     medicoId: key.medico_id,
     scopes,
   };
@@ -90,6 +109,8 @@ const SANDBOX_WRITE_SCOPES = new Set(['agenda:write']);
 
 function authorize(request: FastifyRequest): void {
   const scope = request.routeOptions.config?.scope;
+  // Fail closed: only an operation marked public has `scope: null` (the /v1 route guard enforces it).
+  if (scope === undefined) throw new ApiError('INTERNAL_ERROR', 'Erro interno do gateway. Informe o request_id ao suporte.');
   if (scope && !request.auth!.scopes.includes(scope)) {
     throw new ApiError('AUTH_INSUFFICIENT_SCOPE', `Chave sem o escopo necessario: ${scope}.`, { escopo_necessario: scope });
   }

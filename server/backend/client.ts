@@ -1,5 +1,7 @@
 import { Pool } from 'undici';
-import { ApiError, isErrorCode } from '../errors.ts';
+import type { z } from 'zod';
+import { BACKEND_INTERNAL_OUTCOME, isBackendErrorCode, type BackendInternalCode } from '../../contracts/errors.ts';
+import { ApiError } from '../errors.ts';
 
 export interface BackendCallContext {
   chaveId: number;
@@ -7,11 +9,13 @@ export interface BackendCallContext {
   requestId: string;
 }
 
+export type BackendQuery = Record<string, string | number | boolean | Array<string | number> | undefined | null>;
+
 export interface BackendCall {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
   /** Path below the backend root, e.g. `/tenants/demo/pacientes`. */
   path: string;
-  query?: Record<string, string | number | boolean | Array<string | number> | undefined>;
+  query?: BackendQuery;
   body?: unknown;
   context?: BackendCallContext;
 }
@@ -22,15 +26,41 @@ export interface BackendResult<T = unknown> {
   meta: Record<string, unknown>;
 }
 
+/**
+ * backend-sim answered something the contract does not allow (an error code not in
+ * contracts/errors.ts, or `data` its schema refuses). The integrator gets the spec's 503; the
+ * violation is logged and counted, and the test stack fails any test file that caused one.
+ */
+export class BackendContractError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackendContractError';
+  }
+}
+
 const unavailable = (): ApiError =>
   new ApiError('SERVICE_UNAVAILABLE', 'Servico temporariamente indisponivel. Tente novamente.');
 
+const INTERNAL_MESSAGES: Record<BackendInternalCode, string> = {
+  INTERNAL_AUTH_FAILED: 'Servico temporariamente indisponivel. Tente novamente.',
+  TENANT_NOT_FOUND: 'Falha ao abrir o ambiente da clinica.',
+  TENANT_OPEN_FAILED: 'Falha ao abrir o ambiente da clinica.',
+  ROUTE_NOT_FOUND: 'Servico temporariamente indisponivel. Tente novamente.',
+  METHOD_NOT_ALLOWED: 'Servico temporariamente indisponivel. Tente novamente.',
+  INTERNAL_ERROR: 'Servico temporariamente indisponivel. Tente novamente.',
+  FAULT_INJECTED: 'Servico temporariamente indisponivel. Tente novamente.',
+};
+
 /**
- * The gateway's only way to the clinic data. Maps every backend failure to the spec:
- * refused/dropped connection, bad status or invalid JSON → 503; no answer in time → 504.
+ * The gateway's only way to the clinic data. Every answer is checked against the contract:
+ * `data` is parsed by the caller's zod schema (never cast), error codes are mapped through
+ * contracts/errors.ts. Transport failures follow the spec: refused/dropped connection or invalid
+ * JSON → 503; no answer in time → 504.
  */
 export class BackendClient {
   private readonly pool: Pool;
+  /** Contract violations seen since start (message per violation). */
+  readonly contractViolations: string[] = [];
 
   constructor(
     private readonly baseUrl: string,
@@ -40,7 +70,7 @@ export class BackendClient {
     this.pool = new Pool(baseUrl, { connections: 64, pipelining: 1, keepAliveTimeout: 10_000 });
   }
 
-  async call<T = unknown>(call: BackendCall): Promise<BackendResult<T>> {
+  async call<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S>>> {
     const headers: Record<string, string> = { 'x-internal-token': this.token, accept: 'application/json' };
     if (call.context) {
       headers['x-chave-id'] = String(call.context.chaveId);
@@ -79,20 +109,29 @@ export class BackendClient {
     if (parsed === null || typeof parsed !== 'object') throw unavailable();
     if (status >= 200 && status < 300) {
       if (!('data' in parsed)) throw unavailable();
-      return { status, data: parsed.data as T, meta: parsed.meta ?? {} };
+      const checked = schema.safeParse(parsed.data);
+      if (!checked.success) {
+        throw this.violation(`${call.method} ${call.path}: data does not match its schema: ${checked.error.message}`);
+      }
+      return { status, data: checked.data, meta: parsed.meta ?? {} };
     }
     const code = parsed.error?.code;
-    if (code === 'TENANT_NOT_FOUND' || code === 'TENANT_OPEN_FAILED') {
-      throw new ApiError('AUTH_TENANT_OPEN_FAILED', 'Falha ao abrir o ambiente da clinica.');
+    if (!isBackendErrorCode(code)) throw this.violation(`${call.method} ${call.path}: unknown backend error code ${JSON.stringify(code)} (status ${status})`);
+    if (Object.hasOwn(BACKEND_INTERNAL_OUTCOME, code)) {
+      const internal = code as BackendInternalCode;
+      throw new ApiError(BACKEND_INTERNAL_OUTCOME[internal].becomes, INTERNAL_MESSAGES[internal]);
     }
-    // INTERNAL_AUTH_FAILED and every unclassified 5xx: the spec's 503.
-    if (status >= 500 || status === 401 || !isErrorCode(code)) throw unavailable();
     const details = parsed.error?.details;
     throw new ApiError(
-      code,
+      code as Exclude<typeof code, BackendInternalCode>,
       typeof parsed.error?.message === 'string' ? parsed.error.message : 'Requisicao recusada pelo sistema da clinica.',
       details && typeof details === 'object' ? (details as Record<string, unknown>) : null,
     );
+  }
+
+  private violation(message: string): BackendContractError {
+    this.contractViolations.push(message);
+    return new BackendContractError(message);
   }
 
   async close(): Promise<void> {
@@ -100,13 +139,15 @@ export class BackendClient {
   }
 }
 
-function buildQuery(query: BackendCall['query']): string {
+/** Query values as backend-sim reads them: booleans as `1`/`0`, arrays repeated, absent dropped. */
+export function buildQuery(query: BackendCall['query']): string {
   if (!query) return '';
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of value) params.append(name, String(item));
-    else params.append(name, String(value));
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      params.append(name, typeof item === 'boolean' ? (item ? '1' : '0') : String(item));
+    }
   }
   const text = params.toString();
   return text ? `?${text}` : '';

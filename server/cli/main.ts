@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { loadConfig, ConfigError } from '../config.ts';
 import { openGatewayServices, type GatewayServices } from '../stack.ts';
-import { ALL_SCOPES, SCOPE_PRESETS, isScope, type Scope } from '../auth/scopes.ts';
+import { ALL_SCOPES, SCOPE_PRESETS, isScope, type Scope } from '../../contracts/scopes.ts';
 import { KeyServiceError } from '../keys/keys.service.ts';
 import { TenantServiceError } from '../tenants/tenants.service.ts';
 

@@ -3,8 +3,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, invalidParam } from '../errors.ts';
 import './request-context.ts';
 
-/** Large enough for a 20 MB file in base64 inside JSON; the spec's per-file limits are checked per route. */
+/**
+ * Ceiling above every route's own limit (server/routes/operation.ts sets one per route, enforced
+ * while the body arrives); refused from Content-Length before authentication.
+ */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export const bodyTooLarge = (limit: number): ApiError =>
+  new ApiError('VAL_INVALID_PARAM', `Corpo excede o limite de ${limit} bytes.`, { field: 'body', limite_bytes: limit }, { status: 413 });
 
 /**
  * Bodies are kept as raw bytes at parse time: the signature covers the exact bytes received,
@@ -25,13 +31,9 @@ export function registerRawBodyParsers(app: FastifyInstance): void {
   });
 }
 
-/** Parses `request.rawBody` into `request.body`: 413 over the route's limit, 400 on bad type or bad JSON. */
+/** Parses `request.rawBody` into `request.body`: 400 on bad type or bad JSON. */
 export function parseJsonBody(request: FastifyRequest): void {
   const raw = request.rawBody;
-  const limit = request.routeOptions.config?.maxBodyBytes;
-  if (limit !== undefined && raw.length > limit) {
-    throw new ApiError('VAL_INVALID_PARAM', `Corpo excede o limite de ${limit} bytes.`, { field: 'body', limite_bytes: limit }, { status: 413 });
-  }
   if (request.unsupportedContentType !== null) {
     throw invalidParam('Content-Type', 'Content-Type deve ser application/json.', { recebido: request.unsupportedContentType });
   }

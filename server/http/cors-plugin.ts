@@ -31,7 +31,7 @@ export default fp<CorsPluginOptions>(
     });
 
     // Preflight: answered here, before authentication (browsers send no credentials on it).
-    app.options('/*', { config: { public: true } }, async (request, reply) => {
+    app.options('/*', { config: { corsPreflight: true } }, async (request, reply) => {
       if (!request.headers.origin || !request.headers['access-control-request-method']) {
         throw new ApiError('METHOD_NOT_ALLOWED', 'Metodo OPTIONS aceito apenas como preflight CORS.');
       }

@@ -2,6 +2,8 @@ import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
 import type { FastifyError, FastifyInstance, HTTPMethods } from 'fastify';
 import { ApiError, invalidParam } from '../errors.ts';
+import { BackendContractError } from '../backend/client.ts';
+import { bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { isEnvelope, sendError, successEnvelope } from './envelope.ts';
 import './request-context.ts';
 
@@ -38,6 +40,7 @@ export default fp<EnvelopePluginOptions>(
     app.decorateRequest('rawBody', null as unknown as Buffer);
     app.decorateRequest('unsupportedContentType', null);
     app.decorateRequest('auth', null);
+    app.decorateRequest('presentedKey', null);
     app.decorateRequest('errorCode', null);
     app.decorateRequest('auditDetail', null);
     app.decorateRequest('idempotentOperation', null);
@@ -59,7 +62,8 @@ export default fp<EnvelopePluginOptions>(
     });
 
     app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-      const apiError = toApiError(error);
+      const apiError =
+        (error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? bodyTooLarge(request.routeOptions.bodyLimit ?? MAX_BODY_BYTES) : toApiError(error);
       if (apiError.status >= 500 && !(error instanceof ApiError)) {
         // Full detail goes to the server log only; the client sees a generic message.
         request.log.error({ err: error }, 'internal error');
@@ -95,11 +99,10 @@ function isPassthrough(url: string, prefixes: string[]): boolean {
 /** Maps anything thrown to the spec's codes. Only true internal faults become 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof BackendContractError) return new ApiError('SERVICE_UNAVAILABLE', 'Servico temporariamente indisponivel. Tente novamente.');
   const e = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (e.validation) return fromValidation(e.validation, e.validationContext);
   switch (e.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('VAL_INVALID_PARAM', 'Corpo da requisicao excede o tamanho maximo.', { field: 'body' }, { status: 413 });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return invalidParam('Content-Type', 'Content-Type deve ser application/json.');

@@ -1,4 +1,4 @@
-import type { Scope } from '../auth/scopes.ts';
+import type { Scope } from '../../contracts/scopes.ts';
 
 /** Who is calling, set by the auth plugin on every authenticated /v1 request. */
 export interface AuthContext {
@@ -19,6 +19,8 @@ declare module 'fastify' {
     /** Set when a body arrived with a content type other than application/json. */
     unsupportedContentType: string | null;
     auth: AuthContext | null;
+    /** The key named by X-API-Key, resolved from the headers before the body is read; the signature is checked later. */
+    presentedKey: import('../keys/keys.service.ts').ResolvedKey | null;
     /** Error code of the response, for the audit log. */
     errorCode: string | null;
     /** Metadata a route wants in its audit entry (file redirects: id, tipo, expiry); never paths or URLs. */
@@ -31,12 +33,12 @@ declare module 'fastify' {
     extraMeta: Record<string, unknown> | null;
   }
   interface FastifyContextConfig {
-    /** Scope the route requires; `null` means any valid key (ping, config). */
-    scope?: import('../auth/scopes.ts').Scope | null;
-    /** Public routes skip HMAC authentication (console assets, admin API). */
-    public?: boolean;
-    /** Largest accepted body in bytes, answered with 413 after authentication. */
-    maxBodyBytes?: number;
+    /** Scope the route requires; `null` means any valid key (ping, config). Set from the operation definition. */
+    scope?: import('../../contracts/scopes.ts').Scope | null;
+    /** The /v1 operation this route was registered from (server/routes/operation.ts). */
+    operation?: import('../routes/operation.ts').Operation;
+    /** The CORS preflight: the one unsigned route of the /v1 subtree. */
+    corsPreflight?: boolean;
     /** `private, max-age=300` on config and catalogs. */
     cacheControl?: string;
     /** Write routes opt into the idempotency engine (Idempotency-Key required, replay, conflicts). */

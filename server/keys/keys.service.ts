@@ -3,7 +3,7 @@ import type SQLite from 'better-sqlite3';
 import type { GatewayDb } from '../db/database.ts';
 import { nowIso } from '../db/database.ts';
 import type { ApiKeyRow } from '../db/tables/api-keys.ts';
-import { isScope, type Scope } from '../auth/scopes.ts';
+import { isScope, type Scope } from '../../contracts/scopes.ts';
 import type { SecretBox } from './secret-box.ts';
 import * as repo from './keys.repository.ts';
 import { findTenantBySlug } from '../tenants/tenants.repository.ts';

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { GatewayDb } from '../db/database.ts';
 import { nowIso } from '../db/database.ts';
 import type { Tenant } from '../db/tables/tenants.ts';
@@ -50,7 +51,7 @@ export class TenantsService {
   /** Idempotent; run for every tenant at start so tenants created while the stack was down get their database. */
   async ensureBackendTenant(tenant: Pick<Tenant, 'slug' | 'nome'>): Promise<boolean> {
     try {
-      await this.backend.call({ method: 'POST', path: '/admin/tenants', body: { slug: tenant.slug, nome: tenant.nome } });
+      await this.backend.call({ method: 'POST', path: '/admin/tenants', body: { slug: tenant.slug, nome: tenant.nome } }, z.unknown());
       return true;
     } catch {
       return false;

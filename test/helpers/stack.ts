@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ephemeralConfig, type GatewayConfig } from '../../server/config.ts';
 import { startStack, type RunningStack } from '../../server/stack.ts';
-import { ALL_SCOPES, type Scope } from '../../server/auth/scopes.ts';
+import { ALL_SCOPES, type Scope } from '../../contracts/scopes.ts';
 import { signedRequest, rawRequest, type Credentials, type SignedRequest, type SignedResponse } from './signed-client.ts';
 
 export interface TestStack extends RunningStack {

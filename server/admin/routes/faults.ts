@@ -6,16 +6,17 @@ import { faultSchema, type FaultInput } from '../schemas.ts';
 
 const idParams = z.object({ id: z.coerce.number().int().positive() });
 
-interface BackendFault {
-  id: number;
-  tenant: string;
-  route: string;
-  latency_ms: number;
-  failure_rate: number;
-  kind: string | null;
-  criado_em: string;
-  hits: number;
-}
+const backendFault = z.object({
+  id: z.number().int(),
+  tenant: z.string().nullable(),
+  route: z.string(),
+  latency_ms: z.number(),
+  failure_rate: z.number(),
+  kind: z.string().nullable(),
+  criado_em: z.string(),
+  hits: z.number().int(),
+});
+type BackendFault = z.infer<typeof backendFault>;
 
 /** `/v1/pacientes*` → backend-sim's `GET /tenants/*\/pacientes*` (the tenant is matched separately). */
 export function toBackendRoute(input: Pick<FaultInput, 'method' | 'path'>): string {
@@ -42,7 +43,7 @@ const view = (f: BackendFault) => ({
 
 export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.get('/faults', async () => {
-    const result = await guard(() => deps.backend.call<BackendFault[]>({ method: 'GET', path: '/admin/faults' }));
+    const result = await guard(() => deps.backend.call({ method: 'GET', path: '/admin/faults' }, z.array(backendFault)));
     return result.data.map(view);
   });
 
@@ -51,7 +52,7 @@ export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps)
     const tenant = input.tenant === '*' ? null : await deps.tenants.get(input.tenant);
     request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null };
     const result = await guard(() =>
-      deps.backend.call<BackendFault>({
+      deps.backend.call({
         method: 'POST',
         path: '/admin/faults',
         body: {
@@ -61,7 +62,7 @@ export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps)
           failure_rate: input.failure_rate,
           ...(input.kind === 'latency' ? {} : { kind: input.kind }),
         },
-      }),
+      }, backendFault),
     );
     request.adminAudit = { ...request.adminAudit, detail: { fault_id: result.data.id } };
     reply.status(201);
@@ -71,12 +72,12 @@ export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps)
   app.delete('/faults/:id', { config: { consoleAction: 'fault.delete' } }, async (request) => {
     const { id } = parseInput(idParams, request.params);
     request.adminAudit = { detail: { fault_id: id } };
-    await guard(() => deps.backend.call({ method: 'DELETE', path: `/admin/faults/${id}` }));
+    await guard(() => deps.backend.call({ method: 'DELETE', path: `/admin/faults/${id}` }, z.unknown()));
     return { id, removida: true };
   });
 
   app.delete('/faults', { config: { consoleAction: 'fault.clear' } }, async () => {
-    const result = await guard(() => deps.backend.call<{ removidas: number }>({ method: 'DELETE', path: '/admin/faults' }));
+    const result = await guard(() => deps.backend.call({ method: 'DELETE', path: '/admin/faults' }, z.object({ removidas: z.number().int() })));
     return result.data;
   });
 }

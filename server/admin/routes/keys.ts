@@ -27,7 +27,7 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
   const requireMedico = async (slug: string, medicoId: number) => {
     if (medicoId === 0) return;
     try {
-      await deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/medicos/${medicoId}` });
+      await deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/medicos/${medicoId}` }, z.unknown());
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         throw new ApiError('INVALID_REFERENCE', 'Medico inexistente nesta clinica.', { field: 'medico_id' });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { medicoListItem } from '../../../contracts/schemas/medicos.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { guard, parseInput } from '../http.ts';
@@ -53,7 +54,7 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
   app.get('/tenants/:slug/settings', async (request) => {
     const { slug } = parseInput(slugParams, request.params);
     await requireTenant(slug);
-    const result = await guard(() => deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/settings` }));
+    const result = await guard(() => deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/settings` }, z.looseObject({})));
     return result.data;
   });
 
@@ -64,7 +65,7 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
     const input = parseInput(tenantSettingsSchema, request.body);
     if (Object.keys(input).length === 0) throw new ApiError('VAL_INVALID_PARAM', 'Nada para alterar.', { field: 'body' });
     const result = await guard(() =>
-      deps.backend.call({ method: 'PATCH', path: `/tenants/${encodeURIComponent(slug)}/settings`, body: input }),
+      deps.backend.call({ method: 'PATCH', path: `/tenants/${encodeURIComponent(slug)}/settings`, body: input }, z.looseObject({})),
     );
     // The clinic's display name lives in both places; keep the gateway's copy in step.
     if (input.nome !== undefined) await deps.db.updateTable('tenants').set({ nome: input.nome }).where('id', '=', tenant.id).execute();
@@ -76,18 +77,17 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
     const { q } = parseInput(medicosQuery, request.query);
     await requireTenant(slug);
     const result = await guard(() =>
-      deps.backend.call<Array<{ id: number; nome: string; especialidade: string; conselho: { sigla: string; numero: string; uf: string } }>>({
-        method: 'GET',
-        path: `/tenants/${encodeURIComponent(slug)}/medicos`,
-        query: { limit: 1000, ...(q ? { q } : {}) },
-      }),
+      deps.backend.call(
+        { method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/medicos`, query: { limit: 1000, ...(q ? { q } : {}) } },
+        z.array(medicoListItem),
+      ),
     );
     return result.data.map(
       (m): MedicoOption => ({
         id: m.id,
         nome: m.nome,
         especialidade: m.especialidade,
-        conselho: m.conselho?.sigla ? `${m.conselho.sigla} ${m.conselho.numero}/${m.conselho.uf}` : '',
+        conselho: m.conselho.sigla ? `${m.conselho.sigla} ${m.conselho.numero}/${m.conselho.uf}` : '',
       }),
     );
   });

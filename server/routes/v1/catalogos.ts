@@ -1,10 +1,4 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { BackendCall, BackendClient } from '../../backend/client.ts';
-import { addMeta } from '../../http/envelope.ts';
-import { paginationMeta } from '../../http/params.ts';
-import { backendContext, tenantPath } from '../backend-context.ts';
 import {
   cidItem,
   cidsQuery,
@@ -16,88 +10,60 @@ import {
   procedimentosQuery,
   unidadeItem,
   wholeCatalogQuery,
-} from './schemas/catalogos.ts';
-
-/** Every catalog: `catalogos:read`, no doctor filter, cacheable for 5 minutes by the client. */
-export const CATALOG_CONFIG = { scope: 'catalogos:read', cacheControl: 'private, max-age=300' } as const;
+} from '../../../contracts/schemas/catalogos.ts';
+import { paginationMeta } from '../../../contracts/schemas/params.ts';
+import { API_RELEASE } from '../../config.ts';
+import { addMeta } from '../../http/envelope.ts';
+import { defineOperation, type OperationContext } from '../operation.ts';
 
 /** Largest page the backend serves; the whole-catalog endpoints ask for it. */
 const WHOLE_CATALOG_LIMIT = 1000;
 
-export interface CatalogOptions {
-  backend: BackendClient;
-  release: string;
+/**
+ * A catalog listing: the query forwarded as parsed, and the catalog meta (`version`, `timestamp`,
+ * plus pagination when the catalog is paged, `total` when it is returned whole).
+ */
+export function catalogHandler<S extends z.ZodType>(path: string, item: S, paged: boolean) {
+  return async (ctx: OperationContext<undefined, z.ZodType, undefined>): Promise<z.output<S>[]> => {
+    const query = (ctx.query ?? {}) as Record<string, string | number | boolean | string[] | undefined>;
+    const result = await ctx.backend.call(z.array(item), {
+      method: 'GET',
+      path,
+      query: paged ? query : { ...query, limit: WHOLE_CATALOG_LIMIT },
+    });
+    const total = Number(result.meta.total ?? result.data.length);
+    addMeta(ctx.reply, {
+      version: API_RELEASE,
+      timestamp: new Date().toISOString(),
+      ...(paged ? paginationMeta(Number(query.limit), Number(query.offset), total) : { total }),
+    });
+    return result.data;
+  };
 }
 
-/** Calls a catalog listing and writes the catalog meta (`version`, `timestamp`, plus pagination when paged). */
-export async function listCatalog<T>(
-  options: CatalogOptions,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  path: string,
-  query: BackendCall['query'],
-  page: { limit: number; offset: number } | null,
-): Promise<T[]> {
-  const result = await options.backend.call<T[]>({
+export const CATALOG_TAGS = ['Catalogos'];
+
+/** Every catalog: `catalogos:read`, no doctor filter, cacheable 5 minutes by the client. */
+const catalog = <S extends z.ZodType>(url: string, summary: string, query: z.ZodType, item: S, paged: boolean, example?: Record<string, string>) =>
+  defineOperation({
     method: 'GET',
-    path: tenantPath(request, path),
-    query: page ? { ...query, limit: page.limit, offset: page.offset } : { ...query, limit: WHOLE_CATALOG_LIMIT },
-    context: backendContext(request),
+    url,
+    summary,
+    tags: CATALOG_TAGS,
+    scope: 'catalogos:read',
+    cache: 'private-5min',
+    query,
+    response: { status: 200, data: z.array(item) },
+    handler: catalogHandler(url, item, paged),
+    errors: [],
+    example: example ? { query: example } : undefined,
   });
-  const total = Number(result.meta.total ?? result.data.length);
-  addMeta(reply, {
-    version: options.release,
-    timestamp: new Date().toISOString(),
-    ...(page ? paginationMeta(page.limit, page.offset, total) : { total }),
-  });
-  return result.data;
-}
 
-const flag = (v: boolean | undefined): string | undefined => (v === undefined ? undefined : v ? '1' : '0');
-
-export default (async (app, options) => {
-  app.get(
-    '/procedimentos',
-    { schema: { querystring: procedimentosQuery, response: { 200: z.array(procedimentoItem) } }, config: CATALOG_CONFIG },
-    async (request, reply) => {
-      const { q, ativo, limit, offset } = request.query;
-      return listCatalog<z.infer<typeof procedimentoItem>>(options, request, reply, '/procedimentos', { q, ativo: flag(ativo) }, { limit, offset });
-    },
-  );
-
-  app.get(
-    '/convenios',
-    { schema: { querystring: conveniosQuery, response: { 200: z.array(convenioItem) } }, config: CATALOG_CONFIG },
-    async (request, reply) => {
-      const { q, ativo, limit, offset } = request.query;
-      return listCatalog<z.infer<typeof convenioItem>>(options, request, reply, '/convenios', { q, ativo: flag(ativo) }, { limit, offset });
-    },
-  );
-
-  app.get(
-    '/cids',
-    { schema: { querystring: cidsQuery, response: { 200: z.array(cidItem) } }, config: CATALOG_CONFIG },
-    async (request, reply) => {
-      const { q, limit, offset } = request.query;
-      return listCatalog<z.infer<typeof cidItem>>(options, request, reply, '/cids', { q }, { limit, offset });
-    },
-  );
-
-  app.get(
-    '/unidades',
-    { schema: { querystring: wholeCatalogQuery, response: { 200: z.array(unidadeItem) } }, config: CATALOG_CONFIG },
-    async (request, reply) => listCatalog<z.infer<typeof unidadeItem>>(options, request, reply, '/unidades', {}, null),
-  );
-
-  app.get(
-    '/complementos',
-    { schema: { querystring: wholeCatalogQuery, response: { 200: z.array(complementoItem) } }, config: CATALOG_CONFIG },
-    async (request, reply) => listCatalog<z.infer<typeof complementoItem>>(options, request, reply, '/complementos', {}, null),
-  );
-
-  app.get(
-    '/grupos-laudos',
-    { schema: { querystring: wholeCatalogQuery, response: { 200: z.array(grupoLaudoItem) } }, config: CATALOG_CONFIG },
-    async (request, reply) => listCatalog<z.infer<typeof grupoLaudoItem>>(options, request, reply, '/grupos-laudos', {}, null),
-  );
-}) satisfies FastifyPluginAsyncZod<CatalogOptions>;
+export const catalogosOperations = [
+  catalog('/procedimentos', 'Procedimentos (tipos de exame)', procedimentosQuery, procedimentoItem, true, { q: 'US' }),
+  catalog('/convenios', 'Convenios com seus planos', conveniosQuery, convenioItem, true),
+  catalog('/cids', 'Busca na CID-10', cidsQuery, cidItem, true, { q: 'J0' }),
+  catalog('/unidades', 'Unidades da clinica (fonte do alias unidade_nome)', wholeCatalogQuery, unidadeItem, false),
+  catalog('/complementos', 'Complementos de exame (fonte de complementos_id)', wholeCatalogQuery, complementoItem, false),
+  catalog('/grupos-laudos', 'Grupos de medicos laudadores (fonte de grupos_laudos_id)', wholeCatalogQuery, grupoLaudoItem, false),
+];

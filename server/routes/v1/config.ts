@@ -1,11 +1,8 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ALL_SCOPES } from '../../auth/scopes.ts';
-import type { BackendClient } from '../../backend/client.ts';
-import { ApiError } from '../../errors.ts';
+import { ALL_SCOPES } from '../../../contracts/scopes.ts';
+import { API_RELEASE } from '../../config.ts';
 import { addMeta } from '../../http/envelope.ts';
-import { emptyQuery } from '../../http/params.ts';
-import { backendContext, tenantPath } from '../backend-context.ts';
+import { defineOperation } from '../operation.ts';
 
 const nullableId = z.number().int().positive().nullable();
 
@@ -43,25 +40,20 @@ const settingsData = z.looseObject({
 /** `0`, absent or null all mean "no default": the client must send the id or an alias. */
 const asDefault = (value: number | null | undefined): number | null => (value && value > 0 ? value : null);
 
-export default (async (app, options) => {
-  app.get(
-    '/config',
-    {
-      schema: { querystring: emptyQuery, response: { 200: capabilities } },
-      config: { scope: null, cacheControl: 'private, max-age=300' },
-    },
-    async (request, reply) => {
-      const result = await options.backend.call({
-        method: 'GET',
-        path: tenantPath(request, '/settings'),
-        context: backendContext(request),
-      });
-      const parsed = settingsData.safeParse(result.data);
-      if (!parsed.success) throw new ApiError('SERVICE_UNAVAILABLE', 'Resposta invalida do sistema da clinica.');
-      const settings = parsed.data;
-      addMeta(reply, { version: options.release });
+export const configOperations = [
+  defineOperation({
+    method: 'GET',
+    url: '/config',
+    summary: 'Capacidades: escopos, enums e defaults do tenant para POST /v1/exames',
+    tags: ['Saude'],
+    public: true,
+    cache: 'private-5min',
+    response: { status: 200, data: capabilities },
+    handler: async ({ backend, reply }) => {
+      const settings = (await backend.call(settingsData, { method: 'GET', path: '/settings' })).data;
+      addMeta(reply, { version: API_RELEASE });
       return {
-        version: options.release,
+        version: API_RELEASE,
         api_version: 'v1' as const,
         escopos: [...ALL_SCOPES],
         enums: {
@@ -80,5 +72,6 @@ export default (async (app, options) => {
         },
       };
     },
-  );
-}) satisfies FastifyPluginAsyncZod<{ backend: BackendClient; release: string }>;
+    errors: [],
+  }),
+];

@@ -1,74 +1,68 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { BackendClient } from '../../backend/client.ts';
-import { emptyQuery } from '../../http/params.ts';
-import { backendContext, tenantPath } from '../backend-context.ts';
-import { CATALOG_CONFIG, listCatalog } from './catalogos.ts';
-import { medicoCreateBody, medicoDetail, medicoIdParams, medicoListItem, medicoPatchBody, medicosListQuery } from './schemas/medicos.ts';
+import {
+  medicoCreateBody,
+  medicoDetail,
+  medicoIdParams,
+  medicoListItem,
+  medicoPatchBody,
+  medicosListQuery,
+} from '../../../contracts/schemas/medicos.ts';
+import { defineOperation } from '../operation.ts';
+import { CATALOG_TAGS, catalogHandler } from './catalogos.ts';
 
-type Detail = z.input<typeof medicoDetail>;
+const tags = ['Medicos'];
+/** Spec: the doctor endpoints' own codes are "not shown"; these are the ones docs/decisions.md settles on. */
+const WRITE_ERRORS = ['CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'USUARIO_ALREADY_EXISTS', 'INVALID_REFERENCE', 'BUSINESS_RULE'] as const;
 
-/**
- * The whole /medicos path family in one plugin: list and detail are catalogs (`catalogos:read`,
- * cacheable), create and update need `medicos:write` and an Idempotency-Key.
- */
-export default (async (app, options) => {
-  const { backend } = options;
-
-  app.get(
-    '/medicos',
-    { schema: { querystring: medicosListQuery, response: { 200: z.array(medicoListItem) } }, config: CATALOG_CONFIG },
-    async (request, reply) => {
-      const { papel, q, ativo, limit, offset } = request.query;
-      return listCatalog<z.infer<typeof medicoListItem>>(options, request, reply, '/medicos', { papel, q, ativo: ativo ? '1' : '0' }, { limit, offset });
-    },
-  );
-
-  app.get(
-    '/medicos/:id',
-    { schema: { params: medicoIdParams, querystring: emptyQuery, response: { 200: medicoDetail } }, config: CATALOG_CONFIG },
-    async (request) => {
-      const result = await backend.call<Detail>({
-        method: 'GET',
-        path: tenantPath(request, `/medicos/${request.params.id}`),
-        context: backendContext(request),
-      });
-      return result.data;
-    },
-  );
-
-  app.post(
-    '/medicos',
-    {
-      schema: { querystring: emptyQuery, body: medicoCreateBody, response: { 201: medicoDetail } },
-      config: { scope: 'medicos:write', idempotent: true },
-    },
-    async (request, reply) => {
-      const result = await backend.call<Detail>({
-        method: 'POST',
-        path: tenantPath(request, '/medicos'),
-        body: request.body,
-        context: backendContext(request),
-      });
-      reply.status(201).header('location', `/v1/medicos/${result.data.id}`);
-      return result.data;
-    },
-  );
-
-  app.patch(
-    '/medicos/:id',
-    {
-      schema: { params: medicoIdParams, querystring: emptyQuery, body: medicoPatchBody, response: { 200: medicoDetail } },
-      config: { scope: 'medicos:write', idempotent: true },
-    },
-    async (request) => {
-      const result = await backend.call<Detail>({
-        method: 'PATCH',
-        path: tenantPath(request, `/medicos/${request.params.id}`),
-        body: request.body,
-        context: backendContext(request),
-      });
-      return result.data;
-    },
-  );
-}) satisfies FastifyPluginAsyncZod<{ backend: BackendClient; release: string }>;
+/** List and detail are catalogs (`catalogos:read`, cacheable); create and update need `medicos:write`. */
+export const medicosOperations = [
+  defineOperation({
+    method: 'GET',
+    url: '/medicos',
+    summary: 'Medicos (lista)',
+    tags: CATALOG_TAGS,
+    scope: 'catalogos:read',
+    cache: 'private-5min',
+    query: medicosListQuery,
+    response: { status: 200, data: z.array(medicoListItem) },
+    handler: catalogHandler('/medicos', medicoListItem, true),
+    errors: [],
+    example: { query: { papel: 'LAUDO' } },
+  }),
+  defineOperation({
+    method: 'GET',
+    url: '/medicos/:id',
+    summary: 'Detalhe de um medico',
+    tags: CATALOG_TAGS,
+    scope: 'catalogos:read',
+    cache: 'private-5min',
+    params: medicoIdParams,
+    response: { status: 200, data: medicoDetail },
+    errors: ['RES_NOT_FOUND'],
+  }),
+  defineOperation({
+    method: 'POST',
+    url: '/medicos',
+    summary: 'Cria um medico (usuario do sistema)',
+    tags,
+    scope: 'medicos:write',
+    idempotent: true,
+    body: medicoCreateBody,
+    response: { status: 201, data: medicoDetail, location: (m) => `/v1/medicos/${m.id}` },
+    errors: [...WRITE_ERRORS],
+    example: { body: { nome: 'Dra. Ana Souza', usuario: 'ana.souza', senha: 'troque-me', papeis: ['LAUDO'] } },
+  }),
+  defineOperation({
+    method: 'PATCH',
+    url: '/medicos/:id',
+    summary: 'Atualiza parte de um medico',
+    tags,
+    scope: 'medicos:write',
+    idempotent: true,
+    params: medicoIdParams,
+    body: medicoPatchBody,
+    response: { status: 200, data: medicoDetail },
+    errors: ['RES_NOT_FOUND', ...WRITE_ERRORS],
+    example: { body: { telefone: '1133334444' } },
+  }),
+];

@@ -1,9 +1,3 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import type { BackendClient } from '../../backend/client.ts';
-import { addMeta } from '../../http/envelope.ts';
-import { emptyQuery, paginationMeta } from '../../http/params.ts';
-import { backendContext, tenantPath } from '../backend-context.ts';
 import {
   pacienteCreateBody,
   pacienteDetailRead,
@@ -14,103 +8,72 @@ import {
   pacientesListQuery,
   unificarBody,
   unificarResult,
-} from './schemas/pacientes.ts';
+} from '../../../contracts/schemas/pacientes.ts';
+import { z } from 'zod';
+import { defineOperation } from '../operation.ts';
 
-type Detail = z.infer<typeof pacienteDetailWrite>;
+const tags = ['Pacientes'];
+const WRITE_ERRORS = ['CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'CPF_ALREADY_EXISTS', 'MEDICAL_RECORD_ALREADY_EXISTS', 'USUARIO_ALREADY_EXISTS', 'BUSINESS_RULE'] as const;
 
-/** Patients: no doctor filter; reads need `pacientes:read`, writes `pacientes:write` and an Idempotency-Key. */
-export default (async (app, options) => {
-  const { backend } = options;
-
-  app.get(
-    '/pacientes',
-    { schema: { querystring: pacientesListQuery, response: { 200: z.array(pacienteListItem) } }, config: { scope: 'pacientes:read' } },
-    async (request, reply) => {
-      const q = request.query;
-      const result = await backend.call<z.infer<typeof pacienteListItem>[]>({
-        method: 'GET',
-        path: tenantPath(request, '/pacientes'),
-        query: {
-          cpf: q.cpf,
-          nome: q.nome,
-          periodo_cadastro_inicio: q.periodo_cadastro_inicio,
-          periodo_cadastro_fim: q.periodo_cadastro_fim,
-          ativo: q.ativo === undefined ? undefined : q.ativo ? '1' : '0',
-          limit: q.limit,
-          offset: q.offset,
-        },
-        context: backendContext(request),
-      });
-      addMeta(reply, paginationMeta(q.limit, q.offset, Number(result.meta.total ?? 0)));
-      return result.data;
-    },
-  );
-
-  app.get(
-    '/pacientes/:id',
-    {
-      schema: { params: pacienteIdParams, querystring: emptyQuery, response: { 200: pacienteDetailRead } },
-      config: { scope: 'pacientes:read' },
-    },
-    async (request) => {
-      const result = await backend.call<z.infer<typeof pacienteDetailRead>>({
-        method: 'GET',
-        path: tenantPath(request, `/pacientes/${request.params.id}`),
-        context: backendContext(request),
-      });
-      return result.data;
-    },
-  );
-
-  app.post(
-    '/pacientes',
-    {
-      schema: { querystring: emptyQuery, body: pacienteCreateBody, response: { 201: pacienteDetailWrite } },
-      config: { scope: 'pacientes:write', idempotent: true },
-    },
-    async (request, reply) => {
-      const result = await backend.call<Detail>({
-        method: 'POST',
-        path: tenantPath(request, '/pacientes'),
-        body: request.body,
-        context: backendContext(request),
-      });
-      reply.status(201).header('location', `/v1/pacientes/${result.data.id}`);
-      return result.data;
-    },
-  );
-
-  app.patch(
-    '/pacientes/:id',
-    {
-      schema: { params: pacienteIdParams, querystring: emptyQuery, body: pacientePatchBody, response: { 200: pacienteDetailWrite } },
-      config: { scope: 'pacientes:write', idempotent: true },
-    },
-    async (request) => {
-      const result = await backend.call<Detail>({
-        method: 'PATCH',
-        path: tenantPath(request, `/pacientes/${request.params.id}`),
-        body: request.body,
-        context: backendContext(request),
-      });
-      return result.data;
-    },
-  );
-
-  app.post(
-    '/pacientes/unificar',
-    {
-      schema: { querystring: emptyQuery, body: unificarBody, response: { 200: unificarResult } },
-      config: { scope: 'pacientes:write', idempotent: true },
-    },
-    async (request) => {
-      const result = await backend.call<z.infer<typeof unificarResult>>({
-        method: 'POST',
-        path: tenantPath(request, '/pacientes/unificar'),
-        body: request.body,
-        context: backendContext(request),
-      });
-      return result.data;
-    },
-  );
-}) satisfies FastifyPluginAsyncZod<{ backend: BackendClient }>;
+/** Patients: no doctor filter (spec 01 § Doctor auto-filter). */
+export const pacientesOperations = [
+  defineOperation({
+    method: 'GET',
+    url: '/pacientes',
+    summary: 'Lista pacientes',
+    tags,
+    scope: 'pacientes:read',
+    query: pacientesListQuery,
+    response: { status: 200, data: z.array(pacienteListItem), paginated: true },
+    errors: [],
+    example: { query: { nome: 'SILVA', limit: '10' } },
+  }),
+  defineOperation({
+    method: 'GET',
+    url: '/pacientes/:id',
+    summary: 'Detalhe de um paciente',
+    tags,
+    scope: 'pacientes:read',
+    params: pacienteIdParams,
+    response: { status: 200, data: pacienteDetailRead },
+    errors: ['RES_NOT_FOUND'],
+  }),
+  defineOperation({
+    method: 'POST',
+    url: '/pacientes',
+    summary: 'Cria um paciente',
+    tags,
+    scope: 'pacientes:write',
+    idempotent: true,
+    body: pacienteCreateBody,
+    response: { status: 201, data: pacienteDetailWrite, location: (p) => `/v1/pacientes/${p.id}` },
+    errors: [...WRITE_ERRORS],
+    example: { body: { nome: 'Maria da Silva', data_nascimento: '1985-03-14', sexo: 'FEM', celular: '11987654321' } },
+  }),
+  defineOperation({
+    method: 'PATCH',
+    url: '/pacientes/:id',
+    summary: 'Atualiza parte de um paciente (JSON Merge Patch)',
+    tags,
+    scope: 'pacientes:write',
+    idempotent: true,
+    params: pacienteIdParams,
+    body: pacientePatchBody,
+    response: { status: 200, data: pacienteDetailWrite },
+    errors: ['RES_NOT_FOUND', ...WRITE_ERRORS],
+    example: { body: { telefone: '1133334444' } },
+  }),
+  defineOperation({
+    method: 'POST',
+    url: '/pacientes/unificar',
+    summary: 'Unifica dois pacientes duplicados',
+    description: 'O paciente duplicado e removido fisicamente e todas as referencias passam ao principal; irreversivel.',
+    tags,
+    scope: 'pacientes:write',
+    idempotent: true,
+    body: unificarBody,
+    response: { status: 200, data: unificarResult },
+    errors: ['CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'PACIENTES_UNIFICACAO_MESMO_ID', 'BUSINESS_RULE'],
+    example: { body: { paciente_id_principal: 1, paciente_id_duplicado: 2 } },
+  }),
+];

@@ -1,7 +1,6 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { keySet, PING_REDACTED_KEYS, redact } from '../../http/redact.ts';
-import { emptyQuery } from '../../http/params.ts';
+import { defineOperation } from '../operation.ts';
 import { maskApiKey } from '../../keys/keys.service.ts';
 import type { FastifyRequest } from 'fastify';
 
@@ -43,18 +42,21 @@ function pong(request: FastifyRequest, method: 'GET' | 'POST', body: unknown): z
   };
 }
 
-/** Health: any valid key, never calls the backend. */
-const pingRoutes: FastifyPluginAsyncZod = async (app) => {
-  const schema = { querystring: emptyQuery, response: { 200: pingData } };
-
-  app.get('/ping', { schema, config: { scope: null } }, async (request) => pong(request, 'GET', null));
-
-  app.post(
-    '/ping',
-    { schema, config: { scope: null, maxBodyBytes: PING_MAX_BODY_BYTES } },
+const pingOperation = (method: 'GET' | 'POST') =>
+  defineOperation({
+    method,
+    url: '/ping',
+    summary: method === 'GET' ? 'Verifica a chave e o relogio, sem chamar o backend' : 'Ecoa um corpo JSON de ate 2 KB, apos redacao',
+    tags: ['Saude'],
+    public: true,
+    bodyLimit: PING_MAX_BODY_BYTES,
+    response: { status: 200, data: pingData },
     // An empty body is echoed as null; any JSON value is accepted and echoed after redaction.
-    async (request) => pong(request, 'POST', request.body === undefined ? null : redact(request.body, PING_KEYS)),
-  );
-};
+    handler: async ({ request, body }) =>
+      pong(request, method, method === 'GET' || body === undefined ? null : redact(body, PING_KEYS)),
+    errors: [],
+    example: method === 'POST' ? { body: { teste: 'ola', senha: 'nao aparece no eco' } } : undefined,
+  });
 
-export default pingRoutes;
+/** Health: any valid key, never calls the backend. */
+export const pingOperations = [pingOperation('GET'), pingOperation('POST')];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { ALL_SCOPES } from '../../../server/auth/scopes.ts';
+import { ALL_SCOPES } from '../../../contracts/scopes.ts';
 
 // Spec 01 § Sandbox: "Enabled in the sandbox: all GET operations, POST /v1/ping and the three agenda POST
 // operations. Writes for patient, exam and report are not enabled there."

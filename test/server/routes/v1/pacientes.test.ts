@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
 import { backendAdmin, makeCpf, TenantFixtures } from '../../../helpers/fixtures.ts';
-import { PACIENTE_DISCARDED_FIELDS } from '../../../../server/routes/v1/schemas/pacientes.ts';
+import { PACIENTE_DISCARDED_FIELDS } from '../../../../contracts/schemas/pacientes.ts';
 
 // Spec: 02-resources-states-endpoints.md § Patients, § Patient (list item), § Patient detail.
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ALL_SCOPES, type Scope } from '../../../../server/auth/scopes.ts';
+import { ALL_SCOPES, type Scope } from '../../../../contracts/scopes.ts';
 import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
 import { makeCpf, TenantFixtures } from '../../../helpers/fixtures.ts';
 import { nowSeconds, sign } from '../../../helpers/signed-client.ts';

@@ -35,3 +35,20 @@ export const SCOPE_PRESETS: Record<string, Scope[]> = {
 export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);
 }
+
+/** One line per scope, from the spec's Scopes table (console picker, OpenAPI). */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'pacientes:read': 'list/detail patients',
+  'pacientes:write': 'create, partial update, unify patients',
+  'exames:read': 'list/detail exams, exam file redirect',
+  'exames:write': 'create exam (does not allow deletion)',
+  'exames:delete': 'delete exam (dedicated scope)',
+  'laudos:read': 'list/detail reports, report file redirect',
+  'laudos:write': 'ingest signed report',
+  'agenda:read': 'appointments, slots, agenda configs',
+  'agenda:write': 'create, cancel, reschedule appointments',
+  'prontuarios:read': 'list patient records, attachment metadata, attachment URL',
+  'prontuarios:write': 'create patient record',
+  'catalogos:read': 'catalogs and doctor detail',
+  'medicos:write': 'create and partially update doctors',
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flagQuery, idParam, paginationQuery, queryObject } from '../../../http/params.ts';
+import { flagQuery, idParam, paginationQuery, queryObject } from './params.ts';
 import { searchText } from './catalogos.ts';
 import {
   birthDate,
@@ -15,7 +15,7 @@ import {
   text,
   ufField,
   usuarioField,
-} from './common.ts';
+} from './fields.ts';
 
 export const PAPEIS = ['EXAME', 'LAUDO', 'SOLICITANTE'] as const;
 export type Papel = (typeof PAPEIS)[number];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateString, paginationQuery, queryObject, idParam, flagQuery } from '../../../http/params.ts';
+import { dateString, paginationQuery, queryObject, idParam, flagQuery } from './params.ts';
 import {
   birthDate,
   cepField,
@@ -15,7 +15,7 @@ import {
   text,
   ufField,
   usuarioField,
-} from './common.ts';
+} from './fields.ts';
 
 /** Spec § POST /v1/pacientes: accepted and dropped before the backend ever sees them. */
 export const PACIENTE_DISCARDED_FIELDS = [

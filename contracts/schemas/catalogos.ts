@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emptyQuery, flagQuery, paginationQuery, queryObject } from '../../../http/params.ts';
+import { emptyQuery, flagQuery, paginationQuery, queryObject } from './params.ts';
 
 /** Prefix/search text: trimmed, then at least `min` chars. */
 export const searchText = (min: number) =>

@@ -1,0 +1,249 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { ApiErrorCode } from '../../contracts/errors.ts';
+import type { Scope } from '../../contracts/scopes.ts';
+import { emptyQuery, paginationMeta } from '../../contracts/schemas/params.ts';
+import type { BackendClient, BackendQuery } from '../backend/client.ts';
+import { addMeta } from '../http/envelope.ts';
+import type { AuthContext } from '../http/request-context.ts';
+
+/**
+ * One definition per /v1 operation. `registerOperations` turns it into the Fastify route, with:
+ * the required scope (or an explicit `public: true` for ping/config, which any valid key may call),
+ * the idempotency contract for writes, the cache policy, a body limit enforced while the body
+ * arrives, zod validation of params/query/body, the response schema that strips anything else,
+ * the OpenAPI operation (openapi.ts reads `config.operation`), and enrolment in the generated
+ * security suite (test/server/routes/v1/security.test.ts reads `app.operations`).
+ */
+
+export type OperationMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** Routes without inline files: generous for any JSON the spec allows, small enough to refuse padding. */
+export const SMALL_BODY_LIMIT = 64 * 1024;
+/** Spec § Limits: 20 MB per decoded inline file. */
+export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** Bytes of base64 text for `bytes` of file. */
+export const base64Length = (bytes: number): number => Math.ceil(bytes / 3) * 4;
+/** Body limit of a route carrying up to `files` inline files of the maximum size, plus the small JSON around them. */
+export const fileBodyLimit = (files: number): number => files * base64Length(MAX_FILE_BYTES) + SMALL_BODY_LIMIT;
+
+export const CACHE_POLICIES = {
+  'no-store': 'no-store',
+  /** Spec: `GET /v1/config` and the catalogs. */
+  'private-5min': 'private, max-age=300',
+} as const;
+
+type Access = { scope: Scope; public?: undefined } | { public: true; scope?: undefined };
+
+type ZodOrUndefined = z.ZodType | undefined;
+type Out<T extends ZodOrUndefined> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface OperationContext<P extends ZodOrUndefined, Q extends ZodOrUndefined, B extends ZodOrUndefined> {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+  auth: AuthContext;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  /** backend-sim, scoped to the caller's tenant, carrying the key id and the doctor filter. */
+  backend: TenantBackend;
+}
+
+export interface JsonResponse<R extends z.ZodType> {
+  status: 200 | 201;
+  /** Schema of `data` (the envelope is added by the envelope plugin): anything it does not name is stripped. */
+  data: R;
+  /** Adds `limit`, `offset`, `total`, `has_more` from the query and the backend's `meta.total`. */
+  paginated?: boolean;
+  /** `Location` header of a 201. */
+  location?: (data: z.output<R>) => string;
+}
+
+export interface RedirectResponse {
+  /** 302 to a presigned URL, empty body, `Cache-Control: no-store` (spec § File redirects). */
+  status: 302;
+}
+
+interface OperationBase<P extends ZodOrUndefined, Q extends ZodOrUndefined, B extends ZodOrUndefined> {
+  method: OperationMethod;
+  /** Below `/v1`, Fastify syntax (`/pacientes/:id`). */
+  url: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** Writes under the idempotency contract: `Idempotency-Key` required, replay, conflicts. */
+  idempotent?: boolean;
+  cache?: keyof typeof CACHE_POLICIES;
+  /** Largest body accepted, in bytes; default SMALL_BODY_LIMIT. Refused with 413 as soon as it is passed. */
+  bodyLimit?: number;
+  params?: P;
+  /** Query schema; default: no parameter accepted. */
+  query?: Q;
+  body?: B;
+  /** Codes this operation answers besides the ones every signed route can (OpenAPI). */
+  errors: ApiErrorCode[];
+  /** A valid call (OpenAPI example, generated security suite). Path params default to 1. */
+  example?: { params?: Record<string, number | string>; query?: Record<string, string>; body?: unknown };
+}
+
+export type JsonOperation<P extends ZodOrUndefined, Q extends ZodOrUndefined, B extends ZodOrUndefined, R extends z.ZodType> = Access &
+  OperationBase<P, Q, B> & {
+    response: JsonResponse<R>;
+    /** Default: forward to the same path in backend-sim (`backendPath` overrides) and parse `data` with `response.data`. */
+    handler?: (ctx: OperationContext<P, Q, B>) => Promise<z.input<R> | z.output<R>>;
+    backendPath?: string;
+  };
+
+export type RedirectOperation<P extends ZodOrUndefined, Q extends ZodOrUndefined> = Access &
+  OperationBase<P, Q, undefined> & {
+    response: RedirectResponse;
+    /** Returns the URL to redirect to. */
+    handler: (ctx: OperationContext<P, Q, undefined>) => Promise<string>;
+  };
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Operation = JsonOperation<any, any, any, any> | RedirectOperation<any, any>;
+
+export function defineOperation<
+  P extends ZodOrUndefined = undefined,
+  Q extends ZodOrUndefined = undefined,
+  B extends ZodOrUndefined = undefined,
+  R extends z.ZodType = z.ZodType,
+>(operation: JsonOperation<P, Q, B, R>): Operation;
+export function defineOperation<P extends ZodOrUndefined = undefined, Q extends ZodOrUndefined = undefined>(
+  operation: RedirectOperation<P, Q>,
+): Operation;
+export function defineOperation(operation: Operation): Operation {
+  return operation;
+}
+
+/** The tenant's subtree of backend-sim, with the caller's context on every call. */
+export class TenantBackend {
+  constructor(
+    private readonly client: BackendClient,
+    private readonly request: FastifyRequest,
+  ) {}
+
+  async call<S extends z.ZodType>(
+    schema: S,
+    call: { method: OperationMethod; path: string; query?: BackendQuery; body?: unknown },
+  ): Promise<{ data: z.output<S>; meta: Record<string, unknown> }> {
+    const auth = this.request.auth!;
+    return this.client.call(
+      {
+        method: call.method,
+        path: `/tenants/${auth.tenantSlug}${call.path}`,
+        query: call.query,
+        body: call.body,
+        context: { chaveId: auth.chaveId, medicoFiltroId: auth.medicoId, requestId: this.request.id },
+      },
+      schema,
+    );
+  }
+}
+
+/** `/pacientes/:id` with `{id: 7}` → `/pacientes/7`. */
+export function fillPath(url: string, params: Record<string, unknown> | undefined): string {
+  return url.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => encodeURIComponent(String(params?.[name])));
+}
+
+/** The default handler: the same operation on backend-sim, its `data` parsed by the response schema. */
+async function forwardToBackend(operation: JsonOperation<any, any, any, any>, ctx: OperationContext<any, any, any>): Promise<unknown> {
+  const result = await ctx.backend.call(operation.response.data, {
+    method: operation.method,
+    path: fillPath(operation.backendPath ?? operation.url, ctx.params),
+    query: operation.method === 'GET' ? (ctx.query as BackendQuery | undefined) : undefined,
+    body: ctx.body,
+  });
+  if (operation.response.paginated) {
+    const { limit, offset } = ctx.query as { limit: number; offset: number };
+    addMeta(ctx.reply, paginationMeta(limit, offset, Number(result.meta.total ?? 0)));
+  }
+  return result.data;
+}
+
+export interface RegisteredOperation {
+  /** Full path as registered, e.g. `/v1/pacientes/:id`. */
+  path: string;
+  operation: Operation;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every /v1 operation registered, in order (generated security suite, OpenAPI checks). */
+    operations: RegisteredOperation[];
+  }
+}
+
+function checkAccess(operation: Operation): void {
+  const { scope, public: isPublic } = operation as { scope?: unknown; public?: unknown };
+  if ((scope === undefined || scope === null) && isPublic !== true) {
+    throw new Error(`${operation.method} ${operation.url}: a /v1 operation needs a scope, or public: true`);
+  }
+  if (scope !== undefined && isPublic !== undefined) {
+    throw new Error(`${operation.method} ${operation.url}: give a scope or public: true, not both`);
+  }
+}
+
+/** Registers each definition as a route of `app` (the /v1 scope). */
+export function registerOperations(app: FastifyInstance, operations: Operation[], backend: BackendClient): void {
+  for (const operation of operations) {
+    checkAccess(operation);
+    const redirect = operation.response.status === 302;
+    const json = redirect ? null : (operation as JsonOperation<any, any, any, any>);
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const ctx: OperationContext<any, any, any> = {
+        params: request.params,
+        query: request.query,
+        body: request.body,
+        auth: request.auth!,
+        request,
+        reply,
+        backend: new TenantBackend(backend, request),
+      };
+      if (redirect) {
+        const location = await (operation as RedirectOperation<any, any>).handler(ctx);
+        return reply.status(302).header('location', location).header('cache-control', 'no-store').send();
+      }
+      const data = json!.handler ? await json!.handler(ctx) : await forwardToBackend(json!, ctx);
+      reply.status(json!.response.status);
+      if (json!.response.location) reply.header('location', json!.response.location(data));
+      return data;
+    };
+    app.route({
+      method: operation.method,
+      url: operation.url,
+      bodyLimit: operation.bodyLimit ?? SMALL_BODY_LIMIT,
+      schema: {
+        params: operation.params,
+        querystring: operation.query ?? emptyQuery,
+        body: operation.body,
+        response: json ? { [json.response.status]: json.response.data } : undefined,
+      },
+      config: {
+        scope: operation.public ? null : operation.scope,
+        idempotent: operation.idempotent ?? false,
+        cacheControl: CACHE_POLICIES[operation.cache ?? 'no-store'],
+        operation,
+      },
+      handler,
+    });
+  }
+}
+
+/**
+ * Guard for the /v1 subtree: every route must come from an operation definition (so it has a
+ * scope or an explicit public marker, a body limit and its security cases). The CORS preflight
+ * is the one framework route allowed. Registering anything else fails at startup.
+ */
+export function guardV1Routes(app: FastifyInstance, registry: RegisteredOperation[]): void {
+  app.addHook('onRoute', (route) => {
+    const config = route.config as { operation?: Operation; corsPreflight?: boolean } | undefined;
+    if (config?.corsPreflight && route.method === 'OPTIONS') return;
+    if (!config?.operation) {
+      throw new Error(`${String(route.method)} ${route.url}: /v1 routes must be registered as operations (server/routes/operation.ts), with a scope or public: true`);
+    }
+    checkAccess(config.operation);
+    registry.push({ path: route.url, operation: config.operation });
+  });
+}
