@@ -20,6 +20,7 @@ import auditPlugin from './audit/audit-plugin.ts';
 import { AuditWriter } from './audit/audit-writer.ts';
 import { guardV1Routes, registerOperations, type RegisteredOperation } from './routes/operation.ts';
 import { V1_OPERATIONS } from './routes/v1/index.ts';
+import { Presigner } from './storage/presigner.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
 
 export interface AppDeps {
@@ -98,7 +99,10 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
         now: deps.now,
       });
       await v1.register(idempotencyPlugin, { store: idempotencyStore });
-      registerOperations(v1, V1_OPERATIONS, deps.backend);
+      registerOperations(v1, V1_OPERATIONS, {
+        backend: deps.backend,
+        presigner: new Presigner({ ...config.s3.public, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region }),
+      });
     },
     { prefix: '/v1' },
   );

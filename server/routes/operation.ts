@@ -6,6 +6,7 @@ import { emptyQuery, paginationMeta } from '../../contracts/schemas/params.ts';
 import type { BackendClient, BackendQuery } from '../backend/client.ts';
 import { addMeta } from '../http/envelope.ts';
 import type { AuthContext } from '../http/request-context.ts';
+import type { Presigner } from '../storage/presigner.ts';
 
 /**
  * One definition per /v1 operation. `registerOperations` turns it into the Fastify route, with:
@@ -47,6 +48,8 @@ export interface OperationContext<P extends ZodOrUndefined, Q extends ZodOrUndef
   reply: FastifyReply;
   /** backend-sim, scoped to the caller's tenant, carrying the key id and the doctor filter. */
   backend: TenantBackend;
+  /** Presigned GET URLs (300 s) for the files backend-sim locates. */
+  presigner: Presigner;
 }
 
 export interface JsonResponse<R extends z.ZodType> {
@@ -185,8 +188,13 @@ function checkAccess(operation: Operation): void {
   }
 }
 
+export interface OperationDeps {
+  backend: BackendClient;
+  presigner: Presigner;
+}
+
 /** Registers each definition as a route of `app` (the /v1 scope). */
-export function registerOperations(app: FastifyInstance, operations: Operation[], backend: BackendClient): void {
+export function registerOperations(app: FastifyInstance, operations: Operation[], deps: OperationDeps): void {
   for (const operation of operations) {
     checkAccess(operation);
     const redirect = operation.response.status === 302;
@@ -199,7 +207,8 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         auth: request.auth!,
         request,
         reply,
-        backend: new TenantBackend(backend, request),
+        backend: new TenantBackend(deps.backend, request),
+        presigner: deps.presigner,
       };
       if (redirect) {
         const location = await (operation as RedirectOperation<any, any>).handler(ctx);
