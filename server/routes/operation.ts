@@ -249,6 +249,8 @@ export function guardV1Routes(app: FastifyInstance, registry: RegisteredOperatio
   app.addHook('onRoute', (route) => {
     const config = route.config as { operation?: Operation; corsPreflight?: boolean } | undefined;
     if (config?.corsPreflight && route.method === 'OPTIONS') return;
+    // Fastify's automatic HEAD twin of a GET operation carries the same config.
+    if (route.method === 'HEAD' && config?.operation) return;
     if (!config?.operation) {
       throw new Error(`${String(route.method)} ${route.url}: /v1 routes must be registered as operations (server/routes/operation.ts), with a scope or public: true`);
     }

@@ -57,6 +57,12 @@ export class TenantFixtures {
     return this.db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
   }
 
+  /** Every row of every table, as text: equal snapshots mean nothing was written. */
+  snapshot(): string {
+    const tables = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[];
+    return JSON.stringify(tables.map(({ name }) => [name, this.db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]));
+  }
+
   close(): void {
     this.db.close();
   }
