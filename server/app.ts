@@ -21,6 +21,7 @@ import { AuditWriter } from './audit/audit-writer.ts';
 import { guardV1Routes, registerOperations, type RegisteredOperation } from './routes/operation.ts';
 import { V1_OPERATIONS } from './routes/v1/index.ts';
 import { Presigner } from './storage/presigner.ts';
+import openApiPlugin from './openapi/openapi-plugin.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
 
 export interface AppDeps {
@@ -64,11 +65,12 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.setSerializerCompiler(envelopeSerializerCompiler);
   registerRawBodyParsers(app);
 
-  await app.register(envelopePlugin, { release: config.release, passthroughPrefixes: ['/console'] });
+  await app.register(envelopePlugin, { release: config.release, passthroughPrefixes: ['/console', '/docs', '/openapi.'] });
+  await app.register(openApiPlugin, { release: config.release });
 
   const auditWriter = new AuditWriter(deps.sqlite, { flushIntervalMs: 50, maxBatch: 500, databaseFile: deps.sqlite.name });
   if (config.audit.enabled) {
-    await app.register(auditPlugin, { writer: auditWriter, skipPrefixes: ['/console', '/admin/api'] });
+    await app.register(auditPlugin, { writer: auditWriter, skipPrefixes: ['/console', '/admin/api', '/docs'] });
   }
   app.decorate('auditWriter', auditWriter);
   // Backend timeout plus a margin: an in-flight entry left by a crash frees its key soon after.

@@ -83,6 +83,8 @@ interface OperationBase<P extends ZodOrUndefined, Q extends ZodOrUndefined, B ex
   /** Query schema; default: no parameter accepted. */
   query?: Q;
   body?: B;
+  /** Never calls backend-sim (ping): no 503/504 in its OpenAPI error list. */
+  offline?: boolean;
   /** Codes this operation answers besides the ones every signed route can (OpenAPI). */
   errors: ApiErrorCode[];
   /** A valid call (OpenAPI example, generated security suite). Path params default to 1. */
@@ -223,11 +225,12 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
       method: operation.method,
       url: operation.url,
       bodyLimit: operation.bodyLimit ?? SMALL_BODY_LIMIT,
+      // Absent keys rather than undefined ones: Fastify warns about a declared-but-missing schema.
       schema: {
-        params: operation.params,
+        ...(operation.params ? { params: operation.params } : {}),
         querystring: operation.query ?? emptyQuery,
-        body: operation.body,
-        response: json ? { [json.response.status]: json.response.data } : undefined,
+        ...(operation.body ? { body: operation.body } : {}),
+        ...(json ? { response: { [json.response.status]: json.response.data } } : {}),
       },
       config: {
         scope: operation.public ? null : operation.scope,

@@ -48,8 +48,11 @@ export async function startTestStack(
     call: (req, c = creds) => signedRequest(stack.gatewayUrl, c, req),
     raw: (req) => rawRequest(stack.gatewayUrl, req),
     stop: async () => {
+      const violations = [...stack.backend.contractViolations];
       await stack.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      // backend-sim answered outside the contract (unknown error code, data its schema refuses): fail the file.
+      if (violations.length > 0) throw new Error(`backend contract violations:\n${violations.join('\n')}`);
     },
   };
 }

@@ -49,6 +49,7 @@ const pingOperation = (method: 'GET' | 'POST') =>
     summary: method === 'GET' ? 'Verifica a chave e o relogio, sem chamar o backend' : 'Ecoa um corpo JSON de ate 2 KB, apos redacao',
     tags: ['Saude'],
     public: true,
+    offline: true,
     bodyLimit: PING_MAX_BODY_BYTES,
     response: { status: 200, data: pingData },
     // An empty body is echoed as null; any JSON value is accepted and echoed after redaction.

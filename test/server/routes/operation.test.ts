@@ -25,7 +25,7 @@ async function appWith(register: (v1: import('fastify').FastifyInstance) => void
     },
     { prefix: '/v1' },
   );
-  return { ready: app.ready().finally(() => app.close()), registry };
+  return { ready: Promise.resolve(app.ready()).finally(() => app.close()), registry };
 }
 
 const ok = defineOperation({
