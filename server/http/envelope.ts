@@ -51,6 +51,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   // Errors are never cacheable, even on routes whose successes are (config, catalogs).
   reply.header('cache-control', 'no-store');
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  // Refused before its body arrived (no key, too large): close instead of draining the rest of it.
+  if (!request.raw.complete) reply.header('connection', 'close');
   return reply.status(error.status).type('application/json; charset=utf-8').send(errorEnvelope(request, reply, error));
 }
 
