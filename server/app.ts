@@ -21,6 +21,7 @@ import { AuditWriter } from './audit/audit-writer.ts';
 import { guardV1Routes, registerOperations, type RegisteredOperation } from './routes/operation.ts';
 import { V1_OPERATIONS } from './routes/v1/index.ts';
 import { Presigner } from './storage/presigner.ts';
+import { StorageFaults } from './storage/storage-faults.ts';
 import openApiPlugin from './openapi/openapi-plugin.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
 
@@ -39,6 +40,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Shared with the console API, which audits operator actions through the same batches. */
     auditWriter: AuditWriter;
+    /** The file redirects' presigner (tests reach it to check the storage faults the console switches). */
+    presigner: Presigner;
   }
 }
 
@@ -86,6 +89,14 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     auditWriter.close();
   });
 
+  // Presign faults: switched in the console API, consulted by the presigner of the file redirects.
+  const storageFaults = new StorageFaults();
+  const presigner = new Presigner(
+    { ...config.s3.public, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
+    { faults: storageFaults, onError: (err) => app.log.error({ err }, 'presign failed') },
+  );
+  app.decorate('presigner', presigner);
+
   const operations: RegisteredOperation[] = [];
   app.decorate('operations', operations);
   await app.register(
@@ -103,7 +114,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       await v1.register(idempotencyPlugin, { store: idempotencyStore });
       registerOperations(v1, V1_OPERATIONS, {
         backend: deps.backend,
-        presigner: new Presigner({ ...config.s3.public, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region }),
+        presigner,
       });
     },
     { prefix: '/v1' },
@@ -116,6 +127,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     keys: deps.keys,
     tenants: deps.tenants,
     backend: deps.backend,
+    storageFaults,
     auditSink: writerConsoleAudit(auditWriter),
   });
   await registerConsoleStatic(app, config.consoleDir);

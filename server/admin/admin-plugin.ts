@@ -14,6 +14,8 @@ import tenantRoutes from './routes/tenants.ts';
 import keyRoutes from './routes/keys.ts';
 import auditRoutes from './routes/audit.ts';
 import faultRoutes from './routes/faults.ts';
+import storageFaultRoutes from './routes/storage-faults.ts';
+import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
 export const SESSION_COOKIE = 'ce_console_session';
@@ -25,6 +27,8 @@ export interface AdminPluginOptions {
   keys: KeysService;
   tenants: TenantsService;
   backend: BackendClient;
+  /** Presign faults the Presigner consults (`/storage-faults`); a private table when omitted. */
+  storageFaults?: StorageFaults;
   lockout?: LockoutPolicy;
   session?: SessionPolicy;
   /** Where console audit entries go; defaults to a direct insert into audit_log. */
@@ -90,6 +94,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     keys: options.keys,
     tenants: options.tenants,
     backend: options.backend,
+    storageFaults: options.storageFaults ?? new StorageFaults(),
     lockout: options.lockout ?? policies.lockout,
     session,
     sessions,
@@ -138,6 +143,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
   await app.register(keyRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(faultRoutes, deps);
+  await app.register(storageFaultRoutes, deps);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -1,11 +1,15 @@
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { signedRequestsOnly, UsedSignatures } from './signed-requests-only.ts';
 
 const require = createRequire(import.meta.url);
 // @20minutes/s3rver verifies SigV4 signatures, so presigned URLs are checked for real.
 const S3rver = require('@20minutes/s3rver');
 const { DUMMY_ACCOUNT } = require('@20minutes/s3rver/lib/models/account.js');
+
+/** s3rver's built-in key pair; it stays valid only when it is the one configured. */
+const S3RVER_DEFAULT_KEY = 'S3RVER';
 
 export interface EmbeddedS3Options {
   directory: string;
@@ -14,6 +18,8 @@ export interface EmbeddedS3Options {
   accessKey: string;
   secretKey: string;
   buckets: string[];
+  /** Clock of the single-use and not-yet-valid checks (tests). */
+  now?: () => number;
 }
 
 export interface EmbeddedS3 {
@@ -21,9 +27,17 @@ export interface EmbeddedS3 {
   close(): Promise<void>;
 }
 
+/**
+ * The embedded S3 (default storage), locked down: only SigV4-signed requests (the services'
+ * credentials, presigned URLs) get through, anything else is 403, and presigned GET URLs are
+ * single-use (server/storage/signed-requests-only.ts).
+ */
 export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<EmbeddedS3> {
   mkdirSync(options.directory, { recursive: true });
-  if (options.accessKey !== 'S3RVER') DUMMY_ACCOUNT.createKeyPair(options.accessKey, options.secretKey);
+  // s3rver's key registry is process-wide: set the configured pair (its secret too), drop the
+  // well-known default unless it is the configured one.
+  DUMMY_ACCOUNT.createKeyPair(options.accessKey, options.secretKey);
+  if (options.accessKey !== S3RVER_DEFAULT_KEY) DUMMY_ACCOUNT.revokeAccessKey(S3RVER_DEFAULT_KEY);
   const server = new S3rver({
     address: options.host ?? '127.0.0.1',
     port: options.port,
@@ -33,6 +47,9 @@ export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<Embed
     vhostBuckets: false,
     configureBuckets: options.buckets.map((name) => ({ name })),
   });
+  // s3rver lets unsigned requests through; the guard must run before all of its middleware
+  // (Koa composes `middleware` when the server starts listening, in run()).
+  server.middleware.unshift(signedRequestsOnly(new UsedSignatures(options.now), options.now));
   const address = (await server.run()) as AddressInfo;
   return {
     port: address.port,

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AdminDeps } from '../admin-plugin.ts';
+import { ApiError, invalidParam } from '../../errors.ts';
+import { parseInput } from '../http.ts';
+
+const idParams = z.object({ id: z.coerce.number().int().positive() });
+
+export const storageFaultSchema = z
+  .object({
+    /** Tenant slug, or `*` for every clinic. */
+    tenant: z.string().trim().min(1).max(63).default('*'),
+    failure_rate: z.number().gt(0, 'Entre 0 (exclusivo) e 1.').max(1, 'Entre 0 (exclusivo) e 1.').default(1),
+  })
+  .strict();
+
+/**
+ * Presign faults (server/storage/storage-faults.ts): while one matches, the file redirects answer
+ * 500 RES_ARQUIVO_S3_FALHA. Gateway-side, so they live here and not in backend-sim.
+ */
+export default async function storageFaultRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  app.get('/storage-faults', async () => deps.storageFaults.list());
+
+  app.post('/storage-faults', { config: { consoleAction: 'storage_fault.create' } }, async (request, reply) => {
+    const input = parseInput(storageFaultSchema, request.body);
+    const tenant = input.tenant === '*' ? null : await deps.tenants.get(input.tenant);
+    if (tenant === undefined) throw invalidParam('tenant', 'Clinica nao encontrada.');
+    const fault = deps.storageFaults.add({ tenant: input.tenant, failure_rate: input.failure_rate });
+    request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { storage_fault_id: fault.id } };
+    reply.status(201);
+    return fault;
+  });
+
+  app.delete('/storage-faults/:id', { config: { consoleAction: 'storage_fault.delete' } }, async (request) => {
+    const { id } = parseInput(idParams, request.params);
+    request.adminAudit = { detail: { storage_fault_id: id } };
+    if (!deps.storageFaults.remove(id)) throw new ApiError('RES_NOT_FOUND', 'Falha de armazenamento nao encontrada.');
+    return { id, removida: true };
+  });
+
+  app.delete('/storage-faults', { config: { consoleAction: 'storage_fault.clear' } }, async () => ({ removidas: deps.storageFaults.clear() }));
+}
