@@ -48,6 +48,10 @@ const ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/faults', { path: '/v1/pacientes*', kind: 'http500' }],
   ['DELETE', '/admin/api/faults/1'],
   ['DELETE', '/admin/api/faults'],
+  ['GET', '/admin/api/storage-faults'],
+  ['POST', '/admin/api/storage-faults', { failure_rate: 1 }],
+  ['DELETE', '/admin/api/storage-faults/1'],
+  ['DELETE', '/admin/api/storage-faults'],
 ];
 
 describe('console API access control', () => {
