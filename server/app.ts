@@ -66,7 +66,6 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(envelopeSerializerCompiler);
-  registerRawBodyParsers(app);
 
   await app.register(envelopePlugin, { release: config.release, passthroughPrefixes: ['/console', '/docs', '/openapi.'] });
   await app.register(openApiPlugin, { release: config.release });
@@ -102,6 +101,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   await app.register(
     async (v1) => {
       guardV1Routes(v1, operations);
+      // Raw bytes only here: the signature covers them, and JSON is parsed once, after it is verified.
+      registerRawBodyParsers(v1);
       await v1.register(corsPlugin, {
         allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
       });

@@ -39,11 +39,3 @@ export interface Page {
   limit: number;
   offset: number;
 }
-
-export function list<T>(data: T[], total: number) {
-  return { data, meta: { total } };
-}
-
-export function one<T>(data: T) {
-  return { data, meta: {} };
-}

@@ -5,7 +5,6 @@ import type { KeysService } from '../keys/keys.service.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import type { BackendClient } from '../backend/client.ts';
 import { ApiError } from '../errors.ts';
-import { parseJsonBody } from '../http/body.ts';
 import { consoleAuditEntryFromRequest, insertConsoleAudit, type ConsoleAuditSink } from './console-audit.ts';
 import { csrfMatches, DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.ts';
 import { DEFAULT_LOCKOUT, type LockoutPolicy } from './operators.ts';
@@ -121,11 +120,6 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     if (!SAFE_METHODS.has(request.method) && !csrfMatches(token, headerValue(request.headers[CSRF_HEADER]))) {
       throw new ApiError('ADMIN_CSRF_INVALID', 'Token CSRF ausente ou invalido.');
     }
-  });
-
-  // Bodies arrive raw (the /v1 signature needs the bytes); the console API parses them here.
-  app.addHook('preValidation', async (request) => {
-    parseJsonBody(request);
   });
 
   app.addHook('onResponse', async (request, reply) => {

@@ -24,23 +24,6 @@ export function splitKeyRow(row: KeyTenantRow | undefined): KeyWithTenant | unde
   };
 }
 
-export async function findKeyWithTenant(db: DbOrTrx, apiKey: string): Promise<KeyWithTenant | undefined> {
-  const row = await db
-    .selectFrom('api_keys')
-    .leftJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
-    .selectAll('api_keys')
-    .select([
-      'tenants.id as t_id',
-      'tenants.slug as t_slug',
-      'tenants.nome as t_nome',
-      'tenants.status as t_status',
-      'tenants.is_sandbox as t_is_sandbox',
-    ])
-    .where('api_keys.api_key', '=', apiKey)
-    .executeTakeFirst();
-  return splitKeyRow(row);
-}
-
 export async function findKeyById(db: DbOrTrx, id: number): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }

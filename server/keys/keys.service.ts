@@ -72,28 +72,26 @@ export class KeysService {
   private readonly secretCache = new Map<string, string>();
 
   /** The per-request key lookup, as one prepared statement: it runs on every signed call. */
-  private readonly lookup: SQLite.Statement | null;
+  private readonly lookup: SQLite.Statement;
   /**
    * Resolved keys by api_key. Emptied by every change made through this service and whenever
    * another connection (the CLI) commits to gateway.db — `PRAGMA data_version` tells — so a
    * rotation or revocation takes effect on the very next request.
    */
   private readonly resolvedCache = new Map<string, ResolvedKey>();
-  private readonly dataVersion: SQLite.Statement | null;
+  private readonly dataVersion: SQLite.Statement;
   private seenDataVersion = -1;
 
   constructor(
     private readonly db: GatewayDb,
     private readonly box: SecretBox,
-    sqlite?: SQLite.Database,
+    sqlite: SQLite.Database,
   ) {
-    this.lookup = sqlite
-      ? sqlite.prepare(
-          `SELECT k.*, t.id AS t_id, t.slug AS t_slug, t.nome AS t_nome, t.status AS t_status, t.is_sandbox AS t_is_sandbox
-           FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.api_key = ?`,
-        )
-      : null;
-    this.dataVersion = sqlite ? sqlite.prepare('PRAGMA data_version').pluck() : null;
+    this.lookup = sqlite.prepare(
+      `SELECT k.*, t.id AS t_id, t.slug AS t_slug, t.nome AS t_nome, t.status AS t_status, t.is_sandbox AS t_is_sandbox
+       FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.api_key = ?`,
+    );
+    this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   }
 
   /** Forget every resolved key: called after any change to keys or tenants. */
@@ -196,21 +194,19 @@ export class KeysService {
 
   /** The key row with its tenant, and the decrypted secret when it has one. */
   async resolve(apiKey: string): Promise<ResolvedKey | undefined> {
-    if (this.dataVersion) {
-      const version = this.dataVersion.get() as number;
-      if (version !== this.seenDataVersion) {
-        this.resolvedCache.clear();
-        this.seenDataVersion = version;
-      }
-      const hit = this.resolvedCache.get(apiKey);
-      if (hit) return hit;
+    const version = this.dataVersion.get() as number;
+    if (version !== this.seenDataVersion) {
+      this.resolvedCache.clear();
+      this.seenDataVersion = version;
     }
-    const found = this.lookup ? repo.splitKeyRow(this.lookup.get(apiKey) as repo.KeyTenantRow | undefined) : await repo.findKeyWithTenant(this.db, apiKey);
+    const hit = this.resolvedCache.get(apiKey);
+    if (hit) return hit;
+    const found = repo.splitKeyRow(this.lookup.get(apiKey) as repo.KeyTenantRow | undefined);
     if (!found) return undefined;
     const { key } = found;
     if (!key.secret_sealed) {
       const legacy = { ...found, secret: null, scopes: parseScopes(found.key.scopes) };
-      if (this.dataVersion) this.resolvedCache.set(apiKey, legacy);
+      this.resolvedCache.set(apiKey, legacy);
       return legacy;
     }
     const cacheKey = `${key.id}:${key.secret_version}`;
@@ -222,10 +218,8 @@ export class KeysService {
     }
     const resolved = { ...found, secret, scopes: parseScopes(key.scopes) };
     // Only known keys are kept, so unknown-key floods cannot grow the cache.
-    if (this.dataVersion) {
-      if (this.resolvedCache.size > 10_000) this.resolvedCache.clear();
-      this.resolvedCache.set(apiKey, resolved);
-    }
+    if (this.resolvedCache.size > 10_000) this.resolvedCache.clear();
+    this.resolvedCache.set(apiKey, resolved);
     return resolved;
   }
 
