@@ -111,11 +111,35 @@ interface Slot {
   convenioId: number;
 }
 
-/** The rules shared by create and reschedule; returns hora_fim. */
-async function checkSlot(db: Db, s: Slot, today: string) {
+/** One clock tick: `now` ISO timestamp, `today` YYYY-MM-DD and `hora` HH:MM:SS, all UTC. */
+export interface Stamp {
+  now: string;
+  today: string;
+  hora: string;
+}
+
+/** Appointments of the grid (not overbookings, not cancelled) an agenda holds on a day: what its daily limit counts. */
+async function gradeDoDia(db: Db, agendaId: number, data: string, excluirId: number | null): Promise<number> {
+  let q = db
+    .selectFrom('agendamentos')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('agenda_config_id', '=', agendaId)
+    .where('data_agendamento', '=', data)
+    .where('status', '!=', 'cancelado')
+    .where('encaixe', '=', 0);
+  if (excluirId) q = q.where('id', '!=', excluirId);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+/**
+ * The rules shared by create and reschedule (the 422 BUSINESS_RULEs). Runs inside the write
+ * transaction, so the daily limit cannot be passed by two concurrent bookings.
+ */
+async function checkSlot(db: Db, s: Slot, clock: Stamp, excluirId: number | null) {
   const { agenda: a } = s;
   if (!a.ativo) throw rule('Agenda inativa.', { field: 'agenda_config_id' });
-  if (s.data < today) throw rule('Nao e possivel agendar em data passada.', { field: 'data' });
+  if (s.data < clock.today) throw rule('Nao e possivel agendar em data passada.', { field: 'data' });
+  if (s.data === clock.today && s.inicio <= toMinutes(clock.hora.slice(0, 5))) throw rule('Nao e possivel agendar em horario passado.', { field: 'hora_inicio' });
   if (s.data < a.data_inicio || (a.data_fim && s.data > a.data_fim)) throw rule('Data fora da vigencia da agenda.', { field: 'data' });
   if (s.convenioId) {
     if (!(await db.selectFrom('convenios').select('id').where('id', '=', s.convenioId).executeTakeFirst())) throw rule('Convenio inexistente.', { field: 'convenio_id' });
@@ -127,16 +151,8 @@ async function checkSlot(db: Db, s: Slot, today: string) {
   } else {
     const horarios = await db.selectFrom('agenda_horarios').select(['hora_inicio', 'hora_fim']).where('agenda_config_id', '=', a.id).where('dia_semana', '=', weekday(s.data)).execute();
     if (!horarios.some((h) => toMinutes(h.hora_inicio) <= s.inicio && s.fim <= toMinutes(h.hora_fim))) throw rule('Horario fora da grade da agenda.', { field: 'hora_inicio' });
-  }
-  if (a.limite_diario) {
-    const { n } = await db
-      .selectFrom('agendamentos')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('agenda_config_id', '=', a.id)
-      .where('data_agendamento', '=', s.data)
-      .where('status', '!=', 'cancelado')
-      .executeTakeFirstOrThrow();
-    if (Number(n) >= a.limite_diario) throw rule('Limite de agendamentos atingido para o dia.', { field: 'data' });
+    // Overbookings are outside the grid: the daily limit counts (and applies to) grid appointments only.
+    if (a.limite_diario && (await gradeDoDia(db, a.id, s.data, excluirId)) >= a.limite_diario) throw rule('Limite de agendamentos atingido para o dia.', { field: 'data' });
   }
 }
 
@@ -246,12 +262,19 @@ export const apptCreateSchema = z.object({
   paciente_sexo: optText,
   paciente_email: optText,
   plano_id: z.number().int().positive().nullable().optional(),
-  encaixe: z.boolean().optional(),
+  encaixe: z.boolean().nullable().optional(),
   observacoes: z.string().max(500).nullable().optional(),
   unidade_id: z.number().int().positive().nullable().optional(),
 });
 
-export async function createAgendamento(db: Db, b: z.infer<typeof apptCreateSchema>, ctx: CallContext, clock: { now: string; today: string }) {
+/** An insurer's plan: it must exist and belong to the appointment's insurer (none for a private booking). */
+async function checkPlano(db: Db, convenioId: number, planoId: number | null | undefined) {
+  if (!planoId) return;
+  const plano = await db.selectFrom('planos').select('convenio_id').where('id', '=', planoId).executeTakeFirst();
+  if (!plano || plano.convenio_id !== convenioId) throw rule('Plano inexistente ou de outro convenio.', { field: 'plano_id' });
+}
+
+export async function createAgendamento(db: Db, b: z.infer<typeof apptCreateSchema>, ctx: CallContext, clock: Stamp) {
   const agenda = await visibleAgenda(db, b.agenda_config_id, ctx);
   if (b.paciente_id) {
     if (!(await db.selectFrom('pacientes').select('id').where('id', '=', b.paciente_id).executeTakeFirst())) throw rule('Paciente nao encontrado.', { field: 'paciente_id' });
@@ -259,12 +282,14 @@ export async function createAgendamento(db: Db, b: z.infer<typeof apptCreateSche
     throw rule('Informe paciente_id ou paciente_nome e paciente_celular.', { field: 'paciente_id' });
   }
   if (b.unidade_id && b.unidade_id !== agenda.unidade_id) throw rule('Unidade nao permitida para esta agenda.', { field: 'unidade_id' });
+  await checkPlano(db, b.convenio_id, b.plano_id);
   const dur = await duracao(db, agenda.id, b.procedimento_id);
   const slot: Slot = { agenda, data: b.data, inicio: toMinutes(b.hora_inicio), fim: toMinutes(b.hora_inicio) + dur, encaixe: b.encaixe === true, convenioId: b.convenio_id };
   if (slot.fim > 24 * 60) throw rule('Horario fora da grade da agenda.', { field: 'hora_inicio' });
-  await checkSlot(db, slot, clock.today);
   return db.transaction().execute(async (trx) => {
+    await checkSlot(trx, slot, clock, null);
     if (b.paciente_id) {
+      // "Same day/hour": same date and start, on any agenda, unless cancelled.
       const dup = await trx
         .selectFrom('agendamentos')
         .select('id')
@@ -298,14 +323,21 @@ export async function createAgendamento(db: Db, b: z.infer<typeof apptCreateSche
   });
 }
 
+/** Cancel and reschedule are refused from these statuses; read inside the write transaction (two concurrent cancels: one wins). */
+async function assertAberto(db: Db, id: number, acao: string) {
+  const atual = await db.selectFrom('agendamentos').select(['status', 'data_agendamento', 'hora_inicio']).where('id', '=', id).executeTakeFirstOrThrow();
+  if (FINAIS.has(atual.status)) throw new BackendError('INVALID_STATE', `Agendamento ja ${atual.status}; nao pode ser ${acao}.`, { status: atual.status });
+  return atual;
+}
+
 export const cancelSchema = z.object({ motivo: z.string().trim().min(3).max(500) });
 
 export async function cancelAgendamento(db: Db, id: number, motivo: string, ctx: CallContext, now: string) {
   const r = await findVisibleAgendamento(db, id, ctx);
-  if (FINAIS.has(r.status)) throw new BackendError('INVALID_STATE', `Agendamento ja ${r.status}; nao pode ser cancelado.`, { status: r.status });
   await db.transaction().execute(async (trx) => {
+    const { status: anterior } = await assertAberto(trx, id, 'cancelado');
     await trx.updateTable('agendamentos').set({ status: 'cancelado', cancelado_em: now, cancelado_motivo: motivo, cancelado_por_chave_id: ctx.chaveId, atualizado_em: now }).where('id', '=', id).execute();
-    await trx.insertInto('agendamento_historico').values({ agendamento_id: id, status_anterior: r.status, status_novo: 'cancelado', data_hora: now, observacao: motivo, origem: 'API', chave_id: ctx.chaveId }).execute();
+    await trx.insertInto('agendamento_historico').values({ agendamento_id: id, status_anterior: anterior, status_novo: 'cancelado', data_hora: now, observacao: motivo, origem: 'API', chave_id: ctx.chaveId }).execute();
   });
   return {
     id,
@@ -325,17 +357,22 @@ export const reagendarSchema = z.object({
   motivo: z.string().max(500).nullable().optional(),
 });
 
-/** Same id, updated in place, back to `agendado`, one history entry noting the previous date/hour. */
-export async function reagendarAgendamento(db: Db, id: number, b: z.infer<typeof reagendarSchema>, ctx: CallContext, clock: { now: string; today: string }) {
+/**
+ * Same id, updated in place, back to `agendado`, one history entry noting the previous date/hour.
+ * The doctor filter applies to the original appointment and to the target agenda (404 for either).
+ */
+export async function reagendarAgendamento(db: Db, id: number, b: z.infer<typeof reagendarSchema>, ctx: CallContext, clock: Stamp) {
   const r = await findVisibleAgendamento(db, id, ctx);
   const agenda = await visibleAgenda(db, b.agenda_config_id ?? r.agenda_config_id, ctx);
   if (FINAIS.has(r.status)) throw new BackendError('INVALID_STATE', `Agendamento ja ${r.status}; nao pode ser reagendado.`, { status: r.status });
   const atual = await db.selectFrom('agendamentos').select(['convenio_id']).where('id', '=', id).executeTakeFirstOrThrow();
   const dur = await duracao(db, agenda.id, r.procedimento_id);
   const slot: Slot = { agenda, data: b.nova_data, inicio: toMinutes(b.nova_hora_inicio), fim: toMinutes(b.nova_hora_inicio) + dur, encaixe: false, convenioId: atual.convenio_id };
-  await checkSlot(db, slot, clock.today);
+  if (slot.fim > 24 * 60) throw rule('Horario fora da grade da agenda.', { field: 'nova_hora_inicio' });
   const motivo = b.motivo?.trim() || null;
   await db.transaction().execute(async (trx) => {
+    const anterior = await assertAberto(trx, id, 'reagendado');
+    await checkSlot(trx, slot, clock, id);
     await checkConflict(trx, slot, id);
     await trx
       .updateTable('agendamentos')
@@ -346,8 +383,8 @@ export async function reagendarAgendamento(db: Db, id: number, b: z.infer<typeof
       })
       .where('id', '=', id)
       .execute();
-    const nota = `Reagendado de ${r.data_agendamento} ${r.hora_inicio}${motivo ? `: ${motivo}` : ''}`;
-    await trx.insertInto('agendamento_historico').values({ agendamento_id: id, status_anterior: r.status, status_novo: 'agendado', data_hora: clock.now, observacao: nota, origem: 'API', chave_id: ctx.chaveId }).execute();
+    const nota = `Reagendado de ${anterior.data_agendamento} ${anterior.hora_inicio} para ${b.nova_data} ${b.nova_hora_inicio}${motivo ? `: ${motivo}` : ''}`;
+    await trx.insertInto('agendamento_historico').values({ agendamento_id: id, status_anterior: anterior.status, status_novo: 'agendado', data_hora: clock.now, observacao: nota, origem: 'API', chave_id: ctx.chaveId }).execute();
   });
   const updated = await apptQuery(db).where('ag.id', '=', id).executeTakeFirstOrThrow();
   return { ...(await apptDetail(db, updated)), reagendado_em: updated.reagendado_em, reagendado_motivo: updated.reagendado_motivo };
@@ -364,6 +401,8 @@ export const slotsSchema = z.object({
 /**
  * Next free slot per doctor/room (per unit) within the horizon, computed from the weekly schedule,
  * the procedure's duration on each agenda and the appointments that occupy the resource. Clock is UTC.
+ * Overbookings (encaixe) and cancelled appointments never block the grid. Ordered by the next slot's
+ * date (then hour, then label); groups without a slot in the horizon last, by label.
  */
 export async function computeSlots(db: Db, f: z.infer<typeof slotsSchema>, ctx: CallContext, clock: Date) {
   const today = clock.toISOString().slice(0, 10);
@@ -406,11 +445,26 @@ export async function computeSlots(db: Db, f: z.infer<typeof slotsSchema>, ctx: 
       list.push([toMinutes(b.hora_inicio), toMinutes(b.hora_fim)]);
       busyByDay.set(b.data_agendamento, list);
     }
+    // A day whose grid appointments reached the agenda's daily limit offers nothing (booking it would be a BUSINESS_RULE).
+    const cheios = new Set<string>();
+    if (a.limite_diario) {
+      const porDia = await db
+        .selectFrom('agendamentos')
+        .select(['data_agendamento', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('agenda_config_id', '=', a.id)
+        .where('status', '!=', 'cancelado')
+        .where('encaixe', '=', 0)
+        .where('data_agendamento', '>=', today)
+        .where('data_agendamento', '<=', ultimo)
+        .groupBy('data_agendamento')
+        .execute();
+      for (const p of porDia) if (Number(p.n) >= a.limite_diario) cheios.add(p.data_agendamento);
+    }
     const dur = a.duracao_minutos!;
     let found: Group['proximo_slot'] = null;
     for (let d = 0; d < f.horizonte_dias && !found; d++) {
       const dia = addDays(today, d);
-      if (dia < a.data_inicio || (a.data_fim && dia > a.data_fim)) continue;
+      if (dia < a.data_inicio || (a.data_fim && dia > a.data_fim) || cheios.has(dia)) continue;
       // Stop early when the group already has an earlier day than this agenda could offer.
       if (group.proximo_slot && group.proximo_slot.data < dia) break;
       const wd = weekday(dia);

@@ -9,9 +9,24 @@ async function assertPaciente(db: Db, id: number) {
   if (!(await db.selectFrom('pacientes').select('id').where('id', '=', id).executeTakeFirst())) throw notFound();
 }
 
+/** File signatures of the accepted types: an attachment must be what its extension says. */
+const ASSINATURAS: Record<string, { nome: string; bytes: number[] }> = {
+  PDF: { nome: 'PDF', bytes: [0x25, 0x50, 0x44, 0x46, 0x2d] },
+  PNG: { nome: 'PNG', bytes: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
+  JPG: { nome: 'JPEG', bytes: [0xff, 0xd8, 0xff] },
+};
+
+function checkConteudo(anexos: { extensao: string; body: Buffer }[]) {
+  anexos.forEach((a, i) => {
+    const sig = ASSINATURAS[a.extensao];
+    if (sig && !sig.bytes.every((b, k) => a.body[k] === b))
+      throw new BackendError('VALIDATION_ERROR', `Anexo invalido: o conteudo nao e um arquivo ${sig.nome}.`, { field: `anexos.${i}.base64` });
+  });
+}
+
 export const prontuarioCreateSchema = z.object({
   mensagem: z.string().max(200_000).nullable().optional(),
-  anexos: z.array(arquivoInput).optional(),
+  anexos: z.array(arquivoInput).nullable().optional(),
   exibir: z.union([z.literal(0), z.literal(1), z.boolean()]).optional(),
 });
 
@@ -21,7 +36,8 @@ export async function createProntuario(db: Db, files: FileStore, tenant: string,
   const mensagem = b.mensagem?.trim() ?? '';
   // A message counts only when longer than 3 characters.
   const temMensagem = mensagem.length > 3;
-  const anexos = decodeFiles(b.anexos, ['PDF', 'PNG', 'JPG'], 'anexos');
+  const anexos = decodeFiles(b.anexos ?? undefined, ['PDF', 'PNG', 'JPG'], 'anexos');
+  checkConteudo(anexos);
   if (!temMensagem && anexos.length === 0) throw new BackendError('VALIDATION_ERROR', 'Informe uma mensagem ou ao menos um anexo.', { field: 'mensagem' });
   const medicoId = ctx.medicoFiltroId && (await db.selectFrom('medicos').select('id').where('id', '=', ctx.medicoFiltroId).executeTakeFirst()) ? ctx.medicoFiltroId : null;
   const stored = await uploadAll(files, tenant, 'prontuarios', anexos);
@@ -55,9 +71,13 @@ export const pageSchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
+/**
+ * Every finished record of the patient (whatever `exibir`), newest first. Drafts (rascunho = 1, only
+ * possible for records written in the clinic system) are not records yet and are never listed.
+ */
 export async function listProntuarios(db: Db, pacienteId: number, f: z.infer<typeof pageSchema>) {
   await assertPaciente(db, pacienteId);
-  const q = db.selectFrom('prontuarios as pt').leftJoin('medicos as m', 'm.id', 'pt.medico_id').where('pt.paciente_id', '=', pacienteId);
+  const q = db.selectFrom('prontuarios as pt').leftJoin('medicos as m', 'm.id', 'pt.medico_id').where('pt.paciente_id', '=', pacienteId).where('pt.rascunho', '=', 0);
   const [rows, count] = await Promise.all([
     q.select(['pt.id', 'pt.data_emissao', 'pt.mensagem', 'pt.exibir', 'pt.rascunho', 'pt.medico_id', 'm.nome as medico_nome']).orderBy('pt.data_emissao', 'desc').orderBy('pt.id', 'desc').limit(f.limit).offset(f.offset).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
@@ -69,7 +89,7 @@ export async function listProntuarios(db: Db, pacienteId: number, f: z.infer<typ
       data_emissao: r.data_emissao,
       mensagem: r.mensagem,
       exibir: r.exibir === 1,
-      rascunho: r.rascunho === 1,
+      rascunho: false as const,
       medico: r.medico_id ? { id: r.medico_id, nome: r.medico_nome ?? '' } : null,
     })),
   };
@@ -90,9 +110,13 @@ export async function listAnexos(db: Db, pacienteId: number, f: z.infer<typeof a
   return { total: Number(count.total), data: rows };
 }
 
-/** Attachment of another patient and a missing one are indistinguishable (404). */
+/**
+ * Attachment of another patient and a missing one are indistinguishable (404). An attachment whose
+ * file was never stored (no object key) answers `null`: the gateway's 503 "backend returned no URL".
+ */
 export async function locateAnexo(db: Db, files: FileStore, pacienteId: number, anexoId: number) {
   const a = await db.selectFrom('prontuario_anexos').select(['object_key']).where('id', '=', anexoId).where('paciente_id', '=', pacienteId).executeTakeFirst();
   if (!a) throw notFound();
+  if (!a.object_key.trim()) return null;
   return files.locate(a.object_key);
 }

@@ -135,7 +135,7 @@ describe('cancel and reschedule', () => {
     const res = await h.call('POST', `${base}/agendamentos/${ag.id}/reagendar`, { nova_data: '2026-11-09', nova_hora_inicio: '08:00', agenda_config_id: 2, motivo: 'Troca de medico' });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: ag.id, status: 'agendado', agenda_config_id: 2, medico: { id: 2 }, data_agendamento: '2026-11-09', hora_inicio: '08:00', hora_fim: '08:20', reagendado_em: '2026-11-02T09:00:00Z', reagendado_motivo: 'Troca de medico' });
-    expect(res.body.data.historico.at(-1)).toMatchObject({ status_anterior: 'agendado', status_novo: 'agendado', observacao: 'Reagendado de 2026-11-05 09:15: Troca de medico' });
+    expect(res.body.data.historico.at(-1)).toMatchObject({ status_anterior: 'agendado', status_novo: 'agendado', observacao: 'Reagendado de 2026-11-05 09:15 para 2026-11-09 08:00: Troca de medico' });
     // Target agenda of another doctor is hidden from a bound key.
     const hidden = await h.call('POST', `${base}/agendamentos/${ag.id}/reagendar`, { nova_data: '2026-11-10', nova_hora_inicio: '08:00', agenda_config_id: 1 }, { 'x-medico-filtro-id': '2' });
     expect(hidden.status).toBe(404);
@@ -145,6 +145,38 @@ describe('cancel and reschedule', () => {
     const ag = (await criar({ data: '2026-11-06', hora_inicio: '08:00', paciente_id: 4 })).body.data;
     await t.db.updateTable('agendamentos').set({ status: 'finalizado' }).where('id', '=', ag.id).execute();
     expect((await h.call('POST', `${base}/agendamentos/${ag.id}/cancelar`, { motivo: 'tarde demais' })).body.error.code).toBe('INVALID_STATE');
+  });
+});
+
+describe('rules added against the spec (issue 11)', () => {
+  it('a time already past today is refused like a past date; plano_id must belong to convenio_id', async () => {
+    // Clock: Mon 2026-11-02 09:00 UTC.
+    expect((await criar({ data: '2026-11-02', hora_inicio: '08:30', paciente_id: 3 })).body.error).toMatchObject({ code: 'BUSINESS_RULE', message: 'Nao e possivel agendar em horario passado.', details: { field: 'hora_inicio' } });
+    expect((await criar({ data: '2026-11-02', hora_inicio: '09:00', paciente_id: 3 })).body.error.code).toBe('BUSINESS_RULE');
+    expect((await criar({ convenio_id: 1, plano_id: 2, data: '2026-11-10', hora_inicio: '08:00', paciente_id: 3 })).body.error).toMatchObject({ code: 'BUSINESS_RULE', details: { field: 'plano_id' } });
+    expect((await criar({ convenio_id: 0, plano_id: 1, data: '2026-11-10', hora_inicio: '08:00', paciente_id: 3 })).body.error).toMatchObject({ code: 'BUSINESS_RULE', details: { field: 'plano_id' } });
+    expect((await criar({ convenio_id: 1, plano_id: 1, data: '2026-11-10', hora_inicio: '08:00', paciente_id: 3 })).status).toBe(201);
+  });
+
+  it('daily limit: counts grid appointments only (not overbookings, not the one being rescheduled); a full day offers no slot', async () => {
+    const limited = await t.db
+      .insertInto('agenda_configs')
+      .values({ nome: 'Agenda Limitada', tipo_vinculo: 'sala', sala_id: 1, unidade_id: 1, data_inicio: '2026-01-01', limite_diario: 1, criado_em: '2026-01-01T00:00:00Z' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.db.insertInto('agenda_horarios').values({ agenda_config_id: limited.id, dia_semana: 0, hora_inicio: '08:00', hora_fim: '10:00' }).execute();
+    await t.db.insertInto('agenda_procedimentos').values({ agenda_config_id: limited.id, procedimento_id: 3, duracao_minutos: 30 }).execute();
+    const sunday = '2026-11-08';
+    const first = await criar({ agenda_config_id: limited.id, procedimento_id: 3, data: sunday, hora_inicio: '08:00', paciente_id: 1 });
+    expect(first.status).toBe(201);
+    expect((await criar({ agenda_config_id: limited.id, procedimento_id: 3, data: sunday, hora_inicio: '09:00', paciente_id: 2 })).body.error.message).toBe('Limite de agendamentos atingido para o dia.');
+    // An overbooking is outside the grid and outside the limit.
+    expect((await criar({ agenda_config_id: limited.id, procedimento_id: 3, data: sunday, hora_inicio: '09:00', paciente_id: 2, encaixe: true })).status).toBe(201);
+    // Moving the day's only appointment within the same day does not count itself.
+    expect((await h.call('POST', `${base}/agendamentos/${first.body.data.id}/reagendar`, { nova_data: sunday, nova_hora_inicio: '09:30' })).status).toBe(200);
+    // The full Sunday is skipped: the next slot is the Sunday after.
+    const slots = await h.call('GET', `${base}/slots?procedimento_id=3&horizonte_dias=14`);
+    expect(slots.body.data).toEqual([{ medico_id: 0, sala_id: 1, is_medico: false, label: 'Sala 1', unidade_id: 1, proximo_slot: { data: '2026-11-15', hora_inicio: '08:00', hora_fim: '08:30', agenda_config_id: limited.id } }]);
   });
 });
 

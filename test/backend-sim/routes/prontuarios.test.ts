@@ -4,7 +4,7 @@ import { arrangeCatalog, createTenant, startHarness, type Harness } from '../hel
 
 let h: Harness;
 let t: TenantDatabase;
-const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]).toString('base64');
+const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]).toString('base64');
 
 beforeAll(async () => {
   h = await startHarness({ s3: true, now: () => new Date('2026-11-02T09:00:00Z') });
@@ -21,7 +21,7 @@ describe('patient records', () => {
     expect(res.body.data).toEqual({
       prontuario_id: expect.any(Number),
       anexos: [
-        { id: expect.any(Number), descricao: 'Foto da lesao', extensao: 'PNG', tamanho: 7 },
+        { id: expect.any(Number), descricao: 'Foto da lesao', extensao: 'PNG', tamanho: 11 },
         { id: expect.any(Number), descricao: 'pedido.pdf', extensao: 'PDF', tamanho: 5 },
       ],
     });
@@ -48,8 +48,29 @@ describe('patient records', () => {
     expect(tipo.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'anexos[0].nome' } });
     expect((await h.call('POST', '/tenants/demo/pacientes/999/prontuarios', { mensagem: 'mensagem valida' })).status).toBe(404);
     expect((await h.call('GET', '/tenants/demo/pacientes/999/prontuarios')).status).toBe(404);
+    // The content must be what the extension says (spec: VALIDATION_ERROR, "invalid attachment").
+    const disfarce = await h.call('POST', '/tenants/demo/pacientes/2/prontuarios', { anexos: [{ nome: 'laudo.pdf', base64: png }] });
+    expect(disfarce.status).toBe(422);
+    expect(disfarce.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'Anexo invalido: o conteudo nao e um arquivo PDF.', details: { field: 'anexos.0.base64' } });
+    const jpg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]).toString('base64');
+    expect((await h.call('POST', '/tenants/demo/pacientes/2/prontuarios', { anexos: [{ nome: 'foto.jpg', base64: `data:image/jpeg;base64,${jpg}` }] })).status).toBe(201);
     const ok = await h.call('POST', '/tenants/demo/pacientes/2/prontuarios', { mensagem: 'mensagem valida' });
     expect(ok.status).toBe(201);
     expect(ok.body.data.anexos).toEqual([]);
+  });
+
+  it('drafts (rascunho = 1, written in the clinic system) are not listed; an attachment without a stored file locates to null', async () => {
+    await t.db.insertInto('prontuarios').values({ paciente_id: 2, data_emissao: '2026-10-01T10:00:00Z', mensagem: '<p>rascunho</p>', rascunho: 1, criado_em: '2026-10-01T10:00:00Z' }).execute();
+    const list = await h.call('GET', '/tenants/demo/pacientes/2/prontuarios');
+    expect(list.body.data.map((r: { mensagem: string }) => r.mensagem)).not.toContain('<p>rascunho</p>');
+    expect(list.body.data.every((r: { rascunho: boolean }) => r.rascunho === false)).toBe(true);
+    expect(list.body.meta.total).toBe(list.body.data.length);
+    const { id } = await t.db
+      .insertInto('prontuario_anexos')
+      .values({ paciente_id: 2, descricao: 'Sem arquivo', nome_arquivo: 'x.pdf', extensao: 'PDF', tamanho: 0, object_key: '', criado_em: '2026-10-01T10:00:00Z' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const loc = await h.call('GET', `/tenants/demo/pacientes/2/prontuarios/anexos/${id}/url`);
+    expect(loc).toEqual({ status: 200, body: { data: null, meta: {} } });
   });
 });
