@@ -8,6 +8,8 @@ export const AUDIT_REDACTED_KEYS = [
   'senha', 'password', 'secret', 'token', 'usuario', 'api_key', 'api_secret', 'x_signature', 'authorization',
   'cpf', 'cnpj', 'rg', 'cns', 'cpf_responsavel', 'paciente_cpf', 'paciente_rg', 'celular', 'telefone', 'email',
   'paciente_celular', 'paciente_email', 'numero_carteirinha', 'numero_cartaonacionalsaude', 'data_nascimento',
+  // The other appointment snapshots (spec § Data protection: "never returned"), masked like their peers above.
+  'paciente_nascimento', 'paciente_sexo',
 ];
 
 export function keySet(keys: string[]): ReadonlySet<string> {
