@@ -79,3 +79,79 @@ test('backend-sim killed mid-run → 503 SERVICE_UNAVAILABLE', async () => {
     await s.stop();
   }
 });
+
+/**
+ * Issue 9: every error code backend-sim can answer (its BackendError only takes the codes of
+ * contracts/errors.ts) has one meaning at the gateway, and a code outside the contract is a
+ * counted contract violation, never a silent 503. backend-sim cannot be made to send a code it does
+ * not have, so a loopback stub plays a backend that breaks the contract.
+ */
+describe('backend error codes through the contract', () => {
+  let server: import('node:http').Server;
+  let client: import('../../../server/backend/client.ts').BackendClient;
+  let answer: { status: number; body: unknown } = { status: 200, body: { data: null } };
+
+  beforeAll(async () => {
+    const http = await import('node:http');
+    const { BackendClient } = await import('../../../server/backend/client.ts');
+    server = http.createServer((_req, res) => {
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer.body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    client = new BackendClient(`http://127.0.0.1:${port}`, 'token-of-the-stub-0123', 2000);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const failure = async (status: number, code: unknown) => {
+    answer = { status, body: { error: { code, message: 'Mensagem do backend.', details: { field: 'x' } } } };
+    const { z } = await import('zod');
+    return client.call({ method: 'GET', path: '/tenants/t/coisa' }, z.unknown()).then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (error: unknown) => error as { code?: string; status?: number; name?: string },
+    );
+  };
+
+  test('each public code backend-sim can send reaches the integrator as itself, with its status', async () => {
+    const { BACKEND_PASSTHROUGH_CODES, API_ERROR_STATUS } = await import('../../../contracts/errors.ts');
+    for (const code of BACKEND_PASSTHROUGH_CODES) {
+      const error = await failure(API_ERROR_STATUS[code], code);
+      expect(error, code).toMatchObject({ code, status: API_ERROR_STATUS[code] });
+    }
+  });
+
+  test("each of backend-sim's internal codes becomes its one public outcome", async () => {
+    const { BACKEND_INTERNAL_OUTCOME } = await import('../../../contracts/errors.ts');
+    for (const [code, outcome] of Object.entries(BACKEND_INTERNAL_OUTCOME)) {
+      const error = await failure(outcome.status, code);
+      expect(error, code).toMatchObject({ code: outcome.becomes });
+    }
+  });
+
+  test('an error code outside the contract is a counted contract violation, answered 503 to the client', async () => {
+    const before = client.contractViolations.length;
+    const error = await failure(422, 'CODIGO_NOVO_DESCONHECIDO');
+    expect(error.name).toBe('BackendContractError');
+    expect(client.contractViolations.length).toBe(before + 1);
+    expect(client.contractViolations.at(-1)).toContain('CODIGO_NOVO_DESCONHECIDO');
+    const { toApiError } = await import('../../../server/http/envelope-plugin.ts');
+    expect(toApiError(error)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+  });
+
+  test('data its schema refuses is a contract violation too (parsed, never cast)', async () => {
+    const { z } = await import('zod');
+    answer = { status: 200, body: { data: { id: 'sete' } } };
+    const before = client.contractViolations.length;
+    await expect(client.call({ method: 'GET', path: '/tenants/t/coisa' }, z.object({ id: z.number() }))).rejects.toMatchObject({ name: 'BackendContractError' });
+    expect(client.contractViolations.length).toBe(before + 1);
+    answer = { status: 200, body: { data: { id: 7, segredo: 'x' } } };
+    const ok = await client.call({ method: 'GET', path: '/tenants/t/coisa' }, z.object({ id: z.number() }));
+    expect(ok.data).toEqual({ id: 7 });
+  });
+});

@@ -88,3 +88,9 @@ test('each operation carries its scope, security, schemas, errors and example', 
     expect(documented.responses['401'].description, label).toContain('AUTH_INVALID_SIGNATURE');
   }
 });
+
+test('docs/api/openapi.yaml is the generated document of the running routes (run `npm run openapi` after changing a route)', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { OPENAPI_FILE } = await import('../../../server/openapi/export.ts');
+  expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(stack.app.swagger({ yaml: true }));
+});
