@@ -5,6 +5,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
 import { FileStore } from '../../../backend-sim/storage.ts';
+import { TenantFixtures } from '../../helpers/fixtures.ts';
 
 // The whole stack with the locked-down embedded S3: backend-sim's uploads (its FileStore, the
 // service credentials) still work, the gateway's presigner signs for S3_PUBLIC_ENDPOINT, anonymous
@@ -76,6 +77,49 @@ describe('storage in the running stack', () => {
       expect(response.status, `${method} ${target}`).toBe(403);
     }
     expect((await files.read(stored.object_key)).toString()).toBe('%PDF-1.4 laudo');
+  });
+});
+
+describe('through the gateway: a patient-record attachment URL (signed HTTP, 302 to the presigned public URL)', () => {
+  it('302 → Location fetched with no HMAC headers gives the very bytes once; a console storage fault turns it into 500 RES_ARQUIVO_S3_FALHA', async () => {
+    const fixtures = new TenantFixtures(stack.dataDir, stack.tenantSlug);
+    const pacienteId = fixtures.paciente({ nome: 'PACIENTE ARQUIVO' });
+    fixtures.close();
+    const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(5000)]);
+    const created = await stack.call({
+      method: 'POST',
+      path: `/v1/pacientes/${pacienteId}/prontuarios`,
+      body: { anexos: [{ nome: 'laudo-externo.pdf', base64: bytes.toString('base64') }] },
+      idempotencyKey: `storage-${Date.now()}`,
+    });
+    expect(created.status, created.text).toBe(201);
+    const anexoId = created.body.data.anexos[0].id;
+    const urlPath = `/v1/pacientes/${pacienteId}/prontuarios/anexos/${anexoId}/url`;
+
+    const redirect = await stack.call({ path: urlPath });
+    expect(redirect.status).toBe(302);
+    expect(redirect.text).toBe('');
+    expect(redirect.headers['cache-control']).toBe('no-store');
+    const location = redirect.headers.location;
+    expect(new URL(location).origin).toBe(stack.s3PublicUrl);
+    expect(new URL(location).searchParams.get('X-Amz-Expires')).toBe('300');
+    const file = await fetch(location);
+    expect(file.status).toBe(200);
+    expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await fetch(location)).status).toBe(403);
+
+    const fault = await console_.call('POST', '/admin/api/storage-faults', { tenant: stack.tenantSlug });
+    try {
+      const failed = await stack.call({ path: urlPath });
+      expect(failed.status).toBe(500);
+      expect(failed.headers.location).toBeUndefined();
+      expect(failed.body.data).toBeNull();
+      expect(failed.body.error).toMatchObject({ code: 'RES_ARQUIVO_S3_FALHA', details: null });
+      expect(failed.text).not.toMatch(new RegExp(`${stack.config.s3.bucket}|${stack.tenantSlug}/|X-Amz|injected`));
+    } finally {
+      await console_.call('DELETE', `/admin/api/storage-faults/${fault.body.data.id}`);
+    }
+    expect((await stack.call({ path: urlPath })).status).toBe(302);
   });
 });
 
