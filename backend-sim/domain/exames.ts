@@ -5,7 +5,7 @@ import { BackendError, notFound } from '../errors.ts';
 import type { CallContext } from '../lib/http.ts';
 import { date } from '../lib/schemas.ts';
 import type { FileStore } from '../storage.ts';
-import { arquivoInput, decodeFiles, uploadAll } from './arquivos.ts';
+import { arquivoInput, decodeFiles, uploadAll, type DecodedFile } from './arquivos.ts';
 import { getClinicaConfig } from './clinica.ts';
 
 type EB = ExpressionBuilder<Database, 'exames'>;
@@ -171,6 +171,12 @@ export const exameCreateSchema = z.object({
 });
 export type ExameCreate = z.infer<typeof exameCreateSchema>;
 
+/** A report is a PDF: its content must start with the PDF header, whatever its name says. */
+export function requirePdf(file: DecodedFile): void {
+  if (file.body.subarray(0, 5).toString('latin1') !== '%PDF-')
+    throw new BackendError('VALIDATION_ERROR', 'Anexo invalido: o laudo deve ser um arquivo PDF.', { field: `${file.field}.base64` });
+}
+
 const invalidRef = (field: string, msg: string) => new BackendError('INVALID_REFERENCE', msg, { field });
 
 async function exists(db: Db, table: 'pacientes' | 'procedimentos' | 'unidades' | 'convenios' | 'cids' | 'complementos' | 'grupos_laudos', id: number) {
@@ -185,7 +191,8 @@ export async function medicoComPapel(db: Db, id: number, papel: 'papel_exame' | 
 
 async function checkReferences(db: Db, b: ExameCreate) {
   if (!(await exists(db, 'pacientes', b.paciente_id))) throw invalidRef('paciente_id', 'Paciente inexistente.');
-  if (!(await exists(db, 'procedimentos', b.procedimento_id))) throw invalidRef('procedimento_id', 'Procedimento inexistente.');
+  const procedimento = await db.selectFrom('procedimentos').select(['id', 'requer_laudo']).where('id', '=', b.procedimento_id).executeTakeFirst();
+  if (!procedimento) throw invalidRef('procedimento_id', 'Procedimento inexistente.');
   if (b.unidade_id && !(await exists(db, 'unidades', b.unidade_id))) throw invalidRef('unidade_id', 'Unidade inexistente.');
   if (b.medico_exame_id && !(await medicoComPapel(db, b.medico_exame_id, 'papel_exame')))
     throw invalidRef('medico_exame_id', 'Medico executante inexistente ou sem permissao para executar exames.');
@@ -201,6 +208,7 @@ async function checkReferences(db: Db, b: ExameCreate) {
   }
   if (b.cid_id && !(await exists(db, 'cids', b.cid_id))) throw invalidRef('cid_id', 'CID inexistente.');
   if (b.complementos_id && !(await exists(db, 'complementos', b.complementos_id))) throw invalidRef('complementos_id', 'Complemento inexistente.');
+  return { procedimento };
 }
 
 /**
@@ -213,9 +221,10 @@ export async function createExame(db: Db, files: FileStore, tenant: string, b: E
     throw new BackendError('VALIDATION_ERROR', 'Medico laudador obrigatorio para esta clinica.', { field: 'medico_laudo_id' });
   if (cfg.solicitante_obrigatorio && !b.medico_solicitante_id)
     throw new BackendError('VALIDATION_ERROR', 'Medico solicitante obrigatorio para esta clinica.', { field: 'medico_solicitante_id' });
-  await checkReferences(db, b);
+  const { procedimento } = await checkReferences(db, b);
   const exameFiles = decodeFiles(b.arquivos?.exames, ['PDF', 'PNG', 'JPG', 'JPEG'], 'arquivos.exames');
   const laudoFiles = decodeFiles(b.arquivos?.laudos, ['PDF'], 'arquivos.laudos');
+  laudoFiles.forEach(requirePdf);
   // An exam accepts exactly one report.
   if (laudoFiles.length > 1) throw new BackendError('REPORT_ALREADY_EXISTS', 'O exame aceita um unico laudo.', { field: 'arquivos.laudos' });
   if (laudoFiles.length && !b.medico_laudo_id)
@@ -246,7 +255,8 @@ export async function createExame(db: Db, files: FileStore, tenant: string, b: E
           numero: b.numero ?? null,
           referencia: b.referencia ?? null,
           observacoes: b.observacoes ?? null,
-          requer_laudo: b.requer_laudo === undefined ? 1 : Number(b.requer_laudo),
+          // Absent: what the procedure's catalog entry says (a consultation needs no report).
+          requer_laudo: b.requer_laudo === undefined ? procedimento.requer_laudo : Number(b.requer_laudo),
           prioridade: b.prioridade ?? 1,
           arquivo_exame_key: exameStored[0]?.object_key ?? null,
           arquivo_laudo_key: laudoStored?.object_key ?? null,

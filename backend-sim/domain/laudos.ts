@@ -6,7 +6,7 @@ import type { CallContext } from '../lib/http.ts';
 import { date } from '../lib/schemas.ts';
 import type { FileStore } from '../storage.ts';
 import { arquivoInput, decodeFiles, uploadAll } from './arquivos.ts';
-import { medicoComPapel } from './exames.ts';
+import { medicoComPapel, requirePdf } from './exames.ts';
 
 /**
  * Live reports. Deleting an exam soft-deletes its reports in the same transaction, so
@@ -121,6 +121,7 @@ export async function ingestLaudo(db: Db, files: FileStore, tenant: string, exam
   if (b.cid_id && !(await db.selectFrom('cids').select('id').where('id', '=', b.cid_id).executeTakeFirst()))
     throw new BackendError('INVALID_REFERENCE', 'CID inexistente.', { field: 'cid_id' });
   const [file] = decodeFiles([b.arquivo], ['PDF'], 'arquivo');
+  requirePdf({ ...file, field: 'arquivo' });
   const [stored] = await uploadAll(files, tenant, 'laudos', [{ ...file, field: 'arquivo' }]);
   try {
     const id = await db.transaction().execute(async (trx) => {

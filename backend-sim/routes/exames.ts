@@ -13,8 +13,23 @@ import {
   listExames,
   locateExameArquivo,
 } from '../domain/exames.ts';
+import {
+  convenioQuery,
+  convenios,
+  medicoQuery,
+  medicosPorCrm,
+  pacienteQuery,
+  pacientesPorCpf,
+  procedimentoQuery,
+  procedimentos,
+  unidadeQuery,
+  unidadesPorNome,
+  type Matches,
+} from '../domain/resolucao.ts';
 import { callContext, parse } from '../lib/http.ts';
 import { idParam } from '../lib/schemas.ts';
+
+const matches = ({ data, total }: Matches) => ({ data, meta: { total } });
 
 export const exameRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
@@ -41,4 +56,11 @@ export const exameRoutes =
       const { motivo } = parse(exameDeleteSchema, req.body);
       return { data: await deleteExame(req.tenant.db, id, motivo, callContext(req), deps.now()), meta: {} };
     });
+
+    // Exact-match lookups for the aliases of exam create; no doctor filter (catalog data).
+    app.get('/resolucao/pacientes', async (req) => matches(await pacientesPorCpf(req.tenant.db, parse(pacienteQuery, req.query))));
+    app.get('/resolucao/procedimentos', async (req) => matches(await procedimentos(req.tenant.db, parse(procedimentoQuery, req.query))));
+    app.get('/resolucao/convenios', async (req) => matches(await convenios(req.tenant.db, parse(convenioQuery, req.query))));
+    app.get('/resolucao/medicos', async (req) => matches(await medicosPorCrm(req.tenant.db, parse(medicoQuery, req.query))));
+    app.get('/resolucao/unidades', async (req) => matches(await unidadesPorNome(req.tenant.db, parse(unidadeQuery, req.query))));
   };

@@ -1,0 +1,304 @@
+import { z } from 'zod';
+import { closedObject, cpfField, resettable, text, UFS } from './fields.ts';
+import { dateString, idParam, paginationQuery, positiveIntQuery, queryObject } from './params.ts';
+
+/**
+ * Exams (spec 02 § Exams, § Exam (list item), § Exam detail, § Exam deletion result) and the
+ * inline files shared with report ingest. Format rules only (the 400s); alias resolution and
+ * tenant defaults are the gateway's (server/routes/v1/exames-create.ts), semantics are backend-sim's.
+ */
+
+export const STATUS_LAUDO = ['PENDENTE', 'EMITIDO', 'ASSINADO'] as const;
+export const ARQUIVO_TIPOS = ['exame', 'laudo'] as const;
+
+// ---------------------------------------------------------------- inline files (spec 01 § Limits)
+
+/** Spec § Limits: 20 MB per decoded inline file. */
+export const MAX_INLINE_FILE_BYTES = 20 * 1024 * 1024;
+export const EXAME_FILE_TYPES = ['PDF', 'PNG', 'JPG', 'JPEG'] as const;
+export const LAUDO_FILE_TYPES = ['PDF'] as const;
+
+const DATA_URI = /^data:[A-Za-z0-9.+/-]*(?:;[A-Za-z0-9.+=-]+)*;base64,/;
+// Sticky, no backtracking: a linear scan of a 27 MB string, started after the data-URI prefix without slicing it.
+const BASE64_BODY = /[A-Za-z0-9+/]*={0,2}$/y;
+
+/** Index where the base64 text starts (after an accepted `data:...;base64,` prefix), or -1 for a malformed prefix. */
+export function base64Start(value: string): number {
+  if (!value.startsWith('data:')) return 0;
+  const m = DATA_URI.exec(value.slice(0, 256));
+  return m ? m[0].length : -1;
+}
+
+/** Decoded size of a (well-formed) base64 text, from its length alone: nothing is decoded or allocated. */
+export function decodedBase64Size(value: string): number {
+  const start = Math.max(0, base64Start(value));
+  let end = value.length;
+  let pad = 0;
+  while (end > start && pad < 2 && value.charCodeAt(end - 1) === 61 /* = */) {
+    end--;
+    pad++;
+  }
+  return Math.floor(((end - start) * 3) / 4);
+}
+
+function isBase64(value: string): boolean {
+  const start = base64Start(value);
+  if (start < 0) return false;
+  const chars = value.length - start;
+  // A remainder of 1 character is never valid base64 (padded or not).
+  if (chars === 0 || chars % 4 === 1) return false;
+  BASE64_BODY.lastIndex = start;
+  return BASE64_BODY.test(value);
+}
+
+export const extensionOf = (nome: string): string => /\.([A-Za-z0-9]+)$/.exec(nome)?.[1].toUpperCase() ?? '';
+
+const base64Field = z
+  .string('Obrigatorio: conteudo do arquivo em base64.')
+  .refine(isBase64, 'Conteudo base64 invalido (alfabeto A-Z a-z 0-9 + / com padding =; prefixo data:...;base64, aceito).');
+
+/** `{nome, base64}`: the type is the name's extension. The 20 MB rule is checked by the handler (its own code, VAL_FILE_TOO_LARGE). */
+export const inlineFile = (types: readonly string[], what = 'arquivo') =>
+  closedObject(
+    {
+      nome: z
+        .string('Obrigatorio: nome do arquivo com extensao.')
+        .trim()
+        .min(1, 'Obrigatorio: nome do arquivo com extensao.')
+        .max(255, 'Deve ter no maximo 255 caracteres.')
+        .superRefine((nome, ctx) => {
+          if (!types.includes(extensionOf(nome))) {
+            ctx.addIssue({ code: 'custom', input: nome, message: `Tipo de arquivo nao permitido (aceitos: ${types.join(', ')}).`, values: [...types] });
+          }
+        }),
+      base64: base64Field,
+    },
+    what,
+  );
+
+// ---------------------------------------------------------------- query / path
+
+export const exameIdParams = z.strictObject({ id: idParam });
+
+export const exameListQuery = queryObject({
+  paciente_id: positiveIntQuery.optional(),
+  medico_id: positiveIntQuery.optional(),
+  tipo_exame_id: positiveIntQuery.optional(),
+  periodo_realizado_inicio: dateString.optional(),
+  periodo_realizado_fim: dateString.optional(),
+  status_laudo: z.enum(STATUS_LAUDO, `Valor aceito: ${STATUS_LAUDO.join(', ')}.`).optional(),
+  ...paginationQuery,
+}).superRefine((q, ctx) => {
+  if (q.periodo_realizado_inicio && q.periodo_realizado_fim && q.periodo_realizado_inicio > q.periodo_realizado_fim) {
+    ctx.addIssue({ code: 'custom', path: ['periodo_realizado_fim'], message: 'Deve ser igual ou posterior a periodo_realizado_inicio.' });
+  }
+});
+
+export const exameArquivoQuery = queryObject({
+  tipo: z.enum(ARQUIVO_TIPOS, `Obrigatorio: ${ARQUIVO_TIPOS.join(' ou ')}.`),
+});
+
+// ---------------------------------------------------------------- POST /v1/exames
+
+/** Spec: blocked fields of exam create (400). */
+export const EXAME_BLOCKED_FIELDS = [
+  'exame_bloqueado',
+  'valor_repasse',
+  'valor_custo',
+  'software',
+  'imprimir',
+  'criado_por',
+  'medico_filtro_id',
+  '_via_api_chave_id',
+] as const;
+
+/** A field the API refuses whatever its value (even null). */
+export const blockedField = z.never('Campo bloqueado: nao pode ser enviado pela API.').optional();
+export const blockedFields = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, blockedField])) as Record<string, typeof blockedField>;
+
+/** A foreign key: integer > 0; `0` and `null` mean "not sent" (tenant defaults then apply, spec precedence rule 4). */
+export const refId = z
+  .number('Deve ser um inteiro positivo (0 ou null = nao informado).')
+  .int('Deve ser um inteiro positivo (0 ou null = nao informado).')
+  .min(0, 'Deve ser um inteiro positivo (0 ou null = nao informado).')
+  .max(Number.MAX_SAFE_INTEGER)
+  .nullable()
+  .optional();
+
+const trimmed = (min: number, max: number) =>
+  z
+    .string('Deve ser texto.')
+    .transform((v) => v.trim().replace(/\s+/g, ' '))
+    .pipe(z.string().min(min, `Deve ter de ${min} a ${max} caracteres.`).max(max, `Deve ter de ${min} a ${max} caracteres.`));
+
+/** CRM of a doctor: the council number (1-10 digits), optionally with its state: `123456`, `123456/SP`, `123456-SP`. */
+export const CRM_PATTERN = /^(\d{1,10})(?:[/-]([A-Za-z]{2}))?$/;
+export const crmAlias = z
+  .string('Deve ser texto: numero do CRM, opcionalmente com a UF (123456 ou 123456/SP).')
+  .trim()
+  .regex(CRM_PATTERN, { message: 'CRM invalido: use o numero (1 a 10 digitos), opcionalmente com a UF: 123456 ou 123456/SP.', abort: true })
+  .refine((v) => {
+    const uf = CRM_PATTERN.exec(v)?.[2];
+    return !uf || (UFS as readonly string[]).includes(uf.toUpperCase());
+  }, 'CRM invalido: UF inexistente.');
+
+export function parseCrm(value: string): { numero: string; uf: string | null } {
+  const m = CRM_PATTERN.exec(value.trim())!;
+  return { numero: m[1].replace(/^0+(?=\d)/, ''), uf: m[2]?.toUpperCase() ?? null };
+}
+
+/** Spec § POST /v1/exames, aliases: exact-equality match after normalization, resolved before the backend call. */
+export const EXAME_ALIAS_FORMATS = {
+  paciente_cpf: cpfField,
+  procedimento_codigo_tuss: z.string('Deve ser texto de 8 digitos.').trim().regex(/^\d{8}$/, 'Codigo TUSS deve ter exatamente 8 digitos.'),
+  procedimento_abreviacao: trimmed(1, 30),
+  convenio_codigo_ans: z.string('Deve ser texto de 6 digitos.').trim().regex(/^\d{6}$/, 'Registro ANS deve ter exatamente 6 digitos.'),
+  convenio_nome: trimmed(2, 100),
+  medico_exame_crm: crmAlias,
+  medico_laudo_crm: crmAlias,
+  unidade_nome: trimmed(2, 100),
+} as const;
+export type ExameAlias = keyof typeof EXAME_ALIAS_FORMATS;
+
+/** `null` and `""` mean "alias not sent". */
+const aliasFields = {
+  paciente_cpf: resettable(EXAME_ALIAS_FORMATS.paciente_cpf),
+  procedimento_codigo_tuss: resettable(EXAME_ALIAS_FORMATS.procedimento_codigo_tuss),
+  procedimento_abreviacao: resettable(EXAME_ALIAS_FORMATS.procedimento_abreviacao),
+  convenio_codigo_ans: resettable(EXAME_ALIAS_FORMATS.convenio_codigo_ans),
+  convenio_nome: resettable(EXAME_ALIAS_FORMATS.convenio_nome),
+  medico_exame_crm: resettable(EXAME_ALIAS_FORMATS.medico_exame_crm),
+  medico_laudo_crm: resettable(EXAME_ALIAS_FORMATS.medico_laudo_crm),
+  unidade_nome: resettable(EXAME_ALIAS_FORMATS.unidade_nome),
+};
+
+export const exameCreateBody = closedObject({
+  paciente_id: refId,
+  unidade_id: refId,
+  procedimento_id: refId,
+  medico_exame_id: refId,
+  medico_laudo_id: refId,
+  grupos_laudos_id: refId,
+  medico_solicitante_id: refId,
+  data_exame: resettable(dateString),
+  numero: text(100),
+  referencia: text(255),
+  observacoes: text(5000),
+  requer_laudo: z.literal([0, 1], 'Valor aceito: 0 ou 1.').optional(),
+  cid_id: refId,
+  complementos_id: refId,
+  plano_id: refId,
+  convenio_id: refId,
+  prioridade: z.literal([1, 2, 3], 'Valor aceito: 1 (Normal), 2 (Alta) ou 3 (Urgente).').optional(),
+  arquivos: closedObject(
+    {
+      exames: z.array(inlineFile(EXAME_FILE_TYPES), 'Deve ser uma lista de {nome, base64}.').optional(),
+      laudos: z.array(inlineFile(LAUDO_FILE_TYPES), 'Deve ser uma lista de {nome, base64}.').optional(),
+    },
+    'arquivos',
+  )
+    .nullable()
+    .optional(),
+  ...aliasFields,
+  ...blockedFields(EXAME_BLOCKED_FIELDS),
+});
+export type ExameCreateBody = z.output<typeof exameCreateBody>;
+
+/** What the gateway sends to backend-sim once aliases and defaults are resolved. */
+export interface ExameCreateResolved {
+  paciente_id: number;
+  procedimento_id: number;
+  unidade_id?: number;
+  medico_exame_id?: number;
+  medico_laudo_id?: number;
+  grupos_laudos_id?: number;
+  medico_solicitante_id?: number;
+  convenio_id?: number;
+  plano_id?: number;
+  cid_id?: number;
+  complementos_id?: number;
+  data_exame?: string;
+  numero?: string | null;
+  referencia?: string | null;
+  observacoes?: string | null;
+  requer_laudo?: 0 | 1;
+  prioridade?: 1 | 2 | 3;
+  arquivos?: { exames?: { nome: string; base64: string }[]; laudos?: { nome: string; base64: string }[] };
+}
+
+// ---------------------------------------------------------------- DELETE /v1/exames/{id}
+
+export const EXAME_DELETE_BLOCKED_FIELDS = ['exameid', 'exame_id', 'exames_id', 'id', 'status_id', 'excluido_por', 'excluido_em', '_via_api_chave_id'] as const;
+
+export const exameDeleteBody = closedObject({
+  motivo: z
+    .string('Obrigatorio: motivo da exclusao (3 a 500 caracteres).')
+    .transform((v) => v.trim())
+    .pipe(z.string().min(3, 'Deve ter de 3 a 500 caracteres.').max(500, 'Deve ter de 3 a 500 caracteres.')),
+  ...blockedFields(EXAME_DELETE_BLOCKED_FIELDS),
+});
+
+// ---------------------------------------------------------------- backend-sim reads used by exam create
+
+/** backend-sim `GET /tenants/:slug/settings`: the clinic rules and the same defaults `GET /v1/config` shows. */
+export const exameSettings = z.object({
+  solicitante_obrigatorio: z.boolean(),
+  medico_laudo_obrigatorio: z.boolean(),
+  defaults: z.object({
+    unidade_id: z.number().int().nullable(),
+    medico_exame_id: z.number().int().nullable(),
+    medico_laudo_id: z.number().int().nullable(),
+    convenio_id: z.number().int().nullable(),
+  }),
+});
+
+const ref = z.object({ id: z.number().int(), nome: z.string() });
+
+/** backend-sim `GET /tenants/:slug/resolucao/...`: at most 10 exact matches, `meta.total` counts them all. */
+export const resolucaoMatches = z.array(ref).max(10);
+
+// ---------------------------------------------------------------- responses (what `data` may carry, nothing else)
+
+export const exameListItem = z.object({
+  id: z.number().int(),
+  paciente: ref,
+  medico_exame: ref.nullable(),
+  medico_laudo: ref.nullable(),
+  solicitante: ref.nullable(),
+  tipo_exame: ref,
+  data_realizado: z.string(),
+  status_laudo: z.enum(STATUS_LAUDO),
+  tem_arquivo_exame: z.boolean(),
+  tem_arquivo_laudo: z.boolean(),
+  criado_em: z.string(),
+});
+
+const urls = {
+  url_arquivo_exame: z.string().nullable(),
+  url_arquivo_laudo: z.string().nullable(),
+};
+
+export const exameDetail = exameListItem.extend({
+  hora_realizado: z.string().nullable(),
+  laudo_assinado_em: z.string().nullable(),
+  ...urls,
+  atualizado_em: z.string().nullable(),
+});
+
+/** Create response: detail without hora_realizado / laudo_assinado_em / atualizado_em, plus requer_laudo and prioridade. */
+export const exameCreated = exameListItem.extend({
+  ...urls,
+  requer_laudo: z.boolean(),
+  prioridade: z.number().int().min(1).max(3),
+});
+
+export const exameDeleteResult = z.object({
+  id: z.number().int(),
+  status: z.literal('EXCLUIDO'),
+  excluido_em: z.string(),
+  motivo: z.string(),
+  laudos_excluidos: z.number().int(),
+});
+
+/** Where a file lives (backend-sim `.../arquivo`); presigned by the gateway, never shown to a client. */
+export const storedObject = z.object({ bucket: z.string(), object_key: z.string() });
