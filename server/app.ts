@@ -17,7 +17,7 @@ import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore } from './idempotency/idempotency.store.ts';
 import auditPlugin from './audit/audit-plugin.ts';
-import { AuditWriter } from './audit/audit-writer.ts';
+import { AuditWriter, type AuditRecord } from './audit/audit-writer.ts';
 import { guardV1Routes, registerOperations, type RegisteredOperation } from './routes/operation.ts';
 import { V1_OPERATIONS } from './routes/v1/index.ts';
 import { Presigner } from './storage/presigner.ts';
@@ -47,6 +47,9 @@ declare module 'fastify' {
 
 /** Builds the gateway; never listens (main.ts and tests do). */
 export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
+  const auditWriter = new AuditWriter(deps.sqlite, { databaseFile: deps.sqlite.name });
+  // Requests refused before Fastify routes them are audited here, with what is known of them.
+  const auditRefusal = config.audit.enabled ? (record: AuditRecord) => auditWriter.writeDurable(record) : async () => undefined;
   const app = Fastify({
     logger:
       config.logLevel === 'silent'
@@ -58,8 +61,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
           },
     genReqId: newRequestId,
     exposeHeadRoutes: false,
-    frameworkErrors: frameworkErrorHandler(config.release),
-    clientErrorHandler: clientErrorHandler(config.release),
+    frameworkErrors: frameworkErrorHandler(config.release, auditRefusal),
+    clientErrorHandler: clientErrorHandler(config.release, auditRefusal),
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -70,7 +73,6 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   await app.register(envelopePlugin, { release: config.release, passthroughPrefixes: ['/console', '/docs', '/openapi.'] });
   await app.register(openApiPlugin, { release: config.release });
 
-  const auditWriter = new AuditWriter(deps.sqlite, { flushIntervalMs: 50, maxBatch: 500, databaseFile: deps.sqlite.name });
   if (config.audit.enabled) {
     await app.register(auditPlugin, { writer: auditWriter, skipPrefixes: ['/console', '/admin/api', '/docs'] });
   }

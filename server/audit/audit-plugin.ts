@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AUDIT_REDACTED_KEYS, keySet, redact, REDACTED } from '../http/redact.ts';
-import type { AuditWriter } from './audit-writer.ts';
+import type { AuditRecord, AuditWriter } from './audit-writer.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/json-depth.ts';
 import '../http/request-context.ts';
 
 const AUDIT_KEYS = keySet(AUDIT_REDACTED_KEYS);
@@ -15,34 +16,50 @@ export interface AuditPluginOptions {
   skipPrefixes: string[];
 }
 
-/** Records every request that reaches the gateway, authentication failures included. */
+/**
+ * Records every request that reaches the gateway, authentication failures included. The entry is
+ * committed before the response is sent (onSend), so an acknowledged request is never missing from
+ * the log, even after a SIGKILL.
+ */
 export default fp<AuditPluginOptions>(
   async function auditPlugin(app: FastifyInstance, { writer, skipPrefixes }) {
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onSend', async (request, reply, payload) => {
       const url = request.raw.url ?? request.url;
-      if (skipPrefixes.some((prefix) => url.startsWith(prefix))) return;
-      const auth = request.auth;
-      writer.write({
-        request_id: request.id,
-        ts: new Date(Date.now() - (performance.now() - request.startedAt)).toISOString(),
-        source: 'api',
-        tenant_id: auth?.tenantId ?? null,
-        tenant_slug: auth?.tenantSlug ?? null,
-        chave_id: auth?.chaveId ?? null,
-        operator_id: null,
-        method: request.method,
-        path: redactQuery(url),
-        status: reply.statusCode,
-        error_code: request.errorCode,
-        duracao_ms: Math.round(performance.now() - request.startedAt),
-        client_ip: request.ip,
-        body: auditedBody(request),
-        detail: request.auditDetail ? JSON.stringify(request.auditDetail) : null,
-      });
+      if (skipPrefixes.some((prefix) => url.startsWith(prefix))) return payload;
+      await writer.writeDurable(auditEntry(request, reply.statusCode, url));
+      return payload;
     });
   },
   { name: 'audit', dependencies: ['envelope'] },
 );
+
+/** The audit row of a request; whatever its body, the row is written (a body that cannot be summarised is described instead). */
+export function auditEntry(request: FastifyRequest, status: number, url: string): AuditRecord {
+  const auth = request.auth;
+  let body: string | null;
+  try {
+    body = auditedBody(request);
+  } catch {
+    body = JSON.stringify({ _invalido: 'corpo nao registravel' });
+  }
+  return {
+    request_id: request.id,
+    ts: new Date(Date.now() - (performance.now() - request.startedAt)).toISOString(),
+    source: 'api',
+    tenant_id: auth?.tenantId ?? null,
+    tenant_slug: auth?.tenantSlug ?? null,
+    chave_id: auth?.chaveId ?? null,
+    operator_id: null,
+    method: request.method,
+    path: redactQuery(url),
+    status,
+    error_code: request.errorCode,
+    duracao_ms: Math.round(performance.now() - request.startedAt),
+    client_ip: request.ip,
+    body,
+    detail: request.auditDetail ? JSON.stringify(request.auditDetail) : null,
+  };
+}
 
 /** `?cpf=123…` and every other listed key in the query string become `[REDACTED]`. */
 export function redactQuery(url: string): string {
@@ -73,6 +90,7 @@ function auditedBody(request: FastifyRequest): string | null {
     const raw = request.rawBody;
     if (!raw || raw.length === 0) return null;
     if (raw.length > MAX_AUDITED_BODY_BYTES) return JSON.stringify({ _omitido: `corpo de ${raw.length} bytes` });
+    if (jsonDepthExceeds(raw)) return JSON.stringify({ _invalido: `JSON aninhado alem de ${MAX_JSON_DEPTH} niveis, ${raw.length} bytes` });
     try {
       body = JSON.parse(raw.toString('utf8'));
     } catch {

@@ -35,8 +35,8 @@ parentPort.on('message', (message) => {
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message ? error.message : error), lost: message.rows.length });
   }
-  if (message.ack) {
-    Atomics.store(done, 0, message.ack);
-    Atomics.notify(done, 0);
-  }
+  // Committed (or failed and reported): the waiting requests may now answer.
+  Atomics.store(done, 0, message.ack);
+  Atomics.notify(done, 0);
+  parentPort.postMessage({ committed: message.ack });
 });

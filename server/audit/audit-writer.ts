@@ -14,17 +14,24 @@ const COLUMNS = [
 ] as const;
 
 /**
- * Audit entries are queued in memory and written in batches, one transaction per batch,
- * off the request's path: on a worker thread when the database file is given (the gateway),
- * inline otherwise. flush() returns once everything queued is committed; close() flushes,
- * so a graceful shutdown loses nothing.
+ * Audit entries are durable before the response that they record leaves: `writeDurable` resolves
+ * once the entry is committed (WAL, so a SIGKILL of the process cannot lose it). Group commit keeps
+ * that cheap: entries queued while a batch is being committed go together in the next transaction,
+ * so under load one commit serves many requests. Commits run on a worker thread with its own
+ * connection when the database file is given (the gateway), inline otherwise. flush() returns once
+ * everything queued is committed (read-your-writes for the console and tests); close() flushes.
  */
 export class AuditWriter {
   private queue: AuditRecord[] = [];
+  /** Resolvers of the queued entries' writeDurable promises, in queue order. */
+  private queuedResolvers: Array<() => void> = [];
+  /** Resolvers of batches handed to the worker, by batch sequence number. */
+  private readonly committing = new Map<number, Array<() => void>>();
   private worker: Worker | null = null;
   private readonly done = new Int32Array(new SharedArrayBuffer(4));
   private sequence = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private committed = 0;
+  private scheduled = false;
   private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[]) => void>;
   private readonly purgeStmt: SQLite.Statement;
   private readonly touchKey: SQLite.Statement;
@@ -32,19 +39,21 @@ export class AuditWriter {
 
   constructor(
     sqlite: SQLite.Database,
-    private readonly options: { flushIntervalMs: number; maxBatch: number; databaseFile?: string },
+    options: { databaseFile?: string } = {},
   ) {
     if (options.databaseFile) {
       this.worker = new Worker(new URL('./audit-worker.mjs', import.meta.url), {
         workerData: { file: options.databaseFile, columns: COLUMNS, signal: this.done.buffer },
       });
-      this.worker.on('message', (message: { error?: string; lost?: number }) => {
+      this.worker.on('message', (message: { committed?: number; error?: string; lost?: number }) => {
         if (message.error) console.error(`audit writer: ${message.lost} entries not written: ${message.error}`);
+        if (message.committed !== undefined) this.settle(message.committed);
       });
       // A dead worker must not take the audit log with it: fall back to writing inline.
       this.worker.on('error', (error) => {
         console.error(`audit writer worker failed, writing inline from now on: ${error.message}`);
         this.worker = null;
+        this.settle(this.sequence);
       });
       this.worker.unref();
     }
@@ -64,38 +73,75 @@ export class AuditWriter {
     this.purgeStmt = sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT 10000)');
   }
 
+  /** Resolves once the entry is committed: await it before the response is sent. */
+  writeDurable(record: AuditRecord): Promise<void> {
+    return new Promise((resolve) => {
+      this.queue.push(record);
+      this.queuedResolvers.push(resolve);
+      this.kick();
+    });
+  }
+
+  /** Same queue, nobody waits (console actions, whose response has already left). */
   write(record: AuditRecord): void {
     this.queue.push(record);
-    if (this.closed) this.flush();
-    else if (this.queue.length >= this.options.maxBatch) this.send(false);
-    else if (!this.timer) this.timer = setTimeout(() => this.send(false), this.options.flushIntervalMs);
+    this.kick();
   }
 
   /** Commits everything queued so far before returning (read-your-writes for the console and tests). */
   flush(): void {
-    this.send(true);
-  }
-
-  private send(wait: boolean): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    const rows = this.queue;
-    this.queue = [];
-    if (!this.worker) {
-      if (rows.length > 0) this.insertBatch(rows);
-      return;
-    }
-    if (rows.length === 0 && !wait) return;
-    const ack = wait ? ++this.sequence : 0;
-    this.worker.postMessage({ rows: rows.map((row) => COLUMNS.map((c) => row[c])), ack });
-    if (!wait) return;
+    const last = this.sendQueued();
+    if (!this.worker || last === 0) return;
     // The worker handles messages in order: its ack of this one means every earlier batch is committed.
     const deadline = Date.now() + 10_000;
-    while (Atomics.load(this.done, 0) < ack && Date.now() < deadline) {
+    while (Atomics.load(this.done, 0) < last && Date.now() < deadline) {
       Atomics.wait(this.done, 0, Atomics.load(this.done, 0), 100);
     }
+    this.settle(Atomics.load(this.done, 0));
+  }
+
+  /** One batch in flight at a time; what arrives meanwhile waits for the next commit (group commit). */
+  private kick(): void {
+    if (this.closed) return this.flush();
+    if (this.scheduled || this.committed < this.sequence) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.sendQueued();
+    });
+  }
+
+  /** Hands the queue to the worker (or commits it inline); returns the batch's sequence number, 0 if nothing was sent. */
+  private sendQueued(): number {
+    const rows = this.queue;
+    const resolvers = this.queuedResolvers;
+    this.queue = [];
+    this.queuedResolvers = [];
+    if (rows.length === 0) return 0;
+    if (!this.worker) {
+      try {
+        this.insertBatch(rows);
+      } catch (error) {
+        console.error(`audit writer: ${rows.length} entries not written: ${(error as Error).message}`);
+      }
+      for (const resolve of resolvers) resolve();
+      return 0;
+    }
+    const seq = ++this.sequence;
+    this.committing.set(seq, resolvers);
+    this.worker.postMessage({ rows: rows.map((row) => COLUMNS.map((c) => row[c])), ack: seq });
+    return seq;
+  }
+
+  /** Batches up to `upTo` are committed: release their requests, then send what queued meanwhile. */
+  private settle(upTo: number): void {
+    if (upTo > this.committed) this.committed = upTo;
+    for (const [seq, resolvers] of this.committing) {
+      if (seq > this.committed) continue;
+      this.committing.delete(seq);
+      for (const resolve of resolvers) resolve();
+    }
+    if (this.queue.length > 0 && this.committed >= this.sequence) this.kick();
   }
 
   pending(): number {

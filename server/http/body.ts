@@ -1,6 +1,7 @@
 import sjson from 'secure-json-parse';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, invalidParam } from '../errors.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.ts';
 import './request-context.ts';
 
 /**
@@ -37,10 +38,23 @@ export function parseJsonBody(request: FastifyRequest): void {
   if (request.unsupportedContentType !== null) {
     throw invalidParam('Content-Type', 'Content-Type deve ser application/json.', { recebido: request.unsupportedContentType });
   }
+  const charset = charsetOf(request.headers['content-type']);
+  if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') {
+    throw invalidParam('Content-Type', 'Apenas JSON em UTF-8 e aceito (charset=utf-8 ou nenhum).', { recebido: request.headers['content-type'] });
+  }
   if (raw.length === 0) return;
+  if (jsonDepthExceeds(raw)) {
+    throw invalidParam('body', `JSON aninhado alem de ${MAX_JSON_DEPTH} niveis.`, { profundidade_maxima: MAX_JSON_DEPTH });
+  }
   try {
     request.body = sjson.parse(raw.toString('utf8'), null, { protoAction: 'remove', constructorAction: 'remove' });
   } catch {
     throw invalidParam('body', 'Corpo JSON invalido.');
   }
+}
+
+/** The `charset` parameter of a Content-Type, lower case and unquoted; null when absent. */
+export function charsetOf(contentType: string | undefined): string | null {
+  const match = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType ?? '');
+  return match ? match[2].toLowerCase() : null;
 }

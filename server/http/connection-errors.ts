@@ -2,26 +2,33 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidParam } from '../errors.ts';
 import { newRequestId, sendError } from './envelope.ts';
+import type { AuditRecord } from '../audit/audit-writer.ts';
+import { auditEntry, redactQuery } from '../audit/audit-plugin.ts';
 
 /**
- * Requests Fastify refuses before routing (an undecodable URL) still get the envelope and headers.
+ * Requests Fastify refuses before routing (an undecodable URL) still get the envelope and headers,
+ * and their audit entry (no route hook runs for them) before the answer leaves.
  */
-export function frameworkErrorHandler(release: string) {
+export function frameworkErrorHandler(release: string, audit: (record: AuditRecord) => Promise<void>) {
   return (_error: Error, request: FastifyRequest, reply: FastifyReply): void => {
     request.startedAt = performance.now();
     reply.header('x-api-version', 'v1');
     reply.header('x-api-release', release);
     reply.header('x-content-type-options', 'nosniff');
-    void sendError(request, reply, invalidParam('path', 'URL invalida: caminho ou query string mal codificados.'));
+    const error = invalidParam('path', 'URL invalida: caminho ou query string mal codificados.');
+    request.errorCode = error.code;
+    const answer = () => void sendError(request, reply, error);
+    audit(auditEntry(request, error.status, request.raw.url ?? '?')).then(answer, answer);
   };
 }
 
 /**
  * Requests node's HTTP parser refuses (headers too large, malformed request line) never reach
- * Fastify: answer them on the socket, in the envelope, before closing it.
+ * Fastify: answer them on the socket, in the envelope, before closing it, once their audit entry
+ * (with what is known: the request line if it could be read, the client address) is committed.
  */
-export function clientErrorHandler(release: string) {
-  return (error: Error & { code?: string }, socket: Socket): void => {
+export function clientErrorHandler(release: string, audit: (record: AuditRecord) => Promise<void>) {
+  return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const [status, reason, field, message] =
       error.code === 'HPE_HEADER_OVERFLOW'
@@ -29,21 +36,49 @@ export function clientErrorHandler(release: string) {
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'Request Timeout', 'request', 'A requisicao nao chegou completa a tempo.']
           : [400, 'Bad Request', 'request', 'Requisicao HTTP malformada.'];
+    const requestId = newRequestId();
     const body = JSON.stringify({
       data: null,
-      meta: { request_id: newRequestId(), duracao_ms: 0 },
+      meta: { request_id: requestId, duracao_ms: 0 },
       error: { code: 'VAL_INVALID_PARAM', message, details: { field } },
     });
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${status} ${reason}\r\n` +
-          'Content-Type: application/json; charset=utf-8\r\n' +
-          `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-          `X-Api-Version: v1\r\nX-Api-Release: ${release}\r\n` +
-          'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n' +
-          body,
-      );
-    }
-    socket.destroy();
+    const line = requestLine(Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined);
+    const answer = () => {
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${status} ${reason}\r\n` +
+            'Content-Type: application/json; charset=utf-8\r\n' +
+            `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+            `X-Api-Version: v1\r\nX-Api-Release: ${release}\r\n` +
+            'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n' +
+            body,
+        );
+      }
+      socket.destroy();
+    };
+    audit({
+      request_id: requestId,
+      ts: new Date().toISOString(),
+      source: 'api',
+      tenant_id: null,
+      tenant_slug: null,
+      chave_id: null,
+      operator_id: null,
+      method: line.method,
+      path: line.path,
+      status,
+      error_code: 'VAL_INVALID_PARAM',
+      duracao_ms: 0,
+      client_ip: socket.remoteAddress ?? '',
+      body: null,
+      detail: JSON.stringify({ recusa: 'parser_http', causa: error.code ?? 'desconhecida' }),
+    }).then(answer, answer);
   };
+}
+
+/** Method and target of a raw request line, when it can be read; the query is redacted like any audited URL. */
+function requestLine(raw: Buffer | undefined): { method: string; path: string } {
+  const first = raw?.subarray(0, 2048).toString('latin1').split('\r\n', 1)[0] ?? '';
+  const match = /^([A-Z]{1,16}) (\S{1,2000}) HTTP\/\d\.\d$/.exec(first);
+  return match ? { method: match[1], path: redactQuery(match[2]) } : { method: '?', path: '?' };
 }

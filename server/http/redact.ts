@@ -16,15 +16,39 @@ export function keySet(keys: string[]): ReadonlySet<string> {
   return new Set(keys.map((k) => k.toLowerCase()));
 }
 
-/** Recursive, case-insensitive: any value under a listed key becomes `[REDACTED]`, whatever its type. */
-export function redact(value: unknown, keys: ReadonlySet<string>): unknown {
-  if (Array.isArray(value)) return value.map((item) => redact(item, keys));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [name, inner] of Object.entries(value)) {
-      out[name] = keys.has(name.toLowerCase()) ? REDACTED : redact(inner, keys);
+/** What stands in for a value nested deeper than the walk goes (never reached for bodies the gateway accepted). */
+export const TOO_DEEP = '[PROFUNDIDADE EXCEDIDA]';
+
+/**
+ * Case-insensitive, at any depth: any value under a listed key becomes `[REDACTED]`, whatever its type.
+ * Iterative (an explicit stack), so no input can overflow the call stack; below `maxDepth` levels a
+ * value is replaced by TOO_DEEP rather than copied.
+ */
+export function redact(value: unknown, keys: ReadonlySet<string>, maxDepth = 256): unknown {
+  const root: { value: unknown } = { value: undefined };
+  const work: Array<{ source: unknown; target: Record<string, unknown> | unknown[]; slot: string | number; depth: number }> = [
+    { source: value, target: root as unknown as Record<string, unknown>, slot: 'value', depth: 0 },
+  ];
+  while (work.length > 0) {
+    const { source, target, slot, depth } = work.pop()!;
+    let copy: unknown = source;
+    if (source !== null && typeof source === 'object') {
+      if (depth >= maxDepth) copy = TOO_DEEP;
+      else if (Array.isArray(source)) {
+        const out: unknown[] = new Array(source.length);
+        source.forEach((item, i) => work.push({ source: item, target: out, slot: i, depth: depth + 1 }));
+        copy = out;
+      } else {
+        const out: Record<string, unknown> = {};
+        for (const [name, inner] of Object.entries(source)) {
+          // Every key is placed now, in its order; nested values fill their slot later.
+          out[name] = REDACTED;
+          if (!keys.has(name.toLowerCase())) work.push({ source: inner, target: out, slot: name, depth: depth + 1 });
+        }
+        copy = out;
+      }
     }
-    return out;
+    (target as Record<string | number, unknown>)[slot] = copy;
   }
-  return value;
+  return root.value;
 }

@@ -133,7 +133,7 @@ test('graceful shutdown flushes pending entries: none lost', async () => {
 
 test('retention 30 days: older entries are purged, newer ones kept', () => {
   const sqlite = stack.gatewayDb.sqlite;
-  const writer = new AuditWriter(sqlite, { flushIntervalMs: 10, maxBatch: 100 });
+  const writer = new AuditWriter(sqlite);
   const now = Date.now();
   const entry = (id: string, ageDays: number) => ({
     request_id: id, ts: new Date(now - ageDays * 86_400_000).toISOString(), source: 'api' as const, tenant_id: null, tenant_slug: null,
