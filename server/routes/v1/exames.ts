@@ -64,9 +64,9 @@ export const examesOperations = [
     params: exameIdParams,
     query: exameArquivoQuery,
     response: { status: 302 },
-    handler: async ({ params, query, backend, presigner, request }) => {
+    handler: async ({ params, query, auth, backend, presigner, request }) => {
       const located = await backend.call(storedObject, { method: 'GET', path: `/exames/${params.id}/arquivo`, query: { tipo: query.tipo } });
-      const url = await presigner.presignGet(located.data);
+      const url = await presigner.presignGet(located.data, { tenant: auth.tenantSlug });
       // Metadata only: never the storage key or the URL (spec § File redirects).
       request.auditDetail = { id: params.id, tipo: query.tipo, expira_em_segundos: PRESIGNED_URL_SECONDS };
       return url;

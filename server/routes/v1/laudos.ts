@@ -52,9 +52,9 @@ export const laudosOperations = [
     scope: 'laudos:read',
     params: laudoIdParams,
     response: { status: 302 },
-    handler: async ({ params, backend, presigner, request }) => {
+    handler: async ({ params, auth, backend, presigner, request }) => {
       const located = await backend.call(storedObject, { method: 'GET', path: `/laudos/${params.id}/arquivo` });
-      const url = await presigner.presignGet(located.data);
+      const url = await presigner.presignGet(located.data, { tenant: auth.tenantSlug });
       request.auditDetail = { id: params.id, tipo: 'laudo', expira_em_segundos: PRESIGNED_URL_SECONDS };
       return url;
     },

@@ -4,6 +4,8 @@ import { EXAME_DELETE_BLOCKED_FIELDS } from '../../../../contracts/schemas/exame
 import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
 import { backendAdmin, TenantFixtures } from '../../../helpers/fixtures.ts';
 import type { Credentials } from '../../../helpers/signed-client.ts';
+import { ConsoleClient } from '../../admin/console-client.ts';
+import { ensureOperator } from '../../../../server/admin/operators.ts';
 
 // Spec 02 § Exams (GET list, GET detail, file redirect, DELETE), § Exam (list item), § Exam detail,
 // § Exam deletion result; spec 01 § Doctor auto-filter (SIMPLES), § File redirects.
@@ -241,7 +243,30 @@ describe('GET /v1/exames/{id}/arquivo?tipo= (spec § File redirects)', () => {
       const download = await fetch(location);
       expect(download.status).toBe(200);
       expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+      // "single-use signature tokens": the same URL a second time is refused; a new redirect gives a new URL.
+      expect((await fetch(location)).status).toBe(403);
     }
+  });
+
+  test('"500 RES_ARQUIVO_S3_FALHA" when presigning fails (a storage fault switched on in the console); no Location, nothing internal', async () => {
+    await ensureOperator(stack.gatewayDb.db, 'operador', 'senha-forte-do-operador');
+    const console_ = new ConsoleClient(stack.gatewayUrl);
+    expect((await console_.login('operador', 'senha-forte-do-operador')).status).toBe(200);
+    const fault = await console_.call('POST', '/admin/api/storage-faults', { tenant: stack.tenantSlug });
+    expect(fault.status, JSON.stringify(fault.body)).toBe(201);
+    try {
+      for (const path of [`/v1/exames/${comArquivos.id}/arquivo?tipo=exame`, `/v1/exames/${comArquivos.id}/arquivo?tipo=laudo`]) {
+        const res = await get(path);
+        expect(res.status).toBe(500);
+        expect(res.headers.location).toBeUndefined();
+        expect(res.body.data).toBeNull();
+        expect(res.body.error).toEqual({ code: 'RES_ARQUIVO_S3_FALHA', message: expect.any(String), details: null });
+        expect(res.text).not.toMatch(new RegExp(`${stack.config.s3.bucket}|${stack.tenantSlug}/|X-Amz`));
+      }
+    } finally {
+      await console_.call('DELETE', `/admin/api/storage-faults/${fault.body.data.id}`);
+    }
+    expect((await get(`/v1/exames/${comArquivos.id}/arquivo?tipo=exame`)).status).toBe(302);
   });
 
   test('the audit entry of a redirect records only metadata (id, type, expiry seconds), never the storage path or the URL', async () => {

@@ -4,6 +4,8 @@ import { LAUDO_BLOCKED_FIELDS } from '../../../../contracts/schemas/laudos.ts';
 import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
 import { TenantFixtures } from '../../../helpers/fixtures.ts';
 import type { Credentials } from '../../../helpers/signed-client.ts';
+import { ConsoleClient } from '../../admin/console-client.ts';
+import { ensureOperator } from '../../../../server/admin/operators.ts';
 
 // Spec 02 § Report (laudo), § Reports (GET list, GET detail, file redirect), § POST /v1/exames/{id}/laudo,
 // § Report status of an exam; spec 01 § Doctor auto-filter (AMPLIADO), § File redirects.
@@ -172,6 +174,35 @@ describe('GET /v1/laudos/{id}', () => {
     expect((await get('/v1/laudos/999999/arquivo')).body.error.code).toBe('RES_NOT_FOUND');
     // "no tipo parameter (a report has one PDF)".
     expect((await get(`/v1/laudos/${r.r1}/arquivo?tipo=laudo`)).status).toBe(400);
+  });
+});
+
+describe('GET /v1/laudos/{id}/arquivo on seeded data', () => {
+  test('a report whose PDF is a shared seed sample: 302 to its bytes; a storage fault of this clinic gives 500 RES_ARQUIVO_S3_FALHA', async () => {
+    const exameId = exame({ medico_exame_id: id.drX, arquivo_laudo_key: 'seed-samples/laudo.pdf' });
+    const laudoId = fx.insert('laudos', {
+      exame_id: exameId, medico_laudo_id: id.drL, data_laudo: '2024-07-01', assinado: 1, assinado_em: '2024-07-01T10:00:00Z', assinatura_tipo: 'ICP-Brasil A3',
+      arquivo_key: 'seed-samples/laudo.pdf', criado_em: '2024-07-01T10:00:00Z',
+    });
+    const ok = await get(`/v1/laudos/${laudoId}/arquivo`);
+    expect(ok.status).toBe(302);
+    expect((await (await fetch(ok.headers.location)).text()).startsWith('%PDF')).toBe(true);
+
+    await ensureOperator(stack.gatewayDb.db, 'operador', 'senha-forte-do-operador');
+    const console_ = new ConsoleClient(stack.gatewayUrl);
+    expect((await console_.login('operador', 'senha-forte-do-operador')).status).toBe(200);
+    // The sample's key names no clinic: the fault matches because the redirect presigns for the caller's clinic.
+    const fault = await console_.call('POST', '/admin/api/storage-faults', { tenant: stack.tenantSlug });
+    try {
+      const failed = await get(`/v1/laudos/${laudoId}/arquivo`);
+      expect(failed.status).toBe(500);
+      expect(failed.headers.location).toBeUndefined();
+      expect(failed.body.error).toEqual({ code: 'RES_ARQUIVO_S3_FALHA', message: expect.any(String), details: null });
+      expect(failed.text).not.toMatch(/seed-samples|X-Amz/);
+    } finally {
+      await console_.call('DELETE', `/admin/api/storage-faults/${fault.body.data.id}`);
+    }
+    expect((await get(`/v1/laudos/${laudoId}/arquivo`)).status).toBe(302);
   });
 });
 
