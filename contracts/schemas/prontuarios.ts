@@ -67,7 +67,8 @@ export const prontuarioCreateBody = closedObjectBlocking(
   {
     mensagem: z.string('Deve ser texto (HTML).').max(200_000, 'Deve ter no maximo 200000 caracteres.').nullable().optional(),
     anexos: z.array(anexoInput, 'Deve ser uma lista de anexos.').max(MAX_ANEXOS, `No maximo ${MAX_ANEXOS} anexos por requisicao.`).nullable().optional(),
-    exibir: z.union([z.literal(0), z.literal(1)], 'Valores aceitos: 0 ou 1.').optional(),
+    /** Default 1; `null` means "no value" (default), as in every optional field. */
+    exibir: z.preprocess((v) => (v === null ? undefined : v), z.union([z.literal(0), z.literal(1)], 'Valores aceitos: 0 ou 1.').optional()).optional(),
   },
   {
     rascunho: 'Campo bloqueado: prontuarios sao sempre gravados finalizados (rascunho = 0).',
