@@ -50,14 +50,17 @@ export function laudoItem(r: LaudoRow) {
     hora_laudo: r.hora_laudo,
     assinado: r.assinado === 1,
     assinado_em: r.assinado === 1 ? r.assinado_em : null,
-    tem_arquivo: r.arquivo_key !== null,
+    tem_arquivo: downloadable(r),
     criado_em: r.criado_em,
   };
 }
 
+/** Orphan reports keep their PDF but it is not served until they are linked to an exam: no file to offer yet. */
+const downloadable = (r: LaudoRow): boolean => r.arquivo_key !== null && r.exame_id !== null;
+
 export function laudoDetail(r: LaudoRow, ingest = false) {
   const assinatura = r.assinado === 1 ? (ingest ? { tipo: r.assinatura_tipo ?? '', hash: null, validacao_url: null } : { tipo: r.assinatura_tipo ?? '' }) : null;
-  return { ...laudoItem(r), assinatura, url_arquivo: r.arquivo_key ? `/v1/laudos/${r.id}/arquivo` : null, atualizado_em: r.atualizado_em };
+  return { ...laudoItem(r), assinatura, url_arquivo: downloadable(r) ? `/v1/laudos/${r.id}/arquivo` : null, atualizado_em: r.atualizado_em };
 }
 
 export const laudoListSchema = z.object({

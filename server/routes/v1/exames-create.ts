@@ -204,7 +204,7 @@ export async function createExameHandler(ctx: OperationContext<undefined, undefi
         problems.push({
           field: alias,
           code: 'PARAM_CONFLICT',
-          msg: `${alias} corresponde a outro ${fk.what} (id ${data[0].id}) que ${fk.field} (id ${informado}).`,
+          msg: `${alias} corresponde ao id ${data[0].id} (${fk.what}), diferente de ${fk.field} = ${informado}.`,
           id_informado: informado,
           id_resolvido: data[0].id,
           ...teaching,
@@ -213,12 +213,12 @@ export async function createExameHandler(ctx: OperationContext<undefined, undefi
       return;
     }
     if (total === 0) {
-      problems.push({ field: alias, code: 'RESOLUTION_NOT_FOUND', msg: `Nenhum ${fk.what} corresponde exatamente a ${alias}.`, ...teaching });
+      problems.push({ field: alias, code: 'RESOLUTION_NOT_FOUND', msg: `Nenhum registro (${fk.what}) corresponde exatamente a ${alias}.`, ...teaching });
     } else if (total > 1) {
       problems.push({
         field: alias,
         code: 'RESOLUTION_AMBIGUOUS',
-        msg: `${alias} corresponde a ${total} registros de ${fk.what}; informe ${fk.field}.`,
+        msg: `${alias} corresponde a ${total} registros (${fk.what}); informe ${fk.field}.`,
         candidatos: data.slice(0, 10),
         ...teaching,
       });

@@ -66,7 +66,7 @@ describe('GET /laudos', () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     const item = (await h.call('GET', '/tenants/demo/laudos?periodo_laudo_fim=2026-10-01')).body.data;
-    expect(item).toEqual([expect.objectContaining({ id: orfao, exame: null, assinado: true, tem_arquivo: true })]);
+    expect(item).toEqual([expect.objectContaining({ id: orfao, exame: null, assinado: true, tem_arquivo: false })]);
     expect((await h.call('GET', `/tenants/demo/laudos/${orfao}/arquivo`)).body.error.code).toBe('RES_ARQUIVO_NAO_DISPONIVEL');
 
     // Report by doctor 1 on an exam where doctor 3 requested it: visible to 1 (report doctor) and 3 (SIMPLES on the exam), not to 2.
