@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTenantDatabase, type TenantDatabase } from './db/database.ts';
 import { BackendError } from './errors.ts';
@@ -16,7 +16,9 @@ export function tenantFile(dataDir: string, slug: string): string {
 /** Creates (if absent) and migrates a tenant database; used by the admin API and the seed. */
 export async function createTenantDatabase(dataDir: string, slug: string): Promise<TenantDatabase> {
   if (!SLUG_PATTERN.test(slug)) throw new Error(`invalid tenant slug: ${slug}`);
-  mkdirSync(tenantDir(dataDir), { recursive: true });
+  // Owner-only (chmod too: mkdir's mode is filtered by the umask, and the directory may predate this).
+  mkdirSync(tenantDir(dataDir), { recursive: true, mode: 0o700 });
+  chmodSync(tenantDir(dataDir), 0o700);
   return openTenantDatabase(tenantFile(dataDir, slug), { create: true });
 }
 

@@ -16,6 +16,7 @@ import authPlugin from './auth/auth-plugin.ts';
 import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore } from './idempotency/idempotency.store.ts';
+import { loadMasterKey } from './keys/secret-box.ts';
 import auditPlugin from './audit/audit-plugin.ts';
 import { AuditWriter, type AuditRecord } from './audit/audit-writer.ts';
 import { guardV1Routes, registerOperations, type RegisteredOperation } from './routes/operation.ts';
@@ -78,7 +79,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   }
   app.decorate('auditWriter', auditWriter);
   // Backend timeout plus a margin: an in-flight entry left by a crash frees its key soon after.
-  const idempotencyStore = new IdempotencyStore(deps.sqlite, config.backend.timeoutMs + 15_000);
+  // Cached responses hold patient data: sealed under a subkey of the master key (the API secrets' key).
+  const idempotencyStore = new IdempotencyStore(deps.sqlite, config.backend.timeoutMs + 15_000, loadMasterKey(config.dataDir, config.masterKeyHex));
   const purge = () => {
     idempotencyStore.purgeExpired();
     auditWriter.purgeExpired();

@@ -1,3 +1,4 @@
+import { chmodSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
 import type { AgendaConfigsTable, AgendaConveniosBloqueadosTable, AgendaHorariosTable, AgendaProcedimentosTable } from './tables/agenda-configs.ts';
@@ -76,6 +77,14 @@ export interface TenantDatabase {
 export async function openTenantDatabase(file: string, options: { create: boolean } = { create: true }): Promise<TenantDatabase> {
   const sqlite = new SQLite(file, { fileMustExist: !options.create });
   try {
+    // Patient data: owner-only, whatever the umask. SQLite gives the -wal and -shm the database file's mode.
+    for (const name of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        chmodSync(name, 0o600);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type MigrationProvider, type Transaction } from 'kysely';
@@ -9,6 +8,7 @@ import type { AuditLogTable } from './tables/audit-log.ts';
 import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import type { OperatorSessionsTable } from './tables/operator-sessions.ts';
 import { migrations } from './migrations/index.ts';
+import { ensurePrivateDir, restrictDatabaseFiles } from '../secrets-files.ts';
 
 export interface Database {
   tenants: TenantsTable;
@@ -30,10 +30,16 @@ export interface OpenedGatewayDb {
 }
 
 export async function openGatewayDb(dataDir: string): Promise<OpenedGatewayDb> {
-  mkdirSync(dataDir, { recursive: true });
-  const sqlite = new SQLite(path.join(dataDir, 'gateway.db'));
+  ensurePrivateDir(dataDir);
+  const file = path.join(dataDir, 'gateway.db');
+  const sqlite = new SQLite(file);
+  // Owner-only before anything is written (and 0644 files of earlier releases): SQLite creates the
+  // -wal and -shm with the database file's mode, whatever the umask.
+  restrictDatabaseFiles(file);
   // WAL + synchronous=NORMAL: committed transactions survive a process crash.
   sqlite.pragma('journal_mode = WAL');
+  // Deleted rows (purged audit entries, expired idempotency records) are zeroed, not left in free pages.
+  sqlite.pragma('secure_delete = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');

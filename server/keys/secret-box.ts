@@ -1,6 +1,7 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ensurePrivateDir } from '../secrets-files.ts';
 
 /** AES-256-GCM sealing of API secrets at rest. The associated data binds a sealed value to its key row. */
 export class SecretBox {
@@ -9,15 +10,24 @@ export class SecretBox {
   }
 
   seal(plaintext: string, associatedData: string): string {
+    return this.sealBytes(plaintext, associatedData).toString('base64');
+  }
+
+  open(sealed: string, associatedData: string): string {
+    return this.openBytes(Buffer.from(sealed, 'base64'), associatedData);
+  }
+
+  /** `iv (12) | tag (16) | ciphertext` as bytes, for BLOB columns (no base64 on the hot path). */
+  sealBytes(plaintext: string, associatedData: string): Buffer {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(associatedData));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+    return Buffer.concat([iv, cipher.getAuthTag(), body]);
   }
 
-  open(sealed: string, associatedData: string): string {
-    const raw = Buffer.from(sealed, 'base64');
+  /** Throws when the value was altered, moved to another row or sealed under another key. */
+  openBytes(raw: Buffer, associatedData: string): string {
     const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
     decipher.setAAD(Buffer.from(associatedData));
     decipher.setAuthTag(raw.subarray(12, 28));
@@ -25,16 +35,21 @@ export class SecretBox {
   }
 }
 
+/** A 32-byte subkey of the master key for one purpose (HKDF-SHA256): one key, one use. */
+export function deriveKey(masterKey: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), purpose, 32));
+}
+
 /** The master key comes from MASTER_KEY, or is generated once into DATA_DIR/master.key (0600). */
 export function loadMasterKey(dataDir: string, fromEnv?: string): Buffer {
   if (fromEnv) return Buffer.from(fromEnv, 'hex');
+  ensurePrivateDir(dataDir);
   const file = path.join(dataDir, 'master.key');
   if (existsSync(file)) {
     const hex = readFileSync(file, 'utf8').trim();
     if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${file} does not hold a 64-hex-char master key`);
     return Buffer.from(hex, 'hex');
   }
-  mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** Stored outcomes of writes, per API key and operation (method + path), kept 24 h. */
 export interface IdempotencyKeysTable {
@@ -6,16 +6,28 @@ export interface IdempotencyKeysTable {
   idem_key: string;
   method: string;
   path: string;
-  /** SHA-256 of the raw request body: same key + different body is a conflict. */
+  /**
+   * Fingerprint of the request body: same key + different body is a conflict. HMAC-SHA256, under a
+   * subkey of the master key, of the canonical body's SHA-256 (a bare hash of a small body holding a
+   * CPF could be reversed by trying every CPF). seal_version 0 rows held the bare SHA-256.
+   */
   body_hash: string;
   /** `in_flight` or `completed`. */
   state: string;
   /** Epoch ms until which an in-flight entry blocks its key; a crash leaves it to expire quickly. */
   lease_until: number;
   status: number | null;
-  /** JSON object of response headers worth replaying (Location). */
+  /** Legacy (seal_version 0) plaintext; always NULL in sealed rows. */
   response_headers: string | null;
+  /** Legacy (seal_version 0) plaintext; always NULL in sealed rows. */
   response_body: string | null;
+  /**
+   * AES-256-GCM (`iv | tag | ciphertext`) of `<headers JSON>\n<body>`, the associated data binding it to
+   * this row's key and status (server/idempotency/idempotency.store.ts).
+   */
+  response_sealed: Buffer | null;
+  /** 0: written before sealing (plaintext), converted when the store opens; 1: sealed. */
+  seal_version: Generated<number>;
   created_at: number;
   /** created_at + 24 h. */
   expires_at: number;

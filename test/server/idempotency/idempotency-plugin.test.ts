@@ -6,6 +6,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
 import { IdempotencyStore } from '../../../server/idempotency/idempotency.store.ts';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
+import { loadMasterKey } from '../../../server/keys/secret-box.ts';
 
 // Spec 01 § Idempotency contract (all writes), exercised on POST /v1/pacientes.
 let stack: TestStack;
@@ -130,7 +131,7 @@ test('50 concurrent requests with the same key and body execute the write exactl
 });
 
 describe('in-flight lease', () => {
-  const store = () => new IdempotencyStore(stack.gatewayDb.sqlite, 45_000);
+  const store = () => new IdempotencyStore(stack.gatewayDb.sqlite, 45_000, loadMasterKey(stack.dataDir));
   const reserveAsCrashedRequest = (body: unknown, key: string, at: number) =>
     store().reserve({ chaveId: stack.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes' }, canonicalBodyHash(body, Buffer.alloc(0)), at);
 
@@ -196,7 +197,7 @@ test('lifetime 24 h from first use: an expired record no longer replays, and the
   const sqlite = stack.gatewayDb.sqlite;
   const row = sqlite.prepare('SELECT created_at, expires_at FROM idempotency_keys WHERE idem_key = ?').get(key) as { created_at: number; expires_at: number };
   expect(row.expires_at - row.created_at).toBe(24 * 60 * 60 * 1000);
-  const s = new IdempotencyStore(sqlite, 45_000);
+  const s = new IdempotencyStore(sqlite, 45_000, loadMasterKey(stack.dataDir));
   s.purgeExpired(row.expires_at - 1);
   expect(sqlite.prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE idem_key = ?').get(key)).toEqual({ n: 1 });
   s.purgeExpired(row.expires_at);
