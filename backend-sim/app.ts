@@ -4,6 +4,7 @@ import type { BackendConfig } from './config.ts';
 import type { TenantDatabase } from './db/database.ts';
 import { BackendError, sendError } from './errors.ts';
 import { FaultStore } from './faults.ts';
+import { registerWriteIdempotency } from './idempotency.ts';
 import { isoDate, isoSeconds } from './lib/time.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { agendaRoutes } from './routes/agenda.ts';
@@ -123,6 +124,8 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
         req.tenantSlug = slug;
         req.tenant = await deps.tenants.get(slug);
       });
+      // Writes the gateway runs under an Idempotency-Key: replayed if recorded, else committed with their answer.
+      registerWriteIdempotency(tenantScope, () => clock().getTime());
       for (const routes of [pacienteRoutes, catalogoRoutes, medicoRoutes, exameRoutes, laudoRoutes, agendaRoutes, prontuarioRoutes])
         await tenantScope.register(routes(deps));
     },

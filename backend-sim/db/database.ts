@@ -1,6 +1,7 @@
 import { chmodSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
+import { Kysely, Migrator, type Migration } from 'kysely';
+import { IdempotentSqliteDialect } from './idempotent-dialect.ts';
 import type { AgendaConfigsTable, AgendaConveniosBloqueadosTable, AgendaHorariosTable, AgendaProcedimentosTable } from './tables/agenda-configs.ts';
 import type { AgendamentoHistoricoTable, AgendamentosTable } from './tables/agendamentos.ts';
 import type { CidadesTable } from './tables/cidades.ts';
@@ -13,6 +14,7 @@ import type { ExameArquivosTable } from './tables/exame-arquivos.ts';
 import type { ExamesTable } from './tables/exames.ts';
 import type { GruposLaudosMedicosTable, GruposLaudosTable } from './tables/grupos-laudos.ts';
 import type { GruposPermissaoTable } from './tables/grupos-permissao.ts';
+import type { IdempotencyMarkersTable } from './tables/idempotency-markers.ts';
 import type { LaudosTable } from './tables/laudos.ts';
 import type { MedicosTable } from './tables/medicos.ts';
 import type { PacientesTable } from './tables/pacientes.ts';
@@ -25,6 +27,7 @@ import type { UnidadesTable } from './tables/unidades.ts';
 import { migration as m001 } from './migrations/2026-11-21-001-initial.ts';
 import { migration as m002 } from './migrations/2026-11-21-002-list-indexes.ts';
 import { migration as m003 } from './migrations/2026-11-21-003-central-laudos.ts';
+import { migration as m004 } from './migrations/2026-11-22-004-idempotency-markers.ts';
 
 export interface Database {
   clinica_config: ClinicaConfigTable;
@@ -54,6 +57,7 @@ export interface Database {
   agendamento_historico: AgendamentoHistoricoTable;
   prontuarios: ProntuariosTable;
   prontuario_anexos: ProntuarioAnexosTable;
+  idempotency_markers: IdempotencyMarkersTable;
 }
 
 /** A Kysely instance or a transaction: repositories accept either. */
@@ -64,6 +68,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-001-initial': m001,
   '2026-11-21-002-list-indexes': m002,
   '2026-11-21-003-central-laudos': m003,
+  '2026-11-22-004-idempotency-markers': m004,
 };
 
 export interface TenantDatabase {
@@ -93,7 +98,8 @@ export async function openTenantDatabase(file: string, options: { create: boolea
     sqlite.close();
     throw err;
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Kysely's SQLite dialect, plus the idempotency markers of the gateway's writes (exactly once across crashes).
+  const db = new Kysely<Database>({ dialect: new IdempotentSqliteDialect(sqlite) });
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
