@@ -33,11 +33,17 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** Spent on unknown usernames so that response time does not reveal which usernames exist. */
-let dummyHash: Promise<string> | null = null;
-export async function burnPasswordCheck(password: string): Promise<void> {
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  await verifyPassword(password, await dummyHash);
+/**
+ * Verified instead of an operator's hash when the username is unknown, so that the answer takes as
+ * long (one scrypt with the same parameters) and nothing tells which usernames exist. Random salt and
+ * hash in the operators' format: no password matches it, and nothing is computed at start.
+ */
+const DUMMY_HASH = ['scrypt', N, R, P, randomBytes(16).toString('base64'), randomBytes(KEYLEN).toString('base64')].join('$');
+
+/** Always false, at the cost of a real verification. */
+export async function burnPasswordCheck(password: string): Promise<false> {
+  await verifyPassword(password, DUMMY_HASH);
+  return false;
 }
 
 /** 20 characters from an unambiguous alphabet, ~115 bits. */

@@ -7,6 +7,7 @@ import type { OperatorsTable } from './tables/operators.ts';
 import type { AuditLogTable } from './tables/audit-log.ts';
 import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import type { OperatorSessionsTable } from './tables/operator-sessions.ts';
+import type { ConsoleLoginFailuresTable } from './tables/console-login-failures.ts';
 import { migrations } from './migrations/index.ts';
 import { ensurePrivateDir, restrictDatabaseFiles } from '../secrets-files.ts';
 
@@ -17,6 +18,7 @@ export interface Database {
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
   operator_sessions: OperatorSessionsTable;
+  console_login_failures: ConsoleLoginFailuresTable;
 }
 
 export type GatewayDb = Kysely<Database>;

@@ -10,21 +10,24 @@ export default async function authRoutes(app: FastifyInstance, deps: AdminDeps):
   app.post('/auth/login', { config: { adminPublic: true, consoleAction: 'auth.login' } }, async (request, reply) => {
     const input = parseInput(loginSchema, request.body);
     request.adminAudit = { detail: { username: input.username } };
-    const outcome = await attemptLogin(deps.db, input.username, input.password, deps.lockout, deps.now);
+    const outcome = await attemptLogin(
+      deps.db,
+      { username: input.username, password: input.password, clientIp: request.ip },
+      deps.lockout,
+      deps.now,
+    );
     if (!outcome.ok) {
       request.adminAuditOperatorId = outcome.operatorId;
+      // Neither answer depends on whether the username exists: same status, body and headers.
       if (outcome.reason === 'locked') {
         throw new ApiError(
           'ADMIN_LOCKED',
-          `Conta bloqueada apos ${deps.lockout.maxAttempts} tentativas invalidas. Tente novamente mais tarde.`,
+          `Muitas tentativas invalidas deste endereco (${deps.lockout.maxAttempts}). Tente novamente mais tarde.`,
           { retry_after_segundos: outcome.retryAfterSeconds },
           { headers: { 'retry-after': String(outcome.retryAfterSeconds) } },
         );
       }
-      // Same answer for an unknown user and a wrong password.
-      throw new ApiError('ADMIN_UNAUTHENTICATED', 'Usuario ou senha invalidos.', {
-        tentativas_restantes: outcome.remainingAttempts,
-      });
+      throw new ApiError('ADMIN_UNAUTHENTICATED', 'Usuario ou senha invalidos.');
     }
     request.adminAuditOperatorId = outcome.operator.id;
     const created = await deps.sessions.create(outcome.operator.id, {

@@ -3,6 +3,7 @@ import * as m001 from './2026-11-21-001-tenants-keys-operators.ts';
 import * as m002 from './2026-11-21-002-audit-idempotency.ts';
 import * as m010 from './2026-11-21-010-operator-sessions.ts';
 import * as m011 from './2026-11-22-011-idempotency-sealed.ts';
+import * as m012 from './2026-11-22-012-console-login-throttle.ts';
 
 /** Date-prefixed, applied in name order by Kysely's Migrator. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-002-audit-idempotency': m002,
   '2026-11-21-010-operator-sessions': m010,
   '2026-11-22-011-idempotency-sealed': m011,
+  '2026-11-22-012-console-login-throttle': m012,
 };

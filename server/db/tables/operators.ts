@@ -5,8 +5,6 @@ export interface OperatorsTable {
   username: string;
   /** scrypt: `scrypt$N$r$p$salt$hash` (base64 parts). */
   password_hash: string;
-  failed_logins: number;
-  locked_until: string | null;
   created_at: string;
 }
 

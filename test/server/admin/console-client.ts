@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import SQLite from 'better-sqlite3';
 import path from 'node:path';
 
@@ -6,6 +6,8 @@ export interface ConsoleResponse<T = any> {
   status: number;
   headers: Record<string, string>;
   body: { data: T; meta: Record<string, unknown>; error: { code: string; message: string; details: any } | null };
+  /** The body as received, byte for byte. */
+  text: string;
 }
 
 /** A browser-like console client: keeps the session cookie, sends the CSRF header when it has one. */
@@ -13,7 +15,15 @@ export class ConsoleClient {
   cookie: string | null = null;
   csrf: string | null = null;
 
-  constructor(private readonly baseUrl: string) {}
+  private readonly dispatcher: Dispatcher | undefined;
+
+  /** `localAddress`: the client's source address (127.0.0.2, … on Linux loopback), as another machine would be. */
+  constructor(
+    private readonly baseUrl: string,
+    options: { localAddress?: string } = {},
+  ) {
+    this.dispatcher = options.localAddress ? new Agent({ localAddress: options.localAddress }) : undefined;
+  }
 
   async call<T = any>(
     method: string,
@@ -31,11 +41,12 @@ export class ConsoleClient {
       method: method as any,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: this.dispatcher,
     });
     const text = await response.body.text();
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) out[name] = Array.isArray(value) ? value.join('\n') : String(value);
-    return { status: response.statusCode, headers: out, body: text ? JSON.parse(text) : null };
+    return { status: response.statusCode, headers: out, body: text ? JSON.parse(text) : null, text };
   }
 
   async login(username: string, password: string): Promise<ConsoleResponse> {

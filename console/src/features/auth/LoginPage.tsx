@@ -22,7 +22,6 @@ export function LoginPage() {
   };
 
   const error = login.error instanceof ApiError ? login.error : null;
-  const remaining = error?.details?.tentativas_restantes as number | null | undefined;
   return (
     <main className="login-page">
       <form className="card login-card" onSubmit={submit} noValidate aria-labelledby="login-title">
@@ -39,18 +38,11 @@ export function LoginPage() {
           <div className={`banner ${error.code === 'ADMIN_LOCKED' ? 'banner-warn' : 'banner-error'}`} role="alert">
             {error.code === 'ADMIN_LOCKED' ? (
               <>
-                <strong>Account locked.</strong> Too many failed sign-ins. Try again in{' '}
+                <strong>Too many failed sign-ins.</strong> Sign-in from this address is paused; try again in{' '}
                 {Math.ceil(Number(error.details?.retry_after_segundos ?? 900) / 60)} minutes.
               </>
             ) : error.code === 'ADMIN_UNAUTHENTICATED' ? (
-              <>
-                <strong>Wrong username or password.</strong>
-                {typeof remaining === 'number' && (
-                  <div>
-                    {remaining} attempt{remaining === 1 ? '' : 's'} left before the account is locked.
-                  </div>
-                )}
-              </>
+              <strong>Wrong username or password.</strong>
             ) : (
               error.message
             )}
