@@ -7,6 +7,10 @@ export interface BackendCallContext {
   chaveId: number;
   medicoFiltroId: number;
   requestId: string;
+  /** Writes under an Idempotency-Key (server/idempotency/idempotency-plugin.ts `backendIdempotency`). */
+  idempotencyToken?: string;
+  /** Called when backend-sim answers from its record of that token instead of executing. */
+  onReplay?: () => void;
 }
 
 export type BackendQuery = Record<string, string | number | boolean | Array<string | number> | undefined | null>;
@@ -76,6 +80,7 @@ export class BackendClient {
       headers['x-chave-id'] = String(call.context.chaveId);
       headers['x-medico-filtro-id'] = String(call.context.medicoFiltroId);
       headers['x-request-id'] = call.context.requestId;
+      if (call.context.idempotencyToken) headers['x-idempotency-token'] = call.context.idempotencyToken;
     }
     let body: string | undefined;
     if (call.body !== undefined) {
@@ -95,6 +100,7 @@ export class BackendClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = response.statusCode;
+      if (response.headers['x-idempotent-replay'] === 'true') call.context?.onReplay?.();
       text = await response.body.text();
     } catch (error) {
       if (isTimeout(error)) throw new ApiError('SERVICE_TIMEOUT', 'O sistema da clinica nao respondeu a tempo.');

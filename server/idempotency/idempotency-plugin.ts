@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidParam } from '../errors.ts';
 import { addMeta, replayEnvelope } from '../http/envelope.ts';
 import { canonicalBodyHash } from './canonical-hash.ts';
@@ -12,6 +13,38 @@ const REPLAYED_HEADERS = ['location'];
 
 export interface IdempotencyPluginOptions {
   store: IdempotencyStore;
+}
+
+/** The writes being executed under their key, with what their backend calls need. */
+const executing = new WeakMap<FastifyRequest, { operation: OperationKey; reply: FastifyReply; writes: number }>();
+
+/**
+ * Names one backend write of one operation under one Idempotency-Key: (API key id, method, path, key)
+ * plus the write's position in the handler (today every write operation makes exactly one).
+ * backend-sim commits it with the write and its answer, and answers a repeat from that record
+ * (docs/architecture.md § Exactly once across crashes). An identifier, not a secret.
+ */
+export function backendWriteToken(operation: OperationKey, write: number): string {
+  return createHash('sha256')
+    .update(JSON.stringify(['clinic-gateway/backend-write/v1', operation.chaveId, operation.method, operation.path, operation.idemKey, write]))
+    .digest('hex');
+}
+
+/**
+ * Context for a backend call of `request` (TenantBackend.call): a non-GET call made while the request
+ * executes a write under its key carries the token; when backend-sim answers from its record (the
+ * write had committed before a crash or a timeout), the answer is marked a replay.
+ */
+export function backendIdempotency(request: FastifyRequest, method: string): { idempotencyToken: string; onReplay: () => void } | undefined {
+  const entry = executing.get(request);
+  if (!entry || method === 'GET') return undefined;
+  return {
+    idempotencyToken: backendWriteToken(entry.operation, entry.writes++),
+    onReplay: () => {
+      entry.reply.header('idempotency-replay', 'true');
+      addMeta(entry.reply, { idempotent_replay: true });
+    },
+  };
 }
 
 /**
@@ -58,6 +91,7 @@ export default fp<IdempotencyPluginOptions>(
         }
         case 'execute':
           request.idempotentOperation = operation;
+          executing.set(request, { operation, reply, writes: 0 });
           reply.header('idempotency-replay', 'false');
           addMeta(reply, { idempotent_replay: false });
       }

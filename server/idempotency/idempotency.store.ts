@@ -90,6 +90,10 @@ export class IdempotencyStore {
     });
 
     this.sealLegacyRows(sqlite);
+    // One gateway process per gateway.db: what is still in flight when the store opens was left by a
+    // process that died (crash, SIGKILL). Its key is free at once: the retry executes, with the same
+    // backend token, and backend-sim replays the write if it had committed (docs/architecture.md).
+    sqlite.prepare(`UPDATE idempotency_keys SET lease_until = 0 WHERE state = 'in_flight'`).run();
   }
 
   /** `bodyHash`: the canonical body's SHA-256 (canonicalBodyHash). */

@@ -5,6 +5,7 @@ import type { Scope } from '../../contracts/scopes.ts';
 import { emptyQuery, paginationMeta } from '../../contracts/schemas/params.ts';
 import type { BackendClient, BackendQuery } from '../backend/client.ts';
 import { addMeta } from '../http/envelope.ts';
+import { backendIdempotency } from '../idempotency/idempotency-plugin.ts';
 import type { AuthContext } from '../http/request-context.ts';
 import type { Presigner } from '../storage/presigner.ts';
 
@@ -140,7 +141,7 @@ export class TenantBackend {
         path: `/tenants/${auth.tenantSlug}${call.path}`,
         query: call.query,
         body: call.body,
-        context: { chaveId: auth.chaveId, medicoFiltroId: auth.medicoId, requestId: this.request.id },
+        context: { chaveId: auth.chaveId, medicoFiltroId: auth.medicoId, requestId: this.request.id, ...backendIdempotency(this.request, call.method) },
       },
       schema,
     );
