@@ -109,6 +109,8 @@ export class IdempotentDriver implements Driver {
   #connection: DatabaseConnection | null = null;
   #open: OpenWrite | null = null;
   #lastPurge = 0;
+  /** Prepared on first use: the table exists only once the migrations ran. */
+  #statements: ReturnType<typeof markerStatements> | null = null;
 
   constructor(sqlite: SQLite.Database) {
     this.#sqlite = sqlite;
@@ -204,9 +206,7 @@ export class IdempotentDriver implements Driver {
     scope.held.delete(this);
     try {
       if (open.kysely) throw new Error('backend-sim: a transaction of an idempotent write was still running when it answered');
-      this.#sqlite
-        .prepare('UPDATE idempotency_markers SET status = ?, content_type = ?, response = ? WHERE token = ?')
-        .run(outcome.status, outcome.contentType, outcome.body, scope.token);
+      this.#markers().complete.run(outcome.status, outcome.contentType, outcome.body, scope.token);
       this.#sqlite.exec('COMMIT');
     } catch (error) {
       if (this.#sqlite.inTransaction) this.#sqlite.exec('ROLLBACK');
@@ -228,6 +228,10 @@ export class IdempotentDriver implements Driver {
     }
   }
 
+  #markers(): ReturnType<typeof markerStatements> {
+    return (this.#statements ??= markerStatements(this.#sqlite));
+  }
+
   /** Autocommit mutations of a request in a WriteScope run inside its write transaction. */
   #beforeStatement(query: CompiledQuery): void {
     const scope = scopes.getStore();
@@ -240,20 +244,20 @@ export class IdempotentDriver implements Driver {
   /** Called right after BEGIN: the marker row, in the same transaction as the write. */
   #startWrite(scope: WriteScope, kysely: OpenWrite['kysely']): void {
     try {
+      const markers = this.#markers();
       const now = scope.now();
       if (now - this.#lastPurge > PURGE_EVERY_MS) {
-        this.#sqlite.prepare('DELETE FROM idempotency_markers WHERE created_at <= ?').run(now - MARKER_TTL_MS);
+        markers.purge.run(now - MARKER_TTL_MS);
         this.#lastPurge = now;
-      } else {
-        this.#sqlite.prepare('DELETE FROM idempotency_markers WHERE token = ? AND created_at <= ?').run(scope.token, now - MARKER_TTL_MS);
       }
-      // The request hooks replay a recorded token before the handler runs and run one request per
-      // token at a time; a marker here means a second backend process on the same file.
-      if (this.#sqlite.prepare('SELECT 1 FROM idempotency_markers WHERE token = ?').get(scope.token))
+      const existing = markers.createdAt.get(scope.token) as number | undefined;
+      if (existing !== undefined && existing > now - MARKER_TTL_MS) {
+        // The request hooks replay a recorded token before the handler runs and run one request per
+        // token at a time; a live marker here means a second backend process on the same file.
         throw new BackendError('INTERNAL_ERROR', 'Escrita idempotente ja registrada por outra execucao.');
-      this.#sqlite
-        .prepare('INSERT INTO idempotency_markers (token, method, path, created_at) VALUES (?, ?, ?, ?)')
-        .run(scope.token, scope.method, scope.path, now);
+      }
+      if (existing !== undefined) markers.remove.run(scope.token);
+      markers.insert.run(scope.token, scope.method, scope.path, now);
     } catch (error) {
       this.#sqlite.exec('ROLLBACK');
       throw error;
@@ -261,4 +265,14 @@ export class IdempotentDriver implements Driver {
     this.#open = { scope, kysely };
     scope.held.add(this);
   }
+}
+
+function markerStatements(sqlite: SQLite.Database) {
+  return {
+    createdAt: sqlite.prepare('SELECT created_at FROM idempotency_markers WHERE token = ?').pluck(),
+    insert: sqlite.prepare('INSERT INTO idempotency_markers (token, method, path, created_at) VALUES (?, ?, ?, ?)'),
+    remove: sqlite.prepare('DELETE FROM idempotency_markers WHERE token = ?'),
+    complete: sqlite.prepare('UPDATE idempotency_markers SET status = ?, content_type = ?, response = ? WHERE token = ?'),
+    purge: sqlite.prepare('DELETE FROM idempotency_markers WHERE created_at <= ?'),
+  };
 }
