@@ -216,6 +216,9 @@ describe('POST /v1/agenda/agendamentos', () => {
     expect400(await book({ hora_fim: '09:00' }), 'hora_fim');
     const other = await booked({ agenda_config_id: ids.agBruno, hora_inicio: '08:40' });
     expect(other).toMatchObject({ hora_inicio: '08:40', hora_fim: '09:00', unidade: { id: ids.uNorte }, medico: { id: ids.bruno } });
+    // Decision: on a room agenda there is no doctor: `medico` is null, `sala` the room.
+    const room = await booked({ agenda_config_id: ids.agSala, procedimento_id: ids.procSemDuracao, hora_inicio: '10:00' });
+    expect(room).toMatchObject({ medico: null, sala: { id: ids.sala1, nome: 'SALA 1' }, hora_fim: '10:15' });
   });
 
   test('"force and ignorar_conflito are rejected with 400 VAL_INVALID_PARAM (details.field names it)"', async () => {
