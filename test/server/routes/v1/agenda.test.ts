@@ -735,6 +735,8 @@ describe('GET /v1/agenda/configs', () => {
     expect(res.status).toBe(200);
     expect(res.body.meta).toMatchObject({ limit: 200, offset: 0, has_more: false });
     expect(res.body.meta.total).toBe(res.body.data.length);
+    // Decision: ordered by name.
+    expect(names(res)).toEqual([...names(res)].sort());
     const ana = res.body.data.find((c: any) => c.id === ids.agAna);
     expect(ana).toEqual({
       id: ids.agAna,
