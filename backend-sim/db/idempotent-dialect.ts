@@ -16,6 +16,7 @@ import { BackendError } from '../errors.ts';
 export const MARKER_TTL_MS = 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 const SAVEPOINT = 'idempotent_write';
+const MUTATIONS = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
 
 /** What a write request answered, stored with its marker and replayed byte for byte. */
 export interface RecordedOutcome {
@@ -102,6 +103,8 @@ interface OpenWrite {
  *   write transaction (BEGIN, marker) the same way;
  * - a transaction begun while the request already holds its write transaction is a savepoint.
  * Outside a WriteScope (reads, the seed, the admin API, migrations) it is Kysely's driver unchanged.
+ * As inside any Kysely transaction on SQLite, a request must not start a query in parallel with its
+ * first write (that query would wait for the lock the write keeps until the answer).
  */
 export class IdempotentDriver implements Driver {
   readonly #inner: SqliteDriver;
@@ -236,7 +239,9 @@ export class IdempotentDriver implements Driver {
   #beforeStatement(query: CompiledQuery): void {
     const scope = scopes.getStore();
     if (!scope || this.#sqlite.inTransaction) return;
-    if (this.#sqlite.prepare(query.sql).readonly) return;
+    const kind = query.query.kind;
+    if (kind === 'SelectQueryNode') return;
+    if (!MUTATIONS.has(kind) && this.#sqlite.prepare(query.sql).readonly) return;
     this.#sqlite.exec('BEGIN');
     this.#startWrite(scope, null);
   }
