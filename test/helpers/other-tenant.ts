@@ -66,6 +66,28 @@ export function seedOtherTenant(other: TenantFixtures): void {
     status: 'agendado',
     criado_em: at,
   });
+  // Agenda family (issue 11): the other clinic's agenda is bookable every day for procedure 21 (the agenda examples'
+  // procedure) and holds an appointment of a patient id 1, so a leak would show OUTRA in the main clinic's slots
+  // (the group's label is the doctor's name) and in `GET /v1/agenda/agendamentos?paciente_id=1`.
+  other.insert('procedimentos', { id: 21, nome: 'OUTRA PROCEDIMENTO 21' });
+  other.paciente({ id: 1, nome: 'OUTRA PACIENTE ID 1' });
+  for (let dia = 0; dia < 7; dia++) other.insert('agenda_horarios', { agenda_config_id: id, dia_semana: dia, hora_inicio: '08:00', hora_fim: '18:00' });
+  for (const procedimento of [21, id]) other.insert('agenda_procedimentos', { agenda_config_id: id, procedimento_id: procedimento, duracao_minutos: 30 });
+  other.insert('agendamentos', {
+    id: id + 1,
+    agenda_config_id: id,
+    paciente_id: 1,
+    medico_id: id,
+    unidade_id: id,
+    procedimento_id: 21,
+    convenio_id: 0,
+    data_agendamento: '2030-01-08',
+    hora_inicio: '09:00',
+    hora_fim: '09:30',
+    status: 'agendado',
+    criado_em: at,
+  });
+  other.insert('agendamento_historico', { agendamento_id: id, status_anterior: null, status_novo: 'agendado', data_hora: at, observacao: 'OUTRA HISTORIA', origem: 'API' });
 
   // ---- patient records
   other.insert('prontuarios', { id, paciente_id: id, data_emissao: at, mensagem: '<p>OUTRA</p>', criado_em: at });
