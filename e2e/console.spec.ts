@@ -104,6 +104,9 @@ test('operator issues, uses, audits, rotates, binds and revokes a key', async ({
     }).toPass({ timeout: 15_000 });
     await expect(row).toContainText('/v1/ping');
     await expect(row).toContainText('200');
+    // The log's bound: entries kept against AUDIT_MAX_ROWS (default 1,000,000) and the oldest entry.
+    await expect(page.getByTestId('audit-storage')).toContainText(/[1-9][\d,]* \/ 1,000,000 entries/);
+    await expect(page.getByTestId('audit-storage')).toContainText('Oldest entry');
     await page.getByLabel('Key id').fill('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect(page.locator('tbody tr').first()).toBeVisible();

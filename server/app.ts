@@ -17,6 +17,7 @@ import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore } from './idempotency/idempotency.store.ts';
 import { loadMasterKey } from './keys/secret-box.ts';
+import { auditStorageStatus, enforceAuditRowCap } from './audit/audit-retention.ts';
 import auditPlugin from './audit/audit-plugin.ts';
 import { AuditWriter, type AuditRecord } from './audit/audit-writer.ts';
 import { guardV1Routes, registerOperations, type RegisteredOperation } from './routes/operation.ts';
@@ -84,6 +85,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const purge = () => {
     idempotencyStore.purgeExpired();
     auditWriter.purgeExpired();
+    // Then the row cap (AUDIT_MAX_ROWS), oldest first, in short chunks that yield between them.
+    enforceAuditRowCap(deps.sqlite, config.audit.maxRows).catch((err: unknown) => app.log.error({ err }, 'audit row cap not enforced'));
   };
   purge();
   const purgeTimer = setInterval(purge, 10 * 60_000).unref();
@@ -134,6 +137,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     backend: deps.backend,
     storageFaults,
     auditSink: writerConsoleAudit(auditWriter),
+    auditStorage: () => auditStorageStatus(deps.sqlite, config.audit.maxRows),
   });
   await registerConsoleStatic(app, config.consoleDir);
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_AUDIT_MAX_ROWS } from './audit/audit-retention.ts';
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -37,6 +38,9 @@ const envSchema = z.object({
   S3_BUCKET: z.string().min(3).default('clinic-files'),
   S3_REGION: z.string().min(1).default('us-east-1'),
   AUDIT_ENABLED: bool.default(true),
+  // Size bound of the audit log on top of its 30-day retention: the oldest entries beyond it are deleted
+  // (server/audit/audit-retention.ts; about 0.5 KB per entry, so the default is about 0.5 GB).
+  AUDIT_MAX_ROWS: z.coerce.number().int().min(1).default(DEFAULT_AUDIT_MAX_ROWS),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   SANDBOX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   OPERATOR_USERNAME: z.string().min(3).default('admin'),
@@ -72,7 +76,8 @@ export interface GatewayConfig {
     bucket: string;
     region: string;
   };
-  audit: { enabled: boolean };
+  /** maxRows: the audit log's row cap (AUDIT_MAX_ROWS), enforced with the retention purge. */
+  audit: { enabled: boolean; maxRows: number };
   rateLimit: { perMinute: number; sandboxPerMinute: number };
   operator: { username: string; password?: string };
   seedOnFirstStart: boolean;
@@ -124,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       bucket: e.S3_BUCKET,
       region: e.S3_REGION,
     },
-    audit: { enabled: e.AUDIT_ENABLED },
+    audit: { enabled: e.AUDIT_ENABLED, maxRows: e.AUDIT_MAX_ROWS },
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, sandboxPerMinute: e.SANDBOX_RATE_LIMIT_PER_MINUTE },
     operator: { username: e.OPERATOR_USERNAME, password: e.OPERATOR_PASSWORD },
     seedOnFirstStart: e.SEED_ON_FIRST_START,

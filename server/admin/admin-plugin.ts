@@ -15,6 +15,7 @@ import auditRoutes from './routes/audit.ts';
 import faultRoutes from './routes/faults.ts';
 import storageFaultRoutes from './routes/storage-faults.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
+import type { AuditStorageStatus } from '../audit/audit-retention.ts';
 import './context.ts';
 
 export const SESSION_COOKIE = 'ce_console_session';
@@ -32,6 +33,8 @@ export interface AdminPluginOptions {
   session?: SessionPolicy;
   /** Where console audit entries go; defaults to a direct insert into audit_log. */
   auditSink?: ConsoleAuditSink;
+  /** The audit log's size against its cap (`GET /audit/storage`). */
+  auditStorage: () => AuditStorageStatus;
   now?: () => number;
 }
 
@@ -94,6 +97,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     tenants: options.tenants,
     backend: options.backend,
     storageFaults: options.storageFaults ?? new StorageFaults(),
+    auditStorage: options.auditStorage,
     lockout: options.lockout ?? policies.lockout,
     session,
     sessions,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { notFound } from '../../errors.ts';
+import { AUDIT_RETENTION_DAYS } from '../../audit/audit-writer.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { findAuditEntry, queryAuditPage } from '../audit-query.ts';
 import { parseInput } from '../http.ts';
@@ -17,6 +18,12 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
     let tenantId: number | null = null;
     if (q.tenant) tenantId = (await deps.tenants.get(q.tenant))?.id ?? null;
     return queryAuditPage(deps.db, { ...q, tenantId });
+  });
+
+  /** Rows kept against AUDIT_MAX_ROWS, oldest entry, database size (the audit page's storage line). */
+  app.get('/audit/storage', async () => {
+    app.auditWriter.flush();
+    return { ...deps.auditStorage(), retention_days: AUDIT_RETENTION_DAYS };
   });
 
   app.get('/audit/:id', async (request) => {

@@ -43,6 +43,7 @@ const ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/keys/1/rotate'],
   ['POST', '/admin/api/keys/1/revoke'],
   ['GET', '/admin/api/audit'],
+  ['GET', '/admin/api/audit/storage'],
   ['GET', '/admin/api/audit/1'],
   ['GET', '/admin/api/faults'],
   ['POST', '/admin/api/faults', { path: '/v1/pacientes*', kind: 'http500' }],

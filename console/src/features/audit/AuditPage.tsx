@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { auditQuerySchema } from '../../../../server/admin/schemas.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, statusTone } from '../../lib/ui.tsx';
-import { FILTER_NAMES, useAuditPages, useAuditTenants, type AuditFilters } from './api.ts';
+import { FILTER_NAMES, useAuditPages, useAuditStorage, useAuditTenants, type AuditFilters, type AuditStorage } from './api.ts';
 
 /** datetime-local ⇄ ISO (the URL and the API carry UTC ISO 8601). */
 const toLocalInput = (iso: string | undefined) => {
@@ -94,6 +94,25 @@ function FiltersForm({ initial }: { initial: AuditFilters }) {
   );
 }
 
+const count = (n: number) => n.toLocaleString('en-US');
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** Entries kept against the row cap, the oldest one, the database's size: what the bound looks like now. */
+function StorageLine({ storage: s }: { storage: AuditStorage | undefined }) {
+  if (!s) return null;
+  const share = s.rows / s.max_rows;
+  return (
+    <p className="hint" data-testid="audit-storage" style={{ margin: '-8px 0 16px' }}>
+      <Badge tone={share >= 0.9 ? 'warn' : 'neutral'}>
+        {count(s.rows)} / {count(s.max_rows)} entries
+      </Badge>{' '}
+      Oldest entry {s.oldest_ts ? formatDate(s.oldest_ts) : '—'}. Entries older than {s.retention_days} days, and the oldest
+      beyond {count(s.max_rows)} (AUDIT_MAX_ROWS), are deleted every 10 minutes. gateway.db {megabytes(s.database_bytes)}
+      ({megabytes(s.free_bytes)} free for reuse).
+    </p>
+  );
+}
+
 export function AuditPage() {
   const { params } = useLocation();
   const filters: AuditFilters = {};
@@ -102,6 +121,7 @@ export function AuditPage() {
     if (value) filters[name] = value;
   }
   const pages = useAuditPages(filters);
+  const storage = useAuditStorage();
   const rows = pages.data?.pages.flatMap((p) => p.items) ?? [];
   const filterKey = JSON.stringify(filters);
 
@@ -109,13 +129,14 @@ export function AuditPage() {
     <>
       <PageHeader
         title="Audit log"
-        description="Every API request and console action, newest first. Bodies are stored redacted; retention is 30 days."
+        description="Every API request and console action, newest first. Bodies are stored redacted."
         actions={
-          <Button onClick={() => void pages.refetch()} disabled={pages.isFetching}>
+          <Button onClick={() => void Promise.all([pages.refetch(), storage.refetch()])} disabled={pages.isFetching}>
             {pages.isFetching && !pages.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
           </Button>
         }
       />
+      <StorageLine storage={storage.data} />
       <FiltersForm key={filterKey} initial={filters} />
       <ErrorBanner error={pages.error} title="The audit log could not be loaded" />
       <section className="card" aria-label="Audit entries">

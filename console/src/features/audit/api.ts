@@ -43,3 +43,17 @@ export const useAuditPages = (filters: AuditFilters) =>
   });
 
 export const useAuditEntry = (id: number) => useQuery({ queryKey: ['audit-entry', id], queryFn: () => api<AuditDetail>('GET', `/audit/${id}`) });
+
+/** The audit log against its size bound (AUDIT_MAX_ROWS) and retention. */
+export interface AuditStorage {
+  rows: number;
+  max_rows: number;
+  retention_days: number;
+  oldest_ts: string | null;
+  newest_ts: string | null;
+  database_bytes: number;
+  free_bytes: number;
+}
+
+export const useAuditStorage = () =>
+  useQuery({ queryKey: ['audit-storage'], queryFn: () => api<AuditStorage>('GET', '/audit/storage'), staleTime: 0 });
