@@ -985,3 +985,7 @@ describe('data protection (spec 01 § Data protection rules)', () => {
     }
   });
 });
+
+test('backend-sim answered every call of this file within the contract (response schemas exact, known codes only)', () => {
+  expect(stack.backend.contractViolations).toEqual([]);
+});

@@ -342,3 +342,7 @@ describe('GET /v1/pacientes/{id}/prontuarios/anexos/{anexoId}/url', () => {
     expect(body.subarray(0, 5).toString()).toBe('%PDF-');
   });
 });
+
+test('backend-sim answered every call of this file within the contract (response schemas exact, known codes only)', () => {
+  expect(stack.backend.contractViolations).toEqual([]);
+});
