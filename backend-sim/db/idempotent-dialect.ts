@@ -92,6 +92,8 @@ interface OpenWrite {
   scope: WriteScope;
   /** The Kysely transaction running inside it: the one that opened it ('top'), a nested one ('savepoint'), or none. */
   kysely: 'top' | 'savepoint' | null;
+  /** The connection's total_changes() once the marker was inserted: unchanged at the answer means nothing was written. */
+  changesAfterMarker: number;
 }
 
 /**
@@ -209,7 +211,13 @@ export class IdempotentDriver implements Driver {
     scope.held.delete(this);
     try {
       if (open.kysely) throw new Error('backend-sim: a transaction of an idempotent write was still running when it answered');
-      this.#markers().complete.run(outcome.status, outcome.contentType, outcome.body, scope.token);
+      const markers = this.#markers();
+      if (markers.totalChanges.get() === open.changesAfterMarker) {
+        // Its only mutation failed (a unique index refused it): nothing to remember, the retry may execute.
+        this.#sqlite.exec('ROLLBACK');
+        return;
+      }
+      markers.complete.run(outcome.status, outcome.contentType, outcome.body, scope.token);
       this.#sqlite.exec('COMMIT');
     } catch (error) {
       if (this.#sqlite.inTransaction) this.#sqlite.exec('ROLLBACK');
@@ -267,7 +275,7 @@ export class IdempotentDriver implements Driver {
       this.#sqlite.exec('ROLLBACK');
       throw error;
     }
-    this.#open = { scope, kysely };
+    this.#open = { scope, kysely, changesAfterMarker: this.#markers().totalChanges.get() as number };
     scope.held.add(this);
   }
 }
@@ -279,5 +287,6 @@ function markerStatements(sqlite: SQLite.Database) {
     remove: sqlite.prepare('DELETE FROM idempotency_markers WHERE token = ?'),
     complete: sqlite.prepare('UPDATE idempotency_markers SET status = ?, content_type = ?, response = ? WHERE token = ?'),
     purge: sqlite.prepare('DELETE FROM idempotency_markers WHERE created_at <= ?'),
+    totalChanges: sqlite.prepare('SELECT total_changes()').pluck(),
   };
 }

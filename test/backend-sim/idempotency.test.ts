@@ -214,6 +214,15 @@ describe('the driver: write, marker and answer commit together or not at all', (
     expect(await estado(`${nome} fora`)).toHaveLength(1);
   });
 
+  it('a request whose only mutation failed (unique index) changed nothing: no marker is committed', async () => {
+    const s = scope();
+    const [{ id }] = await db.selectFrom('estados_civis').select('id').limit(1).execute();
+    await expect(s.run(() => db.insertInto('estados_civis').values({ id, nome: 'duplicado' }).execute())).rejects.toThrow(/UNIQUE|PRIMARY KEY/);
+    s.finish({ status: 422, contentType: 'application/json', body: '{"error":{}}' });
+    expect(sqlite.inTransaction).toBe(false);
+    expect(await marker(s.token)).toBeUndefined();
+  });
+
   it('outside a WriteScope the driver is plain Kysely: autocommit, no marker', async () => {
     const before = Number((await db.selectFrom('idempotency_markers').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const nome = `estado ${randomUUID()}`;
