@@ -126,14 +126,16 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     }
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  // Committed before the answer leaves, like the API's entries.
+  app.addHook('onSend', async (request, reply, payload) => {
     const action = request.routeOptions.config?.consoleAction;
-    if (!action) return;
+    if (!action) return payload;
     try {
       await sink(consoleAuditEntryFromRequest(request, reply, action));
     } catch (error) {
       request.log.error({ err: error }, 'console audit write failed');
     }
+    return payload;
   });
 
   await app.register(authRoutes, deps);

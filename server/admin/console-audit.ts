@@ -82,7 +82,6 @@ export const insertConsoleAudit =
 
 /** Through the gateway's batching audit writer (server/audit), the same path as API entries. */
 export const writerConsoleAudit =
-  (writer: { write(record: ConsoleAuditEntry): void }): ConsoleAuditSink =>
-  (entry) => {
-    writer.write(entry);
-  };
+  (writer: { writeDurable(record: ConsoleAuditEntry): Promise<void> }): ConsoleAuditSink =>
+  (entry) =>
+    writer.writeDurable(entry);
