@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
@@ -40,6 +41,31 @@ interface Measure {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Server CPU (user + system, every thread and child process) per request, in µs. */
+  cpuUs: number;
+}
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU time in ms used so far by a process and all its descendants (tsx runs the server in a child). */
+function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  const pending = [pid];
+  while (pending.length > 0) {
+    const p = pending.pop()!;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+      for (const tid of readdirSync(`/proc/${p}/task`)) {
+        const children = readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8').trim();
+        if (children) pending.push(...children.split(' ').map(Number));
+      }
+    } catch {
+      // The process ended between two reads.
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
 }
 
 type Signer = { apiKey: string; apiSecret: string };
@@ -50,7 +76,14 @@ function signedHeaders(s: Signer, method: string, target: string, body: string):
   return { 'x-api-key': s.apiKey, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json' };
 }
 
-async function load(url: string, method: 'GET' | 'POST', target: string, makeRequest?: () => { body?: string; headers: Record<string, string> }): Promise<Measure> {
+async function load(
+  server: Server,
+  method: 'GET' | 'POST',
+  target: string,
+  makeRequest?: () => { body?: string; headers: Record<string, string> },
+): Promise<Measure> {
+  const url = server.info.url;
+  const cpuBefore = treeCpuMs(server.child.pid!);
   const result = await autocannon({
     url: url + target,
     method,
@@ -70,19 +103,22 @@ async function load(url: string, method: 'GET' | 'POST', target: string, makeReq
       : undefined,
     ...(method === 'POST' && !makeRequest ? { body: '{"hello":"world"}', headers: { 'content-type': 'application/json' } } : {}),
   } as autocannon.Options);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  const cpuMs = treeCpuMs(server.child.pid!) - cpuBefore;
+  const total = result.requests.total || 1;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, cpuUs: (cpuMs * 1000) / total };
 }
 
 function row(name: string, m: Measure, base?: Measure): string {
   const ratio = base ? (m.rps / base.rps).toFixed(2) : '1.00';
-  return `| ${name} | ${Math.round(m.rps)} | ${m.p50} | ${m.p99} | ${ratio} |${m.non2xx ? ` ${m.non2xx} non-2xx` : ''}`;
+  const cpuRatio = base ? (m.cpuUs / base.cpuUs).toFixed(1) : '1.0';
+  return `| ${name} | ${Math.round(m.rps)} | ${m.p50} | ${m.p99} | ${ratio} | ${Math.round(m.cpuUs)} | ${cpuRatio} |${m.non2xx ? ` ${m.non2xx} non-2xx` : ''}`;
 }
 
 async function main(): Promise<void> {
   console.error(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per run, loopback only`);
   const bare = await startServer('bench/bare-server.ts');
-  const bareGet = await load(bare.info.url, 'GET', '/');
-  const barePost = await load(bare.info.url, 'POST', '/');
+  const bareGet = await load(bare, 'GET', '/');
+  const barePost = await load(bare, 'POST', '/');
   await stopServer(bare);
 
   const results: string[] = [];
@@ -92,21 +128,21 @@ async function main(): Promise<void> {
     const gw = await startServer('bench/gateway-server.ts', { AUDIT_ENABLED: audit });
     const signer = gw.info as unknown as Signer;
     // Warm-up: caches, JIT, connections.
-    await load(gw.info.url, 'GET', '/v1/ping', () => ({ headers: signedHeaders(signer, 'GET', '/v1/ping', '') }));
-    const get = await load(gw.info.url, 'GET', '/v1/ping', () => ({ headers: signedHeaders(signer, 'GET', '/v1/ping', '') }));
+    await load(gw, 'GET', '/v1/ping', () => ({ headers: signedHeaders(signer, 'GET', '/v1/ping', '') }));
+    const get = await load(gw, 'GET', '/v1/ping', () => ({ headers: signedHeaders(signer, 'GET', '/v1/ping', '') }));
     if (audit === 'true') {
       auditOnGet = get;
       const pingBody = JSON.stringify({ hello: 'world', senha: 'x' });
-      const post = await load(gw.info.url, 'POST', '/v1/ping', () => ({ body: pingBody, headers: signedHeaders(signer, 'POST', '/v1/ping', pingBody) }));
+      const post = await load(gw, 'POST', '/v1/ping', () => ({ body: pingBody, headers: signedHeaders(signer, 'POST', '/v1/ping', pingBody) }));
       let n = 0;
-      const write = await load(gw.info.url, 'POST', '/v1/pacientes', () => {
+      const write = await load(gw, 'POST', '/v1/pacientes', () => {
         const body = JSON.stringify({ nome: `Paciente Bench ${++n} ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-01-01' });
         return { body, headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() } };
       });
       results.push(row('bare Fastify GET /', bareGet));
-      results.push(row('signed GET /v1/ping (audit on)', get, bareGet));
+      results.push(row('signed GET /v1/ping (durable audit on)', get, bareGet));
       results.push(row('bare Fastify POST /', barePost));
-      results.push(row('signed POST /v1/ping (audit on)', post, barePost));
+      results.push(row('signed POST /v1/ping (durable audit on)', post, barePost));
       results.push(row('signed idempotent POST /v1/pacientes (creates a patient)', write, barePost));
     } else {
       auditOffGet = get;
@@ -115,12 +151,16 @@ async function main(): Promise<void> {
     await stopServer(gw);
   }
 
-  console.log('| run | req/s | p50 ms | p99 ms | ratio to bare |');
-  console.log('|---|---|---|---|---|');
+  console.log('| run | req/s | p50 ms | p99 ms | req/s × bare | server CPU µs/req | CPU × bare |');
+  console.log('|---|---|---|---|---|---|---|');
   for (const line of results) console.log(line);
   if (auditOnGet && auditOffGet) {
     const cost = (1 - auditOnGet.rps / auditOffGet.rps) * 100;
-    console.log(`\naudit log cost on signed GET /v1/ping: ${cost.toFixed(1)} % of req/s (target < 10 %)`);
+    const cpu = auditOnGet.cpuUs - auditOffGet.cpuUs;
+    console.log(
+      `\ndurable audit (committed before each response) on signed GET /v1/ping: ${cost.toFixed(1)} % of req/s, ` +
+        `${Math.round(cpu)} µs of server CPU per request (${Math.round(auditOnGet.cpuUs)} vs ${Math.round(auditOffGet.cpuUs)})`,
+    );
   }
 }
 

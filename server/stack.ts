@@ -9,7 +9,7 @@ import { BackendClient } from './backend/client.ts';
 import { buildApp } from './app.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
-import { backendTokenFor } from './secrets-files.ts';
+import { backendTokenFor, ensurePrivateDir } from './secrets-files.ts';
 
 /** What the gateway needs from its data dir, without listening: used by the stack and the CLI. */
 export interface GatewayServices {
@@ -65,6 +65,8 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
   try {
+    // Private from the first file on (the embedded S3 writes under DATA_DIR before anything else does).
+    ensurePrivateDir(config.dataDir);
     let s3: EmbeddedS3 | null = null;
     if (config.s3.embedded) {
       s3 = await startEmbeddedS3({
