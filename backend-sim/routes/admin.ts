@@ -6,6 +6,8 @@ import { BackendError } from '../errors.ts';
 import { faultInputSchema } from '../faults.ts';
 import { parse } from '../lib/http.ts';
 import { SLUG_PATTERN } from '../tenants.ts';
+import { takePristineSnapshot } from '../db/pristine.ts';
+import { resetRoutes } from './reset.ts';
 
 const tenantInput = z.object({ slug: z.string().regex(SLUG_PATTERN), nome: z.string().min(1).max(200).optional() });
 
@@ -30,6 +32,8 @@ export const adminRoutes =
       const input = parse(tenantInput, req.body);
       const { tenant, created } = await deps.tenants.create(input.slug);
       if (input.nome !== undefined) await patchClinicaConfig(tenant.db, { nome: input.nome }, deps.now());
+      // A new tenant's first-start state (a reset's target) is this: migrated, named, nothing else.
+      if (created) await takePristineSnapshot(tenant, deps.config.dataDir, input.slug);
       const cfg = await getClinicaConfig(tenant.db);
       return reply.status(created ? 201 : 200).send({ data: { slug: input.slug, nome: cfg.nome, created }, meta: {} });
     });
@@ -59,4 +63,6 @@ export const adminRoutes =
       return { data: { id, removida: true }, meta: {} };
     });
     app.delete('/admin/faults', async () => ({ data: { removidas: deps.faults.clear() }, meta: {} }));
+
+    await app.register(resetRoutes(deps));
   };
