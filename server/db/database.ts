@@ -8,6 +8,7 @@ import type { AuditLogTable } from './tables/audit-log.ts';
 import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import type { OperatorSessionsTable } from './tables/operator-sessions.ts';
 import type { ConsoleLoginFailuresTable } from './tables/console-login-failures.ts';
+import type { OperatorTokensTable } from './tables/operator-tokens.ts';
 import { migrations } from './migrations/index.ts';
 import { ensurePrivateDir, restrictDatabaseFiles } from '../secrets-files.ts';
 
@@ -19,6 +20,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   operator_sessions: OperatorSessionsTable;
   console_login_failures: ConsoleLoginFailuresTable;
+  operator_tokens: OperatorTokensTable;
 }
 
 export type GatewayDb = Kysely<Database>;

@@ -4,6 +4,7 @@ import * as m002 from './2026-11-21-002-audit-idempotency.ts';
 import * as m010 from './2026-11-21-010-operator-sessions.ts';
 import * as m011 from './2026-11-22-011-idempotency-sealed.ts';
 import * as m012 from './2026-11-22-012-console-login-throttle.ts';
+import * as m013 from './2026-11-22-013-operator-tokens.ts';
 
 /** Date-prefixed, applied in name order by Kysely's Migrator. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-010-operator-sessions': m010,
   '2026-11-22-011-idempotency-sealed': m011,
   '2026-11-22-012-console-login-throttle': m012,
+  '2026-11-22-013-operator-tokens': m013,
 };
