@@ -9,7 +9,9 @@ import { isoDate, isoSeconds } from './lib/time.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { agendaRoutes } from './routes/agenda.ts';
 import { catalogoRoutes } from './routes/catalogos.ts';
+import { ClockOffset, clockRoutes } from './routes/clock.ts';
 import { exameRoutes } from './routes/exames.ts';
+import { healthRoutes } from './routes/health.ts';
 import { laudoRoutes } from './routes/laudos.ts';
 import { medicoRoutes } from './routes/medicos.ts';
 import { pacienteRoutes } from './routes/pacientes.ts';
@@ -48,7 +50,10 @@ function tokenMatches(sent: string | string[] | undefined, expected: string): bo
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function buildBackendApp(config: BackendConfig): Promise<FastifyInstance> {
-  const clock = config.now ?? (() => new Date());
+  // The base clock plus the offset a gateway in another process sets (routes/clock.ts; 0 otherwise).
+  const clockOffset = new ClockOffset();
+  const baseClock = config.now ?? (() => new Date());
+  const clock = () => clockOffset.apply(baseClock());
   const deps: BackendDeps = {
     config,
     tenants: new TenantRegistry(config.dataDir),
@@ -117,6 +122,8 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
   });
 
   await app.register(adminRoutes(deps));
+  await app.register(clockRoutes(clockOffset, clock));
+  await app.register(healthRoutes(deps));
   await app.register(
     async (tenantScope) => {
       tenantScope.addHook('preHandler', async (req) => {

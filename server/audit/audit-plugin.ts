@@ -36,6 +36,8 @@ export default fp<AuditPluginOptions>(
 /** The audit row of a request; whatever its body, the row is written (a body that cannot be summarised is described instead). */
 export function auditEntry(request: FastifyRequest, status: number, url: string): AuditRecord {
   const auth = request.auth;
+  // A refused signature still names the key its headers presented (resolved before the signature check).
+  const presented = auth ? null : request.presentedKey;
   let body: string | null;
   try {
     body = auditedBody(request);
@@ -46,9 +48,9 @@ export function auditEntry(request: FastifyRequest, status: number, url: string)
     request_id: request.id,
     ts: new Date(Date.now() - (performance.now() - request.startedAt)).toISOString(),
     source: 'api',
-    tenant_id: auth?.tenantId ?? null,
-    tenant_slug: auth?.tenantSlug ?? null,
-    chave_id: auth?.chaveId ?? null,
+    tenant_id: auth?.tenantId ?? presented?.tenant?.id ?? null,
+    tenant_slug: auth?.tenantSlug ?? presented?.tenant?.slug ?? null,
+    chave_id: auth?.chaveId ?? presented?.key.id ?? null,
     operator_id: null,
     method: request.method,
     path: redactQuery(url),

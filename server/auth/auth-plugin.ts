@@ -5,6 +5,7 @@ import { bodyTooLarge, MAX_BODY_BYTES, parseJsonBody } from '../http/body.ts';
 import type { KeysService, ResolvedKey } from '../keys/keys.service.ts';
 import { API_KEY_PATTERN, maskApiKey } from '../keys/keys.service.ts';
 import { computeSignature, signaturesMatch, signingPayload } from './signing.ts';
+import { explainSignatureMismatch } from './signature-debug.ts';
 import '../http/request-context.ts';
 
 export const TIMESTAMP_WINDOW_SECONDS = 300;
@@ -13,6 +14,8 @@ export interface AuthPluginOptions {
   keys: KeysService;
   /** For tests of the timestamp window. */
   now?: () => number;
+  /** Development mode: AUTH_INVALID_SIGNATURE explains what the server signed (server/auth/signature-debug.ts). */
+  explainSignatures?: boolean;
 }
 
 const unauthorized = (code: ConstructorParameters<typeof ApiError>[0], message: string, details: Record<string, unknown> | null = null) =>
@@ -36,7 +39,7 @@ export default fp<AuthPluginOptions>(
 
     app.addHook('preValidation', async (request) => {
       if (request.routeOptions.config?.corsPreflight) return;
-      verifySignature(request);
+      verifySignature(request, options.explainSignatures === true);
       authorize(request);
       parseJsonBody(request);
     });
@@ -68,10 +71,17 @@ async function checkHeaders(request: FastifyRequest, keys: KeysService, now: () 
   if (!/^\d{1,12}$/.test(timestamp!)) {
     throw unauthorized('AUTH_INVALID_TIMESTAMP', 'X-Timestamp deve ser um inteiro em segundos (epoch Unix).', { field: 'X-Timestamp' });
   }
-  const skew = Math.abs(Math.floor(now() / 1000) - Number(timestamp));
-  if (skew > TIMESTAMP_WINDOW_SECONDS) {
+  const serverNow = now();
+  const serverSeconds = Math.floor(serverNow / 1000);
+  const skew = Number(timestamp) - serverSeconds;
+  if (Math.abs(skew) > TIMESTAMP_WINDOW_SECONDS) {
+    // Both modes: the server time is no secret (the Date header carries it); the skew says which way to fix the clock.
     throw unauthorized('AUTH_TIMESTAMP_EXPIRED', 'X-Timestamp fora da janela de 300 segundos. Sincronize o relogio (NTP).', {
       field: 'X-Timestamp',
+      server_time: new Date(serverNow).toISOString(),
+      server_timestamp: serverSeconds,
+      skew_seconds: skew,
+      window_seconds: TIMESTAMP_WINDOW_SECONDS,
     });
   }
   const resolved = await keys.resolve(apiKey!);
@@ -87,11 +97,25 @@ async function checkHeaders(request: FastifyRequest, keys: KeysService, now: () 
   return resolved;
 }
 
-function verifySignature(request: FastifyRequest): void {
+function verifySignature(request: FastifyRequest, explain: boolean): void {
   const { key, tenant, secret, scopes } = request.presentedKey!;
-  const payload = signingPayload(header(request, 'x-timestamp')!, request.method, request.raw.url ?? request.url, request.rawBody);
-  if (!signaturesMatch(computeSignature(secret!, payload), header(request, 'x-signature')!)) {
-    throw unauthorized('AUTH_INVALID_SIGNATURE', 'Assinatura invalida.');
+  const timestamp = header(request, 'x-timestamp')!;
+  const pathAndQuery = request.raw.url ?? request.url;
+  const payload = signingPayload(timestamp, request.method, pathAndQuery, request.rawBody);
+  const sent = header(request, 'x-signature')!;
+  if (!signaturesMatch(computeSignature(secret!, payload), sent)) {
+    const details = explain
+      ? explainSignatureMismatch({
+          secret: secret!,
+          timestamp,
+          method: request.method,
+          pathAndQuery,
+          rawBody: request.rawBody,
+          sentSignature: sent,
+          host: header(request, 'host'),
+        })
+      : null;
+    throw unauthorized('AUTH_INVALID_SIGNATURE', 'Assinatura invalida.', details);
   }
   request.auth = {
     chaveId: key.id,

@@ -37,13 +37,16 @@ test('every request is recorded with request_id, time, tenant, key, method, path
   expect(Number.isInteger(row.duracao_ms)).toBe(true);
 });
 
-test('authentication failures are recorded too, with their code', async () => {
+test('authentication failures are recorded too, with their code and, when the key was found, the key presented', async () => {
   const res = await stack.call({ path: '/v1/ping', signWith: { path: '/v1/outro' } });
   expect(res.status).toBe(401);
   const row = rowFor(res.body.meta.request_id)!;
-  expect(row).toMatchObject({ status: 401, error_code: 'AUTH_INVALID_SIGNATURE', chave_id: null });
+  expect(row).toMatchObject({ status: 401, error_code: 'AUTH_INVALID_SIGNATURE', chave_id: stack.creds.chaveId, tenant_slug: stack.tenantSlug });
+  expect(row.tenant_id).toEqual(expect.any(Number));
   const missing = await stack.raw({ path: '/v1/config' });
-  expect(rowFor(missing.body.meta.request_id)).toMatchObject({ status: 401, error_code: 'AUTH_MISSING_HEADER' });
+  expect(rowFor(missing.body.meta.request_id)).toMatchObject({ status: 401, error_code: 'AUTH_MISSING_HEADER', chave_id: null, tenant_slug: null });
+  const unknown = await stack.call({ path: '/v1/ping' }, { apiKey: `ce_live_${'0'.repeat(32)}`, apiSecret: stack.creds.apiSecret });
+  expect(rowFor(unknown.body.meta.request_id)).toMatchObject({ status: 401, error_code: 'AUTH_KEY_NOT_FOUND', chave_id: null });
 });
 
 test('unknown routes and wrong verbs are recorded', async () => {

@@ -1,0 +1,12 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { BackendDeps } from '../app.ts';
+
+/**
+ * `GET /health`: the gateway's readiness probe (`/readyz`). Behind the internal token like every
+ * route, never faulted (no tenant in the path), and cheap: it opens no tenant database.
+ */
+export const healthRoutes =
+  (deps: BackendDeps): FastifyPluginAsync =>
+  async (app) => {
+    app.get('/health', async () => ({ data: { status: 'ok', time: deps.now() }, meta: {} }));
+  };
