@@ -1,0 +1,122 @@
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type SQLite from 'better-sqlite3';
+import { request } from 'undici';
+import { ApiError } from '../errors.ts';
+import { createS3Client, type S3Settings } from '../storage/client.ts';
+
+/** Each component gets this long to answer `/readyz`; a probe never waits on the backend's 30 s timeout. */
+export const READINESS_TIMEOUT_MS = 1500;
+
+export type ComponentName = 'gateway_db' | 'backend_sim' | 'storage';
+
+export interface ComponentStatus {
+  status: 'up' | 'down';
+  latencia_ms: number;
+  /** Why a component is down, as a short code (no host, port or credential). */
+  erro?: 'timeout' | 'connection_failed' | 'unexpected_answer' | 'bucket_missing' | 'query_failed';
+}
+
+export interface HealthPluginOptions {
+  /** gateway.db: a `SELECT 1` on the connection the hot paths use. */
+  sqlite: SQLite.Database;
+  /** backend-sim: `GET /health` with the internal token. */
+  backend: { url: string; token: string };
+  /** The storage the services write to, probed with a signed HEAD of the bucket (the embedded S3 refuses unsigned requests). */
+  storage: S3Settings;
+  timeoutMs?: number;
+}
+
+class ProbeTimeout extends Error {}
+
+/**
+ * `GET /healthz` (the process answers) and `GET /readyz` (gateway DB, backend-sim and storage
+ * reachable), unsigned and outside /v1, in the usual envelope. Concurrent `/readyz` calls share one
+ * probe round, so polling it harder does not multiply the calls to the components.
+ */
+const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: FastifyInstance, options) => {
+  const timeoutMs = options.timeoutMs ?? READINESS_TIMEOUT_MS;
+  const s3 = createS3Client(options.storage);
+  const backendHealthUrl = new URL('/health', options.backend.url).toString();
+  const selectOne = options.sqlite.prepare('SELECT 1 AS ok');
+
+  const probes: Record<ComponentName, (signal: AbortSignal) => Promise<ComponentStatus['erro'] | null>> = {
+    gateway_db: async () => {
+      try {
+        return selectOne.get() ? null : 'query_failed';
+      } catch {
+        return 'query_failed';
+      }
+    },
+    backend_sim: async (signal) => {
+      try {
+        const response = await request(backendHealthUrl, { headers: { 'x-internal-token': options.backend.token }, signal });
+        const body = (await response.body.json().catch(() => null)) as { data?: { status?: string } } | null;
+        return response.statusCode === 200 && body?.data?.status === 'ok' ? null : 'unexpected_answer';
+      } catch (error) {
+        return signal.aborted ? 'timeout' : errorCode(error);
+      }
+    },
+    storage: async () => {
+      try {
+        return (await s3.bucketExists(options.storage.bucket)) ? null : 'bucket_missing';
+      } catch (error) {
+        return errorCode(error);
+      }
+    },
+  };
+
+  const probe = async (name: ComponentName): Promise<ComponentStatus> => {
+    const started = performance.now();
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new ProbeTimeout());
+      }, timeoutMs);
+    });
+    let erro: ComponentStatus['erro'] | null;
+    try {
+      // The minio client takes no abort signal: past the deadline its request is left to finish on its own.
+      erro = await Promise.race([probes[name](controller.signal), deadline]);
+    } catch {
+      erro = 'timeout';
+    } finally {
+      clearTimeout(timer);
+    }
+    const latencia_ms = Math.round(performance.now() - started);
+    return erro ? { status: 'down', latencia_ms, erro } : { status: 'up', latencia_ms };
+  };
+
+  let inFlight: Promise<Record<ComponentName, ComponentStatus>> | null = null;
+  const readiness = () => {
+    inFlight ??= (async () => {
+      const names = Object.keys(probes) as ComponentName[];
+      const results = await Promise.all(names.map(probe));
+      return Object.fromEntries(names.map((name, i) => [name, results[i]])) as Record<ComponentName, ComponentStatus>;
+    })().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
+  };
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async () => {
+    const componentes = await readiness();
+    const down = Object.entries(componentes).filter(([, c]) => c.status === 'down').map(([name]) => name);
+    if (down.length > 0) {
+      throw new ApiError('SERVICE_UNAVAILABLE', `Servico nao esta pronto: ${down.join(', ')} indisponivel.`, { status: 'not_ready', componentes });
+    }
+    return { status: 'ready', componentes };
+  });
+};
+
+function errorCode(error: unknown): ComponentStatus['erro'] {
+  const code = (error as { code?: string } | null)?.code ?? '';
+  return /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|UND_ERR_CLOSED)$/.test(code)
+    ? 'connection_failed'
+    : 'unexpected_answer';
+}
+
+export default healthPlugin;
