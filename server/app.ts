@@ -58,8 +58,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
         ? false
         : {
             level: config.logLevel,
-            // Signing headers and cookies never reach the log.
-            redact: ['req.headers["x-signature"]', 'req.headers.cookie', 'req.headers["x-internal-token"]'],
+            // Signing headers, cookies and operator tokens never reach the log.
+            redact: ['req.headers["x-signature"]', 'req.headers.cookie', 'req.headers["x-internal-token"]', 'req.headers.authorization'],
           },
     genReqId: newRequestId,
     exposeHeadRoutes: false,

@@ -6,6 +6,7 @@ import { ALL_SCOPES, READ_ONLY_SCOPES, SANDBOX_SCOPES, type Scope } from '../con
 import { ensureOperator } from './admin/operators.ts';
 import { writePrivateFile } from './secrets-files.ts';
 import { openGatewayDb } from './db/database.ts';
+import { takeFirstStartSnapshot } from './tenants/tenant-reset.ts';
 
 export const CREDENTIALS_FILE = 'demo-credentials.json';
 
@@ -78,6 +79,12 @@ export async function bootstrapFirstStart(
     if (!(await stack.tenants.get(tenant.slug))) await stack.tenants.create(tenant);
   }
   const { config } = stack;
+  // The first-start state a reset returns to: seeded and registered (named), before any key can write.
+  for (const tenant of DEFAULT_TENANTS) {
+    await takeFirstStartSnapshot(stack.backend, tenant.slug).catch((error: unknown) => {
+      if (config.logLevel !== 'silent') console.warn(`warning: no first-start copy of ${tenant.slug} (tenants reset will refuse it): ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
   const operator = await ensureOperator(stack.gatewayDb.db, config.operator.username, config.operator.password);
   const keys: Record<string, IssuedDemoKey> = {};
   const issue = async (name: string, clinica: string, escopos: Scope[], medicoId = 0, label = name) => {

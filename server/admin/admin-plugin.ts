@@ -14,6 +14,9 @@ import keyRoutes from './routes/keys.ts';
 import auditRoutes from './routes/audit.ts';
 import faultRoutes from './routes/faults.ts';
 import storageFaultRoutes from './routes/storage-faults.ts';
+import operatorTokenRoutes from './routes/operator-tokens.ts';
+import automationRoutes from './routes/automation.ts';
+import { authenticateOperatorToken, OperatorTokenStore } from './operator-tokens.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import type { AuditStorageStatus } from '../audit/audit-retention.ts';
 import './context.ts';
@@ -81,6 +84,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
   const session = options.session ?? policies.session;
   const sessions = new SessionStore(options.db, session, now);
   const sink = options.auditSink ?? insertConsoleAudit(options.db);
+  const operatorTokens = new OperatorTokenStore(options.db, now);
 
   await app.register(cookie);
 
@@ -117,6 +121,8 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
 
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.adminPublic) return;
+    // Automation routes: an operator API token instead of the session; no cookie is involved, so no CSRF either.
+    if (request.routeOptions.config?.operatorToken) return authenticateOperatorToken(request, operatorTokens);
     const token = request.cookies[SESSION_COOKIE];
     const active = await sessions.resolve(token);
     if (!active || !token) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Sessao ausente ou expirada. Entre novamente.');
@@ -144,6 +150,8 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
   await app.register(auditRoutes, deps);
   await app.register(faultRoutes, deps);
   await app.register(storageFaultRoutes, deps);
+  await app.register(operatorTokenRoutes, deps);
+  await app.register(automationRoutes, deps);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -1,12 +1,14 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { medicoListItem } from '../../../contracts/schemas/medicos.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { guard, parseInput } from '../http.ts';
 import { createTenantSchema, tenantSettingsSchema } from '../schemas.ts';
+import { tenantResetSchema } from '../reset-schemas.ts';
+import { resetTenant, type TenantResetOptions, type TenantResetResult } from '../../tenants/tenant-reset.ts';
 
-const slugParams = z.object({ slug: z.string().min(1).max(63) });
+export const slugParams = z.object({ slug: z.string().min(1).max(63) });
 const medicosQuery = z.object({ q: z.string().trim().max(100).optional() });
 
 export interface MedicoOption {
@@ -14,6 +16,28 @@ export interface MedicoOption {
   nome: string;
   especialidade: string;
   conselho: string;
+}
+
+/**
+ * A reset from the console or the automation route: back to the first-start state (server/tenants/tenant-reset.ts),
+ * audited as `tenant.reset` with what it removed. Its own audit entry is written after it, so it survives `audit`.
+ */
+export async function resetRoute(
+  app: FastifyInstance,
+  deps: AdminDeps,
+  request: FastifyRequest,
+  slug: string,
+  options: Required<TenantResetOptions>,
+  via: Record<string, unknown>,
+): Promise<TenantResetResult> {
+  const tenant = await deps.tenants.get(slug);
+  if (!tenant) throw notFound();
+  request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug, detail: { ...via, audit: options.audit, files: options.files } };
+  // Entries still in the writer's batch belong to the audit being deleted.
+  if (options.audit) app.auditWriter.flush();
+  const result = await guard(() => resetTenant({ db: deps.db, backend: deps.backend }, slug, options));
+  request.adminAudit = { ...request.adminAudit, detail: { ...request.adminAudit.detail, ...result } };
+  return result;
 }
 
 export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
@@ -70,6 +94,11 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
     // The clinic's display name lives in both places; keep the gateway's copy in step.
     if (input.nome !== undefined) await deps.db.updateTable('tenants').set({ nome: input.nome }).where('id', '=', tenant.id).execute();
     return result.data;
+  });
+
+  app.post('/tenants/:slug/reset', { config: { consoleAction: 'tenant.reset' } }, async (request) => {
+    const { slug } = parseInput(slugParams, request.params);
+    return resetRoute(app, deps, request, slug, parseInput(tenantResetSchema, request.body), { via: 'console' });
   });
 
   app.get('/tenants/:slug/medicos', async (request) => {

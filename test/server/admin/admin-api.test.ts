@@ -53,12 +53,19 @@ const ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/storage-faults', { failure_rate: 1 }],
   ['DELETE', '/admin/api/storage-faults/1'],
   ['DELETE', '/admin/api/storage-faults'],
+  ['POST', '/admin/api/tenants/clinica-teste/reset', {}],
+  ['GET', '/admin/api/operator-tokens'],
+  ['POST', '/admin/api/operator-tokens', { label: 'x' }],
+  ['POST', '/admin/api/operator-tokens/1/revoke'],
 ];
+
+/** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
+const TOKEN_ROUTES: Array<[string, string, unknown?]> = [['POST', '/admin/api/automation/tenants/clinica-teste/reset', {}]];
 
 describe('console API access control', () => {
   it('covers every registered /admin/api route in the table', () => {
     // Login is the one public route; a new route without a row here fails this test.
-    const table = ROUTES.map(([m, p]) => `${m} ${p.replace(/\/clinica-teste\//, '/:slug/').replace(/\/1(\/|$)/, '/:id$1')}`);
+    const table = [...ROUTES, ...TOKEN_ROUTES].map(([m, p]) => `${m} ${p.replace(/\/clinica-teste\//, '/:slug/').replace(/\/1(\/|$)/, '/:id$1')}`);
     expect([...registeredAdminRoutes].sort()).toEqual([...table, 'POST /admin/api/auth/login'].sort());
   });
 
@@ -78,6 +85,15 @@ describe('console API access control', () => {
     const res = await client.call(method, path, body, { csrf: null });
     expect(res.status).toBe(403);
     expect(res.body.error?.code).toBe('ADMIN_CSRF_INVALID');
+  });
+
+  it.each(TOKEN_ROUTES)('%s %s without a token → 401, with a session and CSRF but no token → 401', async (method, path, body) => {
+    const none = await client.call(method, path, body, { cookie: null, csrf: null });
+    expect(none.status).toBe(401);
+    expect(none.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
+    const session = await client.call(method, path, body);
+    expect(session.status).toBe(401);
+    expect(session.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
   });
 
   it('refuses a CSRF token of another session', async () => {

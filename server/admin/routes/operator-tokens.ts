@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AdminDeps } from '../admin-plugin.ts';
+import { OperatorTokenStore } from '../operator-tokens.ts';
+import { parseInput } from '../http.ts';
+import { issueOperatorTokenSchema } from '../reset-schemas.ts';
+
+const idParams = z.object({ id: z.coerce.number().int().positive() });
+
+/** Operator API tokens (issue 13): issued, listed and revoked by a signed-in operator. */
+export default async function operatorTokenRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  const tokens = new OperatorTokenStore(deps.db, deps.now);
+
+  app.get('/operator-tokens', async () => tokens.list());
+
+  // The token is in this answer and nowhere else, ever (the audit keeps the request body: the label).
+  app.post('/operator-tokens', { config: { consoleAction: 'operator_token.create' } }, async (request, reply) => {
+    const input = parseInput(issueOperatorTokenSchema, request.body);
+    const { token, view } = await tokens.create(request.adminSession!.operatorId, input.label);
+    request.adminAudit = { detail: { token_id: view.id, prefix: view.prefix } };
+    reply.header('cache-control', 'no-store');
+    reply.status(201);
+    return { token, ...view };
+  });
+
+  app.post('/operator-tokens/:id/revoke', { config: { consoleAction: 'operator_token.revoke' } }, async (request) => {
+    const { id } = parseInput(idParams, request.params);
+    request.adminAudit = { detail: { token_id: id } };
+    return tokens.revoke(id);
+  });
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { BackendClient } from '../backend/client.ts';
+import type { GatewayDb } from '../db/database.ts';
+import { TenantServiceError } from './tenants.service.ts';
+
+export interface TenantResetOptions {
+  /** Also delete the tenant's audit entries (API calls and console actions on it). */
+  audit?: boolean;
+  /** Also delete the objects uploaded for the tenant in storage. */
+  files?: boolean;
+}
+
+export interface TenantResetResult {
+  slug: string;
+  nome: string;
+  /** Rows put back into the clinic database. */
+  rows_restored: number;
+  idempotency_keys_removed: number;
+  idempotency_markers_removed: number;
+  /** null when not asked for. */
+  audit_entries_removed: number | null;
+  files_removed: number | null;
+  /** backend-sim's database restore alone. */
+  database_ms: number;
+  duration_ms: number;
+}
+
+const backendReset = z.object({
+  slug: z.string(),
+  nome: z.string(),
+  rows: z.number().int(),
+  idempotency_markers_removed: z.number().int(),
+  files_removed: z.number().int().nullable(),
+  database_ms: z.number(),
+});
+
+/**
+ * Puts a tenant back to its first-start state (issue 13): backend-sim restores the clinic database from
+ * the copy taken at the tenant's first start (and drops its idempotency markers and, if asked, its
+ * uploads); then the gateway forgets the idempotency keys of the tenant's API keys, takes the clinic's
+ * first-start name back and, if asked, deletes its audit entries. Keys, scopes, bindings and secrets
+ * stay: a reset is about data, not credentials. Used by the CLI, the console and the automation route.
+ */
+export async function resetTenant(deps: { db: GatewayDb; backend: BackendClient }, slug: string, options: TenantResetOptions = {}): Promise<TenantResetResult> {
+  const started = performance.now();
+  const tenant = await deps.db.selectFrom('tenants').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
+  if (!tenant) throw new TenantServiceError(`tenant "${slug}" does not exist`);
+  const { data } = await deps.backend.call(
+    { method: 'POST', path: `/admin/tenants/${encodeURIComponent(slug)}/reset`, body: { files: Boolean(options.files) } },
+    backendReset,
+  );
+  // After the backend: a write that raced the reset and recorded its key is forgotten with the others.
+  const gateway = await deps.db.transaction().execute(async (trx) => {
+    const keys = await trx
+      .deleteFrom('idempotency_keys')
+      .where('chave_id', 'in', trx.selectFrom('api_keys').select('id').where('tenant_id', '=', tenant.id))
+      .executeTakeFirst();
+    const audit = options.audit
+      ? await trx.deleteFrom('audit_log').where('tenant_id', '=', tenant.id).executeTakeFirst()
+      : null;
+    // The clinic's name lives in both places (console settings change both): the first-start one wins.
+    await trx.updateTable('tenants').set({ nome: data.nome }).where('id', '=', tenant.id).execute();
+    return { keys: Number(keys.numDeletedRows), audit: audit ? Number(audit.numDeletedRows) : null };
+  });
+  return {
+    slug,
+    nome: data.nome,
+    rows_restored: data.rows,
+    idempotency_keys_removed: gateway.keys,
+    idempotency_markers_removed: data.idempotency_markers_removed,
+    audit_entries_removed: gateway.audit,
+    files_removed: data.files_removed,
+    database_ms: data.database_ms,
+    duration_ms: Math.round((performance.now() - started) * 10) / 10,
+  };
+}
+
+/** Records the tenant's current state as its first-start state (first start, after seeding and registering). */
+export async function takeFirstStartSnapshot(backend: BackendClient, slug: string): Promise<void> {
+  await backend.call({ method: 'POST', path: `/admin/tenants/${encodeURIComponent(slug)}/pristine`, body: { replace: true } }, z.unknown());
+}
