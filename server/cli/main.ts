@@ -4,6 +4,8 @@ import { openGatewayServices, type GatewayServices } from '../stack.ts';
 import { ALL_SCOPES, SCOPE_PRESETS, isScope, type Scope } from '../../contracts/scopes.ts';
 import { KeyServiceError } from '../keys/keys.service.ts';
 import { TenantServiceError } from '../tenants/tenants.service.ts';
+import { resetTenant } from '../tenants/tenant-reset.ts';
+import { confirmReset, describeReset, explainResetFailure, type ResetCliOptions } from './tenant-reset.ts';
 
 /** Operator CLI over DATA_DIR. Results go to stdout; messages and errors to stderr. */
 class UsageError extends Error {}
@@ -77,6 +79,20 @@ export function buildCli(): Command {
       if (!backendReady) info('note: backend-sim is not running; the clinic database will be created at the next `npm start`.');
       if (opts.json) return print(tenant);
       info(`tenant "${tenant.slug}" created (id ${tenant.id})`);
+    });
+  tenants
+    .command('reset')
+    .description('put a clinic back to its first-start data (same ids, same rows) and forget its idempotency keys; keys stay valid')
+    .argument('<slug>', 'the clinic')
+    .option('--audit', 'also delete its audit entries')
+    .option('--files', 'also delete the files uploaded for it')
+    .option('--yes', 'do not ask for confirmation (scripts, CI)')
+    .option('--json', 'machine-readable output')
+    .action(async (slug: string, opts: ResetCliOptions) => {
+      await confirmReset(slug, opts);
+      const result = await withServices((s) => resetTenant({ db: s.gatewayDb.db, backend: s.backend }, slug, opts).catch(explainResetFailure));
+      if (opts.json) return print(result);
+      info(describeReset(result));
     });
 
   const keys = program.command('keys').description('API keys');

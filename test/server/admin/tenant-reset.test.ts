@@ -1,12 +1,10 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { bootstrapFirstStart, seedDefaultData } from '../../../server/bootstrap.ts';
-import { ephemeralConfig } from '../../../server/config.ts';
-import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { clinicLists, NEW_PATIENT, startFirstStartStack, writeOnDemo, type FirstStartStack } from '../../helpers/first-start.ts';
+import type { TestStack } from '../../helpers/stack.ts';
 import type { Credentials } from '../../helpers/signed-client.ts';
 import { ConsoleClient } from './console-client.ts';
 
@@ -14,6 +12,7 @@ import { ConsoleClient } from './console-client.ts';
 // (operator API token), on the default tenants as the first start makes them (the real seed, then bootstrap).
 vi.setConfig({ testTimeout: 120_000 });
 
+let first: FirstStartStack;
 let dataDir: string;
 let stack: TestStack;
 let demo: Credentials;
@@ -21,19 +20,16 @@ let clinicaB: Credentials;
 let client: ConsoleClient;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'gw-reset-'));
-  const doctors = await seedDefaultData(ephemeralConfig(dataDir));
-  stack = await startTestStack({}, { dataDir });
-  const { credentials } = await bootstrapFirstStart(stack, doctors, stack.gatewayUrl);
-  demo = { apiKey: credentials.keys.demo.api_key, apiSecret: credentials.keys.demo.api_secret };
+  first = await startFirstStartStack();
+  ({ stack, dataDir, demo } = first);
+  const { credentials } = first;
   clinicaB = { apiKey: credentials.keys['clinica-b'].api_key, apiSecret: credentials.keys['clinica-b'].api_secret };
   client = new ConsoleClient(stack.gatewayUrl);
   expect((await client.login(credentials.operator.username, credentials.operator.password)).status).toBe(200);
 }, 180_000);
 
 afterAll(async () => {
-  await stack?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await first?.stop();
 });
 
 async function issueToken(label = 'qa beforeEach'): Promise<{ id: number; token: string }> {
@@ -52,60 +48,9 @@ async function automationReset(token: string | null, slug: string, body: unknown
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
 
-/** Every page of a list, `data` and `meta` as answered (request id and timing aside). */
-async function listAll(target: string, creds = demo): Promise<unknown> {
-  const pages: unknown[] = [];
-  for (let offset = 0; ; offset += 200) {
-    const res = await stack.call({ path: `${target}${target.includes('?') ? '&' : '?'}limit=200&offset=${offset}` }, creds);
-    expect(res.status, target).toBe(200);
-    const { request_id: _id, duracao_ms: _ms, ...meta } = res.body.meta;
-    pages.push({ data: res.body.data, meta });
-    if (!res.body.meta.has_more) return pages;
-  }
-}
-
-/** The clinic's lists an integrator sees: patients, exams, reports, and the appointments of a few patients. */
-async function lists(patientIds: number[]) {
-  const agendamentos: Record<number, unknown> = {};
-  for (const id of patientIds) {
-    const res = await stack.call({ path: `/v1/agenda/agendamentos?paciente_id=${id}` }, demo);
-    const { request_id: _id, duracao_ms: _ms, ...meta } = res.body.meta;
-    agendamentos[id] = res.status === 200 ? { data: res.body.data, meta } : { status: res.status, code: res.body.error?.code };
-  }
-  return { pacientes: await listAll('/v1/pacientes'), exames: await listAll('/v1/exames'), laudos: await listAll('/v1/laudos'), agendamentos };
-}
-
 /** Signed with the demo key (the stack's default key belongs to its own test clinic). */
 const call = (req: Parameters<TestStack['call']>[0]) => stack.call(req, demo);
-
-const PDF = Buffer.from('%PDF-1.7\n% laudo de teste\n%%EOF').toString('base64');
-const NEW_PATIENT = { nome: 'Paciente Criada Antes Do Reset', data_nascimento: '1988-04-12', sexo: 'FEM' };
-
-/** Writes a patient, an exam with its report (a file in storage) and an appointment, each under an Idempotency-Key. */
-async function writeSomething() {
-  const patientKey = randomUUID();
-  const patient = await call({ method: 'POST', path: '/v1/pacientes', body: NEW_PATIENT, idempotencyKey: patientKey });
-  expect(patient.status).toBe(201);
-  const exame = await call({ method: 'POST', path: '/v1/exames', body: { paciente_id: patient.body.data.id, procedimento_codigo_tuss: '40901122' }, idempotencyKey: randomUUID() });
-  expect(exame.status, JSON.stringify(exame.body.error)).toBe(201);
-  const laudo = await call({
-    method: 'POST',
-    path: `/v1/exames/${exame.body.data.id}/laudo`,
-    body: { medico_laudo_id: 1, arquivo: { nome: 'laudo.pdf', base64: PDF } },
-    idempotencyKey: randomUUID(),
-  });
-  expect(laudo.status, JSON.stringify(laudo.body.error)).toBe(201);
-  const slots = await call({ path: '/v1/agenda/slots?procedimento_id=21' });
-  const slot = slots.body.data.find((g: any) => g.proximo_slot).proximo_slot;
-  const booking = await call({
-    method: 'POST',
-    path: '/v1/agenda/agendamentos',
-    body: { agenda_config_id: slot.agenda_config_id, procedimento_id: 21, convenio_id: 0, data: slot.data, hora_inicio: slot.hora_inicio, paciente_id: 1 },
-    idempotencyKey: randomUUID(),
-  });
-  expect(booking.status, JSON.stringify(booking.body.error)).toBe(201);
-  return { patientId: patient.body.data.id as number, patientKey };
-}
+const lists = (patientIds: number[]) => clinicLists(stack, demo, patientIds);
 
 const auditOf = async (slug: string) => {
   (stack.app as any).auditWriter.flush();
@@ -119,7 +64,7 @@ describe('reset through the automation route (operator token)', () => {
     const before = await lists(watched);
     expect((before.pacientes as any[])[0].meta.total).toBe(300);
 
-    const written = await writeSomething();
+    const written = await writeOnDemo(stack, demo);
     expect(await lists(watched)).not.toEqual(before);
 
     const reset = await automationReset(token, 'demo', { files: true });
@@ -178,7 +123,7 @@ describe('reset through the automation route (operator token)', () => {
     await viaToken.body.dump();
     const viaSession = await client.call('POST', '/admin/api/automation/tenants/sandbox/reset', {});
     expect(viaSession.status).toBe(401);
-    expect(viaSession.body.error.code).toBe('ADMIN_UNAUTHENTICATED');
+    expect(viaSession.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
     for (const header of [null, 'ce_op_wrong', `${token}x`, token.toUpperCase()]) {
       const res = await automationReset(header, 'sandbox');
       expect(res.status, String(header)).toBe(401);
