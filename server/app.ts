@@ -5,6 +5,7 @@ import type { GatewayDb } from './db/database.ts';
 import type { KeysService } from './keys/keys.service.ts';
 import type { TenantsService } from './tenants/tenants.service.ts';
 import type { BackendClient } from './backend/client.ts';
+import { ApplianceClock } from './clock.ts';
 import type SQLite from 'better-sqlite3';
 import envelopePlugin from './http/envelope-plugin.ts';
 import { newRequestId } from './http/envelope.ts';
@@ -34,8 +35,10 @@ export interface AppDeps {
   keys: KeysService;
   tenants: TenantsService;
   backend: BackendClient;
-  /** Clock override for tests of the timestamp window. */
+  /** The real clock for what stays on real time (rate limits); tests may pin it. */
   now?: () => number;
+  /** The appliance clock (server/clock.ts) every time rule of the spec reads; real time when omitted. */
+  clock?: ApplianceClock;
 }
 
 declare module 'fastify' {
@@ -44,12 +47,15 @@ declare module 'fastify' {
     auditWriter: AuditWriter;
     /** The file redirects' presigner (tests reach it to check the storage faults the console switches). */
     presigner: Presigner;
+    /** Appliance time (real time plus the development-mode offset): `/v1/ping`'s server_time. */
+    applianceClock: ApplianceClock;
   }
 }
 
 /** Builds the gateway; never listens (main.ts and tests do). */
 export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
-  const auditWriter = new AuditWriter(deps.sqlite, { databaseFile: deps.sqlite.name });
+  const clock = deps.clock ?? new ApplianceClock({ dataDir: null, enabled: false, base: deps.now });
+  const auditWriter = new AuditWriter(deps.sqlite, { databaseFile: deps.sqlite.name, clock });
   // Requests refused before Fastify routes them are audited here, with what is known of them.
   const auditRefusal = config.audit.enabled ? (record: AuditRecord) => auditWriter.writeDurable(record) : async () => undefined;
   const app = Fastify({
@@ -79,9 +85,15 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     await app.register(auditPlugin, { writer: auditWriter, skipPrefixes: ['/console', '/admin/api', '/docs'] });
   }
   app.decorate('auditWriter', auditWriter);
+  app.decorate('applianceClock', clock);
   // Backend timeout plus a margin: an in-flight entry left by a crash frees its key soon after.
   // Cached responses hold patient data: sealed under a subkey of the master key (the API secrets' key).
-  const idempotencyStore = new IdempotencyStore(deps.sqlite, config.backend.timeoutMs + 15_000, loadMasterKey(config.dataDir, config.masterKeyHex));
+  const idempotencyStore = new IdempotencyStore(
+    deps.sqlite,
+    config.backend.timeoutMs + 15_000,
+    loadMasterKey(config.dataDir, config.masterKeyHex),
+    () => clock.now(),
+  );
   const purge = () => {
     idempotencyStore.purgeExpired();
     auditWriter.purgeExpired();
@@ -90,8 +102,11 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   };
   purge();
   const purgeTimer = setInterval(purge, 10 * 60_000).unref();
+  // A moved clock purges at once what its new time has expired, as the timer would have at that time.
+  const stopPurgeOnClockChange = clock.onChange(purge);
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);
+    stopPurgeOnClockChange();
     auditWriter.close();
   });
 
@@ -99,7 +114,12 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const storageFaults = new StorageFaults();
   const presigner = new Presigner(
     { ...config.s3.public, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
-    { faults: storageFaults, onError: (err) => app.log.error({ err }, 'presign failed') },
+    {
+      faults: storageFaults,
+      onError: (err) => app.log.error({ err }, 'presign failed'),
+      // The embedded storage checks expiry against the appliance clock; an external S3 (MinIO) knows only real time.
+      now: config.s3.embedded ? () => new Date(clock.now()) : undefined,
+    },
   );
   app.decorate('presigner', presigner);
 
@@ -113,7 +133,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       await v1.register(corsPlugin, {
         allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
       });
-      await v1.register(authPlugin, { keys: deps.keys, now: deps.now });
+      await v1.register(authPlugin, { keys: deps.keys, now: () => clock.now() });
       await v1.register(rateLimitPlugin, {
         perMinute: config.rateLimit.perMinute,
         sandboxPerMinute: config.rateLimit.sandboxPerMinute,
@@ -138,6 +158,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     storageFaults,
     auditSink: writerConsoleAudit(auditWriter),
     auditStorage: () => auditStorageStatus(deps.sqlite, config.audit.maxRows),
+    clock,
   });
   await registerConsoleStatic(app, config.consoleDir);
 

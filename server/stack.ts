@@ -10,6 +10,8 @@ import { buildApp } from './app.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
 import { backendTokenFor, ensurePrivateDir } from './secrets-files.ts';
+import { ApplianceClock, formatDuration } from './clock.ts';
+import { z } from 'zod';
 
 /** What the gateway needs from its data dir, without listening: used by the stack and the CLI. */
 export interface GatewayServices {
@@ -45,6 +47,8 @@ export interface RunningStack extends GatewayServices {
   backendUrl: string;
   s3PublicUrl: string;
   backendSim: RunningBackendSim | null;
+  /** The appliance clock (development mode: movable from the console, the CLI and the admin API). */
+  clock: ApplianceClock;
   close(): Promise<void>;
 }
 
@@ -67,6 +71,13 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
   try {
     // Private from the first file on (the embedded S3 writes under DATA_DIR before anything else does).
     ensurePrivateDir(config.dataDir);
+    const clock = new ApplianceClock({
+      dataDir: config.dataDir,
+      enabled: config.appEnv === 'development',
+      base: hooks.now,
+      onError: (error) => config.logLevel !== 'silent' && console.warn(`warning: clock: ${error instanceof Error ? error.message : String(error)}`),
+    });
+    stops.push(async () => clock.close());
     let s3: EmbeddedS3 | null = null;
     if (config.s3.embedded) {
       s3 = await startEmbeddedS3({
@@ -75,6 +86,7 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
         accessKey: config.s3.accessKey,
         secretKey: config.s3.secretKey,
         buckets: [config.s3.bucket],
+        now: () => clock.now(),
       });
       stops.push(() => s3!.close());
       const samePublic = config.s3.public.port === config.s3.internal.port && config.s3.public.endPoint === config.s3.internal.endPoint;
@@ -92,6 +104,8 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
         internalToken: backendTokenFor(config.dataDir, config.backend.token),
         port: config.backend.port,
         s3: { ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
+        // Same process: backend-sim reads the appliance clock itself ("today", markers' 24 h).
+        now: () => new Date(clock.now()),
       });
       stops.push(() => backendSim!.close());
       backendUrl = backendSim.url;
@@ -112,9 +126,16 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
       tenants: services.tenants,
       backend: services.backend,
       now: hooks.now,
+      clock,
     });
     stops.push(() => app.close());
     await app.listen({ host: config.host, port: config.port });
+    // The CLI changes the clock through DATA_DIR/clock.json: noticed within a second.
+    clock.watch();
+    if (config.backend.external) stops.push(followedByExternalBackend(services.backend, clock));
+    if (clock.offsetMs() > 0 && config.logLevel !== 'silent') {
+      console.warn(`warning: the appliance clock runs ${formatDuration(clock.offsetMs())} ahead of real time (npm run cli -- clock reset)`);
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     config.port = port;
@@ -127,10 +148,34 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
       backendUrl,
       s3PublicUrl: `${s3Public.useSSL ? 'https' : 'http'}://${s3Public.endPoint}:${s3Public.port}`,
       backendSim,
+      clock,
       close: stopAll,
     };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * A backend-sim run as its own process (BACKEND_URL) cannot read this process's clock: it is told the
+ * offset (`PUT /admin/clock`, backend-sim/routes/clock.ts) at start, on every change, and again every
+ * 5 s while shifted or after a failed push (a restarted backend-sim starts at real time).
+ */
+function followedByExternalBackend(backend: BackendClient, clock: ApplianceClock): () => Promise<void> {
+  let pushed = false;
+  const push = async () => {
+    pushed = false;
+    await backend.call({ method: 'PUT', path: '/admin/clock', body: { offset_ms: clock.offsetMs() } }, z.unknown());
+    pushed = true;
+  };
+  const unsubscribe = clock.onChange(push);
+  const timer = setInterval(() => {
+    if (clock.offsetMs() > 0 || !pushed) push().catch(() => undefined);
+  }, 5000).unref();
+  push().catch(() => undefined);
+  return async () => {
+    clearInterval(timer);
+    unsubscribe();
+  };
 }

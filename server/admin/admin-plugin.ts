@@ -14,6 +14,8 @@ import keyRoutes from './routes/keys.ts';
 import auditRoutes from './routes/audit.ts';
 import faultRoutes from './routes/faults.ts';
 import storageFaultRoutes from './routes/storage-faults.ts';
+import clockRoutes from './routes/clock.ts';
+import { ApplianceClock } from '../clock.ts';
 import operatorTokenRoutes from './routes/operator-tokens.ts';
 import automationRoutes from './routes/automation.ts';
 import { authenticateOperatorToken, OperatorTokenStore } from './operator-tokens.ts';
@@ -38,6 +40,8 @@ export interface AdminPluginOptions {
   auditSink?: ConsoleAuditSink;
   /** The audit log's size against its cap (`GET /audit/storage`). */
   auditStorage: () => AuditStorageStatus;
+  /** The appliance clock (`/clock`); a disabled one (real time, no control) when omitted. */
+  clock?: ApplianceClock;
   now?: () => number;
 }
 
@@ -102,6 +106,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     backend: options.backend,
     storageFaults: options.storageFaults ?? new StorageFaults(),
     auditStorage: options.auditStorage,
+    clock: options.clock ?? new ApplianceClock({ dataDir: null, enabled: false }),
     lockout: options.lockout ?? policies.lockout,
     session,
     sessions,
@@ -150,6 +155,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
   await app.register(auditRoutes, deps);
   await app.register(faultRoutes, deps);
   await app.register(storageFaultRoutes, deps);
+  await app.register(clockRoutes, deps);
   await app.register(operatorTokenRoutes, deps);
   await app.register(automationRoutes, deps);
 }

@@ -5,6 +5,12 @@ import type { AuditLogTable } from '../db/tables/audit-log.ts';
 
 export const AUDIT_RETENTION_DAYS = 30;
 
+/** The appliance clock as the writer reads it (server/clock.ts ApplianceClock). */
+export interface AuditClock {
+  now(): number;
+  offsetMs(): number;
+}
+
 /** One audit row as written: the table's columns without the generated id. */
 export type AuditRecord = Omit<Selectable<AuditLogTable>, 'id' | 'source'> & { source: 'api' | 'console' };
 
@@ -36,11 +42,13 @@ export class AuditWriter {
   private readonly purgeStmt: SQLite.Statement;
   private readonly touchKey: SQLite.Statement;
   private closed = false;
+  private readonly clock: AuditClock | undefined;
 
   constructor(
     sqlite: SQLite.Database,
-    options: { databaseFile?: string } = {},
+    options: { databaseFile?: string; clock?: AuditClock } = {},
   ) {
+    this.clock = options.clock;
     if (options.databaseFile) {
       this.worker = new Worker(new URL('./audit-worker.mjs', import.meta.url), {
         workerData: { file: options.databaseFile, columns: COLUMNS, signal: this.done.buffer },
@@ -76,7 +84,7 @@ export class AuditWriter {
   /** Resolves once the entry is committed: await it before the response is sent. */
   writeDurable(record: AuditRecord): Promise<void> {
     return new Promise((resolve) => {
-      this.queue.push(record);
+      this.queue.push(this.onApplianceClock(record));
       this.queuedResolvers.push(resolve);
       this.kick();
     });
@@ -84,7 +92,7 @@ export class AuditWriter {
 
   /** Same queue, nobody waits (console actions, whose response has already left). */
   write(record: AuditRecord): void {
-    this.queue.push(record);
+    this.queue.push(this.onApplianceClock(record));
     this.kick();
   }
 
@@ -144,6 +152,16 @@ export class AuditWriter {
     if (this.queue.length > 0 && this.committed >= this.sequence) this.kick();
   }
 
+  /**
+   * Producers stamp entries with the real clock (the request's start, the console action); the log keeps
+   * appliance time, so its timestamps, its retention and the console's period filters agree with the
+   * clock an operator moved in development mode (server/clock.ts). Offset 0: the entry as it came.
+   */
+  private onApplianceClock(record: AuditRecord): AuditRecord {
+    const offset = this.clock?.offsetMs() ?? 0;
+    return offset === 0 ? record : { ...record, ts: new Date(Date.parse(record.ts) + offset).toISOString() };
+  }
+
   pending(): number {
     return this.queue.length;
   }
@@ -158,7 +176,8 @@ export class AuditWriter {
     }
   }
 
-  purgeExpired(now = Date.now()): number {
+  /** Retention counts on the appliance clock: moved 31 days ahead, today's entries are past it. */
+  purgeExpired(now = this.clock?.now() ?? Date.now()): number {
     return this.purgeOlderThan(new Date(now - AUDIT_RETENTION_DAYS * 86_400_000).toISOString());
   }
 

@@ -53,6 +53,8 @@ export class IdempotencyStore {
     private readonly leaseMs: number,
     /** The gateway's master key (DATA_DIR/master.key or MASTER_KEY); the store derives its own subkeys. */
     masterKey: Buffer,
+    /** The appliance clock (server/clock.ts): the 24 h lifetime and the leases follow an operator's shift. */
+    private readonly clock: () => number = Date.now,
   ) {
     this.box = new SecretBox(deriveKey(masterKey, 'clinic-gateway/idempotency/response/v1'));
     this.fingerprintKey = createSecretKey(deriveKey(masterKey, 'clinic-gateway/idempotency/fingerprint/v1'));
@@ -97,7 +99,7 @@ export class IdempotencyStore {
   }
 
   /** `bodyHash`: the canonical body's SHA-256 (canonicalBodyHash). */
-  reserve(op: OperationKey, bodyHash: string, now = Date.now()): Reservation {
+  reserve(op: OperationKey, bodyHash: string, now = this.clock()): Reservation {
     return this.reserveTx.immediate(op, this.fingerprint(bodyHash), now);
   }
 
@@ -111,7 +113,7 @@ export class IdempotencyStore {
     this.remove.run(op.chaveId, op.idemKey, op.method, op.path);
   }
 
-  purgeExpired(now = Date.now()): number {
+  purgeExpired(now = this.clock()): number {
     return this.purge.run(now).changes;
   }
 

@@ -18,6 +18,8 @@ export interface PresignerOptions {
   faults?: StorageFaults;
   /** Where the real cause of a failure goes (the client only sees RES_ARQUIVO_S3_FALHA). */
   onError?: (error: unknown) => void;
+  /** The URL's signing date (X-Amz-Date): the appliance clock with the embedded storage; real time when omitted. */
+  now?: () => Date;
 }
 
 export interface PresignScope {
@@ -64,7 +66,13 @@ export class Presigner {
   async presignGet(object: StoredObject, scope: PresignScope = {}): Promise<string> {
     try {
       if (this.options.faults?.shouldFail(scope.tenant ?? tenantOfKey(object.object_key))) throw new InjectedStorageFault();
-      return await this.client.presignedGetObject(object.bucket, object.object_key, PRESIGNED_URL_SECONDS, { nonce: randomBytes(12).toString('hex') });
+      return await this.client.presignedGetObject(
+        object.bucket,
+        object.object_key,
+        PRESIGNED_URL_SECONDS,
+        { nonce: randomBytes(12).toString('hex') },
+        this.options.now?.(),
+      );
     } catch (error) {
       this.options.onError?.(error);
       throw new ApiError('RES_ARQUIVO_S3_FALHA', 'Falha transitoria ao gerar a URL do arquivo. Tente novamente com backoff exponencial.');

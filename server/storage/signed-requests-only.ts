@@ -28,13 +28,13 @@ const accessDenied = (message = 'Access Denied') => new S3Error('AccessDenied', 
 
 interface PresignedQuery {
   signature: string;
-  /** Epoch ms after which the URL is refused anyway (s3rver checks it; we only need it to forget used signatures). */
+  /** Epoch ms after which the URL is refused: here on the appliance clock, by s3rver on the real one. */
   expiresAt: number;
   signedAt: number;
 }
 
 /**
- * A SigV4 presigned query, checked for shape only (s3rver verifies the signature and the expiry).
+ * A SigV4 presigned query, checked for shape only (s3rver verifies the signature; the expiry is checked by both).
  * `null` when the request carries no query signature; throws when it carries a malformed one.
  */
 function presignedQuery(query: KoaContext['query']): PresignedQuery | null {
@@ -120,6 +120,9 @@ export function signedRequestsOnly(usedSignatures: UsedSignatures, now: () => nu
     }
     // s3rver ignores a presigned date in the future, which would stretch a URL's life past its expiry.
     if (presigned.signedAt - ALLOWED_SKEW_MS > now()) throw accessDenied('Request is not valid yet');
+    // s3rver checks the expiry against the real clock; `now` is the appliance clock, which an operator
+    // may have moved ahead in development mode (server/clock.ts). Same refusal as s3rver's.
+    if (now() > presigned.expiresAt) throw accessDenied('Request has expired');
     if (ctx.method === 'GET' && usedSignatures.has(presigned.signature)) {
       throw accessDenied('This presigned URL was already used; request a new one');
     }

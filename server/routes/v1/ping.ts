@@ -29,7 +29,8 @@ function pong(request: FastifyRequest, method: 'GET' | 'POST', body: unknown): z
     ok: true,
     service: 'clinic-exams-gateway',
     version: 'v1',
-    server_time: new Date().toISOString(),
+    // Appliance time: real time plus the development-mode clock offset (server/clock.ts).
+    server_time: new Date(request.server.applianceClock.now()).toISOString(),
     backend_called: false,
     auth: {
       api_key_masked: maskApiKey(auth.apiKey),

@@ -57,6 +57,9 @@ const ROUTES: Array<[string, string, unknown?]> = [
   ['GET', '/admin/api/operator-tokens'],
   ['POST', '/admin/api/operator-tokens', { label: 'x' }],
   ['POST', '/admin/api/operator-tokens/1/revoke'],
+  ['GET', '/admin/api/clock'],
+  ['PUT', '/admin/api/clock', { advance_seconds: 60 }],
+  ['DELETE', '/admin/api/clock'],
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
