@@ -4,6 +4,7 @@ import { openGatewayServices, type GatewayServices } from '../stack.ts';
 import { ALL_SCOPES, SCOPE_PRESETS, isScope, type Scope } from '../../contracts/scopes.ts';
 import { KeyServiceError } from '../keys/keys.service.ts';
 import { TenantServiceError } from '../tenants/tenants.service.ts';
+import { addClockCommands } from './clock.ts';
 import { resetTenant } from '../tenants/tenant-reset.ts';
 import { confirmReset, describeReset, explainResetFailure, type ResetCliOptions } from './tenant-reset.ts';
 
@@ -145,6 +146,7 @@ export function buildCli(): Command {
       const id = await withServices((s) => s.keys.importLegacy({ tenantSlug: opts.tenant, apiKey: opts.key, scopes: opts.scopes }));
       info(`legacy key registered with id ${id}; rotate it to issue a usable secret`);
     });
+  addClockCommands(program);
   return program;
 }
 
