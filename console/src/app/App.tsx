@@ -3,6 +3,7 @@ import { KeysPage } from '../features/keys/index.ts';
 import { TenantsPage } from '../features/tenants/index.ts';
 import { AuditDetailPage, AuditPage } from '../features/audit/index.ts';
 import { FaultsPage } from '../features/faults/index.ts';
+import { TokensPage } from '../features/tokens/index.ts';
 import { useLocation } from '../lib/router.ts';
 import { Button, EmptyState } from '../lib/ui.tsx';
 
@@ -11,6 +12,7 @@ const NAV = [
   { path: '/tenants', label: 'Clinics' },
   { path: '/audit', label: 'Audit log' },
   { path: '/faults', label: 'Backend faults' },
+  { path: '/tokens', label: 'Operator tokens' },
 ];
 
 function Page({ path }: { path: string }) {
@@ -20,6 +22,7 @@ function Page({ path }: { path: string }) {
   const detail = /^\/audit\/(\d+)$/.exec(path);
   if (detail) return <AuditDetailPage id={Number(detail[1])} />;
   if (path === '/faults') return <FaultsPage />;
+  if (path === '/tokens') return <TokensPage />;
   return <EmptyState title="Page not found">Pick a section in the menu.</EmptyState>;
 }
 

@@ -4,6 +4,7 @@ import { ApiError } from '../../lib/api.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { useCreateTenant, useSaveSettings, useTenantSettings, useTenants, type TenantSettings } from './api.ts';
+import { ResetTenantDialog } from './ResetTenantDialog.tsx';
 
 const FLAGS: Array<[keyof TenantSettings, string, string]> = [
   ['cpf_obrigatorio', 'CPF required', 'Patient create is refused without a CPF.'],
@@ -148,6 +149,7 @@ export function TenantsPage() {
   const { params } = useLocation();
   const selected = params.get('tenant') ?? tenants.data?.[0]?.slug;
   const [creating, setCreating] = useState(false);
+  const [resetting, setResetting] = useState<string | null>(null);
   return (
     <>
       <PageHeader
@@ -191,6 +193,9 @@ export function TenantsPage() {
                     <td className="actions">
                       <Button className="btn-sm" onClick={() => navigate('/tenants', { tenant: t.slug })} aria-label={`Settings of ${t.slug}`}>
                         Settings
+                      </Button>{' '}
+                      <Button className="btn-sm" variant="danger" onClick={() => setResetting(t.slug)} aria-label={`Reset ${t.slug}`}>
+                        Reset
                       </Button>
                     </td>
                   </tr>
@@ -211,6 +216,7 @@ export function TenantsPage() {
         )}
       </div>
       {creating && <NewTenantDialog onClose={() => setCreating(false)} />}
+      {resetting && <ResetTenantDialog slug={resetting} onClose={() => setResetting(null)} />}
     </>
   );
 }

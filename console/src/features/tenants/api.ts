@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
 import type { CreateTenantInput, TenantSettingsInput } from '../../../../server/admin/schemas.ts';
+import type { TenantResetInput } from '../../../../server/admin/reset-schemas.ts';
 
 export interface TenantRow {
   id: number;
@@ -42,5 +43,27 @@ export function useCreateTenant() {
   return useMutation({
     mutationFn: (input: CreateTenantInput) => api<{ slug: string }>('POST', '/tenants', input),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['tenants'] }),
+  });
+}
+
+/** What a reset removed and how long it took (server/tenants/tenant-reset.ts). */
+export interface TenantResetResult {
+  slug: string;
+  nome: string;
+  rows_restored: number;
+  idempotency_keys_removed: number;
+  idempotency_markers_removed: number;
+  audit_entries_removed: number | null;
+  files_removed: number | null;
+  database_ms: number;
+  duration_ms: number;
+}
+
+export function useResetTenant(slug: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: TenantResetInput) => api<TenantResetResult>('POST', `/tenants/${encodeURIComponent(slug)}/reset`, input),
+    // Settings and name are back to their first-start values; keys, audit and lists may have changed.
+    onSuccess: () => void client.invalidateQueries(),
   });
 }

@@ -1,0 +1,39 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../lib/api.ts';
+import type { IssueOperatorTokenInput } from '../../../../server/admin/reset-schemas.ts';
+
+/** server/admin/operator-tokens.ts OperatorTokenView: never the token, never its hash. */
+export interface OperatorToken {
+  id: number;
+  label: string;
+  prefix: string;
+  operator: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  status: 'active' | 'revoked';
+}
+
+export interface IssuedOperatorToken extends OperatorToken {
+  /** Shown once, right after issue. */
+  token: string;
+}
+
+export const useOperatorTokens = () =>
+  useQuery({ queryKey: ['operator-tokens'], queryFn: () => api<OperatorToken[]>('GET', '/operator-tokens') });
+
+export function useIssueOperatorToken() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: IssueOperatorTokenInput) => api<IssuedOperatorToken>('POST', '/operator-tokens', input),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-tokens'] }),
+  });
+}
+
+export function useRevokeOperatorToken() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => api<OperatorToken>('POST', `/operator-tokens/${id}/revoke`),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-tokens'] }),
+  });
+}

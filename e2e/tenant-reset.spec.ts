@@ -1,0 +1,133 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test, type Page } from '@playwright/test';
+import { e2eEnv } from './support/env.ts';
+
+// Issue 13 § Reset a tenant: the QA loop end to end. An operator issues a token (shown once), a test's
+// beforeEach resets a clinic with it (no cookie, no CSRF), the console resets with a confirmation, and a
+// revoked token is refused.
+const env = e2eEnv();
+const SLUG = 'reset-e2e';
+const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
+
+/** `E2E_SCREENSHOTS=1 npm run test:e2e` refreshes the pictures in docs/screenshots. */
+async function shot(page: Page, name: string): Promise<void> {
+  if (!process.env.E2E_SCREENSHOTS) return;
+  await page.evaluate(() => document.fonts.ready);
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}
+
+/** A signed /v1 call written from the spec alone, with an Idempotency-Key on writes. */
+async function v1(creds: { apiKey: string; apiSecret: string }, method: string, target: string, body = '') {
+  const ts = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', creds.apiSecret).update(`${ts}.${method} ${target}\n${body}`).digest('hex');
+  const res = await fetch(env.baseUrl + target, {
+    method,
+    headers: {
+      'x-api-key': creds.apiKey,
+      'x-timestamp': ts,
+      'x-signature': signature,
+      ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomUUID() } : {}),
+    },
+    body: body || undefined,
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+/** What the README's beforeEach does. */
+const automationReset = (token: string) =>
+  fetch(`${env.baseUrl}/admin/api/automation/tenants/${SLUG}/reset`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${env.baseUrl}/console/`);
+  await page.getByLabel('Username').fill(env.operator);
+  await page.getByLabel('Password').fill(env.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByText(`Signed in as ${env.operator}`)).toBeVisible();
+}
+
+test('QA resets a clinic with an operator token and from the console; a revoked token is refused', async ({ page }) => {
+  await signIn(page);
+  const patients = async (creds: { apiKey: string; apiSecret: string }) => (await v1(creds, 'GET', '/v1/pacientes?limit=1')).json.meta.total;
+  const addPatient = async (creds: { apiKey: string; apiSecret: string }) =>
+    expect((await v1(creds, 'POST', '/v1/pacientes', JSON.stringify({ nome: 'Paciente Do Teste E2E', data_nascimento: '1990-05-06' }))).status).toBe(201);
+
+  let creds = { apiKey: '', apiSecret: '' };
+  await test.step('a new clinic and a key for it', async () => {
+    await page.getByRole('link', { name: 'Clinics' }).click();
+    await page.getByRole('button', { name: '+ New clinic' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Slug').fill(SLUG);
+    await dialog.getByLabel('Name', { exact: true }).fill('Clinica Reset E2E');
+    await page.getByRole('button', { name: 'Create clinic' }).click();
+    await expect(page.getByRole('cell', { name: SLUG, exact: true })).toBeVisible();
+    const session = await (await page.request.get(`${env.baseUrl}/admin/api/auth/session`)).json();
+    const issued = await page.request.post(`${env.baseUrl}/admin/api/tenants/${SLUG}/keys`, {
+      headers: { 'x-csrf-token': session.data.csrf_token },
+      data: { scopes: ['pacientes:read', 'pacientes:write'] },
+    });
+    const key = (await issued.json()).data;
+    creds = { apiKey: key.api_key, apiSecret: key.api_secret };
+    expect(await patients(creds)).toBe(0);
+  });
+
+  let token = '';
+  await test.step('issue an operator token: shown once', async () => {
+    await page.getByRole('link', { name: 'Operator tokens' }).click();
+    await page.getByRole('button', { name: '+ New token' }).click();
+    await page.getByLabel('Label').fill('Playwright beforeEach');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.getByText('it will not be shown again')).toBeVisible();
+    token = (await dialog.getByTestId('issued-operator-token').textContent())!.trim();
+    expect(token).toMatch(/^ce_op_[A-Za-z0-9_-]{43}$/);
+    await expect(dialog.getByRole('button', { name: 'Done' })).toBeDisabled();
+    await shot(page, 'operator-token-issued');
+    await dialog.getByLabel('I have stored the token safely').check();
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    const row = page.getByRole('row', { name: /Playwright beforeEach/ });
+    await expect(row).toContainText(token.slice(0, 10));
+    await expect(page.locator('body')).not.toContainText(token);
+  });
+
+  await test.step("a test's beforeEach resets the clinic with the token", async () => {
+    await addPatient(creds);
+    expect(await patients(creds)).toBe(1);
+    const res = await automationReset(token);
+    expect(res.status).toBe(200);
+    expect((await res.json()).data).toMatchObject({ slug: SLUG, nome: 'Clinica Reset E2E' });
+    expect(await patients(creds)).toBe(0);
+  });
+
+  await test.step('the console resets after a typed confirmation', async () => {
+    await addPatient(creds);
+    await page.getByRole('link', { name: 'Clinics' }).click();
+    await page.getByRole('button', { name: `Reset ${SLUG}` }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText('Everything written to this clinic since its first start is lost');
+    const confirm = dialog.getByRole('button', { name: 'Reset clinic' });
+    await expect(confirm).toBeDisabled();
+    await dialog.getByLabel(`Type ${SLUG} to confirm`).fill(SLUG);
+    await shot(page, 'tenant-reset');
+    await confirm.click();
+    await expect(dialog.getByTestId('reset-result')).toContainText('is back to its first-start state');
+    await shot(page, 'tenant-reset-done');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    expect(await patients(creds)).toBe(0);
+  });
+
+  await test.step('a revoked token is refused at once', async () => {
+    await page.getByRole('link', { name: 'Operator tokens' }).click();
+    const row = page.getByRole('row', { name: /Playwright beforeEach/ });
+    await row.getByRole('button', { name: /Revoke token/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
+    await expect(row).toContainText('revoked');
+    await shot(page, 'operator-tokens');
+    expect((await automationReset(token)).status).toBe(401);
+  });
+});
