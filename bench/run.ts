@@ -1,9 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { readRuntimeFile, runtimeFilePath } from '../server/runtime-file.ts';
 
 /**
  * `npm run bench`: the gateway beside a bare Fastify hello-world on the same machine, both driven
@@ -114,7 +117,71 @@ function row(name: string, m: Measure, base?: Measure): string {
   return `| ${name} | ${Math.round(m.rps)} | ${m.p50} | ${m.p99} | ${ratio} | ${Math.round(m.cpuUs)} | ${cpuRatio} |${m.non2xx ? ` ${m.non2xx} non-2xx` : ''}`;
 }
 
+/**
+ * `npm start` on a data dir that exists, the console already built: the time from spawning it to
+ * the first 200 of a signed GET /v1/ping (npm, Node, module loading, opening the databases, the
+ * three listeners). Every port is 0 and HOST is loopback; the URL comes from DATA_DIR/runtime.json.
+ */
+const SECOND_START_RUNS = Number(process.env.BENCH_SECOND_START_RUNS ?? 3);
+
+async function timedStart(dataDir: string, limitMs: number): Promise<number> {
+  const started = performance.now();
+  const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', BACKEND_PORT: '0', S3_PORT: '0', LOG_LEVEL: 'silent' };
+  // Own process group, so a start that does not stop can be ended by its group id.
+  const child = spawn('npm', ['start'], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    while (performance.now() - started < limitMs) {
+      if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}: ${stderr}`);
+      const runtime = readRuntimeFile(dataDir);
+      if (runtime) {
+        const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo as { api_key: string; api_secret: string };
+        const res = await fetch(`${runtime.gateway.url}/v1/ping`, {
+          headers: signedHeaders({ apiKey: demo.api_key, apiSecret: demo.api_secret }, 'GET', '/v1/ping', ''),
+          signal: AbortSignal.timeout(2_000),
+        }).catch(() => null);
+        if (res?.status === 200) return performance.now() - started;
+      }
+      await sleep(10);
+    }
+    throw new Error(`no signed 200 within ${limitMs} ms: ${stderr}`);
+  } finally {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM'); // npm passes it on; the stack stops cleanly and removes runtime.json
+      const stopped = await Promise.race([exited.then(() => true), sleep(20_000).then(() => false)]);
+      if (!stopped) process.kill(-child.pid!, 'SIGKILL');
+    }
+    for (let i = 0; i < 500 && existsSync(runtimeFilePath(dataDir)) && readRuntimeFile(dataDir); i++) await sleep(20);
+  }
+}
+
+async function secondStart(): Promise<number[]> {
+  // Built and recorded once here, so the measured starts find it current as a developer's second start does.
+  execFileSync(process.execPath, ['--import', 'tsx', 'server/build-console-if-changed.ts'], { stdio: 'inherit' });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-start-'));
+  try {
+    await timedStart(dataDir, 120_000); // first start: creates and seeds the data dir
+    const runs: number[] = [];
+    for (let i = 0; i < SECOND_START_RUNS; i++) runs.push(await timedStart(dataDir, 30_000));
+    return runs;
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function secondStartLine(runs: number[]): string {
+  const sorted = [...runs].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  return `second \`npm start\` (data dir exists, console built) → first signed 200 on /v1/ping: ${Math.round(median)} ms median of ${runs.length} (${runs.map((r) => Math.round(r)).join(', ')} ms)`;
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_ONLY === 'start') {
+    console.log(secondStartLine(await secondStart()));
+    return;
+  }
   console.error(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per run, loopback only`);
   const bare = await startServer('bench/bare-server.ts');
   const bareGet = await load(bare, 'GET', '/');
@@ -162,6 +229,7 @@ async function main(): Promise<void> {
         `${Math.round(cpu)} µs of server CPU per request (${Math.round(auditOnGet.cpuUs)} vs ${Math.round(auditOffGet.cpuUs)})`,
     );
   }
+  console.log(`\n${secondStartLine(await secondStart())}`);
 }
 
 main().catch((error) => {

@@ -1,11 +1,18 @@
 import path from 'node:path';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, type GatewayConfig } from './config.ts';
 import { startStack } from './stack.ts';
 import { bootstrapFirstStart, CREDENTIALS_FILE, firstCallCommand, isFirstStart, seedDefaultData } from './bootstrap.ts';
+import { buildConsoleIfChanged } from './build-console-if-changed.ts';
+import { assertPortsFree, portErrorMessage, PortInUseError } from './port-check.ts';
+import { clientHost, httpUrl, readRuntimeFile, removeRuntimeFile, RUNTIME_FILE, writeRuntimeFile } from './runtime-file.ts';
 
-/** `npm start`: embedded S3, backend-sim and the gateway in the foreground; Ctrl-C stops all three. */
+/**
+ * `npm start`: embedded S3, backend-sim and the gateway in the foreground; Ctrl-C stops all three.
+ * With `--build-console-if-changed` (what `npm start` passes) the console is rebuilt first when its
+ * sources changed since the last build; tests that spawn this file skip that.
+ */
 async function main(): Promise<void> {
-  let config;
+  let config: GatewayConfig;
   try {
     config = loadConfig();
   } catch (error) {
@@ -15,9 +22,13 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const started = Date.now();
+  const running = readRuntimeFile(config.dataDir);
+  await assertPortsFree(config, running ? `an appliance (pid ${running.pid}) is already running on this DATA_DIR at ${running.gateway.url}` : undefined);
+  if (process.argv.includes('--build-console-if-changed')) await buildConsoleIfChanged({ log: (line) => console.log(line) });
+
   const firstStart = await isFirstStart(config.dataDir);
   let doctors: Record<string, number[]> = {};
-  const started = Date.now();
   if (firstStart) console.log(`First start: creating ${config.dataDir} with demo, sandbox and clinica-b…`);
 
   const stack = await startStack(config, {
@@ -30,6 +41,24 @@ async function main(): Promise<void> {
   const credentialsFile = path.join(config.dataDir, CREDENTIALS_FILE);
   if (firstStart) await bootstrapFirstStart(stack, doctors, gatewayUrl);
 
+  // Where this stack listens, for the CLI (and scripts) started later with whatever environment.
+  const s3Internal = stack.config.s3.internal;
+  const localHost = clientHost(config.host);
+  writeRuntimeFile(config.dataDir, {
+    pid: process.pid,
+    started_at: new Date(started).toISOString(),
+    release: config.release,
+    data_dir: config.dataDir,
+    gateway: { url: httpUrl(localHost, stack.config.port), port: stack.config.port, host: config.host },
+    backend: { url: stack.backendUrl, port: stack.config.backend.external ? null : stack.config.backend.port, external: stack.config.backend.external },
+    storage: {
+      internal_url: httpUrl(s3Internal.endPoint, s3Internal.port, s3Internal.useSSL),
+      public_url: stack.s3PublicUrl,
+      embedded: stack.config.s3.embedded,
+      port: stack.config.s3.embedded ? s3Internal.port : null,
+    },
+  });
+
   console.log(
     [
       '',
@@ -40,6 +69,7 @@ async function main(): Promise<void> {
       `  storage    ${stack.s3PublicUrl} (${config.s3.embedded ? 'embedded s3rver' : 'external S3'}, bucket ${config.s3.bucket})`,
       `  data       ${config.dataDir}`,
       `  credentials (operator login and demo API keys, mode 0600): ${credentialsFile}`,
+      `  ports and URLs for the CLI: ${path.join(config.dataDir, RUNTIME_FILE)}`,
       '',
       'First signed call (bash + openssl + curl):',
       firstCallCommand(gatewayUrl, credentialsFile),
@@ -57,8 +87,12 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping (flushing audit log, closing databases)…`);
     stack.close().then(
-      () => process.exit(0),
+      () => {
+        removeRuntimeFile(config.dataDir);
+        process.exit(0);
+      },
       (error) => {
+        removeRuntimeFile(config.dataDir);
         console.error('Shutdown failed:', error);
         process.exit(1);
       },
@@ -68,7 +102,20 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-main().catch((error) => {
-  console.error(`Startup failed: ${error instanceof Error ? error.message : String(error)}`);
+/** One line, no stack trace: a port in use names the variable that moves it. */
+function fail(error: unknown): never {
+  let config: GatewayConfig | undefined;
+  try {
+    config = loadConfig();
+  } catch {
+    config = undefined;
+  }
+  const portMessage = error instanceof PortInUseError ? error.message : config ? portErrorMessage(config, error) : null;
+  console.error(`Startup failed: ${portMessage ?? (error instanceof Error ? error.message : String(error))}`);
   process.exit(1);
-});
+}
+
+// s3rver emits a listen failure as an 'error' event nobody listens to: without this it would end
+// the start with a stack trace instead of the message above. Only while starting.
+process.on('uncaughtException', fail);
+main().then(() => process.off('uncaughtException', fail), fail);

@@ -1,0 +1,93 @@
+import { readFileSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { writePrivateFile } from './secrets-files.ts';
+
+/**
+ * DATA_DIR/runtime.json: where the stack that runs on this data dir can be reached. `npm start`
+ * writes it once everything listens and removes it on a clean shutdown; the CLI reads it so it
+ * talks to that stack whatever PORT / BACKEND_PORT / S3_PORT it was started with. A file whose
+ * process is gone (a crash, a SIGKILL) is stale and ignored. No secret goes in it.
+ */
+export const RUNTIME_FILE = 'runtime.json';
+
+const url = z.string().url();
+const port = z.number().int().min(1).max(65535);
+
+export const runtimeInfoSchema = z.object({
+  pid: z.number().int().positive(),
+  started_at: z.string(),
+  release: z.string(),
+  data_dir: z.string(),
+  gateway: z.object({ url, port, host: z.string() }),
+  backend: z.object({ url, port: port.nullable(), external: z.boolean() }),
+  storage: z.object({ internal_url: url, public_url: url, embedded: z.boolean(), port: port.nullable() }),
+});
+
+export type RuntimeInfo = z.infer<typeof runtimeInfoSchema>;
+
+export const runtimeFilePath = (dataDir: string): string => path.join(dataDir, RUNTIME_FILE);
+
+/** Whether a process with this id exists (EPERM: it exists but belongs to another user). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Written to a temporary name then renamed, so a reader never sees half a file. Mode 0600. */
+export function writeRuntimeFile(dataDir: string, info: RuntimeInfo): void {
+  const file = runtimeFilePath(dataDir);
+  const temporary = `${file}.${process.pid}.tmp`;
+  writePrivateFile(temporary, `${JSON.stringify(info, null, 2)}\n`);
+  renameSync(temporary, file);
+}
+
+/**
+ * The running stack's runtime file, or null when there is none, it does not parse, or its process
+ * is gone. A file naming this very process is stale too (a container restarted with the same pid).
+ */
+export function readRuntimeFile(dataDir: string): RuntimeInfo | null {
+  let text: string;
+  try {
+    text = readFileSync(runtimeFilePath(dataDir), 'utf8');
+  } catch {
+    return null;
+  }
+  let parsed: ReturnType<typeof runtimeInfoSchema.safeParse>;
+  try {
+    parsed = runtimeInfoSchema.safeParse(JSON.parse(text));
+  } catch {
+    return null;
+  }
+  if (!parsed.success) return null;
+  const info = parsed.data;
+  if (info.pid === process.pid || !isProcessAlive(info.pid)) return null;
+  return info;
+}
+
+/** Removes the file if this process wrote it (a second stack started by mistake must not delete the first one's). */
+export function removeRuntimeFile(dataDir: string, pid: number = process.pid): void {
+  try {
+    const info = JSON.parse(readFileSync(runtimeFilePath(dataDir), 'utf8')) as { pid?: unknown };
+    if (info.pid !== pid) return;
+  } catch {
+    return;
+  }
+  rmSync(runtimeFilePath(dataDir), { force: true });
+}
+
+/** `http://host:port`, with IPv6 literals in brackets. */
+export function httpUrl(host: string, port: number, ssl = false): string {
+  return `${ssl ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** The address a local client uses for a server bound to `host` (a wildcard bind is reached on loopback). */
+export function clientHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '::1';
+  return host;
+}
