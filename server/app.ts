@@ -26,6 +26,8 @@ import { V1_OPERATIONS } from './routes/v1/index.ts';
 import { Presigner } from './storage/presigner.ts';
 import { StorageFaults } from './storage/storage-faults.ts';
 import openApiPlugin from './openapi/openapi-plugin.ts';
+import healthPlugin from './http/health-plugin.ts';
+import { backendTokenFor } from './secrets-files.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
 
 export interface AppDeps {
@@ -80,6 +82,12 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
 
   await app.register(envelopePlugin, { release: config.release, passthroughPrefixes: ['/console', '/docs', '/openapi.'] });
   await app.register(openApiPlugin, { release: config.release });
+  // /healthz and /readyz: unsigned, outside /v1, enveloped (docs/decisions.md § Integrator toolkit).
+  await app.register(healthPlugin, {
+    sqlite: deps.sqlite,
+    backend: { url: config.backend.url, token: backendTokenFor(config.dataDir, config.backend.token) },
+    storage: { ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
+  });
 
   if (config.audit.enabled) {
     await app.register(auditPlugin, { writer: auditWriter, skipPrefixes: ['/console', '/admin/api', '/docs'] });
@@ -133,7 +141,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       await v1.register(corsPlugin, {
         allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
       });
-      await v1.register(authPlugin, { keys: deps.keys, now: () => clock.now() });
+      await v1.register(authPlugin, { keys: deps.keys, now: () => clock.now(), explainSignatures: config.appEnv === 'development' });
       await v1.register(rateLimitPlugin, {
         perMinute: config.rateLimit.perMinute,
         sandboxPerMinute: config.rateLimit.sandboxPerMinute,
