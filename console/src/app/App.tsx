@@ -3,6 +3,7 @@ import { KeysPage } from '../features/keys/index.ts';
 import { TenantsPage } from '../features/tenants/index.ts';
 import { AuditDetailPage, AuditPage } from '../features/audit/index.ts';
 import { FaultsPage } from '../features/faults/index.ts';
+import { ClockBanner, ClockPage } from '../features/clock/index.ts';
 import { TokensPage } from '../features/tokens/index.ts';
 import { useLocation } from '../lib/router.ts';
 import { Button, EmptyState } from '../lib/ui.tsx';
@@ -12,6 +13,7 @@ const NAV = [
   { path: '/tenants', label: 'Clinics' },
   { path: '/audit', label: 'Audit log' },
   { path: '/faults', label: 'Backend faults' },
+  { path: '/clock', label: 'Clock' },
   { path: '/tokens', label: 'Operator tokens' },
 ];
 
@@ -22,6 +24,7 @@ function Page({ path }: { path: string }) {
   const detail = /^\/audit\/(\d+)$/.exec(path);
   if (detail) return <AuditDetailPage id={Number(detail[1])} />;
   if (path === '/faults') return <FaultsPage />;
+  if (path === '/clock') return <ClockPage />;
   if (path === '/tokens') return <TokensPage />;
   return <EmptyState title="Page not found">Pick a section in the menu.</EmptyState>;
 }
@@ -60,6 +63,7 @@ export function App() {
             </div>
           </nav>
           <main className="main">
+            <ClockBanner />
             <Page path={path} />
           </main>
         </div>

@@ -1,0 +1,2 @@
+export { ClockBanner } from './ClockBanner.tsx';
+export { ClockPage } from './ClockPage.tsx';

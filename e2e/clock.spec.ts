@@ -1,0 +1,52 @@
+import { expect, request, test } from '@playwright/test';
+import { e2eEnv } from './support/env.ts';
+import { signedCall } from './support/signed.ts';
+
+const env = e2eEnv();
+const creds = { apiKey: env.apiKey, apiSecret: env.apiSecret };
+
+// Whatever happens in the test, the shared e2e stack goes back to real time for the specs after this one.
+test.afterAll(async () => {
+  const api = await request.newContext({ baseURL: env.baseUrl });
+  const login = await api.post('/admin/api/auth/login', { data: { username: env.operator, password: env.password } });
+  const csrf = (await login.json()).data.csrf_token as string;
+  await api.delete('/admin/api/clock', { headers: { 'x-csrf-token': csrf } });
+  await api.dispose();
+});
+
+test('operator moves the clock 25 h ahead, every page says so, real-time signatures expire; back to real time', async ({ page }) => {
+  await page.goto(`${env.baseUrl}/console/#/clock`);
+  await page.getByLabel('Username').fill(env.operator);
+  await page.getByLabel('Password').fill(env.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await expect(page.getByRole('heading', { name: 'Clock' })).toBeVisible();
+  await expect(page.getByText('real time', { exact: true })).toBeVisible();
+  await expect(page.getByRole('status', { name: 'Clock shifted' })).toHaveCount(0);
+  expect((await signedCall(env.baseUrl, creds, 'GET', '/v1/ping')).status).toBe(200);
+
+  await page.getByRole('button', { name: '+25 h' }).click();
+  const banner = page.getByRole('status', { name: 'Clock shifted' });
+  await expect(banner).toContainText('The appliance clock is 1d 1h ahead of real time.');
+  await expect(page.getByText('1d 1h ahead', { exact: true })).toBeVisible();
+
+  // A request signed with the real time is now 25 h in the past for the appliance.
+  const expired = await signedCall(env.baseUrl, creds, 'GET', '/v1/ping');
+  expect(expired.status).toBe(401);
+  expect(expired.json.error.code).toBe('AUTH_TIMESTAMP_EXPIRED');
+
+  // The banner follows the operator to every page; moves add up.
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await expect(page.getByRole('heading', { name: 'API keys' })).toBeVisible();
+  await expect(banner).toBeVisible();
+  await banner.getByRole('link', { name: 'Clock settings' }).click();
+  await page.getByLabel('Advance by').fill('2');
+  await page.getByLabel('Unit').selectOption({ label: 'hours' });
+  await page.getByRole('button', { name: 'Advance', exact: true }).click();
+  await expect(banner).toContainText('1d 3h ahead');
+
+  await banner.getByRole('button', { name: 'Back to real time' }).click();
+  await expect(banner).toHaveCount(0);
+  await expect(page.getByText('real time', { exact: true })).toBeVisible();
+  expect((await signedCall(env.baseUrl, creds, 'GET', '/v1/ping')).status).toBe(200);
+});
