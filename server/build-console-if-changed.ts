@@ -31,10 +31,13 @@ function listFiles(dir: string): string[] {
   return out;
 }
 
-const IMPORT_PATTERN = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"\n]+)['"]/g;
+const STATIC_IMPORT = /\b(?:import|export)\s+(type\s+)?(?:[\w*{}\s,$]+?\s+from\s*)?['"]([^'"\n]+)['"]/g;
+const DYNAMIC_IMPORT = /\bimport\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g;
 
+/** What a file imports; `import type` / `export type` are left out: erased, they never reach the build. */
 function importSpecifiers(source: string): string[] {
-  return [...source.matchAll(IMPORT_PATTERN)].map((m) => m[1]);
+  const specifiers = [...source.matchAll(STATIC_IMPORT)].filter((m) => !m[1]).map((m) => m[2]);
+  return [...specifiers, ...[...source.matchAll(DYNAMIC_IMPORT)].map((m) => m[1])];
 }
 
 function resolveRelative(fromFile: string, specifier: string): string | null {

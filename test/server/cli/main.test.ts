@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 
@@ -41,11 +42,20 @@ test('keys create --json prints only {chave_id, api_key, api_secret}; the key wo
   expect(ping.body.data.auth).toMatchObject({ chave_id: issued.chave_id, clinica: 'clinica-cli', medico_id: 0 });
 });
 
-test('keys create with a scope list and --medico binds the key', async () => {
-  const res = await cli('keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'pacientes:read,exames:read', '--medico', '7', '--json');
+test('keys create with a scope list and --medico binds the key (a doctor of that clinic)', async () => {
+  // --medico is checked against the clinic's doctors (issue 13): the new clinic gets one first.
+  const writer = await stack.newKey({ tenant: 'clinica-cli' });
+  const doctor = await stack.call(
+    { method: 'POST', path: '/v1/medicos', body: { nome: 'Doutora CLI', usuario: 'dra.cli', senha: 'Senha@123' }, idempotencyKey: randomUUID() },
+    writer,
+  );
+  expect(doctor.status, doctor.text).toBe(201);
+  const medicoId: number = doctor.body.data.id;
+  const res = await cli('keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'pacientes:read,exames:read', '--medico', String(medicoId), '--json');
+  expect(res.code, res.stderr).toBe(0);
   const issued = JSON.parse(res.stdout);
   const ping = await stack.call({ path: '/v1/ping' }, { apiKey: issued.api_key, apiSecret: issued.api_secret });
-  expect(ping.body.data.auth.medico_id).toBe(7);
+  expect(ping.body.data.auth.medico_id).toBe(medicoId);
   expect(ping.body.data.auth.escopos).toEqual(['pacientes:read', 'exames:read']);
 });
 
@@ -81,6 +91,7 @@ test('bad arguments give a clear message and a non-zero exit', async () => {
     [['keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'tudo'], /unknown scope/],
     [['keys', 'create', '--scopes', 'all'], /--tenant/],
     [['keys', 'rotate', 'abc'], /positive integer/],
+    [['keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'all', '--medico', '424242'], /--medico 424242: no such doctor in clinic "clinica-cli"/],
     [['keys', 'revoke', '99999'], /does not exist/],
     [['tenants', 'create', 'Slug Invalido'], /slug must be/],
     [['chaves'], /unknown command/],
