@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnStack, stopStack } from '../../helpers/child-stack.ts';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,45 +59,14 @@ describe('development mode: the stack in its own process (as npm start runs it),
     dataDir = mkdtempSync(path.join(tmpdir(), 'gw-sigdebug-'));
     logFile = path.join(dataDir, 'server.log');
     logStream = createWriteStream(logFile);
-    child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        BACKEND_PORT: '0',
-        S3_PORT: '0',
-        SEED_ON_FIRST_START: 'false',
-        APP_ENV: 'development',
-        LOG_LEVEL: 'trace',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.pipe(logStream, { end: false });
-    child.stderr!.pipe(logStream, { end: false });
-    baseUrl = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`stack did not start: ${out}`)), 50_000);
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const m = /API\s+(http:\/\/[\d.:]+)\/v1\/ping/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-      child.on('exit', (code) => reject(new Error(`stack exited ${code}: ${out}`)));
-    });
+    ({ child, baseUrl } = await spawnStack(dataDir, { APP_ENV: 'development', LOG_LEVEL: 'trace' }, { output: (chunk) => logStream.write(chunk) }));
     const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
     creds = { apiKey: demo.api_key, apiSecret: demo.api_secret };
     secrets.push(demo.api_secret);
   }, 60_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    }
+    await stopStack(child);
     logStream?.end();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });

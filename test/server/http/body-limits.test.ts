@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnStack, stopStack } from '../../helpers/child-stack.ts';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -88,30 +89,11 @@ describe('memory while refusing oversized bodies (the stack in its own process, 
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'gw-mem-'));
-    child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BACKEND_PORT: '0', S3_PORT: '0', SEED_ON_FIRST_START: 'false', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    baseUrl = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`stack did not start: ${out}`)), 50_000);
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const m = /API\s+(http:\/\/[\d.:]+)\/v1\/ping/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-      child.on('exit', (code) => reject(new Error(`stack exited ${code}: ${out}`)));
-    });
+    ({ child, baseUrl } = await spawnStack(dataDir));
   }, 60_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    }
+    await stopStack(child);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
+import { spawnStack, stopStack } from '../../helpers/child-stack.ts';
 import { makeCpf } from '../../helpers/fixtures.ts';
 import { signedRequest, type Credentials } from '../../helpers/signed-client.ts';
 
@@ -24,54 +25,18 @@ const KILL_AFTER_MS = [60, 350, 900];
 let dataDir = '';
 let child: ChildProcess | null = null;
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGKILL');
-    await new Promise((r) => child!.once('exit', r));
-  }
+  await stopStack(child, 'SIGKILL');
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function startStack(): Promise<string> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      BACKEND_PORT: '0',
-      S3_PORT: '0',
-      SEED_ON_FIRST_START: 'false',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = proc;
-  return new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`stack did not start: ${out}`)), 30_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /API\s+(http:\/\/[\d.:]+)\/v1\/ping/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`stack exited (${code ?? signal}) before starting: ${out}`));
-    });
-  });
+  const started = await spawnStack(dataDir, { RATE_LIMIT_PER_MINUTE: '1000000' }, { timeoutMs: 30_000 });
+  child = started.child;
+  return started.baseUrl;
 }
 
 async function killHard(): Promise<void> {
-  const proc = child!;
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill('SIGKILL');
-  await exited;
+  await stopStack(child, 'SIGKILL');
   child = null;
 }
 
@@ -123,13 +88,19 @@ function newWrite(): Write {
 }
 
 /** Sends one write (or its retry); false when the stack died under it. */
+/** Writes sent and not answered yet. */
+let pending = 0;
+
 async function send(baseUrl: string, creds: Credentials, write: Write): Promise<boolean> {
   let res;
+  pending++;
   try {
     res = await signedRequest(baseUrl, creds, { method: 'POST', path: '/v1/pacientes', body: write.body, idempotencyKey: write.key });
   } catch {
     write.inFlightAtKill++;
     return false;
+  } finally {
+    pending--;
   }
   if (typeof res.body?.meta?.request_id === 'string') answeredRequestIds.push(res.body.meta.request_id);
   if (res.status !== 201) {
@@ -184,6 +155,9 @@ test(
       const firstSent = Date.now();
       const workers = Array.from({ length: WRITERS }, worker);
       await new Promise((r) => setTimeout(r, killAfter - (Date.now() - firstSent)));
+      // On a loaded machine the writers may not have a request out yet: the kill waits (bounded) until they do.
+      const deadline = Date.now() + 5_000;
+      while (pending < WRITERS / 2 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
       dead = true;
       await killHard();
       await Promise.all(workers);

@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * The whole stack in its own process, as `npm start` runs it (`server/main.ts`), on free loopback
+ * ports, for tests that measure the process (memory, logs) or kill it. Resolves with the gateway URL
+ * from the start banner; `output` receives everything the process prints.
+ */
+export async function spawnStack(
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: { output?: (chunk: Buffer) => void; timeoutMs?: number } = {},
+): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      BACKEND_PORT: '0',
+      S3_PORT: '0',
+      SEED_ON_FIRST_START: 'false',
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`stack did not start: ${out}`)), options.timeoutMs ?? 50_000);
+    const onData = (chunk: Buffer) => {
+      options.output?.(chunk);
+      out += chunk;
+      const m = /API\s+(http:\/\/[\d.:]+)\/v1\/ping/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`stack exited (${code ?? signal}) before starting: ${out}`));
+    });
+  });
+  return { child, baseUrl };
+}
+
+/** Stops a spawned stack (SIGTERM: graceful, SIGKILL: a crash) and waits for it to exit. */
+export async function stopStack(child: ChildProcess | null | undefined, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
