@@ -1,9 +1,9 @@
-import { expect, request, test } from '@playwright/test';
+import { request } from '@playwright/test';
+import { expect, SignedClient, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
-import { signedCall } from './support/signed.ts';
 
 const env = e2eEnv();
-const creds = { apiKey: env.apiKey, apiSecret: env.apiSecret };
+const v1 = new SignedClient(env.baseUrl, { apiKey: env.apiKey, apiSecret: env.apiSecret });
 
 // Whatever happens in the test, the shared e2e stack goes back to real time for the specs after this one.
 test.afterAll(async () => {
@@ -23,7 +23,7 @@ test('operator moves the clock 25 h ahead, every page says so, real-time signatu
   await expect(page.getByRole('heading', { name: 'Clock' })).toBeVisible();
   await expect(page.getByText('real time', { exact: true })).toBeVisible();
   await expect(page.getByRole('status', { name: 'Clock shifted' })).toHaveCount(0);
-  expect((await signedCall(env.baseUrl, creds, 'GET', '/v1/ping')).status).toBe(200);
+  expect((await v1.get('/v1/ping')).status).toBe(200);
 
   await page.getByRole('button', { name: '+25 h' }).click();
   const banner = page.getByRole('status', { name: 'Clock shifted' });
@@ -31,7 +31,7 @@ test('operator moves the clock 25 h ahead, every page says so, real-time signatu
   await expect(page.getByText('1d 1h ahead', { exact: true })).toBeVisible();
 
   // A request signed with the real time is now 25 h in the past for the appliance.
-  const expired = await signedCall(env.baseUrl, creds, 'GET', '/v1/ping');
+  const expired = await v1.get('/v1/ping');
   expect(expired.status).toBe(401);
   expect(expired.json.error.code).toBe('AUTH_TIMESTAMP_EXPIRED');
 
@@ -48,5 +48,5 @@ test('operator moves the clock 25 h ahead, every page says so, real-time signatu
   await banner.getByRole('button', { name: 'Back to real time' }).click();
   await expect(banner).toHaveCount(0);
   await expect(page.getByText('real time', { exact: true })).toBeVisible();
-  expect((await signedCall(env.baseUrl, creds, 'GET', '/v1/ping')).status).toBe(200);
+  expect((await v1.get('/v1/ping')).status).toBe(200);
 });

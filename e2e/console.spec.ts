@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, SignedClient, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
-import { signedCall } from './support/signed.ts';
 
 const env = e2eEnv();
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
@@ -20,7 +20,8 @@ async function signIn(page: Page, username = env.operator, password = env.passwo
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-const ping = (creds: { apiKey: string; apiSecret: string }) => signedCall(env.baseUrl, creds, 'GET', '/v1/ping');
+const v1 = new SignedClient(env.baseUrl, { apiKey: env.apiKey, apiSecret: env.apiSecret });
+const ping = (creds: { apiKey: string; apiSecret: string }) => v1.as(creds).get('/v1/ping');
 
 /** Reads the one-time secret dialog and closes it the way an operator must (acknowledge, then Done). */
 async function takeSecret(page: Page, screenshot?: string): Promise<{ apiKey: string; apiSecret: string }> {
@@ -186,7 +187,7 @@ test('operator issues, uses, audits, rotates, binds and revokes a key', async ({
     const row = page.locator('tbody tr', { hasText: '/v1/pacientes*' });
     await expect(row).toBeVisible();
     const watcher = { apiKey: env.apiKey, apiSecret: env.apiSecret };
-    const failed = await signedCall(env.baseUrl, watcher, 'GET', '/v1/pacientes');
+    const failed = await v1.as(watcher).get('/v1/pacientes');
     expect(failed.status).toBe(503);
     expect(failed.json.error.code).toBe('SERVICE_UNAVAILABLE');
     await page.getByLabel('Fault', { exact: true }).selectOption('latency');
@@ -197,7 +198,7 @@ test('operator issues, uses, audits, rotates, binds and revokes a key', async ({
     await shot(page, 'faults');
     await page.getByRole('button', { name: 'Turn all faults off' }).click();
     await expect(page.getByText('No faults — the backend behaves normally')).toBeVisible();
-    const healed = await signedCall(env.baseUrl, watcher, 'GET', '/v1/pacientes');
+    const healed = await v1.as(watcher).get('/v1/pacientes');
     expect(healed.status).toBe(200);
   });
 

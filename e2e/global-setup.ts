@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -6,6 +6,7 @@ import { ephemeralConfig } from '../server/config.ts';
 import { startStack } from '../server/stack.ts';
 import { ensureOperator } from '../server/admin/operators.ts';
 import { ALL_SCOPES } from '../contracts/scopes.ts';
+import { takeFirstStartSnapshot } from '../server/tenants/tenant-reset.ts';
 import type { E2eEnv } from './support/env.ts';
 
 const TENANT = 'clinica-e2e';
@@ -27,8 +28,45 @@ function insertMedicos(dataDir: string, slug: string): number[] {
   }
 }
 
+/**
+ * E2E_BASE_URL: an appliance already running (`npm start`). Nothing is started; credentials come from
+ * E2E_OPERATOR / E2E_PASSWORD / E2E_API_KEY / E2E_API_SECRET / E2E_TENANT, and whatever is not set from
+ * E2E_DATA_DIR/demo-credentials.json (default ./data): the operator and the `demo` key (clinic `demo`).
+ */
+function externalAppliance(baseUrl: string): E2eEnv {
+  const v = process.env;
+  const file = path.join(path.resolve(v.E2E_DATA_DIR ?? 'data'), 'demo-credentials.json');
+  const needsFile = !(v.E2E_OPERATOR && v.E2E_PASSWORD && v.E2E_API_KEY && v.E2E_API_SECRET);
+  let creds: { operator?: { username: string; password: string }; keys?: Record<string, { api_key: string; api_secret: string; clinica: string }> } = {};
+  if (needsFile) {
+    try {
+      creds = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new Error(`E2E_BASE_URL is set but ${file} cannot be read (${(error as Error).message}): set E2E_DATA_DIR to the appliance's DATA_DIR, or E2E_OPERATOR, E2E_PASSWORD, E2E_API_KEY and E2E_API_SECRET`);
+    }
+  }
+  const demo = creds.keys?.demo;
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    external: true,
+    tenant: v.E2E_TENANT ?? demo?.clinica ?? 'demo',
+    operator: v.E2E_OPERATOR ?? creds.operator?.username ?? 'admin',
+    password: v.E2E_PASSWORD ?? creds.operator?.password ?? '',
+    apiKey: v.E2E_API_KEY ?? demo?.api_key ?? '',
+    apiSecret: v.E2E_API_SECRET ?? demo?.api_secret ?? '',
+    operatorToken: v.E2E_OPERATOR_TOKEN || undefined,
+    lockUser: '',
+    medicoId: 0,
+    medicoName: '',
+  };
+}
+
 /** Starts S3 + backend-sim + gateway on free ports with a throw-away data dir; returns the teardown. */
-export default async function globalSetup(): Promise<() => Promise<void>> {
+export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
+  if (process.env.E2E_BASE_URL) {
+    process.env.E2E_STACK = JSON.stringify(externalAppliance(process.env.E2E_BASE_URL));
+    return undefined;
+  }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-'));
   const config = ephemeralConfig(dataDir);
   const stack = await startStack(config);
@@ -36,6 +74,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     const { backendReady } = await stack.tenants.create({ slug: TENANT, nome: 'Clinica Sao Lucas (E2E)' });
     if (!backendReady) throw new Error('backend-sim did not create the e2e tenant');
     const medicoIds = insertMedicos(dataDir, TENANT);
+    // The doctors are part of the clinic's first-start state: a kit reset (resetBeforeEach) keeps them.
+    await takeFirstStartSnapshot(stack.backend, TENANT);
     const password = 'e2e-operator-password';
     await ensureOperator(stack.gatewayDb.db, 'operador', password);
     await ensureOperator(stack.gatewayDb.db, 'bloqueado', password);

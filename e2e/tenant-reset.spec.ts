@@ -1,7 +1,7 @@
-import { createHmac, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, SignedClient, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 
 // Issue 13 § Reset a tenant: the QA loop end to end. An operator issues a token (shown once), a test's
@@ -18,22 +18,9 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
 
-/** A signed /v1 call written from the spec alone, with an Idempotency-Key on writes. */
-async function v1(creds: { apiKey: string; apiSecret: string }, method: string, target: string, body = '') {
-  const ts = String(Math.floor(Date.now() / 1000));
-  const signature = createHmac('sha256', creds.apiSecret).update(`${ts}.${method} ${target}\n${body}`).digest('hex');
-  const res = await fetch(env.baseUrl + target, {
-    method,
-    headers: {
-      'x-api-key': creds.apiKey,
-      'x-timestamp': ts,
-      'x-signature': signature,
-      ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomUUID() } : {}),
-    },
-    body: body || undefined,
-  });
-  return { status: res.status, json: await res.json() };
-}
+/** A signed /v1 call (the QA kit's client: an Idempotency-Key on writes). */
+const v1 = (creds: { apiKey: string; apiSecret: string }, method: string, target: string, body = '') =>
+  new SignedClient(env.baseUrl, creds).call(method, target, body || undefined);
 
 /** What the README's beforeEach does. */
 const automationReset = (token: string) =>

@@ -1,9 +1,6 @@
-import { createHmac } from 'node:crypto';
+import { SignedClient } from '../kit/client.ts';
 
-/**
- * A signed call exactly as an integrator writes it from the spec (no project code):
- * HMAC-SHA256(secret, `${ts}.${METHOD} ${path_and_query}\n${body}`), lowercase hex.
- */
+/** Kept for older specs: one signed call through the QA kit's client (e2e/kit), which adds an Idempotency-Key to writes. */
 export async function signedCall(
   baseUrl: string,
   creds: { apiKey: string; apiSecret: string },
@@ -11,17 +8,5 @@ export async function signedCall(
   pathAndQuery: string,
   body = '',
 ): Promise<{ status: number; json: any }> {
-  const ts = String(Math.floor(Date.now() / 1000));
-  const signature = createHmac('sha256', creds.apiSecret).update(`${ts}.${method} ${pathAndQuery}\n${body}`).digest('hex');
-  const response = await fetch(baseUrl + pathAndQuery, {
-    method,
-    headers: {
-      'x-api-key': creds.apiKey,
-      'x-timestamp': ts,
-      'x-signature': signature,
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body || undefined,
-  });
-  return { status: response.status, json: await response.json() };
+  return new SignedClient(baseUrl, creds).call(method, pathAndQuery, body || undefined);
 }
