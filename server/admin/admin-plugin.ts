@@ -18,6 +18,7 @@ import clockRoutes from './routes/clock.ts';
 import { ApplianceClock } from '../clock.ts';
 import operatorTokenRoutes from './routes/operator-tokens.ts';
 import automationRoutes from './routes/automation.ts';
+import idempotencyRoutes from './routes/idempotency.ts';
 import { authenticateOperatorToken, OperatorTokenStore } from './operator-tokens.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import type { AuditStorageStatus } from '../audit/audit-retention.ts';
@@ -158,6 +159,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
   await app.register(clockRoutes, deps);
   await app.register(operatorTokenRoutes, deps);
   await app.register(automationRoutes, deps);
+  await app.register(idempotencyRoutes, deps);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -3,7 +3,7 @@ import type { GatewayDb } from '../db/database.ts';
 import type { AuditEntry } from '../db/tables/audit-log.ts';
 import type { AuditQuery } from './schemas.ts';
 
-export type AuditListItem = Omit<AuditEntry, 'body' | 'detail'> & { action: string | null };
+export type AuditListItem = Omit<AuditEntry, 'body' | 'detail' | 'error_message' | 'response_body' | 'request_headers'> & { action: string | null };
 
 export interface AuditPage {
   items: AuditListItem[];
@@ -87,7 +87,9 @@ function actionOf(detail: string | null): string | null {
   }
 }
 
-export async function findAuditEntry(db: GatewayDb, id: number): Promise<(AuditEntry & { body_json: unknown; detail_json: unknown }) | undefined> {
+export type AuditEntryParsed = AuditEntry & { body_json: unknown; detail_json: unknown; response_json: unknown; headers_json: unknown };
+
+export async function findAuditEntry(db: GatewayDb, id: number): Promise<AuditEntryParsed | undefined> {
   const row = await db.selectFrom('audit_log').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) return undefined;
   const parse = (text: string | null): unknown => {
@@ -98,5 +100,11 @@ export async function findAuditEntry(db: GatewayDb, id: number): Promise<(AuditE
       return text;
     }
   };
-  return { ...row, body_json: parse(row.body), detail_json: parse(row.detail) };
+  return {
+    ...row,
+    body_json: parse(row.body),
+    detail_json: parse(row.detail),
+    response_json: parse(row.response_body),
+    headers_json: parse(row.request_headers),
+  };
 }

@@ -52,6 +52,10 @@ export function buildConsoleAuditEntry(input: {
     client_ip: input.clientIp,
     body: input.body === undefined || input.body === null ? null : JSON.stringify(redact(input.body, AUDIT_KEYS)),
     detail: JSON.stringify({ action: input.action, ...(subject.detail ?? {}) }),
+    // The API's journal columns; a console action's subject and outcome are in detail and error_code.
+    error_message: null,
+    response_body: null,
+    request_headers: null,
   };
 }
 

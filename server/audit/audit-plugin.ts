@@ -6,6 +6,11 @@ import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/json-depth.ts';
 import '../http/request-context.ts';
 
 const AUDIT_KEYS = keySet(AUDIT_REDACTED_KEYS);
+/**
+ * Responses add two keys of the development-mode signature explanation (server/auth/signature-debug.ts):
+ * they echo the signed request as sent, raw body and unredacted query included.
+ */
+const RESPONSE_KEYS = keySet([...AUDIT_REDACTED_KEYS, 'payload_assinado', 'path_and_query']);
 /** Long strings (inline base64 files) are summarised: the audit log keeps metadata, not files. */
 const MAX_AUDITED_STRING = 512;
 const MAX_AUDITED_BODY_BYTES = 64 * 1024;
@@ -26,7 +31,7 @@ export default fp<AuditPluginOptions>(
     app.addHook('onSend', async (request, reply, payload) => {
       const url = request.raw.url ?? request.url;
       if (skipPrefixes.some((prefix) => url.startsWith(prefix))) return payload;
-      await writer.writeDurable(auditEntry(request, reply.statusCode, url));
+      await writer.writeDurable(auditEntry(request, reply.statusCode, url, payload));
       return payload;
     });
   },
@@ -34,7 +39,7 @@ export default fp<AuditPluginOptions>(
 );
 
 /** The audit row of a request; whatever its body, the row is written (a body that cannot be summarised is described instead). */
-export function auditEntry(request: FastifyRequest, status: number, url: string): AuditRecord {
+export function auditEntry(request: FastifyRequest, status: number, url: string, payload?: unknown): AuditRecord {
   const auth = request.auth;
   // A refused signature still names the key its headers presented (resolved before the signature check).
   const presented = auth ? null : request.presentedKey;
@@ -44,6 +49,7 @@ export function auditEntry(request: FastifyRequest, status: number, url: string)
   } catch {
     body = JSON.stringify({ _invalido: 'corpo nao registravel' });
   }
+  const response = auditedResponse(request.method, status, payload);
   return {
     request_id: request.id,
     ts: new Date(Date.now() - (performance.now() - request.startedAt)).toISOString(),
@@ -60,8 +66,64 @@ export function auditEntry(request: FastifyRequest, status: number, url: string)
     client_ip: request.ip,
     body,
     detail: request.auditDetail ? JSON.stringify(request.auditDetail) : null,
+    error_message: response.errorMessage,
+    response_body: response.body,
+    request_headers: auditedHeaders(request.headers),
   };
 }
+
+/** Never stored, not even by name: what signs or authenticates a request. */
+const SIGNING_HEADERS = new Set(['x-signature', 'authorization', 'proxy-authorization', 'cookie']);
+/** Stored as sent (shortened when long): the public key id, the signed timestamp, transport metadata. */
+const SHOWN_HEADERS = new Set([
+  'x-api-key', 'x-timestamp', 'idempotency-key', 'content-type', 'content-length', 'user-agent', 'accept',
+  'accept-encoding', 'accept-language', 'host', 'origin', 'connection', 'x-request-id', 'x-forwarded-for',
+  'x-forwarded-proto', 'traceparent', 'cache-control', 'if-none-match',
+]);
+const OMITTED_HEADER = '[omitido]';
+
+/**
+ * The request headers a support engineer needs, without signing material. An allowlist: any other
+ * header is listed by name only (a client may send personal data or a secret in a header of its own).
+ */
+export function auditedHeaders(headers: FastifyRequest['headers']): string {
+  const out: Record<string, string> = {};
+  for (const name in headers) {
+    if (SIGNING_HEADERS.has(name)) continue;
+    if (!SHOWN_HEADERS.has(name)) {
+      out[name] = OMITTED_HEADER;
+      continue;
+    }
+    const value = headers[name];
+    const text = Array.isArray(value) ? value.join(', ') : String(value ?? '');
+    out[name] = text.length > MAX_AUDITED_STRING ? `[omitido: ${text.length} caracteres]` : text;
+  }
+  return JSON.stringify(out);
+}
+
+/**
+ * The response envelope as the journal keeps it: for errors (any method) and writes, redacted and
+ * shortened like request bodies. Successful reads are not copied (the journal keeps what failed and
+ * what changed, not the clinic's records), and a redirect never is: its Location is a presigned URL.
+ */
+export function auditedResponse(method: string, status: number, payload: unknown): { errorMessage: string | null; body: string | null } {
+  if (status >= 300 && status < 400) return { errorMessage: null, body: null };
+  const isError = status >= 400;
+  if (!isError && (method === 'GET' || method === 'HEAD' || method === 'OPTIONS')) return { errorMessage: null, body: null };
+  if (typeof payload !== 'string' || payload.length === 0) return { errorMessage: null, body: null };
+  if (payload.length > MAX_AUDITED_BODY_BYTES) return { errorMessage: null, body: JSON.stringify({ _omitido: `resposta de ${payload.length} caracteres` }) };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return { errorMessage: null, body: JSON.stringify({ _invalido: `resposta nao JSON de ${payload.length} caracteres` }) };
+  }
+  const error = (parsed as { error?: { message?: unknown } } | null)?.error;
+  const errorMessage = isError && typeof error?.message === 'string' ? shortenString(error.message) : null;
+  return { errorMessage, body: JSON.stringify(shorten(redact(parsed, RESPONSE_KEYS))) };
+}
+
+const shortenString = (value: string): string => (value.length > MAX_AUDITED_STRING ? `[omitido: ${value.length} caracteres]` : value);
 
 /** `?cpf=123…` and every other listed key in the query string become `[REDACTED]`. */
 export function redactQuery(url: string): string {
@@ -103,7 +165,7 @@ function auditedBody(request: FastifyRequest): string | null {
 }
 
 function shorten(value: unknown): unknown {
-  if (typeof value === 'string') return value.length > MAX_AUDITED_STRING ? `[omitido: ${value.length} caracteres]` : value;
+  if (typeof value === 'string') return shortenString(value);
   if (Array.isArray(value)) return value.map(shorten);
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));

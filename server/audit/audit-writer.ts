@@ -16,7 +16,7 @@ export type AuditRecord = Omit<Selectable<AuditLogTable>, 'id' | 'source'> & { s
 
 const COLUMNS = [
   'request_id', 'ts', 'source', 'tenant_id', 'tenant_slug', 'chave_id', 'operator_id', 'method', 'path',
-  'status', 'error_code', 'duracao_ms', 'client_ip', 'body', 'detail',
+  'status', 'error_code', 'duracao_ms', 'client_ip', 'body', 'detail', 'error_message', 'response_body', 'request_headers',
 ] as const;
 
 /**

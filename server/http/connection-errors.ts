@@ -72,6 +72,9 @@ export function clientErrorHandler(release: string, audit: (record: AuditRecord)
       client_ip: socket.remoteAddress ?? '',
       body: null,
       detail: JSON.stringify({ recusa: 'parser_http', causa: error.code ?? 'desconhecida' }),
+      error_message: message,
+      response_body: body,
+      request_headers: null,
     }).then(answer, answer);
   };
 }

@@ -71,7 +71,7 @@ export default fp<IdempotencyPluginOptions>(
         method: request.method,
         path: request.url.split('?', 1)[0],
       };
-      const reservation = store.reserve(operation, canonicalBodyHash(request.body, request.rawBody));
+      const reservation = store.reserve(operation, canonicalBodyHash(request.body, request.rawBody), undefined, request.id);
       switch (reservation.kind) {
         case 'conflict':
           throw new ApiError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key ja usada com um corpo diferente.', { field: 'Idempotency-Key' });

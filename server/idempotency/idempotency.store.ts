@@ -43,7 +43,7 @@ export class IdempotencyStore {
   private readonly remove: SQLite.Statement;
   private readonly completeStmt: SQLite.Statement;
   private readonly purge: SQLite.Statement;
-  private readonly reserveTx: SQLite.Transaction<(op: OperationKey, fingerprint: string, now: number) => Reservation>;
+  private readonly reserveTx: SQLite.Transaction<(op: OperationKey, fingerprint: string, now: number, requestId: string | null) => Reservation>;
   private readonly box: SecretBox;
   private readonly fingerprintKey: KeyObject;
 
@@ -61,10 +61,10 @@ export class IdempotencyStore {
     const pk = 'chave_id = ? AND idem_key = ? AND method = ? AND path = ?';
     this.select = sqlite.prepare(`SELECT * FROM idempotency_keys WHERE ${pk}`);
     this.insert = sqlite.prepare(
-      `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, body_hash, state, lease_until, created_at, expires_at, seal_version)
-       VALUES (?, ?, ?, ?, ?, 'in_flight', ?, ?, ?, ${SEAL_VERSION})`,
+      `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, body_hash, state, lease_until, created_at, expires_at, seal_version, request_id)
+       VALUES (?, ?, ?, ?, ?, 'in_flight', ?, ?, ?, ${SEAL_VERSION}, ?)`,
     );
-    this.takeOver = sqlite.prepare(`UPDATE idempotency_keys SET lease_until = ? WHERE ${pk} AND state = 'in_flight'`);
+    this.takeOver = sqlite.prepare(`UPDATE idempotency_keys SET lease_until = ?, request_id = ? WHERE ${pk} AND state = 'in_flight'`);
     this.remove = sqlite.prepare(`DELETE FROM idempotency_keys WHERE ${pk}`);
     this.completeStmt = sqlite.prepare(
       `UPDATE idempotency_keys SET state = 'completed', status = ?, response_sealed = ?, response_headers = NULL, response_body = NULL
@@ -72,7 +72,7 @@ export class IdempotencyStore {
     );
     this.purge = sqlite.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
 
-    this.reserveTx = sqlite.transaction((op: OperationKey, fingerprint: string, now: number): Reservation => {
+    this.reserveTx = sqlite.transaction((op: OperationKey, fingerprint: string, now: number, requestId: string | null): Reservation => {
       const ids = [op.chaveId, op.idemKey, op.method, op.path];
       let record = this.select.get(...ids) as IdempotencyRecord | undefined;
       if (record && record.expires_at <= now) {
@@ -80,14 +80,14 @@ export class IdempotencyStore {
         record = undefined;
       }
       if (!record) {
-        this.insert.run(...ids, fingerprint, now + this.leaseMs, now, now + IDEMPOTENCY_TTL_MS);
+        this.insert.run(...ids, fingerprint, now + this.leaseMs, now, now + IDEMPOTENCY_TTL_MS, requestId);
         return { kind: 'execute' };
       }
       if (record.body_hash !== fingerprint) return { kind: 'conflict' };
       if (record.state === 'completed') return { kind: 'replay', record: this.opened(op, record) };
       if (record.lease_until > now) return { kind: 'in_flight' };
       // Left in flight by a crash: its lease ran out, so this request takes it over.
-      this.takeOver.run(now + this.leaseMs, ...ids);
+      this.takeOver.run(now + this.leaseMs, requestId, ...ids);
       return { kind: 'execute' };
     });
 
@@ -98,9 +98,12 @@ export class IdempotencyStore {
     sqlite.prepare(`UPDATE idempotency_keys SET lease_until = 0 WHERE state = 'in_flight'`).run();
   }
 
-  /** `bodyHash`: the canonical body's SHA-256 (canonicalBodyHash). */
-  reserve(op: OperationKey, bodyHash: string, now = this.clock()): Reservation {
-    return this.reserveTx.immediate(op, this.fingerprint(bodyHash), now);
+  /**
+   * `bodyHash`: the canonical body's SHA-256 (canonicalBodyHash). `requestId`: the request that executes
+   * when it wins, kept in plain text so the console links an entry to its audit row without opening it.
+   */
+  reserve(op: OperationKey, bodyHash: string, now = this.clock(), requestId: string | null = null): Reservation {
+    return this.reserveTx.immediate(op, this.fingerprint(bodyHash), now, requestId);
   }
 
   complete(op: OperationKey, response: StoredResponse): void {

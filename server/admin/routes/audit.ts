@@ -34,7 +34,14 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
     const operator = entry.operator_id
       ? await deps.db.selectFrom('operators').select('username').where('id', '=', entry.operator_id).executeTakeFirst()
       : undefined;
-    const { body: _body, detail: _detail, body_json, detail_json, ...rest } = entry;
-    return { ...rest, body: body_json, detail: detail_json, operator_username: operator?.username ?? null };
+    const { body: _body, detail: _detail, response_body: _response, request_headers: _headers, body_json, detail_json, response_json, headers_json, ...rest } = entry;
+    return {
+      ...rest,
+      body: body_json,
+      detail: detail_json,
+      response_body: response_json,
+      request_headers: headers_json,
+      operator_username: operator?.username ?? null,
+    };
   });
 }

@@ -23,6 +23,15 @@ export interface AuditLogTable {
   body: string | null;
   /** File redirects: `{id, tipo, expira_em_segundos}` only; never a path or URL. Console: the action's subject. */
   detail: string | null;
+  /** `error.message` of the response envelope, or null on success. */
+  error_message: string | null;
+  /**
+   * Response envelope after the same redaction and shortening as `body` (JSON), kept for errors and
+   * writes; null for successful reads and redirects (a redirect's Location is never stored).
+   */
+  response_body: string | null;
+  /** Request headers (JSON object) without signing material: X-Signature, Authorization, Cookie are never stored. */
+  request_headers: string | null;
 }
 
 export type AuditEntry = Selectable<AuditLogTable>;

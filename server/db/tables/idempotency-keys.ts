@@ -31,6 +31,8 @@ export interface IdempotencyKeysTable {
   created_at: number;
   /** created_at + 24 h. */
   expires_at: number;
+  /** The request that executed (or is executing) the write: links the entry to its audit row. Null before issue 14. */
+  request_id: string | null;
 }
 
 export type IdempotencyRecord = Selectable<IdempotencyKeysTable>;

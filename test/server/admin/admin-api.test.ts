@@ -42,6 +42,9 @@ const ROUTES: Array<[string, string, unknown?]> = [
   ['PATCH', '/admin/api/keys/1', { label: 'x' }],
   ['POST', '/admin/api/keys/1/rotate'],
   ['POST', '/admin/api/keys/1/revoke'],
+  ['GET', '/admin/api/keys/1/idempotency'],
+  // `:entry` stays literal in the table's route name; as a request it is just an unknown entry.
+  ['DELETE', '/admin/api/keys/1/idempotency/:entry'],
   ['GET', '/admin/api/audit'],
   ['GET', '/admin/api/audit/storage'],
   ['GET', '/admin/api/audit/1'],

@@ -141,6 +141,7 @@ test('retention 30 days: older entries are purged, newer ones kept', () => {
   const entry = (id: string, ageDays: number) => ({
     request_id: id, ts: new Date(now - ageDays * 86_400_000).toISOString(), source: 'api' as const, tenant_id: null, tenant_slug: null,
     chave_id: null, operator_id: null, method: 'GET', path: '/v1/ping', status: 200, error_code: null, duracao_ms: 1, client_ip: '127.0.0.1', body: null, detail: null,
+    error_message: null, response_body: null, request_headers: null,
   });
   writer.write(entry('antigo-31d', 31));
   writer.write(entry('recente-29d', 29));

@@ -139,7 +139,7 @@ describe('patient data sent in writes is not in plaintext outside DATA_DIR/backe
     expect(audited.n).toBeGreaterThanOrEqual(1);
     // Drop those audit rows (secure_delete zeroes them) and fold the WAL: if the name were kept anywhere
     // else (the idempotency store's cached response), its bytes would still be found.
-    sqlite.prepare("DELETE FROM audit_log WHERE body LIKE '%' || ? || '%'").run(created.nome);
+    sqlite.prepare("DELETE FROM audit_log WHERE body LIKE '%' || ? || '%' OR response_body LIKE '%' || ? || '%'").run(created.nome, created.nome);
     sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(plaintextHits(dataDir, [created.nome])).toEqual({});
   });

@@ -1,10 +1,20 @@
 import { href } from '../../lib/router.ts';
 import { Badge, ErrorBanner, JsonBlock, Loading, PageHeader, formatDate, statusTone } from '../../lib/ui.tsx';
-import { useAuditEntry } from './api.ts';
+import { useAuditEntry, type AuditDetail } from './api.ts';
 
+/** Why a response is not in the journal, in words an operator reads once. */
+function noResponseReason(e: AuditDetail): string {
+  if (e.source === 'console') return 'Console actions record their subject and outcome under Detail.';
+  if (e.status >= 300 && e.status < 400) return 'Redirects are never stored: their Location is a time-limited download URL.';
+  if (e.status < 400 && e.method === 'GET') return 'Successful reads are not copied into the journal; errors and writes are.';
+  return 'No response body was recorded for this request.';
+}
+
+/** A request as the integrator sent it and what the gateway answered: the journal's one page per call. */
 export function AuditDetailPage({ id }: { id: number }) {
   const entry = useAuditEntry(id);
   const e = entry.data;
+  const headers = e?.request_headers ? Object.entries(e.request_headers) : [];
   return (
     <>
       <PageHeader title={`Audit entry #${id}`} description={<a href={href('/audit')}>← Back to the audit log</a>} />
@@ -12,49 +22,92 @@ export function AuditDetailPage({ id }: { id: number }) {
       {entry.isPending && <Loading />}
       {e && (
         <div className="detail-grid">
-          <section className="card card-pad" aria-label="Request">
-            <h3>Request</h3>
-            <dl className="props">
-              <dt>Request id</dt>
-              <dd className="mono" data-testid="detail-request-id">
-                {e.request_id}
-              </dd>
-              <dt>Time</dt>
-              <dd>
-                {formatDate(e.ts)} <span className="muted mono">{e.ts}</span>
-              </dd>
-              <dt>Source</dt>
-              <dd>{e.source === 'console' ? <Badge tone="info">console</Badge> : <Badge>api</Badge>}</dd>
-              {e.operator_username && (
-                <>
-                  <dt>Operator</dt>
-                  <dd>{e.operator_username}</dd>
-                </>
-              )}
-              <dt>Clinic</dt>
-              <dd className="mono">{e.tenant_slug ?? '—'}</dd>
-              <dt>Key</dt>
-              <dd className="mono">{e.chave_id ? `#${e.chave_id}` : '—'}</dd>
-              <dt>Method and path</dt>
-              <dd className="mono">
-                {e.method} {e.path}
-              </dd>
-              <dt>Status</dt>
-              <dd>
-                <Badge tone={statusTone(e.status)}>{e.status}</Badge>
-              </dd>
-              <dt>Error</dt>
-              <dd className="mono">{e.error_code ?? '—'}</dd>
-              <dt>Duration</dt>
-              <dd>{e.duracao_ms} ms</dd>
-              <dt>Client address</dt>
-              <dd className="mono">{e.client_ip}</dd>
-            </dl>
-          </section>
           <div>
-            <section className="card card-pad" aria-label="Body" style={{ marginBottom: 16 }}>
-              <h3>Body (redacted)</h3>
+            <section className="card card-pad" aria-label="Request" style={{ marginBottom: 16 }}>
+              <h3>Request</h3>
+              <dl className="props">
+                <dt>Request id</dt>
+                <dd className="mono" data-testid="detail-request-id">
+                  {e.request_id}
+                </dd>
+                <dt>Time</dt>
+                <dd>
+                  {formatDate(e.ts)} <span className="muted mono">{e.ts}</span>
+                </dd>
+                <dt>Source</dt>
+                <dd>{e.source === 'console' ? <Badge tone="info">console</Badge> : <Badge>api</Badge>}</dd>
+                {e.operator_username && (
+                  <>
+                    <dt>Operator</dt>
+                    <dd>{e.operator_username}</dd>
+                  </>
+                )}
+                <dt>Clinic</dt>
+                <dd className="mono">{e.tenant_slug ?? '—'}</dd>
+                <dt>Key</dt>
+                <dd className="mono" data-testid="detail-key">
+                  {e.chave_id ? <a href={href('/audit', { chave_id: e.chave_id })} title="Every call of this key">#{e.chave_id}</a> : '—'}
+                </dd>
+                <dt>Method and path</dt>
+                <dd className="mono" style={{ overflowWrap: 'anywhere' }}>
+                  {e.method} {e.path}
+                </dd>
+                <dt>Duration</dt>
+                <dd>{e.duracao_ms} ms</dd>
+                <dt>Client address</dt>
+                <dd className="mono">{e.client_ip}</dd>
+              </dl>
+            </section>
+            <section className="card card-pad" aria-label="Request headers" style={{ marginBottom: 16 }}>
+              <h3>Request headers</h3>
+              {headers.length === 0 ? (
+                <p className="muted">No headers recorded.</p>
+              ) : (
+                <dl className="props" data-testid="detail-headers">
+                  {headers.map(([name, value]) => (
+                    <div key={name} style={{ display: 'contents' }}>
+                      <dt className="mono">{name}</dt>
+                      <dd className="mono" style={{ overflowWrap: 'anywhere' }}>
+                        {value}
+                      </dd>
+                    </div>
+                  ))}
+                </dl>
+              )}
+              <p className="hint" style={{ marginBottom: 0 }}>
+                X-Signature, Authorization and Cookie are never recorded. Headers outside the known set show only their name.
+              </p>
+            </section>
+            <section className="card card-pad" aria-label="Body">
+              <h3>Request body (redacted)</h3>
               {e.body === null ? <p className="muted">No body stored (only POST and PATCH bodies are kept).</p> : <JsonBlock value={e.body} />}
+            </section>
+          </div>
+          <div>
+            <section className="card card-pad" aria-label="Response" style={{ marginBottom: 16 }}>
+              <h3>Response</h3>
+              <dl className="props">
+                <dt>Status</dt>
+                <dd data-testid="detail-status">
+                  <Badge tone={statusTone(e.status)}>{e.status}</Badge>
+                </dd>
+                <dt>Error code</dt>
+                <dd className="mono" data-testid="detail-error-code">
+                  {e.error_code ?? '—'}
+                </dd>
+                <dt>Message</dt>
+                <dd data-testid="detail-error-message">{e.error_message ?? '—'}</dd>
+              </dl>
+              <h4 style={{ margin: '12px 0 6px' }}>Body (redacted)</h4>
+              {e.response_body === null ? (
+                <p className="muted" data-testid="detail-no-response">
+                  {noResponseReason(e)}
+                </p>
+              ) : (
+                <div data-testid="detail-response">
+                  <JsonBlock value={e.response_body} />
+                </div>
+              )}
             </section>
             <section className="card card-pad" aria-label="Detail">
               <h3>Detail</h3>

@@ -22,6 +22,12 @@ export interface AuditItem {
 export interface AuditDetail extends Omit<AuditItem, 'action'> {
   body: unknown;
   detail: unknown;
+  /** `error.message` of the answer (Portuguese, as the integrator received it). */
+  error_message: string | null;
+  /** The answer, redacted like request bodies; null for successful reads and redirects. */
+  response_body: unknown;
+  /** Request headers without signing material (X-Signature, Authorization and Cookie are never recorded). */
+  request_headers: Record<string, string> | null;
   operator_username: string | null;
 }
 

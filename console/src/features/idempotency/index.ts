@@ -1,0 +1,1 @@
+export { IdempotencyPage } from './IdempotencyPage.tsx';

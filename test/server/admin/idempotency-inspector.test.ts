@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ConsoleClient } from './console-client.ts';
+
+// Issue 14 item 4: the idempotency inspector (GET /admin/api/keys/:id/idempotency, DELETE one entry).
+let stack: TestStack;
+let client: ConsoleClient;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  await ensureOperator(stack.gatewayDb.db, 'operador', 'correct-horse-battery');
+  client = new ConsoleClient(stack.gatewayUrl);
+  expect((await client.login('operador', 'correct-horse-battery')).status).toBe(200);
+});
+afterAll(async () => stack?.stop());
+
+/** A row as the store writes it, for the states a test cannot easily reach through the API (in flight, stored 503). */
+function insertEntry(chaveId: number, idemKey: string, fields: { state: string; status: number | null; leaseUntil: number }) {
+  const now = Date.now();
+  stack.gatewayDb.sqlite
+    .prepare(
+      `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, body_hash, state, lease_until, status, created_at, expires_at, seal_version, request_id)
+       VALUES (?, ?, 'POST', '/v1/pacientes', ?, ?, ?, ?, ?, ?, 1, NULL)`,
+    )
+    .run(chaveId, idemKey, 'f'.repeat(64), fields.state, fields.leaseUntil, fields.status, now, now + 86_400_000);
+}
+
+const list = (chaveId: number) => client.call('GET', `/admin/api/keys/${chaveId}/idempotency`);
+
+describe('idempotency inspector', () => {
+  it('lists a key’s entries with state, fingerprint, first use, expiry and the request that executed, linked to its audit row', async () => {
+    const key = await stack.newKey();
+    const idem = randomUUID();
+    const created = await stack.call(
+      { method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Inspetor', data_nascimento: '1990-01-01', sexo: 'MAS' }, idempotencyKey: idem },
+      key,
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    insertEntry(key.chaveId, 'em-voo', { state: 'in_flight', status: null, leaseUntil: Date.now() + 60_000 });
+    insertEntry(key.chaveId, 'abandonada', { state: 'in_flight', status: null, leaseUntil: Date.now() - 1 });
+    insertEntry(key.chaveId, 'backend-fora', { state: 'completed', status: 503, leaseUntil: 0 });
+
+    const res = await list(key.chaveId);
+    expect(res.status).toBe(200);
+    const items = res.body.data.items as any[];
+    const byKey = Object.fromEntries(items.map((i) => [i.idem_key, i]));
+    expect(byKey[idem]).toMatchObject({
+      method: 'POST',
+      path: '/v1/pacientes',
+      state: 'completed',
+      status: 201,
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      request_id: created.body.meta.request_id,
+      audit_id: expect.any(Number),
+    });
+    expect(Date.parse(byKey[idem].expires_at) - Date.parse(byKey[idem].created_at)).toBe(86_400_000);
+    expect(byKey['em-voo'].state).toBe('in_flight');
+    expect(byKey['abandonada'].state).toBe('abandoned');
+    expect(byKey['backend-fora']).toMatchObject({ state: 'stored_503', status: 503 });
+    // Metadata only: nothing of the sealed response.
+    expect(res.text).not.toContain('PACIENTE INSPETOR');
+    const audit = await client.call('GET', `/admin/api/audit/${byKey[idem].audit_id}`);
+    expect(audit.body.data.request_id).toBe(created.body.meta.request_id);
+    // Another key's entries are not listed.
+    expect(((await list(stack.creds.chaveId)).body.data.items as any[]).some((i) => i.idem_key === idem)).toBe(false);
+  });
+
+  it('purges one entry (audited as idempotency.purge); the next request with that key goes to the backend again, which replays its committed write (never a second one); an in-flight entry is refused', async () => {
+    const key = await stack.newKey();
+    const idem = randomUUID();
+    const body = { nome: 'Paciente Purga', data_nascimento: '1990-01-01', sexo: 'FEM' };
+    const first = await stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: idem }, key);
+    expect(first.status).toBe(201);
+    insertEntry(key.chaveId, 'em-voo', { state: 'in_flight', status: null, leaseUntil: Date.now() + 60_000 });
+    const items = (await list(key.chaveId)).body.data.items as any[];
+    const entry = items.find((i) => i.idem_key === idem);
+    const inFlight = items.find((i) => i.idem_key === 'em-voo');
+
+    const noCsrf = await client.call('DELETE', `/admin/api/keys/${key.chaveId}/idempotency/${entry.entry}`, undefined, { csrf: null });
+    expect(noCsrf.status).toBe(403);
+    const refused = await client.call('DELETE', `/admin/api/keys/${key.chaveId}/idempotency/${inFlight.entry}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error?.code).toBe('CONCURRENT_REQUEST');
+    // Another key's id with this entry: not found.
+    expect((await client.call('DELETE', `/admin/api/keys/${stack.creds.chaveId}/idempotency/${entry.entry}`)).status).toBe(404);
+    expect((await client.call('DELETE', `/admin/api/keys/${key.chaveId}/idempotency/bm90LWpzb24`)).status).toBe(404);
+
+    const purged = await client.call('DELETE', `/admin/api/keys/${key.chaveId}/idempotency/${entry.entry}`);
+    expect(purged.status).toBe(200);
+    expect(purged.body.data).toMatchObject({ purged: true, idem_key: idem, state: 'completed' });
+    expect(((await list(key.chaveId)).body.data.items as any[]).some((i) => i.idem_key === idem)).toBe(false);
+
+    stack.app.auditWriter.flush();
+    const row = stack.gatewayDb.sqlite
+      .prepare(`SELECT * FROM audit_log WHERE source = 'console' AND request_id = ?`)
+      .get(purged.headers['x-request-id'] ?? purged.body.meta.request_id) as any;
+    expect(row).toMatchObject({ chave_id: key.chaveId, method: 'DELETE', status: 200 });
+    expect(JSON.parse(row.detail)).toMatchObject({ action: 'idempotency.purge', idem_key: idem, method: 'POST', path: '/v1/pacientes', state: 'completed' });
+
+    // The gateway executes again (a new entry, this request's id), and backend-sim answers from its own
+    // record of that write (docs/architecture.md § Exactly once across crashes): same patient, marked a replay.
+    const again = await stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: idem }, key);
+    expect(again.status).toBe(201);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    expect(again.body.meta.idempotent_replay).toBe(true);
+    const renewed = ((await list(key.chaveId)).body.data.items as any[]).find((i) => i.idem_key === idem);
+    expect(renewed).toMatchObject({ state: 'completed', request_id: again.body.meta.request_id });
+  });
+
+  it('an unknown key is 404', async () => {
+    expect((await list(999_999)).status).toBe(404);
+  });
+});
+
+describe('audit detail: the journal fields', () => {
+  it('returns error message, response body and request headers parsed, without X-Signature', async () => {
+    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Y' }, idempotencyKey: randomUUID() });
+    expect(res.status).toBe(400);
+    const page = await client.call('GET', `/admin/api/audit?request_id=${res.body.meta.request_id}`);
+    const detail = await client.call('GET', `/admin/api/audit/${page.body.data.items[0].id}`);
+    expect(detail.body.data).toMatchObject({
+      error_code: 'VAL_INVALID_PARAM',
+      error_message: res.body.error.message,
+      response_body: { error: { code: 'VAL_INVALID_PARAM' } },
+      request_headers: { 'x-api-key': stack.creds.apiKey },
+    });
+    expect(detail.body.data.request_headers).not.toHaveProperty('x-signature');
+    // The list stays light: no journal columns.
+    expect(page.body.data.items[0]).not.toHaveProperty('response_body');
+  });
+});

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { makeCpf } from '../../helpers/fixtures.ts';
+import { auditedHeaders, auditedResponse } from '../../../server/audit/audit-plugin.ts';
+
+// Issue 14 item 3: the audit log as a request journal (error message, redacted response, request headers).
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => stack?.stop());
+
+const rowFor = (requestId: string) => {
+  stack.app.auditWriter.flush();
+  return stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log WHERE request_id = ?').get(requestId) as Record<string, any>;
+};
+const allRows = () => {
+  stack.app.auditWriter.flush();
+  return JSON.stringify(stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log').all());
+};
+
+describe('the journal columns', () => {
+  test('an error records its code, its message and the redacted answer', async () => {
+    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'X' }, idempotencyKey: randomUUID() });
+    expect(res.status).toBe(400);
+    const row = rowFor(res.body.meta.request_id);
+    expect(row.error_code).toBe('VAL_INVALID_PARAM');
+    expect(row.error_message).toBe(res.body.error.message);
+    expect(JSON.parse(row.response_body)).toMatchObject({ data: null, error: { code: 'VAL_INVALID_PARAM', message: res.body.error.message } });
+  });
+
+  test('sentinel CPF, e-mail and phone in a response are never stored in plaintext; paciente nome is kept', async () => {
+    const cpf = makeCpf(Math.floor(Math.random() * 900_000) + 7_000);
+    const email = `sentinela.${randomUUID().slice(0, 8)}@example.com`;
+    const nome = `Sentinela Journal ${randomUUID().slice(0, 6).toUpperCase().replace(/\d/g, 'X')}`;
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome, data_nascimento: '1988-04-12', sexo: 'FEM', cpf, email, celular: '11987654321' },
+      idempotencyKey: randomUUID(),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // The answer carries them (so a naive copy would store them).
+    expect(res.text).toContain(email);
+    const row = rowFor(res.body.meta.request_id);
+    const response = JSON.parse(row.response_body);
+    expect(response.data.email).toBe('[REDACTED]');
+    expect(response.data.cpf).toBe('[REDACTED]');
+    const everything = allRows();
+    expect(everything).not.toContain(email);
+    expect(everything).not.toContain(cpf);
+    expect(everything).not.toContain('11987654321');
+    expect(response.data.nome).toBe(nome.toUpperCase());
+  });
+
+  test('no signing header is stored; X-API-Key, X-Timestamp, Idempotency-Key, Content-Type and User-Agent are', async () => {
+    const idempotencyKey = randomUUID();
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/ping',
+      body: { a: 1 },
+      idempotencyKey,
+      headers: { authorization: 'Bearer SEGREDO-AUTH', cookie: 'sessao=SEGREDO-COOKIE', 'user-agent': 'journal-test/1.0', 'x-paciente-cpf': '12345678909' },
+    });
+    expect(res.status).toBe(200);
+    const row = rowFor(res.body.meta.request_id);
+    const headers = JSON.parse(row.request_headers);
+    expect(headers).toMatchObject({
+      'x-api-key': stack.creds.apiKey,
+      'x-timestamp': expect.stringMatching(/^\d+$/),
+      'idempotency-key': idempotencyKey,
+      'content-type': 'application/json',
+      'user-agent': 'journal-test/1.0',
+    });
+    for (const name of ['x-signature', 'authorization', 'cookie']) expect(headers).not.toHaveProperty(name);
+    // A header outside the known set: its name, never its value.
+    expect(headers['x-paciente-cpf']).toBe('[omitido]');
+    const everything = allRows();
+    for (const secret of ['SEGREDO-AUTH', 'SEGREDO-COOKIE', '12345678909']) expect(everything).not.toContain(secret);
+  });
+
+  test('a refused signature: attributed to the key presented, and neither the signature nor the signed body (development explanation) is stored', async () => {
+    const cpf = makeCpf(424_242);
+    const res = await stack.call({ method: 'PATCH', path: '/v1/pacientes/1?cpf=' + cpf, body: { cpf }, signWith: { body: '{}' } });
+    expect(res.status).toBe(401);
+    const row = rowFor(res.body.meta.request_id);
+    expect(row).toMatchObject({ chave_id: stack.creds.chaveId, error_code: 'AUTH_INVALID_SIGNATURE', error_message: res.body.error.message });
+    expect(JSON.stringify(row)).not.toContain(cpf);
+    const signature = JSON.parse(row.request_headers)['x-signature'];
+    expect(signature).toBeUndefined();
+  });
+
+  test('successful reads keep no response copy (GET /v1/ping)', async () => {
+    const res = await stack.call({ path: '/v1/ping' });
+    const row = rowFor(res.body.meta.request_id);
+    expect(row.response_body).toBeNull();
+    expect(row.error_message).toBeNull();
+    expect(JSON.parse(row.request_headers)['x-api-key']).toBe(stack.creds.apiKey);
+  });
+});
+
+describe('auditedResponse and auditedHeaders', () => {
+  test('a redirect never stores its body or Location, whatever the payload', () => {
+    const url = 'https://s3.local/bucket/clinica/exame.pdf?X-Amz-Signature=abc';
+    expect(auditedResponse('GET', 302, JSON.stringify({ location: url }))).toEqual({ errorMessage: null, body: null });
+    expect(auditedResponse('POST', 303, url)).toEqual({ errorMessage: null, body: null });
+  });
+
+  test('long strings and big answers are summarised', () => {
+    const long = auditedResponse('POST', 201, JSON.stringify({ data: { base64: 'A'.repeat(5000) } }));
+    expect(JSON.parse(long.body!)).toEqual({ data: { base64: '[omitido: 5000 caracteres]' } });
+    const big = auditedResponse('POST', 201, JSON.stringify({ data: 'x'.repeat(300) }).repeat(300));
+    expect(JSON.parse(big.body!)).toHaveProperty('_omitido');
+    expect(auditedResponse('POST', 500, 'not json')).toEqual({ errorMessage: null, body: expect.stringContaining('_invalido') });
+  });
+
+  test('headers: signing material dropped by name, unknown headers by value, long values shortened', () => {
+    const out = JSON.parse(
+      auditedHeaders({ 'x-signature': 'a'.repeat(64), authorization: 'x', 'proxy-authorization': 'y', cookie: 'z', 'x-api-key': 'k', 'user-agent': 'u'.repeat(600), 'x-outro': 'v' }),
+    );
+    expect(out).toEqual({ 'x-api-key': 'k', 'user-agent': '[omitido: 600 caracteres]', 'x-outro': '[omitido]' });
+  });
+});
