@@ -5,6 +5,7 @@ import { AuditDetailPage, AuditPage } from '../features/audit/index.ts';
 import { FaultsPage } from '../features/faults/index.ts';
 import { ClockBanner, ClockPage } from '../features/clock/index.ts';
 import { TokensPage } from '../features/tokens/index.ts';
+import { IdempotencyPage } from '../features/idempotency/index.ts';
 import { useLocation } from '../lib/router.ts';
 import { Button, EmptyState } from '../lib/ui.tsx';
 
@@ -12,6 +13,7 @@ const NAV = [
   { path: '/keys', label: 'API keys' },
   { path: '/tenants', label: 'Clinics' },
   { path: '/audit', label: 'Audit log' },
+  { path: '/idempotency', label: 'Idempotency' },
   { path: '/faults', label: 'Backend faults' },
   { path: '/clock', label: 'Clock' },
   { path: '/tokens', label: 'Operator tokens' },
@@ -21,6 +23,7 @@ function Page({ path }: { path: string }) {
   if (path === '/keys') return <KeysPage />;
   if (path === '/tenants') return <TenantsPage />;
   if (path === '/audit') return <AuditPage />;
+  if (path === '/idempotency') return <IdempotencyPage />;
   const detail = /^\/audit\/(\d+)$/.exec(path);
   if (detail) return <AuditDetailPage id={Number(detail[1])} />;
   if (path === '/faults') return <FaultsPage />;
