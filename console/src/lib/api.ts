@@ -1,3 +1,5 @@
+import { englishMessage } from './messages.ts';
+
 /** The console's one HTTP client: envelope unwrapping, CSRF header, session-loss notification. */
 
 export class ApiError extends Error {
@@ -16,8 +18,8 @@ export class ApiError extends Error {
   fieldErrors(): Record<string, string> {
     const out: Record<string, string> = {};
     const lista = (this.details?.lista ?? []) as Array<{ field: string; msg: string }>;
-    for (const item of lista) out[item.field] ??= item.msg;
-    if (this.details?.field && !out[this.details.field]) out[this.details.field] = this.message;
+    for (const item of lista) out[item.field] ??= englishMessage(item.msg);
+    if (this.details?.field && !out[this.details.field]) out[this.details.field] = englishMessage(this.message);
     return out;
   }
 }

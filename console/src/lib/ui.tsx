@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
+import { englishMessage, errorSentence } from './messages.ts';
 
 export function Button({
   variant = 'secondary',
@@ -18,6 +19,35 @@ export function PageHeader({ title, description, actions }: { title: string; des
       {actions && <div className="page-actions">{actions}</div>}
     </header>
   );
+}
+
+/**
+ * Focus goes back where it came from when a dialog goes away (closed or unmounted). A dialog that follows
+ * another (issue → secret) inherits the first one's origin. When the origin has gone (a revoked row
+ * hidden), the page heading takes focus so the keyboard user is not dropped at the top of the document.
+ */
+let handoff: HTMLElement | null = null;
+
+function useReturnFocus(open: boolean) {
+  useEffect(() => {
+    if (!open) return;
+    const active = document.activeElement;
+    const origin = active instanceof HTMLElement && active !== document.body && !active.closest('dialog') ? active : handoff;
+    return () => {
+      handoff = origin;
+      // After React has removed the dialog, and after a following dialog (if any) has opened.
+      setTimeout(() => {
+        if (handoff === origin) handoff = null;
+        if (document.querySelector('dialog[open]')) return;
+        if (origin?.isConnected && !(origin as HTMLButtonElement).disabled) return origin.focus();
+        const heading = document.querySelector<HTMLElement>('main h1');
+        if (heading) {
+          heading.tabIndex = -1;
+          heading.focus();
+        }
+      }, 0);
+    };
+  }, [open]);
 }
 
 /** Modal built on <dialog>: focus is trapped by the browser and Escape closes it. */
@@ -40,6 +70,8 @@ export function Dialog({
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  // Before showModal moves focus into the dialog.
+  useReturnFocus(open);
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -82,7 +114,7 @@ export function Field({ label, error, hint, children, id }: { label: string; err
       {hint && !error && <div className="hint">{hint}</div>}
       {error && (
         <div className="error-text" role="alert">
-          {error}
+          {englishMessage(error)}
         </div>
       )}
     </div>
@@ -95,7 +127,7 @@ export function ErrorBanner({ error, title = 'Something went wrong' }: { error: 
   return (
     <div className="banner banner-error" role="alert">
       <strong>{title}</strong>
-      <div>{e ? e.message : String((error as Error)?.message ?? error)}</div>
+      <div>{e ? errorSentence(e) : englishMessage(String((error as Error)?.message ?? error))}</div>
       {e && (
         <div className="banner-meta">
           <code>{e.code}</code>
@@ -140,11 +172,28 @@ export function statusTone(status: number): 'ok' | 'warn' | 'bad' | 'info' {
   return 'ok';
 }
 
+/** Compact: day, month and time to the minute (the year only when it is not this year); the exact instant goes in a title. */
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const sameYear = d.getFullYear() === new Date().getFullYear();
+  return d.toLocaleString('en-GB', {
+    year: sameYear ? undefined : 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  });
+}
+
+/** Every digit, for a tooltip or a detail page. */
+export function formatDateFull(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' })} (${iso})`;
 }
 
 export function relativeTime(iso: string | null | undefined): string {

@@ -2,10 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { loginSchema } from '../../../../server/admin/schemas.ts';
 import { ApiError } from '../../lib/api.ts';
 import { Button, Field } from '../../lib/ui.tsx';
-import { useLogin } from './api.ts';
+import { errorSentence, issuesToFields } from '../../lib/messages.ts';
+import { useLogin, useLoginReason } from './api.ts';
 
 export function LoginPage() {
   const login = useLogin();
+  const reason = useLoginReason();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
@@ -14,7 +16,7 @@ export function LoginPage() {
     event.preventDefault();
     const parsed = loginSchema.safeParse({ username, password });
     if (!parsed.success) {
-      setFieldErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
+      setFieldErrors(issuesToFields(parsed.error.issues));
       return;
     }
     setFieldErrors({});
@@ -34,6 +36,12 @@ export function LoginPage() {
             <div className="brand-sub">Clinic Exams Gateway v1</div>
           </div>
         </div>
+        {reason === 'expired' && !error && (
+          <div className="banner banner-info" role="status" data-testid="session-expired">
+            <strong>Your session expired — sign in again.</strong>
+            <div>You will be back on the page you were on.</div>
+          </div>
+        )}
         {error && (
           <div className={`banner ${error.code === 'ADMIN_LOCKED' ? 'banner-warn' : 'banner-error'}`} role="alert">
             {error.code === 'ADMIN_LOCKED' ? (
@@ -44,7 +52,7 @@ export function LoginPage() {
             ) : error.code === 'ADMIN_UNAUTHENTICATED' ? (
               <strong>Wrong username or password.</strong>
             ) : (
-              error.message
+              errorSentence(error)
             )}
           </div>
         )}

@@ -1,9 +1,9 @@
 import { useMemo, useState } from 'react';
 import { navigate, useLocation } from '../../lib/router.ts';
-import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, relativeTime } from '../../lib/ui.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull, relativeTime } from '../../lib/ui.tsx';
 import { useKeys, useMedicos, useRevokeKey, useRotateKey, useTenantOptions, type Credentials, type KeySummary } from './api.ts';
 import { ConfirmDialog, EditKeyDialog, IssueKeyDialog, SecretDialog } from './dialogs.tsx';
-import { presetLabel, presetOf } from './ScopePicker.tsx';
+import { compactScopes, presetLabel, presetOf } from './ScopePicker.tsx';
 
 type Modal =
   | { kind: 'issue' }
@@ -13,14 +13,15 @@ type Modal =
   | { kind: 'secret'; credentials: Credentials; rotated: boolean }
   | null;
 
+/** A preset by name; otherwise one chip per resource with the actions' initials (`exames rd`). */
 function ScopesCell({ scopes }: { scopes: string[] }) {
   const preset = presetOf(scopes);
   if (preset) return <Badge tone="info">{presetLabel(preset)}</Badge>;
   return (
-    <div className="chips" title={scopes.join(', ')}>
-      {scopes.map((s) => (
-        <span key={s} className="chip">
-          {s}
+    <div className="chips" data-testid="scopes" aria-label={`Scopes: ${scopes.join(', ')}`}>
+      {compactScopes(scopes).map((c) => (
+        <span key={c.resource} className="chip" title={c.title}>
+          {c.resource} <strong>{c.letters}</strong>
         </span>
       ))}
     </div>
@@ -37,6 +38,8 @@ export function KeysPage() {
   const revoke = useRevokeKey();
   const [modal, setModal] = useState<Modal>(null);
   const [showRevoked, setShowRevoked] = useState(false);
+  /** The key issued last: highlighted until the operator leaves the page. */
+  const [highlight, setHighlight] = useState<number | null>(null);
 
   const medicoName = useMemo(() => new Map(medicos.data?.map((m) => [m.id, m.nome])), [medicos.data]);
   const visible = keys.data?.filter((k) => showRevoked || k.status !== 'revoked') ?? [];
@@ -80,17 +83,13 @@ export function KeysPage() {
           <EmptyState title="No keys for this clinic">Issue a key to let an integrator call the API.</EmptyState>
         ) : (
           <div className="table-wrap">
-            <table className="data">
+            <table className="data keys-table">
               <thead>
                 <tr>
-                  <th>ID</th>
-                  <th>Label</th>
-                  <th>Key</th>
-                  <th>Scopes</th>
-                  <th>Bound doctor</th>
+                  <th className="col-key">Key</th>
+                  <th>Access</th>
                   <th>Status</th>
-                  <th>Created</th>
-                  <th>Last used</th>
+                  <th>Activity</th>
                   <th>
                     <span className="sr-only">Actions</span>
                   </th>
@@ -98,21 +97,30 @@ export function KeysPage() {
               </thead>
               <tbody>
                 {visible.map((k) => (
-                  <tr key={k.id} className={k.status === 'revoked' ? 'row-revoked' : ''} data-key-id={k.id}>
-                    <td className="mono">#{k.id}</td>
-                    <td>{k.label || <span className="muted">—</span>}</td>
-                    <td className="mono nowrap">{k.api_key_masked}</td>
-                    <td>
-                      <ScopesCell scopes={k.escopos} />
+                  <tr
+                    key={k.id}
+                    className={`${k.status === 'revoked' ? 'row-revoked' : ''} ${k.id === highlight ? 'row-new' : ''}`}
+                    data-key-id={k.id}
+                    data-new={k.id === highlight ? 'true' : undefined}
+                  >
+                    <td className="col-key">
+                      <div className="key-label">{k.label || <span className="muted">No label</span>}</div>
+                      <div className="key-meta">
+                        <span className="mono">#{k.id}</span> · <span className="mono">{k.api_key_masked}</span>
+                        {' '}· <a href={`#/audit?chave_id=${k.id}`}>Calls</a> · <a href={`#/idempotency?chave_id=${k.id}`}>Idempotency</a>
+                      </div>
                     </td>
                     <td>
-                      {k.medico_id === 0 ? (
-                        <span className="muted">Whole clinic</span>
-                      ) : (
-                        <span data-testid="bound-doctor">
-                          {medicoName.get(k.medico_id) ?? 'Doctor'} <span className="muted">#{k.medico_id}</span>
-                        </span>
-                      )}
+                      <ScopesCell scopes={k.escopos} />
+                      <div className="key-meta">
+                        {k.medico_id === 0 ? (
+                          <span>Whole clinic</span>
+                        ) : (
+                          <span data-testid="bound-doctor">
+                            Only {medicoName.get(k.medico_id) ?? 'doctor'} <span className="mono">#{k.medico_id}</span>
+                          </span>
+                        )}
+                      </div>
                     </td>
                     <td>
                       {k.status === 'active' ? (
@@ -123,16 +131,28 @@ export function KeysPage() {
                         <Badge tone="warn">{k.status}</Badge>
                       )}
                       {k.format === 'legacy' && <Badge tone="warn">legacy</Badge>}
+                      {k.status === 'revoked' && k.revoked_at && (
+                        <div className="key-meta nowrap" title={formatDateFull(k.revoked_at)} data-testid="revoked-at">
+                          {formatDate(k.revoked_at)}
+                        </div>
+                      )}
                     </td>
-                    <td className="nowrap" title={k.created_at}>
-                      {formatDate(k.created_at)}
-                    </td>
-                    <td className="nowrap" title={k.last_used_at ?? ''}>
-                      {relativeTime(k.last_used_at)}
+                    <td className="key-activity">
+                      <div className="nowrap" title={formatDateFull(k.created_at)}>
+                        <span className="muted">Created</span> {formatDate(k.created_at)}
+                      </div>
+                      {k.rotated_at && (
+                        <div className="nowrap" title={formatDateFull(k.rotated_at)}>
+                          <span className="muted">Rotated</span> {formatDate(k.rotated_at)}
+                        </div>
+                      )}
+                      <div className="nowrap" title={formatDateFull(k.last_used_at)}>
+                        <span className="muted">Used</span> {relativeTime(k.last_used_at)}
+                      </div>
                     </td>
                     <td className="actions">
                       {k.status !== 'revoked' && (
-                        <>
+                        <div className="row-actions">
                           <Button className="btn-sm" onClick={() => setModal({ kind: 'edit', key: k })} aria-label={`Edit key ${k.id}`}>
                             Edit
                           </Button>
@@ -147,7 +167,7 @@ export function KeysPage() {
                           >
                             Revoke
                           </Button>
-                        </>
+                        </div>
                       )}
                     </td>
                   </tr>
@@ -159,7 +179,7 @@ export function KeysPage() {
       </section>
 
       {modal?.kind === 'issue' && tenant && (
-        <IssueKeyDialog tenant={tenant} onClose={() => setModal(null)} onIssued={(credentials) => setModal({ kind: 'secret', credentials, rotated: false })} />
+        <IssueKeyDialog tenant={tenant} onClose={() => setModal(null)} onIssued={(credentials) => (setHighlight(credentials.chave_id), setModal({ kind: 'secret', credentials, rotated: false }))} />
       )}
       {modal?.kind === 'edit' && tenant && <EditKeyDialog tenant={tenant} apiKey={modal.key} onClose={() => setModal(null)} />}
       {modal?.kind === 'rotate' && (

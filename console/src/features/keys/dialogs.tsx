@@ -1,13 +1,25 @@
 import { useState, type FormEvent } from 'react';
 import { issueKeySchema, SCOPE_PRESETS, updateKeySchema } from '../../../../server/admin/schemas.ts';
 import { ApiError } from '../../lib/api.ts';
+import { issuesToFields } from '../../lib/messages.ts';
 import { Button, CopyButton, Dialog, ErrorBanner, Field } from '../../lib/ui.tsx';
 import { useIssueKey, useMedicos, useUpdateKey, type Credentials, type KeySummary } from './api.ts';
 import { MedicoSelect } from './MedicoSelect.tsx';
 import { ScopePicker } from './ScopePicker.tsx';
 
-const issuesToFields = (issues: Array<{ path: PropertyKey[]; message: string }>) =>
-  Object.fromEntries(issues.map((i) => [String(i.path[0] ?? 'body'), i.message]));
+/**
+ * README § First signed call, filled in for this key and this appliance: bash, openssl and curl, nothing
+ * else. The secret is in it because this dialog is the one place it is shown.
+ */
+export function firstCallSnippet(origin: string, apiKey: string, apiSecret: string): string {
+  return [
+    `KEY='${apiKey}'`,
+    `SECRET='${apiSecret}'`,
+    'TS=$(date +%s)',
+    `SIG=$(printf '%s.GET /v1/ping\\n' "$TS" | openssl dgst -sha256 -hmac "$SECRET" | sed 's/^.*= //')`,
+    `curl -s ${origin}/v1/ping -H "X-API-Key: $KEY" -H "X-Timestamp: $TS" -H "X-Signature: $SIG"`,
+  ].join('\n');
+}
 
 export function IssueKeyDialog({ tenant, onClose, onIssued }: { tenant: string; onClose: () => void; onIssued: (c: Credentials) => void }) {
   const issue = useIssueKey(tenant);
@@ -44,7 +56,7 @@ export function IssueKeyDialog({ tenant, onClose, onIssued }: { tenant: string; 
         <Field id="key-label" label="Label" error={errors.label} hint="Who uses this key, e.g. “LIS integration – production”.">
           <input id="key-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus />
         </Field>
-        <ScopePicker value={scopes} onChange={setScopes} error={errors.scopes} />
+        <ScopePicker value={scopes} onChange={(next) => (setScopes(next), setErrors(({ scopes: _, ...rest }) => rest))} error={errors.scopes} />
         <Field
           id="key-medico"
           label="Bound doctor"
@@ -96,7 +108,7 @@ export function EditKeyDialog({ tenant, apiKey, onClose }: { tenant: string; api
         <Field id="edit-label" label="Label" error={errors.label}>
           <input id="edit-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} />
         </Field>
-        <ScopePicker value={scopes} onChange={setScopes} error={errors.scopes} />
+        <ScopePicker value={scopes} onChange={(next) => (setScopes(next), setErrors(({ scopes: _, ...rest }) => rest))} error={errors.scopes} />
         <Field id="edit-medico" label="Bound doctor" error={errors.medico_id}>
           <MedicoSelect id="edit-medico" value={medicoId} onChange={setMedicoId} medicos={medicos.data} loading={medicos.isPending} />
         </Field>
@@ -108,9 +120,11 @@ export function EditKeyDialog({ tenant, apiKey, onClose }: { tenant: string; api
 /** The only place a secret is ever shown: right after issue or rotation, once. */
 export function SecretDialog({ credentials, rotated, onClose }: { credentials: Credentials; rotated: boolean; onClose: () => void }) {
   const [saved, setSaved] = useState(false);
+  const snippet = firstCallSnippet(window.location.origin, credentials.api_key, credentials.api_secret);
   return (
     <Dialog
       open
+      wide
       dismissible={false}
       onClose={onClose}
       title={rotated ? `New secret for key #${credentials.chave_id}` : `Key #${credentials.chave_id} issued`}
@@ -145,6 +159,18 @@ export function SecretDialog({ credentials, rotated, onClose }: { credentials: C
           {credentials.api_secret}
         </div>
         <CopyButton value={credentials.api_secret} label="Copy secret" />
+      </div>
+      <div className="secret-label" id="first-call-label">
+        First signed call (bash, openssl and curl)
+      </div>
+      <p className="hint" style={{ margin: '0 0 6px' }}>
+        Paste it into a terminal: it signs <code>GET /v1/ping</code> with this key and should answer 200 with the key's clinic and scopes.
+      </p>
+      <div className="snippet">
+        <pre className="json" data-testid="first-call" aria-labelledby="first-call-label">
+          {snippet}
+        </pre>
+        <CopyButton value={snippet} label="Copy command" />
       </div>
     </Dialog>
   );
