@@ -18,7 +18,9 @@ export function frameworkErrorHandler(release: string, audit: (record: AuditReco
     const error = invalidParam('path', 'URL invalida: caminho ou query string mal codificados.');
     request.errorCode = error.code;
     const answer = () => void sendError(request, reply, error);
-    audit(auditEntry(request, error.status, request.raw.url ?? '?')).then(answer, answer);
+    // The journal's answer: the envelope sendError is about to write (its timing aside).
+    const payload = JSON.stringify({ data: null, meta: { request_id: request.id }, error: { code: error.code, message: error.message, details: error.details } });
+    audit(auditEntry(request, error.status, request.raw.url ?? '?', payload)).then(answer, answer);
   };
 }
 
