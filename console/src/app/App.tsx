@@ -5,6 +5,7 @@ import { AuditDetailPage, AuditPage } from '../features/audit/index.ts';
 import { FaultsPage } from '../features/faults/index.ts';
 import { ClockBanner, ClockPage } from '../features/clock/index.ts';
 import { TokensPage } from '../features/tokens/index.ts';
+import { PlaygroundPage } from '../features/playground/index.ts';
 import { IdempotencyPage } from '../features/idempotency/index.ts';
 import { useLocation } from '../lib/router.ts';
 import { Button, EmptyState } from '../lib/ui.tsx';
@@ -17,6 +18,7 @@ const NAV = [
   { path: '/faults', label: 'Backend faults' },
   { path: '/clock', label: 'Clock' },
   { path: '/tokens', label: 'Operator tokens' },
+  { path: '/playground', label: 'Signing playground' },
 ];
 
 function Page({ path }: { path: string }) {
@@ -29,6 +31,7 @@ function Page({ path }: { path: string }) {
   if (path === '/faults') return <FaultsPage />;
   if (path === '/clock') return <ClockPage />;
   if (path === '/tokens') return <TokensPage />;
+  if (path === '/playground') return <PlaygroundPage />;
   return <EmptyState title="Page not found">Pick a section in the menu.</EmptyState>;
 }
 

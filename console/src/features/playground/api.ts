@@ -1,0 +1,36 @@
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../lib/api.ts';
+
+export interface TenantOption {
+  slug: string;
+  nome: string;
+}
+
+/** The console API's key view: the key is masked, the secret is never there. */
+export interface KeyOption {
+  id: number;
+  api_key_masked: string;
+  label: string;
+  escopos: string[];
+  medico_id: number;
+  status: string;
+}
+
+export interface ClockState {
+  offset_seconds: number;
+}
+
+export const useTenants = () => useQuery({ queryKey: ['tenants'], queryFn: () => api<TenantOption[]>('GET', '/tenants') });
+
+export const useTenantKeys = (slug: string) =>
+  useQuery({
+    queryKey: ['playground-keys', slug],
+    queryFn: () => api<KeyOption[]>('GET', `/tenants/${encodeURIComponent(slug)}/keys`),
+    enabled: Boolean(slug),
+    // Its own cache entry, always fresh: a key issued a moment ago on the keys page must be in the list.
+    staleTime: 0,
+  });
+
+/** The gateway checks X-Timestamp against the appliance clock, which an operator may have moved ahead. */
+export const useClockOffset = () =>
+  useQuery({ queryKey: ['clock'], queryFn: () => api<ClockState>('GET', '/clock'), select: (c) => c.offset_seconds ?? 0 });

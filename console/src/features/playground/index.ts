@@ -1,0 +1,1 @@
+export { PlaygroundPage } from './PlaygroundPage.tsx';
