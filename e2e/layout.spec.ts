@@ -7,7 +7,7 @@ const env = e2eEnv();
 const SCREENSHOTS = process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
 const WIDTHS = [1440, 1024] as const;
 
-/** `E2E_SCREENSHOTS=1` writes docs/screenshots/<screen>-<width>.png (README and docs/console.md link them). */
+/** `E2E_SCREENSHOTS=1` writes docs/screenshots/screen-<screen>-<width>.png (README and docs/console.md link them). */
 async function shot(page: Page, name: string): Promise<void> {
   if (!process.env.E2E_SCREENSHOTS) return;
   await page.evaluate(() => document.fonts.ready);
@@ -72,7 +72,7 @@ test('every screen of the navigation fits at 1440 and 1024 pixels: no sideways s
         await page.waitForLoadState('networkidle');
         expect.soft(await overflow(page), `${link.label} at ${width}px`).toEqual([]);
         const name = link.href.replace(/^#\//, '').replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '') || 'home';
-        await shot(page, `${name}-${width}`);
+        await shot(page, `screen-${name}-${width}`);
       });
     }
   }
