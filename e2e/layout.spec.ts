@@ -70,6 +70,9 @@ test('every screen of the navigation fits at 1440 and 1024 pixels: no sideways s
         // Whatever the screen loads, wait for it to settle (no spinner, tables drawn).
         await expect(page.locator('main .loading')).toHaveCount(0);
         await page.waitForLoadState('networkidle');
+        // The widest form of a screen: revoked keys (with their revocation date) shown too.
+        const showRevoked = page.locator('main').getByLabel(/^Show revoked/);
+        if (await showRevoked.count()) await showRevoked.check();
         expect.soft(await overflow(page), `${link.label} at ${width}px`).toEqual([]);
         const name = link.href.replace(/^#\//, '').replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '') || 'home';
         await shot(page, `screen-${name}-${width}`);
