@@ -28,6 +28,21 @@ function insertMedicos(dataDir: string, slug: string): number[] {
   }
 }
 
+/** Two units and two insurers for the clinic settings' default pickers. */
+function insertCatalogs(dataDir: string, slug: string): void {
+  const db = new SQLite(path.join(dataDir, 'backend', `${slug}.db`));
+  try {
+    const unidade = db.prepare(`INSERT INTO unidades (nome, abreviacao, cidade, uf, ativo) VALUES (?, ?, ?, 'SP', 1)`);
+    unidade.run('Unidade Centro', 'CEN', 'Sao Paulo');
+    unidade.run('Unidade Campinas', 'CPS', 'Campinas');
+    const convenio = db.prepare(`INSERT INTO convenios (nome, abreviacao, codigo_ans, ativo) VALUES (?, ?, ?, 1)`);
+    convenio.run('Saude Mais E2E', 'SME', '412345');
+    convenio.run('Particular', 'PART', '');
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * E2E_BASE_URL: an appliance already running (`npm start`). Nothing is started; credentials come from
  * E2E_OPERATOR / E2E_PASSWORD / E2E_API_KEY / E2E_API_SECRET / E2E_TENANT, and whatever is not set from
@@ -74,7 +89,8 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
     const { backendReady } = await stack.tenants.create({ slug: TENANT, nome: 'Clinica Sao Lucas (E2E)' });
     if (!backendReady) throw new Error('backend-sim did not create the e2e tenant');
     const medicoIds = insertMedicos(dataDir, TENANT);
-    // The doctors are part of the clinic's first-start state: a kit reset (resetBeforeEach) keeps them.
+    insertCatalogs(dataDir, TENANT);
+    // The doctors and catalogs are part of the clinic's first-start state: a kit reset (resetBeforeEach) keeps them.
     await takeFirstStartSnapshot(stack.backend, TENANT);
     const password = 'e2e-operator-password';
     await ensureOperator(stack.gatewayDb.db, 'operador', password);

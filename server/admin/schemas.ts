@@ -56,6 +56,8 @@ export const tenantSettingsSchema = z
     celular_obrigatorio: z.boolean().optional(),
     solicitante_obrigatorio: z.boolean().optional(),
     medico_laudo_obrigatorio: z.boolean().optional(),
+    /** The external report center (central de laudos) is reachable; off: deleting an exam exported to it is refused (BACKEND_CENTRAL_SYNC). */
+    central_laudos_disponivel: z.boolean().optional(),
     defaults: z
       .object({
         unidade_id: defaultId.optional(),

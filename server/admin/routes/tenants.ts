@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { medicoListItem } from '../../../contracts/schemas/medicos.ts';
+import { convenioItem, unidadeItem } from '../../../contracts/schemas/catalogos.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { guard, parseInput } from '../http.ts';
@@ -16,6 +17,18 @@ export interface MedicoOption {
   nome: string;
   especialidade: string;
   conselho: string;
+  /** Roles (exame, laudo, solicitante…): the settings' default pickers offer only doctors with the role. */
+  papeis: string[];
+  ativo: boolean;
+}
+
+/** A unit or an insurer for the clinic settings' default pickers. */
+export interface CatalogOption {
+  id: number;
+  nome: string;
+  /** A short second line: the unit's city/UF, the insurer's ANS code. */
+  detalhe: string;
+  ativo: boolean;
 }
 
 /**
@@ -117,7 +130,28 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
         nome: m.nome,
         especialidade: m.especialidade,
         conselho: m.conselho.sigla ? `${m.conselho.sigla} ${m.conselho.numero}/${m.conselho.uf}` : '',
+        papeis: m.papeis,
+        ativo: m.ativo,
       }),
     );
+  });
+
+  // Catalogs for the settings' default pickers (backend-sim's /unidades and /convenios, whole).
+  app.get('/tenants/:slug/unidades', async (request) => {
+    const { slug } = parseInput(slugParams, request.params);
+    await requireTenant(slug);
+    const result = await guard(() =>
+      deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/unidades`, query: { limit: 1000 } }, z.array(unidadeItem)),
+    );
+    return result.data.map((u): CatalogOption => ({ id: u.id, nome: u.nome, detalhe: [u.cidade, u.uf].filter(Boolean).join('/'), ativo: u.ativo }));
+  });
+
+  app.get('/tenants/:slug/convenios', async (request) => {
+    const { slug } = parseInput(slugParams, request.params);
+    await requireTenant(slug);
+    const result = await guard(() =>
+      deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/convenios`, query: { limit: 1000 } }, z.array(convenioItem)),
+    );
+    return result.data.map((c): CatalogOption => ({ id: c.id, nome: c.nome, detalhe: c.codigo_ans ? `ANS ${c.codigo_ans}` : '', ativo: c.ativo }));
   });
 }

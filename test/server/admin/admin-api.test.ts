@@ -36,6 +36,8 @@ const ROUTES: Array<[string, string, unknown?]> = [
   ['GET', '/admin/api/tenants/clinica-teste/settings'],
   ['PATCH', '/admin/api/tenants/clinica-teste/settings', { cpf_obrigatorio: true }],
   ['GET', '/admin/api/tenants/clinica-teste/medicos'],
+  ['GET', '/admin/api/tenants/clinica-teste/unidades'],
+  ['GET', '/admin/api/tenants/clinica-teste/convenios'],
   ['GET', '/admin/api/tenants/clinica-teste/keys'],
   ['POST', '/admin/api/tenants/clinica-teste/keys', { scopes: ['exames:read'] }],
   ['GET', '/admin/api/keys/1'],
@@ -248,6 +250,22 @@ describe('tenants, settings and faults', () => {
     const settings = await client.call('GET', '/admin/api/tenants/clinica-teste/settings');
     expect(settings.body.data.cpf_obrigatorio).toBe(true);
     expect(settings.body.data.defaults.medico_exame_id).toBe(medicoIds[1]);
+  });
+
+  it('lists units and insurers for the default pickers; the external report center setting round-trips', async () => {
+    for (const what of ['unidades', 'convenios']) {
+      const res = await client.call('GET', `/admin/api/tenants/clinica-teste/${what}`);
+      expect(res.status).toBe(200);
+      expect(Array.isArray(res.body.data)).toBe(true);
+      for (const row of res.body.data) expect(Object.keys(row).sort()).toEqual(['ativo', 'detalhe', 'id', 'nome']);
+    }
+    expect((await client.call('GET', '/admin/api/tenants/nao-existe/unidades')).status).toBe(404);
+    const off = await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', { central_laudos_disponivel: false });
+    expect(off.status).toBe(200);
+    expect(off.body.data.central_laudos_disponivel).toBe(false);
+    const on = await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', { central_laudos_disponivel: true });
+    expect(on.body.data.central_laudos_disponivel).toBe(true);
+    expect((await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', { central_laudos_disponivel: 'sim' })).status).toBe(400);
   });
 
   it('switches a backend fault on and off; the API answers 503 meanwhile', async () => {

@@ -148,7 +148,9 @@ export function PlaygroundPage() {
             hint={
               skew === 0
                 ? 'Unix seconds, now on the appliance clock.'
-                : `${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the appliance clock${Math.abs(skew) > WINDOW_SECONDS ? ': outside the ±300 s window, the gateway answers AUTH_TIMESTAMP_EXPIRED' : ''}.`
+                : skew < 0 && skew >= -WINDOW_SECONDS
+                  ? `Unix seconds on the appliance clock, taken ${-skew} s ago; the gateway accepts it until ${WINDOW_SECONDS} s have passed (Now takes a fresh one).`
+                  : `${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the appliance clock${Math.abs(skew) > WINDOW_SECONDS ? ': outside the ±300 s window, the gateway answers AUTH_TIMESTAMP_EXPIRED' : ''}.`
             }
           >
             <div style={{ display: 'flex', gap: 8 }}>

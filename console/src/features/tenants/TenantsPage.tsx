@@ -3,7 +3,17 @@ import { createTenantSchema, tenantSettingsSchema } from '../../../../server/adm
 import { ApiError } from '../../lib/api.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
-import { useCreateTenant, useSaveSettings, useTenantSettings, useTenants, type TenantSettings } from './api.ts';
+import {
+  useConvenios,
+  useCreateTenant,
+  useDoctors,
+  useSaveSettings,
+  useTenantSettings,
+  useTenants,
+  useUnidades,
+  type PickerOption,
+  type TenantSettings,
+} from './api.ts';
 import { ResetTenantDialog } from './ResetTenantDialog.tsx';
 
 const FLAGS: Array<[keyof TenantSettings, string, string]> = [
@@ -12,24 +22,57 @@ const FLAGS: Array<[keyof TenantSettings, string, string]> = [
   ['solicitante_obrigatorio', 'Requesting doctor required', 'Exam create needs a requesting doctor.'],
   ['medico_laudo_obrigatorio', 'Reporting doctor required', 'Exam create needs a reporting doctor.'],
 ];
-const DEFAULTS: Array<[keyof TenantSettings['defaults'], string]> = [
-  ['unidade_id', 'Default unit id'],
-  ['medico_exame_id', 'Default exam doctor id'],
-  ['medico_laudo_id', 'Default reporting doctor id'],
-  ['convenio_id', 'Default insurer id'],
+type DefaultKey = keyof TenantSettings['defaults'];
+/** Each default with its label, the catalog it picks from and, for doctors, the role it needs. */
+const DEFAULTS: Array<{ key: DefaultKey; label: string; from: 'unidades' | 'medicos' | 'convenios'; papel?: string }> = [
+  { key: 'unidade_id', label: 'Default unit', from: 'unidades' },
+  { key: 'convenio_id', label: 'Default insurer', from: 'convenios' },
+  { key: 'medico_exame_id', label: 'Default exam doctor', from: 'medicos', papel: 'EXAME' },
+  { key: 'medico_laudo_id', label: 'Default reporting doctor', from: 'medicos', papel: 'LAUDO' },
 ];
+
+/** A select of the clinic's rows by name; a saved id that is no longer in the catalog stays visible as such. */
+function DefaultPicker({
+  id,
+  value,
+  options,
+  loading,
+  onChange,
+}: {
+  id: string;
+  value: number | null;
+  options: PickerOption[] | undefined;
+  loading: boolean;
+  onChange: (v: number | null) => void;
+}) {
+  const known = options?.some((o) => o.id === value);
+  return (
+    <select id={id} value={value ?? ''} disabled={loading} onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)}>
+      <option value="">{loading ? 'Loading…' : 'None (the integrator sends it)'}</option>
+      {value !== null && !known && !loading && <option value={value}>#{value} (not in the catalog)</option>}
+      {options?.map((o) => (
+        <option key={o.id} value={o.id}>
+          {o.nome}
+          {o.detalhe ? ` — ${o.detalhe}` : ''}
+          {o.ativo ? '' : ' (inactive)'}
+        </option>
+      ))}
+    </select>
+  );
+}
 
 function SettingsPanel({ slug }: { slug: string }) {
   const settings = useTenantSettings(slug);
   const save = useSaveSettings(slug);
   const [draft, setDraft] = useState<TenantSettings | null>(null);
-  const [defaultsText, setDefaultsText] = useState<Record<string, string>>({});
+  const unidades = useUnidades(slug);
+  const convenios = useConvenios(slug);
+  const doctors = useDoctors(slug);
   const [errors, setErrors] = useState<Record<string, string>>({});
 
   useEffect(() => {
     if (!settings.data) return;
     setDraft(settings.data);
-    setDefaultsText(Object.fromEntries(DEFAULTS.map(([k]) => [k, settings.data.defaults[k]?.toString() ?? ''])));
     setErrors({});
   }, [settings.data]);
 
@@ -39,14 +82,14 @@ function SettingsPanel({ slug }: { slug: string }) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const defaults = Object.fromEntries(DEFAULTS.map(([k]) => [k, defaultsText[k]?.trim() ? Number(defaultsText[k]) : null]));
     const parsed = tenantSettingsSchema.safeParse({
       nome: draft.nome,
       cpf_obrigatorio: draft.cpf_obrigatorio,
       celular_obrigatorio: draft.celular_obrigatorio,
       solicitante_obrigatorio: draft.solicitante_obrigatorio,
       medico_laudo_obrigatorio: draft.medico_laudo_obrigatorio,
-      defaults,
+      central_laudos_disponivel: draft.central_laudos_disponivel,
+      defaults: draft.defaults,
     });
     if (!parsed.success) {
       return setErrors(Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.'), i.message])));
@@ -78,18 +121,34 @@ function SettingsPanel({ slug }: { slug: string }) {
         Used by <code>POST /v1/exames</code> when the integrator omits the field; shown in <code>GET /v1/config</code>.
       </p>
       <div className="grid-2">
-        {DEFAULTS.map(([key, label]) => (
-          <Field key={key} id={`settings-${key}`} label={label} error={errors[`defaults.${key}`]}>
-            <input
-              id={`settings-${key}`}
-              inputMode="numeric"
-              placeholder="none"
-              value={defaultsText[key] ?? ''}
-              onChange={(e) => setDefaultsText({ ...defaultsText, [key]: e.target.value })}
-            />
-          </Field>
-        ))}
+        {DEFAULTS.map(({ key, label, from, papel }) => {
+          const source = from === 'unidades' ? unidades : from === 'convenios' ? convenios : doctors;
+          const options = papel ? source.data?.filter((o) => o.papeis?.includes(papel)) : source.data;
+          return (
+            <Field key={key} id={`settings-${key}`} label={label} error={errors[`defaults.${key}`] ?? (source.error ? 'The list could not be loaded.' : undefined)}>
+              <DefaultPicker
+                id={`settings-${key}`}
+                value={draft.defaults[key]}
+                options={options}
+                loading={source.isPending}
+                onChange={(v) => setDraft({ ...draft, defaults: { ...draft.defaults, [key]: v } })}
+              />
+            </Field>
+          );
+        })}
       </div>
+      <h3 style={{ marginTop: 16 }}>External report center</h3>
+      <label className="checkbox" style={{ marginBottom: 4 }}>
+        <input
+          type="checkbox"
+          checked={draft.central_laudos_disponivel}
+          onChange={(e) => setDraft({ ...draft, central_laudos_disponivel: e.target.checked })}
+        />
+        External report center available
+      </label>
+      <p className="hint" style={{ marginTop: 0 }}>
+        When off, the center is unreachable: deleting an exam exported to it is refused (<code>BACKEND_CENTRAL_SYNC</code>) and nothing is deleted.
+      </p>
       <div className="form-actions">
         <Button type="submit" variant="primary" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save settings'}

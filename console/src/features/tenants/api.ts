@@ -19,8 +19,45 @@ export interface TenantSettings {
   celular_obrigatorio: boolean;
   solicitante_obrigatorio: boolean;
   medico_laudo_obrigatorio: boolean;
+  central_laudos_disponivel: boolean;
   defaults: { unidade_id: number | null; medico_exame_id: number | null; medico_laudo_id: number | null; convenio_id: number | null };
 }
+
+/** server/admin/routes/tenants.ts: a doctor, unit or insurer for the default pickers. */
+export interface PickerOption {
+  id: number;
+  nome: string;
+  detalhe: string;
+  ativo: boolean;
+  papeis?: string[];
+}
+
+interface MedicoRow {
+  id: number;
+  nome: string;
+  especialidade: string;
+  conselho: string;
+  papeis: string[];
+  ativo: boolean;
+}
+
+const catalog = (slug: string, what: 'unidades' | 'convenios') =>
+  useQuery({
+    queryKey: ['tenant-catalog', slug, what],
+    queryFn: () => api<PickerOption[]>('GET', `/tenants/${encodeURIComponent(slug)}/${what}`),
+    staleTime: 60_000,
+  });
+
+export const useUnidades = (slug: string) => catalog(slug, 'unidades');
+export const useConvenios = (slug: string) => catalog(slug, 'convenios');
+export const useDoctors = (slug: string) =>
+  useQuery({
+    queryKey: ['tenant-catalog', slug, 'medicos'],
+    queryFn: () => api<MedicoRow[]>('GET', `/tenants/${encodeURIComponent(slug)}/medicos`),
+    select: (rows): PickerOption[] =>
+      rows.map((m) => ({ id: m.id, nome: m.nome, detalhe: [m.especialidade, m.conselho].filter(Boolean).join(' · '), ativo: m.ativo, papeis: m.papeis })),
+    staleTime: 60_000,
+  });
 
 export const useTenants = () => useQuery({ queryKey: ['tenants'], queryFn: () => api<TenantRow[]>('GET', '/tenants') });
 
