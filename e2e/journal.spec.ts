@@ -133,4 +133,16 @@ test('inspector: a key’s idempotency entries, linked to their audit entry; an 
     `/audit?source=console&chave_id=${key.id}`,
   );
   expect(audit.items.some((i) => i.action === 'idempotency.purge')).toBe(true);
+
+  // From the keys page: each key row links to its calls and to its idempotency entries.
+  await page.goto(`${appliance.baseUrl}/console/#/keys?tenant=${appliance.tenant}`);
+  // A hash change keeps the page: reload so the list is read after the key was issued.
+  await page.reload();
+  const keyRow = page.locator(`tr[data-key-id="${key.id}"]`);
+  await keyRow.getByRole('link', { name: 'Calls' }).click();
+  await expect(page.getByLabel('Key id')).toHaveValue(String(key.id));
+  await expect(page.locator(`tr[data-request-id="${other.json.meta.request_id}"]`)).toBeVisible();
+  await page.goBack();
+  await page.locator(`tr[data-key-id="${key.id}"]`).getByRole('link', { name: 'Idempotency' }).click();
+  await expect(page.getByTestId('idempotency-table').locator('tbody tr')).toHaveCount(1);
 });
