@@ -67,13 +67,15 @@ describe('unknown username and wrong password: identical answers', () => {
         expect((await client.login(username, `bad-${i}`)).status).toBe(401);
         took.push(performance.now() - start);
       }
-      return took.sort((a, b) => a - b)[1];
+      // The fastest of the tries: load on the machine can only make a try slower, never faster.
+      return Math.min(...took);
     };
     const known = await time(real, '127.0.0.5');
     const unknown = await time(unique('ninguem'), '127.0.0.5');
-    // scrypt (N=2^15) dominates both; without it an unknown user would answer in a few ms.
+    // scrypt (N=2^15) dominates both; without it an unknown user would answer in a few ms. Lower bounds
+    // only: a busy machine stretches both, so a ratio between them would flake.
     expect(known).toBeGreaterThan(15);
-    expect(unknown).toBeGreaterThan(known * 0.5);
+    expect(unknown).toBeGreaterThan(15);
   });
 });
 
