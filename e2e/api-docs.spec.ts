@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 
 const env = e2eEnv();

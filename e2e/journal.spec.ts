@@ -24,6 +24,9 @@ async function tablesFit(page: Page): Promise<void> {
   expect(problems).toEqual([]);
 }
 
+// Each test starts from the e2e clinic's first-start state: other specs change its settings (e.g. CPF required).
+test.use({ resetBeforeEach: true });
+
 // Issue 14 items 3 and 4: the audit log as a request journal, and the idempotency inspector.
 test('journal: a signed call refused with 400 shows its code, message, redacted response and headers without X-Signature', async ({
   api,

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 
 const env = e2eEnv();

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 
 const env = e2eEnv();
