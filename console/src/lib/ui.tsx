@@ -236,3 +236,48 @@ export function JsonBlock({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span className="muted">—</span>;
   return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
 }
+
+/**
+ * Shows a credential once (API secret, operator token): it cannot be dismissed until the operator
+ * confirms they stored it. `warning` is the banner; the credential and anything else are the children.
+ */
+export function ShownOnceDialog({
+  title,
+  storedLabel,
+  warning,
+  onClose,
+  children,
+}: {
+  title: string;
+  storedLabel: string;
+  warning: ReactNode;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const [saved, setSaved] = useState(false);
+  return (
+    <Dialog
+      open
+      wide
+      dismissible={false}
+      onClose={onClose}
+      title={title}
+      footer={
+        <>
+          <label className="checkbox" style={{ marginRight: 'auto' }}>
+            <input type="checkbox" checked={saved} onChange={(e) => setSaved(e.target.checked)} />
+            {storedLabel}
+          </label>
+          <Button variant="primary" onClick={onClose} disabled={!saved}>
+            Done
+          </Button>
+        </>
+      }
+    >
+      <div className="banner banner-warn" role="alert">
+        {warning}
+      </div>
+      {children}
+    </Dialog>
+  );
+}

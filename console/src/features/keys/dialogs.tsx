@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { issueKeySchema, SCOPE_PRESETS, updateKeySchema } from '../../../../server/admin/schemas.ts';
 import { ApiError } from '../../lib/api.ts';
 import { issuesToFields } from '../../lib/messages.ts';
-import { Button, CopyButton, Dialog, ErrorBanner, Field } from '../../lib/ui.tsx';
+import { Button, CopyButton, Dialog, ErrorBanner, Field, ShownOnceDialog } from '../../lib/ui.tsx';
 import { useIssueKey, useMedicos, useUpdateKey, type Credentials, type KeySummary } from './api.ts';
 import { MedicoSelect } from './MedicoSelect.tsx';
 import { ScopePicker } from './ScopePicker.tsx';
@@ -119,33 +119,22 @@ export function EditKeyDialog({ tenant, apiKey, onClose }: { tenant: string; api
 
 /** The only place a secret is ever shown: right after issue or rotation, once. */
 export function SecretDialog({ credentials, rotated, onClose }: { credentials: Credentials; rotated: boolean; onClose: () => void }) {
-  const [saved, setSaved] = useState(false);
   const snippet = firstCallSnippet(window.location.origin, credentials.api_key, credentials.api_secret);
   return (
-    <Dialog
-      open
-      wide
-      dismissible={false}
-      onClose={onClose}
+    <ShownOnceDialog
       title={rotated ? `New secret for key #${credentials.chave_id}` : `Key #${credentials.chave_id} issued`}
-      footer={
+      storedLabel="I have stored the secret safely"
+      onClose={onClose}
+      warning={
         <>
-          <label className="checkbox" style={{ marginRight: 'auto' }}>
-            <input type="checkbox" checked={saved} onChange={(e) => setSaved(e.target.checked)} />I have stored the secret safely
-          </label>
-          <Button variant="primary" onClick={onClose} disabled={!saved}>
-            Done
-          </Button>
+          <strong>Copy the secret now — it will not be shown again.</strong>
+          <div>
+            The gateway keeps it encrypted and never displays it. {rotated ? 'The previous secret stopped working at once. ' : ''}
+            Store it in a vault or on the integrator's server, never in a browser.
+          </div>
         </>
       }
     >
-      <div className="banner banner-warn" role="alert">
-        <strong>Copy the secret now — it will not be shown again.</strong>
-        <div>
-          The gateway keeps it encrypted and never displays it. {rotated ? 'The previous secret stopped working at once. ' : ''}
-          Store it in a vault or on the integrator's server, never in a browser.
-        </div>
-      </div>
       <div className="secret-label">API key (X-API-Key)</div>
       <div className="secret-row">
         <div className="value" data-testid="issued-api-key">
@@ -172,7 +161,7 @@ export function SecretDialog({ credentials, rotated, onClose }: { credentials: C
         </pre>
         <CopyButton value={snippet} label="Copy command" />
       </div>
-    </Dialog>
+    </ShownOnceDialog>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { issueOperatorTokenSchema } from '../../../../server/admin/reset-schemas.ts';
 import { ApiError } from '../../lib/api.ts';
-import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, ShownOnceDialog, formatDate } from '../../lib/ui.tsx';
 import { useIssueOperatorToken, useOperatorTokens, useRevokeOperatorToken, type IssuedOperatorToken, type OperatorToken } from './api.ts';
 
 const resetSnippet = (token: string) =>
@@ -44,29 +44,18 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
 
 /** The only place a token is ever shown: right after issue, once. */
 function TokenShownOnce({ issued, onClose }: { issued: IssuedOperatorToken; onClose: () => void }) {
-  const [saved, setSaved] = useState(false);
   return (
-    <Dialog
-      open
-      wide
-      dismissible={false}
-      onClose={onClose}
+    <ShownOnceDialog
       title={`Token #${issued.id} issued`}
-      footer={
+      storedLabel="I have stored the token safely"
+      onClose={onClose}
+      warning={
         <>
-          <label className="checkbox" style={{ marginRight: 'auto' }}>
-            <input type="checkbox" checked={saved} onChange={(e) => setSaved(e.target.checked)} />I have stored the token safely
-          </label>
-          <Button variant="primary" onClick={onClose} disabled={!saved}>
-            Done
-          </Button>
+          <strong>Copy the token now — it will not be shown again.</strong>
+          <div>The gateway keeps only a hash of it. Put it in your CI secrets; revoke it here when it is no longer needed.</div>
         </>
       }
     >
-      <div className="banner banner-warn" role="alert">
-        <strong>Copy the token now — it will not be shown again.</strong>
-        <div>The gateway keeps only a hash of it. Put it in your CI secrets; revoke it here when it is no longer needed.</div>
-      </div>
       <div className="secret-label">Operator token (Authorization: Bearer …)</div>
       <div className="secret-row">
         <div className="value" data-testid="issued-operator-token">
@@ -78,7 +67,7 @@ function TokenShownOnce({ issued, onClose }: { issued: IssuedOperatorToken; onCl
       <pre className="mono" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
         {resetSnippet(issued.token)}
       </pre>
-    </Dialog>
+    </ShownOnceDialog>
   );
 }
 
