@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { GatewayDb } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
+import type { OperatorTokenView } from './reset-schemas.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,17 +16,8 @@ const TOKEN_PATTERN = /^ce_op_[A-Za-z0-9_-]{43}$/;
 
 const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
-/** What the console lists: never the token, never its hash. */
-export interface OperatorTokenView {
-  id: number;
-  label: string;
-  prefix: string;
-  operator: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  status: 'active' | 'revoked';
-}
+
+export type { OperatorTokenView };
 
 export interface ActiveOperatorToken {
   id: number;

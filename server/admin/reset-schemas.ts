@@ -21,3 +21,31 @@ export const issueOperatorTokenSchema = z
   })
   .strict();
 export type IssueOperatorTokenInput = z.infer<typeof issueOperatorTokenSchema>;
+
+/** What a reset removed and how long it took (answer of every reset route and of the CLI). */
+export interface TenantResetResult {
+  slug: string;
+  nome: string;
+  /** Rows put back into the clinic database. */
+  rows_restored: number;
+  idempotency_keys_removed: number;
+  idempotency_markers_removed: number;
+  /** null when not asked for. */
+  audit_entries_removed: number | null;
+  files_removed: number | null;
+  /** backend-sim's database restore alone. */
+  database_ms: number;
+  duration_ms: number;
+}
+
+/** What the console lists: never the token, never its hash. */
+export interface OperatorTokenView {
+  id: number;
+  label: string;
+  prefix: string;
+  operator: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  status: 'active' | 'revoked';
+}

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { BackendClient } from '../backend/client.ts';
 import type { GatewayDb } from '../db/database.ts';
 import { TenantServiceError } from './tenants.service.ts';
+import type { TenantResetResult } from '../admin/reset-schemas.ts';
 
 export interface TenantResetOptions {
   /** Also delete the tenant's audit entries (API calls and console actions on it). */
@@ -10,20 +11,6 @@ export interface TenantResetOptions {
   files?: boolean;
 }
 
-export interface TenantResetResult {
-  slug: string;
-  nome: string;
-  /** Rows put back into the clinic database. */
-  rows_restored: number;
-  idempotency_keys_removed: number;
-  idempotency_markers_removed: number;
-  /** null when not asked for. */
-  audit_entries_removed: number | null;
-  files_removed: number | null;
-  /** backend-sim's database restore alone. */
-  database_ms: number;
-  duration_ms: number;
-}
 
 const backendReset = z.object({
   slug: z.string(),
@@ -41,6 +28,8 @@ const backendReset = z.object({
  * first-start name back and, if asked, deletes its audit entries. Keys, scopes, bindings and secrets
  * stay: a reset is about data, not credentials. Used by the CLI, the console and the automation route.
  */
+export type { TenantResetResult };
+
 export async function resetTenant(deps: { db: GatewayDb; backend: BackendClient }, slug: string, options: TenantResetOptions = {}): Promise<TenantResetResult> {
   const started = performance.now();
   const tenant = await deps.db.selectFrom('tenants').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();

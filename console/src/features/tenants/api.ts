@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
 import type { CreateTenantInput, TenantSettingsInput } from '../../../../server/admin/schemas.ts';
 import type { TenantResetInput } from '../../../../server/admin/reset-schemas.ts';
+import type { TenantResetResult } from '../../../../server/admin/reset-schemas.ts';
 
 export interface TenantRow {
   id: number;
@@ -83,18 +84,8 @@ export function useCreateTenant() {
   });
 }
 
-/** What a reset removed and how long it took (server/tenants/tenant-reset.ts). */
-export interface TenantResetResult {
-  slug: string;
-  nome: string;
-  rows_restored: number;
-  idempotency_keys_removed: number;
-  idempotency_markers_removed: number;
-  audit_entries_removed: number | null;
-  files_removed: number | null;
-  database_ms: number;
-  duration_ms: number;
-}
+
+export type { TenantResetResult };
 
 export function useResetTenant(slug: string) {
   const client = useQueryClient();

@@ -1,18 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
-import type { IssueOperatorTokenInput } from '../../../../server/admin/reset-schemas.ts';
+import type { IssueOperatorTokenInput, OperatorTokenView } from '../../../../server/admin/reset-schemas.ts';
 
-/** server/admin/operator-tokens.ts OperatorTokenView: never the token, never its hash. */
-export interface OperatorToken {
-  id: number;
-  label: string;
-  prefix: string;
-  operator: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  status: 'active' | 'revoked';
-}
+/** What the console lists: never the token, never its hash. */
+export type OperatorToken = OperatorTokenView;
+
 
 export interface IssuedOperatorToken extends OperatorToken {
   /** Shown once, right after issue. */
