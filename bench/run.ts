@@ -1,33 +1,47 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import autocannon from 'autocannon';
 import { readRuntimeFile, runtimeFilePath } from '../server/runtime-file.ts';
+import type { LoadResult, LoadSpec } from './load.ts';
 
 /**
- * `npm run bench`: the gateway beside a bare Fastify hello-world on the same machine, both driven
- * by autocannon on loopback, reported as req/s, p50 and p99 with the ratio to the baseline.
- * Each load is bounded in time (DURATION_S) and the servers stop at the end.
+ * `npm run bench` (`-- --json` for JSON): the gateway beside a bare Fastify hello-world on this
+ * machine. Fair by construction: every request is signed before its run (bench/load.ts replays a
+ * signed GET, writes come from a pool of pre-signed unique bodies and keys), the load generator is
+ * its own process pinned to another core than the server, the bare baseline runs under plain
+ * `node`. Each row reports the server's CPU time per request (user + system of its process tree,
+ * every thread, from /proc) beside req/s, p50 and p99. Each load is bounded in time.
  */
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const JSON_OUTPUT = process.argv.includes('--json');
 const TSX = path.resolve('node_modules/.bin/tsx');
+/** Server on core 0, load generator on core 1 (BENCH_PIN=false: let the scheduler place both). */
+const PIN = process.env.BENCH_PIN !== 'false' && cpus().length >= 2 && existsSync('/usr/bin/taskset');
+const SERVER_CORE = '0';
+const LOAD_CORE = '1';
+const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Server {
   info: Record<string, string>;
   child: ChildProcess;
 }
 
-function startServer(script: string, env: Record<string, string> = {}): Promise<Server> {
+function pinned(core: string, command: string, args: string[]): [string, string[]] {
+  return PIN ? ['taskset', ['-c', core, command, ...args]] : [command, args];
+}
+
+function startServer(command: string, args: string[], env: Record<string, string> = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const [cmd, argv] = pinned(SERVER_CORE, command, args);
+    const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (line) => resolve({ info: JSON.parse(line), child }));
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
 }
 
@@ -39,18 +53,19 @@ async function stopServer(server: Server): Promise<void> {
   });
 }
 
-interface Measure {
+export interface Measure {
   rps: number;
   p50: number;
   p99: number;
   non2xx: number;
+  requests: number;
   /** Server CPU (user + system, every thread and child process) per request, in µs. */
   cpuUs: number;
 }
 
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** CPU time in ms used so far by a process and all its descendants (tsx runs the server in a child). */
+/** CPU time in ms used so far by a process and all its descendants. */
 function treeCpuMs(pid: number): number {
   let ticks = 0;
   const pending = [pid];
@@ -79,44 +94,128 @@ function signedHeaders(s: Signer, method: string, target: string, body: string):
   return { 'x-api-key': s.apiKey, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json' };
 }
 
-async function load(
-  server: Server,
-  method: 'GET' | 'POST',
-  target: string,
-  makeRequest?: () => { body?: string; headers: Record<string, string> },
-): Promise<Measure> {
-  const url = server.info.url;
-  const cpuBefore = treeCpuMs(server.child.pid!);
-  const result = await autocannon({
-    url: url + target,
-    method,
-    connections: CONNECTIONS,
-    duration: DURATION_S,
-    requests: makeRequest
-      ? [
-          {
-            method,
-            path: target,
-            setupRequest: (req: any) => {
-              const r = makeRequest();
-              return { ...req, body: r.body, headers: { ...req.headers, ...r.headers } };
-            },
-          },
-        ]
-      : undefined,
-    ...(method === 'POST' && !makeRequest ? { body: '{"hello":"world"}', headers: { 'content-type': 'application/json' } } : {}),
-  } as autocannon.Options);
-  const cpuMs = treeCpuMs(server.child.pid!) - cpuBefore;
-  const total = result.requests.total || 1;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, cpuUs: (cpuMs * 1000) / total };
+/** Runs bench/load.ts pinned to the load core; the server's CPU is read around it. */
+function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const [cmd, argv] = pinned(LOAD_CORE, TSX, ['bench/load.ts', JSON.stringify(spec)]);
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load exited with ${code}`))));
+  });
 }
 
-function row(name: string, m: Measure, base?: Measure): string {
-  const ratio = base ? (m.rps / base.rps).toFixed(2) : '1.00';
-  const cpuRatio = base ? (m.cpuUs / base.cpuUs).toFixed(1) : '1.0';
-  return `| ${name} | ${Math.round(m.rps)} | ${m.p50} | ${m.p99} | ${ratio} | ${Math.round(m.cpuUs)} | ${cpuRatio} |${m.non2xx ? ` ${m.non2xx} non-2xx` : ''}`;
+async function load(server: Server, spec: Omit<LoadSpec, 'url' | 'connections' | 'durationS'>, durationS = DURATION_S): Promise<Measure> {
+  // The load process loads autocannon before sending anything; measure the server from the first request.
+  const child = server.child.pid!;
+  const cpuBefore = treeCpuMs(child);
+  const result = await runLoad({ ...spec, url: server.info.url, connections: CONNECTIONS, durationS });
+  const cpuMs = treeCpuMs(child) - cpuBefore;
+  if (result.poolExhausted) log(`  warning: ${spec.method} ${spec.path} used its whole pool of pre-signed requests (later ones replayed)`);
+  if (result.errors > 0) log(`  warning: ${spec.method} ${spec.path}: ${result.errors} connection errors or timeouts`);
+  const total = result.requests || 1;
+  return { rps: result.rps, p50: result.p50, p99: result.p99, non2xx: result.non2xx, requests: result.requests, cpuUs: (cpuMs * 1000) / total };
 }
 
+interface Row {
+  name: string;
+  measure: Measure;
+  /** The bare run this row is compared with. */
+  baseline?: string;
+  rpsRatio?: number;
+  cpuRatio?: number;
+  /** The issue's target for this row, and whether this run meets it. */
+  target?: string;
+  met?: boolean;
+}
+
+/** 300 bytes of JSON, a secret field included (the ping echo redacts it). */
+const POST_BODY = JSON.stringify({ paciente: 'Maria da Silva Santos', observacao: 'x'.repeat(206), senha: 'nao aparece', n: 1 });
+
+function writePool(signer: Signer, count: number, dir: string): string {
+  const pool = [];
+  for (let i = 0; i < count; i++) {
+    const body = JSON.stringify({ nome: `Paciente Bench ${i} ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-01-01' });
+    pool.push({ body, headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() } });
+  }
+  const file = path.join(dir, `pool-${count}.json`);
+  writeFileSync(file, JSON.stringify(pool));
+  return file;
+}
+
+async function createPatients(server: Server, signer: Signer, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const body = JSON.stringify({ nome: `Paciente Lista ${i}`, data_nascimento: '1975-05-05', email: `lista${i}@example.com` });
+    const res = await fetch(`${server.info.url}/v1/pacientes`, {
+      method: 'POST',
+      body,
+      headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() },
+    });
+    if (res.status !== 201) throw new Error(`seeding the list: POST /v1/pacientes answered ${res.status}: ${await res.text()}`);
+  }
+}
+
+async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], workDir: string): Promise<{ auditOn: Measure; auditOff: Measure }> {
+  let auditOn: Measure | undefined;
+  let auditOff: Measure | undefined;
+  for (const audit of ['true', 'false'] as const) {
+    const label = audit === 'true' ? 'durable audit on' : 'audit off';
+    log(`gateway, ${label}…`);
+    const gw = await startServer(TSX, ['bench/gateway-server.ts'], { AUDIT_ENABLED: audit });
+    try {
+      const signer = gw.info as unknown as Signer;
+      const getPing = { method: 'GET' as const, path: '/v1/ping', headers: signedHeaders(signer, 'GET', '/v1/ping', '') };
+      const postPing = { method: 'POST' as const, path: '/v1/ping', body: POST_BODY, headers: signedHeaders(signer, 'POST', '/v1/ping', POST_BODY) };
+      await load(gw, getPing, 2); // warm-up: JIT, caches, connections
+      const get = await load(gw, getPing);
+      const post = await load(gw, postPing);
+      rows.push(compare(`signed GET /v1/ping (${label})`, get, 'bare GET', bare.get, 2));
+      rows.push(compare(`signed POST /v1/ping, 300 B (${label})`, post, 'bare POST', bare.post, 2));
+      if (audit === 'true') {
+        auditOn = get;
+        await createPatients(gw, signer, 300);
+        const list = { method: 'GET' as const, path: '/v1/pacientes?limit=50', headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', '') };
+        await load(gw, list, 2);
+        rows.push(compare('signed GET /v1/pacientes?limit=50 (300 patients, through backend-sim)', await load(gw, list), 'bare GET', bare.get, 8));
+        const poolSize = Number(process.env.BENCH_WRITE_POOL ?? 60_000);
+        const write = await load(gw, { method: 'POST', path: '/v1/pacientes', poolFile: writePool(signer, poolSize, workDir) });
+        rows.push({
+          name: 'signed idempotent POST /v1/pacientes (creates a patient)',
+          measure: write,
+          baseline: 'bare POST',
+          rpsRatio: write.rps / bare.post.rps,
+          cpuRatio: write.cpuUs / bare.post.cpuUs,
+          target: '≥ 3000 creates/s',
+          met: write.rps >= 3000,
+        });
+      } else {
+        auditOff = get;
+      }
+    } finally {
+      await stopServer(gw);
+    }
+  }
+  return { auditOn: auditOn!, auditOff: auditOff! };
+}
+
+function compare(name: string, measure: Measure, baseline: string, base: Measure, maxCpuRatio: number): Row {
+  const cpuRatio = measure.cpuUs / base.cpuUs;
+  return { name, measure, baseline, rpsRatio: measure.rps / base.rps, cpuRatio, target: `CPU ≤ ${maxCpuRatio} × bare`, met: cpuRatio <= maxCpuRatio };
+}
+
+function table(rows: Row[]): string {
+  const lines = [
+    '| run | req/s | p50 ms | p99 ms | server CPU µs/req | CPU × bare | req/s × bare | target | met |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const m = r.measure;
+    lines.push(
+      `| ${r.name} | ${Math.round(m.rps)} | ${m.p50} | ${m.p99} | ${Math.round(m.cpuUs)} | ${r.cpuRatio?.toFixed(1) ?? '1.0'} | ${r.rpsRatio?.toFixed(2) ?? '1.00'} | ${r.target ?? '—'} | ${r.met === undefined ? '—' : r.met ? 'yes' : '**no**'} |${m.non2xx ? ` ${m.non2xx} non-2xx` : ''}`,
+    );
+  }
+  return lines.join('\n');
+}
 /**
  * `npm start` on a data dir that exists, the console already built: the time from spawning it to
  * the first 200 of a signed GET /v1/ping (npm, Node, module loading, opening the databases, the
@@ -177,59 +276,80 @@ function secondStartLine(runs: number[]): string {
   return `second \`npm start\` (data dir exists, console built) → first signed 200 on /v1/ping: ${Math.round(median)} ms median of ${runs.length} (${runs.map((r) => Math.round(r)).join(', ')} ms)`;
 }
 
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 async function main(): Promise<void> {
-  if (process.env.BENCH_ONLY === 'start') {
-    console.log(secondStartLine(await secondStart()));
+  const only = process.env.BENCH_ONLY;
+  if (only === 'start') {
+    const runs = await secondStart();
+    console.log(JSON_OUTPUT ? JSON.stringify({ second_start_ms: runs }) : secondStartLine(runs));
     return;
   }
-  console.error(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per run, loopback only`);
-  const bare = await startServer('bench/bare-server.ts');
-  const bareGet = await load(bare, 'GET', '/');
-  const barePost = await load(bare, 'POST', '/');
-  await stopServer(bare);
-
-  const results: string[] = [];
-  let auditOnGet: Measure | undefined;
-  let auditOffGet: Measure | undefined;
-  for (const audit of ['true', 'false']) {
-    const gw = await startServer('bench/gateway-server.ts', { AUDIT_ENABLED: audit });
-    const signer = gw.info as unknown as Signer;
-    // Warm-up: caches, JIT, connections.
-    await load(gw, 'GET', '/v1/ping', () => ({ headers: signedHeaders(signer, 'GET', '/v1/ping', '') }));
-    const get = await load(gw, 'GET', '/v1/ping', () => ({ headers: signedHeaders(signer, 'GET', '/v1/ping', '') }));
-    if (audit === 'true') {
-      auditOnGet = get;
-      const pingBody = JSON.stringify({ hello: 'world', senha: 'x' });
-      const post = await load(gw, 'POST', '/v1/ping', () => ({ body: pingBody, headers: signedHeaders(signer, 'POST', '/v1/ping', pingBody) }));
-      let n = 0;
-      const write = await load(gw, 'POST', '/v1/pacientes', () => {
-        const body = JSON.stringify({ nome: `Paciente Bench ${++n} ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-01-01' });
-        return { body, headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() } };
-      });
-      results.push(row('bare Fastify GET /', bareGet));
-      results.push(row('signed GET /v1/ping (durable audit on)', get, bareGet));
-      results.push(row('bare Fastify POST /', barePost));
-      results.push(row('signed POST /v1/ping (durable audit on)', post, barePost));
-      results.push(row('signed idempotent POST /v1/pacientes (creates a patient)', write, barePost));
-    } else {
-      auditOffGet = get;
-      results.push(row('signed GET /v1/ping (audit off)', get, bareGet));
+  log(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per run, loopback only, ${PIN ? `server on core ${SERVER_CORE}, load generator on core ${LOAD_CORE}` : 'not pinned'}`);
+  const workDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-run-'));
+  const report: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    cores: cpus().length,
+    pinned: PIN,
+    connections: CONNECTIONS,
+    duration_s: DURATION_S,
+  };
+  try {
+    log('bare Fastify (plain node)…');
+    const bareServer = await startServer(process.execPath, ['bench/bare-server.mjs']);
+    const bareGet = await load(bareServer, { method: 'GET', path: '/' });
+    const barePost = await load(bareServer, { method: 'POST', path: '/', body: POST_BODY, headers: { 'content-type': 'application/json' } });
+    await stopServer(bareServer);
+    const rows: Row[] = [
+      { name: 'bare Fastify GET / (plain node)', measure: bareGet },
+      { name: 'bare Fastify POST / echo, 300 B (plain node)', measure: barePost },
+    ];
+    const { auditOn, auditOff } = await gatewayRuns({ get: bareGet, post: barePost }, rows, workDir);
+    const audit = { req_s_cost_percent: (1 - auditOn.rps / auditOff.rps) * 100, cpu_us_per_request: auditOn.cpuUs - auditOff.cpuUs };
+    report.rows = rows.map((r) => ({
+      name: r.name,
+      req_s: Math.round(r.measure.rps),
+      p50_ms: r.measure.p50,
+      p99_ms: r.measure.p99,
+      server_cpu_us_per_request: Math.round(r.measure.cpuUs),
+      requests: r.measure.requests,
+      non_2xx: r.measure.non2xx,
+      baseline: r.baseline ?? null,
+      cpu_ratio: r.cpuRatio ?? null,
+      req_s_ratio: r.rpsRatio ?? null,
+      target: r.target ?? null,
+      met: r.met ?? null,
+    }));
+    report.durable_audit = audit;
+    if (!JSON_OUTPUT) {
+      console.log(table(rows));
+      console.log(
+        `\ndurable audit (committed before each response) on signed GET /v1/ping: ${audit.req_s_cost_percent.toFixed(1)} % of req/s, ` +
+          `${Math.round(audit.cpu_us_per_request)} µs of server CPU per request (${Math.round(auditOn.cpuUs)} vs ${Math.round(auditOff.cpuUs)})`,
+      );
     }
-    await stopServer(gw);
+    if (only !== 'http') {
+      // bench/scale.ts (lists at 200,000 patients and 1,000,000 exams) when present.
+      const scaleModule = './scale.ts';
+      const scale = existsSync(new URL(scaleModule, import.meta.url)) ? await import(scaleModule) : null;
+      if (scale && typeof scale.measureScale === 'function') {
+        log('lists at scale…');
+        const result = await scale.measureScale({});
+        report.scale = result;
+        if (!JSON_OUTPUT) console.log(`\n${scale.formatScale ? scale.formatScale(result) : JSON.stringify(result, null, 2)}`);
+      }
+      const runs = await secondStart();
+      report.second_start_ms = { median: Math.round(median(runs)), runs: runs.map(Math.round), target: 2000, met: median(runs) < 2000 };
+      if (!JSON_OUTPUT) console.log(`\n${secondStartLine(runs)}`);
+    }
+    if (JSON_OUTPUT) console.log(JSON.stringify(report, null, 2));
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
   }
-
-  console.log('| run | req/s | p50 ms | p99 ms | req/s × bare | server CPU µs/req | CPU × bare |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const line of results) console.log(line);
-  if (auditOnGet && auditOffGet) {
-    const cost = (1 - auditOnGet.rps / auditOffGet.rps) * 100;
-    const cpu = auditOnGet.cpuUs - auditOffGet.cpuUs;
-    console.log(
-      `\ndurable audit (committed before each response) on signed GET /v1/ping: ${cost.toFixed(1)} % of req/s, ` +
-        `${Math.round(cpu)} µs of server CPU per request (${Math.round(auditOnGet.cpuUs)} vs ${Math.round(auditOffGet.cpuUs)})`,
-    );
-  }
-  console.log(`\n${secondStartLine(await secondStart())}`);
 }
 
 main().catch((error) => {
