@@ -50,13 +50,19 @@ export async function isFirstStart(dataDir: string): Promise<boolean> {
   }
 }
 
-/** Writes the three default clinics' data straight into their SQLite files, before backend-sim opens them. */
-export async function seedDefaultData(config: GatewayConfig): Promise<Record<string, number[]>> {
+interface SeedModule {
+  seedDefaultTenants?: (dataDir: string) => Promise<Record<string, { medicoIds?: number[] } | number[]>>;
+}
+
+/**
+ * Writes the three default clinics' data straight into their SQLite files, before backend-sim opens them.
+ * `loadSeed` is how the composition root (server/main.ts) hands in the seed module; a bundler cannot
+ * follow the default, a specifier resolved at run time.
+ */
+export async function seedDefaultData(config: GatewayConfig, loadSeed?: () => Promise<SeedModule>): Promise<Record<string, number[]>> {
   // Resolved at run time: the seed module is optional for the gateway (SEED_ON_FIRST_START=false skips it).
   const seedModule = '../seed/seed.ts';
-  const seed = (await import(seedModule)) as {
-    seedDefaultTenants?: (dataDir: string) => Promise<Record<string, { medicoIds?: number[] } | number[]>>;
-  };
+  const seed = loadSeed ? await loadSeed() : ((await import(seedModule)) as SeedModule);
   if (!seed.seedDefaultTenants) return {};
   const result = await seed.seedDefaultTenants(config.dataDir);
   const doctors: Record<string, number[]> = {};

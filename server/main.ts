@@ -33,7 +33,7 @@ async function main(): Promise<void> {
 
   const stack = await startStack(config, {
     beforeBackend: async (c) => {
-      if (firstStart && c.seedOnFirstStart) doctors = await seedDefaultData(c);
+      if (firstStart && c.seedOnFirstStart) doctors = await seedDefaultData(c, () => import('../seed/seed.ts'));
     },
   });
   const hostForUrls = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
