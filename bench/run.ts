@@ -155,10 +155,12 @@ async function createPatients(server: Server, signer: Signer, count: number): Pr
   }
 }
 
-async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], workDir: string): Promise<{ auditOn: Measure; auditOff: Measure }> {
+async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], workDir: string): Promise<{ auditOn: Measure; auditOff?: Measure }> {
   let auditOn: Measure | undefined;
   let auditOff: Measure | undefined;
-  for (const audit of ['true', 'false'] as const) {
+  // BENCH_ONLY=ping: the signed ping with durable audit only (quick runs while working on the hot path).
+  const audits = process.env.BENCH_ONLY === 'ping' ? (['true'] as const) : (['true', 'false'] as const);
+  for (const audit of audits) {
     const label = audit === 'true' ? 'durable audit on' : 'audit off';
     log(`gateway, ${label}…`);
     const gw = await startServer(TSX, ['bench/gateway-server.ts'], { AUDIT_ENABLED: audit });
@@ -171,8 +173,8 @@ async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], w
       const post = await load(gw, postPing);
       rows.push(compare(`signed GET /v1/ping (${label})`, get, 'bare GET', bare.get, 2));
       rows.push(compare(`signed POST /v1/ping, 300 B (${label})`, post, 'bare POST', bare.post, 2));
-      if (audit === 'true') {
-        auditOn = get;
+      if (audit === 'true') auditOn = get;
+      if (audit === 'true' && process.env.BENCH_ONLY !== 'ping') {
         await createPatients(gw, signer, 300);
         const list = { method: 'GET' as const, path: '/v1/pacientes?limit=50', headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', '') };
         await load(gw, list, 2);
@@ -188,14 +190,14 @@ async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], w
           target: '≥ 3000 creates/s',
           met: write.rps >= 3000,
         });
-      } else {
+      } else if (audit === 'false') {
         auditOff = get;
       }
     } finally {
       await stopServer(gw);
     }
   }
-  return { auditOn: auditOn!, auditOff: auditOff! };
+  return { auditOn: auditOn!, auditOff };
 }
 
 function compare(name: string, measure: Measure, baseline: string, base: Measure, maxCpuRatio: number): Row {
@@ -309,7 +311,7 @@ async function main(): Promise<void> {
       { name: 'bare Fastify POST / echo, 300 B (plain node)', measure: barePost },
     ];
     const { auditOn, auditOff } = await gatewayRuns({ get: bareGet, post: barePost }, rows, workDir);
-    const audit = { req_s_cost_percent: (1 - auditOn.rps / auditOff.rps) * 100, cpu_us_per_request: auditOn.cpuUs - auditOff.cpuUs };
+    const audit = auditOff && { req_s_cost_percent: (1 - auditOn.rps / auditOff.rps) * 100, cpu_us_per_request: auditOn.cpuUs - auditOff.cpuUs };
     report.rows = rows.map((r) => ({
       name: r.name,
       req_s: Math.round(r.measure.rps),
@@ -327,12 +329,12 @@ async function main(): Promise<void> {
     report.durable_audit = audit;
     if (!JSON_OUTPUT) {
       console.log(table(rows));
-      console.log(
+      if (audit && auditOff) console.log(
         `\ndurable audit (committed before each response) on signed GET /v1/ping: ${audit.req_s_cost_percent.toFixed(1)} % of req/s, ` +
           `${Math.round(audit.cpu_us_per_request)} µs of server CPU per request (${Math.round(auditOn.cpuUs)} vs ${Math.round(auditOff.cpuUs)})`,
       );
     }
-    if (only !== 'http') {
+    if (only !== 'http' && only !== 'ping') {
       // bench/scale.ts (lists at 200,000 patients and 1,000,000 exams) when present.
       const scaleModule = './scale.ts';
       const scale = existsSync(new URL(scaleModule, import.meta.url)) ? await import(scaleModule) : null;

@@ -57,7 +57,7 @@ declare module 'fastify' {
 /** Builds the gateway; never listens (main.ts and tests do). */
 export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? new ApplianceClock({ dataDir: null, enabled: false, base: deps.now });
-  const auditWriter = new AuditWriter(deps.sqlite, { databaseFile: deps.sqlite.name, clock });
+  const auditWriter = new AuditWriter(deps.sqlite, { clock });
   // Requests refused before Fastify routes them are audited here, with what is known of them.
   const auditRefusal = config.audit.enabled ? (record: AuditRecord) => auditWriter.writeDurable(record) : async () => undefined;
   const app = Fastify({

@@ -50,7 +50,11 @@ export function auditPageQuery(db: GatewayDb, q: AuditQuery & { tenantId?: numbe
   else if (q.tenant) query = query.where('tenant_slug', '=', q.tenant);
   if (q.chave_id !== undefined) query = query.where('chave_id', '=', q.chave_id);
   if (q.request_id) query = query.where('request_id', '=', q.request_id);
-  if (q.status !== undefined) query = query.where('status', '=', q.status);
+  if (q.status !== undefined) {
+    query = query.where('status', '=', q.status);
+    // The same term as the partial index's (migration 015), so SQLite may use it: a bound value alone cannot prove it.
+    if (q.status >= 400) query = query.where(sql<boolean>`status >= 400`);
+  }
   if (q.error_code) query = query.where('error_code', '=', q.error_code);
   if (q.method) query = query.where('method', '=', q.method);
   if (q.source) query = query.where('source', '=', q.source);

@@ -6,6 +6,7 @@ import * as m011 from './2026-11-22-011-idempotency-sealed.ts';
 import * as m012 from './2026-11-22-012-console-login-throttle.ts';
 import * as m013 from './2026-11-22-013-operator-tokens.ts';
 import * as m014 from './2026-11-22-014-audit-journal-idempotency-request.ts';
+import * as m015 from './2026-11-22-015-audit-error-indexes-partial.ts';
 
 /** Date-prefixed, applied in name order by Kysely's Migrator. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-012-console-login-throttle': m012,
   '2026-11-22-013-operator-tokens': m013,
   '2026-11-22-014-audit-journal-idempotency-request': m014,
+  '2026-11-22-015-audit-error-indexes-partial': m015,
 };
