@@ -7,11 +7,25 @@ import { isEnvelope } from './envelope.ts';
  * Parsing `data` with its zod schema strips every key the schema does not name, so a
  * never-returned field cannot leak even if the backend sends it.
  */
+const conformingData = new WeakSet<object>();
+
+/**
+ * Marks `data` as already produced by the route's own response schema (the backend client parses
+ * the backend's answer with it), so the serializer does not parse it a second time (issue 15: no
+ * re-validation of what the schema already guarantees). Only objects can be marked.
+ */
+export function conforming<T>(data: T): T {
+  if (data !== null && typeof data === 'object') conformingData.add(data);
+  return data;
+}
+
 export const envelopeSerializerCompiler: FastifySerializerCompiler<ZodType> =
   ({ schema, method, url }) =>
   (payload) => {
     if (!isEnvelope(payload) || payload.error !== null) return JSON.stringify(payload);
-    const result = schema.safeParse(payload.data);
+    const data = payload.data;
+    if (data !== null && typeof data === 'object' && conformingData.has(data)) return JSON.stringify(payload);
+    const result = schema.safeParse(data);
     if (!result.success) {
       throw new Error(`response of ${method} ${url} does not match its schema: ${result.error.message}`);
     }

@@ -81,6 +81,8 @@ export class KeysService {
   private readonly resolvedCache = new Map<string, ResolvedKey>();
   private readonly dataVersion: SQLite.Statement;
   private seenDataVersion = -1;
+  /** Set while the current turn of the event loop has read `PRAGMA data_version` already. */
+  private versionReadThisTurn = false;
 
   constructor(
     private readonly db: GatewayDb,
@@ -92,6 +94,24 @@ export class KeysService {
        FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.api_key = ?`,
     );
     this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  }
+
+  /**
+   * Empties the cache when another connection (the CLI) committed to gateway.db. Read once per turn
+   * of the event loop: the requests parsed in the same turn arrived together, before any commit the
+   * CLI makes after them, so one read serves them all; the next turn reads again.
+   */
+  private noticeOtherConnections(): void {
+    if (this.versionReadThisTurn) return;
+    this.versionReadThisTurn = true;
+    setImmediate(() => {
+      this.versionReadThisTurn = false;
+    });
+    const version = this.dataVersion.get() as number;
+    if (version !== this.seenDataVersion) {
+      this.resolvedCache.clear();
+      this.seenDataVersion = version;
+    }
   }
 
   /** Forget every resolved key: called after any change to keys or tenants. */
@@ -194,11 +214,7 @@ export class KeysService {
 
   /** The key row with its tenant, and the decrypted secret when it has one. */
   async resolve(apiKey: string): Promise<ResolvedKey | undefined> {
-    const version = this.dataVersion.get() as number;
-    if (version !== this.seenDataVersion) {
-      this.resolvedCache.clear();
-      this.seenDataVersion = version;
-    }
+    this.noticeOtherConnections();
     const hit = this.resolvedCache.get(apiKey);
     if (hit) return hit;
     const found = repo.splitKeyRow(this.lookup.get(apiKey) as repo.KeyTenantRow | undefined);

@@ -5,6 +5,7 @@ import type { Scope } from '../../contracts/scopes.ts';
 import { emptyQuery, paginationMeta } from '../../contracts/schemas/params.ts';
 import type { BackendClient, BackendQuery } from '../backend/client.ts';
 import { addMeta } from '../http/envelope.ts';
+import { conforming } from '../http/schemas.ts';
 import { backendIdempotency } from '../idempotency/idempotency-plugin.ts';
 import type { AuthContext } from '../http/request-context.ts';
 import type { Presigner } from '../storage/presigner.ts';
@@ -165,7 +166,8 @@ async function forwardToBackend(operation: JsonOperation<any, any, any, any>, ct
     const { limit, offset } = ctx.query as { limit: number; offset: number };
     addMeta(ctx.reply, paginationMeta(limit, offset, Number(result.meta.total ?? 0)));
   }
-  return result.data;
+  // Parsed by this very schema in the client: the serializer need not parse it again.
+  return conforming(result.data);
 }
 
 export interface RegisteredOperation {

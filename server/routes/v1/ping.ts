@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { keySet, PING_REDACTED_KEYS, redact } from '../../http/redact.ts';
 import { defineOperation } from '../operation.ts';
+import { conforming } from '../../http/schemas.ts';
 import { maskApiKey } from '../../keys/keys.service.ts';
 import type { FastifyRequest } from 'fastify';
 
@@ -23,9 +24,10 @@ const pingData = z.object({
   echo: z.object({ method: z.enum(['GET', 'POST']), body: z.unknown() }),
 });
 
+/** Built field by field from typed values, so it conforms to `pingData` by construction (not parsed again). */
 function pong(request: FastifyRequest, method: 'GET' | 'POST', body: unknown): z.infer<typeof pingData> {
   const auth = request.auth!;
-  return {
+  return conforming({
     ok: true,
     service: 'clinic-exams-gateway',
     version: 'v1',
@@ -40,7 +42,7 @@ function pong(request: FastifyRequest, method: 'GET' | 'POST', body: unknown): z
       escopos: auth.scopes,
     },
     echo: { method, body },
-  };
+  });
 }
 
 const pingOperation = (method: 'GET' | 'POST') =>
