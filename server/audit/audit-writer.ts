@@ -34,8 +34,10 @@ export class AuditWriter {
   private queue: AuditRecord[] = [];
   /** Resolvers of the queued entries' writeDurable promises, in queue order. */
   private queuedResolvers: Array<() => void> = [];
+  /** Other writes of the same connection that ride on the next commit (server/idempotency: a write's answer). */
+  private companions: Array<() => void> = [];
   private scheduled = false;
-  private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[]) => void>;
+  private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[], companions: Array<() => void>) => void>;
   private readonly purgeStmt: SQLite.Statement;
   private readonly touchKey: SQLite.Statement;
   private closed = false;
@@ -46,7 +48,14 @@ export class AuditWriter {
     // Positional parameters: binding an array is cheaper than binding an object by name.
     const insert = sqlite.prepare(`INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
     this.touchKey = sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
-    this.insertBatch = sqlite.transaction((rows: AuditRecord[]) => {
+    this.insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Array<() => void>) => {
+      for (const statement of companions) {
+        try {
+          statement();
+        } catch (error) {
+          console.error(`audit writer: a write committed with the audit batch failed: ${(error as Error).message}`);
+        }
+      }
       const lastUse = new Map<number, string>();
       for (const row of rows) {
         insert.run(
@@ -77,15 +86,27 @@ export class AuditWriter {
     this.kick();
   }
 
+  /**
+   * Runs `statement` (a write on the same connection) inside the next audit commit, before that
+   * commit's entries: an entry queued after it is never committed without it. One commit then serves
+   * both, which spares a write request a commit of its own.
+   */
+  alongNextCommit(statement: () => void): void {
+    this.companions.push(statement);
+    this.kick();
+  }
+
   /** Commits everything queued so far before returning (read-your-writes for the console and tests). */
   flush(): void {
     const rows = this.queue;
     const resolvers = this.queuedResolvers;
+    const companions = this.companions;
     this.queue = [];
     this.queuedResolvers = [];
-    if (rows.length === 0) return;
+    this.companions = [];
+    if (rows.length === 0 && companions.length === 0) return;
     try {
-      this.insertBatch(rows);
+      this.insertBatch(rows, companions);
     } catch (error) {
       console.error(`audit writer: ${rows.length} entries not written: ${(error as Error).message}`);
     }

@@ -48,6 +48,33 @@ export function backendIdempotency(request: FastifyRequest, method: string): { i
 }
 
 /**
+ * Records a write's answer under its key (or frees the key). An onSend hook for the root of the app,
+ * added before the audit plugin's, so the answer is queued before the audit entry and both go in one
+ * commit (IdempotencyStore's `commit`).
+ */
+export function completeIdempotentWrites(store: IdempotencyStore) {
+  return async function completeIdempotentWrite(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    const operation = request.idempotentOperation;
+    if (!operation) return payload;
+    request.idempotentOperation = null;
+    const status = reply.statusCode;
+    // Final outcomes are kept 24 h (the 503 of a lost backend included, as the spec requires);
+    // a timeout or an internal fault frees the key so the client's retry executes.
+    if (status < 500 || status === 503) {
+      const headers: Record<string, string> = {};
+      for (const name of REPLAYED_HEADERS) {
+        const value = reply.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      store.complete(operation, { status, headers, body: typeof payload === 'string' ? payload : String(payload ?? 'null') });
+    } else {
+      store.release(operation);
+    }
+    return payload;
+  };
+}
+
+/**
  * The idempotency contract for every route declaring `config.idempotent` (spec § Idempotency):
  * scoped per API key and operation (method + path), replay with the original status, 422 on a
  * different body, 409 while the first is in flight, 503 stored and replayed.
@@ -97,25 +124,6 @@ export default fp<IdempotencyPluginOptions>(
       }
     });
 
-    app.addHook('onSend', async (request, reply, payload) => {
-      const operation = request.idempotentOperation;
-      if (!operation) return payload;
-      request.idempotentOperation = null;
-      const status = reply.statusCode;
-      // Final outcomes are kept 24 h (the 503 of a lost backend included, as the spec requires);
-      // a timeout or an internal fault frees the key so the client's retry executes.
-      if (status < 500 || status === 503) {
-        const headers: Record<string, string> = {};
-        for (const name of REPLAYED_HEADERS) {
-          const value = reply.getHeader(name);
-          if (value !== undefined) headers[name] = String(value);
-        }
-        store.complete(operation, { status, headers, body: typeof payload === 'string' ? payload : String(payload ?? 'null') });
-      } else {
-        store.release(operation);
-      }
-      return payload;
-    });
   },
   { name: 'idempotency', dependencies: ['envelope'] },
 );

@@ -55,6 +55,13 @@ export class IdempotencyStore {
     masterKey: Buffer,
     /** The appliance clock (server/clock.ts): the 24 h lifetime and the leases follow an operator's shift. */
     private readonly clock: () => number = Date.now,
+    /**
+     * Where a write's answer is committed: by default at once; the gateway passes the audit writer's
+     * group commit, so the answer and its audit entry share one commit before the response leaves.
+     * Losing it to a crash is safe: the key is freed at the next start and the retry is answered
+     * from backend-sim's record of the same write (backendWriteToken).
+     */
+    private readonly commit: (statement: () => void) => void = (statement) => statement(),
   ) {
     this.box = new SecretBox(deriveKey(masterKey, 'clinic-gateway/idempotency/response/v1'));
     this.fingerprintKey = createSecretKey(deriveKey(masterKey, 'clinic-gateway/idempotency/fingerprint/v1'));
@@ -108,12 +115,12 @@ export class IdempotencyStore {
 
   complete(op: OperationKey, response: StoredResponse): void {
     const sealed = this.seal(op, response.status, JSON.stringify(response.headers), response.body);
-    this.completeStmt.run(response.status, sealed, op.chaveId, op.idemKey, op.method, op.path);
+    this.commit(() => this.completeStmt.run(response.status, sealed, op.chaveId, op.idemKey, op.method, op.path));
   }
 
   /** Frees the key so a retry executes again (outcomes that are not final, e.g. a gateway timeout). */
   release(op: OperationKey): void {
-    this.remove.run(op.chaveId, op.idemKey, op.method, op.path);
+    this.commit(() => this.remove.run(op.chaveId, op.idemKey, op.method, op.path));
   }
 
   purgeExpired(now = this.clock()): number {
