@@ -95,9 +95,9 @@ export class BackendClient {
         path: call.path + buildQuery(call.query),
         headers,
         body,
+        // Undici's own timers (no AbortSignal and timer per call): no header, or a body that stalls, within the timeout → 504.
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = response.statusCode;
       if (response.headers['x-idempotent-replay'] === 'true') call.context?.onReplay?.();
