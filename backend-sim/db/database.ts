@@ -11,13 +11,13 @@ import type { ComplementosTable } from './tables/complementos.ts';
 import type { ConveniosTable } from './tables/convenios.ts';
 import type { EstadosCivisTable } from './tables/estados-civis.ts';
 import type { ExameArquivosTable } from './tables/exame-arquivos.ts';
-import type { ExamesTable } from './tables/exames.ts';
+import type { ExamesContagemTable, ExamesTable } from './tables/exames.ts';
 import type { GruposLaudosMedicosTable, GruposLaudosTable } from './tables/grupos-laudos.ts';
 import type { GruposPermissaoTable } from './tables/grupos-permissao.ts';
 import type { IdempotencyMarkersTable } from './tables/idempotency-markers.ts';
 import type { LaudosTable } from './tables/laudos.ts';
 import type { MedicosTable } from './tables/medicos.ts';
-import type { PacientesTable } from './tables/pacientes.ts';
+import type { PacientesContagemTable, PacientesTable } from './tables/pacientes.ts';
 import type { PlanosTable } from './tables/planos.ts';
 import type { ProcedimentosTable } from './tables/procedimentos.ts';
 import type { ProntuarioAnexosTable, ProntuariosTable } from './tables/prontuarios.ts';
@@ -28,6 +28,7 @@ import { migration as m001 } from './migrations/2026-11-21-001-initial.ts';
 import { migration as m002 } from './migrations/2026-11-21-002-list-indexes.ts';
 import { migration as m003 } from './migrations/2026-11-21-003-central-laudos.ts';
 import { migration as m004 } from './migrations/2026-11-22-004-idempotency-markers.ts';
+import { migration as m005 } from './migrations/2026-11-23-005-list-counts-and-search.ts';
 
 export interface Database {
   clinica_config: ClinicaConfigTable;
@@ -36,6 +37,7 @@ export interface Database {
   grupos_permissao: GruposPermissaoTable;
   cidades: CidadesTable;
   pacientes: PacientesTable;
+  pacientes_contagem: PacientesContagemTable;
   medicos: MedicosTable;
   procedimentos: ProcedimentosTable;
   convenios: ConveniosTable;
@@ -47,6 +49,7 @@ export interface Database {
   grupos_laudos_medicos: GruposLaudosMedicosTable;
   cids: CidsTable;
   exames: ExamesTable;
+  exames_contagem: ExamesContagemTable;
   exame_arquivos: ExameArquivosTable;
   laudos: LaudosTable;
   agenda_configs: AgendaConfigsTable;
@@ -69,6 +72,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-002-list-indexes': m002,
   '2026-11-21-003-central-laudos': m003,
   '2026-11-22-004-idempotency-markers': m004,
+  '2026-11-23-005-list-counts-and-search': m005,
 };
 
 export interface TenantDatabase {

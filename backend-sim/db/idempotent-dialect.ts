@@ -11,6 +11,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { BackendError } from '../errors.ts';
+import { executeCompiled, prepared } from './statements.ts';
 
 /** Markers are kept as long as the gateway keeps an Idempotency-Key (spec § Idempotency: 24 h). */
 export const MARKER_TTL_MS = 24 * 60 * 60 * 1000;
@@ -72,9 +73,10 @@ const scopes = new AsyncLocalStorage<WriteScope>();
 
 /** The answer recorded for `token` in this tenant database, if its write committed within 24 h. */
 export function recordedOutcome(sqlite: SQLite.Database, token: string, now: number): RecordedOutcome | undefined {
-  return sqlite
-    .prepare('SELECT method, path, status, content_type, response FROM idempotency_markers WHERE token = ? AND created_at > ?')
-    .get(token, now - MARKER_TTL_MS) as RecordedOutcome | undefined;
+  return prepared(sqlite, 'SELECT method, path, status, content_type, response FROM idempotency_markers WHERE token = ? AND created_at > ?').get(
+    token,
+    now - MARKER_TTL_MS,
+  ) as RecordedOutcome | undefined;
 }
 
 /** Kysely's SQLite dialect, with the driver that records idempotency markers for requests in a WriteScope. */
@@ -136,9 +138,10 @@ export class IdempotentDriver implements Driver {
     if (this.#holder() && this.#connection) return this.#connection;
     const inner = await this.#inner.acquireConnection();
     this.#connection ??= {
-      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
         this.#beforeStatement(query);
-        return inner.executeQuery<R>(query);
+        // Kysely's connection, but with statements prepared once per SQL text (statements.ts).
+        return executeCompiled<R>(this.#sqlite, query);
       },
       streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => inner.streamQuery<R>(query, chunkSize),
     };
@@ -249,7 +252,7 @@ export class IdempotentDriver implements Driver {
     if (!scope || this.#sqlite.inTransaction) return;
     const kind = query.query.kind;
     if (kind === 'SelectQueryNode') return;
-    if (!MUTATIONS.has(kind) && this.#sqlite.prepare(query.sql).readonly) return;
+    if (!MUTATIONS.has(kind) && prepared(this.#sqlite, query.sql).readonly) return;
     this.#sqlite.exec('BEGIN');
     this.#startWrite(scope, null);
   }

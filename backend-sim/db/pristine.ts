@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { BackendError } from '../errors.ts';
 import { openTenantDatabase, type TenantDatabase } from './database.ts';
+import { rebuildSearchIndexes, withoutTriggers } from './derived.ts';
 
 /**
  * A tenant's first-start state: a copy of its database taken right after its first start (the seed and
@@ -101,33 +102,44 @@ function restoreOnConnection(sqlite: SQLite.Database, file: string): RestoreOutc
   try {
     const have = new Set(migrationNames(sqlite, 'pristine'));
     if (migrationNames(sqlite, 'main').some((name) => !have.has(name))) return 'copy-behind';
+    // Ordinary tables only: a full-text index (virtual table and its shadow tables) is rebuilt, not copied.
     const tables = sqlite
-      .prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_migration%' ORDER BY name")
+      .prepare(
+        "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_migration%' ORDER BY name",
+      )
       .pluck()
       .all() as string[];
-    const inPristine = new Set(sqlite.prepare("SELECT name FROM pristine.sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+    const inPristine = new Set(sqlite.prepare("SELECT name FROM pragma_table_list WHERE schema = 'pristine' AND type = 'table'").pluck().all() as string[]);
     const idempotencyMarkersRemoved = tables.includes('idempotency_markers')
       ? (sqlite.prepare('SELECT COUNT(*) FROM main.idempotency_markers').pluck().get() as number)
       : 0;
     let rows = 0;
+    const copyTables = () => {
+      for (const table of tables) {
+        sqlite.prepare(`DELETE FROM main.${quote(table)}`).run();
+        if (!inPristine.has(table)) continue;
+        const columns = (sqlite.prepare(`PRAGMA main.table_info(${quote(table)})`).all() as Array<{ name: string }>).map((c) => quote(c.name)).join(', ');
+        rows += sqlite.prepare(`INSERT INTO main.${quote(table)} (${columns}) SELECT ${columns} FROM pristine.${quote(table)}`).run().changes;
+      }
+      // Idempotency markers never survive a reset, whatever the copy holds.
+      if (tables.includes('idempotency_markers')) sqlite.prepare('DELETE FROM main.idempotency_markers').run();
+      // AUTOINCREMENT counters (none today) go back too, so new rows get the ids they got after the first start.
+      if (sqlite.prepare("SELECT 1 FROM main.sqlite_master WHERE name = 'sqlite_sequence'").get()) {
+        sqlite.prepare('DELETE FROM main.sqlite_sequence').run();
+        if (inPristine.has('sqlite_sequence')) sqlite.prepare('INSERT INTO main.sqlite_sequence SELECT * FROM pristine.sqlite_sequence').run();
+      }
+    };
     // Every table is refilled whole, so foreign keys hold at the end; checking them row by row only costs.
     sqlite.pragma('foreign_keys = OFF');
     try {
-      sqlite.transaction(() => {
-        for (const table of tables) {
-          sqlite.prepare(`DELETE FROM main.${quote(table)}`).run();
-          if (!inPristine.has(table)) continue;
-          const columns = (sqlite.prepare(`PRAGMA main.table_info(${quote(table)})`).all() as Array<{ name: string }>).map((c) => quote(c.name)).join(', ');
-          rows += sqlite.prepare(`INSERT INTO main.${quote(table)} (${columns}) SELECT ${columns} FROM pristine.${quote(table)}`).run().changes;
-        }
-        // Idempotency markers never survive a reset, whatever the copy holds.
-        if (tables.includes('idempotency_markers')) sqlite.prepare('DELETE FROM main.idempotency_markers').run();
-        // AUTOINCREMENT counters (none today) go back too, so new rows get the ids they got after the first start.
-        if (sqlite.prepare("SELECT 1 FROM main.sqlite_master WHERE name = 'sqlite_sequence'").get()) {
-          sqlite.prepare('DELETE FROM main.sqlite_sequence').run();
-          if (inPristine.has('sqlite_sequence')) sqlite.prepare('INSERT INTO main.sqlite_sequence SELECT * FROM pristine.sqlite_sequence').run();
-        }
-      })();
+      // Without triggers: the derived tables (counts) come back with the copy's rows, consistent with its
+      // other rows, and the search index is rebuilt once from the restored patients, not row by row.
+      sqlite.transaction(() =>
+        withoutTriggers(sqlite, () => {
+          copyTables();
+          rebuildSearchIndexes(sqlite);
+        }),
+      )();
     } finally {
       sqlite.pragma('foreign_keys = ON');
     }

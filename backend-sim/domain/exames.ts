@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.ts';
+import { queryRows } from '../db/statements.ts';
 import { BackendError, notFound } from '../errors.ts';
 import type { CallContext } from '../lib/http.ts';
 import { date } from '../lib/schemas.ts';
@@ -11,10 +12,12 @@ import { getClinicaConfig } from './clinica.ts';
 type EB = ExpressionBuilder<Database, 'exames'>;
 
 /** status_laudo is derived on read: no report file → PENDENTE; file and a signed live report → ASSINADO; else EMITIDO. */
-export const statusLaudoSql = sql<'PENDENTE' | 'EMITIDO' | 'ASSINADO'>`CASE
+const SIGNED_REPORT_EXISTS = 'EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)';
+const STATUS_LAUDO = `CASE
   WHEN exames.arquivo_laudo_key IS NULL THEN 'PENDENTE'
-  WHEN EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL) THEN 'ASSINADO'
+  WHEN ${SIGNED_REPORT_EXISTS} THEN 'ASSINADO'
   ELSE 'EMITIDO' END`;
+export const statusLaudoSql = sql<'PENDENTE' | 'EMITIDO' | 'ASSINADO'>`${sql.raw(STATUS_LAUDO)}`;
 
 /** SIMPLES auto-filter: the bound doctor is exam doctor, report doctor or requester. */
 export function simplesFilter(eb: EB, medicoId: number) {
@@ -46,7 +49,14 @@ type ExameRow = Awaited<ReturnType<ReturnType<typeof selectRow>['executeTakeFirs
 
 const ref = (id: number | null, nome: string | null) => (id ? { id, nome: nome ?? '' } : null);
 
-export function exameItem(r: ExameRow) {
+/** What a list item reads from its row (the list query selects exactly this). */
+type ExameItemRow = Pick<
+  ExameRow,
+  | 'id' | 'paciente_id' | 'paciente_nome' | 'procedimento_id' | 'procedimento_nome' | 'medico_exame_id' | 'medico_exame_nome' | 'medico_laudo_id'
+  | 'medico_laudo_nome' | 'medico_solicitante_id' | 'solicitante_nome' | 'data_realizado' | 'status_laudo' | 'arquivo_exame_key' | 'arquivo_laudo_key' | 'criado_em'
+>;
+
+export function exameItem(r: ExameItemRow) {
   return {
     id: r.id,
     paciente: { id: r.paciente_id, nome: r.paciente_nome },
@@ -86,50 +96,132 @@ export const exameListSchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
-const SIGNED_EXISTS = sql<boolean>`EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)`;
-
 /** Above this many matches, a doctor-filtered page walks the date index instead of sorting the matches. */
 const SCAN_BY_DATE_ABOVE = 2000;
 
+const LIST_SELECT = `SELECT exames.id, exames.paciente_id, p.nome AS paciente_nome, exames.procedimento_id, pr.nome AS procedimento_nome,
+  exames.medico_exame_id, me.nome AS medico_exame_nome, exames.medico_laudo_id, ml.nome AS medico_laudo_nome,
+  exames.medico_solicitante_id, ms.nome AS solicitante_nome, exames.data_realizado, exames.arquivo_exame_key, exames.arquivo_laudo_key,
+  exames.criado_em, ${STATUS_LAUDO} AS status_laudo
+FROM exames
+JOIN pacientes p ON p.id = exames.paciente_id
+JOIN procedimentos pr ON pr.id = exames.procedimento_id
+LEFT JOIN medicos me ON me.id = exames.medico_exame_id
+LEFT JOIN medicos ml ON ml.id = exames.medico_laudo_id
+LEFT JOIN medicos ms ON ms.id = exames.medico_solicitante_id`;
+const NEWEST_FIRST = 'ORDER BY data_realizado DESC, id DESC';
+
+/**
+ * Newest first. Hand-written SQL (statements cached per SQL text) on one held connection, so the total
+ * and the page see the same rows. Without a patient or report-status filter and with at most one of
+ * doctor / procedure, the total is a sum over the trigger-kept per-date counts (`exames_contagem`), and
+ * a deep page finds the date and id it starts at from those counts (months, then days, then an OFFSET
+ * within one day) and reads on from there by key, instead of stepping over `offset` index entries.
+ * Other filter combinations count and page on the indexes as before.
+ */
 export async function listExames(db: Db, f: z.infer<typeof exameListSchema>, ctx: CallContext) {
   // medico_id is ignored for bound keys (anti-enumeration), as the spec requires.
   const medico = ctx.medicoFiltroId || f.medico_id || 0;
-  const filters = <Q extends ReturnType<typeof countBase>>(q: Q, byDate: boolean): Q => {
-    let out = q.where('exames.excluido_em', 'is', null);
-    if (medico)
-      out = byDate
-        ? out.where(sql<boolean>`(+exames.medico_exame_id = ${medico} OR +exames.medico_laudo_id = ${medico} OR +exames.medico_solicitante_id = ${medico})`)
-        : out.where((eb) => simplesFilter(eb, medico));
-    if (f.paciente_id) out = out.where('exames.paciente_id', '=', f.paciente_id);
-    if (f.tipo_exame_id) out = out.where('exames.procedimento_id', '=', f.tipo_exame_id);
-    if (f.periodo_realizado_inicio) out = out.where('exames.data_realizado', '>=', f.periodo_realizado_inicio);
-    if (f.periodo_realizado_fim) out = out.where('exames.data_realizado', '<=', f.periodo_realizado_fim);
+  const counted = !f.paciente_id && !f.status_laudo && !(medico && f.tipo_exame_id);
+  const dimension: [string, number] = medico ? ['medico', medico] : f.tipo_exame_id ? ['procedimento', f.tipo_exame_id] : ['todos', 0];
+  const range: string[] = [];
+  const rangeParams: string[] = [];
+  if (f.periodo_realizado_inicio) {
+    range.push('data >= ?');
+    rangeParams.push(f.periodo_realizado_inicio);
+  }
+  if (f.periodo_realizado_fim) {
+    range.push('data <= ?');
+    rangeParams.push(f.periodo_realizado_fim);
+  }
+  const counts = `FROM exames_contagem WHERE filtro = ? AND valor = ?${range.map((r) => ` AND ${r}`).join('')}`;
+  const countParams = [...dimension, ...rangeParams];
+
+  /** The filters on `exames`; `byDate` spells the doctor test so that SQLite walks the date index. */
+  const filters = (byDate: boolean) => {
+    const where = ['excluido_em IS NULL'];
+    const params: unknown[] = [];
+    if (medico) {
+      where.push(
+        byDate
+          ? '(+medico_exame_id = ? OR +medico_laudo_id = ? OR +medico_solicitante_id = ?)'
+          : '(medico_exame_id = ? OR medico_laudo_id = ? OR medico_solicitante_id = ?)',
+      );
+      params.push(medico, medico, medico);
+    }
+    if (f.paciente_id) {
+      where.push('paciente_id = ?');
+      params.push(f.paciente_id);
+    }
+    if (f.tipo_exame_id) {
+      where.push('procedimento_id = ?');
+      params.push(f.tipo_exame_id);
+    }
+    if (f.periodo_realizado_inicio) {
+      where.push('data_realizado >= ?');
+      params.push(f.periodo_realizado_inicio);
+    }
+    if (f.periodo_realizado_fim) {
+      where.push('data_realizado <= ?');
+      params.push(f.periodo_realizado_fim);
+    }
     // Spelled out (not via the CASE) so SQLite can use the partial indexes.
-    if (f.status_laudo === 'PENDENTE') out = out.where('exames.arquivo_laudo_key', 'is', null);
-    if (f.status_laudo === 'ASSINADO') out = out.where('exames.arquivo_laudo_key', 'is not', null).where(SIGNED_EXISTS);
-    if (f.status_laudo === 'EMITIDO') out = out.where('exames.arquivo_laudo_key', 'is not', null).where(sql<boolean>`NOT ${SIGNED_EXISTS}`);
-    return out as Q;
+    if (f.status_laudo === 'PENDENTE') where.push('arquivo_laudo_key IS NULL');
+    if (f.status_laudo === 'ASSINADO') where.push(`arquivo_laudo_key IS NOT NULL AND ${SIGNED_REPORT_EXISTS}`);
+    if (f.status_laudo === 'EMITIDO') where.push(`arquivo_laudo_key IS NOT NULL AND NOT ${SIGNED_REPORT_EXISTS}`);
+    return { where, params };
   };
-  const count = await filters(countBase(db), false).select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  const total = Number(count.total);
-  const byDate = medico > 0 && !f.paciente_id && total > SCAN_BY_DATE_ABOVE;
-  // Page ids from `exames` alone (joins would steer the planner away from the date index), then hydrate them.
-  const page = await filters(countBase(db), byDate)
-    .select('exames.id')
-    .orderBy('exames.data_realizado', 'desc')
-    .orderBy('exames.id', 'desc')
-    .limit(f.limit)
-    .offset(f.offset)
-    .execute();
-  const ids = page.map((r) => r.id);
-  const rows = ids.length
-    ? await selectRow(baseQuery(db).where('exames.id', 'in', ids)).orderBy('exames.data_realizado', 'desc').orderBy('exames.id', 'desc').execute()
-    : [];
-  return { data: rows.map(exameItem), total };
+
+  return db.connection().execute(async (conn) => {
+    const plain = filters(false);
+    const [{ total }] = counted
+      ? await queryRows<{ total: number }>(conn, `SELECT COALESCE(SUM(n), 0) AS total ${counts}`, countParams)
+      : await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total FROM exames WHERE ${plain.where.join(' AND ')}`, plain.params);
+    if (f.offset >= total) return { data: [], total };
+    const byDate = medico > 0 && !f.paciente_id && total > SCAN_BY_DATE_ABOVE;
+    const { where, params } = filters(byDate);
+    let page = `SELECT id FROM exames WHERE ${where.join(' AND ')} ${NEWEST_FIRST} LIMIT ?`;
+    const pageParams = [...params, f.limit];
+    if (f.offset > 0 && counted) {
+      const start = await pageStart(conn, counts, countParams, filters(true), f.offset);
+      page = `SELECT id FROM exames WHERE ${where.join(' AND ')} AND (data_realizado, id) <= (?, ?) ${NEWEST_FIRST} LIMIT ?`;
+      pageParams.splice(params.length, 0, start.data, start.id);
+    } else if (f.offset > 0) {
+      page += ' OFFSET ?';
+      pageParams.push(f.offset);
+    }
+    const rows = await queryRows<ExameItemRow>(conn, `${LIST_SELECT} WHERE exames.id IN (${page}) ORDER BY exames.data_realizado DESC, exames.id DESC`, pageParams);
+    return { data: rows.map(exameItem), total };
+  });
 }
 
-function countBase(db: Db) {
-  return db.selectFrom('exames');
+/**
+ * The (date, id) of the exam at position `offset` (newest first) among the counted ones: the month from
+ * the per-date counts summed by month, the date within it, then the id by an OFFSET within that one date.
+ */
+async function pageStart(conn: Db, counts: string, countParams: unknown[], filters: { where: string[]; params: unknown[] }, offset: number) {
+  const months = await queryRows<{ mes: string; n: number }>(conn, `SELECT substr(data, 1, 7) AS mes, SUM(n) AS n ${counts} GROUP BY mes ORDER BY mes DESC`, countParams);
+  const month = locate(months, offset, 0);
+  if (!month) throw new Error('exames_contagem: offset beyond the counted total');
+  const days = await queryRows<{ data: string; n: number }>(conn, `SELECT data, n ${counts} AND substr(data, 1, 7) = ? ORDER BY data DESC`, [...countParams, month.row.mes]);
+  const day = locate(days, offset, month.before);
+  if (!day) throw new Error('exames_contagem: month and day counts disagree');
+  const [first] = await queryRows<{ id: number }>(conn, `SELECT id FROM exames WHERE ${filters.where.join(' AND ')} AND data_realizado = ? ORDER BY id DESC LIMIT 1 OFFSET ?`, [
+    ...filters.params,
+    day.row.data,
+    offset - day.before,
+  ]);
+  if (!first) throw new Error('exames_contagem: a date count is above its rows');
+  return { data: day.row.data, id: first.id };
+}
+
+/** The bucket holding position `offset`, and how many rows come before it, given `before` rows before the first bucket. */
+function locate<T extends { n: number }>(buckets: T[], offset: number, before: number): { row: T; before: number } | null {
+  for (const row of buckets) {
+    if (before + row.n > offset) return { row, before };
+    before += row.n;
+  }
+  return null;
 }
 
 /** A visible, live exam row or 404 RES_NOT_FOUND (hidden and missing look the same). */

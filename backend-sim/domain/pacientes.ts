@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
+import { queryRows } from '../db/statements.ts';
 import type { PacientesTable } from '../db/tables/pacientes.ts';
 import { BackendError, notFound } from '../errors.ts';
 import { enderecoView } from './endereco.ts';
@@ -85,7 +86,11 @@ const SEXO_CURTO: Record<string, 'M' | 'F'> = { MAS: 'M', FEM: 'F' };
 /** "" and null both mean "no value" on the wire. */
 const blank = (v: string | null | undefined): string | null => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
 
-export function toListItem(p: PacienteRow) {
+/** The columns a list item needs (a full row is 32 columns, ~5× the cost to build per row). */
+type PacienteListRow = Pick<PacienteRow, 'id' | 'nome' | 'cpf' | 'data_nascimento' | 'sexo' | 'telefone' | 'email' | 'ativo' | 'criado_em'>;
+const LIST_COLUMNS = 'id, nome, cpf, data_nascimento, sexo, telefone, email, ativo, criado_em';
+
+export function toListItem(p: PacienteListRow) {
   return {
     id: p.id,
     nome: p.nome,
@@ -140,19 +145,71 @@ export async function findPaciente(db: Db, id: number): Promise<PacienteRow | un
   return db.selectFrom('pacientes').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listPacientes(db: Db, f: z.infer<typeof pacienteListSchema>) {
-  let q = db.selectFrom('pacientes');
-  if (f.cpf) q = q.where('cpf', '=', f.cpf);
-  // Names are stored upper case, so an upper-cased needle gives case-insensitive "contains" (accents included).
-  if (f.nome) q = q.where(sql<boolean>`instr(nome, ${f.nome.trim().toUpperCase()}) > 0`);
-  if (f.periodo_cadastro_inicio) q = q.where('criado_em', '>=', f.periodo_cadastro_inicio);
-  if (f.periodo_cadastro_fim) q = q.where('criado_em', '<=', `${f.periodo_cadastro_fim}T23:59:59Z`);
-  if (f.ativo) q = q.where('ativo', '=', Number(f.ativo));
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('id', 'asc').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+/** Shortest `nome` the trigram index answers (shorter needles have no trigram to look up). */
+export const NOME_BUSCA_MIN = 3;
+
+/** The needle as one FTS5 phrase: quoted, so every character is literal text for the trigram tokenizer. */
+const ftsPhrase = (needle: string) => `"${needle.replaceAll('"', '""')}"`;
+
+/**
+ * Hand-written SQL (statements cached per SQL text, a finite set here) run on one held connection, so
+ * the total and the page see the same rows. Totals come from the trigger-kept counts (`ativo` alone or
+ * no filter) or from the search index (`nome` alone); a page is chosen by ids on a covering index
+ * before its rows are read, so a deep OFFSET walks ids, not the table.
+ */
+export async function listPacientes(db: Db, f: z.infer<typeof pacienteListSchema>): Promise<{ rows: PacienteListRow[]; total: number }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  let search: string | null = null;
+  if (f.cpf) {
+    where.push('cpf = ?');
+    params.push(f.cpf);
+  }
+  if (f.nome) {
+    // Names are stored upper case, so an upper-cased needle gives case-insensitive "contains" (accents
+    // included): `instr` semantics, which the case-sensitive trigram index reproduces from 3 characters on.
+    const needle = f.nome.trim().toUpperCase();
+    if ([...needle].length >= NOME_BUSCA_MIN) {
+      search = ftsPhrase(needle);
+      where.push('id IN (SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ?)');
+      params.push(search);
+    } else {
+      // The gateway asks for 3+ characters; shorter ones (direct calls) still get the scan they always got.
+      where.push('instr(nome, ?) > 0');
+      params.push(needle);
+    }
+  }
+  if (f.periodo_cadastro_inicio) {
+    where.push('criado_em >= ?');
+    params.push(f.periodo_cadastro_inicio);
+  }
+  if (f.periodo_cadastro_fim) {
+    where.push('criado_em <= ?');
+    params.push(`${f.periodo_cadastro_fim}T23:59:59Z`);
+  }
+  if (f.ativo) {
+    where.push('ativo = ?');
+    params.push(Number(f.ativo));
+  }
+  const onlyAtivo = where.length === (f.ativo ? 1 : 0);
+  const onlySearch = search !== null && where.length === 1;
+  return db.connection().execute(async (conn) => {
+    const [{ total }] = onlyAtivo
+      ? await queryRows<{ total: number }>(conn, `SELECT COALESCE(SUM(n), 0) AS total FROM pacientes_contagem${f.ativo ? ' WHERE ativo = ?' : ''}`, params)
+      : onlySearch
+        ? await queryRows<{ total: number }>(conn, 'SELECT COUNT(*) AS total FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ?', [search])
+        : await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total FROM pacientes WHERE ${where.join(' AND ')}`, params);
+    if (f.offset >= total) return { rows: [], total };
+    const pageIds = onlySearch
+      ? 'SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid LIMIT ? OFFSET ?'
+      : `SELECT id FROM pacientes${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ? OFFSET ?`;
+    const rows = await queryRows<PacienteListRow>(conn, `SELECT ${LIST_COLUMNS} FROM pacientes WHERE id IN (${pageIds}) ORDER BY id`, [
+      ...params,
+      f.limit,
+      f.offset,
+    ]);
+    return { rows, total };
+  });
 }
 
 function conflict(code: 'CPF_ALREADY_EXISTS' | 'MEDICAL_RECORD_ALREADY_EXISTS' | 'USUARIO_ALREADY_EXISTS', other: { id: number; nome: string }) {

@@ -21,15 +21,27 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => h?.close());
 
-/** Every row of every table, read through a second connection on the file. */
+/**
+ * Every row of every ordinary table, read through a second connection on the file. The search index
+ * (an FTS5 virtual table and its shadow tables) is rebuilt by a reset: its pages may be laid out
+ * differently, so it is compared by what it answers (`searches`), not byte for byte.
+ */
 function dump(slug: string): Record<string, unknown[]> {
   const db = new SQLite(`${h.dataDir}/backend/${slug}.db`, { readonly: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+    const tables = db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
     return Object.fromEntries(tables.map((t) => [t, (db.prepare(`SELECT * FROM "${t}"`).all() as unknown[]).map((r) => JSON.stringify(r)).sort()]));
   } finally {
     db.close();
   }
+}
+
+/** What the name search answers for a few needles (ids and totals), through the API. */
+async function searches(slug: string): Promise<unknown[]> {
+  const out = [];
+  for (const nome of ['SILVA', 'ana', 'DEPOIS DO', 'o s', 'ÃO'])
+    out.push((await h.call('GET', `/tenants/${slug}/pacientes?limit=200&nome=${encodeURIComponent(nome)}`)).body);
+  return out.map((b: any) => ({ ids: b.data.map((p: { id: number }) => p.id), total: b.meta.total }));
 }
 
 const newToken = () => createHash('sha256').update(randomUUID()).digest('hex');
@@ -79,6 +91,8 @@ describe('POST /admin/tenants/:slug/reset', () => {
   it('puts every table back row for row, drops the markers (the same token executes again) and, with files, the uploads', async () => {
     const before = dump('demo');
     expect(before.pacientes.length).toBe(80);
+    const searchesBefore = await searches('demo');
+    expect(searchesBefore.some((s: any) => s.total > 0)).toBe(true);
 
     const token = newToken();
     const created = await send('/tenants/demo/pacientes', { nome: 'Paciente Depois Do Seed', data_nascimento: '1990-01-02' }, token);
@@ -90,12 +104,14 @@ describe('POST /admin/tenants/:slug/reset', () => {
     const changed = dump('demo');
     expect(changed).not.toEqual(before);
     expect(changed.idempotency_markers).toHaveLength(1);
+    expect(await searches('demo')).not.toEqual(searchesBefore);
 
     const reset = await h.call('POST', '/admin/tenants/demo/reset', { files: true });
     expect(reset.status).toBe(200);
     expect(reset.body.data).toMatchObject({ slug: 'demo', nome: 'Clinica Demo', idempotency_markers_removed: 1, files_removed: 1 });
     expect(reset.body.data.rows).toBeGreaterThan(1000);
     expect(dump('demo')).toEqual(before);
+    expect(await searches('demo')).toEqual(searchesBefore);
     expect(await objectsUnder('demo/')).toEqual([]);
 
     // The marker is gone: the same token executes (no replay) and gets the id it got the first time.
@@ -140,14 +156,25 @@ describe('POST /admin/tenants/:slug/reset', () => {
   });
 
   it('a copy taken before a later migration is migrated, then restored', async () => {
+    // The copy as the latest migration (search index, counts and their triggers) found it: without them.
+    const latest = '2026-11-23-005-list-counts-and-search';
     const copy = new SQLite(pristineFile(h.dataDir, 'nova'));
-    copy.exec("DROP TABLE idempotency_markers; DELETE FROM kysely_migration WHERE name = '2026-11-22-004-idempotency-markers'");
+    for (const trigger of copy.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[]) copy.exec(`DROP TRIGGER ${trigger}`);
+    copy.exec(`DROP TABLE pacientes_nome_busca; DROP TABLE pacientes_contagem; DROP TABLE exames_contagem; DROP INDEX pacientes_ids;
+      DELETE FROM kysely_migration WHERE name = '${latest}'`);
     copy.close();
+    await send('/tenants/nova/pacientes', { nome: 'Paciente Antes Do Reset', data_nascimento: '1990-01-02' });
     const reset = await h.call('POST', '/admin/tenants/nova/reset', {});
     expect(reset.status).toBe(200);
     const migrated = new SQLite(pristineFile(h.dataDir, 'nova'), { readonly: true });
-    expect(migrated.prepare("SELECT COUNT(*) FROM kysely_migration WHERE name = '2026-11-22-004-idempotency-markers'").pluck().get()).toBe(1);
+    expect(migrated.prepare('SELECT COUNT(*) FROM kysely_migration WHERE name = ?').pluck().get(latest)).toBe(1);
+    expect(migrated.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'").pluck().get()).toBe(9);
     migrated.close();
+    expect((await h.call('GET', '/tenants/nova/pacientes?nome=ANTES')).body.meta.total).toBe(0);
+    await send('/tenants/nova/pacientes', { nome: 'Paciente Depois Do Reset', data_nascimento: '1990-01-02' });
+    const found = await h.call('GET', '/tenants/nova/pacientes?nome=depois');
+    expect(found.body.meta.total).toBe(1);
+    expect(found.body.data[0].nome).toBe('PACIENTE DEPOIS DO RESET');
   });
 
   it('a tenant without a first-start copy → 422 INVALID_STATE, nothing changed', async () => {

@@ -35,3 +35,11 @@ export interface ExamesTable {
   atualizado_em: string | null;
   criado_por_chave_id: number | null;
 }
+
+/** Live exams per realization date: all ('todos', 0), per doctor in any role ('medico', id), per procedure ('procedimento', id). Kept by triggers. */
+export interface ExamesContagemTable {
+  filtro: 'todos' | 'medico' | 'procedimento';
+  valor: number;
+  data: string;
+  n: number;
+}

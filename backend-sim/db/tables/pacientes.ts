@@ -37,3 +37,9 @@ export interface PacientesTable {
   criado_por_chave_id: number | null;
   atualizado_por_chave_id: number | null;
 }
+
+/** Patients per `ativo` value, kept by triggers (the search index `pacientes_nome_busca` likewise). */
+export interface PacientesContagemTable {
+  ativo: number;
+  n: number;
+}
