@@ -120,7 +120,7 @@ export function auditedResponse(method: string, status: number, payload: unknown
   }
   const error = (parsed as { error?: { message?: unknown } } | null)?.error;
   const errorMessage = isError && typeof error?.message === 'string' ? shortenString(error.message) : null;
-  return { errorMessage, body: JSON.stringify(shorten(redact(parsed, RESPONSE_KEYS))) };
+  return { errorMessage, body: JSON.stringify(redact(parsed, RESPONSE_KEYS, undefined, shortenLeaf)) };
 }
 
 const shortenString = (value: string): string => (value.length > MAX_AUDITED_STRING ? `[omitido: ${value.length} caracteres]` : value);
@@ -161,14 +161,10 @@ function auditedBody(request: FastifyRequest): string | null {
       return JSON.stringify({ _invalido: `corpo nao JSON de ${raw.length} bytes` });
     }
   }
-  return JSON.stringify(shorten(redact(body, AUDIT_KEYS)));
+  return JSON.stringify(redact(body, AUDIT_KEYS, undefined, shortenLeaf));
 }
 
-function shorten(value: unknown): unknown {
-  if (typeof value === 'string') return shortenString(value);
-  if (Array.isArray(value)) return value.map(shorten);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));
-  }
-  return value;
+/** Redaction's leaf mapping: long strings are summarised, other values kept. */
+function shortenLeaf(value: unknown): unknown {
+  return typeof value === 'string' ? shortenString(value) : value;
 }

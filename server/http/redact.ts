@@ -22,16 +22,17 @@ export const TOO_DEEP = '[PROFUNDIDADE EXCEDIDA]';
 /**
  * Case-insensitive, at any depth: any value under a listed key becomes `[REDACTED]`, whatever its type.
  * Iterative (an explicit stack), so no input can overflow the call stack; below `maxDepth` levels a
- * value is replaced by TOO_DEEP rather than copied.
+ * value is replaced by TOO_DEEP rather than copied. `leaf`, when given, maps every other non-object
+ * value in the same walk (the audit log shortens long strings).
  */
-export function redact(value: unknown, keys: ReadonlySet<string>, maxDepth = 256): unknown {
+export function redact(value: unknown, keys: ReadonlySet<string>, maxDepth = 256, leaf?: (value: unknown) => unknown): unknown {
   const root: { value: unknown } = { value: undefined };
   const work: Array<{ source: unknown; target: Record<string, unknown> | unknown[]; slot: string | number; depth: number }> = [
     { source: value, target: root as unknown as Record<string, unknown>, slot: 'value', depth: 0 },
   ];
   while (work.length > 0) {
     const { source, target, slot, depth } = work.pop()!;
-    let copy: unknown = source;
+    let copy: unknown = leaf ? leaf(source) : source;
     if (source !== null && typeof source === 'object') {
       if (depth >= maxDepth) copy = TOO_DEEP;
       else if (Array.isArray(source)) {
