@@ -28,11 +28,17 @@ export interface AuditPluginOptions {
  */
 export default fp<AuditPluginOptions>(
   async function auditPlugin(app: FastifyInstance, { writer, skipPrefixes }) {
-    app.addHook('onSend', async (request, reply, payload) => {
+    // Callback style: the response continues when the entry's commit calls back (no promise per request).
+    app.addHook('onSend', (request, reply, payload, done) => {
       const url = request.raw.url ?? request.url;
-      if (skipPrefixes.some((prefix) => url.startsWith(prefix))) return payload;
-      await writer.writeDurable(auditEntry(request, reply.statusCode, url, payload));
-      return payload;
+      if (skipPrefixes.some((prefix) => url.startsWith(prefix))) return done(null, payload);
+      let entry: AuditRecord;
+      try {
+        entry = auditEntry(request, reply.statusCode, url, payload);
+      } catch (error) {
+        return done(error as Error);
+      }
+      writer.writeThen(entry, () => done(null, payload));
     });
   },
   { name: 'audit', dependencies: ['envelope'] },

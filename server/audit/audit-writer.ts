@@ -73,11 +73,14 @@ export class AuditWriter {
 
   /** Resolves once the entry is committed: await it before the response is sent. */
   writeDurable(record: AuditRecord): Promise<void> {
-    return new Promise((resolve) => {
-      this.queue.push(this.onApplianceClock(record));
-      this.queuedResolvers.push(resolve);
-      this.kick();
-    });
+    return new Promise((resolve) => this.writeThen(record, resolve));
+  }
+
+  /** writeDurable without a promise (the audit hook's callback style): `committed` runs after the commit. */
+  writeThen(record: AuditRecord, committed: () => void): void {
+    this.queue.push(this.onApplianceClock(record));
+    this.queuedResolvers.push(committed);
+    this.kick();
   }
 
   /** Same queue, nobody waits (console actions, whose response has already left). */

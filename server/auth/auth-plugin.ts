@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { syncHook } from '../http/sync-hooks.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { bodyTooLarge, MAX_BODY_BYTES, parseJsonBody } from '../http/body.ts';
@@ -31,18 +32,18 @@ export default fp<AuthPluginOptions>(
   async function authPlugin(app: FastifyInstance, options) {
     const now = options.now ?? (() => Date.now());
 
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', syncHook((request) => {
       if (request.routeOptions.config?.corsPreflight) return;
       refuseAboveCeiling(request);
-      request.presentedKey = await checkHeaders(request, options.keys, now);
-    });
+      request.presentedKey = checkHeaders(request, options.keys, now);
+    }));
 
-    app.addHook('preValidation', async (request) => {
+    app.addHook('preValidation', syncHook((request) => {
       if (request.routeOptions.config?.corsPreflight) return;
       verifySignature(request, options.explainSignatures === true);
       authorize(request);
       parseJsonBody(request);
-    });
+    }));
   },
   { name: 'auth', dependencies: ['envelope'] },
 );
@@ -53,7 +54,7 @@ function refuseAboveCeiling(request: FastifyRequest): void {
   if (length > MAX_BODY_BYTES) throw bodyTooLarge(MAX_BODY_BYTES);
 }
 
-async function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => number): Promise<ResolvedKey> {
+function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => number): ResolvedKey {
   const apiKey = header(request, 'x-api-key');
   const timestamp = header(request, 'x-timestamp');
   const signature = header(request, 'x-signature');
@@ -84,7 +85,7 @@ async function checkHeaders(request: FastifyRequest, keys: KeysService, now: () 
       window_seconds: TIMESTAMP_WINDOW_SECONDS,
     });
   }
-  const resolved = await keys.resolve(apiKey!);
+  const resolved = keys.resolve(apiKey!);
   if (!resolved) throw unauthorized('AUTH_KEY_NOT_FOUND', 'Chave de API nao encontrada.');
   const { key, tenant, secret } = resolved;
   if (!tenant || tenant.status !== 'active') {

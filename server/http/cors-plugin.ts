@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { syncHook } from './sync-hooks.ts';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
 
@@ -19,7 +20,7 @@ export default fp<CorsPluginOptions>(
   async function corsPlugin(app: FastifyInstance, options) {
     const allowed = new Set(options.allowedOrigins);
 
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', syncHook((request, reply) => {
       const origin = request.headers.origin;
       if (origin === undefined) return;
       if (!allowed.has(origin)) {
@@ -28,7 +29,7 @@ export default fp<CorsPluginOptions>(
       reply.header('access-control-allow-origin', origin);
       reply.header('vary', 'Origin');
       reply.header('access-control-expose-headers', EXPOSED_HEADERS);
-    });
+    }));
 
     // Preflight: answered here, before authentication (browsers send no credentials on it).
     app.options('/*', { config: { corsPreflight: true } }, async (request, reply) => {

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { syncHook, syncPayloadHook } from './sync-hooks.ts';
 import FindMyWay from 'find-my-way';
 import type { FastifyError, FastifyInstance, HTTPMethods } from 'fastify';
 import { ApiError, invalidParam } from '../errors.ts';
@@ -46,7 +47,7 @@ export default fp<EnvelopePluginOptions>(
     app.decorateRequest('idempotentOperation', null);
     app.decorateReply('extraMeta', null);
 
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', syncHook((request, reply) => {
       request.startedAt = performance.now();
       request.rawBody = EMPTY;
       reply.header('x-api-version', 'v1');
@@ -54,12 +55,12 @@ export default fp<EnvelopePluginOptions>(
       reply.header('x-content-type-options', 'nosniff');
       reply.header('cache-control', request.routeOptions.config?.cacheControl ?? 'no-store');
       if (WRITE_METHODS.has(request.method)) reply.header('x-request-id', request.id);
-    });
+    }));
 
-    app.addHook('preSerialization', async (request, reply, payload) => {
+    app.addHook('preSerialization', syncPayloadHook((request, reply, payload: unknown) => {
       if (isEnvelope(payload) || isPassthrough(request.url, options.passthroughPrefixes)) return payload;
       return successEnvelope(request, reply, payload);
-    });
+    }));
 
     app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
       const apiError =

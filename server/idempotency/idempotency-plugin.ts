@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidParam } from '../errors.ts';
 import { addMeta, replayEnvelope } from '../http/envelope.ts';
 import { canonicalBodyHash } from './canonical-hash.ts';
+import { syncPayloadHook } from '../http/sync-hooks.ts';
 import type { IdempotencyStore, OperationKey } from './idempotency.store.ts';
 import '../http/request-context.ts';
 
@@ -53,7 +54,7 @@ export function backendIdempotency(request: FastifyRequest, method: string): { i
  * commit (IdempotencyStore's `commit`).
  */
 export function completeIdempotentWrites(store: IdempotencyStore) {
-  return async function completeIdempotentWrite(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  return syncPayloadHook(function completeIdempotentWrite(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
     const operation = request.idempotentOperation;
     if (!operation) return payload;
     request.idempotentOperation = null;
@@ -71,7 +72,7 @@ export function completeIdempotentWrites(store: IdempotencyStore) {
       store.release(operation);
     }
     return payload;
-  };
+  });
 }
 
 /**
@@ -81,8 +82,14 @@ export function completeIdempotentWrites(store: IdempotencyStore) {
  */
 export default fp<IdempotencyPluginOptions>(
   async function idempotencyPlugin(app: FastifyInstance, { store }) {
-    app.addHook('preHandler', async (request, reply) => {
-      if (!request.routeOptions.config?.idempotent) return;
+    // Only on the routes that declare it: the other routes do not pay for a hook per request.
+    app.addHook('onRoute', (route) => {
+      if (!(route.config as { idempotent?: boolean } | undefined)?.idempotent) return;
+      const existing = route.preHandler ? (Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]) : [];
+      route.preHandler = [...existing, reserveOrReplay];
+    });
+
+    async function reserveOrReplay(request: FastifyRequest, reply: FastifyReply) {
       const header = request.headers['idempotency-key'];
       const idemKey = Array.isArray(header) ? header[0] : header;
       if (idemKey === undefined || idemKey === '') {
@@ -122,8 +129,7 @@ export default fp<IdempotencyPluginOptions>(
           reply.header('idempotency-replay', 'false');
           addMeta(reply, { idempotent_replay: false });
       }
-    });
-
+    }
   },
   { name: 'idempotency', dependencies: ['envelope'] },
 );

@@ -213,7 +213,7 @@ export class KeysService {
   }
 
   /** The key row with its tenant, and the decrypted secret when it has one. */
-  async resolve(apiKey: string): Promise<ResolvedKey | undefined> {
+  resolve(apiKey: string): ResolvedKey | undefined {
     this.noticeOtherConnections();
     const hit = this.resolvedCache.get(apiKey);
     if (hit) return hit;

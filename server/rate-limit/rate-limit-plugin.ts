@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { syncHook } from '../http/sync-hooks.ts';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
 import '../http/request-context.ts';
@@ -23,7 +24,7 @@ export default fp<RateLimitPluginOptions>(
     const now = options.now ?? (() => Date.now());
     const buckets = new Map<number, Bucket>();
 
-    app.addHook('preValidation', async (request, reply) => {
+    app.addHook('preValidation', syncHook((request, reply) => {
       const auth = request.auth;
       if (!auth) return;
       const limit = auth.sandbox ? options.sandboxPerMinute : options.perMinute;
@@ -49,7 +50,7 @@ export default fp<RateLimitPluginOptions>(
       }
       bucket.tokens -= 1;
       reply.header('x-ratelimit-remaining', String(Math.floor(bucket.tokens)));
-    });
+    }));
   },
   { name: 'rate-limit', dependencies: ['auth'] },
 );
