@@ -4,6 +4,7 @@ import { cpfCheckDigits } from '../backend-sim/lib/cpf.ts';
 import { hashPasswordWithSalt } from '../backend-sim/lib/password.ts';
 import { addDays, fromMinutes, isoSeconds, weekday } from '../backend-sim/lib/time.ts';
 import { SEED_SAMPLES } from '../backend-sim/seed-samples.ts';
+import { ExamesContagemBuilder, rebuildCounts, rebuildSearchIndexes } from '../backend-sim/db/derived.ts';
 import { createTenantDatabase, tenantFile } from '../backend-sim/tenants.ts';
 import * as D from './data.ts';
 import { Random } from './random.ts';
@@ -90,12 +91,22 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
 
   const tenant = await createTenantDatabase(dataDir, slug);
   const sqlite = tenant.sqlite;
+  let deferred: DeferredSchema | null = null;
+  let failed = false;
   try {
-    // Bulk-load settings: no FK checks, no fsync per transaction; restored before returning.
+    // Bulk-load settings: no FK checks, no fsync, the rollback journal in memory instead of the WAL (pages
+    // are written once, not to the WAL and again at the checkpoint); all restored before returning.
     sqlite.pragma('foreign_keys = OFF');
     sqlite.pragma('synchronous = OFF');
-    sqlite.pragma('cache_size = -65536');
+    sqlite.pragma('cache_size = -131072');
     sqlite.pragma('temp_store = MEMORY');
+    // Leaving WAL needs the only connection: with a running backend-sim on the file the load stays in WAL.
+    try {
+      sqlite.pragma('journal_mode = MEMORY');
+    } catch {
+      // SQLITE_BUSY: keep WAL.
+    }
+    deferred = deferSchema(sqlite);
     // Rows are deleted, not the file, so a running backend-sim keeps a valid connection.
     sqlite.transaction(() => {
       for (const t of TABLES_IN_DELETE_ORDER) sqlite.prepare(`DELETE FROM ${t}`).run();
@@ -244,6 +255,10 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
       'id', 'exame_id', 'medico_laudo_id', 'data_laudo', 'hora_laudo', 'titulo', 'referencia', 'cid_id', 'assinado', 'assinado_em', 'assinatura_tipo', 'arquivo_key', 'criado_em', 'atualizado_em',
     ]);
     let laudoId = 0;
+    const examesContagem = new ExamesContagemBuilder();
+    // The date `n` days before the reference date, computed once per n (a million exams share ~1,100 dates).
+    const datas: string[] = [];
+    const diasAntes = (n: number) => (datas[n] ??= addDays(refDate, -n));
     const hhmmss = () => `${String(rnd.int(7, 19)).padStart(2, '0')}:${String(rnd.int(0, 59)).padStart(2, '0')}:${String(rnd.int(0, 59)).padStart(2, '0')}`;
     batched(
       sqlite,
@@ -253,23 +268,27 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
         const pacienteId = rnd.int(1, P);
         const proc = rnd.pick(procedimentoIds);
         const diasAtras = Math.floor(Math.pow(rnd.float(), 1.5) * 3 * 365); // skewed towards recent exams
-        const data = addDays(refDate, -diasAtras);
+        const data = diasAntes(diasAtras);
         const hora = hhmmss();
         const medicoLaudo = rnd.pick(medicoIds.laudo);
         const status = diasAtras < 2 ? rnd.weighted([['PENDENTE', 80], ['ASSINADO', 20]] as const) : rnd.weighted([['ASSINADO', 65], ['EMITIDO', 10], ['PENDENTE', 25]] as const);
         const temLaudo = status !== 'PENDENTE';
         const conv = convenioDoPaciente[pacienteId];
         const criado = `${data}T${hora}Z`;
+        // Drawn in the order the arguments below used to draw them: same seed, same rows.
+        const unidade = rnd.int(1, D.UNIDADES.length);
+        const medicoExame = rnd.pick(medicoIds.exame);
+        const solicitante = medicoIds.solicitante.length && rnd.chance(0.6) ? rnd.pick(medicoIds.solicitante) : null;
+        examesContagem.add(data, proc, medicoExame, medicoLaudo, solicitante);
         insExame(
-          id, pacienteId, proc, rnd.int(1, D.UNIDADES.length), rnd.pick(medicoIds.exame), medicoLaudo,
-          medicoIds.solicitante.length && rnd.chance(0.6) ? rnd.pick(medicoIds.solicitante) : null,
+          id, pacienteId, proc, unidade, medicoExame, medicoLaudo, solicitante,
           conv || null, conv ? rnd.pick(planosPorConvenio.get(conv)!) : null, rnd.chance(0.5) ? rnd.int(1, D.CIDS.length) : null, rnd.chance(0.1) ? rnd.int(1, D.COMPLEMENTOS.length) : null,
           data, hora, `${data.slice(0, 4)}${String(id).padStart(8, '0')}`, rich && rnd.chance(0.3) ? `REF-${rnd.digits(6)}` : null, 1, rnd.weighted([[1, 85], [2, 10], [3, 5]] as const),
           procedimentosComImagem.includes(proc) && rnd.chance(0.8) ? 'seed-samples/exame.pdf' : null, temLaudo ? 'seed-samples/laudo.pdf' : null,
           temLaudo && rnd.chance(0.02) ? 1 : 0, rnd.chance(0.05) ? 1 : 0, criado, temLaudo ? criado : null,
         );
         if (temLaudo) {
-          const dataLaudo = addDays(data, rnd.int(0, Math.min(3, diasAtras)));
+          const dataLaudo = diasAntes(diasAtras - rnd.int(0, Math.min(3, diasAtras)));
           const horaLaudo = hhmmss();
           const assinado = status === 'ASSINADO';
           insLaudo(
@@ -279,7 +298,7 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
         }
         // A few reports arrive without their exam (orphans).
         if (rnd.chance(0.003)) {
-          const dataLaudo = addDays(refDate, -rnd.int(0, 365));
+          const dataLaudo = diasAntes(rnd.int(0, 365));
           insLaudo(++laudoId, null, rnd.pick(medicoIds.laudo), dataLaudo, hhmmss(), 'Laudo avulso', null, null, 1, `${dataLaudo}T10:00:00Z`, 'ICP-Brasil A3', 'seed-samples/laudo.pdf', `${dataLaudo}T10:00:00Z`, null);
         }
       },
@@ -427,20 +446,84 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
       );
     }
 
-    options.onProgress?.({ phase: 'indices', done: 0, total: 1 });
-    sqlite.exec('ANALYZE');
-    options.onProgress?.({ phase: 'indices', done: 1, total: 1 });
+    const schema = deferred;
+    deferred = null;
+    restoreSchema(sqlite, schema, report('indices', schemaSteps(schema)), examesContagem);
     return {
       slug,
       medicos: medicoIds,
       counts: { pacientes: P, exames: E, laudos: laudoId, agendamentos: agId, prontuarios },
       file: tenantFile(dataDir, slug),
     };
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
-    await tenant.close();
+    try {
+      // A failed load still leaves a usable tenant: its schema back, over whatever rows were written.
+      if (deferred) restoreSchema(sqlite, deferred, () => undefined, null);
+      // FULL for the switch back to WAL: that commit syncs the file, and every page written above with it.
+      sqlite.pragma('synchronous = FULL');
+      sqlite.pragma('journal_mode = WAL');
+      sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      sqlite.pragma('synchronous = NORMAL');
+      sqlite.pragma('foreign_keys = ON');
+    } catch (error) {
+      if (!failed) throw error;
+    } finally {
+      await tenant.close();
+    }
   }
+}
+
+/** What the bulk load drops and builds again once the rows are in (sql as stored in sqlite_master). */
+interface DeferredSchema {
+  indexes: string[];
+  searchIndexes: string[];
+  triggers: string[];
+}
+
+/**
+ * Drops the secondary indexes, the triggers and the search index (FTS5): building each once over the
+ * loaded rows is much cheaper than maintaining it row by row, and the triggers' work (search index,
+ * counts) is redone by rebuilding. The search index is dropped and created again, not emptied, so a
+ * reseed in place leaves the same pages as a fresh seed.
+ */
+function deferSchema(sqlite: SQLite.Database): DeferredSchema {
+  const objects = (where: string) => sqlite.prepare(`SELECT name, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND ${where} ORDER BY name`).all() as { name: string; sql: string }[];
+  const triggers = objects("type = 'trigger'");
+  const searchIndexes = objects("type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'");
+  const indexes = objects("type = 'index'");
+  for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name}"`);
+  for (const t of searchIndexes) sqlite.exec(`DROP TABLE "${t.name}"`);
+  for (const i of indexes) sqlite.exec(`DROP INDEX "${i.name}"`);
+  return { indexes: indexes.map((i) => i.sql), searchIndexes: searchIndexes.map((t) => t.sql), triggers: triggers.map((t) => t.sql) };
+}
+
+const schemaSteps = (d: DeferredSchema) => d.indexes.length + 4;
+
+/** Indexes, search index (rebuilt from the rows), counts, triggers, then planner statistics. */
+function restoreSchema(sqlite: SQLite.Database, d: DeferredSchema, progress: (done: number) => void, examesContagem: ExamesContagemBuilder | null) {
+  let done = 0;
+  // Sorts for the index builds on both cores.
+  sqlite.pragma('threads = 2');
+  for (const sql of d.indexes) {
+    sqlite.exec(sql);
+    progress(++done);
+  }
+  sqlite.transaction(() => {
+    for (const sql of d.searchIndexes) sqlite.exec(sql);
+    rebuildSearchIndexes(sqlite);
+  })();
+  progress(++done);
+  sqlite.transaction(() => rebuildCounts(sqlite, examesContagem))();
+  progress(++done);
+  for (const sql of d.triggers) sqlite.exec(sql);
+  progress(++done);
+  // Sampled statistics: enough for the planner to pick the list indexes, in a fraction of a full ANALYZE.
+  sqlite.pragma('analysis_limit = 2000');
+  sqlite.exec('ANALYZE');
+  progress(++done);
 }
 
 export interface DefaultTenant {

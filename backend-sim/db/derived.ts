@@ -32,10 +32,17 @@ export function rebuildSearchIndexes(sqlite: SQLite.Database): void {
 }
 
 /** The trigger-kept counts, recomputed from the rows (same definitions as the triggers). */
-export function rebuildCounts(sqlite: SQLite.Database): void {
+export function rebuildCounts(sqlite: SQLite.Database, exames: ExamesContagemBuilder | null = null): void {
   sqlite.exec(`
     DELETE FROM pacientes_contagem;
     INSERT INTO pacientes_contagem (ativo, n) SELECT ativo, COUNT(*) FROM pacientes GROUP BY ativo;
+  `);
+  if (exames) exames.write(sqlite);
+  else rebuildExamesCounts(sqlite);
+}
+
+function rebuildExamesCounts(sqlite: SQLite.Database): void {
+  sqlite.exec(`
     DELETE FROM exames_contagem;
     INSERT INTO exames_contagem (filtro, valor, data, n)
       SELECT 'todos', 0, data_realizado, COUNT(*) FROM exames WHERE excluido_em IS NULL GROUP BY data_realizado;
@@ -52,4 +59,42 @@ export function rebuildCounts(sqlite: SQLite.Database): void {
             AND medico_solicitante_id IS NOT medico_exame_id AND medico_solicitante_id IS NOT medico_laudo_id
       ) GROUP BY medico_id, data;
   `);
+}
+
+/**
+ * Per-date exam counts gathered while a bulk loader writes live exams, stored at the end (grouping a
+ * million rows three ways in SQL costs seconds of sorting). Same definition as the triggers: every
+ * live exam counts for its date under 'todos', its procedure and each distinct doctor among its three.
+ */
+export class ExamesContagemBuilder {
+  // Nested maps keyed by the date strings themselves: no key string built per exam.
+  readonly #todos = new Map<string, number>();
+  readonly #procedimentos = new Map<number, Map<string, number>>();
+  readonly #medicos = new Map<number, Map<string, number>>();
+
+  add(data: string, procedimentoId: number, medicoExameId: number | null, medicoLaudoId: number | null, medicoSolicitanteId: number | null): void {
+    bump(this.#todos, data);
+    bump(of(this.#procedimentos, procedimentoId), data);
+    if (medicoExameId !== null) bump(of(this.#medicos, medicoExameId), data);
+    if (medicoLaudoId !== null && medicoLaudoId !== medicoExameId) bump(of(this.#medicos, medicoLaudoId), data);
+    if (medicoSolicitanteId !== null && medicoSolicitanteId !== medicoExameId && medicoSolicitanteId !== medicoLaudoId)
+      bump(of(this.#medicos, medicoSolicitanteId), data);
+  }
+
+  /** Replaces the table's rows with the gathered counts. */
+  write(sqlite: SQLite.Database): void {
+    sqlite.prepare('DELETE FROM exames_contagem').run();
+    const insert = sqlite.prepare('INSERT INTO exames_contagem (filtro, valor, data, n) VALUES (?, ?, ?, ?)');
+    for (const [data, n] of this.#todos) insert.run('todos', 0, data, n);
+    for (const [filtro, maps] of [['procedimento', this.#procedimentos], ['medico', this.#medicos]] as const)
+      for (const [valor, dates] of maps) for (const [data, n] of dates) insert.run(filtro, valor, data, n);
+  }
+}
+
+const bump = (counts: Map<string, number>, data: string) => counts.set(data, (counts.get(data) ?? 0) + 1);
+
+function of(maps: Map<number, Map<string, number>>, id: number): Map<string, number> {
+  let counts = maps.get(id);
+  if (!counts) maps.set(id, (counts = new Map()));
+  return counts;
 }

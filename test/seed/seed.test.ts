@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isValidCpf } from '../../backend-sim/lib/cpf.ts';
+import { createTenantDatabase } from '../../backend-sim/tenants.ts';
 import { seedDefaultTenants, seedTenant, type SeedProgress } from '../../seed/seed.ts';
 
 const dirs: string[] = [];
@@ -15,11 +16,18 @@ const tempDir = () => {
 };
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-/** One hash per table over every row in primary-key order. */
+/**
+ * One hash per table over every row in primary-key order: ordinary tables and the search index's
+ * shadow tables (its pages), not the FTS5 virtual table itself (it reads the patients back).
+ */
 function dump(file: string): Record<string, string> {
   const db = new SQLite(file, { readonly: true });
   try {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    const tables = (
+      db
+        .prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%' ORDER BY name")
+        .all() as { name: string }[]
+    ).map((t) => t.name);
     const out: Record<string, string> = {};
     for (const t of tables) {
       const rows = db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all();
@@ -86,6 +94,45 @@ describe('seedTenant', () => {
       expect(semHistorico.n).toBe(0);
       const assinados = db.prepare('SELECT COUNT(*) AS n FROM laudos WHERE assinado = 1').get() as { n: number };
       expect(assinados.n).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('builds indexes, search index, counts and triggers after the load, and leaves the file in WAL mode, intact', async () => {
+    const dir = tempDir();
+    const r = await seedTenant({ dataDir: dir, slug: 'demo', seed: 11, patients: 400, exams: 2500, appointments: 50, profile: 'rich' });
+    // The schema a fresh, migrated database has: same indexes and triggers.
+    const fresh = await createTenantDatabase(tempDir(), 'vazio');
+    const schema = (db: SQLite.Database) => db.prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger', 'table') AND name NOT LIKE 'sqlite_stat%' ORDER BY type, name").all();
+    const expected = schema(fresh.sqlite);
+    await fresh.close();
+    const db = new SQLite(r.file, { readonly: true });
+    try {
+      expect(schema(db)).toEqual(expected);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+      // Counts, recomputed here from their definition (live exams per date: all, per procedure, per doctor in any role).
+      const counts = (filtro: string) => db.prepare('SELECT valor, data, n FROM exames_contagem WHERE filtro = ? AND n > 0 ORDER BY valor, data').all(filtro);
+      expect(counts('todos')).toEqual(db.prepare('SELECT 0 AS valor, data_realizado AS data, COUNT(*) AS n FROM exames WHERE excluido_em IS NULL GROUP BY data_realizado ORDER BY data').all());
+      expect(counts('procedimento')).toEqual(
+        db.prepare('SELECT procedimento_id AS valor, data_realizado AS data, COUNT(*) AS n FROM exames WHERE excluido_em IS NULL GROUP BY 1, 2 ORDER BY 1, 2').all(),
+      );
+      expect(counts('medico')).toEqual(
+        db
+          .prepare(
+            `SELECT m.id AS valor, e.data_realizado AS data, COUNT(*) AS n FROM medicos m JOIN exames e
+             ON e.excluido_em IS NULL AND (e.medico_exame_id = m.id OR e.medico_laudo_id = m.id OR e.medico_solicitante_id = m.id)
+             GROUP BY 1, 2 ORDER BY 1, 2`,
+          )
+          .all(),
+      );
+      expect(db.prepare('SELECT ativo, n FROM pacientes_contagem ORDER BY ativo').all()).toEqual(db.prepare('SELECT ativo, COUNT(*) AS n FROM pacientes GROUP BY ativo ORDER BY ativo').all());
+      // The search index answers what instr answers.
+      for (const needle of ['SILVA', 'ANA', 'A S', 'ÇÃO', 'MARIA DA']) {
+        const fts = db.prepare('SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid').pluck().all(`"${needle}"`);
+        expect(fts).toEqual(db.prepare('SELECT id FROM pacientes WHERE instr(nome, ?) > 0 ORDER BY id').pluck().all(needle));
+      }
     } finally {
       db.close();
     }
