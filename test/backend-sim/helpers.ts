@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type SQLite from 'better-sqlite3';
 import type { BackendS3Config } from '../../backend-sim/config.ts';
 import type { TenantDatabase } from '../../backend-sim/db/database.ts';
 import { startBackendSim, type RunningBackendSim } from '../../backend-sim/main.ts';
@@ -115,3 +116,45 @@ export async function createTenant(h: Harness, slug: string) {
 }
 
 export const VALID_CPFS = ['52998224725', '11144477735', '39053344705', '86288366757'];
+
+/**
+ * What the trigger-kept derived data (search index, list counts) gets wrong against the rows, recomputed
+ * here from their definitions; [] when all agree. Needs a writable connection (FTS5's integrity-check).
+ */
+export function derivedMismatches(sqlite: SQLite.Database): string[] {
+  const problems: string[] = [];
+  try {
+    // rank 1: also compares the index with the content table (pacientes).
+    sqlite.prepare("INSERT INTO pacientes_nome_busca (pacientes_nome_busca, rank) VALUES ('integrity-check', 1)").run();
+  } catch (error) {
+    problems.push(`pacientes_nome_busca: ${(error as Error).message}`);
+  }
+  const same = (what: string, actual: unknown[], wanted: unknown[]) => {
+    if (JSON.stringify(actual) !== JSON.stringify(wanted)) problems.push(`${what}: ${JSON.stringify(actual).slice(0, 300)} != ${JSON.stringify(wanted).slice(0, 300)}`);
+  };
+  same(
+    'pacientes_contagem',
+    sqlite.prepare('SELECT ativo, n FROM pacientes_contagem WHERE n != 0 ORDER BY ativo').all(),
+    sqlite.prepare('SELECT ativo, COUNT(*) AS n FROM pacientes GROUP BY ativo ORDER BY ativo').all(),
+  );
+  const counts = (filtro: string) => sqlite.prepare('SELECT valor, data, n FROM exames_contagem WHERE filtro = ? AND n != 0 ORDER BY valor, data').all(filtro);
+  same('exames_contagem todos', counts('todos'), sqlite.prepare('SELECT 0 AS valor, data_realizado AS data, COUNT(*) AS n FROM exames WHERE excluido_em IS NULL GROUP BY 2 ORDER BY 2').all());
+  same(
+    'exames_contagem procedimento',
+    counts('procedimento'),
+    sqlite.prepare('SELECT procedimento_id AS valor, data_realizado AS data, COUNT(*) AS n FROM exames WHERE excluido_em IS NULL GROUP BY 1, 2 ORDER BY 1, 2').all(),
+  );
+  same(
+    'exames_contagem medico',
+    counts('medico'),
+    sqlite
+      .prepare(
+        `WITH ids AS (SELECT medico_exame_id AS id FROM exames UNION SELECT medico_laudo_id FROM exames UNION SELECT medico_solicitante_id FROM exames)
+         SELECT ids.id AS valor, e.data_realizado AS data, COUNT(*) AS n FROM ids JOIN exames e
+           ON e.excluido_em IS NULL AND (e.medico_exame_id = ids.id OR e.medico_laudo_id = ids.id OR e.medico_solicitante_id = ids.id)
+         WHERE ids.id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`,
+      )
+      .all(),
+  );
+  return problems;
+}

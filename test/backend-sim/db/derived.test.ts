@@ -1,0 +1,107 @@
+import SQLite from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrations, openTenantDatabase } from '../../../backend-sim/db/database.ts';
+import { derivedMismatches } from '../helpers.ts';
+
+// Migration 2026-11-23-005: the trigram search index of patient names and the list counts are filled
+// from the rows an existing tenant already has, and triggers keep them right through every write.
+const LATEST = '2026-11-23-005-list-counts-and-search';
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempFile = () => {
+  const d = mkdtempSync(join(tmpdir(), 'derived-test-'));
+  dirs.push(d);
+  return join(d, 'tenant.db');
+};
+
+/** A tenant database as the version before the migration left it. */
+async function databaseBefore(file: string) {
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(file) }) });
+  const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < LATEST));
+  const { error } = await new Migrator({ db, provider: { getMigrations: async () => earlier } }).migrateToLatest();
+  if (error) throw error;
+  await db.destroy();
+}
+
+const names = ['JOÃO DA SILVA', 'MARIA SILVANA', 'ANA SILVA-COSTA', 'CONCEIÇÃO ARAÚJO', '"ASPAS" NEAR(X)', 'ANA', 'minúscula silva', 'ÁGATA ÑANDU'];
+
+/** Rows written with plain SQL: patients (some inactive), doctors, exams with doctors in several roles, some deleted. */
+function fill(sqlite: SQLite.Database, start = 0) {
+  sqlite.prepare("INSERT OR IGNORE INTO procedimentos (id, nome) VALUES (1, 'Raio X'), (2, 'Ultrassom')").run();
+  sqlite.prepare("INSERT OR IGNORE INTO medicos (id, nome, usuario, senha_hash, criado_em) VALUES (1, 'A', 'a', 'x', 'c'), (2, 'B', 'b', 'x', 'c'), (3, 'C', 'c', 'x', 'c')").run();
+  const paciente = sqlite.prepare("INSERT INTO pacientes (nome, numero_prontuario, usuario, senha_hash, ativo, criado_em) VALUES (?, ?, ?, 'x', ?, '2026-01-01T00:00:00Z')");
+  names.forEach((nome, i) => paciente.run(nome, `n${start + i}`, `u${start + i}`, i % 3 ? 1 : 0));
+  const exame = sqlite.prepare(
+    "INSERT INTO exames (paciente_id, procedimento_id, medico_exame_id, medico_laudo_id, medico_solicitante_id, data_realizado, excluido_em, criado_em) VALUES (1, ?, ?, ?, ?, ?, ?, 'c')",
+  );
+  for (let i = 0; i < 60; i++)
+    exame.run(1 + (i % 2), 1 + (i % 3), i % 4 ? 1 + (i % 2) : null, i % 5 ? null : 1 + (i % 3), `2026-0${1 + (i % 3)}-1${i % 7}`, i % 11 ? null : '2026-05-05');
+}
+
+const search = (sqlite: SQLite.Database, needle: string) =>
+  sqlite.prepare('SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid').pluck().all(`"${needle}"`);
+const scan = (sqlite: SQLite.Database, needle: string) => sqlite.prepare('SELECT id FROM pacientes WHERE instr(nome, ?) > 0 ORDER BY id').pluck().all(needle);
+
+describe('migration 2026-11-23-005 (search index and list counts)', () => {
+  it('upgrades an existing database: the index and the counts hold its rows', async () => {
+    const file = tempFile();
+    await databaseBefore(file);
+    const raw = new SQLite(file);
+    fill(raw);
+    raw.close();
+    const t = await openTenantDatabase(file, { create: false });
+    try {
+      expect(t.sqlite.prepare('SELECT name FROM kysely_migration WHERE name = ?').pluck().get(LATEST)).toBe(LATEST);
+      expect(derivedMismatches(t.sqlite)).toEqual([]);
+      expect(t.sqlite.prepare('SELECT SUM(n) FROM exames_contagem WHERE filtro = ?').pluck().get('todos')).toBe(54);
+      for (const needle of ['SILVA', 'ANA', 'ÇÃO', '"ASPAS"', 'NEAR(', 'silva', 'A S']) expect(search(t.sqlite, needle), needle).toEqual(scan(t.sqlite, needle));
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('triggers keep the index and the counts right through inserts, updates and deletes (including from another connection)', async () => {
+    const file = tempFile();
+    const t = await openTenantDatabase(file, { create: true });
+    const other = new SQLite(file);
+    try {
+      fill(t.sqlite);
+      expect(derivedMismatches(t.sqlite)).toEqual([]);
+      fill(other, 100);
+      const steps = [
+        "UPDATE pacientes SET nome = 'RENOMEADO SOUZA' WHERE id = 1",
+        'UPDATE pacientes SET ativo = 1 - ativo WHERE id % 2 = 0',
+        "UPDATE pacientes SET nome = nome || ' FILHO', ativo = 0 WHERE id > 10",
+        'DELETE FROM pacientes WHERE id IN (2, 12)',
+        "UPDATE exames SET excluido_em = '2026-06-01' WHERE id % 7 = 0 AND excluido_em IS NULL",
+        'UPDATE exames SET excluido_em = NULL WHERE id = 11',
+        "UPDATE exames SET data_realizado = '2025-12-31', medico_laudo_id = medico_exame_id WHERE id % 5 = 1",
+        'UPDATE exames SET medico_exame_id = 3, medico_solicitante_id = 3, procedimento_id = 2 WHERE id % 6 = 2',
+        'UPDATE exames SET medico_laudo_id = NULL, medico_solicitante_id = NULL WHERE id % 4 = 3',
+        'DELETE FROM exames WHERE id % 9 = 4',
+        'UPDATE pacientes SET nome = nome WHERE id = 3',
+      ];
+      for (const [i, step] of steps.entries()) {
+        (i % 2 ? other : t.sqlite).exec(step);
+        expect(derivedMismatches(t.sqlite), step).toEqual([]);
+      }
+      for (const needle of ['SOUZA', 'FILHO', 'SILVA', 'JOÃO']) expect(search(t.sqlite, needle), needle).toEqual(scan(t.sqlite, needle));
+      // A transaction rolled back leaves nothing behind in the derived data either.
+      expect(() =>
+        t.sqlite.transaction(() => {
+          t.sqlite.exec("UPDATE pacientes SET nome = 'NAO FICA' WHERE id = 1; DELETE FROM exames WHERE id < 30");
+          throw new Error('rollback');
+        })(),
+      ).toThrow('rollback');
+      expect(derivedMismatches(t.sqlite)).toEqual([]);
+      expect(search(t.sqlite, 'NAO FICA')).toEqual([]);
+    } finally {
+      other.close();
+      await t.close();
+    }
+  });
+});

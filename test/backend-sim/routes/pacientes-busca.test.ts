@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TenantDatabase } from '../../../backend-sim/db/database.ts';
+import { arrangeCatalog, createTenant, startHarness, type Harness } from '../helpers.ts';
+
+// The `nome` contains-search answers from a trigram index from 3 characters on, and with `instr` below
+// that. Whatever answers, the result is what `instr(nome, upper(trim(needle))) > 0` selects: same rows,
+// same order (id), same total, with the other filters and paging.
+let h: Harness;
+let t: TenantDatabase;
+const base = '/tenants/demo/pacientes';
+
+/** Through the API (stored upper case), then a few rows written directly, as a fixture or another tool would. */
+const viaApi = [
+  'João da Silva', 'Maria Silvana Costa', 'Ana Silva-Costa', 'José  Silva', 'Conceição Araújo', 'Dasilva Junior', 'Ágata Ñandu Øster',
+  '"Quoted" Name', 'A*B OR C AND D', 'NEAR(X Y) Souza', 'Emoji 😀 Nome', 'Ana', 'Silva', 'ß straße', 'Lúcia Sílva', 'Σίσυφος Ελληνικά',
+  'Daniela Anaí', 'Ana Ana Ana', 'Tab\tSilva', 'Ponto.Final', 'Percent % Under _',
+];
+const direct = ['silva minúscula', 'SiLvA Mista', 'ÇÃO INICIO', 'MEIO ÇÃO MEIO'];
+
+let rows: { id: number; nome: string; ativo: number }[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  t = await createTenant(h, 'demo');
+  await arrangeCatalog(t);
+  let n = 0;
+  for (const nome of viaApi) {
+    const res = await h.call('POST', base, { nome, data_nascimento: '1990-05-06', ativo: ++n % 4 !== 0 });
+    expect(res.status).toBe(201);
+  }
+  for (const nome of direct)
+    await t.db
+      .insertInto('pacientes')
+      .values({ nome, numero_prontuario: `d-${++n}`, usuario: `direto${n}`, senha_hash: 'x', criado_em: '2026-01-01T00:00:00Z', ativo: n % 2 })
+      .execute();
+  rows = await t.db.selectFrom('pacientes').select(['id', 'nome', 'ativo']).orderBy('id').execute();
+});
+afterAll(() => h.close());
+
+const needles = [
+  'silva', 'SILVA', ' Silva ', 'a s', 'ão', 'JOÃO DA', 'lva-co', 'A-C', '"quo', '"', '""', 'a*b', 'or c', 'and', 'near(', '😀 n', '😀',
+  'ça', 'ção', 'ÇÃO', 'Ñan', 'straße', 'STRASSE', 'ΊΣΥ', 'σίσ', 'ana', 'ana ana', 'naí', 'b\ts', 'ab\tsi', '.', 'o.f', '%', '_', '% u',
+  'lúc', 'silv', 'SIL', 'il', 'xy', 'a', '  ', 'aaaa', 'mista', 'minúscula', 'MEIO',
+];
+
+function expected(needle: string, ativo?: number) {
+  const n = needle.trim().toUpperCase();
+  return rows.filter((r) => r.nome.includes(n) && (ativo === undefined || r.ativo === ativo)).map((r) => r.id);
+}
+
+describe('GET /pacientes?nome= (trigram index, instr semantics)', () => {
+  it('returns what instr returns for every needle: substrings anywhere, accents, case, quotes and FTS syntax, under 3 characters', async () => {
+    for (const needle of needles) {
+      const res = await h.call('GET', `${base}?limit=200&nome=${encodeURIComponent(needle)}`);
+      expect(res.status, needle).toBe(200);
+      const ids = res.body.data.map((p: { id: number }) => p.id);
+      expect({ needle, ids, total: res.body.meta.total }).toEqual({ needle, ids: expected(needle), total: expected(needle).length });
+    }
+  });
+
+  it('combined with ativo, and paged', async () => {
+    for (const needle of ['silva', 'ana', 'ÇÃO', 'a']) {
+      for (const ativo of [0, 1]) {
+        const res = await h.call('GET', `${base}?limit=200&nome=${encodeURIComponent(needle)}&ativo=${ativo}`);
+        expect({ needle, ativo, ids: res.body.data.map((p: { id: number }) => p.id), total: res.body.meta.total }).toEqual({
+          needle,
+          ativo,
+          ids: expected(needle, ativo),
+          total: expected(needle, ativo).length,
+        });
+      }
+      const all = expected(needle);
+      for (const offset of [0, 1, 2, all.length - 1, all.length, all.length + 3]) {
+        const res = await h.call('GET', `${base}?limit=2&offset=${offset}&nome=${encodeURIComponent(needle)}`);
+        expect({ needle, offset, ids: res.body.data.map((p: { id: number }) => p.id), total: res.body.meta.total }).toEqual({
+          needle,
+          offset,
+          ids: all.slice(Math.max(0, offset), offset + 2),
+          total: all.length,
+        });
+      }
+    }
+  });
+
+  it('follows renames and deletions (the index is kept by triggers)', async () => {
+    const { id } = (await h.call('POST', base, { nome: 'Temporario Xyzzy', data_nascimento: '1990-05-06' })).body.data;
+    expect((await h.call('GET', `${base}?nome=xyzzy`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
+    expect((await h.call('PATCH', `${base}/${id}`, { nome: 'Renomeado Plugh' })).status).toBe(200);
+    expect((await h.call('GET', `${base}?nome=xyzzy`)).body.meta.total).toBe(0);
+    expect((await h.call('GET', `${base}?nome=plugh`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
+    // Unify deletes the duplicate physically.
+    const other = (await h.call('POST', base, { nome: 'Outro Plugh', data_nascimento: '1990-05-06' })).body.data.id;
+    expect((await h.call('GET', `${base}?nome=plugh`)).body.meta.total).toBe(2);
+    expect((await h.call('POST', `${base}/unificar`, { paciente_id_principal: id, paciente_id_duplicado: other })).status).toBe(200);
+    expect((await h.call('GET', `${base}?nome=plugh`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
+    // A direct SQL rename on another connection, too.
+    await t.db.updateTable('pacientes').set({ nome: 'DIRETO QUUX' }).where('id', '=', id).execute();
+    expect((await h.call('GET', `${base}?nome=quux`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
+    expect((await h.call('GET', `${base}?nome=plugh`)).body.meta.total).toBe(0);
+  });
+});
+
+describe('GET /pacientes totals and deep pages', () => {
+  it('total and pages without filters, with ativo, beyond the end', async () => {
+    const all = await t.db.selectFrom('pacientes').select(['id', 'ativo']).orderBy('id').execute();
+    for (const ativo of [undefined, 0, 1]) {
+      const ids = all.filter((r) => ativo === undefined || r.ativo === ativo).map((r) => r.id);
+      for (const offset of [0, 3, ids.length - 2, ids.length, ids.length + 10]) {
+        const res = await h.call('GET', `${base}?limit=5&offset=${offset}${ativo === undefined ? '' : `&ativo=${ativo}`}`);
+        expect({ ativo, offset, ids: res.body.data.map((p: { id: number }) => p.id), total: res.body.meta.total }).toEqual({
+          ativo,
+          offset,
+          ids: ids.slice(offset, offset + 5),
+          total: ids.length,
+        });
+      }
+    }
+  });
+
+  it('a list item has exactly the list fields', async () => {
+    const res = await h.call('GET', `${base}?limit=1`);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(['ativo', 'cpf', 'criado_em', 'data_nascimento', 'email', 'id', 'nome', 'sexo', 'telefone']);
+  });
+});
