@@ -55,7 +55,9 @@ export function auditEntry(request: FastifyRequest, status: number, url: string,
   } catch {
     body = JSON.stringify({ _invalido: 'corpo nao registravel' });
   }
-  const response = auditedResponse(request.method, status, payload);
+  // A write is an operation that changes data (the idempotent ones); POST /v1/ping only echoes.
+  const operation = request.routeOptions?.config?.operation as { idempotent?: boolean } | undefined;
+  const response = auditedResponse(request.method, status, payload, operation ? operation.idempotent === true : undefined);
   return {
     request_id: request.id,
     ts: new Date(Date.now() - (performance.now() - request.startedAt)).toISOString(),
@@ -109,13 +111,20 @@ export function auditedHeaders(headers: FastifyRequest['headers']): string {
 
 /**
  * The response envelope as the journal keeps it: for errors (any method) and writes, redacted and
- * shortened like request bodies. Successful reads are not copied (the journal keeps what failed and
+ * shortened like request bodies. Successful reads, and the echo of POST /v1/ping (`changesData`
+ * false: it changes nothing and its body is already in the entry), are not copied (the journal keeps what failed and
  * what changed, not the clinic's records), and a redirect never is: its Location is a presigned URL.
  */
-export function auditedResponse(method: string, status: number, payload: unknown): { errorMessage: string | null; body: string | null } {
+export function auditedResponse(
+  method: string,
+  status: number,
+  payload: unknown,
+  /** Whether the request changes data; unknown (no operation matched), a write method counts. */
+  changesData: boolean = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS',
+): { errorMessage: string | null; body: string | null } {
   if (status >= 300 && status < 400) return { errorMessage: null, body: null };
   const isError = status >= 400;
-  if (!isError && (method === 'GET' || method === 'HEAD' || method === 'OPTIONS')) return { errorMessage: null, body: null };
+  if (!isError && !changesData) return { errorMessage: null, body: null };
   if (typeof payload !== 'string' || payload.length === 0) return { errorMessage: null, body: null };
   if (payload.length > MAX_AUDITED_BODY_BYTES) return { errorMessage: null, body: JSON.stringify({ _omitido: `resposta de ${payload.length} caracteres` }) };
   let parsed: unknown;

@@ -100,6 +100,17 @@ describe('the journal columns', () => {
     expect(JSON.stringify(row)).not.toContain('52998224725');
   });
 
+  test('the echo of POST /v1/ping is not copied (it changes nothing and its body is in the entry); a write\'s answer is', async () => {
+    const ping = await stack.call({ method: 'POST', path: '/v1/ping', body: { eco: 'ola', senha: 'x' } });
+    expect(ping.status).toBe(200);
+    const pingRow = rowFor(ping.body.meta.request_id);
+    expect(pingRow.response_body).toBeNull();
+    expect(JSON.parse(pingRow.body)).toEqual({ eco: 'ola', senha: '[REDACTED]' });
+    const created = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Journal Eco', data_nascimento: '1990-01-01' }, idempotencyKey: randomUUID() });
+    expect(created.status).toBe(201);
+    expect(JSON.parse(rowFor(created.body.meta.request_id).response_body).data.id).toBe(created.body.data.id);
+  });
+
   test('successful reads keep no response copy (GET /v1/ping)', async () => {
     const res = await stack.call({ path: '/v1/ping' });
     const row = rowFor(res.body.meta.request_id);
