@@ -4,7 +4,7 @@ import { cpfCheckDigits } from '../backend-sim/lib/cpf.ts';
 import { hashPasswordWithSalt } from '../backend-sim/lib/password.ts';
 import { addDays, fromMinutes, isoSeconds, weekday } from '../backend-sim/lib/time.ts';
 import { SEED_SAMPLES } from '../backend-sim/seed-samples.ts';
-import { ExamesContagemBuilder, rebuildCounts, rebuildSearchIndexes } from '../backend-sim/db/derived.ts';
+import { ContagemBuilder, rebuildCounts, rebuildSearchIndexes } from '../backend-sim/db/derived.ts';
 import { createTenantDatabase, tenantFile } from '../backend-sim/tenants.ts';
 import * as D from './data.ts';
 import { Random } from './random.ts';
@@ -255,7 +255,7 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
       'id', 'exame_id', 'medico_laudo_id', 'data_laudo', 'hora_laudo', 'titulo', 'referencia', 'cid_id', 'assinado', 'assinado_em', 'assinatura_tipo', 'arquivo_key', 'criado_em', 'atualizado_em',
     ]);
     let laudoId = 0;
-    const examesContagem = new ExamesContagemBuilder();
+    const contagens = new ContagemBuilder();
     // The date `n` days before the reference date, computed once per n (a million exams share ~1,100 dates).
     const datas: string[] = [];
     const diasAntes = (n: number) => (datas[n] ??= addDays(refDate, -n));
@@ -279,7 +279,7 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
         const unidade = rnd.int(1, D.UNIDADES.length);
         const medicoExame = rnd.pick(medicoIds.exame);
         const solicitante = medicoIds.solicitante.length && rnd.chance(0.6) ? rnd.pick(medicoIds.solicitante) : null;
-        examesContagem.add(data, proc, medicoExame, medicoLaudo, solicitante);
+        contagens.exame(data, proc, medicoExame, medicoLaudo, solicitante);
         insExame(
           id, pacienteId, proc, unidade, medicoExame, medicoLaudo, solicitante,
           conv || null, conv ? rnd.pick(planosPorConvenio.get(conv)!) : null, rnd.chance(0.5) ? rnd.int(1, D.CIDS.length) : null, rnd.chance(0.1) ? rnd.int(1, D.COMPLEMENTOS.length) : null,
@@ -291,6 +291,7 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
           const dataLaudo = diasAntes(diasAtras - rnd.int(0, Math.min(3, diasAtras)));
           const horaLaudo = hhmmss();
           const assinado = status === 'ASSINADO';
+          contagens.laudo(dataLaudo, medicoLaudo, assinado ? 1 : 0);
           insLaudo(
             ++laudoId, id, medicoLaudo, dataLaudo, horaLaudo, 'Laudo', null, null, assinado ? 1 : 0,
             assinado ? `${dataLaudo}T${horaLaudo}Z` : null, assinado ? 'ICP-Brasil A3' : null, 'seed-samples/laudo.pdf', `${dataLaudo}T${horaLaudo}Z`, null,
@@ -299,7 +300,9 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
         // A few reports arrive without their exam (orphans).
         if (rnd.chance(0.003)) {
           const dataLaudo = diasAntes(rnd.int(0, 365));
-          insLaudo(++laudoId, null, rnd.pick(medicoIds.laudo), dataLaudo, hhmmss(), 'Laudo avulso', null, null, 1, `${dataLaudo}T10:00:00Z`, 'ICP-Brasil A3', 'seed-samples/laudo.pdf', `${dataLaudo}T10:00:00Z`, null);
+          const medicoAvulso = rnd.pick(medicoIds.laudo);
+          contagens.laudo(dataLaudo, medicoAvulso, 1);
+          insLaudo(++laudoId, null, medicoAvulso, dataLaudo, hhmmss(), 'Laudo avulso', null, null, 1, `${dataLaudo}T10:00:00Z`, 'ICP-Brasil A3', 'seed-samples/laudo.pdf', `${dataLaudo}T10:00:00Z`, null);
         }
       },
       report('exames', E),
@@ -448,7 +451,7 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
 
     const schema = deferred;
     deferred = null;
-    restoreSchema(sqlite, schema, report('indices', schemaSteps(schema)), examesContagem);
+    restoreSchema(sqlite, schema, report('indices', schemaSteps(schema)), contagens);
     return {
       slug,
       medicos: medicoIds,
@@ -503,7 +506,7 @@ function deferSchema(sqlite: SQLite.Database): DeferredSchema {
 const schemaSteps = (d: DeferredSchema) => d.indexes.length + 4;
 
 /** Indexes, search index (rebuilt from the rows), counts, triggers, then planner statistics. */
-function restoreSchema(sqlite: SQLite.Database, d: DeferredSchema, progress: (done: number) => void, examesContagem: ExamesContagemBuilder | null) {
+function restoreSchema(sqlite: SQLite.Database, d: DeferredSchema, progress: (done: number) => void, contagens: ContagemBuilder | null) {
   let done = 0;
   // Sorts for the index builds on both cores.
   sqlite.pragma('threads = 2');
@@ -516,7 +519,7 @@ function restoreSchema(sqlite: SQLite.Database, d: DeferredSchema, progress: (do
     rebuildSearchIndexes(sqlite);
   })();
   progress(++done);
-  sqlite.transaction(() => rebuildCounts(sqlite, examesContagem))();
+  sqlite.transaction(() => rebuildCounts(sqlite, contagens))();
   progress(++done);
   for (const sql of d.triggers) sqlite.exec(sql);
   progress(++done);

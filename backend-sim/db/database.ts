@@ -15,7 +15,7 @@ import type { ExamesContagemTable, ExamesTable } from './tables/exames.ts';
 import type { GruposLaudosMedicosTable, GruposLaudosTable } from './tables/grupos-laudos.ts';
 import type { GruposPermissaoTable } from './tables/grupos-permissao.ts';
 import type { IdempotencyMarkersTable } from './tables/idempotency-markers.ts';
-import type { LaudosTable } from './tables/laudos.ts';
+import type { LaudosContagemTable, LaudosTable } from './tables/laudos.ts';
 import type { MedicosTable } from './tables/medicos.ts';
 import type { PacientesContagemTable, PacientesTable } from './tables/pacientes.ts';
 import type { PlanosTable } from './tables/planos.ts';
@@ -29,6 +29,7 @@ import { migration as m002 } from './migrations/2026-11-21-002-list-indexes.ts';
 import { migration as m003 } from './migrations/2026-11-21-003-central-laudos.ts';
 import { migration as m004 } from './migrations/2026-11-22-004-idempotency-markers.ts';
 import { migration as m005 } from './migrations/2026-11-23-005-list-counts-and-search.ts';
+import { migration as m006 } from './migrations/2026-11-23-006-laudos-counts.ts';
 
 export interface Database {
   clinica_config: ClinicaConfigTable;
@@ -52,6 +53,7 @@ export interface Database {
   exames_contagem: ExamesContagemTable;
   exame_arquivos: ExameArquivosTable;
   laudos: LaudosTable;
+  laudos_contagem: LaudosContagemTable;
   agenda_configs: AgendaConfigsTable;
   agenda_horarios: AgendaHorariosTable;
   agenda_procedimentos: AgendaProcedimentosTable;
@@ -73,6 +75,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-003-central-laudos': m003,
   '2026-11-22-004-idempotency-markers': m004,
   '2026-11-23-005-list-counts-and-search': m005,
+  '2026-11-23-006-laudos-counts': m006,
 };
 
 export interface TenantDatabase {

@@ -31,17 +31,19 @@ export function rebuildSearchIndexes(sqlite: SQLite.Database): void {
   for (const name of tables) sqlite.prepare(`INSERT INTO main.${quote(name)} (${quote(name)}) VALUES ('rebuild')`).run();
 }
 
-/** The trigger-kept counts, recomputed from the rows (same definitions as the triggers). */
-export function rebuildCounts(sqlite: SQLite.Database, exames: ExamesContagemBuilder | null = null): void {
+/**
+ * The trigger-kept counts, recomputed from the rows (same definitions as the triggers). A bulk loader
+ * that gathered the exam and report counts while writing passes them in `gathered`.
+ */
+export function rebuildCounts(sqlite: SQLite.Database, gathered: ContagemBuilder | null = null): void {
   sqlite.exec(`
     DELETE FROM pacientes_contagem;
     INSERT INTO pacientes_contagem (ativo, n) SELECT ativo, COUNT(*) FROM pacientes GROUP BY ativo;
   `);
-  if (exames) exames.write(sqlite);
-  else rebuildExamesCounts(sqlite);
-}
-
-function rebuildExamesCounts(sqlite: SQLite.Database): void {
+  if (gathered) {
+    gathered.write(sqlite);
+    return;
+  }
   sqlite.exec(`
     DELETE FROM exames_contagem;
     INSERT INTO exames_contagem (filtro, valor, data, n)
@@ -58,43 +60,64 @@ function rebuildExamesCounts(sqlite: SQLite.Database): void {
           WHERE excluido_em IS NULL AND medico_solicitante_id IS NOT NULL
             AND medico_solicitante_id IS NOT medico_exame_id AND medico_solicitante_id IS NOT medico_laudo_id
       ) GROUP BY medico_id, data;
+    DELETE FROM laudos_contagem;
+    INSERT INTO laudos_contagem (filtro, valor, data, n)
+      SELECT 'todos', 0, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL GROUP BY data_laudo;
+    INSERT INTO laudos_contagem (filtro, valor, data, n)
+      SELECT 'assinado', assinado, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL GROUP BY assinado, data_laudo;
+    INSERT INTO laudos_contagem (filtro, valor, data, n)
+      SELECT 'medico', medico_laudo_id, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL AND medico_laudo_id IS NOT NULL GROUP BY medico_laudo_id, data_laudo;
   `);
 }
 
 /**
- * Per-date exam counts gathered while a bulk loader writes live exams, stored at the end (grouping a
- * million rows three ways in SQL costs seconds of sorting). Same definition as the triggers: every
- * live exam counts for its date under 'todos', its procedure and each distinct doctor among its three.
+ * Per-date exam and report counts gathered while a bulk loader writes live rows, stored at the end
+ * (grouping a million rows several ways in SQL costs seconds of sorting). Same definitions as the
+ * triggers: a live exam counts for its date under 'todos', its procedure and each distinct doctor among
+ * its three; a live report under 'todos', its signed flag and its reporting doctor.
  */
-export class ExamesContagemBuilder {
-  // Nested maps keyed by the date strings themselves: no key string built per exam.
-  readonly #todos = new Map<string, number>();
-  readonly #procedimentos = new Map<number, Map<string, number>>();
-  readonly #medicos = new Map<number, Map<string, number>>();
+export class ContagemBuilder {
+  readonly #exames = new DateCounts();
+  readonly #laudos = new DateCounts();
 
-  add(data: string, procedimentoId: number, medicoExameId: number | null, medicoLaudoId: number | null, medicoSolicitanteId: number | null): void {
-    bump(this.#todos, data);
-    bump(of(this.#procedimentos, procedimentoId), data);
-    if (medicoExameId !== null) bump(of(this.#medicos, medicoExameId), data);
-    if (medicoLaudoId !== null && medicoLaudoId !== medicoExameId) bump(of(this.#medicos, medicoLaudoId), data);
-    if (medicoSolicitanteId !== null && medicoSolicitanteId !== medicoExameId && medicoSolicitanteId !== medicoLaudoId)
-      bump(of(this.#medicos, medicoSolicitanteId), data);
+  exame(data: string, procedimentoId: number, medicoExameId: number | null, medicoLaudoId: number | null, medicoSolicitanteId: number | null): void {
+    const c = this.#exames;
+    c.bump('todos', 0, data);
+    c.bump('procedimento', procedimentoId, data);
+    if (medicoExameId !== null) c.bump('medico', medicoExameId, data);
+    if (medicoLaudoId !== null && medicoLaudoId !== medicoExameId) c.bump('medico', medicoLaudoId, data);
+    if (medicoSolicitanteId !== null && medicoSolicitanteId !== medicoExameId && medicoSolicitanteId !== medicoLaudoId) c.bump('medico', medicoSolicitanteId, data);
   }
 
-  /** Replaces the table's rows with the gathered counts. */
+  laudo(data: string, medicoLaudoId: number | null, assinado: number): void {
+    const c = this.#laudos;
+    c.bump('todos', 0, data);
+    c.bump('assinado', assinado, data);
+    if (medicoLaudoId !== null) c.bump('medico', medicoLaudoId, data);
+  }
+
+  /** Replaces the rows of both count tables with the gathered counts. */
   write(sqlite: SQLite.Database): void {
-    sqlite.prepare('DELETE FROM exames_contagem').run();
-    const insert = sqlite.prepare('INSERT INTO exames_contagem (filtro, valor, data, n) VALUES (?, ?, ?, ?)');
-    for (const [data, n] of this.#todos) insert.run('todos', 0, data, n);
-    for (const [filtro, maps] of [['procedimento', this.#procedimentos], ['medico', this.#medicos]] as const)
-      for (const [valor, dates] of maps) for (const [data, n] of dates) insert.run(filtro, valor, data, n);
+    this.#exames.write(sqlite, 'exames_contagem');
+    this.#laudos.write(sqlite, 'laudos_contagem');
   }
 }
 
-const bump = (counts: Map<string, number>, data: string) => counts.set(data, (counts.get(data) ?? 0) + 1);
+/** filtro → valor → date → n; keyed by the date strings themselves, so no key string is built per row. */
+class DateCounts {
+  readonly #counts = new Map<string, Map<number, Map<string, number>>>();
 
-function of(maps: Map<number, Map<string, number>>, id: number): Map<string, number> {
-  let counts = maps.get(id);
-  if (!counts) maps.set(id, (counts = new Map()));
-  return counts;
+  bump(filtro: string, valor: number, data: string): void {
+    let byValor = this.#counts.get(filtro);
+    if (!byValor) this.#counts.set(filtro, (byValor = new Map()));
+    let byData = byValor.get(valor);
+    if (!byData) byValor.set(valor, (byData = new Map()));
+    byData.set(data, (byData.get(data) ?? 0) + 1);
+  }
+
+  write(sqlite: SQLite.Database, table: 'exames_contagem' | 'laudos_contagem'): void {
+    sqlite.prepare(`DELETE FROM ${table}`).run();
+    const insert = sqlite.prepare(`INSERT INTO ${table} (filtro, valor, data, n) VALUES (?, ?, ?, ?)`);
+    for (const [filtro, byValor] of this.#counts) for (const [valor, byData] of byValor) for (const [data, n] of byData) insert.run(filtro, valor, data, n);
+  }
 }

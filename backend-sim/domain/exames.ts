@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.ts';
 import { queryRows } from '../db/statements.ts';
+import { countedTotal, pageStart, type DateCounts } from './paginas.ts';
 import { BackendError, notFound } from '../errors.ts';
 import type { CallContext } from '../lib/http.ts';
 import { date } from '../lib/schemas.ts';
@@ -123,19 +124,8 @@ export async function listExames(db: Db, f: z.infer<typeof exameListSchema>, ctx
   // medico_id is ignored for bound keys (anti-enumeration), as the spec requires.
   const medico = ctx.medicoFiltroId || f.medico_id || 0;
   const counted = !f.paciente_id && !f.status_laudo && !(medico && f.tipo_exame_id);
-  const dimension: [string, number] = medico ? ['medico', medico] : f.tipo_exame_id ? ['procedimento', f.tipo_exame_id] : ['todos', 0];
-  const range: string[] = [];
-  const rangeParams: string[] = [];
-  if (f.periodo_realizado_inicio) {
-    range.push('data >= ?');
-    rangeParams.push(f.periodo_realizado_inicio);
-  }
-  if (f.periodo_realizado_fim) {
-    range.push('data <= ?');
-    rangeParams.push(f.periodo_realizado_fim);
-  }
-  const counts = `FROM exames_contagem WHERE filtro = ? AND valor = ?${range.map((r) => ` AND ${r}`).join('')}`;
-  const countParams = [...dimension, ...rangeParams];
+  const [filtro, valor] = medico ? ['medico', medico] : f.tipo_exame_id ? ['procedimento', f.tipo_exame_id] : ['todos', 0];
+  const counts: DateCounts = { table: 'exames_contagem', filtro, valor, inicio: f.periodo_realizado_inicio, fim: f.periodo_realizado_fim };
 
   /** The filters on `exames`; `byDate` spells the doctor test so that SQLite walks the date index. */
   const filters = (byDate: boolean) => {
@@ -169,23 +159,27 @@ export async function listExames(db: Db, f: z.infer<typeof exameListSchema>, ctx
     if (f.status_laudo === 'PENDENTE') where.push('arquivo_laudo_key IS NULL');
     if (f.status_laudo === 'ASSINADO') where.push(`arquivo_laudo_key IS NOT NULL AND ${SIGNED_REPORT_EXISTS}`);
     if (f.status_laudo === 'EMITIDO') where.push(`arquivo_laudo_key IS NOT NULL AND NOT ${SIGNED_REPORT_EXISTS}`);
-    return { where, params };
+    return { where: where.join(' AND '), params };
   };
 
   return db.connection().execute(async (conn) => {
     const plain = filters(false);
-    const [{ total }] = counted
-      ? await queryRows<{ total: number }>(conn, `SELECT COALESCE(SUM(n), 0) AS total ${counts}`, countParams)
-      : await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total FROM exames WHERE ${plain.where.join(' AND ')}`, plain.params);
+    const total = counted
+      ? await countedTotal(conn, counts)
+      : (await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total FROM exames WHERE ${plain.where}`, plain.params))[0].total;
     if (f.offset >= total) return { data: [], total };
     const byDate = medico > 0 && !f.paciente_id && total > SCAN_BY_DATE_ABOVE;
     const { where, params } = filters(byDate);
-    let page = `SELECT id FROM exames WHERE ${where.join(' AND ')} ${NEWEST_FIRST} LIMIT ?`;
-    const pageParams = [...params, f.limit];
+    let page = `SELECT id FROM exames WHERE ${where} ${NEWEST_FIRST} LIMIT ?`;
+    let pageParams = [...params, f.limit];
     if (f.offset > 0 && counted) {
-      const start = await pageStart(conn, counts, countParams, filters(true), f.offset);
-      page = `SELECT id FROM exames WHERE ${where.join(' AND ')} AND (data_realizado, id) <= (?, ?) ${NEWEST_FIRST} LIMIT ?`;
-      pageParams.splice(params.length, 0, start.data, start.id);
+      const dated = filters(true);
+      const start = await pageStart(conn, counts, f.offset, async (data, k) => {
+        const sql = `SELECT id FROM exames WHERE ${dated.where} AND data_realizado = ? ORDER BY id DESC LIMIT 1 OFFSET ?`;
+        return (await queryRows<{ id: number }>(conn, sql, [...dated.params, data, k]))[0]?.id;
+      });
+      page = `SELECT id FROM exames WHERE ${where} AND (data_realizado, id) <= (?, ?) ${NEWEST_FIRST} LIMIT ?`;
+      pageParams = [...params, start.data, start.id, f.limit];
     } else if (f.offset > 0) {
       page += ' OFFSET ?';
       pageParams.push(f.offset);
@@ -193,35 +187,6 @@ export async function listExames(db: Db, f: z.infer<typeof exameListSchema>, ctx
     const rows = await queryRows<ExameItemRow>(conn, `${LIST_SELECT} WHERE exames.id IN (${page}) ORDER BY exames.data_realizado DESC, exames.id DESC`, pageParams);
     return { data: rows.map(exameItem), total };
   });
-}
-
-/**
- * The (date, id) of the exam at position `offset` (newest first) among the counted ones: the month from
- * the per-date counts summed by month, the date within it, then the id by an OFFSET within that one date.
- */
-async function pageStart(conn: Db, counts: string, countParams: unknown[], filters: { where: string[]; params: unknown[] }, offset: number) {
-  const months = await queryRows<{ mes: string; n: number }>(conn, `SELECT substr(data, 1, 7) AS mes, SUM(n) AS n ${counts} GROUP BY mes ORDER BY mes DESC`, countParams);
-  const month = locate(months, offset, 0);
-  if (!month) throw new Error('exames_contagem: offset beyond the counted total');
-  const days = await queryRows<{ data: string; n: number }>(conn, `SELECT data, n ${counts} AND substr(data, 1, 7) = ? ORDER BY data DESC`, [...countParams, month.row.mes]);
-  const day = locate(days, offset, month.before);
-  if (!day) throw new Error('exames_contagem: month and day counts disagree');
-  const [first] = await queryRows<{ id: number }>(conn, `SELECT id FROM exames WHERE ${filters.where.join(' AND ')} AND data_realizado = ? ORDER BY id DESC LIMIT 1 OFFSET ?`, [
-    ...filters.params,
-    day.row.data,
-    offset - day.before,
-  ]);
-  if (!first) throw new Error('exames_contagem: a date count is above its rows');
-  return { data: day.row.data, id: first.id };
-}
-
-/** The bucket holding position `offset`, and how many rows come before it, given `before` rows before the first bucket. */
-function locate<T extends { n: number }>(buckets: T[], offset: number, before: number): { row: T; before: number } | null {
-  for (const row of buckets) {
-    if (before + row.n > offset) return { row, before };
-    before += row.n;
-  }
-  return null;
 }
 
 /** A visible, live exam row or 404 RES_NOT_FOUND (hidden and missing look the same). */

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
+import { queryRows } from '../db/statements.ts';
+import { countedTotal, pageStart, type DateCounts } from './paginas.ts';
 import { BackendError, notFound } from '../errors.ts';
 import type { CallContext } from '../lib/http.ts';
 import { date } from '../lib/schemas.ts';
@@ -74,20 +76,80 @@ export const laudoListSchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
+const LIST_SELECT = `SELECT laudos.id, laudos.exame_id, e.paciente_id, p.nome AS paciente_nome, e.procedimento_id, pr.nome AS procedimento_nome,
+  laudos.medico_laudo_id, ml.nome AS medico_laudo_nome, laudos.data_laudo, laudos.hora_laudo, laudos.assinado, laudos.assinado_em,
+  laudos.assinatura_tipo, laudos.arquivo_key, laudos.criado_em, laudos.atualizado_em
+FROM laudos
+LEFT JOIN exames e ON e.id = laudos.exame_id
+LEFT JOIN pacientes p ON p.id = e.paciente_id
+LEFT JOIN procedimentos pr ON pr.id = e.procedimento_id
+LEFT JOIN medicos ml ON ml.id = laudos.medico_laudo_id`;
+const NEWEST_FIRST = 'ORDER BY laudos.data_laudo DESC, laudos.id DESC';
+
+/**
+ * Newest first, like the exam list (domain/exames.ts): hand-written SQL on one held connection; without
+ * exam, patient or bound-doctor (AMPLIADO) filters and with at most one of doctor / signed flag, the
+ * total and a deep page's start come from the trigger-kept per-date counts (`laudos_contagem`).
+ */
 export async function listLaudos(db: Db, f: z.infer<typeof laudoListSchema>, ctx: CallContext) {
-  let q = baseQuery(db);
-  if (ctx.medicoFiltroId) q = ampliado(q, ctx.medicoFiltroId);
-  else if (f.medico_laudo_id) q = q.where('laudos.medico_laudo_id', '=', f.medico_laudo_id);
-  if (f.exame_id) q = q.where('laudos.exame_id', '=', f.exame_id);
-  if (f.paciente_id) q = q.where('e.paciente_id', '=', f.paciente_id);
-  if (f.assinado) q = q.where('laudos.assinado', '=', Number(f.assinado));
-  if (f.periodo_laudo_inicio) q = q.where('laudos.data_laudo', '>=', f.periodo_laudo_inicio);
-  if (f.periodo_laudo_fim) q = q.where('laudos.data_laudo', '<=', f.periodo_laudo_fim);
-  const [rows, count] = await Promise.all([
-    selectRow(q).orderBy('laudos.data_laudo', 'desc').orderBy('laudos.id', 'desc').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { data: rows.map(laudoItem), total: Number(count.total) };
+  const bound = ctx.medicoFiltroId;
+  const medico = bound ? 0 : (f.medico_laudo_id ?? 0);
+  const counted = !bound && !f.exame_id && !f.paciente_id && !(medico && f.assinado);
+  const [filtro, valor] = medico ? ['medico', medico] : f.assinado ? ['assinado', Number(f.assinado)] : ['todos', 0];
+  const counts: DateCounts = { table: 'laudos_contagem', filtro, valor, inicio: f.periodo_laudo_inicio, fim: f.periodo_laudo_fim };
+
+  const where = ['laudos.excluido_em IS NULL'];
+  const params: unknown[] = [];
+  // The exam's columns are only needed (and joined) for the AMPLIADO rule and the patient filter.
+  const joinExame = bound > 0 || !!f.paciente_id;
+  if (bound) {
+    where.push('(laudos.medico_laudo_id = ? OR e.medico_exame_id = ? OR e.medico_laudo_id = ? OR e.medico_solicitante_id = ?)');
+    params.push(bound, bound, bound, bound);
+  } else if (medico) {
+    where.push('laudos.medico_laudo_id = ?');
+    params.push(medico);
+  }
+  if (f.exame_id) {
+    where.push('laudos.exame_id = ?');
+    params.push(f.exame_id);
+  }
+  if (f.paciente_id) {
+    where.push('e.paciente_id = ?');
+    params.push(f.paciente_id);
+  }
+  if (f.assinado) {
+    where.push('laudos.assinado = ?');
+    params.push(Number(f.assinado));
+  }
+  if (f.periodo_laudo_inicio) {
+    where.push('laudos.data_laudo >= ?');
+    params.push(f.periodo_laudo_inicio);
+  }
+  if (f.periodo_laudo_fim) {
+    where.push('laudos.data_laudo <= ?');
+    params.push(f.periodo_laudo_fim);
+  }
+  const fromWhere = `FROM laudos${joinExame ? ' LEFT JOIN exames e ON e.id = laudos.exame_id' : ''} WHERE ${where.join(' AND ')}`;
+
+  return db.connection().execute(async (conn) => {
+    const total = counted ? await countedTotal(conn, counts) : (await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total ${fromWhere}`, params))[0].total;
+    if (f.offset >= total) return { data: [], total };
+    let page = `SELECT laudos.id ${fromWhere} ${NEWEST_FIRST} LIMIT ?`;
+    let pageParams = [...params, f.limit];
+    if (f.offset > 0 && counted) {
+      const start = await pageStart(conn, counts, f.offset, async (data, k) => {
+        const sql = `SELECT laudos.id ${fromWhere} AND laudos.data_laudo = ? ORDER BY laudos.id DESC LIMIT 1 OFFSET ?`;
+        return (await queryRows<{ id: number }>(conn, sql, [...params, data, k]))[0]?.id;
+      });
+      page = `SELECT laudos.id ${fromWhere} AND (laudos.data_laudo, laudos.id) <= (?, ?) ${NEWEST_FIRST} LIMIT ?`;
+      pageParams = [...params, start.data, start.id, f.limit];
+    } else if (f.offset > 0) {
+      page += ' OFFSET ?';
+      pageParams.push(f.offset);
+    }
+    const rows = await queryRows<LaudoRow>(conn, `${LIST_SELECT} WHERE laudos.id IN (${page}) ${NEWEST_FIRST}`, pageParams);
+    return { data: rows.map(laudoItem), total };
+  });
 }
 
 export async function findVisibleLaudo(db: Db, id: number, ctx: CallContext): Promise<LaudoRow> {

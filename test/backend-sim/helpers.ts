@@ -156,5 +156,19 @@ export function derivedMismatches(sqlite: SQLite.Database): string[] {
       )
       .all(),
   );
+  const laudos = (filtro: string) => sqlite.prepare('SELECT valor, data, n FROM laudos_contagem WHERE filtro = ? AND n != 0 ORDER BY valor, data').all(filtro);
+  same('laudos_contagem todos', laudos('todos'), sqlite.prepare('SELECT 0 AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL GROUP BY 2 ORDER BY 2').all());
+  same(
+    'laudos_contagem assinado',
+    laudos('assinado'),
+    sqlite.prepare('SELECT assinado AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL GROUP BY 1, 2 ORDER BY 1, 2').all(),
+  );
+  same(
+    'laudos_contagem medico',
+    laudos('medico'),
+    sqlite
+      .prepare('SELECT medico_laudo_id AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL AND medico_laudo_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2')
+      .all(),
+  );
   return problems;
 }

@@ -21,3 +21,11 @@ export interface LaudosTable {
   atualizado_em: string | null;
   criado_por_chave_id: number | null;
 }
+
+/** Live reports per report date: all ('todos', 0), per reporting doctor ('medico', id), per signed flag ('assinado', 0 | 1). Kept by triggers. */
+export interface LaudosContagemTable {
+  filtro: 'todos' | 'medico' | 'assinado';
+  valor: number;
+  data: string;
+  n: number;
+}

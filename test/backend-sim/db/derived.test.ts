@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { migrations, openTenantDatabase } from '../../../backend-sim/db/database.ts';
 import { derivedMismatches } from '../helpers.ts';
 
-// Migration 2026-11-23-005: the trigram search index of patient names and the list counts are filled
+// Migrations 2026-11-23-005 and -006: the trigram search index of patient names and the list counts are filled
 // from the rows an existing tenant already has, and triggers keep them right through every write.
 const LATEST = '2026-11-23-005-list-counts-and-search';
 const dirs: string[] = [];
@@ -40,13 +40,15 @@ function fill(sqlite: SQLite.Database, start = 0) {
   );
   for (let i = 0; i < 60; i++)
     exame.run(1 + (i % 2), 1 + (i % 3), i % 4 ? 1 + (i % 2) : null, i % 5 ? null : 1 + (i % 3), `2026-0${1 + (i % 3)}-1${i % 7}`, i % 11 ? null : '2026-05-05');
+  const laudo = sqlite.prepare("INSERT INTO laudos (exame_id, medico_laudo_id, data_laudo, assinado, excluido_em, criado_em) VALUES (?, ?, ?, ?, ?, 'c')");
+  for (let i = 0; i < 40; i++) laudo.run(i % 9 ? 1 + i : null, i % 6 ? 1 + (i % 3) : null, `2026-0${1 + (i % 4)}-0${1 + (i % 5)}`, i % 3 ? 1 : 0, i % 13 ? null : '2026-05-05');
 }
 
 const search = (sqlite: SQLite.Database, needle: string) =>
   sqlite.prepare('SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid').pluck().all(`"${needle}"`);
 const scan = (sqlite: SQLite.Database, needle: string) => sqlite.prepare('SELECT id FROM pacientes WHERE instr(nome, ?) > 0 ORDER BY id').pluck().all(needle);
 
-describe('migration 2026-11-23-005 (search index and list counts)', () => {
+describe('migrations 2026-11-23-005/006 (search index and list counts)', () => {
   it('upgrades an existing database: the index and the counts hold its rows', async () => {
     const file = tempFile();
     await databaseBefore(file);
@@ -82,7 +84,11 @@ describe('migration 2026-11-23-005 (search index and list counts)', () => {
         "UPDATE exames SET data_realizado = '2025-12-31', medico_laudo_id = medico_exame_id WHERE id % 5 = 1",
         'UPDATE exames SET medico_exame_id = 3, medico_solicitante_id = 3, procedimento_id = 2 WHERE id % 6 = 2',
         'UPDATE exames SET medico_laudo_id = NULL, medico_solicitante_id = NULL WHERE id % 4 = 3',
-        'DELETE FROM exames WHERE id % 9 = 4',
+        'DELETE FROM laudos WHERE exame_id % 9 = 4; DELETE FROM exames WHERE id % 9 = 4',
+        "UPDATE laudos SET excluido_em = '2026-06-01' WHERE id % 4 = 1",
+        "UPDATE laudos SET assinado = 1 - assinado, data_laudo = '2026-07-07' WHERE id % 5 = 2",
+        'UPDATE laudos SET medico_laudo_id = 3 WHERE id % 3 = 0',
+        'DELETE FROM laudos WHERE id % 7 = 3',
         'UPDATE pacientes SET nome = nome WHERE id = 3',
       ];
       for (const [i, step] of steps.entries()) {
@@ -93,7 +99,7 @@ describe('migration 2026-11-23-005 (search index and list counts)', () => {
       // A transaction rolled back leaves nothing behind in the derived data either.
       expect(() =>
         t.sqlite.transaction(() => {
-          t.sqlite.exec("UPDATE pacientes SET nome = 'NAO FICA' WHERE id = 1; DELETE FROM exames WHERE id < 30");
+          t.sqlite.exec("UPDATE pacientes SET nome = 'NAO FICA' WHERE id = 1; DELETE FROM laudos WHERE id < 30; UPDATE exames SET excluido_em = 'x' WHERE id < 30");
           throw new Error('rollback');
         })(),
       ).toThrow('rollback');
