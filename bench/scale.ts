@@ -217,6 +217,7 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
       (await timedGet(new URL(served!.url), served!.keys[slugs[which]], target)).body.meta.total as number;
     const patientTotals = { small: await probe('small', '/v1/pacientes?limit=1'), large: await probe('large', '/v1/pacientes?limit=1') };
     const examTotals = { small: await probe('small', '/v1/exames?limit=1'), large: await probe('large', '/v1/exames?limit=1') };
+    const reportTotals = { small: await probe('small', '/v1/laudos?limit=1'), large: await probe('large', '/v1/laudos?limit=1') };
     const deep = (totals: { small: number; large: number }, prefix: string) => ({
       small: `${prefix}&offset=${Math.floor(totals.small * 0.8)}`,
       large: `${prefix}&offset=${Math.floor(totals.large * 0.8)}`,
@@ -226,6 +227,9 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
       { name: 'patients, first page', targets: same('/v1/pacientes?limit=50'), target: 2 },
       { name: 'patients, deep page (80 %)', targets: deep(patientTotals, '/v1/pacientes?limit=50'), target: 5 },
       { name: 'patients, nome=SILVA', targets: same('/v1/pacientes?limit=50&nome=SILVA'), target: 2 },
+      // The small tenant has few SILVAs: at limit=50 the large answer also carries more items (gateway
+      // validation and JSON per item). At limit=3 both answers carry 3 items: the search and its count alone.
+      { name: 'patients, nome=SILVA, 3 items each', targets: same('/v1/pacientes?limit=3&nome=SILVA'), target: 2 },
       { name: 'patients, ativo=1', targets: same('/v1/pacientes?limit=50&ativo=1'), target: 2 },
       { name: 'exams, first page', targets: same('/v1/exames?limit=50'), target: 2 },
       {
@@ -234,6 +238,8 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
         target: 2,
       },
       { name: 'exams, deep page (80 %)', targets: deep(examTotals, '/v1/exames?limit=50'), target: 5 },
+      { name: 'reports, first page', targets: same('/v1/laudos?limit=50'), target: 2 },
+      { name: 'reports, deep page (80 %)', targets: deep(reportTotals, '/v1/laudos?limit=50'), target: 5 },
     ];
     const results: ScaleResult[] = [];
     for (const c of cases) {
