@@ -508,8 +508,6 @@ const schemaSteps = (d: DeferredSchema) => d.indexes.length + 4;
 /** Indexes, search index (rebuilt from the rows), counts, triggers, then planner statistics. */
 function restoreSchema(sqlite: SQLite.Database, d: DeferredSchema, progress: (done: number) => void, contagens: ContagemBuilder | null) {
   let done = 0;
-  // Sorts for the index builds on both cores.
-  sqlite.pragma('threads = 2');
   for (const sql of d.indexes) {
     sqlite.exec(sql);
     progress(++done);
