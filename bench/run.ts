@@ -1,12 +1,13 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createHmac, randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRuntimeFile, runtimeFilePath } from '../server/runtime-file.ts';
-import type { LoadResult, LoadSpec } from './load.ts';
+import {
+  CONNECTIONS, createPatients, DURATION_S, load, LOAD_CORE, log, PIN, POST_BODY, SERVER_CORE, signedHeaders, startServer, stopServer,
+  TSX, writePool, type Measure, type Signer,
+} from './harness.ts';
 import { measureScale, scaleTable } from './scale.ts';
 
 /**
@@ -17,106 +18,7 @@ import { measureScale, scaleTable } from './scale.ts';
  * `node`. Each row reports the server's CPU time per request (user + system of its process tree,
  * every thread, from /proc) beside req/s, p50 and p99. Each load is bounded in time.
  */
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const JSON_OUTPUT = process.argv.includes('--json');
-const TSX = path.resolve('node_modules/.bin/tsx');
-/** Server on core 0, load generator on core 1 (BENCH_PIN=false: let the scheduler place both). */
-const PIN = process.env.BENCH_PIN !== 'false' && cpus().length >= 2 && existsSync('/usr/bin/taskset');
-const SERVER_CORE = '0';
-const LOAD_CORE = '1';
-const log = (line: string) => process.stderr.write(`${line}\n`);
-
-interface Server {
-  info: Record<string, string>;
-  child: ChildProcess;
-}
-
-function pinned(core: string, command: string, args: string[]): [string, string[]] {
-  return PIN ? ['taskset', ['-c', core, command, ...args]] : [command, args];
-}
-
-function startServer(command: string, args: string[], env: Record<string, string> = {}): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const [cmd, argv] = pinned(SERVER_CORE, command, args);
-    const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    const lines = createInterface({ input: child.stdout! });
-    lines.once('line', (line) => resolve({ info: JSON.parse(line), child }));
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
-}
-
-async function stopServer(server: Server): Promise<void> {
-  await new Promise<void>((resolve) => {
-    server.child.removeAllListeners('exit');
-    server.child.once('exit', () => resolve());
-    server.child.kill('SIGTERM');
-  });
-}
-
-export interface Measure {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  requests: number;
-  /** Server CPU (user + system, every thread and child process) per request, in µs. */
-  cpuUs: number;
-}
-
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** CPU time in ms used so far by a process and all its descendants. */
-function treeCpuMs(pid: number): number {
-  let ticks = 0;
-  const pending = [pid];
-  while (pending.length > 0) {
-    const p = pending.pop()!;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
-      for (const tid of readdirSync(`/proc/${p}/task`)) {
-        const children = readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8').trim();
-        if (children) pending.push(...children.split(' ').map(Number));
-      }
-    } catch {
-      // The process ended between two reads.
-    }
-  }
-  return (ticks * 1000) / CLOCK_TICKS;
-}
-
-type Signer = { apiKey: string; apiSecret: string };
-
-function signedHeaders(s: Signer, method: string, target: string, body: string): Record<string, string> {
-  const ts = String(Math.floor(Date.now() / 1000));
-  const signature = createHmac('sha256', s.apiSecret).update(`${ts}.${method} ${target}\n${body}`).digest('hex');
-  return { 'x-api-key': s.apiKey, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json' };
-}
-
-/** Runs bench/load.ts pinned to the load core; the server's CPU is read around it. */
-function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const [cmd, argv] = pinned(LOAD_CORE, TSX, ['bench/load.ts', JSON.stringify(spec)]);
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load exited with ${code}`))));
-  });
-}
-
-async function load(server: Server, spec: Omit<LoadSpec, 'url' | 'connections' | 'durationS'>, durationS = DURATION_S): Promise<Measure> {
-  // The load process loads autocannon before sending anything; measure the server from the first request.
-  const child = server.child.pid!;
-  const cpuBefore = treeCpuMs(child);
-  const result = await runLoad({ ...spec, url: server.info.url, connections: CONNECTIONS, durationS });
-  const cpuMs = treeCpuMs(child) - cpuBefore;
-  if (result.poolExhausted) log(`  warning: ${spec.method} ${spec.path} used its whole pool of pre-signed requests (later ones replayed)`);
-  if (result.errors > 0) log(`  warning: ${spec.method} ${spec.path}: ${result.errors} connection errors or timeouts`);
-  const total = result.requests || 1;
-  return { rps: result.rps, p50: result.p50, p99: result.p99, non2xx: result.non2xx, requests: result.requests, cpuUs: (cpuMs * 1000) / total };
-}
 
 interface Row {
   name: string;
@@ -128,32 +30,6 @@ interface Row {
   /** The issue's target for this row, and whether this run meets it. */
   target?: string;
   met?: boolean;
-}
-
-/** 300 bytes of JSON, a secret field included (the ping echo redacts it). */
-const POST_BODY = JSON.stringify({ paciente: 'Maria da Silva Santos', observacao: 'x'.repeat(206), senha: 'nao aparece', n: 1 });
-
-function writePool(signer: Signer, count: number, dir: string): string {
-  const pool = [];
-  for (let i = 0; i < count; i++) {
-    const body = JSON.stringify({ nome: `Paciente Bench ${i} ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-01-01' });
-    pool.push({ body, headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() } });
-  }
-  const file = path.join(dir, `pool-${count}.json`);
-  writeFileSync(file, JSON.stringify(pool));
-  return file;
-}
-
-async function createPatients(server: Server, signer: Signer, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const body = JSON.stringify({ nome: `Paciente Lista ${i}`, data_nascimento: '1975-05-05', email: `lista${i}@example.com` });
-    const res = await fetch(`${server.info.url}/v1/pacientes`, {
-      method: 'POST',
-      body,
-      headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() },
-    });
-    if (res.status !== 201) throw new Error(`seeding the list: POST /v1/pacientes answered ${res.status}: ${await res.text()}`);
-  }
 }
 
 async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], workDir: string): Promise<{ auditOn: Measure; auditOff?: Measure }> {
