@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomFillSync } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../secrets-files.ts';
@@ -19,7 +19,7 @@ export class SecretBox {
 
   /** `iv (12) | tag (16) | ciphertext` as bytes, for BLOB columns (no base64 on the hot path). */
   sealBytes(plaintext: string, associatedData: string): Buffer {
-    const iv = randomBytes(12);
+    const iv = nextIv();
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(associatedData));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
@@ -33,6 +33,23 @@ export class SecretBox {
     decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   }
+}
+
+/**
+ * Random 96-bit GCM nonces, drawn from the CSPRNG a few hundred at a time: one call per seal cost
+ * more than the sealing of a small response (every idempotent write seals its answer). Each nonce is
+ * copied out and its bytes are never handed out twice.
+ */
+const IV_POOL = Buffer.alloc(12 * 256);
+let ivOffset = IV_POOL.length;
+function nextIv(): Buffer {
+  if (ivOffset === IV_POOL.length) {
+    randomFillSync(IV_POOL);
+    ivOffset = 0;
+  }
+  const iv = Buffer.from(IV_POOL.subarray(ivOffset, ivOffset + 12));
+  ivOffset += 12;
+  return iv;
 }
 
 /** A 32-byte subkey of the master key for one purpose (HKDF-SHA256): one key, one use. */
