@@ -1,10 +1,11 @@
-// `npm start`: runs server/main.ts from a bundle that esbuild builds once and reuses while none of
-// its sources changed. Loading ~600 ES modules through tsx's loader hooks cost about a second on
-// every start; one plain-JS file with the packages left to Node's own loader costs a fraction.
-// Plain JavaScript on purpose: this file runs before anything can compile TypeScript.
+// `npm start`: runs server/main.ts from one bundle that esbuild builds and then reuses until one of
+// its inputs changes. Under tsx every start loaded ~600 ES modules through tsx's loader hooks and
+// the packages file by file (about a second on the 2-core machine); one plain-JS file, packages
+// included, loads in a fraction of that. Plain JavaScript on purpose: nothing here needs compiling.
 //
-// START_CACHE_DIR moves the cache (default .cache/start); START_ENTRY bundles another entry
-// (default server/main.ts). Both are for tests, which must not share a developer's cache.
+// The cache is .cache/start (START_CACHE_DIR moves it, relative to the checkout). START_ENTRY
+// bundles another entry than server/main.ts: both are for tests, which must not use a developer's
+// cache nor touch real sources.
 import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** Bumped when the build options change, so an older cache is never reused by accident. */
-const LAUNCHER_VERSION = 1;
+const LAUNCHER_VERSION = 3;
 const LAUNCHER = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(LAUNCHER), '..');
 const ENTRY = path.resolve(ROOT, process.env.START_ENTRY || 'server/main.ts');
@@ -37,38 +38,55 @@ function buildKey() {
   return { launcher: LAUNCHER_VERSION, launcherFile: fileStamp(LAUNCHER), esbuild: esbuildVersion(), root: ROOT, entry: ENTRY, tsconfig: fileStamp(path.join(ROOT, 'tsconfig.json')) };
 }
 
-/** Why the cached bundle cannot be used, or null when it can. Only stats files: no esbuild here. */
+/**
+ * Why the cached bundle cannot be used (null when it can), and how many inputs were checked.
+ * Only stats files (size and mtime of each): esbuild is not even loaded when nothing changed.
+ */
 function staleReason(key) {
   let manifest;
   try {
     manifest = JSON.parse(readFileSync(MANIFEST, 'utf8'));
   } catch {
-    return 'no cached bundle';
+    return { reason: 'no cached bundle' };
   }
-  if (!sameStamp(manifest.bundle, fileStamp(BUNDLE))) return 'no cached bundle';
+  if (!sameStamp(manifest.bundle, fileStamp(BUNDLE))) return { reason: 'no cached bundle' };
   for (const [name, value] of Object.entries(key)) {
-    if (JSON.stringify(manifest.key?.[name]) !== JSON.stringify(value)) return name === 'launcherFile' ? `${rel(LAUNCHER)} changed` : `${name} changed`;
+    if (JSON.stringify(manifest.key?.[name]) !== JSON.stringify(value)) return { reason: name === 'launcherFile' ? `${rel(LAUNCHER)} changed` : `${name} changed` };
   }
-  for (const [file, stamp] of Object.entries(manifest.inputs ?? {})) {
-    if (!sameStamp(stamp, fileStamp(file))) return `${rel(file)} changed`;
+  const inputs = Object.entries(manifest.inputs ?? {});
+  for (const [file, stamp] of inputs) {
+    if (!sameStamp(stamp, fileStamp(path.resolve(ROOT, file)))) return { reason: `${file} changed` };
   }
-  return null;
+  return { reason: null, checked: inputs.length };
 }
 
+/** Native addons cannot be bundled: they load from node_modules as before. */
+const EXTERNAL = ['better-sqlite3'];
+
 /**
- * Each source's `import.meta.url` becomes that source's own file URL, so paths it resolves from
- * there (../package.json, ../console/dist, ./audit-worker.mjs, createRequire) are the same as
- * when it runs unbundled, wherever the cache lives. Each file is stamped before it is read: one
+ * Paths relative to a file stay relative to that file: in each source `import.meta.url` (and
+ * `.dirname`, `.filename`) becomes the source's own, and in packages `__dirname` / `__filename` their own directory and
+ * name (swagger-ui serves its static files from there, pino and thread-stream start workers
+ * from there). So ../package.json, ../console/dist, ./audit-worker.mjs and createRequire resolve
+ * as they do unbundled, wherever the cache lives. Each file is stamped before it is read: one
  * edited during the build makes the next start build again.
  */
-const sourceUrls = (stamps) => ({
-  name: 'source-urls',
+const ownPaths = (stamps) => ({
+  name: 'own-paths',
   setup(build) {
     build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async ({ path: file }) => {
       stamps.set(file, fileStamp(file));
-      const text = await readFile(file, 'utf8');
+      let text = await readFile(file, 'utf8');
       const loader = /\.[cm]?tsx?$/.test(file) ? (file.endsWith('x') ? 'tsx' : 'ts') : file.endsWith('x') ? 'jsx' : 'js';
-      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href)), loader };
+      text = text
+        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href))
+        .replaceAll('import.meta.filename', JSON.stringify(file))
+        .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(file)));
+      // A file that declares its own (an ES module computing them) keeps them.
+      if (file.includes(`${path.sep}node_modules${path.sep}`) && !/\b(?:var|let|const)\s+__(?:dirname|filename)\b/.test(text)) {
+        text = text.replace(/(?<![.\w$])__dirname\b/g, JSON.stringify(path.dirname(file))).replace(/(?<![.\w$])__filename\b/g, JSON.stringify(file));
+      }
+      return { contents: text, loader };
     });
   },
 });
@@ -84,8 +102,7 @@ async function build(key) {
       outfile: BUNDLE,
       write: false,
       bundle: true,
-      // Packages stay in node_modules, loaded by Node itself (better-sqlite3 is native anyway).
-      packages: 'external',
+      external: EXTERNAL,
       platform: 'node',
       format: 'esm',
       target: 'node20',
@@ -94,43 +111,51 @@ async function build(key) {
       sourcesContent: false,
       metafile: true,
       logLevel: 'silent',
-      plugins: [sourceUrls(stamps)],
+      plugins: [ownPaths(stamps)],
+      // For the packages' own require() of builtins and of what is resolved at run time.
+      banner: { js: "import { createRequire as __startCreateRequire } from 'node:module'; const require = __startCreateRequire(import.meta.url);" },
     });
   } catch (error) {
     const messages = error?.errors?.length ? await esbuild.formatMessages(error.errors, { kind: 'error', color: false }) : [String(error?.message ?? error)];
     console.error(`Startup failed: ${rel(ENTRY)} does not build (${messages.length} error${messages.length === 1 ? '' : 's'}):\n\n${messages.join('\n').trimEnd()}`);
     process.exit(1);
   }
-  mkdirSync(CACHE_DIR, { recursive: true });
-  // Packages resolve from node_modules above the bundle; a cache outside the checkout gets a link.
-  if (rel(CACHE_DIR).startsWith('..') && !lstatSync(path.join(CACHE_DIR, 'node_modules'), { throwIfNoEntry: false })) {
-    symlinkSync(path.join(ROOT, 'node_modules'), path.join(CACHE_DIR, 'node_modules'), 'junction');
-  }
-  // Written aside and renamed: a start running at the same time sees the old files or the new ones.
-  const tmp = `.${process.pid}.tmp`;
-  const outputs = result.outputFiles;
-  for (const output of [...outputs.filter((o) => o.path !== BUNDLE), ...outputs.filter((o) => o.path === BUNDLE)]) {
-    writeFileSync(output.path + tmp, output.contents);
-    renameSync(output.path + tmp, output.path);
-  }
   const inputs = {};
   for (const input of Object.keys(result.metafile.inputs)) {
     const file = path.resolve(ROOT, input);
-    inputs[file] = stamps.get(file) ?? fileStamp(file);
+    inputs[rel(file)] = stamps.get(file) ?? fileStamp(file);
   }
-  writeFileSync(MANIFEST + tmp, `${JSON.stringify({ key, bundle: fileStamp(BUNDLE), inputs }, null, 1)}\n`);
-  renameSync(MANIFEST + tmp, MANIFEST);
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    // Packages left out of the bundle resolve from node_modules above it: outside the checkout, a link.
+    if (rel(CACHE_DIR).startsWith('..') && !lstatSync(path.join(CACHE_DIR, 'node_modules'), { throwIfNoEntry: false })) {
+      symlinkSync(path.join(ROOT, 'node_modules'), path.join(CACHE_DIR, 'node_modules'), 'junction');
+    }
+    // Written aside and renamed, the bundle after its map and before the manifest: a start running
+    // at the same time sees the old files or the new ones.
+    const tmp = `.${process.pid}.tmp`;
+    const outputs = result.outputFiles;
+    for (const output of [...outputs.filter((o) => o.path !== BUNDLE), ...outputs.filter((o) => o.path === BUNDLE)]) {
+      writeFileSync(output.path + tmp, output.contents);
+      renameSync(output.path + tmp, output.path);
+    }
+    writeFileSync(MANIFEST + tmp, `${JSON.stringify({ key, bundle: fileStamp(BUNDLE), inputs })}\n`);
+    renameSync(MANIFEST + tmp, MANIFEST);
+  } catch (error) {
+    console.error(`Startup failed: cannot write the server bundle to ${CACHE_DIR} (${error.message}); START_CACHE_DIR moves it.`);
+    process.exit(1);
+  }
   return Object.keys(inputs).length;
 }
 
 const started = performance.now();
 const key = buildKey();
-const reason = staleReason(key);
+const { reason, checked } = staleReason(key);
 if (reason) {
   const files = await build(key);
-  console.log(`server bundle rebuilt: ${reason} (${files} files, ${Math.round(performance.now() - started)} ms, ${rel(BUNDLE)})`);
+  console.log(`server bundle built (${reason}): ${files} files in ${Math.round(performance.now() - started)} ms → ${rel(BUNDLE)}`);
 } else {
-  console.log(`server bundle is up to date (${Math.round(performance.now() - started)} ms, ${rel(BUNDLE)})`);
+  console.log(`server bundle is up to date (${checked} files checked in ${Math.round(performance.now() - started)} ms, ${rel(BUNDLE)})`);
 }
 // Stack traces name the TypeScript sources, as they did under tsx.
 process.setSourceMapsEnabled(true);
