@@ -30,6 +30,7 @@ import { migration as m003 } from './migrations/2026-11-21-003-central-laudos.ts
 import { migration as m004 } from './migrations/2026-11-22-004-idempotency-markers.ts';
 import { migration as m005 } from './migrations/2026-11-23-005-list-counts-and-search.ts';
 import { migration as m006 } from './migrations/2026-11-23-006-laudos-counts.ts';
+import { migration as m007 } from './migrations/2026-11-23-007-search-index-queue.ts';
 
 export interface Database {
   clinica_config: ClinicaConfigTable;
@@ -76,6 +77,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-004-idempotency-markers': m004,
   '2026-11-23-005-list-counts-and-search': m005,
   '2026-11-23-006-laudos-counts': m006,
+  '2026-11-23-007-search-index-queue': m007,
 };
 
 export interface TenantDatabase {

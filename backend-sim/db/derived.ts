@@ -22,13 +22,41 @@ export function withoutTriggers<T>(sqlite: SQLite.Database, work: () => T): T {
   }
 }
 
-/** Full-text indexes (FTS5, all external-content) rebuilt from their content tables. */
+/**
+ * Full-text indexes (FTS5, all external-content) rebuilt from their content tables; their queues of
+ * pending updates (`<index>_fila`, migration 007) emptied, since the rebuilt index has them all.
+ */
 export function rebuildSearchIndexes(sqlite: SQLite.Database): void {
   const tables = sqlite
     .prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%' ORDER BY name")
     .pluck()
     .all() as string[];
-  for (const name of tables) sqlite.prepare(`INSERT INTO main.${quote(name)} (${quote(name)}) VALUES ('rebuild')`).run();
+  for (const name of tables) {
+    sqlite.prepare(`INSERT INTO main.${quote(name)} (${quote(name)}) VALUES ('rebuild')`).run();
+    if (sqlite.prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(`${name}_fila`)) sqlite.prepare(`DELETE FROM main.${quote(`${name}_fila`)}`).run();
+  }
+}
+
+/**
+ * Applies the queued patient-name changes to the search index (what the trigger of migration 007 does
+ * when the queue reaches 64): the names it holds for queued ids out, their current names in. Run in one
+ * transaction, before a search reads the index.
+ */
+export const SEARCH_QUEUE_APPLY = [
+  `INSERT INTO pacientes_nome_busca (pacientes_nome_busca, rowid, nome)
+     SELECT 'delete', id, nome_indexado FROM pacientes_nome_busca_fila WHERE nome_indexado IS NOT NULL`,
+  `INSERT INTO pacientes_nome_busca (rowid, nome)
+     SELECT p.id, p.nome FROM pacientes_nome_busca_fila f JOIN pacientes p ON p.id = f.id`,
+  'DELETE FROM pacientes_nome_busca_fila',
+] as const;
+
+export const SEARCH_QUEUE_PENDING = 'SELECT EXISTS (SELECT 1 FROM pacientes_nome_busca_fila) AS pendente';
+
+/** SEARCH_QUEUE_APPLY on a raw connection (tests, tools). */
+export function applySearchQueue(sqlite: SQLite.Database): void {
+  sqlite.transaction(() => {
+    for (const statement of SEARCH_QUEUE_APPLY) sqlite.prepare(statement).run();
+  })();
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
+import { SEARCH_QUEUE_APPLY, SEARCH_QUEUE_PENDING } from '../db/derived.ts';
 import { queryRows } from '../db/statements.ts';
 import type { PacientesTable } from '../db/tables/pacientes.ts';
 import { BackendError, notFound } from '../errors.ts';
@@ -194,6 +195,11 @@ export async function listPacientes(db: Db, f: z.infer<typeof pacienteListSchema
   const onlyAtivo = where.length === (f.ativo ? 1 : 0);
   const onlySearch = search !== null && where.length === 1;
   return db.connection().execute(async (conn) => {
+    // Patient writes queue their index updates (migration 007): a search applies what is pending first.
+    if (search !== null && (await queryRows<{ pendente: number }>(conn, SEARCH_QUEUE_PENDING, []))[0].pendente)
+      await conn.transaction().execute(async (trx) => {
+        for (const statement of SEARCH_QUEUE_APPLY) await queryRows(trx, statement, []);
+      });
     const [{ total }] = onlyAtivo
       ? await queryRows<{ total: number }>(conn, `SELECT COALESCE(SUM(n), 0) AS total FROM pacientes_contagem${f.ativo ? ' WHERE ativo = ?' : ''}`, params)
       : onlySearch

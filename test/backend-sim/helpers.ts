@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import type { BackendS3Config } from '../../backend-sim/config.ts';
 import type { TenantDatabase } from '../../backend-sim/db/database.ts';
+import { applySearchQueue } from '../../backend-sim/db/derived.ts';
 import { startBackendSim, type RunningBackendSim } from '../../backend-sim/main.ts';
 import { createTenantDatabase } from '../../backend-sim/tenants.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../server/storage/embedded-s3.ts';
@@ -119,10 +120,13 @@ export const VALID_CPFS = ['52998224725', '11144477735', '39053344705', '8628836
 
 /**
  * What the trigger-kept derived data (search index, list counts) gets wrong against the rows, recomputed
- * here from their definitions; [] when all agree. Needs a writable connection (FTS5's integrity-check).
+ * here from their definitions; [] when all agree. Applies the search index's queue first, as a search
+ * does; needs a writable connection (that, and FTS5's integrity-check).
  */
 export function derivedMismatches(sqlite: SQLite.Database): string[] {
   const problems: string[] = [];
+  // Patient-name changes wait in a queue until a search (or the 64th change) applies them.
+  applySearchQueue(sqlite);
   try {
     // rank 1: also compares the index with the content table (pacientes).
     sqlite.prepare("INSERT INTO pacientes_nome_busca (pacientes_nome_busca, rank) VALUES ('integrity-check', 1)").run();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrations, openTenantDatabase } from '../../../backend-sim/db/database.ts';
+import { applySearchQueue } from '../../../backend-sim/db/derived.ts';
 import { derivedMismatches } from '../helpers.ts';
 
 // Migrations 2026-11-23-005 and -006: the trigram search index of patient names and the list counts are filled
@@ -48,7 +49,7 @@ const search = (sqlite: SQLite.Database, needle: string) =>
   sqlite.prepare('SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid').pluck().all(`"${needle}"`);
 const scan = (sqlite: SQLite.Database, needle: string) => sqlite.prepare('SELECT id FROM pacientes WHERE instr(nome, ?) > 0 ORDER BY id').pluck().all(needle);
 
-describe('migrations 2026-11-23-005/006 (search index and list counts)', () => {
+describe('migrations 2026-11-23-005/006/007 (search index, its queue, list counts)', () => {
   it('upgrades an existing database: the index and the counts hold its rows', async () => {
     const file = tempFile();
     await databaseBefore(file);
@@ -107,6 +108,47 @@ describe('migrations 2026-11-23-005/006 (search index and list counts)', () => {
       expect(search(t.sqlite, 'NAO FICA')).toEqual([]);
     } finally {
       other.close();
+      await t.close();
+    }
+  });
+
+  it('patient-name changes queue up and reach the index at the 64th, or when applied (as a search does), whatever the order', async () => {
+    const t = await openTenantDatabase(tempFile(), { create: true });
+    try {
+      const s = t.sqlite;
+      const queued = () => s.prepare('SELECT COUNT(*) FROM pacientes_nome_busca_fila').pluck().get();
+      const paciente = s.prepare("INSERT INTO pacientes (nome, numero_prontuario, usuario, senha_hash, criado_em) VALUES (?, ?, ?, 'x', 'c')");
+      for (let i = 1; i <= 100; i++) {
+        paciente.run(`PACIENTE FILA ${i}`, `f${i}`, `f${i}`);
+        expect(queued()).toBe(i % 64);
+      }
+      // Not applied yet: the index holds the first 64 only.
+      expect(search(s, 'FILA').length).toBe(64);
+      applySearchQueue(s);
+      expect(search(s, 'FILA')).toEqual(scan(s, 'FILA'));
+      // 63 queued, then a rename of an indexed patient: its first queue entry applies the queue (with
+      // the new name), the id is the same, so nothing is left queued that the index already has.
+      for (let i = 1; i <= 63; i++) s.prepare('UPDATE pacientes SET nome = ? WHERE id = ?').run(`RENOMEADO ${i}`, i);
+      s.prepare("UPDATE pacientes SET nome = 'SEXAGESIMO QUARTO' WHERE id = 64").run();
+      expect(queued()).toBe(0);
+      expect(derivedMismatches(s)).toEqual([]);
+      // Same with a changed id: the old id goes out of the index, the new one waits in the queue.
+      for (let i = 1; i <= 63; i++) s.prepare('UPDATE pacientes SET nome = ? WHERE id = ?').run(`OUTRA VEZ ${i}`, i);
+      s.prepare("UPDATE pacientes SET id = 5000, nome = 'ID NOVO' WHERE id = 70").run();
+      expect(queued()).toBe(1);
+      expect(search(s, 'ID NOVO')).toEqual([]);
+      expect(derivedMismatches(s)).toEqual([]);
+      expect(search(s, 'ID NOVO')).toEqual([5000]);
+      // Queued and deleted before being applied, renamed twice, deleted after a rename.
+      paciente.run('EFEMERO', 'e1', 'e1');
+      s.prepare("DELETE FROM pacientes WHERE nome = 'EFEMERO'").run();
+      s.prepare("UPDATE pacientes SET nome = 'DUAS VEZES A' WHERE id = 80").run();
+      s.prepare("UPDATE pacientes SET nome = 'DUAS VEZES B' WHERE id = 80").run();
+      s.prepare("UPDATE pacientes SET nome = 'SOME' WHERE id = 81").run();
+      s.prepare('DELETE FROM pacientes WHERE id = 81').run();
+      expect(derivedMismatches(s)).toEqual([]);
+      for (const needle of ['EFEMERO', 'DUAS VEZES', 'SOME', 'FILA', 'OUTRA VEZ']) expect(search(s, needle), needle).toEqual(scan(s, needle));
+    } finally {
       await t.close();
     }
   });
