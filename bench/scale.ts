@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * into a fresh data dir, starts the stack in a child process (`--serve`, so the measuring client does
  * not share the server's event loop) and sends one request at a time over one keep-alive socket,
  * alternating small and large so drift affects both alike. Bounded: `requests` per list and tenant,
- * and `caseTimeLimitMs` per list.
+ * and `caseTimeLimitMs` per list (past it, a list still gets 10 measured pairs).
  *
  * `npx tsx bench/scale.ts` prints a markdown table (`--json` prints the results as JSON).
  */
@@ -157,6 +157,7 @@ function timedGet(base: URL, key: Served['keys'][string], target: string): Promi
   });
 }
 
+const MIN_SAMPLES = 10;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
@@ -175,12 +176,13 @@ async function measureCase(
     totals[which] = r.body.meta.total;
     if (record) times[which].push(r.ms);
   };
-  const deadline = performance.now() + o.limitMs;
-  for (let i = 0; i < o.warmup && performance.now() < deadline; i++) {
+  const started = performance.now();
+  // Warm-up gets a quarter of the time at most; at least MIN_SAMPLES are measured even on a slow list.
+  for (let i = 0; i < o.warmup && performance.now() < started + o.limitMs / 4; i++) {
     await once('small', false);
     await once('large', false);
   }
-  for (let i = 0; i < o.requests && performance.now() < deadline; i++) {
+  for (let i = 0; i < o.requests && (i < MIN_SAMPLES || performance.now() < started + o.limitMs); i++) {
     // Alternate which goes first, so neither always follows the other.
     const order: ('small' | 'large')[] = i % 2 ? ['small', 'large'] : ['large', 'small'];
     for (const w of order) await once(w, true);
