@@ -155,15 +155,19 @@ const ftsPhrase = (needle: string) => `"${needle.replaceAll('"', '""')}"`;
 /**
  * Hand-written SQL (statements cached per SQL text, a finite set here) run on one held connection, so
  * the total and the page see the same rows. Totals come from the trigger-kept counts (`ativo` alone or
- * no filter) or from the search index (`nome` alone); a page is chosen by ids on a covering index
- * before its rows are read, so a deep OFFSET walks ids, not the table.
+ * no filter) or from the search index (`nome` given: its matches drive the query, the other filters
+ * are checked on those rows only); a page is chosen by ids (on a covering index, or from the search
+ * index in id order) before its rows are read, so a deep OFFSET walks ids, not the table.
  */
 export async function listPacientes(db: Db, f: z.infer<typeof pacienteListSchema>): Promise<{ rows: PacienteListRow[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
+  // The needle as an FTS5 phrase when the index answers it; the matches drive the query unless a CPF
+  // (one row at most, by its index) is given too.
   let search: string | null = null;
+  let searchDrives = false;
   if (f.cpf) {
-    where.push('cpf = ?');
+    where.push('p.cpf = ?');
     params.push(f.cpf);
   }
   if (f.nome) {
@@ -172,48 +176,57 @@ export async function listPacientes(db: Db, f: z.infer<typeof pacienteListSchema
     const needle = f.nome.trim().toUpperCase();
     if ([...needle].length >= NOME_BUSCA_MIN) {
       search = ftsPhrase(needle);
-      where.push('id IN (SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ?)');
-      params.push(search);
+      searchDrives = !f.cpf;
+      if (f.cpf) {
+        where.push('EXISTS (SELECT 1 FROM pacientes_nome_busca b WHERE b.pacientes_nome_busca MATCH ? AND b.rowid = p.id)');
+        params.push(search);
+      }
     } else {
       // The gateway asks for 3+ characters; shorter ones (direct calls) still get the scan they always got.
-      where.push('instr(nome, ?) > 0');
+      where.push('instr(p.nome, ?) > 0');
       params.push(needle);
     }
   }
   if (f.periodo_cadastro_inicio) {
-    where.push('criado_em >= ?');
+    where.push('p.criado_em >= ?');
     params.push(f.periodo_cadastro_inicio);
   }
   if (f.periodo_cadastro_fim) {
-    where.push('criado_em <= ?');
+    where.push('p.criado_em <= ?');
     params.push(`${f.periodo_cadastro_fim}T23:59:59Z`);
   }
   if (f.ativo) {
-    where.push('ativo = ?');
+    where.push('p.ativo = ?');
     params.push(Number(f.ativo));
   }
-  const onlyAtivo = where.length === (f.ativo ? 1 : 0);
-  const onlySearch = search !== null && where.length === 1;
+  const and = (conditions: string[]) => conditions.map((c) => ` AND ${c}`).join('');
+  // The ids of the page and the total: from the counts, from the search index, or from the table.
+  let count: [string, unknown[]];
+  let pageIds: [string, unknown[]];
+  if (searchDrives && where.length === 0) {
+    count = ['SELECT COUNT(*) AS total FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ?', [search]];
+    pageIds = ['SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid LIMIT ? OFFSET ?', [search, f.limit, f.offset]];
+  } else if (searchDrives) {
+    // CROSS JOIN keeps the matches first: the planner would otherwise walk an index of the other filter.
+    const from = `FROM pacientes_nome_busca b CROSS JOIN pacientes p ON p.id = b.rowid WHERE b.pacientes_nome_busca MATCH ?${and(where)}`;
+    count = [`SELECT COUNT(*) AS total ${from}`, [search, ...params]];
+    pageIds = [`SELECT b.rowid ${from} ORDER BY b.rowid LIMIT ? OFFSET ?`, [search, ...params, f.limit, f.offset]];
+  } else {
+    count =
+      where.length === (f.ativo ? 1 : 0)
+        ? [`SELECT COALESCE(SUM(n), 0) AS total FROM pacientes_contagem${f.ativo ? ' WHERE ativo = ?' : ''}`, params]
+        : [`SELECT COUNT(*) AS total FROM pacientes p WHERE ${where.join(' AND ')}`, params];
+    pageIds = [`SELECT p.id FROM pacientes p WHERE 1${and(where)} ORDER BY p.id LIMIT ? OFFSET ?`, [...params, f.limit, f.offset]];
+  }
   return db.connection().execute(async (conn) => {
     // Patient writes queue their index updates (migration 007): a search applies what is pending first.
     if (search !== null && (await queryRows<{ pendente: number }>(conn, SEARCH_QUEUE_PENDING, []))[0].pendente)
       await conn.transaction().execute(async (trx) => {
         for (const statement of SEARCH_QUEUE_APPLY) await queryRows(trx, statement, []);
       });
-    const [{ total }] = onlyAtivo
-      ? await queryRows<{ total: number }>(conn, `SELECT COALESCE(SUM(n), 0) AS total FROM pacientes_contagem${f.ativo ? ' WHERE ativo = ?' : ''}`, params)
-      : onlySearch
-        ? await queryRows<{ total: number }>(conn, 'SELECT COUNT(*) AS total FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ?', [search])
-        : await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total FROM pacientes WHERE ${where.join(' AND ')}`, params);
+    const [{ total }] = await queryRows<{ total: number }>(conn, count[0], count[1]);
     if (f.offset >= total) return { rows: [], total };
-    const pageIds = onlySearch
-      ? 'SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid LIMIT ? OFFSET ?'
-      : `SELECT id FROM pacientes${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ? OFFSET ?`;
-    const rows = await queryRows<PacienteListRow>(conn, `SELECT ${LIST_COLUMNS} FROM pacientes WHERE id IN (${pageIds}) ORDER BY id`, [
-      ...params,
-      f.limit,
-      f.offset,
-    ]);
+    const rows = await queryRows<PacienteListRow>(conn, `SELECT ${LIST_COLUMNS} FROM pacientes WHERE id IN (${pageIds[0]}) ORDER BY id`, pageIds[1]);
     return { rows, total };
   });
 }

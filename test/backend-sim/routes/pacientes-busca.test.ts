@@ -82,6 +82,19 @@ describe('GET /pacientes?nome= (trigram index, instr semantics)', () => {
     }
   });
 
+  it('combined with cpf and with the registration period', async () => {
+    const cpf = '52998224725';
+    const { id } = (await h.call('POST', base, { nome: 'Cpf Silvestre', cpf, data_nascimento: '1990-05-06' })).body.data;
+    rows = await t.db.selectFrom('pacientes').select(['id', 'nome', 'ativo']).orderBy('id').execute();
+    expect((await h.call('GET', `${base}?cpf=${cpf}&nome=silv`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
+    expect((await h.call('GET', `${base}?cpf=${cpf}&nome=silva`)).body.meta.total).toBe(0);
+    expect((await h.call('GET', `${base}?cpf=${cpf}&nome=si`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
+    const period = await h.call('GET', `${base}?limit=200&nome=silva&periodo_cadastro_inicio=2020-01-01`);
+    expect({ ids: period.body.data.map((p: { id: number }) => p.id), total: period.body.meta.total }).toEqual({ ids: expected('silva'), total: expected('silva').length });
+    const none = await h.call('GET', `${base}?nome=silva&periodo_cadastro_fim=2020-01-01`);
+    expect(none.body.meta.total).toBe(0);
+  });
+
   it('follows renames and deletions (the index is kept by triggers)', async () => {
     const { id } = (await h.call('POST', base, { nome: 'Temporario Xyzzy', data_nascimento: '1990-05-06' })).body.data;
     expect((await h.call('GET', `${base}?nome=xyzzy`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
