@@ -12,8 +12,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** Bumped when the build options change, so an older cache is never reused by accident. */
-const LAUNCHER_VERSION = 3;
 const LAUNCHER = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(LAUNCHER), '..');
 const ENTRY = path.resolve(ROOT, process.env.START_ENTRY || 'server/main.ts');
@@ -33,9 +31,18 @@ function esbuildVersion() {
   return JSON.parse(readFileSync(require.resolve('esbuild/package.json'), 'utf8')).version;
 }
 
-/** What a bundle depends on besides its inputs: when any of this differs, it is rebuilt. */
+/**
+ * What a bundle depends on besides its inputs; when one differs, it is rebuilt. The launcher's own
+ * size and mtime stand for its version (an edit of the build options rebuilds).
+ */
 function buildKey() {
-  return { launcher: LAUNCHER_VERSION, launcherFile: fileStamp(LAUNCHER), esbuild: esbuildVersion(), root: ROOT, entry: ENTRY, tsconfig: fileStamp(path.join(ROOT, 'tsconfig.json')) };
+  return {
+    [rel(LAUNCHER)]: fileStamp(LAUNCHER),
+    'tsconfig.json': fileStamp(path.join(ROOT, 'tsconfig.json')),
+    esbuild: esbuildVersion(),
+    entry: ENTRY,
+    checkout: ROOT,
+  };
 }
 
 /**
@@ -51,7 +58,7 @@ function staleReason(key) {
   }
   if (!sameStamp(manifest.bundle, fileStamp(BUNDLE))) return { reason: 'no cached bundle' };
   for (const [name, value] of Object.entries(key)) {
-    if (JSON.stringify(manifest.key?.[name]) !== JSON.stringify(value)) return { reason: name === 'launcherFile' ? `${rel(LAUNCHER)} changed` : `${name} changed` };
+    if (JSON.stringify(manifest.key?.[name]) !== JSON.stringify(value)) return { reason: `${name} changed` };
   }
   const inputs = Object.entries(manifest.inputs ?? {});
   for (const [file, stamp] of inputs) {
