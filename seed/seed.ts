@@ -279,7 +279,7 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
         const unidade = rnd.int(1, D.UNIDADES.length);
         const medicoExame = rnd.pick(medicoIds.exame);
         const solicitante = medicoIds.solicitante.length && rnd.chance(0.6) ? rnd.pick(medicoIds.solicitante) : null;
-        contagens.exame(data, proc, medicoExame, medicoLaudo, solicitante);
+        contagens.exame(data, proc, medicoExame, medicoLaudo, solicitante, status === 'PENDENTE' ? 0 : status === 'EMITIDO' ? 1 : 2);
         insExame(
           id, pacienteId, proc, unidade, medicoExame, medicoLaudo, solicitante,
           conv || null, conv ? rnd.pick(planosPorConvenio.get(conv)!) : null, rnd.chance(0.5) ? rnd.int(1, D.CIDS.length) : null, rnd.chance(0.1) ? rnd.int(1, D.COMPLEMENTOS.length) : null,

@@ -31,6 +31,7 @@ import { migration as m004 } from './migrations/2026-11-22-004-idempotency-marke
 import { migration as m005 } from './migrations/2026-11-23-005-list-counts-and-search.ts';
 import { migration as m006 } from './migrations/2026-11-23-006-laudos-counts.ts';
 import { migration as m007 } from './migrations/2026-11-23-007-search-index-queue.ts';
+import { migration as m008 } from './migrations/2026-11-23-008-exames-status-counts.ts';
 
 export interface Database {
   clinica_config: ClinicaConfigTable;
@@ -78,6 +79,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-005-list-counts-and-search': m005,
   '2026-11-23-006-laudos-counts': m006,
   '2026-11-23-007-search-index-queue': m007,
+  '2026-11-23-008-exames-status-counts': m008,
 };
 
 export interface TenantDatabase {

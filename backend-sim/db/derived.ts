@@ -88,6 +88,11 @@ export function rebuildCounts(sqlite: SQLite.Database, gathered: ContagemBuilder
           WHERE excluido_em IS NULL AND medico_solicitante_id IS NOT NULL
             AND medico_solicitante_id IS NOT medico_exame_id AND medico_solicitante_id IS NOT medico_laudo_id
       ) GROUP BY medico_id, data;
+    INSERT INTO exames_contagem (filtro, valor, data, n)
+      SELECT 'status', CASE WHEN arquivo_laudo_key IS NULL THEN 0
+        WHEN EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL) THEN 2 ELSE 1 END,
+        data_realizado, COUNT(*)
+      FROM exames WHERE excluido_em IS NULL GROUP BY 2, 3;
     DELETE FROM laudos_contagem;
     INSERT INTO laudos_contagem (filtro, valor, data, n)
       SELECT 'todos', 0, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL GROUP BY data_laudo;
@@ -101,16 +106,18 @@ export function rebuildCounts(sqlite: SQLite.Database, gathered: ContagemBuilder
 /**
  * Per-date exam and report counts gathered while a bulk loader writes live rows, stored at the end
  * (grouping a million rows several ways in SQL costs seconds of sorting). Same definitions as the
- * triggers: a live exam counts for its date under 'todos', its procedure and each distinct doctor among
- * its three; a live report under 'todos', its signed flag and its reporting doctor.
+ * triggers: a live exam counts for its date under 'todos', its procedure, its report status and each
+ * distinct doctor among its three; a live report under 'todos', its signed flag and its reporting doctor.
  */
 export class ContagemBuilder {
   readonly #exames = new DateCounts();
   readonly #laudos = new DateCounts();
 
-  exame(data: string, procedimentoId: number, medicoExameId: number | null, medicoLaudoId: number | null, medicoSolicitanteId: number | null): void {
+  /** `status`: 0 PENDENTE, 1 EMITIDO, 2 ASSINADO (as derived on read from the exam's file and its reports). */
+  exame(data: string, procedimentoId: number, medicoExameId: number | null, medicoLaudoId: number | null, medicoSolicitanteId: number | null, status: 0 | 1 | 2): void {
     const c = this.#exames;
     c.bump('todos', 0, data);
+    c.bump('status', status, data);
     c.bump('procedimento', procedimentoId, data);
     if (medicoExameId !== null) c.bump('medico', medicoExameId, data);
     if (medicoLaudoId !== null && medicoLaudoId !== medicoExameId) c.bump('medico', medicoLaudoId, data);

@@ -97,6 +97,9 @@ export const exameListSchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
+/** The report status as counted in `exames_contagem` (filtro 'status'). */
+const STATUS_CODE = { PENDENTE: 0, EMITIDO: 1, ASSINADO: 2 } as const;
+
 /** Above this many matches, a doctor-filtered page walks the date index instead of sorting the matches. */
 const SCAN_BY_DATE_ABOVE = 2000;
 
@@ -114,8 +117,8 @@ const NEWEST_FIRST = 'ORDER BY data_realizado DESC, id DESC';
 
 /**
  * Newest first. Hand-written SQL (statements cached per SQL text) on one held connection, so the total
- * and the page see the same rows. Without a patient or report-status filter and with at most one of
- * doctor / procedure, the total is a sum over the trigger-kept per-date counts (`exames_contagem`), and
+ * and the page see the same rows. Without a patient filter and with at most one of doctor / procedure /
+ * report status, the total is a sum over the trigger-kept per-date counts (`exames_contagem`), and
  * a deep page finds the date and id it starts at from those counts (months, then days, then an OFFSET
  * within one day) and reads on from there by key, instead of stepping over `offset` index entries.
  * Other filter combinations count and page on the indexes as before.
@@ -123,8 +126,11 @@ const NEWEST_FIRST = 'ORDER BY data_realizado DESC, id DESC';
 export async function listExames(db: Db, f: z.infer<typeof exameListSchema>, ctx: CallContext) {
   // medico_id is ignored for bound keys (anti-enumeration), as the spec requires.
   const medico = ctx.medicoFiltroId || f.medico_id || 0;
-  const counted = !f.paciente_id && !f.status_laudo && !(medico && f.tipo_exame_id);
-  const [filtro, valor] = medico ? ['medico', medico] : f.tipo_exame_id ? ['procedimento', f.tipo_exame_id] : ['todos', 0];
+  const status = f.status_laudo ? STATUS_CODE[f.status_laudo] : undefined;
+  const dimensions = [medico > 0, f.tipo_exame_id !== undefined, status !== undefined].filter(Boolean).length;
+  const counted = !f.paciente_id && dimensions <= 1;
+  const [filtro, valor] =
+    medico ? ['medico', medico] : f.tipo_exame_id ? ['procedimento', f.tipo_exame_id] : status !== undefined ? ['status', status] : ['todos', 0];
   const counts: DateCounts = { table: 'exames_contagem', filtro, valor, inicio: f.periodo_realizado_inicio, fim: f.periodo_realizado_fim };
 
   /** The filters on `exames`; `byDate` spells the doctor test so that SQLite walks the date index. */

@@ -160,6 +160,17 @@ export function derivedMismatches(sqlite: SQLite.Database): string[] {
       )
       .all(),
   );
+  same(
+    'exames_contagem status',
+    counts('status'),
+    sqlite
+      .prepare(
+        `SELECT CASE WHEN arquivo_laudo_key IS NULL THEN 0
+           WHEN EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL) THEN 2 ELSE 1 END AS valor,
+           data_realizado AS data, COUNT(*) AS n FROM exames WHERE excluido_em IS NULL GROUP BY 1, 2 ORDER BY 1, 2`,
+      )
+      .all(),
+  );
   const laudos = (filtro: string) => sqlite.prepare('SELECT valor, data, n FROM laudos_contagem WHERE filtro = ? AND n != 0 ORDER BY valor, data').all(filtro);
   same('laudos_contagem todos', laudos('todos'), sqlite.prepare('SELECT 0 AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL GROUP BY 2 ORDER BY 2').all());
   same(

@@ -36,9 +36,12 @@ export interface ExamesTable {
   criado_por_chave_id: number | null;
 }
 
-/** Live exams per realization date: all ('todos', 0), per doctor in any role ('medico', id), per procedure ('procedimento', id). Kept by triggers. */
+/**
+ * Live exams per realization date: all ('todos', 0), per doctor in any role ('medico', id), per procedure
+ * ('procedimento', id), per report status ('status', 0 PENDENTE | 1 EMITIDO | 2 ASSINADO). Kept by triggers.
+ */
 export interface ExamesContagemTable {
-  filtro: 'todos' | 'medico' | 'procedimento';
+  filtro: 'todos' | 'medico' | 'procedimento' | 'status';
   valor: number;
   data: string;
   n: number;

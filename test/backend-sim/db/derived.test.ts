@@ -8,7 +8,7 @@ import { migrations, openTenantDatabase } from '../../../backend-sim/db/database
 import { applySearchQueue } from '../../../backend-sim/db/derived.ts';
 import { derivedMismatches } from '../helpers.ts';
 
-// Migrations 2026-11-23-005 and -006: the trigram search index of patient names and the list counts are filled
+// Migrations 2026-11-23-005 to -008: the trigram search index of patient names and the list counts are filled
 // from the rows an existing tenant already has, and triggers keep them right through every write.
 const LATEST = '2026-11-23-005-list-counts-and-search';
 const dirs: string[] = [];
@@ -49,7 +49,7 @@ const search = (sqlite: SQLite.Database, needle: string) =>
   sqlite.prepare('SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid').pluck().all(`"${needle}"`);
 const scan = (sqlite: SQLite.Database, needle: string) => sqlite.prepare('SELECT id FROM pacientes WHERE instr(nome, ?) > 0 ORDER BY id').pluck().all(needle);
 
-describe('migrations 2026-11-23-005/006/007 (search index, its queue, list counts)', () => {
+describe('migrations 2026-11-23-005 to 008 (search index, its queue, list counts)', () => {
   it('upgrades an existing database: the index and the counts hold its rows', async () => {
     const file = tempFile();
     await databaseBefore(file);
@@ -90,6 +90,18 @@ describe('migrations 2026-11-23-005/006/007 (search index, its queue, list count
         "UPDATE laudos SET assinado = 1 - assinado, data_laudo = '2026-07-07' WHERE id % 5 = 2",
         'UPDATE laudos SET medico_laudo_id = 3 WHERE id % 3 = 0',
         'DELETE FROM laudos WHERE id % 7 = 3',
+        // Report status: files attached, reports signed, unsigned, moved between exams, deleted.
+        "UPDATE exames SET arquivo_laudo_key = 'k' WHERE id % 2 = 0",
+        'UPDATE laudos SET assinado = 1 WHERE id % 4 = 0',
+        'UPDATE laudos SET assinado = 0 WHERE id % 6 = 1',
+        'UPDATE laudos SET exame_id = (SELECT MIN(e.id) FROM exames e WHERE e.id > laudos.exame_id) WHERE id % 5 = 0 AND exame_id < 100',
+        'UPDATE laudos SET exame_id = NULL WHERE id % 8 = 5',
+        "INSERT INTO laudos (exame_id, medico_laudo_id, data_laudo, assinado, criado_em) SELECT id, 1, '2026-08-08', 1, 'c' FROM exames WHERE id % 10 = 2",
+        "UPDATE laudos SET excluido_em = '2026-09-09' WHERE id % 9 = 2",
+        'UPDATE laudos SET excluido_em = NULL WHERE id % 18 = 2',
+        'DELETE FROM laudos WHERE id % 11 = 6',
+        'UPDATE exames SET arquivo_laudo_key = NULL WHERE id % 6 = 0',
+        "UPDATE exames SET excluido_em = '2026-10-10' WHERE id % 13 = 5",
         'UPDATE pacientes SET nome = nome WHERE id = 3',
       ];
       for (const [i, step] of steps.entries()) {
@@ -148,6 +160,47 @@ describe('migrations 2026-11-23-005/006/007 (search index, its queue, list count
       s.prepare('DELETE FROM pacientes WHERE id = 81').run();
       expect(derivedMismatches(s)).toEqual([]);
       for (const needle of ['EFEMERO', 'DUAS VEZES', 'SOME', 'FILA', 'OUTRA VEZ']) expect(search(s, needle), needle).toEqual(scan(s, needle));
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('report status counts follow every report change: signed, unsigned, moved between exams, deleted and restored', async () => {
+    const t = await openTenantDatabase(tempFile(), { create: true });
+    try {
+      const s = t.sqlite;
+      fill(s);
+      const status = (id: number) =>
+        s
+          .prepare(
+            `SELECT CASE WHEN arquivo_laudo_key IS NULL THEN 'PENDENTE' WHEN EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)
+             THEN 'ASSINADO' ELSE 'EMITIDO' END FROM exames WHERE id = ?`,
+          )
+          .pluck()
+          .get(id);
+      const [a, b] = [2, 3];
+      s.prepare("UPDATE exames SET excluido_em = NULL, arquivo_laudo_key = 'k' WHERE id IN (?, ?)").run(a, b);
+      s.prepare('DELETE FROM laudos WHERE exame_id IN (?, ?)').run(a, b);
+      const id = Number(s.prepare("INSERT INTO laudos (exame_id, data_laudo, assinado, criado_em) VALUES (?, '2026-01-01', 1, 'c')").run(a).lastInsertRowid);
+      const steps: [string, unknown[], string, string][] = [
+        ['SELECT 1', [], 'ASSINADO', 'EMITIDO'],
+        ['UPDATE laudos SET exame_id = ? WHERE id = ?', [b, id], 'EMITIDO', 'ASSINADO'],
+        ['UPDATE laudos SET assinado = 0 WHERE id = ?', [id], 'EMITIDO', 'EMITIDO'],
+        ['UPDATE laudos SET assinado = 1, exame_id = ? WHERE id = ?', [a, id], 'ASSINADO', 'EMITIDO'],
+        ["UPDATE laudos SET excluido_em = '2026-02-02' WHERE id = ?", [id], 'EMITIDO', 'EMITIDO'],
+        ['UPDATE laudos SET excluido_em = NULL WHERE id = ?', [id], 'ASSINADO', 'EMITIDO'],
+        ["INSERT INTO laudos (exame_id, data_laudo, assinado, criado_em) VALUES (?, '2026-01-02', 1, 'c')", [a], 'ASSINADO', 'EMITIDO'],
+        ['DELETE FROM laudos WHERE id = ?', [id], 'ASSINADO', 'EMITIDO'],
+        ['UPDATE exames SET arquivo_laudo_key = NULL WHERE id = ?', [a], 'PENDENTE', 'EMITIDO'],
+        ['UPDATE laudos SET exame_id = ? WHERE exame_id = ?', [b, a], 'PENDENTE', 'ASSINADO'],
+        ["UPDATE exames SET arquivo_laudo_key = 'k2' WHERE id = ?", [a], 'EMITIDO', 'ASSINADO'],
+        ['UPDATE laudos SET exame_id = NULL WHERE exame_id = ?', [b], 'EMITIDO', 'EMITIDO'],
+      ];
+      for (const [sql, params, statusA, statusB] of steps) {
+        s.prepare(sql).run(...params);
+        expect([sql, status(a), status(b)]).toEqual([sql, statusA, statusB]);
+        expect(derivedMismatches(s), sql).toEqual([]);
+      }
     } finally {
       await t.close();
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantDatabase } from '../../../backend-sim/db/database.ts';
-import { arrangeCatalog, createTenant, startHarness, type Harness } from '../helpers.ts';
+import { arrangeCatalog, createTenant, derivedMismatches, startHarness, type Harness } from '../helpers.ts';
 
 // Exam lists, newest first: totals from the per-date counts and deep pages located from them must give
 // exactly what filtering, sorting and slicing every live row gives, for every filter combination,
@@ -19,6 +19,7 @@ interface Row {
   medico_solicitante_id: number | null;
   arquivo_laudo_key: string | null;
   excluido_em: string | null;
+  assinado: number;
 }
 let rows: Row[] = [];
 
@@ -52,11 +53,18 @@ beforeAll(async () => {
       insert.run(1 + r(3), 1 + r(2), me, ml, ms, day, r(2) ? 'k' : null);
     }
   })();
+  // Signed reports for some exams, an unsigned one for others (status ASSINADO / EMITIDO with a file).
+  t.sqlite.prepare("INSERT INTO laudos (exame_id, data_laudo, assinado, criado_em) SELECT id, '2026-01-01', id % 3 = 0, 'c' FROM exames WHERE id % 3 != 1").run();
   // Some deleted through the API (soft delete), one removed outright, one moved to another date and doctor.
   for (const id of [5, 17, 400, 1234, 2599]) expect((await h.call('DELETE', `${base}/${id}`, { motivo: 'teste de contagem' })).status).toBe(200);
-  t.sqlite.prepare('DELETE FROM exames WHERE id = 777').run();
+  t.sqlite.exec('DELETE FROM laudos WHERE exame_id = 777; DELETE FROM exames WHERE id = 777');
   t.sqlite.prepare("UPDATE exames SET data_realizado = '2026-10-31', medico_exame_id = 2, medico_laudo_id = 1 WHERE id = 900").run();
-  rows = t.sqlite.prepare('SELECT id, data_realizado, procedimento_id, paciente_id, medico_exame_id, medico_laudo_id, medico_solicitante_id, arquivo_laudo_key, excluido_em FROM exames').all() as Row[];
+  rows = t.sqlite
+    .prepare(
+      `SELECT id, data_realizado, procedimento_id, paciente_id, medico_exame_id, medico_laudo_id, medico_solicitante_id, arquivo_laudo_key, excluido_em,
+         EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL) AS assinado FROM exames`,
+    )
+    .all() as Row[];
 }, 60_000);
 afterAll(() => h.close());
 
@@ -66,8 +74,10 @@ interface Filter {
   paciente_id?: number;
   periodo_realizado_inicio?: string;
   periodo_realizado_fim?: string;
-  status_laudo?: 'PENDENTE';
+  status_laudo?: 'PENDENTE' | 'EMITIDO' | 'ASSINADO';
 }
+
+const statusOf = (r: Row) => (r.arquivo_laudo_key === null ? 'PENDENTE' : r.assinado ? 'ASSINADO' : 'EMITIDO');
 
 function expected(f: Filter, bound = 0): number[] {
   const medico = bound || f.medico_id || 0;
@@ -80,7 +90,7 @@ function expected(f: Filter, bound = 0): number[] {
         (!f.paciente_id || r.paciente_id === f.paciente_id) &&
         (!f.periodo_realizado_inicio || r.data_realizado >= f.periodo_realizado_inicio) &&
         (!f.periodo_realizado_fim || r.data_realizado <= f.periodo_realizado_fim) &&
-        (!f.status_laudo || r.arquivo_laudo_key === null),
+        (!f.status_laudo || statusOf(r) === f.status_laudo),
     )
     .sort((a, b) => (a.data_realizado === b.data_realizado ? b.id - a.id : a.data_realizado < b.data_realizado ? 1 : -1))
     .map((r) => r.id);
@@ -100,10 +110,14 @@ const filters: Filter[] = [
   { periodo_realizado_inicio: '2026-02-10', periodo_realizado_fim: '2026-05-03' },
   { medico_id: 1, periodo_realizado_inicio: '2025-12-31' },
   { tipo_exame_id: 1, periodo_realizado_fim: '2026-01-15' },
-  // Not answered from the counts: both dimensions, a patient, a report status.
+  { status_laudo: 'PENDENTE' },
+  { status_laudo: 'EMITIDO' },
+  { status_laudo: 'ASSINADO', periodo_realizado_inicio: '2026-01-20', periodo_realizado_fim: '2026-09-30' },
+  // Not answered from the counts: two of doctor / procedure / status, a patient.
   { medico_id: 1, tipo_exame_id: 1 },
   { paciente_id: 2 },
   { status_laudo: 'PENDENTE', medico_id: 2 },
+  { status_laudo: 'ASSINADO', tipo_exame_id: 2 },
 ];
 
 describe('GET /exames totals and pages', () => {
@@ -157,5 +171,6 @@ describe('GET /exames totals and pages', () => {
     expect(last.body.data.map((e: { id: number }) => e.id)).toEqual([created.body.data.id]);
     expect((await h.call('DELETE', `${base}/${created.body.data.id}`, { motivo: 'teste de contagem' })).status).toBe(200);
     expect((await h.call('GET', `${base}?limit=1&medico_id=3`)).body.meta.total).toBe(before);
+    expect(derivedMismatches(t.sqlite)).toEqual([]);
   });
 });

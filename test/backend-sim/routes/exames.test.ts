@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantDatabase } from '../../../backend-sim/db/database.ts';
 import { SEED_SAMPLES } from '../../../backend-sim/seed-samples.ts';
 import { createS3Client } from '../../../server/storage/client.ts';
-import { arrangeCatalog, createTenant, startHarness, type Harness } from '../helpers.ts';
+import { arrangeCatalog, createTenant, derivedMismatches, startHarness, type Harness } from '../helpers.ts';
 
 let h: Harness;
 let t: TenantDatabase;
@@ -153,5 +153,11 @@ describe('DELETE /exames/:id', () => {
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('EXAME_LAUDO_CENTRAL');
     expect((await h.call('GET', `${base}/${e.id}`)).status).toBe(200);
+  });
+});
+
+describe('list counts and search index after these flows', () => {
+  it('agree with the rows (creates with reports, ingests, deletes with their cascade)', () => {
+    expect(derivedMismatches(t.sqlite)).toEqual([]);
   });
 });

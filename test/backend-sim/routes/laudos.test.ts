@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantDatabase } from '../../../backend-sim/db/database.ts';
-import { arrangeCatalog, createTenant, startHarness, type Harness } from '../helpers.ts';
+import { arrangeCatalog, createTenant, derivedMismatches, startHarness, type Harness } from '../helpers.ts';
 
 let h: Harness;
 let t: TenantDatabase;
@@ -82,5 +82,11 @@ describe('GET /laudos', () => {
     // Unbound: medico_laudo_id filters.
     expect((await h.call('GET', `/tenants/demo/laudos?exame_id=${exameId}&medico_laudo_id=2`)).body.meta.total).toBe(0);
     expect((await h.call('GET', '/tenants/demo/laudos?assinado=0')).body.meta.total).toBe(0);
+  });
+});
+
+describe('list counts and search index after these flows', () => {
+  it('agree with the rows (creates with reports, ingests, deletes with their cascade)', () => {
+    expect(derivedMismatches(t.sqlite)).toEqual([]);
   });
 });
