@@ -239,6 +239,7 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
         targets: { small: `/v1/exames?limit=50&medico_id=${tenants.small.medicoExame}`, large: `/v1/exames?limit=50&medico_id=${tenants.large.medicoExame}` },
         target: 2,
       },
+      { name: 'exams, status_laudo=ASSINADO', targets: same('/v1/exames?limit=50&status_laudo=ASSINADO'), target: 2 },
       { name: 'exams, deep page (80 %)', targets: deep(examTotals, '/v1/exames?limit=50'), target: 5 },
       { name: 'reports, first page', targets: same('/v1/laudos?limit=50'), target: 2 },
       { name: 'reports, deep page (80 %)', targets: deep(reportTotals, '/v1/laudos?limit=50'), target: 5 },
