@@ -72,11 +72,12 @@ const EXTERNAL = ['better-sqlite3'];
 
 /**
  * Paths relative to a file stay relative to that file: in each source `import.meta.url` (and
- * `.dirname`, `.filename`) becomes the source's own, and in packages `__dirname` / `__filename` their own directory and
- * name (swagger-ui serves its static files from there, pino and thread-stream start workers
- * from there). So ../package.json, ../console/dist, ./audit-worker.mjs and createRequire resolve
- * as they do unbundled, wherever the cache lives. Each file is stamped before it is read: one
- * edited during the build makes the next start build again.
+ * `.dirname`, `.filename`) becomes the source's own, and in packages `__dirname` / `__filename`
+ * their own directory and name (swagger-ui serves its static files from there, pino and
+ * thread-stream start workers from there). So ../package.json, ../console/dist,
+ * ./audit-worker.mjs and createRequire resolve as they do unbundled, wherever the cache lives.
+ * Each file is stamped before it is read: one edited during the build makes the next start
+ * build again.
  */
 const ownPaths = (stamps) => ({
   name: 'own-paths',
