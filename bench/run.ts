@@ -106,9 +106,11 @@ async function timedStart(dataDir: string, limitMs: number): Promise<number> {
   const started = performance.now();
   const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', BACKEND_PORT: '0', S3_PORT: '0', LOG_LEVEL: 'silent' };
   // Own process group, so a start that does not stop can be ended by its group id.
-  const child = spawn('npm', ['start'], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn('npm', ['start'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout!.on('data', (d) => (stdout += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     while (performance.now() - started < limitMs) {
@@ -120,7 +122,12 @@ async function timedStart(dataDir: string, limitMs: number): Promise<number> {
           headers: signedHeaders({ apiKey: demo.api_key, apiSecret: demo.api_secret }, 'GET', '/v1/ping', ''),
           signal: AbortSignal.timeout(2_000),
         }).catch(() => null);
-        if (res?.status === 200) return performance.now() - started;
+        if (res?.status === 200) {
+          const took = performance.now() - started;
+          // A start that rebuilt the bundle (a source edited meanwhile) is not a second start: say so.
+          if (/server bundle built/.test(stdout)) log(`  warning: this start rebuilt the server bundle (${stdout.split('\n')[0]})`);
+          return took;
+        }
       }
       await sleep(10);
     }
