@@ -134,10 +134,8 @@ function signedHeaders(key: { apiKey: string; apiSecret: string }, method: strin
   return { 'x-api-key': key.apiKey, 'x-timestamp': ts, 'x-signature': signature };
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
 /** One signed GET; resolves with its duration (ms, from sending to the last byte) and parsed body. */
-function timedGet(base: URL, key: Served['keys'][string], target: string): Promise<{ ms: number; status: number; body: any }> {
+function timedGet(agent: http.Agent, base: URL, key: Served['keys'][string], target: string): Promise<{ ms: number; status: number; body: any }> {
   const headers = signedHeaders(key, 'GET', target, '');
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -162,6 +160,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 async function measureCase(
+  agent: http.Agent,
   served: Served,
   targets: { small: string; large: string },
   slugs: { small: string; large: string },
@@ -171,7 +170,7 @@ async function measureCase(
   const times = { small: [] as number[], large: [] as number[] };
   const totals = { small: -1, large: -1 };
   const once = async (which: 'small' | 'large', record: boolean) => {
-    const r = await timedGet(base, served.keys[slugs[which]], targets[which]);
+    const r = await timedGet(agent, base, served.keys[slugs[which]], targets[which]);
     if (r.status !== 200) throw new Error(`${targets[which]} on ${slugs[which]}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
     totals[which] = r.body.meta.total;
     if (record) times[which].push(r.ms);
@@ -207,6 +206,8 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
   };
 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-scale-'));
+  // One keep-alive socket: requests go one at a time.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   let served: Served | null = null;
   try {
     mkdirSync(path.join(dataDir, 'backend'), { recursive: true, mode: 0o700 });
@@ -216,7 +217,7 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
 
     // Totals first, for the deep offsets (80 % of the rows).
     const probe = async (which: 'small' | 'large', target: string) =>
-      (await timedGet(new URL(served!.url), served!.keys[slugs[which]], target)).body.meta.total as number;
+      (await timedGet(agent, new URL(served!.url), served!.keys[slugs[which]], target)).body.meta.total as number;
     const patientTotals = { small: await probe('small', '/v1/pacientes?limit=1'), large: await probe('large', '/v1/pacientes?limit=1') };
     const examTotals = { small: await probe('small', '/v1/exames?limit=1'), large: await probe('large', '/v1/exames?limit=1') };
     const reportTotals = { small: await probe('small', '/v1/laudos?limit=1'), large: await probe('large', '/v1/laudos?limit=1') };
@@ -247,7 +248,7 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
     const results: ScaleResult[] = [];
     for (const c of cases) {
       log(`measuring ${c.name}`);
-      const m = await measureCase(served, c.targets, slugs, o);
+      const m = await measureCase(agent, served, c.targets, slugs, o);
       const ratio = m.large.p50 / m.small.p50;
       results.push({ name: c.name, small: m.small, large: m.large, ratio: Math.round(ratio * 100) / 100, target: c.target, met: ratio <= c.target });
     }
