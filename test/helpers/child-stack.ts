@@ -1,5 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
+/** The environment of a stack started by a test: its own data dir, free loopback ports, no seed, no log. */
+export function loopbackStackEnv(dataDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BACKEND_PORT: '0',
+    S3_PORT: '0',
+    SEED_ON_FIRST_START: 'false',
+    LOG_LEVEL: 'silent',
+  };
+}
+
 /**
  * The whole stack in its own process, as `npm start` runs it (`server/main.ts`), on free loopback
  * ports, for tests that measure the process (memory, logs) or kill it. Resolves with the gateway URL
@@ -11,17 +25,7 @@ export async function spawnStack(
   options: { output?: (chunk: Buffer) => void; timeoutMs?: number } = {},
 ): Promise<{ child: ChildProcess; baseUrl: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      BACKEND_PORT: '0',
-      S3_PORT: '0',
-      SEED_ON_FIRST_START: 'false',
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
+    env: { ...loopbackStackEnv(dataDir), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedRequest } from '../helpers/signed-client.ts';
+import { loopbackStackEnv } from '../helpers/child-stack.ts';
 
 /**
  * Issue 13 § Start: `npm start` runs server/start.mjs, which bundles server/main.ts once into a cache
@@ -24,19 +25,7 @@ const running: ChildProcess[] = [];
 function launcher(env: Record<string, string> = {}): ChildProcess {
   const child = spawn(process.execPath, [LAUNCHER], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      START_CACHE_DIR: cacheDir,
-      START_ENTRY: entry,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      BACKEND_PORT: '0',
-      S3_PORT: '0',
-      SEED_ON_FIRST_START: 'false',
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
+    env: { ...loopbackStackEnv(dataDir), START_CACHE_DIR: cacheDir, START_ENTRY: entry, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);
