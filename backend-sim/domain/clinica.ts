@@ -1,9 +1,16 @@
+import { NoResultError, SelectQueryNode, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
+import { queryRows } from '../db/statements.ts';
+import type { ClinicaConfigTable } from '../db/tables/clinica-config.ts';
 import { BackendError } from '../errors.ts';
 
-export async function getClinicaConfig(db: Db) {
-  return db.selectFrom('clinica_config').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+/** Hand-written (every patient and exam create reads it): building the Kysely query cost more than running it. */
+export async function getClinicaConfig(db: Db): Promise<Selectable<ClinicaConfigTable>> {
+  const [row] = await queryRows<Selectable<ClinicaConfigTable>>(db, 'SELECT * FROM clinica_config WHERE id = 1', []);
+  // The error executeTakeFirstOrThrow gave (the row is inserted by the first migration).
+  if (!row) throw new NoResultError(SelectQueryNode.create());
+  return row;
 }
 
 export function settingsView(c: Awaited<ReturnType<typeof getClinicaConfig>>) {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
 import { SEARCH_QUEUE_APPLY, SEARCH_QUEUE_PENDING } from '../db/derived.ts';
@@ -9,7 +9,7 @@ import { BackendError, notFound } from '../errors.ts';
 import { enderecoView } from './endereco.ts';
 import { isValidCpf } from '../lib/cpf.ts';
 import type { CallContext, Page } from '../lib/http.ts';
-import { hashPassword, lockedPassword, randomSecret } from '../lib/password.ts';
+import { hashPassword, lockedPassword } from '../lib/password.ts';
 import { date } from '../lib/schemas.ts';
 import { getClinicaConfig } from './clinica.ts';
 
@@ -105,15 +105,32 @@ export function toListItem(p: PacienteListRow) {
   };
 }
 
+/** The rows a detail names (estado civil, cidade, convenio), absent when the patient has none or they are gone. */
+interface DetailLookups {
+  estadoCivil: { id: number; nome: string } | undefined;
+  cidade: { nome: string } | undefined;
+  convenio: { nome: string } | undefined;
+}
+
+const ESTADO_CIVIL_BY_ID = 'SELECT id, nome FROM estados_civis WHERE id = ?';
+const CIDADE_BY_ID = 'SELECT id, nome FROM cidades WHERE id = ?';
+const CONVENIO_BY_ID = 'SELECT id, nome FROM convenios WHERE id = ?';
+const PLANO_BY_ID = 'SELECT id, convenio_id FROM planos WHERE id = ?';
+
+/** The one row of a lookup by primary key (hand-written SQL: building a Kysely query costs more than running it). */
+async function byId<R>(db: Db, sql: string, id: number): Promise<R | undefined> {
+  return (await queryRows<R>(db, sql, [id]))[0];
+}
+
 /** Patient detail; `convenioShape` = 'read' ({id,nome,numero_carteirinha}) or 'write' ({id,plano_id,numero_carteirinha}). */
 export async function toDetail(db: Db, p: PacienteRow, convenioShape: 'read' | 'write') {
-  const [estadoCivil, cidade, convenio] = await Promise.all([
-    p.estado_civil_id ? db.selectFrom('estados_civis').select(['id', 'nome']).where('id', '=', p.estado_civil_id).executeTakeFirst() : undefined,
-    p.endereco_cidade_id ? db.selectFrom('cidades').select(['nome']).where('id', '=', p.endereco_cidade_id).executeTakeFirst() : undefined,
-    p.convenio_id && convenioShape === 'read'
-      ? db.selectFrom('convenios').select(['nome']).where('id', '=', p.convenio_id).executeTakeFirst()
-      : undefined,
-  ]);
+  const estadoCivil = p.estado_civil_id ? await byId<{ id: number; nome: string }>(db, ESTADO_CIVIL_BY_ID, p.estado_civil_id) : undefined;
+  const cidade = p.endereco_cidade_id ? await byId<{ nome: string }>(db, CIDADE_BY_ID, p.endereco_cidade_id) : undefined;
+  const convenio = p.convenio_id && convenioShape === 'read' ? await byId<{ nome: string }>(db, CONVENIO_BY_ID, p.convenio_id) : undefined;
+  return detailView(p, convenioShape, { estadoCivil, cidade, convenio });
+}
+
+function detailView(p: PacienteRow, convenioShape: 'read' | 'write', { estadoCivil, cidade, convenio }: DetailLookups) {
   return {
     id: p.id,
     saudacao: p.saudacao ?? '',
@@ -143,7 +160,7 @@ export async function toDetail(db: Db, p: PacienteRow, convenioShape: 'read' | '
 }
 
 export async function findPaciente(db: Db, id: number): Promise<PacienteRow | undefined> {
-  return db.selectFrom('pacientes').selectAll().where('id', '=', id).executeTakeFirst();
+  return byId<PacienteRow>(db, 'SELECT * FROM pacientes WHERE id = ?', id);
 }
 
 /** Shortest `nome` the trigram index answers (shorter needles have no trigram to look up). */
@@ -240,22 +257,33 @@ function conflict(code: 'CPF_ALREADY_EXISTS' | 'MEDICAL_RECORD_ALREADY_EXISTS' |
   return new BackendError(code, messages[code], { paciente_id_existente: other.id, nome: other.nome });
 }
 
-/** Uniqueness rules; `selfId` lets a patient keep its own CPF / record number / usuario. */
+/** The uniqueness rules in the order they are reported, each on its unique index. */
+const UNIQUE_RULES = [
+  { field: 'cpf', code: 'CPF_ALREADY_EXISTS', where: 'cpf = ?' },
+  { field: 'numero_prontuario', code: 'MEDICAL_RECORD_ALREADY_EXISTS', where: 'numero_prontuario = ?' },
+  { field: 'usuario', code: 'USUARIO_ALREADY_EXISTS', where: 'usuario = ? COLLATE NOCASE' },
+] as const;
+
+/**
+ * Uniqueness rules; `selfId` lets a patient keep its own CPF / record number / usuario. One statement
+ * (a branch per given value, each an indexed lookup of at most one row); the first rule broken, in
+ * UNIQUE_RULES order, is reported.
+ */
 async function assertUnique(db: Db, values: { cpf?: string | null; numero_prontuario?: string | null; usuario?: string | null }, selfId: number | null) {
-  const others = (q: ReturnType<typeof base>) => (selfId ? q.where('id', '!=', selfId) : q);
-  const base = () => db.selectFrom('pacientes').select(['id', 'nome']);
-  if (values.cpf) {
-    const other = await others(base().where('cpf', '=', values.cpf)).executeTakeFirst();
-    if (other) throw conflict('CPF_ALREADY_EXISTS', other);
-  }
-  if (values.numero_prontuario) {
-    const other = await others(base().where('numero_prontuario', '=', values.numero_prontuario)).executeTakeFirst();
-    if (other) throw conflict('MEDICAL_RECORD_ALREADY_EXISTS', other);
-  }
-  if (values.usuario) {
-    const other = await others(base().where(sql<boolean>`usuario = ${values.usuario} COLLATE NOCASE`)).executeTakeFirst();
-    if (other) throw conflict('USUARIO_ALREADY_EXISTS', other);
-  }
+  const branches: string[] = [];
+  const params: unknown[] = [];
+  UNIQUE_RULES.forEach((rule, i) => {
+    const value = values[rule.field];
+    if (!value) return;
+    branches.push(`SELECT ${i} AS regra, id, nome FROM pacientes WHERE ${rule.where}${selfId ? ' AND id != ?' : ''}`);
+    params.push(value);
+    if (selfId) params.push(selfId);
+  });
+  if (branches.length === 0) return;
+  const others = await queryRows<{ regra: number; id: number; nome: string }>(db, branches.join(' UNION ALL '), params);
+  if (others.length === 0) return;
+  const first = others.reduce((a, b) => (b.regra < a.regra ? b : a));
+  throw conflict(UNIQUE_RULES[first.regra].code, first);
 }
 
 function required(field: string) {
@@ -270,13 +298,16 @@ function checkCpf(cpf: string | null) {
   if (cpf && !isValidCpf(cpf)) throw new BackendError('VAL_BACKEND', 'CPF invalido.', { field: 'cpf' });
 }
 
-/** Column values for endereco/convenio: a present object replaces the whole sub-object; {} or null clears it. */
+/**
+ * Column values for endereco/convenio: a present object replaces the whole sub-object; {} or null clears it.
+ * `cidade` is the row checked, for the detail answered after the write.
+ */
 async function enderecoColumns(db: Db, e: z.infer<typeof enderecoInput> | undefined) {
   const v = e ?? {};
   const cidadeId = v.cidade_id ?? null;
-  if (cidadeId && !(await db.selectFrom('cidades').select('id').where('id', '=', cidadeId).executeTakeFirst()))
-    throw referenceError('endereco.cidade_id', 'Cidade');
-  return {
+  const cidade = cidadeId ? await byId<{ id: number; nome: string }>(db, CIDADE_BY_ID, cidadeId) : undefined;
+  if (cidadeId && !cidade) throw referenceError('endereco.cidade_id', 'Cidade');
+  const columns = {
     endereco_cep: blank(v.cep),
     endereco_logradouro: blank(v.logradouro),
     endereco_numero: blank(v.numero === undefined || v.numero === null ? null : String(v.numero)),
@@ -285,15 +316,16 @@ async function enderecoColumns(db: Db, e: z.infer<typeof enderecoInput> | undefi
     endereco_cidade_id: cidadeId || null,
     endereco_estado: blank(v.estado)?.toUpperCase() ?? null,
   };
+  return { columns, cidade };
 }
 
 async function convenioColumns(db: Db, c: z.infer<typeof convenioInput> | undefined) {
   const v = c ?? {};
   const id = v.id || null;
   const planoId = v.plano_id || null;
-  if (id && !(await db.selectFrom('convenios').select('id').where('id', '=', id).executeTakeFirst())) throw referenceError('convenio.id', 'Convenio');
+  if (id && !(await byId(db, CONVENIO_BY_ID, id))) throw referenceError('convenio.id', 'Convenio');
   if (planoId) {
-    const plano = await db.selectFrom('planos').select(['id', 'convenio_id']).where('id', '=', planoId).executeTakeFirst();
+    const plano = await byId<{ id: number; convenio_id: number }>(db, PLANO_BY_ID, planoId);
     if (!plano || (id && plano.convenio_id !== id)) throw referenceError('convenio.plano_id', 'Plano');
   }
   return {
@@ -303,13 +335,36 @@ async function convenioColumns(db: Db, c: z.infer<typeof convenioInput> | undefi
   };
 }
 
+/** The estado civil row (for the detail answered after the write), or the error if `id` names none. */
 async function checkEstadoCivil(db: Db, id: number | null | undefined) {
-  if (id && !(await db.selectFrom('estados_civis').select('id').where('id', '=', id).executeTakeFirst()))
-    throw referenceError('estado_civil_id', 'Estado civil');
+  if (!id) return undefined;
+  const estadoCivil = await byId<{ id: number; nome: string }>(db, ESTADO_CIVIL_BY_ID, id);
+  if (!estadoCivil) throw referenceError('estado_civil_id', 'Estado civil');
+  return estadoCivil;
 }
 
 const randomUsuario = () => `pac${randomBytes(6).toString('hex')}`;
 
+/** Every column but `id`, in the order of the INSERT below. */
+const INSERT_COLUMNS = [
+  'saudacao', 'nome', 'nome_registro', 'numero_prontuario', 'cpf', 'rg', 'data_nascimento', 'sexo', 'estado_civil_id',
+  'telefone', 'celular', 'email', 'endereco_cep', 'endereco_logradouro', 'endereco_numero', 'endereco_complemento',
+  'endereco_bairro', 'endereco_cidade_id', 'endereco_estado', 'convenio_id', 'convenio_plano_id', 'convenio_numero_carteirinha',
+  'usuario', 'senha_hash', 'senha_temporaria', 'data_alteracao_senha', 'ativo', 'criado_em', 'atualizado_em',
+  'criado_por_chave_id', 'atualizado_por_chave_id',
+] as const satisfies readonly (keyof PacienteRow)[];
+/** `id` NULL: SQLite picks it (the largest id + 1). RETURNING *: the row as stored, as findPaciente reads it. */
+const INSERT_PACIENTE = `INSERT INTO pacientes (id, ${INSERT_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(INSERT_COLUMNS.length)}) RETURNING *`;
+
+/**
+ * The id the next INSERT gets from SQLite (a rowid table without AUTOINCREMENT: the largest id + 1, or 1)
+ * and whether that id, as text, is already someone's record number: read in the write transaction, so no
+ * other insert comes between.
+ */
+const NEXT_ID =
+  'SELECT n.id, EXISTS (SELECT 1 FROM pacientes WHERE numero_prontuario = CAST(n.id AS TEXT)) AS ocupado FROM (SELECT COALESCE(MAX(id), 0) + 1 AS id FROM pacientes) n';
+
+/** Creates the patient and answers its detail ('write' shape). */
 export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallContext, now: string) {
   const cfg = await getClinicaConfig(db);
   const cpf = blank(input.cpf);
@@ -320,14 +375,15 @@ export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallCon
   const numeroProntuario = blank(input.numero_prontuario);
   const usuario = blank(input.usuario);
   await assertUnique(db, { cpf, numero_prontuario: numeroProntuario, usuario }, null);
-  await checkEstadoCivil(db, input.estado_civil_id);
+  const estadoCivil = await checkEstadoCivil(db, input.estado_civil_id);
   const senha = blank(input.senha);
-  const row = {
+  const endereco = await enderecoColumns(db, input.endereco);
+  const row: Omit<PacienteRow, 'id'> = {
     saudacao: blank(input.saudacao),
     nome: input.nome.trim().toUpperCase(),
     nome_registro: blank(input.nome_registro),
-    // Placeholder until the id is known; replaced in the same transaction.
-    numero_prontuario: numeroProntuario ?? `tmp-${randomSecret(8)}`,
+    // Set in the transaction when not given: it depends on the id.
+    numero_prontuario: numeroProntuario ?? '',
     cpf,
     rg: blank(input.rg),
     data_nascimento: input.data_nascimento,
@@ -336,7 +392,7 @@ export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallCon
     telefone: blank(input.telefone),
     celular,
     email: blank(input.email),
-    ...(await enderecoColumns(db, input.endereco)),
+    ...endereco.columns,
     ...(await convenioColumns(db, input.convenio)),
     usuario: usuario ?? randomUsuario(),
     senha_hash: senha ? await hashPassword(senha) : lockedPassword(),
@@ -349,13 +405,23 @@ export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallCon
     criado_por_chave_id: ctx.chaveId,
     atualizado_por_chave_id: null,
   };
-  return withUniqueRetry(db, { cpf, numero_prontuario: numeroProntuario, usuario: row.usuario }, null, () =>
+  const created = await withUniqueRetry(db, { cpf, numero_prontuario: numeroProntuario, usuario: row.usuario }, null, () =>
     db.transaction().execute(async (trx) => {
-      const { id } = await trx.insertInto('pacientes').values(row).returning('id').executeTakeFirstOrThrow();
-      if (!numeroProntuario) await trx.updateTable('pacientes').set({ numero_prontuario: await freeNumeroProntuario(trx, id) }).where('id', '=', id).execute();
-      return (await findPaciente(trx, id))!;
+      // The auto record number is chosen for the id the row is about to get, then inserted with it:
+      // the same number an insert followed by an update to freeNumeroProntuario(id) would give.
+      let id: number | null = null;
+      if (!numeroProntuario) {
+        const [next] = await queryRows<{ id: number; ocupado: number }>(trx, NEXT_ID, []);
+        id = next.id;
+        row.numero_prontuario = next.ocupado ? await freeNumeroProntuario(trx, id, 1) : String(id);
+      }
+      // Through the transaction's connection, so the idempotent dialect sees the write.
+      const [inserted] = await queryRows<PacienteRow>(trx, INSERT_PACIENTE, [id, ...INSERT_COLUMNS.map((c) => row[c])]);
+      return inserted;
     }),
   );
+  // The detail from the row as inserted and the rows checked above (no re-read: reference rows are not deleted).
+  return detailView(created, 'write', { estadoCivil, cidade: endereco.cidade, convenio: undefined });
 }
 
 /**
@@ -372,10 +438,10 @@ async function withUniqueRetry<T>(db: Db, values: Parameters<typeof assertUnique
 }
 
 /** Auto record number: the id itself, or a suffixed variant if someone typed that number by hand. */
-async function freeNumeroProntuario(db: Db, id: number): Promise<string> {
-  for (let n = 0; ; n++) {
+async function freeNumeroProntuario(db: Db, id: number, from = 0): Promise<string> {
+  for (let n = from; ; n++) {
     const candidate = n === 0 ? String(id) : `${id}-${n}`;
-    if (!(await db.selectFrom('pacientes').select('id').where('numero_prontuario', '=', candidate).executeTakeFirst())) return candidate;
+    if ((await queryRows(db, 'SELECT id FROM pacientes WHERE numero_prontuario = ?', [candidate])).length === 0) return candidate;
   }
 }
 
@@ -410,7 +476,7 @@ export async function patchPaciente(db: Db, id: number, input: PacientePatch, ct
   }
   if (has('numero_prontuario')) set.numero_prontuario = blank(input.numero_prontuario) ?? (await freeNumeroProntuario(db, id));
   if (has('usuario')) set.usuario = blank(input.usuario) ?? randomUsuario();
-  if (has('endereco')) Object.assign(set, await enderecoColumns(db, input.endereco));
+  if (has('endereco')) Object.assign(set, (await enderecoColumns(db, input.endereco)).columns);
   if (has('convenio')) Object.assign(set, await convenioColumns(db, input.convenio));
   if (has('ativo')) set.ativo = input.ativo === false ? 0 : 1;
   if (has('senha')) {

@@ -33,8 +33,8 @@ export const pacienteRoutes =
     });
 
     app.post('/pacientes', async (req, reply) => {
-      const p = await createPaciente(req.tenant.db, parse(pacienteCreateSchema, req.body), callContext(req), deps.now());
-      return reply.status(201).send({ data: await toDetail(req.tenant.db, p, 'write'), meta: {} });
+      const data = await createPaciente(req.tenant.db, parse(pacienteCreateSchema, req.body), callContext(req), deps.now());
+      return reply.status(201).send({ data, meta: {} });
     });
 
     app.patch('/pacientes/:id', async (req) => {
