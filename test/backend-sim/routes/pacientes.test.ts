@@ -83,6 +83,42 @@ describe('POST /pacientes', () => {
     expect(us.body.error).toMatchObject({ code: 'USUARIO_ALREADY_EXISTS', details: { paciente_id_existente: a.id, nome: a.nome } });
   });
 
+  it('several rules broken by different patients: CPF reported first, then record number, then usuario', async () => {
+    const byCpf = (await h.call('POST', base, novo({ cpf: '12345678909' }))).body.data;
+    const byRecord = (await h.call('POST', base, novo({ numero_prontuario: 'PR-ORDEM' }))).body.data;
+    const byUsuario = (await h.call('POST', base, novo({ usuario: 'ordem.user' }))).body.data;
+    const all = await h.call('POST', base, novo({ cpf: '12345678909', numero_prontuario: 'PR-ORDEM', usuario: 'ORDEM.user' }));
+    expect(all.body.error).toMatchObject({ code: 'CPF_ALREADY_EXISTS', details: { paciente_id_existente: byCpf.id, nome: byCpf.nome } });
+    const two = await h.call('POST', base, novo({ numero_prontuario: 'PR-ORDEM', usuario: 'ORDEM.user' }));
+    expect(two.body.error).toMatchObject({ code: 'MEDICAL_RECORD_ALREADY_EXISTS', details: { paciente_id_existente: byRecord.id, nome: byRecord.nome } });
+    const one = await h.call('POST', base, novo({ usuario: 'ORDEM.user' }));
+    expect(one.body.error).toMatchObject({ code: 'USUARIO_ALREADY_EXISTS', details: { paciente_id_existente: byUsuario.id, nome: byUsuario.nome } });
+  });
+
+  it('auto record number: the id, or the id suffixed when that number was typed by hand', async () => {
+    const first = (await h.call('POST', base, novo())).body.data;
+    expect(first.numero_prontuario).toBe(String(first.id));
+    // Takes the number the next patient's id would give.
+    const typed = (await h.call('POST', base, novo({ numero_prontuario: String(first.id + 2) }))).body.data;
+    expect(typed.id).toBe(first.id + 1);
+    const next = (await h.call('POST', base, novo())).body.data;
+    expect(next.id).toBe(first.id + 2);
+    expect(next.numero_prontuario).toBe(`${next.id}-1`);
+  });
+
+  it('answers the detail a read gives (endereco with cidade, estado civil)', async () => {
+    const created = await h.call(
+      'POST',
+      base,
+      novo({ cpf: '12345790067', estado_civil_id: 1, endereco: { cep: '01000-000', numero: 12, cidade_id: 2, estado: 'sp' }, celular: '11999990000' }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body.data.endereco).toMatchObject({ cidade: 'Campinas', cidade_id: 2, numero: '12', estado: 'SP' });
+    expect(created.body.data.estado_civil).toEqual({ id: 1, nome: 'Solteiro(a)' });
+    const read = await h.call('GET', `${base}/${created.body.data.id}`);
+    expect(JSON.stringify(created.body.data)).toBe(JSON.stringify(read.body.data));
+  });
+
   it('concurrent creates with one CPF: exactly one wins, the others get CPF_ALREADY_EXISTS (never a 500)', async () => {
     const results = await Promise.all([0, 1, 2, 3, 4].map(() => h.call('POST', base, novo({ cpf: '86288366757' }))));
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
