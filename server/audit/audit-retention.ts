@@ -49,7 +49,7 @@ export function deleteOldestAuditRows(sqlite: SQLite.Database, limit: number): n
 export interface EnforceOptions {
   /** Rows per delete transaction: each holds the write lock for milliseconds only. */
   chunkRows?: number;
-  /** Pause between chunks, so the audit writer's own connection (a worker thread) gets the lock in between. */
+  /** Pause between chunks, so the audit writer's group commits and the requests get the event loop in between. */
   pauseMs?: number;
 }
 
