@@ -28,11 +28,17 @@ export async function spawnStack(
     env: { ...loopbackStackEnv(dataDir), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const baseUrl = await new Promise<string>((resolve, reject) => {
+  const baseUrl = await bannerUrl(child, options.timeoutMs ?? 50_000, options.output);
+  return { child, baseUrl };
+}
+
+/** The gateway URL from the start banner (`API  http://…/v1/ping`) of a starting stack; rejects if it exits first. */
+export function bannerUrl(child: ChildProcess, timeoutMs: number, output?: (chunk: Buffer) => void): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`stack did not start: ${out}`)), options.timeoutMs ?? 50_000);
+    const timer = setTimeout(() => reject(new Error(`stack did not start: ${out}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
-      options.output?.(chunk);
+      output?.(chunk);
       out += chunk;
       const m = /API\s+(http:\/\/[\d.:]+)\/v1\/ping/.exec(out);
       if (m) {
@@ -47,7 +53,6 @@ export async function spawnStack(
       reject(new Error(`stack exited (${code ?? signal}) before starting: ${out}`));
     });
   });
-  return { child, baseUrl };
 }
 
 /** Stops a spawned stack (SIGTERM: graceful, SIGKILL: a crash) and waits for it to exit. */

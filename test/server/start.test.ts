@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedRequest } from '../helpers/signed-client.ts';
-import { loopbackStackEnv } from '../helpers/child-stack.ts';
+import { bannerUrl, loopbackStackEnv } from '../helpers/child-stack.ts';
 
 /**
  * Issue 13 § Start: `npm start` runs server/start.mjs, which bundles server/main.ts once into a cache
@@ -44,24 +44,7 @@ function finished(child: ChildProcess): Promise<{ code: number | null; out: stri
 async function startPingStop(): Promise<{ out: string; ping: number; code: number | null }> {
   const child = launcher();
   const exited = finished(child);
-  let out = '';
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start banner: ${out}`)), 100_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk;
-      const m = /API\s+(http:\/\/[\d.:]+)\/v1\/ping/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the launcher exited (${code}) before starting: ${out}`));
-    });
-  });
+  const baseUrl = await bannerUrl(child, 100_000);
   const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
   const ping = await signedRequest(baseUrl, { apiKey: demo.api_key, apiSecret: demo.api_secret }, { path: '/v1/ping' });
   child.kill('SIGTERM');
