@@ -37,7 +37,7 @@ export interface AppDeps {
   keys: KeysService;
   tenants: TenantsService;
   backend: BackendClient;
-  /** The real clock for what stays on real time (rate limits); tests may pin it. */
+  /** The real (wall) clock under the appliance clock; tests may pin it. Rate limits run on a monotonic clock instead. */
   now?: () => number;
   /** The appliance clock (server/clock.ts) every time rule of the spec reads; real time when omitted. */
   clock?: ApplianceClock;
@@ -150,7 +150,6 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       await v1.register(rateLimitPlugin, {
         perMinute: config.rateLimit.perMinute,
         sandboxPerMinute: config.rateLimit.sandboxPerMinute,
-        now: deps.now,
       });
       await v1.register(idempotencyPlugin, { store: idempotencyStore });
       registerOperations(v1, V1_OPERATIONS, {

@@ -7,6 +7,11 @@ import '../http/request-context.ts';
 export interface RateLimitPluginOptions {
   perMinute: number;
   sandboxPerMinute: number;
+  /**
+   * A monotonic clock in milliseconds (default `performance.now`), never the wall clock: a wall clock
+   * stepped back (NTP, an operator, a VM resumed) would make every bucket wait out the step, and one
+   * stepped forward would refill them all. Tests inject their own monotonic clock here.
+   */
   now?: () => number;
 }
 
@@ -21,7 +26,7 @@ interface Bucket {
  */
 export default fp<RateLimitPluginOptions>(
   async function rateLimitPlugin(app: FastifyInstance, options) {
-    const now = options.now ?? (() => Date.now());
+    const now = options.now ?? (() => performance.now());
     const buckets = new Map<number, Bucket>();
 
     app.addHook('preValidation', syncHook((request, reply) => {
@@ -35,7 +40,8 @@ export default fp<RateLimitPluginOptions>(
         bucket = { tokens: limit, updatedAt: t };
         buckets.set(auth.chaveId, bucket);
       }
-      bucket.tokens = Math.min(limit, bucket.tokens + (t - bucket.updatedAt) * perMs);
+      // Never negative, even from an injected clock that is not monotonic: time going back refills nothing and takes nothing.
+      bucket.tokens = Math.min(limit, bucket.tokens + Math.max(0, t - bucket.updatedAt) * perMs);
       bucket.updatedAt = t;
       reply.header('x-ratelimit-limit', String(limit));
       if (bucket.tokens < 1) {
