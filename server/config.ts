@@ -46,7 +46,17 @@ const envSchema = z.object({
   OPERATOR_USERNAME: z.string().min(3).default('admin'),
   OPERATOR_PASSWORD: z.string().min(8).optional(),
   SEED_ON_FIRST_START: bool.default(true),
+  // Tenant reset is a development/test feature: with APP_ENV=production it is refused unless this is set
+  // (server/tenants/tenant-reset.ts, docs/decisions.md § Tenant reset and operator tokens).
+  ALLOW_TENANT_RESET: bool.default(false),
 });
+
+/** ALLOW_TENANT_RESET alone, parsed like loadConfig does (the console API reads it where no config reaches). */
+export function allowTenantResetFrom(env: NodeJS.ProcessEnv = process.env): boolean {
+  const parsed = envSchema.shape.ALLOW_TENANT_RESET.safeParse(env.ALLOW_TENANT_RESET);
+  if (!parsed.success) throw new ConfigError(`Invalid configuration:\n  ALLOW_TENANT_RESET: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
 
 export interface S3Endpoint {
   endPoint: string;
@@ -81,6 +91,8 @@ export interface GatewayConfig {
   rateLimit: { perMinute: number; sandboxPerMinute: number };
   operator: { username: string; password?: string };
   seedOnFirstStart: boolean;
+  /** ALLOW_TENANT_RESET: tenant reset allowed with APP_ENV=production too (always allowed in development). */
+  allowTenantReset: boolean;
   consoleDir: string;
 }
 
@@ -133,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, sandboxPerMinute: e.SANDBOX_RATE_LIMIT_PER_MINUTE },
     operator: { username: e.OPERATOR_USERNAME, password: e.OPERATOR_PASSWORD },
     seedOnFirstStart: e.SEED_ON_FIRST_START,
+    allowTenantReset: e.ALLOW_TENANT_RESET,
     consoleDir: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../console/dist'),
   };
 }
