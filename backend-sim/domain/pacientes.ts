@@ -191,7 +191,9 @@ export async function listPacientes(db: Db, f: z.infer<typeof pacienteListSchema
     // Names are stored upper case, so an upper-cased needle gives case-insensitive "contains" (accents
     // included): `instr` semantics, which the case-sensitive trigram index reproduces from 3 characters on.
     const needle = f.nome.trim().toUpperCase();
-    if ([...needle].length >= NOME_BUSCA_MIN) {
+    // A NUL ends an FTS5 query string ("unterminated string"): such a needle (only a direct call can send
+    // one, the gateway refuses control characters) gets the scan, which matches it like any character.
+    if ([...needle].length >= NOME_BUSCA_MIN && !needle.includes('\u0000')) {
       search = ftsPhrase(needle);
       searchDrives = !f.cpf;
       if (f.cpf) {
@@ -199,7 +201,7 @@ export async function listPacientes(db: Db, f: z.infer<typeof pacienteListSchema
         params.push(search);
       }
     } else {
-      // The gateway asks for 3+ characters; shorter ones (direct calls) still get the scan they always got.
+      // The gateway asks for 3+ characters; shorter ones and ones with a NUL (direct calls) get the scan.
       where.push('instr(p.nome, ?) > 0');
       params.push(needle);
     }

@@ -15,7 +15,7 @@ const viaApi = [
   '"Quoted" Name', 'A*B OR C AND D', 'NEAR(X Y) Souza', 'Emoji 😀 Nome', 'Ana', 'Silva', 'ß straße', 'Lúcia Sílva', 'Σίσυφος Ελληνικά',
   'Daniela Anaí', 'Ana Ana Ana', 'Tab\tSilva', 'Ponto.Final', 'Percent % Under _',
 ];
-const direct = ['silva minúscula', 'SiLvA Mista', 'ÇÃO INICIO', 'MEIO ÇÃO MEIO'];
+const direct = ['silva minúscula', 'SiLvA Mista', 'ÇÃO INICIO', 'MEIO ÇÃO MEIO', 'NUL\u0000SILVA', 'SOH\u0001SILVA'];
 
 let rows: { id: number; nome: string; ativo: number }[] = [];
 
@@ -41,6 +41,9 @@ const needles = [
   'silva', 'SILVA', ' Silva ', 'a s', 'ão', 'JOÃO DA', 'lva-co', 'A-C', '"quo', '"', '""', 'a*b', 'or c', 'and', 'near(', '😀 n', '😀',
   'ça', 'ção', 'ÇÃO', 'Ñan', 'straße', 'STRASSE', 'ΊΣΥ', 'σίσ', 'ana', 'ana ana', 'naí', 'b\ts', 'ab\tsi', '.', 'o.f', '%', '_', '% u',
   'lúc', 'silv', 'SIL', 'il', 'xy', 'a', '  ', 'aaaa', 'mista', 'minúscula', 'MEIO',
+  // Control characters (issue 20 § 4): the gateway refuses them, a direct call gets instr semantics, never a 500
+  // (a NUL cannot travel in an FTS5 query string).
+  'l\u0000s', 'nul\u0000', '\u0000', '\u0000\u0000\u0000', 'a\u0000b', 'h\u0001s', '\u0001si',
 ];
 
 function expected(needle: string, ativo?: number) {
