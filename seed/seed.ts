@@ -60,6 +60,74 @@ const TABLES_IN_DELETE_ORDER = [
 
 const ascii = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
 
+const MINUTO_MS = 60_000;
+const DIA_MS = 86_400_000;
+/** Last second of the office hours the generator draws clock times in (07:00:00-19:59:59). */
+const FIM_EXPEDIENTE = 19 * 3600 + 59 * 60 + 59;
+const segundos = (hhmmss: string): number => {
+  const [h, m, s] = hhmmss.split(':').map(Number);
+  return h * 3600 + m * 60 + (s ?? 0);
+};
+const hhmmssDe = (total: number): string =>
+  [Math.floor(total / 3600), Math.floor(total / 60) % 60, total % 60].map((n) => String(n).padStart(2, '0')).join(':');
+
+/**
+ * Clock times of the past: a time drawn for `data` is kept inside [`desde`, the end of the office hours]
+ * of that day, and on the reference day never after the reference instant (nothing seeded lies in the
+ * future). A time already inside stays as drawn; one outside wraps into the window, so the spread is kept
+ * and no extra draw changes the rest of the data.
+ */
+export function horaNoPassado(data: string, hora: string, referencia: Date, desde = 0): string {
+  const refData = isoSeconds(referencia).slice(0, 10);
+  const refSegundos = Math.floor((referencia.getTime() % DIA_MS) / 1000);
+  const ate = data === refData ? Math.min(FIM_EXPEDIENTE, refSegundos) : FIM_EXPEDIENTE;
+  const de = Math.min(desde, ate);
+  const t = segundos(hora);
+  const n = ate - de + 1;
+  return hhmmssDe(t >= de && t <= ate ? t : de + ((((t - de) % n) + n) % n));
+}
+
+type Transicao = [anterior: string | null, novo: string, observacao: string | null];
+
+/**
+ * When each step of an appointment's history happened, oldest first: each at its natural moment (the
+ * reminder two days before, the confirmation the day before, check-in, care and end around the slot,
+ * a no-show after it), but strictly after the step before it, and none after the reference instant: the
+ * steps a future appointment already went through are spread between its booking and the reference.
+ */
+export function momentosDoHistorico(caminho: Transicao[], criadoMs: number, data: string, inicioMs: number, fimMs: number, referenciaMs: number): number[] {
+  const natural = (novo: string): number => {
+    switch (novo) {
+      case 'aguardando_confirmacao':
+        return Date.parse(`${addDays(data, -2)}T10:00:00Z`);
+      case 'confirmado':
+        return Date.parse(`${addDays(data, -1)}T16:00:00Z`);
+      case 'cancelado':
+        return Date.parse(`${addDays(data, -1)}T09:00:00Z`);
+      case 'checkin':
+        return inicioMs - 15 * MINUTO_MS;
+      case 'em_atendimento':
+        return inicioMs;
+      case 'finalizado':
+        return fimMs;
+      default: // nao_compareceu: noted once the slot is over
+        return fimMs + 30 * MINUTO_MS;
+    }
+  };
+  const momentos = [criadoMs];
+  for (let k = 1; k < caminho.length; k++) {
+    const anterior = momentos[k - 1];
+    let t = Math.max(natural(caminho[k][1]), anterior + MINUTO_MS);
+    if (t > referenciaMs) {
+      // Not yet at its natural moment: an even share of what is left before the reference, whole minutes.
+      const restantes = caminho.length - k;
+      t = anterior + Math.max(1, Math.floor((referenciaMs - anterior) / (restantes + 1) / MINUTO_MS)) * MINUTO_MS;
+    }
+    momentos.push(t);
+  }
+  return momentos;
+}
+
 /** Positional prepared INSERT for a table. */
 function inserter(sqlite: SQLite.Database, table: string, columns: string[]) {
   const stmt = sqlite.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
@@ -269,7 +337,7 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
         const proc = rnd.pick(procedimentoIds);
         const diasAtras = Math.floor(Math.pow(rnd.float(), 1.5) * 3 * 365); // skewed towards recent exams
         const data = diasAntes(diasAtras);
-        const hora = hhmmss();
+        const hora = horaNoPassado(data, hhmmss(), ref);
         const medicoLaudo = rnd.pick(medicoIds.laudo);
         const status = diasAtras < 2 ? rnd.weighted([['PENDENTE', 80], ['ASSINADO', 20]] as const) : rnd.weighted([['ASSINADO', 65], ['EMITIDO', 10], ['PENDENTE', 25]] as const);
         const temLaudo = status !== 'PENDENTE';
@@ -289,7 +357,8 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
         );
         if (temLaudo) {
           const dataLaudo = diasAntes(diasAtras - rnd.int(0, Math.min(3, diasAtras)));
-          const horaLaudo = hhmmss();
+          // Not before the exam it reports on.
+          const horaLaudo = horaNoPassado(dataLaudo, hhmmss(), ref, dataLaudo === data ? segundos(hora) : 0);
           const assinado = status === 'ASSINADO';
           contagens.laudo(dataLaudo, medicoLaudo, assinado ? 1 : 0);
           insLaudo(
@@ -302,7 +371,9 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
           const dataLaudo = diasAntes(rnd.int(0, 365));
           const medicoAvulso = rnd.pick(medicoIds.laudo);
           contagens.laudo(dataLaudo, medicoAvulso, 1);
-          insLaudo(++laudoId, null, medicoAvulso, dataLaudo, hhmmss(), 'Laudo avulso', null, null, 1, `${dataLaudo}T10:00:00Z`, 'ICP-Brasil A3', 'seed-samples/laudo.pdf', `${dataLaudo}T10:00:00Z`, null);
+          const horaAvulso = horaNoPassado(dataLaudo, hhmmss(), ref);
+          const emitido = `${dataLaudo}T${horaAvulso}Z`;
+          insLaudo(++laudoId, null, medicoAvulso, dataLaudo, horaAvulso, 'Laudo avulso', null, null, 1, emitido, 'ICP-Brasil A3', 'seed-samples/laudo.pdf', emitido, null);
         }
       },
       report('exames', E),
@@ -399,25 +470,27 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
         const status = passado
           ? rnd.weighted([['finalizado', 65], ['nao_compareceu', 10], ['cancelado', 20], ['confirmado', 5]] as const)
           : rnd.weighted([['agendado', 45], ['aguardando_confirmacao', 20], ['confirmado', 20], ['cancelado', 15]] as const);
-        const criadoEm = `${addDays(data, -rnd.int(1, 30))}T${fromMinutes(rnd.int(420, 1140))}:00Z`;
+        // Booked 1-30 days before the appointment; a future one, 1-30 days before the reference instant.
+        const criadoEm = `${addDays(data < refDate ? data : refDate, -rnd.int(1, 30))}T${fromMinutes(rnd.int(420, 1140))}:00Z`;
         const hora = fromMinutes(minuto);
-        const caminho: [string | null, string, string | null][] = [[null, 'agendado', null]];
+        const caminho: Transicao[] = [[null, 'agendado', null]];
         if (status === 'aguardando_confirmacao' || status === 'confirmado' || status === 'finalizado' || status === 'nao_compareceu')
           caminho.push(['agendado', 'aguardando_confirmacao', 'Lembrete automatico enviado por SMS']);
         if (status === 'confirmado' || status === 'finalizado' || status === 'nao_compareceu') caminho.push(['aguardando_confirmacao', 'confirmado', 'Confirmado pelo paciente']);
         if (status === 'finalizado') caminho.push(['confirmado', 'checkin', null], ['checkin', 'em_atendimento', null], ['em_atendimento', 'finalizado', null]);
         if (status === 'nao_compareceu') caminho.push(['confirmado', 'nao_compareceu', null]);
         if (status === 'cancelado') caminho.push(['agendado', 'cancelado', 'Paciente solicitou cancelamento']);
-        const canceladoEm = status === 'cancelado' ? `${addDays(data, -1)}T09:00:00Z` : null;
+        const inicioMs = Date.parse(`${data}T${hora}:00Z`);
+        const momentos = momentosDoHistorico(caminho, Date.parse(criadoEm), data, inicioMs, inicioMs + dur * MINUTO_MS, ref.getTime()).map((ms) => isoSeconds(new Date(ms)));
+        const canceladoEm = status === 'cancelado' ? momentos[momentos.length - 1] : null;
         insAg(
           id, agenda.id, pacienteId, agenda.medicoId, agenda.salaId, agenda.unidadeId, proc, conv, conv ? rnd.pick(planosPorConvenio.get(conv)!) : null,
           data, hora, fromMinutes(minuto + dur), status, encaixe ? 1 : 0, null,
           semPaciente ? `${rnd.pick(D.NOMES_FEMININOS)} ${rnd.pick(D.SOBRENOMES)}`.toUpperCase() : null, semPaciente ? `119${rnd.digits(8)}` : null,
-          canceladoEm, status === 'cancelado' ? 'Paciente solicitou cancelamento' : null, criadoEm, caminho.length > 1 ? `${data}T${hora}:00Z` : null,
+          canceladoEm, status === 'cancelado' ? 'Paciente solicitou cancelamento' : null, criadoEm, caminho.length > 1 ? momentos[momentos.length - 1] : null,
         );
         caminho.forEach(([de, para, obs], k) => {
-          const quando = k === 0 ? criadoEm : para === 'cancelado' ? canceladoEm! : para === 'aguardando_confirmacao' ? `${addDays(data, -2)}T10:00:00Z` : `${data}T${fromMinutes(Math.max(0, minuto - 60 + k * 10))}:00Z`;
-          insHist(++histId, id, de, para, quando, obs, k === 0 ? 'API' : 'SISTEMA', null);
+          insHist(++histId, id, de, para, momentos[k], obs, k === 0 ? 'API' : 'SISTEMA', null);
         });
         encaixe = false;
       },
@@ -439,7 +512,8 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
           const pacienteId = rnd.int(1, P);
           const n = rnd.int(1, 3);
           for (let k = 0; k < n; k++) {
-            const quando = `${addDays(refDate, -rnd.int(0, 720))}T${fromMinutes(rnd.int(420, 1140))}:00Z`;
+            const dia = addDays(refDate, -rnd.int(0, 720));
+            const quando = `${dia}T${horaNoPassado(dia, `${fromMinutes(rnd.int(420, 1140))}:00`, ref)}Z`;
             const id = ++prontuarios;
             insPront(id, pacienteId, rnd.pick(medicoIds.exame), quando, rnd.pick(D.MENSAGENS_PRONTUARIO), rnd.chance(0.8) ? 1 : 0, 0, quando);
             if (rnd.chance(0.3)) insAnexo(++anexoId, pacienteId, id, 'Pedido medico', 'pedido-medico.pdf', 'PDF', tamanho, 'seed-samples/anexo.pdf', quando);

@@ -132,6 +132,72 @@ describe('seedTenant', () => {
     }
   });
 
+  // Issue 20 § 9: "seeded appointment histories are out of order ("cancelled" before "created") and seeded
+  // creation times lie in the future". Spec 02 § Appointments: the detail's `historico[]` is "ordered oldest first".
+  for (const referenceDate of ['2026-11-01T12:00:00Z', '2026-03-10T06:30:00Z']) {
+    it(`nothing seeded lies after the reference instant, and every appointment history runs forward (reference ${referenceDate})`, async () => {
+      const r = await seedTenant({ dataDir: tempDir(), slug: 'demo', seed: 'ordem', patients: 400, exams: 3000, appointments: 1500, profile: 'rich', referenceDate });
+      const db = new SQLite(r.file, { readonly: true });
+      try {
+        const ref = referenceDate;
+        const after = (sql: string) => db.prepare(sql).all(ref);
+        // Every stored instant, in the one format the seed writes (YYYY-MM-DDTHH:MM:SSZ, comparable as text).
+        for (const [table, column] of [
+          ['pacientes', 'criado_em'], ['medicos', 'criado_em'], ['agenda_configs', 'criado_em'],
+          ['exames', 'criado_em'], ['exames', 'atualizado_em'], ['exames', "data_realizado || 'T' || hora_realizado || 'Z'"],
+          ['laudos', 'criado_em'], ['laudos', 'assinado_em'], ['laudos', "data_laudo || 'T' || hora_laudo || 'Z'"],
+          ['agendamentos', 'criado_em'], ['agendamentos', 'atualizado_em'], ['agendamentos', 'cancelado_em'], ['agendamento_historico', 'data_hora'],
+          ['prontuarios', 'criado_em'], ['prontuarios', 'data_emissao'], ['prontuario_anexos', 'criado_em'],
+        ]) {
+          expect(after(`SELECT ${column} AS t FROM ${table} WHERE ${column} > ? LIMIT 3`), `${table}.${column}`).toEqual([]);
+          expect(db.prepare(`SELECT COUNT(*) FROM ${table} WHERE ${column} IS NOT NULL AND ${column} NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z'`).pluck().get(), `${table}.${column}`).toBe(0);
+        }
+        // The seed still writes future appointments (the agenda ahead), only their bookings are in the past.
+        expect(db.prepare('SELECT COUNT(*) FROM agendamentos WHERE data_agendamento > ?').pluck().get(ref.slice(0, 10))).toBeGreaterThan(100);
+        // A report is not written before the exam it reports on.
+        expect(
+          db
+            .prepare(`SELECT COUNT(*) FROM laudos l JOIN exames e ON e.id = l.exame_id
+                      WHERE l.data_laudo || 'T' || l.hora_laudo < e.data_realizado || 'T' || e.hora_realizado`)
+            .pluck()
+            .get(),
+        ).toBe(0);
+
+        const appointments = db.prepare('SELECT id, status, data_agendamento, hora_inicio, criado_em, atualizado_em, cancelado_em FROM agendamentos').all() as {
+          id: number; status: string; data_agendamento: string; hora_inicio: string; criado_em: string; atualizado_em: string | null; cancelado_em: string | null;
+        }[];
+        const history = new Map<number, { status_anterior: string | null; status_novo: string; data_hora: string }[]>();
+        for (const h of db.prepare('SELECT agendamento_id, status_anterior, status_novo, data_hora FROM agendamento_historico ORDER BY id').all() as {
+          agendamento_id: number; status_anterior: string | null; status_novo: string; data_hora: string;
+        }[]) {
+          const list = history.get(h.agendamento_id) ?? [];
+          list.push(h);
+          history.set(h.agendamento_id, list);
+        }
+        expect(appointments.length).toBeGreaterThan(1000);
+        const statuses = new Set<string>();
+        for (const a of appointments) {
+          const steps = history.get(a.id)!;
+          const label = JSON.stringify({ a, steps });
+          // Created first, when the appointment was booked, before the appointment itself.
+          expect(steps[0], label).toMatchObject({ status_anterior: null, status_novo: 'agendado', data_hora: a.criado_em });
+          expect(a.criado_em < `${a.data_agendamento}T${a.hora_inicio}:00Z`, label).toBe(true);
+          for (let k = 1; k < steps.length; k++) {
+            expect(steps[k].status_anterior, label).toBe(steps[k - 1].status_novo);
+            expect(steps[k].data_hora > steps[k - 1].data_hora, label).toBe(true);
+          }
+          expect(steps[steps.length - 1].status_novo, label).toBe(a.status);
+          expect(a.atualizado_em, label).toBe(steps.length > 1 ? steps[steps.length - 1].data_hora : null);
+          expect(a.cancelado_em, label).toBe(a.status === 'cancelado' ? steps[steps.length - 1].data_hora : null);
+          statuses.add(a.status);
+        }
+        expect([...statuses].sort()).toEqual(['agendado', 'aguardando_confirmacao', 'cancelado', 'confirmado', 'finalizado', 'nao_compareceu']);
+      } finally {
+        db.close();
+      }
+    });
+  }
+
   it('rejects bad sizes', async () => {
     await expect(seedTenant({ dataDir: tempDir(), slug: 'x', seed: 1, patients: -1, exams: 0, appointments: 0, profile: 'rich' })).rejects.toThrow();
     await expect(seedTenant({ dataDir: tempDir(), slug: 'x', seed: 1, patients: 0, exams: 5, appointments: 0, profile: 'rich' })).rejects.toThrow(/patient/);
