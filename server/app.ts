@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayDb } from './db/database.ts';
@@ -17,10 +17,17 @@ import authPlugin from './auth/auth-plugin.ts';
 import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin, { completeIdempotentWrites } from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore } from './idempotency/idempotency.store.ts';
-import { loadMasterKey } from './keys/secret-box.ts';
-import { auditStorageStatus, enforceAuditRowCap } from './audit/audit-retention.ts';
-import auditPlugin from './audit/audit-plugin.ts';
-import { AuditWriter, type AuditRecord } from './audit/audit-writer.ts';
+import { createSecretKey } from 'node:crypto';
+import { deriveKey, loadMasterKey } from './keys/secret-box.ts';
+import { auditStorageStatus } from './audit/audit-retention.ts';
+import auditPlugin, { journalUnavailable } from './audit/audit-plugin.ts';
+import { AuditWriter } from './audit/audit-writer.ts';
+import { JournalBudget } from './audit/journal-budget.ts';
+import { JournalEntries } from './audit/journal-entries.ts';
+import { AddressLimiter } from './rate-limit/address-limiter.ts';
+import { ApiError } from './errors.ts';
+import { syncHook } from './http/sync-hooks.ts';
+import type { RefusalJournal } from './http/connection-errors.ts';
 import { guardV1Routes, registerOperations, type RegisteredOperation } from './routes/operation.ts';
 import { V1_OPERATIONS } from './routes/v1/index.ts';
 import { Presigner } from './storage/presigner.ts';
@@ -57,9 +64,26 @@ declare module 'fastify' {
 /** Builds the gateway; never listens (main.ts and tests do). */
 export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? new ApplianceClock({ dataDir: null, enabled: false, base: deps.now });
-  const auditWriter = new AuditWriter(deps.sqlite, { clock });
+  const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
+  let log: FastifyInstance['log'] | null = null;
+  const budget = new JournalBudget(deps.sqlite, {
+    maxBytes: config.audit.maxBytes,
+    maxRows: config.audit.maxRows,
+    minFreeBytes: config.audit.minFreeBytes,
+    dataDir: config.dataDir,
+    log: (level, message) => (log ? log[level](`audit journal: ${message}`) : console[level](`audit journal: ${message}`)),
+  });
+  const auditWriter = new AuditWriter(deps.sqlite, { clock, budget });
+  const journalEntries = new JournalEntries({
+    digestKey: createSecretKey(deriveKey(masterKey, 'clinic-gateway/journal/body-digest/v1')),
+    resolveKey: (apiKey) => deps.keys.resolve(apiKey),
+  });
   // Requests refused before Fastify routes them are audited here, with what is known of them.
-  const auditRefusal = config.audit.enabled ? (record: AuditRecord) => auditWriter.writeDurable(record) : async () => undefined;
+  const refusalJournal: RefusalJournal | null = config.audit.enabled
+    ? { entryOf: (request, status, url, payload) => journalEntries.of(request, status, url, payload), write: (record) => auditWriter.writeDurable(record) }
+    : null;
+  // Refusals of requests that did not authenticate, per client address (issue 19 § Outsiders cannot evict history).
+  const refusals = new AddressLimiter({ perMinute: config.rateLimit.unauthenticatedPerMinute });
   const app = Fastify({
     logger:
       config.logLevel === 'silent'
@@ -71,8 +95,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
           },
     genReqId: newRequestId,
     exposeHeadRoutes: false,
-    frameworkErrors: frameworkErrorHandler(config.release, auditRefusal),
-    clientErrorHandler: clientErrorHandler(config.release, auditRefusal),
+    frameworkErrors: frameworkErrorHandler(config.release, refusalJournal),
+    clientErrorHandler: clientErrorHandler(config.release, refusalJournal),
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -80,7 +104,12 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(envelopeSerializerCompiler);
 
-  await app.register(envelopePlugin, { release: config.release, passthroughPrefixes: ['/console', '/docs', '/openapi.'] });
+  log = app.log;
+  await app.register(envelopePlugin, {
+    release: config.release,
+    passthroughPrefixes: ['/console', '/docs', '/openapi.'],
+    gateRefusal: (request, error) => gateUnauthenticatedRefusal(refusals, request, error),
+  });
   await app.register(openApiPlugin, { release: config.release });
   // /healthz and /readyz: unsigned, outside /v1, enveloped (docs/decisions.md § Integrator toolkit).
   await app.register(healthPlugin, {
@@ -94,24 +123,24 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const idempotencyStore = new IdempotencyStore(
     deps.sqlite,
     config.backend.timeoutMs + 15_000,
-    loadMasterKey(config.dataDir, config.masterKeyHex),
+    masterKey,
     () => clock.now(),
     // A write's answer commits with its audit entry (one commit instead of two per write).
-    config.audit.enabled ? (statement) => auditWriter.alongNextCommit(statement) : undefined,
+    config.audit.enabled ? (statement, rollback) => auditWriter.alongNextCommit(statement, rollback) : undefined,
   );
   // Root-level and before the audit plugin's hook, so the answer is queued before the audit entry.
   app.addHook('onSend', completeIdempotentWrites(idempotencyStore));
 
   if (config.audit.enabled) {
-    await app.register(auditPlugin, { writer: auditWriter, skipPrefixes: ['/console', '/admin/api', '/docs'] });
+    await app.register(auditPlugin, { writer: auditWriter, entries: journalEntries, skipPrefixes: ['/console', '/admin/api', '/docs'] });
   }
   app.decorate('auditWriter', auditWriter);
   app.decorate('applianceClock', clock);
   const purge = () => {
     idempotencyStore.purgeExpired();
     auditWriter.purgeExpired();
-    // Then the row cap (AUDIT_MAX_ROWS), oldest first, in short chunks that yield between them.
-    enforceAuditRowCap(deps.sqlite, config.audit.maxRows).catch((err: unknown) => app.log.error({ err }, 'audit row cap not enforced'));
+    // Then the budget: noise past its share or past a cap is shed, oldest first, in short chunks.
+    if (budget.overBudget()) void budget.shed();
   };
   purge();
   const purgeTimer = setInterval(purge, 10 * 60_000).unref();
@@ -146,11 +175,25 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       await v1.register(corsPlugin, {
         allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
       });
-      await v1.register(authPlugin, { keys: deps.keys, now: () => clock.now(), explainSignatures: config.appEnv === 'development' });
+      await v1.register(authPlugin, {
+        keys: deps.keys,
+        now: () => clock.now(),
+        explainSignatures: config.appEnv === 'development',
+        refusals,
+      });
       await v1.register(rateLimitPlugin, {
         perMinute: config.rateLimit.perMinute,
         sandboxPerMinute: config.rateLimit.sandboxPerMinute,
       });
+      // A request runs only if its entry can be committed without evicting verified history (fail closed).
+      if (config.audit.enabled) {
+        v1.addHook('preValidation', syncHook((request) => {
+          if (request.auth && !budget.accepting()) {
+            request.journalUnattributed = true;
+            throw journalUnavailable();
+          }
+        }));
+      }
       await v1.register(idempotencyPlugin, { store: idempotencyStore });
       registerOperations(v1, V1_OPERATIONS, {
         backend: deps.backend,
@@ -169,10 +212,30 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     backend: deps.backend,
     storageFaults,
     auditSink: writerConsoleAudit(auditWriter),
-    auditStorage: () => auditStorageStatus(deps.sqlite, config.audit.maxRows),
+    auditStorage: () => auditStorageStatus(deps.sqlite, budget),
     clock,
   });
   await registerConsoleStatic(app, config.consoleDir);
 
   return app;
+}
+
+/**
+ * Refusals of requests that did not authenticate are charged to their client address; past its quota
+ * the refusal becomes a 429 journaled in the unattributed groups, so an outsider can neither flood the
+ * journal with entries nor spend the gateway's CPU on them. The console has its own login lockout.
+ */
+function gateUnauthenticatedRefusal(refusals: AddressLimiter, request: FastifyRequest, error: ApiError): ApiError {
+  if (request.auth || error.status < 400 || error.status >= 500 || error.status === 429) return error;
+  const url = request.raw.url ?? request.url;
+  if (url.startsWith(ADMIN_PREFIX) || url.startsWith('/console') || url.startsWith('/docs')) return error;
+  const verdict = refusals.take(request.ip);
+  if (verdict.ok) return error;
+  request.journalUnattributed = true;
+  return new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    'Muitas requisicoes nao autenticadas recusadas deste endereco. Corrija a autenticacao e aplique backoff.',
+    { limite_por_minuto: refusals.perMinute, escopo: 'endereco_cliente' },
+    { headers: { 'retry-after': String(verdict.retryAfterSeconds) } },
+  );
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_AUDIT_MAX_ROWS } from './audit/audit-retention.ts';
+import { DEFAULT_AUDIT_MAX_BYTES, DEFAULT_AUDIT_MAX_ROWS, DEFAULT_AUDIT_MIN_FREE_BYTES } from './audit/journal-budget.ts';
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -38,9 +38,14 @@ const envSchema = z.object({
   S3_BUCKET: z.string().min(3).default('clinic-files'),
   S3_REGION: z.string().min(1).default('us-east-1'),
   AUDIT_ENABLED: bool.default(true),
-  // Size bound of the audit log on top of its 30-day retention: the oldest entries beyond it are deleted
-  // (server/audit/audit-retention.ts; about 0.5 KB per entry, so the default is about 0.5 GB).
+  // The journal's budget on top of its 30-day retention (server/audit/journal-budget.ts, README § Audit
+  // journal sizing): unauthenticated noise is shed to stay within it; verified entries never are, so
+  // when they fill it /v1 answers 503 rather than lose history.
   AUDIT_MAX_ROWS: z.coerce.number().int().min(1).default(DEFAULT_AUDIT_MAX_ROWS),
+  AUDIT_MAX_BYTES: z.coerce.number().int().min(64 * 1024).default(DEFAULT_AUDIT_MAX_BYTES),
+  AUDIT_MIN_FREE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_AUDIT_MIN_FREE_BYTES),
+  // Refusals of requests that did not authenticate, per client address (429 past it).
+  UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   SANDBOX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   OPERATOR_USERNAME: z.string().min(3).default('admin'),
@@ -86,9 +91,10 @@ export interface GatewayConfig {
     bucket: string;
     region: string;
   };
-  /** maxRows: the audit log's row cap (AUDIT_MAX_ROWS), enforced with the retention purge. */
-  audit: { enabled: boolean; maxRows: number };
-  rateLimit: { perMinute: number; sandboxPerMinute: number };
+  /** The journal's budget (AUDIT_MAX_ROWS, AUDIT_MAX_BYTES) and free-space guard (AUDIT_MIN_FREE_BYTES). */
+  audit: { enabled: boolean; maxRows: number; maxBytes: number; minFreeBytes: number };
+  /** unauthenticatedPerMinute: refusals of unauthenticated requests per client address. */
+  rateLimit: { perMinute: number; sandboxPerMinute: number; unauthenticatedPerMinute: number };
   operator: { username: string; password?: string };
   seedOnFirstStart: boolean;
   /** ALLOW_TENANT_RESET: tenant reset allowed with APP_ENV=production too (always allowed in development). */
@@ -141,8 +147,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       bucket: e.S3_BUCKET,
       region: e.S3_REGION,
     },
-    audit: { enabled: e.AUDIT_ENABLED, maxRows: e.AUDIT_MAX_ROWS },
-    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, sandboxPerMinute: e.SANDBOX_RATE_LIMIT_PER_MINUTE },
+    audit: { enabled: e.AUDIT_ENABLED, maxRows: e.AUDIT_MAX_ROWS, maxBytes: e.AUDIT_MAX_BYTES, minFreeBytes: e.AUDIT_MIN_FREE_BYTES },
+    rateLimit: {
+      perMinute: e.RATE_LIMIT_PER_MINUTE,
+      sandboxPerMinute: e.SANDBOX_RATE_LIMIT_PER_MINUTE,
+      unauthenticatedPerMinute: e.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
+    },
     operator: { username: e.OPERATOR_USERNAME, password: e.OPERATOR_PASSWORD },
     seedOnFirstStart: e.SEED_ON_FIRST_START,
     allowTenantReset: e.ALLOW_TENANT_RESET,

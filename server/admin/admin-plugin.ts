@@ -5,7 +5,9 @@ import type { KeysService } from '../keys/keys.service.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import type { BackendClient } from '../backend/client.ts';
 import { ApiError } from '../errors.ts';
-import { consoleAuditEntryFromRequest, insertConsoleAudit, type ConsoleAuditSink } from './console-audit.ts';
+import { consoleAuditEntryFromRequest, type ConsoleAuditSink } from './console-audit.ts';
+import { journalUnavailable } from '../audit/audit-plugin.ts';
+import { errorEnvelope } from '../http/envelope.ts';
 import { csrfMatches, DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.ts';
 import { DEFAULT_LOCKOUT, type LockoutPolicy } from './operators.ts';
 import authRoutes from './routes/auth.ts';
@@ -37,8 +39,8 @@ export interface AdminPluginOptions {
   storageFaults?: StorageFaults;
   lockout?: LockoutPolicy;
   session?: SessionPolicy;
-  /** Where console audit entries go; defaults to a direct insert into audit_log. */
-  auditSink?: ConsoleAuditSink;
+  /** Where console audit entries go: the gateway's audit writer (server/app.ts). */
+  auditSink: ConsoleAuditSink;
   /** The audit log's size against its cap (`GET /audit/storage`). */
   auditStorage: () => AuditStorageStatus;
   /** The appliance clock (`/clock`); a disabled one (real time, no control) when omitted. */
@@ -88,7 +90,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
   const policies = adminPoliciesFromEnv();
   const session = options.session ?? policies.session;
   const sessions = new SessionStore(options.db, session, now);
-  const sink = options.auditSink ?? insertConsoleAudit(options.db);
+  const sink = options.auditSink;
   const operatorTokens = new OperatorTokenStore(options.db, now);
 
   await app.register(cookie);
@@ -138,14 +140,22 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     }
   });
 
-  // Committed before the answer leaves, like the API's entries.
+  // Committed before the answer leaves, like the API's entries; an action whose entry cannot be
+  // committed is answered 503, never served unrecorded (fail closed).
   app.addHook('onSend', async (request, reply, payload) => {
     const action = request.routeOptions.config?.consoleAction;
     if (!action) return payload;
     try {
       await sink(consoleAuditEntryFromRequest(request, reply, action));
     } catch (error) {
-      request.log.error({ err: error }, 'console audit write failed');
+      request.log.error({ err: error }, 'console audit write failed: action answered 503');
+      const refusal = journalUnavailable();
+      request.errorCode = refusal.code;
+      reply.removeHeader('set-cookie');
+      reply.removeHeader('content-length');
+      for (const [name, value] of Object.entries(refusal.headers)) reply.header(name, value);
+      reply.code(refusal.status).type('application/json; charset=utf-8');
+      return JSON.stringify(errorEnvelope(request, reply, refusal));
     }
     return payload;
   });

@@ -3,7 +3,9 @@ import type { GatewayDb } from '../db/database.ts';
 import type { AuditEntry } from '../db/tables/audit-log.ts';
 import type { AuditQuery } from './schemas.ts';
 
-export type AuditListItem = Omit<AuditEntry, 'body' | 'detail' | 'error_message' | 'response_body' | 'request_headers'> & { action: string | null };
+export type AuditListItem = Omit<AuditEntry, 'body' | 'detail' | 'error_message' | 'response_body' | 'request_headers' | 'bytes'> & {
+  action: string | null;
+};
 
 export interface AuditPage {
   items: AuditListItem[];
@@ -45,6 +47,7 @@ export function auditPageQuery(db: GatewayDb, q: AuditQuery & { tenantId?: numbe
       'duracao_ms',
       'client_ip',
       'detail',
+      'verified',
     ]);
   if (q.tenantId !== undefined && q.tenantId !== null) query = query.where('tenant_id', '=', q.tenantId);
   else if (q.tenant) query = query.where('tenant_slug', '=', q.tenant);

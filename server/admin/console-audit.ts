@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DbOrTrx } from '../db/database.ts';
-import type { AuditLogTable } from '../db/tables/audit-log.ts';
-import { AUDIT_REDACTED_KEYS, keySet, redact } from '../http/redact.ts';
+import type { AuditRecord } from '../audit/audit-writer.ts';
+import type { JournalClass } from '../audit/journal-budget.ts';
+import { boundedJson, capText, entryBytes, JOURNAL_LIMITS } from '../audit/bounded.ts';
+import { AUDIT_KEYS } from '../audit/journal-entries.ts';
 
-const AUDIT_KEYS = keySet(AUDIT_REDACTED_KEYS);
-
-/** Every audit_log column but the id, all present: what server/audit's writer takes. */
-export type ConsoleAuditEntry = { [K in Exclude<keyof AuditLogTable, 'id' | 'source'>]: AuditLogTable[K] } & { source: 'console' };
+/** A console action's journal entry: what server/audit's writer takes. */
+export type ConsoleAuditEntry = AuditRecord & { source: 'console' };
 
 /** What a console route says about the action it performed (set by the handler, read after the response). */
 export interface ConsoleActionSubject {
@@ -32,8 +32,12 @@ export function buildConsoleAuditEntry(input: {
   durationMs: number;
   clientIp: string;
   body?: unknown;
+  /** Content-Type of the body, described when the body is not parsed JSON. */
+  contentType?: string;
   subject?: ConsoleActionSubject;
   at?: Date;
+  /** Verified unless told otherwise (server/audit/journal-budget.ts). */
+  journalClass?: JournalClass;
 }): ConsoleAuditEntry {
   const subject = input.subject ?? {};
   return {
@@ -45,25 +49,57 @@ export function buildConsoleAuditEntry(input: {
     chave_id: subject.chaveId ?? null,
     operator_id: input.operatorId,
     method: input.method,
-    path: input.path,
+    path: capText(input.path, JOURNAL_LIMITS.path),
     status: input.status,
     error_code: input.errorCode,
     duracao_ms: Math.max(0, Math.round(input.durationMs)),
     client_ip: input.clientIp,
-    body: input.body === undefined || input.body === null ? null : JSON.stringify(redact(input.body, AUDIT_KEYS)),
-    detail: JSON.stringify({ action: input.action, ...(subject.detail ?? {}) }),
+    body: consoleBody(input.body, input.contentType),
+    detail: boundedJson({ action: input.action, ...(subject.detail ?? {}) }, AUDIT_KEYS, JOURNAL_LIMITS.detail),
     // The API's journal columns; a console action's subject and outcome are in detail and error_code.
     error_message: null,
     response_body: null,
     request_headers: null,
+    journal_class: input.journalClass ?? 'verified',
   };
 }
 
+/**
+ * Parsed JSON is redacted like the API's bodies. Anything else (a `text/plain` login carrying a password,
+ * say) is described by size and type only: its bytes never reach the journal, nor a digest of them (a
+ * console body is short and may be mostly a password, which a digest would expose to a dictionary).
+ */
+function consoleBody(body: unknown, contentType: string | undefined): string | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    return JSON.stringify({
+      _nao_interpretado: { bytes: Buffer.byteLength(body), content_type: contentType ? capText(contentType, 100) : null },
+    });
+  }
+  return boundedJson(body, AUDIT_KEYS);
+}
+
+/**
+ * Proven actions are verified: a session's or an operator token's, and a successful login. A failed login
+ * naming an existing operator is unverified (shed before history); one naming nobody, and any call that
+ * never authenticated, is unattributed noise.
+ */
+function consoleJournalClass(request: FastifyRequest, status: number, operatorId: number | null): JournalClass {
+  const config = request.routeOptions.config;
+  if (config?.adminPublic) return status < 400 ? 'verified' : operatorId !== null ? 'unverified' : 'unattributed';
+  if (request.adminSession || (config?.operatorToken && operatorId !== null)) return 'verified';
+  return 'unattributed';
+}
+
 export function consoleAuditEntryFromRequest(request: FastifyRequest, reply: FastifyReply, action: string): ConsoleAuditEntry {
+  const operatorId = request.adminSession?.operatorId ?? request.adminAuditOperatorId ?? null;
+  const type = request.headers['content-type'];
   return buildConsoleAuditEntry({
     requestId: request.id,
     action,
-    operatorId: request.adminSession?.operatorId ?? request.adminAuditOperatorId ?? null,
+    operatorId,
+    contentType: Array.isArray(type) ? type[0] : type,
+    journalClass: consoleJournalClass(request, reply.statusCode, operatorId),
     method: request.method,
     path: request.url,
     status: reply.statusCode,
@@ -77,11 +113,26 @@ export function consoleAuditEntryFromRequest(request: FastifyRequest, reply: Fas
 
 export type ConsoleAuditSink = (entry: ConsoleAuditEntry) => Promise<void> | void;
 
-/** Direct insert; console actions are rare, so they skip the API's batching. */
+/**
+ * Direct insert, for a process without the gateway's writer (the CLI): the entry and its weight in one
+ * transaction. A running gateway's in-memory totals learn of it at its next start.
+ */
 export const insertConsoleAudit =
   (db: DbOrTrx): ConsoleAuditSink =>
   async (entry) => {
-    await db.insertInto('audit_log').values(entry).execute();
+    const { journal_class, ...row } = entry;
+    const bytes = entryBytes(row);
+    const kind = journal_class === 'verified' ? 'verified' : 'unverified';
+    const write = async (trx: DbOrTrx) => {
+      await trx.insertInto('audit_log').values({ ...row, verified: kind === 'verified' ? 1 : 0, bytes }).execute();
+      await trx
+        .updateTable('audit_budget')
+        .set((eb) => ({ rows: eb('rows', '+', 1), bytes: eb('bytes', '+', bytes) }))
+        .where('kind', '=', kind)
+        .execute();
+    };
+    if ('transaction' in db && typeof db.transaction === 'function' && !db.isTransaction) await db.transaction().execute(write);
+    else await write(db);
   };
 
 /** Through the gateway's batching audit writer (server/audit), the same path as API entries. */

@@ -1,6 +1,9 @@
 import type SQLite from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../db/tables/audit-log.ts';
+import { capText, entryBytes, JOURNAL_LIMITS } from './bounded.ts';
+import type { ClassTotals, JournalBudget, JournalClass } from './journal-budget.ts';
+import { isStorageFailure } from '../db/storage-failure.ts';
 
 export const AUDIT_RETENTION_DAYS = 30;
 
@@ -10,19 +13,45 @@ export interface AuditClock {
   offsetMs(): number;
 }
 
-/** One audit row as written: the table's columns without the generated id. */
-export type AuditRecord = Omit<Selectable<AuditLogTable>, 'id' | 'source'> & { source: 'api' | 'console' };
+/**
+ * One journal entry as produced: the table's columns without the generated ones, and its class. A
+ * `verified` or `unverified` entry becomes an audit_log row; an `unattributed` one is counted in its
+ * group of audit_unattributed (minute, client address, status, error code), the first one kept as sample.
+ */
+export type AuditRecord = Omit<Selectable<AuditLogTable>, 'id' | 'source' | 'verified' | 'bytes'> & {
+  source: 'api' | 'console';
+  journal_class: JournalClass;
+};
+
+/** Called once the entry's batch is committed (`null`) or failed to commit (the error). */
+export type Committed = (error: Error | null) => void;
+
+/** A write of the same connection that rides on the next commit; `rollback` runs if that commit fails. */
+interface Companion {
+  run: () => void;
+  rollback?: () => void;
+}
 
 const COLUMNS = [
   'request_id', 'ts', 'source', 'tenant_id', 'tenant_slug', 'chave_id', 'operator_id', 'method', 'path',
   'status', 'error_code', 'duracao_ms', 'client_ip', 'body', 'detail', 'error_message', 'response_body', 'request_headers',
+  'verified', 'bytes',
 ] as const;
 
+
+interface Group {
+  first: AuditRecord;
+  count: number;
+  lastTs: string;
+}
+
 /**
- * Audit entries are durable before the response that they record leaves: `writeDurable` resolves
- * once the entry is committed (WAL, so a SIGKILL of the process cannot lose it). Group commit keeps
- * that cheap: entries queued during one turn of the event loop are committed together in one
- * transaction on the next (setImmediate), so under load one commit serves many requests.
+ * Audit entries are durable before the response that they record leaves: `writeThen` calls back once
+ * the entry is committed (WAL, so a SIGKILL of the process cannot lose it), or with the error when the
+ * commit failed, and the caller then refuses the request instead of serving it unrecorded (fail closed).
+ * Group commit keeps that cheap: entries queued during one turn of the event loop are committed together
+ * in one transaction on the next (setImmediate), so under load one commit serves many requests; the
+ * unattributed entries of a batch are merged per group before they reach the database.
  *
  * The commit runs on the request connection itself. A worker thread with its own connection was
  * measured to cost more CPU per request than it saved (a structured clone and a thread wake-up per
@@ -32,92 +61,143 @@ const COLUMNS = [
  */
 export class AuditWriter {
   private queue: AuditRecord[] = [];
-  /** Resolvers of the queued entries' writeDurable promises, in queue order. */
-  private queuedResolvers: Array<() => void> = [];
+  /** Callbacks of the queued entries, in queue order (undefined: nobody waits). */
+  private callbacks: Array<Committed | undefined> = [];
   /** Other writes of the same connection that ride on the next commit (server/idempotency: a write's answer). */
-  private companions: Array<() => void> = [];
+  private companions: Companion[] = [];
   private scheduled = false;
-  private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[], companions: Array<() => void>) => void>;
-  private readonly purgeStmt: SQLite.Statement;
-  private readonly touchKey: SQLite.Statement;
+  private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[], companions: Companion[]) => Partial<Record<JournalClass, ClassTotals>>>;
   private closed = false;
   private readonly clock: AuditClock | undefined;
+  readonly budget: JournalBudget;
 
-  constructor(sqlite: SQLite.Database, options: { clock?: AuditClock } = {}) {
+  constructor(sqlite: SQLite.Database, options: { clock?: AuditClock; budget: JournalBudget }) {
     this.clock = options.clock;
+    this.budget = options.budget;
     // Positional parameters: binding an array is cheaper than binding an object by name.
     const insert = sqlite.prepare(`INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
-    this.touchKey = sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
-    this.insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Array<() => void>) => {
-      for (const statement of companions) {
+    const upsertGroup = sqlite.prepare(
+      `INSERT INTO audit_unattributed (minute, client_ip, status, error_code, count, first_ts, last_ts, sample, bytes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (minute, client_ip, status, error_code) DO UPDATE SET count = count + excluded.count, last_ts = max(last_ts, excluded.last_ts)
+       RETURNING count`,
+    ).pluck();
+    const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+    const touchKey = sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+    this.insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Companion[]) => {
+      for (const companion of companions) {
         try {
-          statement();
+          companion.run();
         } catch (error) {
+          // The file cannot take writes: the whole batch fails and its requests are refused.
+          if (isStorageFailure(error)) throw error;
           console.error(`audit writer: a write committed with the audit batch failed: ${(error as Error).message}`);
         }
       }
+      const delta: Record<JournalClass, ClassTotals> = {
+        verified: { rows: 0, bytes: 0 },
+        unverified: { rows: 0, bytes: 0 },
+        unattributed: { rows: 0, bytes: 0 },
+      };
       const lastUse = new Map<number, string>();
+      let groups: Map<string, Group> | null = null;
       for (const row of rows) {
+        if (row.journal_class === 'unattributed') {
+          groups ??= new Map();
+          const key = `${row.ts.slice(0, 16)}|${row.client_ip}|${row.status}|${row.error_code ?? ''}`;
+          const group = groups.get(key);
+          if (group) {
+            group.count += 1;
+            if (row.ts > group.lastTs) group.lastTs = row.ts;
+          } else groups.set(key, { first: row, count: 1, lastTs: row.ts });
+          continue;
+        }
+        const bytes = entryBytes(row);
+        const verified = row.journal_class === 'verified' ? 1 : 0;
         insert.run(
           row.request_id, row.ts, row.source, row.tenant_id, row.tenant_slug, row.chave_id, row.operator_id, row.method, row.path,
           row.status, row.error_code, row.duracao_ms, row.client_ip, row.body, row.detail, row.error_message, row.response_body,
-          row.request_headers,
+          row.request_headers, verified, bytes,
         );
-        if (row.chave_id !== null && row.source === 'api' && row.status < 400) lastUse.set(row.chave_id, row.ts);
+        const d = delta[row.journal_class];
+        d.rows += 1;
+        d.bytes += bytes;
+        if (row.chave_id !== null && row.source === 'api' && verified === 1 && row.status < 400) lastUse.set(row.chave_id, row.ts);
+      }
+      if (groups) {
+        for (const { first, count, lastTs } of groups.values()) {
+          const sample = groupSample(first);
+          const bytes = entryBytes({ ...first, path: '', request_headers: null, body: null, response_body: null, detail: null, error_message: null }) + sample.length;
+          const total = upsertGroup.get(
+            first.ts.slice(0, 16), first.client_ip, first.status, first.error_code ?? '', count, first.ts, lastTs, sample, bytes,
+          ) as number;
+          // A new group starts at this batch's count; an existing one only counts on (its weight is unchanged).
+          if (total === count) {
+            delta.unattributed.rows += 1;
+            delta.unattributed.bytes += bytes;
+          }
+        }
+      }
+      for (const kind of ['verified', 'unverified', 'unattributed'] as const) {
+        if (delta[kind].rows !== 0) updateTotals.run(delta[kind].rows, delta[kind].bytes, kind);
       }
       // "Last used" rides on the audit batch instead of costing a write per request.
-      for (const [id, ts] of lastUse) this.touchKey.run(ts, id, ts);
+      for (const [id, ts] of lastUse) touchKey.run(ts, id, ts);
+      return delta;
     });
-    this.purgeStmt = sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT 10000)');
   }
 
-  /** Resolves once the entry is committed: await it before the response is sent. */
+  /** Resolves once the entry is committed, rejects when its commit failed: await it before the response is sent. */
   writeDurable(record: AuditRecord): Promise<void> {
-    return new Promise((resolve) => this.writeThen(record, resolve));
+    return new Promise((resolve, reject) => this.writeThen(record, (error) => (error ? reject(error) : resolve())));
   }
 
   /** writeDurable without a promise (the audit hook's callback style): `committed` runs after the commit. */
-  writeThen(record: AuditRecord, committed: () => void): void {
+  writeThen(record: AuditRecord, committed: Committed): void {
     this.queue.push(this.onApplianceClock(record));
-    this.queuedResolvers.push(committed);
-    this.kick();
-  }
-
-  /** Same queue, nobody waits (console actions, whose response has already left). */
-  write(record: AuditRecord): void {
-    this.queue.push(this.onApplianceClock(record));
+    this.callbacks.push(committed);
     this.kick();
   }
 
   /**
    * Runs `statement` (a write on the same connection) inside the next audit commit, before that
    * commit's entries: an entry queued after it is never committed without it. One commit then serves
-   * both, which spares a write request a commit of its own.
+   * both, which spares a write request a commit of its own. `rollback` runs if that commit fails.
    */
-  alongNextCommit(statement: () => void): void {
-    this.companions.push(statement);
+  alongNextCommit(statement: () => void, rollback?: () => void): void {
+    this.companions.push({ run: statement, rollback });
     this.kick();
   }
 
   /** Commits everything queued so far before returning (read-your-writes for the console and tests). */
   flush(): void {
     const rows = this.queue;
-    const resolvers = this.queuedResolvers;
+    const callbacks = this.callbacks;
     const companions = this.companions;
     this.queue = [];
-    this.queuedResolvers = [];
+    this.callbacks = [];
     this.companions = [];
     if (rows.length === 0 && companions.length === 0) return;
+    let failure: Error | null = null;
     try {
-      this.insertBatch(rows, companions);
+      this.budget.apply(this.insertBatch(rows, companions));
     } catch (error) {
-      console.error(`audit writer: ${rows.length} entries not written: ${(error as Error).message}`);
+      failure = error as Error;
+      console.error(`audit writer: ${rows.length} entries not written, their requests refused: ${failure.message}`);
+      this.budget.commitFailed(failure);
+      for (const companion of companions) {
+        try {
+          companion.rollback?.();
+        } catch {
+          // The store's own recovery (a lease that runs out) takes over.
+        }
+      }
     }
     // In a microtask of their own: the responses they release are not sent from inside the commit's
     // stack (a profile then shows the commit and the sending apart).
-    if (resolvers.length > 0) {
+    if (callbacks.length > 0) {
       queueMicrotask(function releaseCommitted() {
-        for (const resolve of resolvers) resolve();
+        for (const committed of callbacks) committed?.(failure);
       });
     }
   }
@@ -149,12 +229,7 @@ export class AuditWriter {
 
   /** Deletes entries older than the retention, in chunks so the database is never locked for long. */
   purgeOlderThan(cutoffIso: string): number {
-    let total = 0;
-    for (;;) {
-      const { changes } = this.purgeStmt.run(cutoffIso);
-      total += changes;
-      if (changes === 0) return total;
-    }
+    return this.budget.purgeOlderThan(cutoffIso);
   }
 
   /** Retention counts on the appliance clock: moved 31 days ahead, today's entries are past it. */
@@ -166,4 +241,19 @@ export class AuditWriter {
     this.closed = true;
     this.flush();
   }
+}
+
+/** What an unattributed group keeps of its first request: enough to recognise it, bounded tighter than an entry. */
+function groupSample(r: AuditRecord): string {
+  return JSON.stringify({
+    request_id: r.request_id,
+    ts: r.ts,
+    source: r.source,
+    method: r.method,
+    path: capText(r.path, JOURNAL_LIMITS.samplePath),
+    error_message: r.error_message,
+    detail: r.detail,
+    body: r.body,
+    request_headers: r.request_headers,
+  });
 }

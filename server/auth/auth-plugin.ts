@@ -7,6 +7,7 @@ import type { KeysService, ResolvedKey } from '../keys/keys.service.ts';
 import { API_KEY_PATTERN, maskApiKey } from '../keys/keys.service.ts';
 import { computeSignature, signaturesMatch, signingPayload } from './signing.ts';
 import { explainSignatureMismatch } from './signature-debug.ts';
+import { AddressLimiter } from '../rate-limit/address-limiter.ts';
 import '../http/request-context.ts';
 
 export const TIMESTAMP_WINDOW_SECONDS = 300;
@@ -17,7 +18,15 @@ export interface AuthPluginOptions {
   now?: () => number;
   /** Development mode: AUTH_INVALID_SIGNATURE explains what the server signed (server/auth/signature-debug.ts). */
   explainSignatures?: boolean;
+  /** The unauthenticated refusals' limiter: an address past its quota gets no explanation computed. */
+  refusals?: AddressLimiter;
 }
+
+/**
+ * Explanations are rationed (issue 20): each costs tens of HMACs, so a key or an address gets at most
+ * this many a minute; past it, the refusal is the plain AUTH_INVALID_SIGNATURE.
+ */
+export const EXPLANATIONS_PER_MINUTE = 20;
 
 const unauthorized = (code: ConstructorParameters<typeof ApiError>[0], message: string, details: Record<string, unknown> | null = null) =>
   new ApiError(code, message, details);
@@ -31,16 +40,19 @@ const unauthorized = (code: ConstructorParameters<typeof ApiError>[0], message: 
 export default fp<AuthPluginOptions>(
   async function authPlugin(app: FastifyInstance, options) {
     const now = options.now ?? (() => Date.now());
+    const explainer = options.explainSignatures
+      ? { perKey: new AddressLimiter({ perMinute: EXPLANATIONS_PER_MINUTE }), perAddress: new AddressLimiter({ perMinute: EXPLANATIONS_PER_MINUTE }), refusals: options.refusals }
+      : null;
 
     app.addHook('onRequest', syncHook((request) => {
       if (request.routeOptions.config?.corsPreflight) return;
       refuseAboveCeiling(request);
-      request.presentedKey = checkHeaders(request, options.keys, now);
+      checkHeaders(request, options.keys, now);
     }));
 
     app.addHook('preValidation', syncHook((request) => {
       if (request.routeOptions.config?.corsPreflight) return;
-      verifySignature(request, options.explainSignatures === true);
+      verifySignature(request, explainer);
       authorize(request);
       parseJsonBody(request);
     }));
@@ -69,6 +81,11 @@ function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => num
   if (!API_KEY_PATTERN.test(apiKey!)) {
     throw unauthorized('AUTH_INVALID_API_KEY_FORMAT', 'Formato de X-API-Key invalido.', { field: 'X-API-Key' });
   }
+  // The key first: every refusal below is journaled under the key it names (issue 19), so the console's
+  // "Calls" of a key show why its integrator fails (clock, revocation, signature).
+  const resolved = keys.resolve(apiKey!);
+  if (!resolved) throw unauthorized('AUTH_KEY_NOT_FOUND', 'Chave de API nao encontrada.');
+  request.presentedKey = resolved;
   if (!/^\d{1,12}$/.test(timestamp!)) {
     throw unauthorized('AUTH_INVALID_TIMESTAMP', 'X-Timestamp deve ser um inteiro em segundos (epoch Unix).', { field: 'X-Timestamp' });
   }
@@ -85,8 +102,6 @@ function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => num
       window_seconds: TIMESTAMP_WINDOW_SECONDS,
     });
   }
-  const resolved = keys.resolve(apiKey!);
-  if (!resolved) throw unauthorized('AUTH_KEY_NOT_FOUND', 'Chave de API nao encontrada.');
   const { key, tenant, secret } = resolved;
   if (!tenant || tenant.status !== 'active') {
     throw unauthorized('AUTH_TENANT_OPEN_FAILED', 'Falha ao abrir o ambiente da clinica.');
@@ -98,14 +113,27 @@ function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => num
   return resolved;
 }
 
-function verifySignature(request: FastifyRequest, explain: boolean): void {
+interface Explainer {
+  perKey: AddressLimiter;
+  perAddress: AddressLimiter;
+  refusals?: AddressLimiter;
+}
+
+/** Whether this refusal may have its (costly) explanation: development mode, and the key's and address's rations. */
+function mayExplain(explainer: Explainer | null, request: FastifyRequest, keyId: number): boolean {
+  if (!explainer) return false;
+  if (explainer.refusals && !explainer.refusals.hasRoom(request.ip)) return false;
+  return explainer.perKey.take(String(keyId)).ok && explainer.perAddress.take(request.ip).ok;
+}
+
+function verifySignature(request: FastifyRequest, explainer: Explainer | null): void {
   const { key, tenant, secret, scopes } = request.presentedKey!;
   const timestamp = header(request, 'x-timestamp')!;
   const pathAndQuery = request.raw.url ?? request.url;
   const payload = signingPayload(timestamp, request.method, pathAndQuery, request.rawBody);
   const sent = header(request, 'x-signature')!;
   if (!signaturesMatch(computeSignature(secret!, payload), sent)) {
-    const details = explain
+    const details = mayExplain(explainer, request, key.id)
       ? explainSignatureMismatch({
           secret: secret!,
           timestamp,

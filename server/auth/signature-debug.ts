@@ -19,8 +19,11 @@ export const VISIBLE_LF = '⏎';
 export const VISIBLE_CR = '␍';
 /** Body bytes shown in `payload_assinado`; `corpo_bytes` and `corpo_sha256` describe the whole body. */
 export const MAX_SHOWN_BODY_BYTES = 4096;
-/** Above this body size no variant is recomputed (each one hashes the whole body again). */
-export const MAX_CHECKED_BODY_BYTES = 256 * 1024;
+/**
+ * Above this body size no variant is recomputed: each one hashes (and some re-serialize) the whole body
+ * again, about 40 HMACs, so a large body would turn one refused request into a CPU amplifier (issue 20).
+ */
+export const MAX_CHECKED_BODY_BYTES = 8 * 1024;
 
 export type LikelyCauseCode =
   | 'SIGNATURE_UPPERCASE_HEX'
@@ -143,7 +146,7 @@ function likelyCauses(input: SignatureMismatch): LikelyCause[] {
       ...sent.causes,
       {
         code: 'VARIANTS_NOT_CHECKED',
-        message: `Corpo acima de ${MAX_CHECKED_BODY_BYTES / 1024} KB: nenhuma variante verificada. Compare corpo_bytes e corpo_sha256 com os do corpo que voce assinou.`,
+        message: `Corpo acima de ${MAX_CHECKED_BODY_BYTES / 1024} KB: nenhuma variante verificada (custo). Compare corpo_bytes e corpo_sha256 com os do corpo que voce assinou.`,
       },
     ];
   }

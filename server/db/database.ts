@@ -4,7 +4,7 @@ import { Kysely, Migrator, SqliteDialect, type MigrationProvider, type Transacti
 import type { TenantsTable } from './tables/tenants.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
 import type { OperatorsTable } from './tables/operators.ts';
-import type { AuditLogTable } from './tables/audit-log.ts';
+import type { AuditBudgetTable, AuditLogTable, AuditUnattributedTable } from './tables/audit-log.ts';
 import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import type { OperatorSessionsTable } from './tables/operator-sessions.ts';
 import type { ConsoleLoginFailuresTable } from './tables/console-login-failures.ts';
@@ -17,6 +17,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   operators: OperatorsTable;
   audit_log: AuditLogTable;
+  audit_unattributed: AuditUnattributedTable;
+  audit_budget: AuditBudgetTable;
   idempotency_keys: IdempotencyKeysTable;
   operator_sessions: OperatorSessionsTable;
   console_login_failures: ConsoleLoginFailuresTable;

@@ -3,13 +3,20 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidParam } from '../errors.ts';
 import { newRequestId, sendError } from './envelope.ts';
 import type { AuditRecord } from '../audit/audit-writer.ts';
-import { auditEntry, redactQuery } from '../audit/audit-plugin.ts';
+import { redactQuery } from '../audit/journal-entries.ts';
+
+/** Where refusals made outside Fastify's routing are journaled (null: audit off). */
+export interface RefusalJournal {
+  entryOf(request: FastifyRequest, status: number, url: string, payload: string): AuditRecord;
+  /** Resolves once committed; the refusal is answered either way (it is already a refusal). */
+  write(record: AuditRecord): Promise<void>;
+}
 
 /**
  * Requests Fastify refuses before routing (an undecodable URL) still get the envelope and headers,
  * and their audit entry (no route hook runs for them) before the answer leaves.
  */
-export function frameworkErrorHandler(release: string, audit: (record: AuditRecord) => Promise<void>) {
+export function frameworkErrorHandler(release: string, journal: RefusalJournal | null) {
   return (_error: Error, request: FastifyRequest, reply: FastifyReply): void => {
     request.startedAt = performance.now();
     reply.header('x-api-version', 'v1');
@@ -20,7 +27,8 @@ export function frameworkErrorHandler(release: string, audit: (record: AuditReco
     const answer = () => void sendError(request, reply, error);
     // The journal's answer: the envelope sendError is about to write (its timing aside).
     const payload = JSON.stringify({ data: null, meta: { request_id: request.id }, error: { code: error.code, message: error.message, details: error.details } });
-    audit(auditEntry(request, error.status, request.raw.url ?? '?', payload)).then(answer, answer);
+    if (!journal) return answer();
+    journal.write(journal.entryOf(request, error.status, request.raw.url ?? '?', payload)).then(answer, answer);
   };
 }
 
@@ -29,7 +37,7 @@ export function frameworkErrorHandler(release: string, audit: (record: AuditReco
  * Fastify: answer them on the socket, in the envelope, before closing it, once their audit entry
  * (with what is known: the request line if it could be read, the client address) is committed.
  */
-export function clientErrorHandler(release: string, audit: (record: AuditRecord) => Promise<void>) {
+export function clientErrorHandler(release: string, journal: RefusalJournal | null) {
   return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const [status, reason, field, message] =
@@ -58,7 +66,8 @@ export function clientErrorHandler(release: string, audit: (record: AuditRecord)
       }
       socket.destroy();
     };
-    audit({
+    if (!journal) return answer();
+    journal.write({
       request_id: requestId,
       ts: new Date().toISOString(),
       source: 'api',
@@ -77,6 +86,7 @@ export function clientErrorHandler(release: string, audit: (record: AuditRecord)
       error_message: message,
       response_body: body,
       request_headers: null,
+      journal_class: 'unattributed',
     }).then(answer, answer);
   };
 }

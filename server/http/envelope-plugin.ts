@@ -1,10 +1,11 @@
 import fp from 'fastify-plugin';
 import { syncHook, syncPayloadHook } from './sync-hooks.ts';
 import FindMyWay from 'find-my-way';
-import type { FastifyError, FastifyInstance, HTTPMethods } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError, invalidParam } from '../errors.ts';
 import { BackendContractError } from '../backend/client.ts';
 import { bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
+import { isStorageFailure } from '../db/storage-failure.ts';
 import { isEnvelope, sendError, successEnvelope } from './envelope.ts';
 import './request-context.ts';
 
@@ -15,6 +16,11 @@ export interface EnvelopePluginOptions {
   release: string;
   /** Paths below these prefixes are not JSON API (console assets). */
   passthroughPrefixes: string[];
+  /**
+   * The last word on a refusal before it is written (the per-address limiter of unauthenticated
+   * refusals turns one into a 429 there): receives the error about to be sent, returns the one to send.
+   */
+  gateRefusal?: (request: FastifyRequest, error: ApiError) => ApiError;
 }
 
 /**
@@ -69,7 +75,7 @@ export default fp<EnvelopePluginOptions>(
         // Full detail goes to the server log only; the client sees a generic message.
         request.log.error({ err: error }, 'internal error');
       }
-      return sendError(request, reply, apiError);
+      return sendError(request, reply, options.gateRefusal ? options.gateRefusal(request, apiError) : apiError);
     });
 
     app.setNotFoundHandler(async (request, reply) => {
@@ -77,15 +83,13 @@ export default fp<EnvelopePluginOptions>(
       const allowed = KNOWN_METHODS.filter((m) => m !== request.method && routeIndex.find(m as any, path));
       if (allowed.length > 0) {
         reply.header('allow', allowed.join(', '));
-        return sendError(
-          request,
-          reply,
-          new ApiError('METHOD_NOT_ALLOWED', `Metodo ${request.method} nao permitido neste endpoint.`, {
-            metodos_aceitos: allowed,
-          }),
-        );
+        const notAllowed = new ApiError('METHOD_NOT_ALLOWED', `Metodo ${request.method} nao permitido neste endpoint.`, {
+          metodos_aceitos: allowed,
+        });
+        return sendError(request, reply, options.gateRefusal ? options.gateRefusal(request, notAllowed) : notAllowed);
       }
-      return sendError(request, reply, new ApiError('RES_NOT_FOUND', 'Endpoint nao encontrado.'));
+      const notFound = new ApiError('RES_NOT_FOUND', 'Endpoint nao encontrado.');
+      return sendError(request, reply, options.gateRefusal ? options.gateRefusal(request, notFound) : notFound);
     });
   },
   { name: 'envelope' },
@@ -101,6 +105,12 @@ function isPassthrough(url: string, prefixes: string[]): boolean {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof BackendContractError) return new ApiError('SERVICE_UNAVAILABLE', 'Servico temporariamente indisponivel. Tente novamente.');
+  // gateway.db cannot take a write (disk full, I/O error): nothing was done; a retry may succeed later.
+  if (isStorageFailure(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'Armazenamento do gateway indisponivel: nada foi executado. Tente novamente.', null, {
+      headers: { 'retry-after': '30' },
+    });
+  }
   const e = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (e.validation) return fromValidation(e.validation, e.validationContext);
   switch (e.code) {

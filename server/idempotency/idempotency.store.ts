@@ -61,7 +61,7 @@ export class IdempotencyStore {
      * Losing it to a crash is safe: the key is freed at the next start and the retry is answered
      * from backend-sim's record of the same write (backendWriteToken).
      */
-    private readonly commit: (statement: () => void) => void = (statement) => statement(),
+    private readonly commit: (statement: () => void, rollback?: () => void) => void = (statement) => statement(),
   ) {
     this.box = new SecretBox(deriveKey(masterKey, 'clinic-gateway/idempotency/response/v1'));
     this.fingerprintKey = createSecretKey(deriveKey(masterKey, 'clinic-gateway/idempotency/fingerprint/v1'));
@@ -115,12 +115,18 @@ export class IdempotencyStore {
 
   complete(op: OperationKey, response: StoredResponse): void {
     const sealed = this.seal(op, response.status, JSON.stringify(response.headers), response.body);
-    this.commit(() => this.completeStmt.run(response.status, sealed, op.chaveId, op.idemKey, op.method, op.path));
+    // The commit failed (the journal could not record the request, which is then refused): the key is
+    // freed so the retry executes, and backend-sim answers it from its record of the same write.
+    this.commit(
+      () => this.completeStmt.run(response.status, sealed, op.chaveId, op.idemKey, op.method, op.path),
+      () => this.remove.run(op.chaveId, op.idemKey, op.method, op.path),
+    );
   }
 
   /** Frees the key so a retry executes again (outcomes that are not final, e.g. a gateway timeout). */
   release(op: OperationKey): void {
-    this.commit(() => this.remove.run(op.chaveId, op.idemKey, op.method, op.path));
+    const remove = () => this.remove.run(op.chaveId, op.idemKey, op.method, op.path);
+    this.commit(remove, remove);
   }
 
   purgeExpired(now = this.clock()): number {

@@ -32,6 +32,37 @@ export interface AuditLogTable {
   response_body: string | null;
   /** Request headers (JSON object) without signing material: X-Signature, Authorization, Cookie are never stored. */
   request_headers: string | null;
+  /**
+   * 1 when the request proved who it was (verified signature, operator session or token); 0 for a refusal
+   * that only names an existing key. Unverified entries are shed first (server/audit/journal-budget.ts).
+   */
+  verified: Generated<number>;
+  /** The entry's weight against AUDIT_MAX_BYTES: its text plus a fixed overhead (server/audit/bounded.ts). */
+  bytes: Generated<number>;
+}
+
+/** Requests that name no existing key, counted per minute, client address, status and error code (issue 19). */
+export interface AuditUnattributedTable {
+  id: Generated<number>;
+  /** `YYYY-MM-DDTHH:MM`, appliance clock. */
+  minute: string;
+  client_ip: string;
+  status: number;
+  /** '' when the answer carried no error code. */
+  error_code: string;
+  count: number;
+  first_ts: string;
+  last_ts: string;
+  /** The group's first request, bounded and redacted (JSON). */
+  sample: string;
+  bytes: number;
+}
+
+/** Running totals per journal class (`verified`, `unverified`, `unattributed`), kept with every batch. */
+export interface AuditBudgetTable {
+  kind: string;
+  rows: number;
+  bytes: number;
 }
 
 export type AuditEntry = Selectable<AuditLogTable>;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { makeCpf } from '../../helpers/fixtures.ts';
-import { auditedHeaders, auditedResponse } from '../../../server/audit/audit-plugin.ts';
+import { auditedHeaders, auditedResponse } from '../../../server/audit/journal-entries.ts';
 
 // Issue 14 item 3: the audit log as a request journal (error message, redacted response, request headers).
 let stack: TestStack;

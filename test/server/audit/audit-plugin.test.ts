@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { unattributedCount, unattributedGroups } from '../../helpers/journal.ts';
 import { AUDIT_REDACTED_KEYS } from '../../../server/http/redact.ts';
-import { AuditWriter } from '../../../server/audit/audit-writer.ts';
-import { redactQuery } from '../../../server/audit/audit-plugin.ts';
+import { redactQuery } from '../../../server/audit/journal-entries.ts';
 
 // Spec 01 § Data protection rules and issue 3 § Audit log.
 let stack: TestStack;
@@ -43,15 +43,26 @@ test('authentication failures are recorded too, with their code and, when the ke
   const row = rowFor(res.body.meta.request_id)!;
   expect(row).toMatchObject({ status: 401, error_code: 'AUTH_INVALID_SIGNATURE', chave_id: stack.creds.chaveId, tenant_slug: stack.tenantSlug });
   expect(row.tenant_id).toEqual(expect.any(Number));
+  expect(row.verified).toBe(0);
+  // No existing key named: counted in the unattributed groups (per minute, address, status, code), not as entries.
+  const missingBefore = unattributedCount(stack, { status: 401, error_code: 'AUTH_MISSING_HEADER' });
   const missing = await stack.raw({ path: '/v1/config' });
-  expect(rowFor(missing.body.meta.request_id)).toMatchObject({ status: 401, error_code: 'AUTH_MISSING_HEADER', chave_id: null, tenant_slug: null });
+  expect(rowFor(missing.body.meta.request_id)).toBeUndefined();
+  expect(unattributedCount(stack, { status: 401, error_code: 'AUTH_MISSING_HEADER' })).toBe(missingBefore + 1);
+  const unknownBefore = unattributedCount(stack, { status: 401, error_code: 'AUTH_KEY_NOT_FOUND' });
   const unknown = await stack.call({ path: '/v1/ping' }, { apiKey: `ce_live_${'0'.repeat(32)}`, apiSecret: stack.creds.apiSecret });
-  expect(rowFor(unknown.body.meta.request_id)).toMatchObject({ status: 401, error_code: 'AUTH_KEY_NOT_FOUND', chave_id: null });
+  expect(rowFor(unknown.body.meta.request_id)).toBeUndefined();
+  const [group] = unattributedGroups(stack, { status: 401, error_code: 'AUTH_KEY_NOT_FOUND' });
+  expect(group).toMatchObject({ client_ip: '127.0.0.1', count: unknownBefore + 1 });
+  expect(group.sample).toMatchObject({ method: 'GET', path: '/v1/ping' });
 });
 
-test('unknown routes and wrong verbs are recorded', async () => {
+test('unknown routes and wrong verbs are recorded (unattributed without a key, under the key when one is named)', async () => {
   const res = await stack.raw({ method: 'DELETE', path: '/v1/ping' });
-  expect(rowFor(res.body.meta.request_id)).toMatchObject({ status: 405, error_code: 'METHOD_NOT_ALLOWED' });
+  expect(unattributedGroups(stack, { status: 405, error_code: 'METHOD_NOT_ALLOWED' })[0].sample.request_id).toBe(res.body.meta.request_id);
+  const signed = await stack.call({ method: 'GET', path: '/v1/nao-existe' });
+  expect(signed.status).toBe(404);
+  expect(rowFor(signed.body.meta.request_id)).toMatchObject({ status: 404, chave_id: stack.creds.chaveId, verified: 0 });
 });
 
 describe('redaction: recursive, case-insensitive, every key of the Data protection list; paciente_nome kept', () => {
@@ -134,21 +145,34 @@ test('graceful shutdown flushes pending entries: none lost', async () => {
   }
 });
 
-test('retention 30 days: older entries are purged, newer ones kept', () => {
+test('retention 30 days: older entries are purged, newer ones kept, whatever their class', () => {
   const sqlite = stack.gatewayDb.sqlite;
-  const writer = new AuditWriter(sqlite);
+  const writer = stack.app.auditWriter;
   const now = Date.now();
   const entry = (id: string, ageDays: number) => ({
     request_id: id, ts: new Date(now - ageDays * 86_400_000).toISOString(), source: 'api' as const, tenant_id: null, tenant_slug: null,
     chave_id: null, operator_id: null, method: 'GET', path: '/v1/ping', status: 200, error_code: null, duracao_ms: 1, client_ip: '127.0.0.1', body: null, detail: null,
-    error_message: null, response_body: null, request_headers: null,
+    error_message: null, response_body: null, request_headers: null, journal_class: 'verified' as const,
   });
-  writer.write(entry('antigo-31d', 31));
-  writer.write(entry('recente-29d', 29));
+  const done = () => undefined;
+  writer.writeThen(entry('antigo-31d', 31), done);
+  writer.writeThen(entry('recente-29d', 29), done);
+  writer.writeThen({ ...entry('ruido-31d', 31), journal_class: 'unattributed' }, done);
+  writer.writeThen({ ...entry('ruido-29d', 29), journal_class: 'unattributed', client_ip: '127.0.0.9' }, done);
   writer.flush();
-  writer.purgeExpired(now);
+  const before = writer.budget.status().totals;
+  expect(writer.purgeExpired(now)).toBe(2);
   const ids = (sqlite.prepare("SELECT request_id FROM audit_log WHERE request_id IN ('antigo-31d','recente-29d')").all() as any[]).map((r) => r.request_id);
   expect(ids).toEqual(['recente-29d']);
+  const samples = (sqlite.prepare('SELECT sample FROM audit_unattributed').all() as Array<{ sample: string }>).map((r) => JSON.parse(r.sample).request_id);
+  expect(samples).toContain('ruido-29d');
+  expect(samples).not.toContain('ruido-31d');
+  // The totals follow the deletions (audit_budget and the in-memory copy agree).
+  const after = writer.budget.status().totals;
+  expect(after.verified.rows).toBe(before.verified.rows - 1);
+  expect(after.unattributed.rows).toBe(before.unattributed.rows - 1);
+  const stored = sqlite.prepare("SELECT rows FROM audit_budget WHERE kind = 'verified'").pluck().get();
+  expect(stored).toBe(after.verified.rows);
 });
 
 test('last_used_at of a key is updated from the audit batches', async () => {

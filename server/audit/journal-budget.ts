@@ -1,0 +1,336 @@
+import { statfsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type SQLite from 'better-sqlite3';
+
+/** The journal's classes, shed in this order's reverse: unattributed noise first, verified history never (by volume). */
+export type JournalClass = 'verified' | 'unverified' | 'unattributed';
+export const JOURNAL_CLASSES: readonly JournalClass[] = ['verified', 'unverified', 'unattributed'];
+
+/** 2 GiB: about 4.5 million typical entries (~450 B each, README § Audit journal sizing). */
+export const DEFAULT_AUDIT_MAX_BYTES = 2 * 1024 ** 3;
+/** Rows of every class together. */
+export const DEFAULT_AUDIT_MAX_ROWS = 5_000_000;
+/** Below this much free space on DATA_DIR's file system the journal stops growing its file. */
+export const DEFAULT_AUDIT_MIN_FREE_BYTES = 64 * 1024 ** 2;
+/** Unverified and unattributed entries together never take more than this share of either cap. */
+export const NOISE_SHARE = 0.1;
+/** Free pages inside gateway.db that still let verified entries in while the disk is low (no file growth). */
+const LOW_SPACE_RESERVE_BYTES = 1024 ** 2;
+/** Past this share of a cap, verified entries alone, the console and /readyz warn. */
+const WARN_SHARE = 0.8;
+const FREE_SPACE_CHECK_MS = 1000;
+const RECENT_SHED_MS = 10 * 60_000;
+
+export interface JournalBudgetOptions {
+  maxBytes: number;
+  maxRows: number;
+  minFreeBytes: number;
+  /** DATA_DIR, whose file system's free space is watched; null: not watched (in-memory tests). */
+  dataDir: string | null;
+  /** Free bytes of the file system holding `dir` (statfs by default). */
+  freeBytesOf?: (dir: string) => number;
+  /** State changes (never per request). */
+  log?: (level: 'warn' | 'error' | 'info', message: string) => void;
+}
+
+export interface ClassTotals {
+  rows: number;
+  bytes: number;
+}
+
+export type JournalState = 'ok' | 'warning' | 'full' | 'failing';
+
+export interface JournalStatus {
+  state: JournalState;
+  /** Why the state is not ok, in the console's words (Portuguese, like every message of the appliance). */
+  avisos: string[];
+  accepting: boolean;
+  max_bytes: number;
+  max_rows: number;
+  min_free_bytes: number;
+  noise_cap_bytes: number;
+  totals: Record<JournalClass, ClassTotals>;
+  free_bytes: number | null;
+  last_shed_at: string | null;
+  shed_rows_total: number;
+  last_write_error: string | null;
+}
+
+type Delta = Partial<Record<JournalClass, ClassTotals>>;
+
+/**
+ * The journal's byte and row budget (issue 19). Totals per class are kept in `audit_budget` with every
+ * batch (AuditWriter) and every deletion here, so a start reads three rows instead of scanning. Rules:
+ * - noise (unverified refusals and unattributed groups) takes at most NOISE_SHARE of each cap; past it,
+ *   or past a cap, or with the disk low, the oldest noise is deleted (unattributed groups, then unverified);
+ * - verified entries inside the retention are never deleted by volume: when they alone reach a cap, or
+ *   the disk is low and gateway.db has no free page left, the journal is full and /v1 answers 503 until
+ *   the retention purge, a larger budget or free space makes room;
+ * - a failed commit (disk full, I/O error) marks the journal failing until a commit succeeds.
+ */
+export class JournalBudget {
+  readonly maxBytes: number;
+  readonly maxRows: number;
+  readonly minFreeBytes: number;
+  private readonly totals: Record<JournalClass, ClassTotals>;
+  private readonly freeBytesOf: (dir: string) => number;
+  private readonly log: NonNullable<JournalBudgetOptions['log']>;
+  private freeBytes: number | null = null;
+  private freeCheckedAt = -Infinity;
+  private lastWriteError: string | null = null;
+  private lastShedAt: number | null = null;
+  private shedRowsTotal = 0;
+  private shedding: Promise<number> | null = null;
+  private reportedState: JournalState = 'ok';
+  private readonly freePages: SQLite.Statement;
+  private readonly pageSize: number;
+  private readonly purgeLog: SQLite.Statement;
+  private readonly purgeGroups: SQLite.Statement;
+  private readonly shedGroups: SQLite.Statement;
+  private readonly shedUnverified: SQLite.Statement;
+  private readonly updateTotals: SQLite.Statement;
+
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    private readonly options: JournalBudgetOptions,
+  ) {
+    this.maxBytes = options.maxBytes;
+    this.maxRows = options.maxRows;
+    this.minFreeBytes = options.minFreeBytes;
+    this.freeBytesOf = options.freeBytesOf ?? ((dir) => {
+      const s = statfsSync(dir);
+      return s.bavail * s.bsize;
+    });
+    this.log = options.log ?? ((level, message) => console[level](`audit journal: ${message}`));
+    this.totals = { verified: { rows: 0, bytes: 0 }, unverified: { rows: 0, bytes: 0 }, unattributed: { rows: 0, bytes: 0 } };
+    for (const row of sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget').all() as Array<{ kind: JournalClass } & ClassTotals>) {
+      if (row.kind in this.totals) this.totals[row.kind] = { rows: row.rows, bytes: row.bytes };
+    }
+    this.freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
+    this.pageSize = sqlite.pragma('page_size', { simple: true }) as number;
+    // RETURNING gives each deleted row's class and weight, so the totals follow in the same transaction.
+    this.purgeLog = sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT 2000) RETURNING verified, bytes');
+    this.purgeGroups = sqlite.prepare(
+      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT 2000) RETURNING NULL AS verified, bytes',
+    );
+    this.shedGroups = sqlite.prepare(
+      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT ?) RETURNING NULL AS verified, bytes',
+    );
+    this.shedUnverified = sqlite.prepare(
+      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT ?) RETURNING verified, bytes',
+    );
+    this.updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+  }
+
+  /** Totals after a committed batch or deletion (the same numbers went into audit_budget in its transaction). */
+  apply(delta: Delta): void {
+    for (const kind of JOURNAL_CLASSES) {
+      const d = delta[kind];
+      if (!d) continue;
+      this.totals[kind].rows += d.rows;
+      this.totals[kind].bytes += d.bytes;
+    }
+    if (this.lastWriteError !== null) {
+      this.lastWriteError = null;
+      this.log('info', 'commits succeed again');
+    }
+    if (this.overBudget()) void this.shed();
+    this.reportState();
+  }
+
+  commitFailed(error: Error): void {
+    const first = this.lastWriteError === null;
+    this.lastWriteError = (error as { code?: string }).code ?? error.name;
+    if (first) this.log('error', `a commit failed (${this.lastWriteError}): requests are refused with 503 until one succeeds`);
+    // Space may be why: what noise holds can be given back to verified entries.
+    void this.shed();
+    this.reportState();
+  }
+
+  /** Whether a /v1 request may run: its entry would be committed without evicting verified history. */
+  accepting(): boolean {
+    if (this.lastWriteError !== null) return false;
+    const v = this.totals.verified;
+    if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) return false;
+    if (this.lowOnSpace()) return this.freelistBytes() >= LOW_SPACE_RESERVE_BYTES;
+    return true;
+  }
+
+  status(): JournalStatus {
+    const avisos: string[] = [];
+    const v = this.totals.verified;
+    if (this.lastWriteError !== null) avisos.push(`Falha ao gravar o journal (${this.lastWriteError}): requisicoes recusadas com 503.`);
+    if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) {
+      avisos.push('Journal cheio de entradas verificadas dentro da retencao: /v1 responde 503. Aumente AUDIT_MAX_BYTES/AUDIT_MAX_ROWS.');
+    } else if (v.bytes >= this.maxBytes * WARN_SHARE || v.rows >= this.maxRows * WARN_SHARE) {
+      avisos.push(`Journal acima de ${Math.round(WARN_SHARE * 100)}% do limite com entradas verificadas.`);
+    }
+    const free = this.currentFreeBytes();
+    if (free !== null && free < this.minFreeBytes) {
+      avisos.push(`Pouco espaco livre em DATA_DIR (${free} bytes, minimo ${this.minFreeBytes}): ruido descartado; sem paginas livres, /v1 responde 503.`);
+    } else if (free !== null && free < 2 * this.minFreeBytes) {
+      avisos.push(`Espaco livre em DATA_DIR perto do minimo (${free} bytes).`);
+    }
+    if (this.lastShedAt !== null && performance.now() - this.lastShedAt < RECENT_SHED_MS) {
+      avisos.push('Ruido nao autenticado descartado para manter o journal dentro do limite.');
+    }
+    const accepting = this.accepting();
+    return {
+      state: this.stateOf(accepting, avisos.length > 0),
+      avisos,
+      accepting,
+      max_bytes: this.maxBytes,
+      max_rows: this.maxRows,
+      min_free_bytes: this.minFreeBytes,
+      noise_cap_bytes: Math.floor(this.maxBytes * NOISE_SHARE),
+      totals: structuredClone(this.totals),
+      free_bytes: free,
+      last_shed_at: this.lastShedAt === null ? null : new Date(Date.now() - (performance.now() - this.lastShedAt)).toISOString(),
+      shed_rows_total: this.shedRowsTotal,
+      last_write_error: this.lastWriteError,
+    };
+  }
+
+  /** Whether noise should go: past its share, past a cap, or the disk low. */
+  overBudget(): boolean {
+    const noise = this.noise();
+    if (noise.rows === 0) return false;
+    if (noise.bytes > this.maxBytes * NOISE_SHARE || noise.rows > this.maxRows * NOISE_SHARE) return true;
+    const all = this.all();
+    if (all.bytes > this.maxBytes || all.rows > this.maxRows) return true;
+    return this.lowOnSpace();
+  }
+
+  /**
+   * Deletes the oldest noise, unattributed groups first, then unverified refusals, in short transactions
+   * with a pause between them, until the budget holds. One run at a time; resolves to the rows deleted.
+   */
+  shed(options: { chunkRows?: number; pauseMs?: number } = {}): Promise<number> {
+    this.shedding ??= this.runShed(options.chunkRows ?? 500, options.pauseMs ?? 2).finally(() => {
+      this.shedding = null;
+    });
+    return this.shedding;
+  }
+
+  /** Deletes every entry older than `cutoffIso`, whatever its class (the spec's 30-day retention). */
+  purgeOlderThan(cutoffIso: string): number {
+    let total = 0;
+    for (;;) {
+      const n = this.deleteChunk(this.purgeLog, cutoffIso) + this.deleteChunk(this.purgeGroups, cutoffIso.slice(0, 16));
+      total += n;
+      if (n === 0) return total;
+    }
+  }
+
+  /** One deletion and its totals in one transaction; returns the rows deleted. */
+  private deleteChunk(statement: SQLite.Statement, parameter: unknown): number {
+    const delta = this.sqlite.transaction(() => {
+      const rows = statement.all(parameter) as Array<{ verified: number | null; bytes: number }>;
+      const d: Record<JournalClass, ClassTotals> = {
+        verified: { rows: 0, bytes: 0 },
+        unverified: { rows: 0, bytes: 0 },
+        unattributed: { rows: 0, bytes: 0 },
+      };
+      for (const row of rows) {
+        const kind: JournalClass = row.verified === null ? 'unattributed' : row.verified === 1 ? 'verified' : 'unverified';
+        d[kind].rows -= 1;
+        d[kind].bytes -= row.bytes;
+      }
+      for (const kind of JOURNAL_CLASSES) if (d[kind].rows !== 0) this.updateTotals.run(d[kind].rows, d[kind].bytes, kind);
+      return { d, n: rows.length };
+    }).immediate();
+    if (delta.n > 0) {
+      for (const kind of JOURNAL_CLASSES) {
+        this.totals[kind].rows += delta.d[kind].rows;
+        this.totals[kind].bytes += delta.d[kind].bytes;
+      }
+    }
+    return delta.n;
+  }
+
+  private async runShed(chunkRows: number, pauseMs: number): Promise<number> {
+    let deleted = 0;
+    const lowSpace = () => this.lowOnSpace();
+    try {
+      while (this.sqlite.open && (this.overBudget() || (lowSpace() && this.noise().rows > 0))) {
+        const n = this.totals.unattributed.rows > 0 ? this.deleteChunk(this.shedGroups, chunkRows) : this.deleteChunk(this.shedUnverified, chunkRows);
+        if (n === 0) break;
+        deleted += n;
+        await sleep(pauseMs);
+      }
+    } catch (error) {
+      this.log('error', `shedding stopped: ${(error as Error).message}`);
+    }
+    if (deleted > 0) {
+      this.lastShedAt = performance.now();
+      this.shedRowsTotal += deleted;
+      this.log('warn', `${deleted} unauthenticated entries shed to keep the journal within its budget`);
+    }
+    this.reportState();
+    return deleted;
+  }
+
+  private noise(): ClassTotals {
+    const u = this.totals.unverified;
+    const g = this.totals.unattributed;
+    return { rows: u.rows + g.rows, bytes: u.bytes + g.bytes };
+  }
+
+  private all(): ClassTotals {
+    const n = this.noise();
+    return { rows: n.rows + this.totals.verified.rows, bytes: n.bytes + this.totals.verified.bytes };
+  }
+
+  private currentFreeBytes(): number | null {
+    if (this.options.dataDir === null) return null;
+    const t = performance.now();
+    if (t - this.freeCheckedAt >= FREE_SPACE_CHECK_MS) {
+      this.freeCheckedAt = t;
+      try {
+        this.freeBytes = this.freeBytesOf(this.options.dataDir);
+      } catch {
+        this.freeBytes = null;
+      }
+    }
+    return this.freeBytes;
+  }
+
+  private lowOnSpace(): boolean {
+    const free = this.currentFreeBytes();
+    return free !== null && free < this.minFreeBytes;
+  }
+
+  private freelistBytes(): number {
+    try {
+      return (this.freePages.get() as number) * this.pageSize;
+    } catch {
+      return 0;
+    }
+  }
+
+  private stateOf(accepting: boolean, warned: boolean): JournalState {
+    return this.lastWriteError !== null ? 'failing' : !accepting ? 'full' : warned ? 'warning' : 'ok';
+  }
+
+  /** Cheap enough for every batch: the warning thresholds without building their messages. */
+  private currentState(): JournalState {
+    const v = this.totals.verified;
+    const free = this.currentFreeBytes();
+    const warned =
+      v.bytes >= this.maxBytes * WARN_SHARE ||
+      v.rows >= this.maxRows * WARN_SHARE ||
+      (free !== null && free < 2 * this.minFreeBytes) ||
+      (this.lastShedAt !== null && performance.now() - this.lastShedAt < RECENT_SHED_MS);
+    return this.stateOf(this.accepting(), warned);
+  }
+
+  /** One log line per change of state, never one per request. */
+  private reportState(): void {
+    const state = this.currentState();
+    if (state === this.reportedState) return;
+    const previous = this.reportedState;
+    this.reportedState = state;
+    if (state === 'ok') this.log('info', `state ${previous} -> ok`);
+    else this.log(state === 'warning' ? 'warn' : 'error', `state ${previous} -> ${state}: ${this.status().avisos.join(' ')}`);
+  }
+}
