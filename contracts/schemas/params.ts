@@ -43,6 +43,31 @@ export const dateString = z
     return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
   }, 'Data inexistente.');
 
+/**
+ * Control characters (Unicode Cc: C0 including tab and line breaks, DEL, C1) have no place in a query or
+ * path value: no id, date, flag, CPF or name search carries one (a NUL even ends backend-sim's FTS5 query).
+ */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+export const CONTROL_CHARACTER_MESSAGE = 'Caracteres de controle nao sao aceitos.';
+
+/** A name as it can be shown in an error: its control characters written as `\uXXXX`. */
+const printable = (name: string): string =>
+  name.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * The first parameter of a parsed query string or path (`{name: value | value[]}`) whose name or value
+ * holds a control character, as it can be shown; null when there is none.
+ */
+export function fieldWithControlCharacter(values: unknown): string | null {
+  if (values === null || typeof values !== 'object') return null;
+  for (const [name, value] of Object.entries(values)) {
+    const list: unknown[] = Array.isArray(value) ? value : [value];
+    if (CONTROL_CHARACTER.test(name) || list.some((v) => typeof v === 'string' && CONTROL_CHARACTER.test(v))) return printable(name);
+  }
+  return null;
+}
+
 /** Query objects reject unknown parameters: a whitelist violation is a 400. */
 export const queryObject = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape);
 

@@ -2,10 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ApiErrorCode } from '../../contracts/errors.ts';
 import type { Scope } from '../../contracts/scopes.ts';
-import { emptyQuery, paginationMeta } from '../../contracts/schemas/params.ts';
+import { CONTROL_CHARACTER_MESSAGE, emptyQuery, fieldWithControlCharacter, paginationMeta } from '../../contracts/schemas/params.ts';
 import type { BackendClient, BackendQuery } from '../backend/client.ts';
+import { invalidParam } from '../errors.ts';
 import { addMeta } from '../http/envelope.ts';
 import { conforming } from '../http/schemas.ts';
+import { syncHook } from '../http/sync-hooks.ts';
 import { backendIdempotency } from '../idempotency/idempotency-plugin.ts';
 import type { AuthContext } from '../http/request-context.ts';
 import type { Presigner } from '../storage/presigner.ts';
@@ -198,6 +200,17 @@ export interface OperationDeps {
   presigner: Presigner;
 }
 
+/**
+ * A control character in a path or query parameter (its value or its name) is a 400 naming it, on every
+ * operation, after authentication and before its schema: the schemas would word it as a bad id or date,
+ * or pass it on (a name search), and backend-sim's search cannot take a NUL (docs/decisions.md).
+ */
+const rejectControlCharacters = syncHook((request) => {
+  const field = fieldWithControlCharacter(request.params) ?? fieldWithControlCharacter(request.query);
+  if (field === null) return;
+  throw invalidParam(field, `Parametro invalido: ${field}. ${CONTROL_CHARACTER_MESSAGE}`, { lista: [{ field, msg: CONTROL_CHARACTER_MESSAGE }] });
+});
+
 /** Registers each definition as a route of `app` (the /v1 scope). */
 export function registerOperations(app: FastifyInstance, operations: Operation[], deps: OperationDeps): void {
   for (const operation of operations) {
@@ -228,6 +241,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
       method: operation.method,
       url: operation.url,
       bodyLimit: operation.bodyLimit ?? SMALL_BODY_LIMIT,
+      preValidation: rejectControlCharacters,
       // Absent keys rather than undefined ones: Fastify warns about a declared-but-missing schema.
       schema: {
         ...(operation.params ? { params: operation.params } : {}),
