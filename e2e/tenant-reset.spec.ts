@@ -4,9 +4,9 @@ import type { Page } from '@playwright/test';
 import { expect, SignedClient, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 
-// Issue 13 § Reset a tenant: the QA loop end to end. An operator issues a token (shown once), a test's
-// beforeEach resets a clinic with it (no cookie, no CSRF), the console resets with a confirmation, and a
-// revoked token is refused.
+// Issue 13 § Reset a tenant: the QA loop end to end. An operator issues a token (shown once) for one
+// clinic with an expiry (issue 19), a test's beforeEach resets that clinic with it (no cookie, no CSRF;
+// another clinic is refused), the console resets with a confirmation, and a revoked token is refused.
 const env = e2eEnv();
 const SLUG = 'reset-e2e';
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
@@ -23,8 +23,8 @@ const v1 = (creds: { apiKey: string; apiSecret: string }, method: string, target
   new SignedClient(env.baseUrl, creds).call(method, target, body || undefined);
 
 /** What the README's beforeEach does. */
-const automationReset = (token: string) =>
-  fetch(`${env.baseUrl}/admin/api/automation/tenants/${SLUG}/reset`, {
+const automationReset = (token: string, slug = SLUG) =>
+  fetch(`${env.baseUrl}/admin/api/automation/tenants/${slug}/reset`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: '{}',
@@ -64,13 +64,24 @@ test('QA resets a clinic with an operator token and from the console; a revoked 
   });
 
   let token = '';
-  await test.step('issue an operator token: shown once', async () => {
+  await test.step('issue an operator token for this clinic, with an expiry: shown once', async () => {
     await page.getByRole('link', { name: 'Operator tokens' }).click();
     await page.getByRole('button', { name: '+ New token' }).click();
-    await page.getByLabel('Label').fill('Playwright beforeEach');
+    const form = page.getByRole('dialog');
+    await form.getByLabel('Label').fill('Playwright beforeEach');
+    // No clinic chosen: the form says so instead of issuing an all-clinics token.
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    await expect(form.getByText('Choose at least one clinic')).toBeVisible();
+    await form.getByLabel(SLUG, { exact: true }).check();
+    await expect(form.getByLabel('Expires in (days)')).toHaveValue('30');
+    await form.getByLabel('Expires in (days)').fill('400');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    await expect(form.getByText('from 1 to 365')).toBeVisible();
+    await form.getByLabel('Expires in (days)').fill('7');
     await page.getByRole('button', { name: 'Issue token' }).click();
     const dialog = page.getByRole('dialog');
     await expect(dialog.getByText('it will not be shown again')).toBeVisible();
+    await expect(dialog).toContainText(SLUG);
     token = (await dialog.getByTestId('issued-operator-token').textContent())!.trim();
     expect(token).toMatch(/^ce_op_[A-Za-z0-9_-]{43}$/);
     await expect(dialog.getByRole('button', { name: 'Done' })).toBeDisabled();
@@ -79,7 +90,13 @@ test('QA resets a clinic with an operator token and from the console; a revoked 
     await dialog.getByRole('button', { name: 'Done' }).click();
     const row = page.getByRole('row', { name: /Playwright beforeEach/ });
     await expect(row).toContainText(token.slice(0, 10));
+    await expect(row).toContainText(SLUG);
+    await expect(row).toContainText('active');
     await expect(page.locator('body')).not.toContainText(token);
+    const listed = await (await page.request.get(`${env.baseUrl}/admin/api/operator-tokens`)).json();
+    const view = listed.data.find((t: { label: string }) => t.label === 'Playwright beforeEach');
+    expect(view.tenants).toEqual([SLUG]);
+    expect(Date.parse(view.expires_at) - Date.parse(view.created_at)).toBe(7 * 86_400_000);
   });
 
   await test.step("a test's beforeEach resets the clinic with the token", async () => {
@@ -89,14 +106,20 @@ test('QA resets a clinic with an operator token and from the console; a revoked 
     expect(res.status).toBe(200);
     expect((await res.json()).data).toMatchObject({ slug: SLUG, nome: 'Clinica Reset E2E' });
     expect(await patients(creds)).toBe(0);
+    // Bound to this clinic: any other clinic is refused.
+    const other = await automationReset(token, env.tenant);
+    expect(other.status).toBe(403);
+    expect((await other.json()).error.code).toBe('ADMIN_FORBIDDEN');
   });
 
-  await test.step('the console resets after a typed confirmation', async () => {
+  await test.step('the console resets after a typed confirmation; the journal is kept', async () => {
     await addPatient(creds);
     await page.getByRole('link', { name: 'Clinics' }).click();
     await page.getByRole('button', { name: `Reset ${SLUG}` }).click();
     const dialog = page.getByRole('dialog');
     await expect(dialog).toContainText('Everything written to this clinic since its first start is lost');
+    await expect(dialog).toContainText('The journal is kept');
+    await expect(dialog.getByText(/audit entries/)).toHaveCount(0);
     const confirm = dialog.getByRole('button', { name: 'Reset clinic' });
     await expect(confirm).toBeDisabled();
     await dialog.getByLabel(`Type ${SLUG} to confirm`).fill(SLUG);

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { GatewayDb } from '../db/database.ts';
-import { ApiError } from '../errors.ts';
-import type { OperatorTokenView } from './reset-schemas.ts';
+import type { ApplianceClock } from '../clock.ts';
+import { ApiError, invalidParam } from '../errors.ts';
+import { ALL_TENANTS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from './reset-schemas.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,15 +20,30 @@ const sha256 = (value: string): string => createHash('sha256').update(value).dig
 
 export type { OperatorTokenView };
 
+/** The clinics a token may act on: their slugs, or every clinic. */
+export type TokenTenants = string[] | typeof ALL_TENANTS;
+
 export interface ActiveOperatorToken {
   id: number;
   label: string;
   operatorId: number;
+  tenants: TokenTenants;
 }
+
+export interface IssueOperatorTokenRequest {
+  operatorId: number;
+  label: string;
+  tenants: TokenTenants;
+  expiresInDays: number;
+}
+
+const DAY_MS = 86_400_000;
 
 /**
  * Operator API tokens: `ce_op_` + 32 random bytes (base64url). Shown once at creation; the table keeps
- * its SHA-256 (a high-entropy token needs no slow hash) and a short prefix to recognise it by.
+ * its SHA-256 (a high-entropy token needs no slow hash) and a short prefix to recognise it by. Each is
+ * bound to named clinics (or, asked for explicitly, all of them) and expires (issue 19). `now` is the
+ * appliance clock, so moving it in development mode expires tokens as time would.
  */
 export class OperatorTokenStore {
   constructor(
@@ -35,16 +51,26 @@ export class OperatorTokenStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(operatorId: number, label: string): Promise<{ token: string; view: OperatorTokenView }> {
+  async create(input: IssueOperatorTokenRequest): Promise<{ token: string; view: OperatorTokenView }> {
+    if (!Number.isInteger(input.expiresInDays) || input.expiresInDays < 1 || input.expiresInDays > OPERATOR_TOKEN_MAX_DAYS) {
+      throw invalidParam('expires_in_days', `Validade em dias: um inteiro de 1 a ${OPERATOR_TOKEN_MAX_DAYS}.`);
+    }
+    const all = input.tenants === ALL_TENANTS;
+    const slugs = all ? [] : [...new Set(input.tenants as string[])];
+    if (!all) await this.requireTenants(slugs);
     const token = OPERATOR_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    const now = this.now();
     const row = await this.db
       .insertInto('operator_tokens')
       .values({
-        label,
+        label: input.label,
         token_hash: sha256(token),
         token_prefix: token.slice(0, OPERATOR_TOKEN_PREFIX.length + 4),
-        operator_id: operatorId,
-        created_at: new Date(this.now()).toISOString(),
+        operator_id: input.operatorId,
+        tenants: JSON.stringify(slugs),
+        all_tenants: all ? 1 : 0,
+        created_at: new Date(now).toISOString(),
+        expires_at: new Date(now + input.expiresInDays * DAY_MS).toISOString(),
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -53,13 +79,14 @@ export class OperatorTokenStore {
 
   async list(): Promise<OperatorTokenView[]> {
     const rows = await this.query().orderBy('operator_tokens.id', 'desc').execute();
-    return rows.map(toView);
+    const now = this.now();
+    return rows.map((row) => toView(row, now));
   }
 
   async get(id: number): Promise<OperatorTokenView> {
     const row = await this.query().where('operator_tokens.id', '=', id).executeTakeFirst();
     if (!row) throw new ApiError('RES_NOT_FOUND', 'Token de operador inexistente.');
-    return toView(row);
+    return toView(row, this.now());
   }
 
   /** Revoked at once and for good; revoking twice is a no-op that answers the same view. */
@@ -74,20 +101,41 @@ export class OperatorTokenStore {
     return this.get(id);
   }
 
-  /** The token of an `Authorization: Bearer` header; 401 ADMIN_UNAUTHENTICATED when absent, unknown or revoked. */
-  async authenticate(header: string | undefined): Promise<ActiveOperatorToken> {
+  /**
+   * The token of an `Authorization: Bearer` header; 401 ADMIN_UNAUTHENTICATED when absent, unknown,
+   * revoked or expired (each says which). `at`: the appliance time to judge the expiry by.
+   */
+  async authenticate(header: string | undefined, at: number = this.now()): Promise<ActiveOperatorToken> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!match) {
       throw new ApiError('ADMIN_UNAUTHENTICATED', 'Envie um token de operador em Authorization: Bearer <token> (emitido no console).');
     }
     const token = match[1];
     const row = TOKEN_PATTERN.test(token)
-      ? await this.db.selectFrom('operator_tokens').select(['id', 'label', 'operator_id', 'revoked_at']).where('token_hash', '=', sha256(token)).executeTakeFirst()
+      ? await this.db
+          .selectFrom('operator_tokens')
+          .select(['id', 'label', 'operator_id', 'revoked_at', 'expires_at', 'tenants', 'all_tenants'])
+          .where('token_hash', '=', sha256(token))
+          .executeTakeFirst()
       : undefined;
     if (!row) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Token de operador invalido.');
     if (row.revoked_at) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Token de operador revogado.');
-    await this.db.updateTable('operator_tokens').set({ last_used_at: new Date(this.now()).toISOString() }).where('id', '=', row.id).execute();
-    return { id: row.id, label: row.label, operatorId: row.operator_id };
+    if (isExpired(row.expires_at, at)) {
+      throw new ApiError('ADMIN_UNAUTHENTICATED', `Token de operador expirado em ${row.expires_at}. Emita outro no console.`);
+    }
+    await this.db.updateTable('operator_tokens').set({ last_used_at: new Date(at).toISOString() }).where('id', '=', row.id).execute();
+    return { id: row.id, label: row.label, operatorId: row.operator_id, tenants: tenantsOf(row) };
+  }
+
+  /** Every slug names an existing clinic: 400 VAL_INVALID_PARAM on `tenants` listing those that do not. */
+  private async requireTenants(slugs: string[]): Promise<void> {
+    if (slugs.length === 0) throw invalidParam('tenants', 'Informe as clinicas do token (tenants: ["slug", ...]) ou "*" para todas.');
+    const known = await this.db.selectFrom('tenants').select('slug').where('slug', 'in', slugs).execute();
+    const found = new Set(known.map((t) => t.slug));
+    const unknown = slugs.filter((slug) => !found.has(slug));
+    if (unknown.length > 0) {
+      throw invalidParam('tenants', `Clinica inexistente: ${unknown.join(', ')}.`, { desconhecidas: unknown });
+    }
   }
 
   private query() {
@@ -98,7 +146,10 @@ export class OperatorTokenStore {
         'operator_tokens.id',
         'operator_tokens.label',
         'operator_tokens.token_prefix',
+        'operator_tokens.tenants',
+        'operator_tokens.all_tenants',
         'operator_tokens.created_at',
+        'operator_tokens.expires_at',
         'operator_tokens.last_used_at',
         'operator_tokens.revoked_at',
         'operators.username',
@@ -106,32 +157,70 @@ export class OperatorTokenStore {
   }
 }
 
-function toView(row: {
-  id: number;
-  label: string;
-  token_prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  username: string | null;
-}): OperatorTokenView {
+/** An unreadable expiry counts as expired. */
+const isExpired = (expiresAt: string, at: number): boolean => !(Date.parse(expiresAt) > at);
+
+function tenantsOf(row: { tenants: string; all_tenants: number }): TokenTenants {
+  if (row.all_tenants === 1) return ALL_TENANTS;
+  try {
+    const parsed: unknown = JSON.parse(row.tenants);
+    return Array.isArray(parsed) ? parsed.filter((slug): slug is string => typeof slug === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function toView(
+  row: {
+    id: number;
+    label: string;
+    token_prefix: string;
+    tenants: string;
+    all_tenants: number;
+    created_at: string;
+    expires_at: string;
+    last_used_at: string | null;
+    revoked_at: string | null;
+    username: string | null;
+  },
+  now: number,
+): OperatorTokenView {
   return {
     id: row.id,
     label: row.label,
     prefix: `${row.token_prefix}…`,
     operator: row.username,
+    tenants: tenantsOf(row),
     created_at: row.created_at,
+    expires_at: row.expires_at,
     last_used_at: row.last_used_at,
     revoked_at: row.revoked_at,
-    status: row.revoked_at ? 'revoked' : 'active',
+    status: row.revoked_at ? 'revoked' : isExpired(row.expires_at, now) ? 'expired' : 'active',
   };
+}
+
+/** Whether the token may act on this clinic. */
+export function tokenAllows(token: ActiveOperatorToken, slug: string): boolean {
+  return token.tenants === ALL_TENANTS || token.tenants.includes(slug);
+}
+
+/** 403 ADMIN_FORBIDDEN unless the token is bound to this clinic (or to all). */
+export function requireTokenTenant(token: ActiveOperatorToken, slug: string): void {
+  if (tokenAllows(token, slug)) return;
+  const bound = token.tenants === ALL_TENANTS ? '*' : token.tenants.join(', ');
+  throw new ApiError('ADMIN_FORBIDDEN', `Este token de operador nao vale para a clinica "${slug}" (vale para: ${bound}).`, {
+    field: 'slug',
+    tenants: token.tenants,
+  });
 }
 
 const authenticated = new WeakMap<FastifyRequest, ActiveOperatorToken>();
 
 /** onRequest step of an automation route: the token becomes the request's principal (audited as its operator). */
 export async function authenticateOperatorToken(request: FastifyRequest, store: OperatorTokenStore): Promise<void> {
-  const token = await store.authenticate(request.headers.authorization);
+  // Expiry is judged by the appliance clock (the gateway's decoration), like every time rule; real time without one.
+  const clock = request.server.applianceClock as ApplianceClock | undefined;
+  const token = await store.authenticate(request.headers.authorization, clock?.now());
   authenticated.set(request, token);
   request.adminAuditOperatorId = token.operatorId;
 }

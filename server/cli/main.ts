@@ -1,4 +1,4 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import { API_RELEASE, loadConfig, ConfigError } from '../config.ts';
 import { openGatewayServices, type GatewayServices } from '../stack.ts';
@@ -6,8 +6,13 @@ import { ALL_SCOPES, SCOPE_PRESETS, isScope, type Scope } from '../../contracts/
 import { KeyServiceError } from '../keys/keys.service.ts';
 import { TenantServiceError } from '../tenants/tenants.service.ts';
 import { resetTenant } from '../tenants/tenant-reset.ts';
-import { confirmReset, describeReset, explainResetFailure, type ResetCliOptions } from './tenant-reset.ts';
+import { AUDIT_FLAG_GONE, confirmReset, describeReset, explainResetFailure, resetRefusalFor, type ResetCliOptions } from './tenant-reset.ts';
 import { addClockCommands } from './clock.ts';
+import { journalCliAction } from './journal.ts';
+import { ApplianceClock } from '../clock.ts';
+import { OperatorTokenStore, type TokenTenants } from '../admin/operator-tokens.ts';
+import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from '../admin/reset-schemas.ts';
+import { fromServiceError } from '../admin/http.ts';
 import { readRuntimeFile } from '../runtime-file.ts';
 import { ApiError } from '../errors.ts';
 import { medicoListItem } from '../../contracts/schemas/medicos.ts';
@@ -37,6 +42,31 @@ function parseMedico(value: string): number {
   if (!/^(0|[1-9]\d*)$/.test(value)) throw new InvalidArgumentError('must be a doctor id (integer >= 0; 0 = unbound)');
   return Number(value);
 }
+
+function parseDays(value: string): number {
+  const days = /^[1-9]\d*$/.test(value) ? Number(value) : NaN;
+  if (!(days <= OPERATOR_TOKEN_MAX_DAYS)) throw new InvalidArgumentError(`must be a whole number of days from 1 to ${OPERATOR_TOKEN_MAX_DAYS}`);
+  return days;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** The appliance clock of DATA_DIR (development mode follows clock.json): the gateway's time for journal entries and token expiry. */
+function applianceClock(): ApplianceClock {
+  const config = loadConfig();
+  return new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });
+}
+
+/** A service failure as the console API would answer it (status and code for the journal). */
+function asApiError(error: unknown): unknown {
+  try {
+    fromServiceError(error);
+  } catch (mapped) {
+    return mapped;
+  }
+}
+
+const tenantsText = (tenants: TokenTenants): string => (tenants === ALL_TENANTS ? '* (all clinics)' : tenants.join(', '));
 
 async function withServices<T>(fn: (services: GatewayServices) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -117,15 +147,44 @@ export function buildCli(): Command {
     });
   tenants
     .command('reset')
-    .description('put a clinic back to its first-start data (same ids, same rows) and forget its idempotency keys; keys stay valid')
+    .description(
+      'put a clinic back to its first-start data (same ids, same rows) and forget its idempotency keys; keys stay valid, the journal is kept ' +
+        'and records the reset. Refused with APP_ENV=production unless ALLOW_TENANT_RESET=true',
+    )
     .argument('<slug>', 'the clinic')
-    .option('--audit', 'also delete its audit entries')
+    .addOption(new Option('--audit', AUDIT_FLAG_GONE).hideHelp())
     .option('--files', 'also delete the files uploaded for it')
     .option('--yes', 'do not ask for confirmation (scripts, CI)')
     .option('--json', 'machine-readable output')
     .action(async (slug: string, opts: ResetCliOptions) => {
-      await confirmReset(slug, opts);
-      const result = await withServices((s) => resetTenant({ db: s.gatewayDb.db, backend: s.backend }, slug, opts).catch(explainResetFailure));
+      if (opts.audit) throw new UsageError(AUDIT_FLAG_GONE);
+      const refusal = resetRefusalFor(loadConfig());
+      if (!refusal) await confirmReset(slug, opts);
+      const result = await withServices(async (s) => {
+        const clock = applianceClock();
+        const started = { startedAt: clock.now(), startedPerf: performance.now() };
+        const tenant = await s.tenants.get(slug);
+        const subject = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null };
+        const command = `tenants reset ${slug}${opts.files ? ' --files' : ''}`;
+        const journal = (detail: Record<string, unknown>, error?: unknown) =>
+          journalCliAction(s.gatewayDb.db, { action: 'tenant.reset', command, ...started, subject: { ...subject, detail: { slug, files: Boolean(opts.files), ...detail } }, error });
+        if (refusal) {
+          // Journaled like the console's refusal: someone tried.
+          await journal({}, new ApiError('OPERATION_NOT_ALLOWED', refusal)).catch(() => undefined);
+          throw new UsageError(refusal);
+        }
+        let reset: Awaited<ReturnType<typeof resetTenant>>;
+        try {
+          reset = await resetTenant({ db: s.gatewayDb.db, backend: s.backend }, slug, { files: opts.files });
+        } catch (error) {
+          await journal({}, asApiError(error)).catch(() => undefined);
+          return explainResetFailure(error);
+        }
+        await journal({ ...reset, journal_kept: true }).catch((error: unknown) => {
+          throw new Error(`clinic "${slug}" was reset, but its journal entry could not be written: ${error instanceof Error ? error.message : String(error)}`);
+        });
+        return reset;
+      });
       if (opts.json) return print(result);
       info(describeReset(result));
     });
@@ -199,6 +258,102 @@ export function buildCli(): Command {
     .action(async (opts: { tenant: string; key: string; scopes: Scope[] }) => {
       const id = await withServices((s) => s.keys.importLegacy({ tenantSlug: opts.tenant, apiKey: opts.key, scopes: opts.scopes }));
       info(`legacy key registered with id ${id}; rotate it to issue a usable secret`);
+    });
+
+  const tokens = program
+    .command('tokens')
+    .description('operator API tokens for the automation routes (POST /admin/api/automation/tenants/<slug>/reset), bound to clinics, with an expiry');
+  tokens
+    .command('create')
+    .description(`issue a token (shown once) for named clinics, or all of them when asked for; it expires after --expires-in-days`)
+    .requiredOption('--label <text>', 'what the token is for, e.g. "Playwright suite - CI"')
+    .option('--tenant <slug>', 'a clinic the token may reset; repeat for more', collect, [])
+    .option('--all-tenants', 'every clinic, present and future (the admin API\'s "*"): only when that is what you mean')
+    .option('--expires-in-days <n>', `validity in days (default ${OPERATOR_TOKEN_DEFAULT_DAYS}, at most ${OPERATOR_TOKEN_MAX_DAYS})`, parseDays, OPERATOR_TOKEN_DEFAULT_DAYS)
+    .option('--operator <username>', 'the operator it is issued under and audited as (default: OPERATOR_USERNAME, "admin")')
+    .option('--json', 'print {"token", "id", "tenants", "expires_at", ...} (the admin API\'s answer)')
+    .action(async (opts: { label: string; tenant: string[]; allTenants?: boolean; expiresInDays: number; operator?: string; json?: boolean }) => {
+      if (opts.allTenants && opts.tenant.length > 0) throw new UsageError('use either --tenant (repeatable) or --all-tenants, not both');
+      if (!opts.allTenants && opts.tenant.length === 0) {
+        throw new UsageError('name the clinics the token may reset: --tenant <slug> (repeat for more), or --all-tenants for every clinic');
+      }
+      const label = opts.label.trim();
+      if (label.length === 0 || label.length > 100) throw new UsageError('--label: 1 to 100 characters');
+      const username = opts.operator ?? loadConfig().operator.username;
+      const issued = await withServices(async (s) => {
+        const db = s.gatewayDb.db;
+        const operator = await db.selectFrom('operators').select('id').where('username', '=', username).executeTakeFirst();
+        if (!operator) throw new UsageError(`operator "${username}" does not exist (--operator, or OPERATOR_USERNAME)`);
+        const requested: TokenTenants = opts.allTenants ? ALL_TENANTS : [...new Set(opts.tenant)];
+        if (requested !== ALL_TENANTS) {
+          const known = new Set((await s.tenants.list()).map((t) => t.slug));
+          const unknown = requested.filter((slug) => !known.has(slug));
+          if (unknown.length > 0) throw new UsageError(`no such clinic: ${unknown.join(', ')} (see \`tenants list\`)`);
+        }
+        const clock = applianceClock();
+        const started = { startedAt: clock.now(), startedPerf: performance.now() };
+        const result = await new OperatorTokenStore(db, () => clock.now()).create({
+          operatorId: operator.id,
+          label,
+          tenants: requested,
+          expiresInDays: opts.expiresInDays,
+        });
+        const { view } = result;
+        await journalCliAction(db, {
+          action: 'operator_token.create',
+          command: `tokens create --label ${JSON.stringify(label)} ${requested === ALL_TENANTS ? '--all-tenants' : requested.map((t) => `--tenant ${t}`).join(' ')} --expires-in-days ${opts.expiresInDays}`,
+          ...started,
+          operatorId: operator.id,
+          subject: { detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at } },
+        });
+        return result;
+      });
+      if (opts.json) return print({ token: issued.token, ...issued.view });
+      print(`id:         ${issued.view.id}\ntoken:      ${issued.token}\nclinics:    ${tenantsText(issued.view.tenants)}\nexpires_at: ${issued.view.expires_at}`);
+      info('The token is shown only now: store it in your CI secrets. Use it as `Authorization: Bearer <token>`; revoke it with `tokens revoke <id>`.');
+    });
+  tokens
+    .command('list')
+    .description('operator tokens (never the token itself): clinics, expiry and status (active, expired, revoked)')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { json?: boolean }) => {
+      const clock = applianceClock();
+      const rows = await withServices((s) => new OperatorTokenStore(s.gatewayDb.db, () => clock.now()).list());
+      if (opts.json) return print(rows);
+      print(
+        table(
+          rows.map((t: OperatorTokenView) => ({
+            id: t.id,
+            label: t.label,
+            token: t.prefix,
+            clinics: tenantsText(t.tenants),
+            status: t.status,
+            expires_at: t.expires_at,
+            last_used: t.last_used_at ?? '-',
+            operator: t.operator ?? '-',
+          })),
+        ),
+      );
+    });
+  tokens
+    .command('revoke')
+    .description('revoke a token for good (its calls answer 401 at once)')
+    .argument('<id>', 'token id (tokens list)', parseId)
+    .option('--json', 'machine-readable output')
+    .action(async (id: number, opts: { json?: boolean }) => {
+      const clock = applianceClock();
+      const view = await withServices(async (s) => {
+        const started = { startedAt: clock.now(), startedPerf: performance.now() };
+        const store = new OperatorTokenStore(s.gatewayDb.db, () => clock.now());
+        const revoked = await store.revoke(id).catch((error: unknown) => {
+          if (error instanceof ApiError && error.code === 'RES_NOT_FOUND') throw new UsageError(`operator token ${id} does not exist`);
+          throw error;
+        });
+        await journalCliAction(s.gatewayDb.db, { action: 'operator_token.revoke', command: `tokens revoke ${id}`, ...started, subject: { detail: { token_id: id } } });
+        return revoked;
+      });
+      if (opts.json) return print(view);
+      info(`operator token ${view.id} (${view.prefix}) revoked`);
     });
   addClockCommands(program);
   return program;

@@ -5,12 +5,22 @@ import { TenantServiceError } from './tenants.service.ts';
 import type { TenantResetResult } from '../admin/reset-schemas.ts';
 
 export interface TenantResetOptions {
-  /** Also delete the tenant's audit entries (API calls and console actions on it). */
-  audit?: boolean;
   /** Also delete the objects uploaded for the tenant in storage. */
   files?: boolean;
 }
 
+/** The environment variable that allows a reset with APP_ENV=production. */
+export const TENANT_RESET_OPT_IN = 'ALLOW_TENANT_RESET';
+
+/**
+ * A reset is a development/test feature (issue 19): in production it is refused unless the operator
+ * opted in with ALLOW_TENANT_RESET=true. Null when allowed; otherwise why not, naming the opt-in.
+ * The console API answers the refusal 403 OPERATION_NOT_ALLOWED, as it does the clock control.
+ */
+export function tenantResetRefusal(policy: { development: boolean; optIn: boolean }): string | null {
+  if (policy.development || policy.optIn) return null;
+  return `tenant reset is disabled with APP_ENV=production: set ${TENANT_RESET_OPT_IN}=true to allow it`;
+}
 
 const backendReset = z.object({
   slug: z.string(),
@@ -24,9 +34,11 @@ const backendReset = z.object({
 /**
  * Puts a tenant back to its first-start state (issue 13): backend-sim restores the clinic database from
  * the copy taken at the tenant's first start (and drops its idempotency markers and, if asked, its
- * uploads); then the gateway forgets the idempotency keys of the tenant's API keys, takes the clinic's
- * first-start name back and, if asked, deletes its audit entries. Keys, scopes, bindings and secrets
- * stay: a reset is about data, not credentials. Used by the CLI, the console and the automation route.
+ * uploads); then the gateway forgets the idempotency keys of the tenant's API keys and takes the
+ * clinic's first-start name back. Keys, scopes, bindings and secrets stay: a reset is about data, not
+ * credentials. The journal stays too (issue 19): a reset never deletes an audit entry, and its caller
+ * writes one saying what it reset. Used by the CLI, the console and the automation route; each checks
+ * tenantResetRefusal first.
  */
 export type { TenantResetResult };
 
@@ -44,12 +56,9 @@ export async function resetTenant(deps: { db: GatewayDb; backend: BackendClient 
       .deleteFrom('idempotency_keys')
       .where('chave_id', 'in', trx.selectFrom('api_keys').select('id').where('tenant_id', '=', tenant.id))
       .executeTakeFirst();
-    const audit = options.audit
-      ? await trx.deleteFrom('audit_log').where('tenant_id', '=', tenant.id).executeTakeFirst()
-      : null;
     // The clinic's name lives in both places (console settings change both): the first-start one wins.
     await trx.updateTable('tenants').set({ nome: data.nome }).where('id', '=', tenant.id).execute();
-    return { keys: Number(keys.numDeletedRows), audit: audit ? Number(audit.numDeletedRows) : null };
+    return { keys: Number(keys.numDeletedRows) };
   });
   return {
     slug,
@@ -57,7 +66,6 @@ export async function resetTenant(deps: { db: GatewayDb; backend: BackendClient 
     rows_restored: data.rows,
     idempotency_keys_removed: gateway.keys,
     idempotency_markers_removed: data.idempotency_markers_removed,
-    audit_entries_removed: gateway.audit,
     files_removed: data.files_removed,
     database_ms: data.database_ms,
     duration_ms: Math.round((performance.now() - started) * 10) / 10,

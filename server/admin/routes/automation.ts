@@ -1,19 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminDeps } from '../admin-plugin.ts';
-import { operatorTokenOf } from '../operator-tokens.ts';
+import { operatorTokenOf, requireTokenTenant, tokenAllows } from '../operator-tokens.ts';
 import { parseInput } from '../http.ts';
-import { tenantResetSchema } from '../reset-schemas.ts';
-import { resetRoute, slugParams } from './tenants.ts';
+import { resetRoute, slugParams, tenantResetPolicy } from './tenants.ts';
 
 /**
  * Automation routes (issue 13): for scripts and QA's beforeEach, authenticated by an operator API token
  * (`Authorization: Bearer ce_op_…`, config `operatorToken`) instead of a session: no cookie, so no CSRF.
- * A session does not open them, and a token opens nothing else.
+ * A session does not open them, and a token opens nothing else. A token acts only on the clinics it was
+ * issued for (issue 19): another clinic answers 403 ADMIN_FORBIDDEN, whether it exists or not.
  */
 export default async function automationRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  const resetPolicy = tenantResetPolicy(deps);
+
   app.post('/automation/tenants/:slug/reset', { config: { operatorToken: true, consoleAction: 'tenant.reset' } }, async (request) => {
     const { slug } = parseInput(slugParams, request.params);
     const token = operatorTokenOf(request);
-    return resetRoute(app, deps, request, slug, parseInput(tenantResetSchema, request.body), { via: 'operator_token', token_id: token.id });
+    const via = { via: 'operator_token', token_id: token.id };
+    if (!tokenAllows(token, slug)) {
+      // Journaled under the clinic when it exists: its operators see who tried.
+      const tenant = await deps.tenants.get(slug);
+      request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { ...via, slug, token_tenants: token.tenants } };
+      requireTokenTenant(token, slug);
+    }
+    return resetRoute(deps, resetPolicy, request, slug, via);
   });
 }

@@ -7,17 +7,26 @@ import { issueOperatorTokenSchema } from '../reset-schemas.ts';
 
 const idParams = z.object({ id: z.coerce.number().int().positive() });
 
-/** Operator API tokens (issue 13): issued, listed and revoked by a signed-in operator. */
+/**
+ * Operator API tokens (issue 13): issued, listed and revoked by a signed-in operator. Each is bound to
+ * named clinics or, asked for explicitly, to all (`"*"`), and expires (issue 19); times follow the
+ * appliance clock.
+ */
 export default async function operatorTokenRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
-  const tokens = new OperatorTokenStore(deps.db, deps.now);
+  const tokens = new OperatorTokenStore(deps.db, () => deps.clock.now());
 
   app.get('/operator-tokens', async () => tokens.list());
 
-  // The token is in this answer and nowhere else, ever (the audit keeps the request body: the label).
+  // The token is in this answer and nowhere else, ever (the audit keeps the request body: label, clinics, validity).
   app.post('/operator-tokens', { config: { consoleAction: 'operator_token.create' } }, async (request, reply) => {
     const input = parseInput(issueOperatorTokenSchema, request.body);
-    const { token, view } = await tokens.create(request.adminSession!.operatorId, input.label);
-    request.adminAudit = { detail: { token_id: view.id, prefix: view.prefix } };
+    const { token, view } = await tokens.create({
+      operatorId: request.adminSession!.operatorId,
+      label: input.label,
+      tenants: input.tenants,
+      expiresInDays: input.expires_in_days,
+    });
+    request.adminAudit = { detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at } };
     reply.header('cache-control', 'no-store');
     reply.status(201);
     return { token, ...view };

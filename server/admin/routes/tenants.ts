@@ -6,8 +6,9 @@ import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { guard, parseInput } from '../http.ts';
 import { createTenantSchema, tenantSettingsSchema } from '../schemas.ts';
-import { tenantResetSchema } from '../reset-schemas.ts';
-import { resetTenant, type TenantResetOptions, type TenantResetResult } from '../../tenants/tenant-reset.ts';
+import { tenantResetSchema, type TenantResetPolicyView } from '../reset-schemas.ts';
+import { resetTenant, tenantResetRefusal, TENANT_RESET_OPT_IN, type TenantResetResult } from '../../tenants/tenant-reset.ts';
+import { allowTenantResetFrom } from '../../config.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(63) });
 const medicosQuery = z.object({ q: z.string().trim().max(100).optional() });
@@ -32,24 +33,50 @@ export interface CatalogOption {
 }
 
 /**
- * A reset from the console or the automation route: back to the first-start state (server/tenants/tenant-reset.ts),
- * audited as `tenant.reset` with what it removed. Its own audit entry is written after it, so it survives `audit`.
+ * Whether this appliance resets clinics (issue 19): always in development mode, in production only with
+ * ALLOW_TENANT_RESET=true. Development mode is read from the appliance clock's flag, which is
+ * `config.appEnv === 'development'` (the rule the clock control follows; an app built without a clock
+ * counts as production); the opt-in from the environment once, at start, like the ADMIN_* policies,
+ * because no config reaches the console API.
+ */
+export function tenantResetPolicy(deps: Pick<AdminDeps, 'clock'>, env: NodeJS.ProcessEnv = process.env): TenantResetPolicyView {
+  const development = deps.clock.enabled;
+  const optIn = allowTenantResetFrom(env);
+  return {
+    allowed: tenantResetRefusal({ development, optIn }) === null,
+    app_env: development ? 'development' : 'production',
+    opt_in: optIn,
+    opt_in_variable: TENANT_RESET_OPT_IN,
+  };
+}
+
+/**
+ * A reset from the console or the automation route: refused in production without the opt-in (403
+ * OPERATION_NOT_ALLOWED, as the clock control), then back to the first-start state
+ * (server/tenants/tenant-reset.ts). Audited as `tenant.reset` with what it restored, refusals included,
+ * under the clinic; the journal itself is never touched.
  */
 export async function resetRoute(
-  app: FastifyInstance,
   deps: AdminDeps,
+  policy: TenantResetPolicyView,
   request: FastifyRequest,
   slug: string,
-  options: Required<TenantResetOptions>,
   via: Record<string, unknown>,
 ): Promise<TenantResetResult> {
   const tenant = await deps.tenants.get(slug);
+  request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { ...via } };
+  if (!policy.allowed) {
+    throw new ApiError(
+      'OPERATION_NOT_ALLOWED',
+      `Reset de clinica desativado com APP_ENV=production: defina ${TENANT_RESET_OPT_IN}=true para permiti-lo.`,
+      { opt_in_variable: TENANT_RESET_OPT_IN },
+    );
+  }
+  const options = parseInput(tenantResetSchema, request.body);
+  request.adminAudit.detail = { ...via, files: options.files };
   if (!tenant) throw notFound();
-  request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug, detail: { ...via, audit: options.audit, files: options.files } };
-  // Entries still in the writer's batch belong to the audit being deleted.
-  if (options.audit) app.auditWriter.flush();
   const result = await guard(() => resetTenant({ db: deps.db, backend: deps.backend }, slug, options));
-  request.adminAudit = { ...request.adminAudit, detail: { ...request.adminAudit.detail, ...result } };
+  request.adminAudit.detail = { ...request.adminAudit.detail, ...result, journal_kept: true };
   return result;
 }
 
@@ -109,9 +136,13 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
     return result.data;
   });
 
+  const resetPolicy = tenantResetPolicy(deps);
+
+  app.get('/tenant-reset-policy', async () => resetPolicy);
+
   app.post('/tenants/:slug/reset', { config: { consoleAction: 'tenant.reset' } }, async (request) => {
     const { slug } = parseInput(slugParams, request.params);
-    return resetRoute(app, deps, request, slug, parseInput(tenantResetSchema, request.body), { via: 'console' });
+    return resetRoute(deps, resetPolicy, request, slug, { via: 'console' });
   });
 
   app.get('/tenants/:slug/medicos', async (request) => {

@@ -7,6 +7,8 @@ import * as m012 from './2026-11-22-012-console-login-throttle.ts';
 import * as m013 from './2026-11-22-013-operator-tokens.ts';
 import * as m014 from './2026-11-22-014-audit-journal-idempotency-request.ts';
 import * as m015 from './2026-11-22-015-audit-error-indexes-partial.ts';
+import * as m016 from './2026-11-25-016-journal-budget.ts';
+import * as m017 from './2026-11-25-017-operator-token-scope.ts';
 
 /** Date-prefixed, applied in name order by Kysely's Migrator. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +20,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-013-operator-tokens': m013,
   '2026-11-22-014-audit-journal-idempotency-request': m014,
   '2026-11-22-015-audit-error-indexes-partial': m015,
+  '2026-11-25-016-journal-budget': m016,
+  '2026-11-25-017-operator-token-scope': m017,
 };

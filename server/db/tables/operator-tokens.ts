@@ -10,7 +10,13 @@ export interface OperatorTokensTable {
   token_prefix: string;
   /** The operator who issued it; automation calls are audited under this operator. */
   operator_id: number;
+  /** JSON array of the clinic slugs it may act on (slugs never change); `[]` when all_tenants. */
+  tenants: string;
+  /** 1: every clinic, present and future (issued with `"*"`, or issued before migration 017). */
+  all_tenants: number;
   created_at: string;
+  /** ISO 8601 UTC of the appliance clock; refused from then on (401 ADMIN_UNAUTHENTICATED). */
+  expires_at: string;
   last_used_at: string | null;
   /** Set once revoked; a revoked token is refused at once. */
   revoked_at: string | null;

@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 async function issueToken(label = 'qa beforeEach'): Promise<{ id: number; token: string }> {
-  const res = await client.call('POST', '/admin/api/operator-tokens', { label });
+  const res = await client.call('POST', '/admin/api/operator-tokens', { label, tenants: '*' });
   expect(res.status).toBe(201);
   return { id: res.body.data.id, token: res.body.data.token };
 }
@@ -69,7 +69,8 @@ describe('reset through the automation route (operator token)', () => {
 
     const reset = await automationReset(token, 'demo', { files: true });
     expect(reset.status, JSON.stringify(reset.body.error)).toBe(200);
-    expect(reset.body.data).toMatchObject({ slug: 'demo', nome: 'Clinica Demo', audit_entries_removed: null, files_removed: 1 });
+    expect(reset.body.data).toMatchObject({ slug: 'demo', nome: 'Clinica Demo', files_removed: 1 });
+    expect(reset.body.data).not.toHaveProperty('audit_entries_removed');
     expect(reset.body.data.idempotency_keys_removed).toBe(4);
     expect(reset.body.data.idempotency_markers_removed).toBe(4);
     expect(await lists(watched)).toEqual(before);
@@ -136,10 +137,10 @@ describe('reset through the automation route (operator token)', () => {
   it('stores only a hash of the token and shows it once: not in the list, the audit, or the database files', async () => {
     const { id, token } = await issueToken('plaintext check');
     expect(token).toMatch(/^ce_op_[A-Za-z0-9_-]{43}$/);
-    expect((await automationReset(token, 'sandbox', { audit: true })).status).toBe(200);
+    expect((await automationReset(token, 'sandbox', {})).status).toBe(200);
     const list = await client.call('GET', '/admin/api/operator-tokens');
     expect(list.text).not.toContain(token);
-    expect(list.body.data.find((t: any) => t.id === id)).toMatchObject({ label: 'plaintext check', prefix: `${token.slice(0, 10)}…`, status: 'active', operator: 'admin' });
+    expect(list.body.data.find((t: any) => t.id === id)).toMatchObject({ label: 'plaintext check', prefix: `${token.slice(0, 10)}…`, status: 'active', operator: 'admin', tenants: '*' });
     expect(list.body.data.find((t: any) => t.id === id).last_used_at).not.toBeNull();
     const row = await stack.gatewayDb.db.selectFrom('operator_tokens').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
@@ -154,18 +155,32 @@ describe('reset through the automation route (operator token)', () => {
     }
   });
 
-  it('audit: true deletes the clinic audit entries, keeps its own entry and other clinics', async () => {
+  it('a reset deletes no journal entry and writes exactly one; audit: true is refused (400) and deletes nothing (issue 19)', async () => {
     const { token } = await issueToken('audit check');
     expect((await call({ path: '/v1/pacientes?limit=1' })).status).toBe(200);
     expect((await stack.call({ path: '/v1/pacientes?limit=1' }, clinicaB)).status).toBe(200);
-    expect((await auditOf('demo')).length).toBeGreaterThan(0);
+    const before = await auditOf('demo');
+    expect(before.length).toBeGreaterThan(0);
     const otherBefore = (await auditOf('clinica-b')).length;
-    const res = await automationReset(token, 'demo', { audit: true });
-    expect(res.body.data.audit_entries_removed).toBeGreaterThan(0);
+
+    // The finding: {"audit":true} answered 200 and emptied the clinic's journal.
+    const refused = await automationReset(token, 'demo', { audit: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'VAL_INVALID_PARAM', details: { field: 'audit' } });
+    expect(refused.body.error.message).toMatch(/nao apaga o journal/);
+    const afterRefusal = await auditOf('demo');
+    expect(afterRefusal.map((e) => e.id).slice(0, before.length)).toEqual(before.map((e) => e.id));
+    expect(afterRefusal).toHaveLength(before.length + 1);
+    expect(afterRefusal.at(-1)).toMatchObject({ status: 400, error_code: 'VAL_INVALID_PARAM' });
+
+    const res = await automationReset(token, 'demo', { audit: false });
+    expect(res.status).toBe(200);
     const left = await auditOf('demo');
-    expect(left).toHaveLength(1);
-    expect(JSON.parse(left[0].detail!)).toMatchObject({ action: 'tenant.reset', via: 'operator_token', audit: true, files: false });
-    expect(left[0].operator_id).not.toBeNull();
+    // Every entry that was there is still there, and the reset added its own.
+    expect(left.map((e) => e.id).slice(0, afterRefusal.length)).toEqual(afterRefusal.map((e) => e.id));
+    expect(left).toHaveLength(afterRefusal.length + 1);
+    expect(JSON.parse(left.at(-1)!.detail!)).toMatchObject({ action: 'tenant.reset', via: 'operator_token', files: false, slug: 'demo', journal_kept: true });
+    expect(left.at(-1)!.operator_id).not.toBeNull();
     expect((await auditOf('clinica-b')).length).toBe(otherBefore);
   });
 
@@ -189,7 +204,7 @@ describe('reset from the console (session + CSRF)', () => {
     expect((await client.call('POST', '/admin/api/tenants/clinica-b/reset', {}, { csrf: null })).status).toBe(403);
     const res = await client.call('POST', '/admin/api/tenants/clinica-b/reset', { audit: false, files: false });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ slug: 'clinica-b', nome: 'Clinica B', audit_entries_removed: null, files_removed: null });
+    expect(res.body.data).toMatchObject({ slug: 'clinica-b', nome: 'Clinica B', files_removed: null });
     const settings = await client.call('GET', '/admin/api/tenants/clinica-b/settings');
     expect(settings.body.data).toMatchObject({ nome: 'Clinica B', cpf_obrigatorio: true });
     const tenants = await client.call('GET', '/admin/api/tenants');

@@ -1,6 +1,13 @@
 import { useState, type FormEvent } from 'react';
-import { Button, Dialog, ErrorBanner, Field } from '../../lib/ui.tsx';
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../lib/api.ts';
+import { Button, Dialog, ErrorBanner, Field, Loading } from '../../lib/ui.tsx';
+import type { TenantResetPolicyView } from '../../../../server/admin/reset-schemas.ts';
 import { useResetTenant, type TenantResetResult } from './api.ts';
+
+/** Whether this appliance resets clinics: production refuses unless ALLOW_TENANT_RESET is set (fixed at start). */
+const useResetPolicy = () =>
+  useQuery({ queryKey: ['tenant-reset-policy'], queryFn: () => api<TenantResetPolicyView>('GET', '/tenant-reset-policy'), staleTime: Infinity });
 
 function Summary({ result }: { result: TenantResetResult }) {
   return (
@@ -13,8 +20,8 @@ function Summary({ result }: { result: TenantResetResult }) {
         <li>
           {result.idempotency_keys_removed} idempotency key(s) and {result.idempotency_markers_removed} backend marker(s) forgotten
         </li>
-        {result.audit_entries_removed !== null && <li>{result.audit_entries_removed} audit entries deleted</li>}
         {result.files_removed !== null && <li>{result.files_removed} uploaded file(s) deleted</li>}
+        <li>The journal is kept; this reset is recorded in it (tenant.reset)</li>
       </ul>
     </div>
   );
@@ -23,14 +30,15 @@ function Summary({ result }: { result: TenantResetResult }) {
 /** Confirmation first: the slug is typed back, as on the CLI, because a reset cannot be undone. */
 export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: () => void }) {
   const reset = useResetTenant(slug);
-  const [audit, setAudit] = useState(false);
+  const policy = useResetPolicy();
   const [files, setFiles] = useState(false);
   const [typed, setTyped] = useState('');
   const confirmed = typed.trim() === slug;
+  const allowed = policy.data?.allowed === true;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (confirmed) reset.mutate({ audit, files });
+    if (confirmed && allowed) reset.mutate({ files });
   };
 
   if (reset.data) {
@@ -49,31 +57,40 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
       footer={
         <>
           <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" form="reset-tenant-form" variant="danger" className="solid" disabled={!confirmed || reset.isPending}>
+          <Button type="submit" form="reset-tenant-form" variant="danger" className="solid" disabled={!confirmed || !allowed || reset.isPending}>
             {reset.isPending ? 'Resetting…' : 'Reset clinic'}
           </Button>
         </>
       }
     >
       <form id="reset-tenant-form" onSubmit={submit} noValidate>
-        <ErrorBanner error={reset.error} title="The clinic was not reset" />
-        <div className="banner banner-warn" role="alert">
-          <strong>Everything written to this clinic since its first start is lost.</strong>
-          <div>
-            Patients, exams, reports, appointments, records and settings go back to exactly what the first start created
-            (same ids), and the idempotency keys used on it are forgotten. API keys stay valid.
+        <ErrorBanner error={reset.error ?? policy.error} title="The clinic was not reset" />
+        {policy.isPending ? (
+          <Loading />
+        ) : policy.data && !policy.data.allowed ? (
+          <div className="banner banner-warn" role="alert" data-testid="reset-disabled">
+            <strong>Reset is disabled on this appliance.</strong>
+            <div>
+              It runs with <code>APP_ENV={policy.data.app_env}</code>: resetting a clinic is a development and test feature. To allow it
+              anyway, restart the appliance with <code>{policy.data.opt_in_variable}=true</code>.
+            </div>
           </div>
-        </div>
-        <label className="checkbox" style={{ marginBottom: 8 }}>
-          <input type="checkbox" checked={audit} onChange={(e) => setAudit(e.target.checked)} />
-          Also delete its audit entries (this reset is still audited)
-        </label>
+        ) : (
+          <div className="banner banner-warn" role="alert">
+            <strong>Everything written to this clinic since its first start is lost.</strong>
+            <div>
+              Patients, exams, reports, appointments, records and settings go back to exactly what the first start created
+              (same ids), and the idempotency keys used on it are forgotten. API keys stay valid. The journal is kept: its entries
+              stay, and this reset is recorded in it.
+            </div>
+          </div>
+        )}
         <label className="checkbox" style={{ marginBottom: 12 }}>
-          <input type="checkbox" checked={files} onChange={(e) => setFiles(e.target.checked)} />
+          <input type="checkbox" checked={files} disabled={!allowed} onChange={(e) => setFiles(e.target.checked)} />
           Also delete the files uploaded for it
         </label>
         <Field id="reset-confirm" label={`Type ${slug} to confirm`}>
-          <input id="reset-confirm" value={typed} autoComplete="off" onChange={(e) => setTyped(e.target.value)} autoFocus />
+          <input id="reset-confirm" value={typed} autoComplete="off" disabled={!allowed} onChange={(e) => setTyped(e.target.value)} autoFocus />
         </Field>
       </form>
     </Dialog>

@@ -1,22 +1,41 @@
 import { useState, type FormEvent } from 'react';
-import { issueOperatorTokenSchema } from '../../../../server/admin/reset-schemas.ts';
+import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, issueOperatorTokenSchema } from '../../../../server/admin/reset-schemas.ts';
 import { ApiError } from '../../lib/api.ts';
+import { englishMessage } from '../../lib/messages.ts';
 import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, ShownOnceDialog, formatDate } from '../../lib/ui.tsx';
-import { useIssueOperatorToken, useOperatorTokens, useRevokeOperatorToken, type IssuedOperatorToken, type OperatorToken } from './api.ts';
+import { useClinicOptions, useIssueOperatorToken, useOperatorTokens, useRevokeOperatorToken, type IssuedOperatorToken, type OperatorToken } from './api.ts';
 
-const resetSnippet = (token: string) =>
-  `curl -fsS -X POST ${window.location.origin}/admin/api/automation/tenants/demo/reset \\\n  -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{}'`;
+const resetSnippet = (token: string, slug: string) =>
+  `curl -fsS -X POST ${window.location.origin}/admin/api/automation/tenants/${slug}/reset \\\n  -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{}'`;
+
+/** `demo, sandbox` or "All clinics": what a token may reset. */
+function Clinics({ tenants }: { tenants: OperatorToken['tenants'] }) {
+  if (tenants === ALL_TENANTS) return <Badge tone="warn">all clinics</Badge>;
+  return <span className="mono">{tenants.join(', ')}</span>;
+}
+
+const DAYS_MESSAGE = `Use a whole number of days from 1 to ${OPERATOR_TOKEN_MAX_DAYS}.`;
 
 function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t: IssuedOperatorToken) => void }) {
   const issue = useIssueOperatorToken();
+  const clinics = useClinicOptions();
   const [label, setLabel] = useState('');
-  const [error, setError] = useState<string | undefined>();
+  const [allClinics, setAllClinics] = useState(false);
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [days, setDays] = useState(String(OPERATOR_TOKEN_DEFAULT_DAYS));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const toggle = (slug: string) => setChosen((list) => (list.includes(slug) ? list.filter((s) => s !== slug) : [...list, slug]));
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = issueOperatorTokenSchema.safeParse({ label });
-    if (!parsed.success) return setError(parsed.error.issues[0]?.message);
-    setError(undefined);
-    issue.mutate(parsed.data, { onSuccess: onIssued, onError: (e) => e instanceof ApiError && setError(e.fieldErrors().label) });
+    const found: Record<string, string> = {};
+    if (!allClinics && chosen.length === 0) found.tenants = 'Choose at least one clinic, or “All clinics”.';
+    const expires = /^\d+$/.test(days.trim()) ? Number(days.trim()) : NaN;
+    if (!(expires >= 1 && expires <= OPERATOR_TOKEN_MAX_DAYS)) found.expires_in_days = DAYS_MESSAGE;
+    const parsed = issueOperatorTokenSchema.safeParse({ label, tenants: allClinics ? ALL_TENANTS : chosen, expires_in_days: expires });
+    if (!parsed.success) for (const i of parsed.error.issues) found[String(i.path[0])] ??= i.message;
+    setErrors(found);
+    if (Object.keys(found).length > 0 || !parsed.success) return;
+    issue.mutate(parsed.data, { onSuccess: onIssued, onError: (e) => e instanceof ApiError && setErrors(e.fieldErrors()) });
   };
   return (
     <Dialog
@@ -34,8 +53,42 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
     >
       <form id="issue-token-form" onSubmit={submit} noValidate>
         <ErrorBanner error={issue.error} title="The token was not issued" />
-        <Field id="token-label" label="Label" error={error} hint="Who uses it, e.g. “Playwright suite – CI”.">
+        <Field id="token-label" label="Label" error={errors.label} hint="Who uses it, e.g. “Playwright suite – CI”.">
           <input id="token-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus />
+        </Field>
+        <fieldset className={`field ${errors.tenants ? 'field-error' : ''}`} aria-label="Clinics" style={{ border: 0, padding: 0, margin: '0 0 12px' }}>
+          <legend style={{ fontWeight: 600, marginBottom: 6 }}>Clinics it may reset</legend>
+          {clinics.isPending ? (
+            <Loading label="Loading clinics…" />
+          ) : (
+            <div role="group" aria-label="Clinic list">
+              {clinics.data?.map((c) => (
+                <label key={c.slug} className="checkbox" style={{ marginBottom: 6, opacity: allClinics ? 0.5 : 1 }}>
+                  <input type="checkbox" checked={!allClinics && chosen.includes(c.slug)} disabled={allClinics} onChange={() => toggle(c.slug)} aria-label={c.slug} />
+                  {c.nome} <span className="mono">({c.slug})</span>
+                </label>
+              ))}
+            </div>
+          )}
+          <label className="checkbox" style={{ marginTop: 8 }}>
+            <input type="checkbox" checked={allClinics} onChange={(e) => setAllClinics(e.target.checked)} />
+            All clinics (<code>*</code>), including clinics created later
+          </label>
+          {errors.tenants ? (
+            <div className="error-text" role="alert">
+              {englishMessage(errors.tenants)}
+            </div>
+          ) : (
+            <div className="hint">A token used on another clinic gets 403. Choose all clinics only when that is what the script needs.</div>
+          )}
+        </fieldset>
+        <Field
+          id="token-expires"
+          label="Expires in (days)"
+          error={errors.expires_in_days}
+          hint={`Default ${OPERATOR_TOKEN_DEFAULT_DAYS}, at most ${OPERATOR_TOKEN_MAX_DAYS}. After that the token answers 401; issue a new one.`}
+        >
+          <input id="token-expires" inputMode="numeric" value={days} onChange={(e) => setDays(e.target.value)} style={{ width: 120 }} />
         </Field>
       </form>
     </Dialog>
@@ -56,6 +109,9 @@ function TokenShownOnce({ issued, onClose }: { issued: IssuedOperatorToken; onCl
         </>
       }
     >
+      <p style={{ marginTop: 0 }}>
+        For <Clinics tenants={issued.tenants} />, until {formatDate(issued.expires_at)}.
+      </p>
       <div className="secret-label">Operator token (Authorization: Bearer …)</div>
       <div className="secret-row">
         <div className="value" data-testid="issued-operator-token">
@@ -65,7 +121,7 @@ function TokenShownOnce({ issued, onClose }: { issued: IssuedOperatorToken; onCl
       </div>
       <div className="secret-label">Reset a clinic from a script or a test's beforeEach</div>
       <pre className="mono" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-        {resetSnippet(issued.token)}
+        {resetSnippet(issued.token, issued.tenants === ALL_TENANTS ? 'demo' : issued.tenants[0])}
       </pre>
     </ShownOnceDialog>
   );
@@ -95,6 +151,8 @@ function RevokeDialog({ token, onClose }: { token: OperatorToken; onClose: () =>
   );
 }
 
+const STATUS_TONE = { active: 'ok', expired: 'warn', revoked: 'bad' } as const;
+
 export function TokensPage() {
   const tokens = useOperatorTokens();
   const [issuing, setIssuing] = useState(false);
@@ -107,7 +165,8 @@ export function TokensPage() {
         description={
           <>
             For scripts and QA: the automation routes (<code>POST /admin/api/automation/tenants/&lt;slug&gt;/reset</code>) take{' '}
-            <code>Authorization: Bearer &lt;token&gt;</code> instead of a console session. A token opens nothing else.
+            <code>Authorization: Bearer &lt;token&gt;</code> instead of a console session. A token opens nothing else, acts only on the
+            clinics it was issued for (403 elsewhere) and expires (401 after).
           </>
         }
         actions={
@@ -128,8 +187,10 @@ export function TokensPage() {
               <tr>
                 <th>Label</th>
                 <th>Token</th>
+                <th>Clinics</th>
                 <th>Issued by</th>
                 <th>Created</th>
+                <th>Expires</th>
                 <th>Last used</th>
                 <th>Status</th>
                 <th />
@@ -140,10 +201,16 @@ export function TokensPage() {
                 <tr key={t.id}>
                   <td>{t.label}</td>
                   <td className="mono">{t.prefix}</td>
+                  <td>
+                    <Clinics tenants={t.tenants} />
+                  </td>
                   <td>{t.operator ?? '—'}</td>
                   <td className="nowrap">{formatDate(t.created_at)}</td>
+                  <td className="nowrap">{formatDate(t.expires_at)}</td>
                   <td className="nowrap">{t.last_used_at ? formatDate(t.last_used_at) : 'never'}</td>
-                  <td>{t.status === 'active' ? <Badge tone="ok">active</Badge> : <Badge tone="bad">revoked</Badge>}</td>
+                  <td>
+                    <Badge tone={STATUS_TONE[t.status]}>{t.status}</Badge>
+                  </td>
                   <td className="actions">
                     {t.status === 'active' && (
                       <Button className="btn-sm" variant="danger" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.id}`}>

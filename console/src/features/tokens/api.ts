@@ -5,11 +5,19 @@ import type { IssueOperatorTokenInput, OperatorTokenView } from '../../../../ser
 /** What the console lists: never the token, never its hash. */
 export type OperatorToken = OperatorTokenView;
 
-
 export interface IssuedOperatorToken extends OperatorToken {
   /** Shown once, right after issue. */
   token: string;
 }
+
+/** The clinics a token can be bound to (`GET /tenants`; features do not import each other). */
+export interface ClinicOption {
+  slug: string;
+  nome: string;
+}
+
+export const useClinicOptions = () =>
+  useQuery({ queryKey: ['tenants'], queryFn: () => api<ClinicOption[]>('GET', '/tenants'), select: (rows) => rows.map(({ slug, nome }) => ({ slug, nome })) });
 
 export const useOperatorTokens = () =>
   useQuery({ queryKey: ['operator-tokens'], queryFn: () => api<OperatorToken[]>('GET', '/operator-tokens') });
