@@ -31,10 +31,14 @@ export default fp<EnvelopePluginOptions>(
   async function envelopePlugin(app: FastifyInstance, options) {
     // A second router holding only paths, to tell 405 (known path, other verb) from 404.
     const routeIndex = FindMyWay();
+    // The verbs of each path without parameters: such a path is an endpoint of its own, even where a route
+    // with a parameter matches it for another verb (PATCH /v1/pacientes/unificar is not /v1/pacientes/:id).
+    const staticPaths = new Map<string, string[]>();
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
         if (method === 'HEAD' || route.url.endsWith('*')) continue;
+        if (!route.url.includes(':')) staticPaths.set(route.url, [...new Set([...(staticPaths.get(route.url) ?? []), method])]);
         try {
           routeIndex.on(method as any, route.url, () => undefined);
         } catch {
@@ -61,6 +65,10 @@ export default fp<EnvelopePluginOptions>(
       reply.header('x-content-type-options', 'nosniff');
       reply.header('cache-control', request.routeOptions.config?.cacheControl ?? 'no-store');
       if (WRITE_METHODS.has(request.method)) reply.header('x-request-id', request.id);
+      const fixed = request.routeOptions.url?.includes(':') ? staticPaths.get(request.url.split('?', 1)[0]) : undefined;
+      if (fixed) {
+        throw new ApiError('METHOD_NOT_ALLOWED', `Metodo ${request.method} nao permitido neste endpoint.`, { metodos_aceitos: fixed }, { headers: { allow: fixed.join(', ') } });
+      }
     }));
 
     app.addHook('preSerialization', syncPayloadHook((request, reply, payload: unknown) => {
@@ -80,7 +88,7 @@ export default fp<EnvelopePluginOptions>(
 
     app.setNotFoundHandler(async (request, reply) => {
       const path = request.url.split('?', 1)[0];
-      const allowed = KNOWN_METHODS.filter((m) => m !== request.method && routeIndex.find(m as any, path));
+      const allowed = staticPaths.get(path) ?? KNOWN_METHODS.filter((m) => m !== request.method && routeIndex.find(m as any, path));
       if (allowed.length > 0) {
         reply.header('allow', allowed.join(', '));
         const notAllowed = new ApiError('METHOD_NOT_ALLOWED', `Metodo ${request.method} nao permitido neste endpoint.`, {

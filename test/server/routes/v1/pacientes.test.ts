@@ -611,6 +611,31 @@ describe('POST /v1/pacientes/unificar', () => {
     expect(fresh.status).toBe(422);
     expect(fresh.body.error.code).toBe('BUSINESS_RULE');
   });
+
+  // Issue 20 § 9: GET and PATCH were caught by /v1/pacientes/{id} (id "unificar") and answered 400.
+  describe('"Unsupported verbs on an endpoint give 405 METHOD_NOT_ALLOWED" (spec 01 § Errors): the endpoint is POST only', () => {
+    for (const method of ['GET', 'PATCH', 'DELETE', 'PUT']) {
+      test(`${method} /v1/pacientes/unificar → 405 with Allow: POST, signed or not (decisions G2)`, async () => {
+        const body = method === 'GET' ? undefined : { paciente_id_principal: 1, paciente_id_duplicado: 2 };
+        const signed = await stack.call({ method, path: '/v1/pacientes/unificar', body, idempotencyKey: body ? randomUUID() : undefined });
+        const unsigned = await stack.raw({ method, path: '/v1/pacientes/unificar' });
+        for (const res of [signed, unsigned]) {
+          expect(res.status, JSON.stringify(res.body)).toBe(405);
+          expect(res.body.data).toBeNull();
+          expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
+          expect(res.body.error.details.metodos_aceitos).toEqual(['POST']);
+          expect(res.headers.allow).toBe('POST');
+        }
+      });
+    }
+
+    test('the id routes keep their own answers: a word as id is still 400 naming id, a real id still reads', async () => {
+      expect400(await get('/v1/pacientes/unificado'), 'id');
+      expect400(await patch('unificar2', { telefone: '1133334444' }), 'id');
+      const p = await created();
+      expect((await get(`/v1/pacientes/${p.id}`)).status).toBe(200);
+    });
+  });
 });
 
 describe('backend failures (own stack with a 1.5 s backend timeout)', () => {
