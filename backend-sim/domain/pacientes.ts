@@ -83,6 +83,13 @@ export const pacienteListSchema = z.object({
 });
 
 const SEXO_CURTO: Record<string, 'M' | 'F'> = { MAS: 'M', FEM: 'F' };
+/**
+ * The detail's `sexo` (create, patch and read answers): the spec's output values are `M`/`F`/`MAS`/`FEM` or
+ * null, so `OUT` (an input value only) reads as null, like in the list.
+ */
+const SEXO_DETALHE = new Set(['M', 'F', 'MAS', 'FEM']);
+const sexoDetalhe = (sexo: string | null): 'M' | 'F' | 'MAS' | 'FEM' | null =>
+  sexo !== null && SEXO_DETALHE.has(sexo) ? (sexo as 'M' | 'F' | 'MAS' | 'FEM') : null;
 
 /** "" and null both mean "no value" on the wire. */
 const blank = (v: string | null | undefined): string | null => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
@@ -140,7 +147,7 @@ function detailView(p: PacienteRow, convenioShape: 'read' | 'write', { estadoCiv
     cpf: p.cpf,
     rg: p.rg,
     data_nascimento: p.data_nascimento,
-    sexo: p.sexo,
+    sexo: sexoDetalhe(p.sexo),
     estado_civil: estadoCivil ? { id: estadoCivil.id, nome: estadoCivil.nome } : null,
     telefone: p.telefone,
     celular: p.celular,

@@ -179,7 +179,8 @@ const detailFields = {
   cpf: nullableText,
   rg: nullableText,
   data_nascimento: nullableText,
-  sexo: z.enum(['M', 'F', 'MAS', 'FEM', 'OUT']).nullable(),
+  // Spec 02 § Patient detail: "`M`/`F`/`MAS`/`FEM` per endpoint output, or null; write input uses `MAS|FEM|OUT`".
+  sexo: z.enum(['M', 'F', 'MAS', 'FEM']).nullable(),
   estado_civil: z.object({ id: z.number().int(), nome: z.string() }).nullable(),
   telefone: nullableText,
   celular: nullableText,

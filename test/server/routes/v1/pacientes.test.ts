@@ -279,7 +279,31 @@ describe('POST /v1/pacientes', () => {
   test('"sexo: MAS, FEM, OUT; string only"', async () => {
     for (const bad of ['M', 'mas', 1, true]) expect400(await post({ nome: 'Sexo Ruim', data_nascimento: '1980-01-02', sexo: bad }), 'sexo');
     const res = await post({ nome: 'Sexo Bom', data_nascimento: '1980-01-02', sexo: 'OUT' });
-    expect(res.body.data.sexo).toBe('OUT');
+    expect(res.status).toBe(201);
+  });
+
+  // Issue 20 § 9: OUT read back as "OUT" from create, PATCH and detail (the list already answered null).
+  test('sexo in every answer follows the spec\'s output values: "`M`/`F`/`MAS`/`FEM` per endpoint output, or null; write input uses `MAS|FEM|OUT`" (list: "`M` or `F` or null")', async () => {
+    const nome = `Sexo Saida ${uniq()}`;
+    const out = await post({ nome, data_nascimento: '1980-01-02', sexo: 'OUT' });
+    expect(out.status).toBe(201);
+    expect(out.body.data.sexo).toBeNull();
+    const id = out.body.data.id;
+    expect((await get(`/v1/pacientes/${id}`)).body.data.sexo).toBeNull();
+    const listed = async () => (await get(`/v1/pacientes?nome=${encodeURIComponent(nome)}`)).body.data.map((p: any) => p.sexo);
+    expect(await listed()).toEqual([null]);
+    // MAS and FEM are output values: the detail keeps them, the list shortens them.
+    const fem = await patch(id, { sexo: 'FEM' });
+    expect(fem.body.data.sexo).toBe('FEM');
+    expect((await get(`/v1/pacientes/${id}`)).body.data.sexo).toBe('FEM');
+    expect(await listed()).toEqual(['F']);
+    const backToOut = await patch(id, { sexo: 'OUT' });
+    expect(backToOut.status).toBe(200);
+    expect(backToOut.body.data.sexo).toBeNull();
+    expect((await get(`/v1/pacientes/${id}`)).body.data.sexo).toBeNull();
+    const mas = await patch(id, { sexo: 'MAS' });
+    expect(mas.body.data.sexo).toBe('MAS');
+    expect(await listed()).toEqual(['M']);
   });
 
   test('"email: valid e-mail"; estado_civil_id integer; ativo boolean', async () => {
