@@ -116,6 +116,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     sqlite: deps.sqlite,
     backend: { url: config.backend.url, token: backendTokenFor(config.dataDir, config.backend.token) },
     storage: { ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
+    journal: config.audit.enabled ? () => budget.status() : undefined,
   });
 
   // Backend timeout plus a margin: an in-flight entry left by a crash frees its key soon after.

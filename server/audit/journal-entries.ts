@@ -86,9 +86,10 @@ export class JournalEntries {
    * history. Anything else is unattributed noise.
    */
   private attribution(request: FastifyRequest): Attribution {
+    // First: a refusal that must not weigh on verified history (a full journal's 503, the address limiter's 429).
+    if (request.journalUnattributed) return UNATTRIBUTED;
     const auth = request.auth;
     if (auth) return { journal_class: 'verified', tenant_id: auth.tenantId, tenant_slug: auth.tenantSlug, chave_id: auth.chaveId };
-    if (request.journalUnattributed) return UNATTRIBUTED;
     const presented = request.presentedKey ?? this.keyFromHeader(request);
     if (!presented) return UNATTRIBUTED;
     return {

@@ -3,17 +3,22 @@ import type SQLite from 'better-sqlite3';
 import { request } from 'undici';
 import { ApiError } from '../errors.ts';
 import { createS3Client, type S3Settings } from '../storage/client.ts';
+import { integrityStatusFor } from '../integrity/integrity-status.ts';
 
 /** Each component gets this long to answer `/readyz`; a probe never waits on the backend's 30 s timeout. */
 export const READINESS_TIMEOUT_MS = 1500;
 
-export type ComponentName = 'gateway_db' | 'backend_sim' | 'storage';
+export type ComponentName = 'gateway_db' | 'backend_sim' | 'storage' | 'journal' | 'integrity';
 
 export interface ComponentStatus {
   status: 'up' | 'down';
   latencia_ms: number;
   /** Why a component is down, as a short code (no host, port or credential). */
-  erro?: 'timeout' | 'connection_failed' | 'unexpected_answer' | 'bucket_missing' | 'query_failed';
+  erro?: 'timeout' | 'connection_failed' | 'unexpected_answer' | 'bucket_missing' | 'query_failed' | 'journal_full' | 'journal_write_failed' | 'integrity_failed';
+  /** What an operator should know although the component is up (the journal near its budget, noise shed). */
+  avisos?: string[];
+  /** Counts a component reports besides up/down (integrity: the databases checked, the idempotency orphans; no names). */
+  detalhes?: Record<string, unknown>;
 }
 
 export interface HealthPluginOptions {
@@ -24,6 +29,8 @@ export interface HealthPluginOptions {
   /** The storage the services write to, probed with a signed HEAD of the bucket (the embedded S3 refuses unsigned requests). */
   storage: S3Settings;
   timeoutMs?: number;
+  /** The audit journal's state (server/audit/journal-budget.ts): down when a request could not be recorded. */
+  journal?: () => { state: 'ok' | 'warning' | 'full' | 'failing'; avisos: string[] };
 }
 
 class ProbeTimeout extends Error {}
@@ -38,8 +45,13 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
   const s3 = createS3Client(options.storage);
   const backendHealthUrl = new URL('/health', options.backend.url).toString();
   const selectOne = options.sqlite.prepare('SELECT 1 AS ok');
+  // What the stack's start-time checks found (server/integrity/): the databases' quick_check, idempotency orphans.
+  const integrity = integrityStatusFor(options.sqlite);
+  const details: Partial<Record<ComponentName, () => Record<string, unknown>>> = {
+    integrity: () => ({ ...integrity.details() }),
+  };
 
-  const probes: Record<ComponentName, (signal: AbortSignal) => Promise<ComponentStatus['erro'] | null>> = {
+  const probes: Record<Exclude<ComponentName, 'journal'>, (signal: AbortSignal) => Promise<ComponentStatus['erro'] | null>> = {
     gateway_db: async () => {
       try {
         return selectOne.get() ? null : 'query_failed';
@@ -63,9 +75,12 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
         return errorCode(error);
       }
     },
+    // Down once the background quick_check found damage; a check still running (or one that could not run) is not damage.
+    integrity: async () => (integrity.damaged ? 'integrity_failed' : null),
   };
 
   const probe = async (name: ComponentName): Promise<ComponentStatus> => {
+    if (name === 'journal') return journalStatus();
     const started = performance.now();
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -78,20 +93,31 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
     let erro: ComponentStatus['erro'] | null;
     try {
       // The minio client takes no abort signal: past the deadline its request is left to finish on its own.
-      erro = await Promise.race([probes[name](controller.signal), deadline]);
+      erro = await Promise.race([probes[name as Exclude<ComponentName, 'journal'>](controller.signal), deadline]);
     } catch {
       erro = 'timeout';
     } finally {
       clearTimeout(timer);
     }
     const latencia_ms = Math.round(performance.now() - started);
-    return erro ? { status: 'down', latencia_ms, erro } : { status: 'up', latencia_ms };
+    const detalhes = details[name]?.();
+    const status: ComponentStatus = erro ? { status: 'down', latencia_ms, erro } : { status: 'up', latencia_ms };
+    return detalhes ? { ...status, detalhes } : status;
+  };
+
+  /** No probe to time: the journal's budget knows its state (a failed commit, the budget full, the disk low). */
+  const journalStatus = (): ComponentStatus => {
+    const journal = options.journal!();
+    const avisos = journal.avisos.length > 0 ? { avisos: journal.avisos } : {};
+    if (journal.state === 'failing') return { status: 'down', latencia_ms: 0, erro: 'journal_write_failed', ...avisos };
+    if (journal.state === 'full') return { status: 'down', latencia_ms: 0, erro: 'journal_full', ...avisos };
+    return { status: 'up', latencia_ms: 0, ...avisos };
   };
 
   let inFlight: Promise<Record<ComponentName, ComponentStatus>> | null = null;
   const readiness = () => {
     inFlight ??= (async () => {
-      const names = Object.keys(probes) as ComponentName[];
+      const names = [...(Object.keys(probes) as ComponentName[]), ...(options.journal ? (['journal'] as const) : [])];
       const results = await Promise.all(names.map(probe));
       return Object.fromEntries(names.map((name, i) => [name, results[i]])) as Record<ComponentName, ComponentStatus>;
     })().finally(() => {

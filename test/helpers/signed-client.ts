@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 
 /**
  * Signs requests exactly as an integrator would, from the spec alone (no gateway code):
@@ -23,6 +23,8 @@ export interface SignedRequest {
   /** Sign a different payload than the one sent. */
   signWith?: { method?: string; path?: string; body?: string; timestamp?: string | number; secret?: string };
   idempotencyKey?: string;
+  /** The client's source address (127.0.0.2, … on Linux loopback), as another machine would be. */
+  localAddress?: string;
 }
 
 export interface SignedResponse<T = any> {
@@ -55,18 +57,19 @@ export async function signedRequest<T = any>(baseUrl: string, creds: Credentials
     ...req.headers,
   };
   for (const [name, value] of Object.entries(headers)) if (value === '') delete headers[name];
-  return rawRequest<T>(baseUrl, { method, path: req.path, headers, body: raw || undefined });
+  return rawRequest<T>(baseUrl, { method, path: req.path, headers, body: raw || undefined, localAddress: req.localAddress });
 }
 
 /** A plain HTTP request, nothing added: for unsigned and malformed calls. */
 export async function rawRequest<T = any>(
   baseUrl: string,
-  req: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
+  req: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer; localAddress?: string },
 ): Promise<SignedResponse<T>> {
   const response = await request(baseUrl + req.path, {
     method: (req.method ?? 'GET') as any,
     headers: req.headers,
     body: req.body,
+    dispatcher: req.localAddress ? agentFrom(req.localAddress) : undefined,
   });
   const text = await response.body.text();
   let body: any = null;
@@ -80,4 +83,15 @@ export async function rawRequest<T = any>(
     headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   return { status: response.statusCode, headers, body, text };
+}
+
+const agents = new Map<string, Agent>();
+/** One keep-alive agent per source address. */
+function agentFrom(localAddress: string): Agent {
+  let agent = agents.get(localAddress);
+  if (!agent) {
+    agent = new Agent({ localAddress });
+    agents.set(localAddress, agent);
+  }
+  return agent;
 }

@@ -3,10 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { MAX_JSON_DEPTH } from '../../../server/http/json-depth.ts';
+import { unattributedCount, unattributedGroups } from '../../helpers/journal.ts';
 
 /**
  * Issue 12: every answered request is audited, whatever its shape. Each case reads the request id
- * the client was given and finds that very row in the audit log.
+ * the client was given and finds that very row in the audit log, or, for a request that names no
+ * existing key (issue 19), the unattributed group that counted it, its sample being that request.
  */
 
 let stack: TestStack;
@@ -48,13 +50,18 @@ test(`JSON nested 10,000 levels, signed: 400 VAL_INVALID_PARAM (max depth ${MAX_
   expect(deep.body.error.details.field).toBe('body');
   const row = rowOf(deep.body.meta.request_id)!;
   expect(row).toMatchObject({ status: 400, error_code: 'VAL_INVALID_PARAM', method: 'POST', path: '/v1/pacientes' });
-  expect(row.body).toContain('aninhado');
+  // Described (size, type, keyed digest), never walked nor stored.
+  expect(JSON.parse(row.body)._nao_interpretado).toMatchObject({ bytes: 20_009, content_type: 'application/json' });
 });
 
 test('JSON nested 10,000 levels, unsigned: 401 and audited (the body is described, not walked)', async () => {
   const res = await stack.raw({ method: 'POST', path: '/v1/pacientes', headers: { 'content-type': 'application/json' }, body: nested(10_000) });
   expect(res.status).toBe(401);
-  expect(rowOf(res.body.meta.request_id)).toMatchObject({ status: 401, error_code: 'AUTH_MISSING_HEADER' });
+  expect(rowOf(res.body.meta.request_id)).toBeUndefined();
+  const [group] = unattributedGroups(stack, { status: 401, error_code: 'AUTH_MISSING_HEADER' });
+  expect(group.sample).toMatchObject({ request_id: res.body.meta.request_id, method: 'POST', path: '/v1/pacientes' });
+  // Refused from its headers, before its body was read: nothing of the body reaches the journal.
+  expect(group.sample.body).toBeNull();
 });
 
 test('exactly the maximum depth is accepted', async () => {
@@ -69,24 +76,26 @@ test('an undecodable URL: 400 in the envelope, audited', async () => {
   const res = await stack.raw({ path: '/v1/pacientes/%E0%A4%A' });
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe('VAL_INVALID_PARAM');
-  expect(rowOf(res.body.meta.request_id)).toMatchObject({ status: 400, error_code: 'VAL_INVALID_PARAM' });
+  const [group] = unattributedGroups(stack, { status: 400, error_code: 'VAL_INVALID_PARAM' }).filter((g) => g.sample.request_id === res.body.meta.request_id);
+  expect(group.sample).toMatchObject({ path: '/v1/pacientes/%E0%A4%A' });
 });
 
 test('headers too large (refused by the HTTP parser): 431 in the envelope, audited with the request line', async () => {
   const answer = await rawExchange(`GET /v1/ping?cpf=12345678909 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
   expect(answer).toMatch(/^HTTP\/1\.1 431 /);
   const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
-  const row = rowOf(body.meta.request_id)!;
-  expect(row).toMatchObject({ status: 431, error_code: 'VAL_INVALID_PARAM', method: 'GET' });
+  const [group] = unattributedGroups(stack, { status: 431, error_code: 'VAL_INVALID_PARAM' });
+  expect(group.sample).toMatchObject({ request_id: body.meta.request_id, method: 'GET' });
   // The query is redacted like any audited URL.
-  expect(row.path).toBe('/v1/ping?cpf=%5BREDACTED%5D');
+  expect(group.sample.path).toBe('/v1/ping?cpf=%5BREDACTED%5D');
 });
 
 test('a malformed request line (parser garbage): 400 in the envelope, audited', async () => {
+  const before = unattributedCount(stack, { status: 400, error_code: 'VAL_INVALID_PARAM' });
   const answer = await rawExchange('\x00\x01garbage \xff\r\n\r\n');
   expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-  const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
-  expect(rowOf(body.meta.request_id)).toMatchObject({ status: 400, error_code: 'VAL_INVALID_PARAM', method: '?' });
+  JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+  expect(unattributedCount(stack, { status: 400, error_code: 'VAL_INVALID_PARAM' })).toBe(before + 1);
 });
 
 test('Content-Type with a charset other than UTF-8: 400 VAL_INVALID_PARAM naming Content-Type', async () => {

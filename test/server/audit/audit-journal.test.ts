@@ -91,10 +91,11 @@ describe('the journal columns', () => {
     expect(signature).toBeUndefined();
   });
 
-  test('requests refused before routing (an undecodable URL) carry their message and answer too', async () => {
-    const res = await stack.raw({ path: '/v1/pacientes/%E0%A4%A?cpf=52998224725' });
+  test('requests refused before routing (an undecodable URL) carry their message too, under the key they name', async () => {
+    const res = await stack.raw({ path: '/v1/pacientes/%E0%A4%A?cpf=52998224725', headers: { 'x-api-key': stack.creds.apiKey } });
     expect(res.status).toBe(400);
     const row = rowFor(res.body.meta.request_id);
+    expect(row).toMatchObject({ chave_id: stack.creds.chaveId, verified: 0 });
     expect(row.error_message).toBe(res.body.error.message);
     expect(JSON.parse(row.response_body).error).toEqual(res.body.error);
     expect(JSON.stringify(row)).not.toContain('52998224725');
