@@ -65,6 +65,8 @@ export class AuditWriter {
   private callbacks: Array<Committed | undefined> = [];
   /** Other writes of the same connection that ride on the next commit (server/idempotency: a write's answer). */
   private companions: Companion[] = [];
+  /** Rollbacks that failed with their commit (the file took no write at all): run once it takes writes again. */
+  private deferredRollbacks: Array<() => void> = [];
   private scheduled = false;
   private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[], companions: Companion[]) => Partial<Record<JournalClass, ClassTotals>>>;
   private closed = false;
@@ -74,6 +76,7 @@ export class AuditWriter {
   constructor(sqlite: SQLite.Database, options: { clock?: AuditClock; budget: JournalBudget }) {
     this.clock = options.clock;
     this.budget = options.budget;
+    this.budget.onRecovered(() => this.runDeferredRollbacks());
     // Positional parameters: binding an array is cheaper than binding an object by name.
     const insert = sqlite.prepare(`INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
     const upsertGroup = sqlite.prepare(
@@ -186,10 +189,11 @@ export class AuditWriter {
       console.error(`audit writer: ${rows.length} entries not written, their requests refused: ${failure.message}`);
       this.budget.commitFailed(failure);
       for (const companion of companions) {
+        if (!companion.rollback) continue;
         try {
-          companion.rollback?.();
+          companion.rollback();
         } catch {
-          // The store's own recovery (a lease that runs out) takes over.
+          this.deferredRollbacks.push(companion.rollback);
         }
       }
     }
@@ -199,6 +203,19 @@ export class AuditWriter {
       queueMicrotask(function releaseCommitted() {
         for (const committed of callbacks) committed?.(failure);
       });
+    }
+  }
+
+  /** Rollbacks a failed commit could not make; if the file still takes none, the store's leases free the keys. */
+  private runDeferredRollbacks(): void {
+    const rollbacks = this.deferredRollbacks;
+    this.deferredRollbacks = [];
+    for (const rollback of rollbacks) {
+      try {
+        rollback();
+      } catch (error) {
+        console.error(`audit writer: a deferred rollback failed: ${(error as Error).message}`);
+      }
     }
   }
 

@@ -19,6 +19,10 @@ const LOW_SPACE_RESERVE_BYTES = 1024 ** 2;
 /** Past this share of a cap, verified entries alone, the console and /readyz warn. */
 const WARN_SHARE = 0.8;
 const FREE_SPACE_CHECK_MS = 1000;
+/** While failing, how often the journal tries whether the file takes writes again. */
+const PROBE_INTERVAL_MS = 1000;
+/** What the probe writes (and deletes): about the largest entry, so a pass means a whole entry fits. */
+const PROBE_BYTES = 32 * 1024;
 const RECENT_SHED_MS = 10 * 60_000;
 
 export interface JournalBudgetOptions {
@@ -78,6 +82,10 @@ export class JournalBudget {
   private freeBytes: number | null = null;
   private freeCheckedAt = -Infinity;
   private lastWriteError: string | null = null;
+  private lastProbeAt = -Infinity;
+  private readonly recoveredListeners: Array<() => void> = [];
+  private readonly probeInsert: SQLite.Statement;
+  private readonly probeDelete: SQLite.Statement;
   private lastShedAt: number | null = null;
   private shedRowsTotal = 0;
   private shedding: Promise<number> | null = null;
@@ -120,6 +128,8 @@ export class JournalBudget {
       'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT ?) RETURNING verified, bytes',
     );
     this.updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+    this.probeInsert = sqlite.prepare('INSERT INTO audit_probe (v) VALUES (randomblob(?))');
+    this.probeDelete = sqlite.prepare('DELETE FROM audit_probe');
   }
 
   /** Totals after a committed batch or deletion (the same numbers went into audit_budget in its transaction). */
@@ -130,10 +140,6 @@ export class JournalBudget {
       this.totals[kind].rows += d.rows;
       this.totals[kind].bytes += d.bytes;
     }
-    if (this.lastWriteError !== null) {
-      this.lastWriteError = null;
-      this.log('info', 'commits succeed again');
-    }
     if (this.overBudget()) void this.shed();
     this.reportState();
   }
@@ -141,6 +147,7 @@ export class JournalBudget {
   commitFailed(error: Error): void {
     const first = this.lastWriteError === null;
     this.lastWriteError = (error as { code?: string }).code ?? error.name;
+    this.lastProbeAt = performance.now();
     if (first) this.log('error', `a commit failed (${this.lastWriteError}): requests are refused with 503 until one succeeds`);
     // Space may be why: what noise holds can be given back to verified entries.
     void this.shed();
@@ -149,7 +156,7 @@ export class JournalBudget {
 
   /** Whether a /v1 request may run: its entry would be committed without evicting verified history. */
   accepting(): boolean {
-    if (this.lastWriteError !== null) return false;
+    if (this.lastWriteError !== null && !this.probe()) return false;
     const v = this.totals.verified;
     if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) return false;
     if (this.lowOnSpace()) return this.freelistBytes() >= LOW_SPACE_RESERVE_BYTES;
@@ -189,6 +196,38 @@ export class JournalBudget {
       shed_rows_total: this.shedRowsTotal,
       last_write_error: this.lastWriteError,
     };
+  }
+
+  /**
+   * After a failed commit, a later batch that only counts on in existing rows may commit while a new
+   * entry still would not fit: so the failing state ends only when a probe the size of a large entry
+   * commits (and is deleted), at most once a second.
+   */
+  private probe(): boolean {
+    const t = performance.now();
+    if (t - this.lastProbeAt < PROBE_INTERVAL_MS) return false;
+    this.lastProbeAt = t;
+    try {
+      this.probeInsert.run(PROBE_BYTES);
+      this.probeDelete.run();
+    } catch {
+      try {
+        this.probeDelete.run();
+      } catch {
+        // Still failing: the next probe tries again.
+      }
+      return false;
+    }
+    this.lastWriteError = null;
+    this.log('info', 'the journal takes writes again');
+    for (const listener of this.recoveredListeners) listener();
+    this.reportState();
+    return true;
+  }
+
+  /** Runs `listener` each time the journal takes writes again after a failed commit. */
+  onRecovered(listener: () => void): void {
+    this.recoveredListeners.push(listener);
   }
 
   /** Whether noise should go: past its share, past a cap, or the disk low. */

@@ -10,6 +10,7 @@ import { sql, type Kysely } from 'kysely';
 // - audit_unattributed: requests that name no existing key, one row per (minute, client address,
 //   status, error code) with a count and one bounded sample.
 // - audit_budget: running totals per class, kept with every batch, so a start never scans the journal.
+// - audit_probe: where a journal that failed to commit tests that the file can grow again (empty otherwise).
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('audit_log').addColumn('verified', 'integer', (c) => c.notNull().defaultTo(1)).execute();
   await db.schema.alterTable('audit_log').addColumn('bytes', 'integer', (c) => c.notNull().defaultTo(0)).execute();
@@ -54,6 +55,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('rows', 'integer', (c) => c.notNull())
     .addColumn('bytes', 'integer', (c) => c.notNull())
     .execute();
+  await db.schema.createTable('audit_probe').addColumn('v', 'blob').execute();
   await sql`INSERT INTO audit_budget (kind, rows, bytes)
     SELECT 'verified', COUNT(*), coalesce(SUM(bytes), 0) FROM audit_log WHERE verified = 1
     UNION ALL SELECT 'unverified', COUNT(*), coalesce(SUM(bytes), 0) FROM audit_log WHERE verified = 0
