@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect, SignedClient, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
+import { ephemeralConfig } from '../server/config.ts';
+import { startStack } from '../server/stack.ts';
+import { ensureOperator } from '../server/admin/operators.ts';
 
 // Issue 13 § Reset a tenant: the QA loop end to end. An operator issues a token (shown once) for one
 // clinic with an expiry (issue 19), a test's beforeEach resets that clinic with it (no cookie, no CSRF;
@@ -30,10 +35,10 @@ const automationReset = (token: string, slug = SLUG) =>
     body: '{}',
   });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${env.baseUrl}/console/`);
+async function signIn(page: Page, baseUrl = env.baseUrl, password = env.password): Promise<void> {
+  await page.goto(`${baseUrl}/console/`);
   await page.getByLabel('Username').fill(env.operator);
-  await page.getByLabel('Password').fill(env.password);
+  await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByText(`Signed in as ${env.operator}`)).toBeVisible();
 }
@@ -140,4 +145,36 @@ test('QA resets a clinic with an operator token and from the console; a revoked 
     await shot(page, 'operator-tokens');
     expect((await automationReset(token)).status).toBe(401);
   });
+});
+
+// Issue 19 § 6: on an appliance in production mode (a stack of its own here) the dialog says reset is
+// disabled and how to allow it, and offers nothing to confirm; the route refuses it as well.
+test('in production the reset dialog says reset is disabled unless ALLOW_TENANT_RESET is set', async ({ page }) => {
+  test.skip(Boolean(env.external), 'starts a production-mode stack of its own');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-prod-'));
+  const stack = await startStack(ephemeralConfig(dataDir, { APP_ENV: 'production' }));
+  try {
+    await stack.tenants.create({ slug: 'clinica-prod', nome: 'Clinica Producao' });
+    const password = 'e2e-production-password';
+    await ensureOperator(stack.gatewayDb.db, env.operator, password);
+    await signIn(page, stack.gatewayUrl, password);
+    await page.getByRole('link', { name: 'Clinics' }).click();
+    await page.getByRole('button', { name: 'Reset clinica-prod' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.getByTestId('reset-disabled')).toContainText('Reset is disabled on this appliance');
+    await expect(dialog.getByTestId('reset-disabled')).toContainText('APP_ENV=production');
+    await expect(dialog.getByTestId('reset-disabled')).toContainText('ALLOW_TENANT_RESET=true');
+    await expect(dialog.getByLabel('Type clinica-prod to confirm')).toBeDisabled();
+    await expect(dialog.getByRole('button', { name: 'Reset clinic' })).toBeDisabled();
+    const session = await (await page.request.get(`${stack.gatewayUrl}/admin/api/auth/session`)).json();
+    const refused = await page.request.post(`${stack.gatewayUrl}/admin/api/tenants/clinica-prod/reset`, {
+      headers: { 'x-csrf-token': session.data.csrf_token },
+      data: {},
+    });
+    expect(refused.status()).toBe(403);
+    expect((await refused.json()).error.code).toBe('OPERATION_NOT_ALLOWED');
+  } finally {
+    await stack.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

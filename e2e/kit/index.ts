@@ -57,11 +57,10 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>
   operatorToken: [
     async ({ appliance, consoleApi }, use, workerInfo) => {
       if (appliance.operatorToken) return use(appliance.operatorToken);
-      // Every clinic: resetTenant(slug) may name any; a day is plenty for one run.
+      // Every clinic, explicitly: resetTenant(slug) may name any. Default expiry (30 days); revoked when the worker ends.
       const issued = await consoleApi.call<{ id: number; token: string }>('POST', '/operator-tokens', {
         label: `e2e kit worker ${workerInfo.workerIndex}`,
         tenants: '*',
-        expires_in_days: 1,
       });
       await use(issued.token);
       await consoleApi.call('POST', `/operator-tokens/${issued.id}/revoke`).catch(() => undefined);
