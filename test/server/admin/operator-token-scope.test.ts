@@ -56,12 +56,12 @@ describe('issuing: clinics named or "*", validity in days', () => {
     for (const tenants of [undefined, [], 'all', ['clinica-a', 'nao-existe']]) {
       const res = await issue({ label: 'x', ...(tenants === undefined ? {} : { tenants }) });
       expect(res.status, JSON.stringify(tenants)).toBe(400);
-      expect(res.body.error.code).toBe('VAL_INVALID_PARAM');
-      expect(res.body.error.details.field).toBe('tenants');
+      expect(res.body.error!.code).toBe('VAL_INVALID_PARAM');
+      expect(res.body.error!.details.field).toBe('tenants');
     }
     const unknown = await issue({ label: 'x', tenants: ['clinica-a', 'nao-existe'] });
-    expect(unknown.body.error.message).toMatch(/nao-existe/);
-    expect(unknown.body.error.message).not.toMatch(/clinica-a/);
+    expect(unknown.body.error!.message).toMatch(/nao-existe/);
+    expect(unknown.body.error!.message).not.toMatch(/clinica-a/);
     expect(await stack.gatewayDb.db.selectFrom('operator_tokens').selectAll().execute()).toHaveLength(0);
   });
 
@@ -75,7 +75,7 @@ describe('issuing: clinics named or "*", validity in days', () => {
     for (const days of [0, 366, 1.5, '30']) {
       const res = await issue({ label: 'bad', tenants: ['clinica-a'], expires_in_days: days });
       expect(res.status, String(days)).toBe(400);
-      expect(res.body.error.details.field).toBe('expires_in_days');
+      expect(res.body.error!.details.field).toBe('expires_in_days');
     }
   });
 
@@ -94,12 +94,12 @@ describe('using: a token acts only on its clinics', () => {
     expect((await automationReset(token, 'clinica-a')).status).toBe(200);
     const other = await automationReset(token, 'clinica-b');
     expect(other.status).toBe(403);
-    expect(other.body.error.code).toBe('ADMIN_FORBIDDEN');
-    expect(other.body.error.message).toMatch(/clinica-b/);
+    expect(other.body.error!.code).toBe('ADMIN_FORBIDDEN');
+    expect(other.body.error!.message).toMatch(/clinica-b/);
     expect(other.body.data).toBeNull();
     const unknown = await automationReset(token, 'nao-existe');
     expect(unknown.status).toBe(403);
-    expect(unknown.body.error.code).toBe('ADMIN_FORBIDDEN');
+    expect(unknown.body.error!.code).toBe('ADMIN_FORBIDDEN');
 
     stack.app.auditWriter.flush();
     const refusal = await stack.gatewayDb.db
@@ -125,7 +125,7 @@ describe('using: a token acts only on its clinics', () => {
     }
     const unknown = await automationReset(all.token, 'nao-existe');
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.code).toBe('RES_NOT_FOUND');
+    expect(unknown.body.error!.code).toBe('RES_NOT_FOUND');
   });
 });
 
@@ -141,9 +141,9 @@ describe('expiry follows the appliance clock', () => {
       expect((await client.call('PUT', '/admin/api/clock', { advance_seconds: 2 * DAY })).status).toBe(200);
       const expired = await automationReset(day.token, 'clinica-a');
       expect(expired.status).toBe(401);
-      expect(expired.body.error.code).toBe('ADMIN_UNAUTHENTICATED');
-      expect(expired.body.error.message).toMatch(/expirado/);
-      expect(expired.body.error.message).toContain(day.view.expires_at);
+      expect(expired.body.error!.code).toBe('ADMIN_UNAUTHENTICATED');
+      expect(expired.body.error!.message).toMatch(/expirado/);
+      expect(expired.body.error!.message).toContain(day.view.expires_at);
       expect((await automationReset(month.token, 'clinica-a')).status).toBe(200);
       expect(await listed(day.id)).toMatchObject({ status: 'expired' });
       expect(await listed(month.id)).toMatchObject({ status: 'active' });
@@ -152,7 +152,7 @@ describe('expiry follows the appliance clock', () => {
       expect((await client.call('PUT', '/admin/api/clock', { offset_seconds: 31 * DAY })).status).toBe(200);
       const late = await automationReset(month.token, 'clinica-a');
       expect(late.status).toBe(401);
-      expect(late.body.error.message).toMatch(/expirado/);
+      expect(late.body.error!.message).toMatch(/expirado/);
       expect(await listed(month.id)).toMatchObject({ status: 'expired' });
     } finally {
       await client.call('DELETE', '/admin/api/clock');

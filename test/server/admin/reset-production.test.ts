@@ -74,14 +74,14 @@ describe('APP_ENV=production, no opt-in: every way to reset is refused and nothi
     for (const body of [{ audit: true, files: true }, {}]) {
       const res = await client.call('POST', `/admin/api/tenants/${stack.tenantSlug}/reset`, body);
       expect(res.status, res.text).toBe(403);
-      expect(res.body.error.code).toBe('OPERATION_NOT_ALLOWED');
-      expect(res.body.error.message).toMatch(/ALLOW_TENANT_RESET=true/);
+      expect(res.body.error!.code).toBe('OPERATION_NOT_ALLOWED');
+      expect(res.body.error!.message).toMatch(/ALLOW_TENANT_RESET=true/);
     }
     for (const body of [{ audit: true }, {}]) {
       const res = await automationReset(stack, token, body);
       expect(res.status).toBe(403);
-      expect(res.body.error.code).toBe('OPERATION_NOT_ALLOWED');
-      expect(res.body.error.message).toMatch(/ALLOW_TENANT_RESET=true/);
+      expect(res.body.error!.code).toBe('OPERATION_NOT_ALLOWED');
+      expect(res.body.error!.message).toMatch(/ALLOW_TENANT_RESET=true/);
     }
 
     // The patient is still there, every earlier entry too, and the four refusals were journaled under the clinic.
