@@ -49,7 +49,7 @@ function parseDays(value: string): number {
   return days;
 }
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** The appliance clock of DATA_DIR (development mode follows clock.json): the gateway's time for journal entries and token expiry. */
 function applianceClock(): ApplianceClock {
@@ -267,14 +267,15 @@ export function buildCli(): Command {
     .command('create')
     .description(`issue a token (shown once) for named clinics, or all of them when asked for; it expires after --expires-in-days`)
     .requiredOption('--label <text>', 'what the token is for, e.g. "Playwright suite - CI"')
-    .option('--tenant <slug>', 'a clinic the token may reset; repeat for more', collect, [])
+    .option('--tenant <slug>', 'a clinic the token may reset; repeat for more', collect)
     .option('--all-tenants', 'every clinic, present and future (the admin API\'s "*"): only when that is what you mean')
-    .option('--expires-in-days <n>', `validity in days (default ${OPERATOR_TOKEN_DEFAULT_DAYS}, at most ${OPERATOR_TOKEN_MAX_DAYS})`, parseDays, OPERATOR_TOKEN_DEFAULT_DAYS)
+    .option('--expires-in-days <n>', `validity in days, at most ${OPERATOR_TOKEN_MAX_DAYS}`, parseDays, OPERATOR_TOKEN_DEFAULT_DAYS)
     .option('--operator <username>', 'the operator it is issued under and audited as (default: OPERATOR_USERNAME, "admin")')
     .option('--json', 'print {"token", "id", "tenants", "expires_at", ...} (the admin API\'s answer)')
-    .action(async (opts: { label: string; tenant: string[]; allTenants?: boolean; expiresInDays: number; operator?: string; json?: boolean }) => {
-      if (opts.allTenants && opts.tenant.length > 0) throw new UsageError('use either --tenant (repeatable) or --all-tenants, not both');
-      if (!opts.allTenants && opts.tenant.length === 0) {
+    .action(async (opts: { label: string; tenant?: string[]; allTenants?: boolean; expiresInDays: number; operator?: string; json?: boolean }) => {
+      const named = opts.tenant ?? [];
+      if (opts.allTenants && named.length > 0) throw new UsageError('use either --tenant (repeatable) or --all-tenants, not both');
+      if (!opts.allTenants && named.length === 0) {
         throw new UsageError('name the clinics the token may reset: --tenant <slug> (repeat for more), or --all-tenants for every clinic');
       }
       const label = opts.label.trim();
@@ -284,7 +285,7 @@ export function buildCli(): Command {
         const db = s.gatewayDb.db;
         const operator = await db.selectFrom('operators').select('id').where('username', '=', username).executeTakeFirst();
         if (!operator) throw new UsageError(`operator "${username}" does not exist (--operator, or OPERATOR_USERNAME)`);
-        const requested: TokenTenants = opts.allTenants ? ALL_TENANTS : [...new Set(opts.tenant)];
+        const requested: TokenTenants = opts.allTenants ? ALL_TENANTS : [...new Set(named)];
         if (requested !== ALL_TENANTS) {
           const known = new Set((await s.tenants.list()).map((t) => t.slug));
           const unknown = requested.filter((slug) => !known.has(slug));
