@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openGatewayDb } from '../server/db/database.ts';
-import { IdempotencyStore, type OperationKey } from '../server/idempotency/idempotency.store.ts';
+import { IdempotencyStore, operationIdentity, type OperationKey } from '../server/idempotency/idempotency.store.ts';
 
 /**
  * `npx tsx bench/idempotency-store.ts`: the idempotency store's cost per write on a real gateway.db
@@ -39,7 +39,8 @@ const patient = JSON.stringify({
 });
 const response = { status: 201, headers: { location: '/v1/pacientes/123456' }, body: patient };
 const hash = 'a'.repeat(64);
-const op = (i: number): OperationKey => ({ chaveId: 1, idemKey: `bench-${i}`, method: 'POST', path: '/v1/pacientes' });
+const CREATE = operationIdentity('POST', '/v1/pacientes', {});
+const op = (i: number): OperationKey => ({ chaveId: 1, idemKey: `bench-${i}`, method: 'POST', path: '/v1/pacientes', operation: CREATE });
 
 const time = (label: string, fn: (i: number) => void): void => {
   for (let i = 0; i < 500; i++) fn(N + i); // warm-up

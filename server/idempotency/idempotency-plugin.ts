@@ -5,7 +5,7 @@ import { ApiError, invalidParam } from '../errors.ts';
 import { addMeta, replayEnvelope } from '../http/envelope.ts';
 import { canonicalBodyHash } from './canonical-hash.ts';
 import { syncPayloadHook } from '../http/sync-hooks.ts';
-import type { IdempotencyStore, OperationKey } from './idempotency.store.ts';
+import { operationIdentity, type IdempotencyStore, type OperationKey } from './idempotency.store.ts';
 import '../http/request-context.ts';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -20,15 +20,19 @@ export interface IdempotencyPluginOptions {
 const executing = new WeakMap<FastifyRequest, { operation: OperationKey; reply: FastifyReply; writes: number }>();
 
 /**
- * Names one backend write of one operation under one Idempotency-Key: (API key id, method, path, key)
- * plus the write's position in the handler (today every write operation makes exactly one).
- * backend-sim commits it with the write and its answer, and answers a repeat from that record
- * (docs/architecture.md § Exactly once across crashes). An identifier, not a secret.
+ * Names one backend write of one entry: (API key id, Idempotency-Key, the operation the key is bound to)
+ * plus the write's position in the handler (today every write operation makes exactly one), so a retry
+ * reaches the same token whatever spelling of the path it comes by. backend-sim commits it with the write
+ * and its answer, and answers a repeat from that record (docs/architecture.md § Exactly once across
+ * crashes). An entry of an earlier release (no operation) keeps the token it was executed with: (API key
+ * id, method, raw path, key). An identifier, not a secret.
  */
-export function backendWriteToken(operation: OperationKey, write: number): string {
-  return createHash('sha256')
-    .update(JSON.stringify(['clinic-gateway/backend-write/v1', operation.chaveId, operation.method, operation.path, operation.idemKey, write]))
-    .digest('hex');
+export function backendWriteToken(entry: OperationKey, write: number): string {
+  const named =
+    entry.operation === null
+      ? ['clinic-gateway/backend-write/v1', entry.chaveId, entry.method, entry.path, entry.idemKey, write]
+      : ['clinic-gateway/backend-write/v2', entry.chaveId, entry.idemKey, entry.operation, write];
+  return createHash('sha256').update(JSON.stringify(named)).digest('hex');
 }
 
 /**
@@ -76,9 +80,10 @@ export function completeIdempotentWrites(store: IdempotencyStore) {
 }
 
 /**
- * The idempotency contract for every route declaring `config.idempotent` (spec § Idempotency):
- * scoped per API key and operation (method + path), replay with the original status, 422 on a
- * different body, 409 while the first is in flight, 503 stored and replayed.
+ * The idempotency contract for every route declaring `config.idempotent` (spec § Idempotency): scoped
+ * per API key, a key bound to the operation the router resolved (verb, route pattern, parsed path values:
+ * `/1/` and `/%31/` are one operation), replay with the original status, 422 on a different body or on
+ * another operation, 409 while the first is in flight, 503 stored and replayed.
  */
 export default fp<IdempotencyPluginOptions>(
   async function idempotencyPlugin(app: FastifyInstance, { store }) {
@@ -99,16 +104,22 @@ export default fp<IdempotencyPluginOptions>(
         throw invalidParam('Idempotency-Key', 'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].');
       }
       reply.header('idempotency-key', idemKey);
-      const operation: OperationKey = {
+      // A preHandler: the params are the ones the route's schema parsed (`id` the number 1, from `1` or `%31`).
+      const requested: OperationKey = {
         chaveId: request.auth!.chaveId,
         idemKey,
         method: request.method,
         path: request.url.split('?', 1)[0],
+        operation: operationIdentity(request.method, request.routeOptions.url ?? request.url.split('?', 1)[0], request.params),
       };
-      const reservation = store.reserve(operation, canonicalBodyHash(request.body, request.rawBody), undefined, request.id);
+      const reservation = store.reserve(requested, canonicalBodyHash(request.body, request.rawBody), undefined, request.id);
       switch (reservation.kind) {
         case 'conflict':
-          throw new ApiError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key ja usada com um corpo diferente.', { field: 'Idempotency-Key' });
+          throw new ApiError(
+            'IDEMPOTENCY_CONFLICT',
+            reservation.reason === 'body' ? 'Idempotency-Key ja usada com um corpo diferente.' : 'Idempotency-Key ja usada em outra operacao.',
+            { field: 'Idempotency-Key' },
+          );
         case 'in_flight':
           throw new ApiError('CONCURRENT_REQUEST', 'Requisicao com esta Idempotency-Key ainda em processamento.', null, {
             headers: { 'retry-after': '2' },
@@ -123,11 +134,13 @@ export default fp<IdempotencyPluginOptions>(
           request.errorCode = envelope.error?.code ?? null;
           return reply.status(record.status ?? 200).type('application/json; charset=utf-8').send(envelope);
         }
-        case 'execute':
+        case 'execute': {
+          const operation = reservation.entry;
           request.idempotentOperation = operation;
           executing.set(request, { operation, reply, writes: 0 });
           reply.header('idempotency-replay', 'false');
           addMeta(reply, { idempotent_replay: false });
+        }
       }
     }
   },

@@ -6,17 +6,38 @@ import { deriveKey, SecretBox } from '../keys/secret-box.ts';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type Reservation =
-  | { kind: 'execute' }
+  /** `entry`: the row this request executes under (complete/release it; its backend token, backendWriteToken). */
+  | { kind: 'execute'; entry: OperationKey }
   /** `record.response_headers` and `record.response_body` hold the opened (plaintext) response. */
   | { kind: 'replay'; record: IdempotencyRecord }
-  | { kind: 'conflict' }
+  /** `body`: same operation, another body; `operation`: the key is bound to another operation. */
+  | { kind: 'conflict'; reason: 'body' | 'operation' }
   | { kind: 'in_flight' };
 
+/**
+ * An Idempotency-Key's entry. The spec scopes a key per API key: one key names one logical request, so it
+ * is bound to one operation, the one the router resolved (`operation`), whatever spelling of the path
+ * reached it; the same key on another operation is a conflict.
+ */
 export interface OperationKey {
   chaveId: number;
   idemKey: string;
+  /** The verb and the path as the first request sent it: what the console's inspector shows. */
   method: string;
   path: string;
+  /**
+   * The operation the key is bound to (operationIdentity: verb, route pattern, parsed path values), e.g.
+   * `["POST","/v1/pacientes/:id/prontuarios",{"id":1}]`. Null on rows written before migration 018, whose
+   * identity was the verb and the raw path: they match only those for the rest of their 24 h.
+   */
+  operation: string | null;
+}
+
+/** The identity of a resolved operation: its verb, its route pattern and its parsed path values, keys sorted. */
+export function operationIdentity(method: string, route: string, params: unknown): string {
+  const values = params !== null && typeof params === 'object' ? params : {};
+  const sorted = Object.fromEntries(Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return JSON.stringify([method, route, sorted]);
 }
 
 export interface StoredResponse {
@@ -31,18 +52,24 @@ const SEAL_VERSION = 1;
  * The idempotency store over gateway.db. Reservation is one synchronous SQLite transaction,
  * so concurrent requests with the same key cannot both win, and the record survives restarts.
  *
+ * A key has one entry per API key (spec § Idempotency: "Scope: per API key"): found by (API key id,
+ * Idempotency-Key), it answers the operation it is bound to and is a conflict for any other.
+ *
  * Cached responses carry patient data, so nothing of them rests in plaintext: the response (headers
  * and body) is sealed with AES-256-GCM under a subkey of the master key, the associated data binding
- * it to its row (API key id, method, path, Idempotency-Key, status), and the body fingerprint is an
- * HMAC under another subkey. Rows of earlier releases are sealed in place when the store opens.
+ * it to its row (API key id, method, path, Idempotency-Key, status, and the operation when the row has
+ * one), and the body fingerprint is an HMAC under another subkey. Rows of earlier releases are sealed
+ * in place when the store opens.
  */
 export class IdempotencyStore {
-  private readonly select: SQLite.Statement;
+  private readonly selectKey: SQLite.Statement;
+  private readonly removeExpiredOfKey: SQLite.Statement;
   private readonly insert: SQLite.Statement;
   private readonly takeOver: SQLite.Statement;
   private readonly remove: SQLite.Statement;
   private readonly completeStmt: SQLite.Statement;
   private readonly purge: SQLite.Statement;
+  private readonly selectRecentSuccesses: SQLite.Statement;
   private readonly reserveTx: SQLite.Transaction<(op: OperationKey, fingerprint: string, now: number, requestId: string | null) => Reservation>;
   private readonly box: SecretBox;
   private readonly fingerprintKey: KeyObject;
@@ -66,10 +93,12 @@ export class IdempotencyStore {
     this.box = new SecretBox(deriveKey(masterKey, 'clinic-gateway/idempotency/response/v1'));
     this.fingerprintKey = createSecretKey(deriveKey(masterKey, 'clinic-gateway/idempotency/fingerprint/v1'));
     const pk = 'chave_id = ? AND idem_key = ? AND method = ? AND path = ?';
-    this.select = sqlite.prepare(`SELECT * FROM idempotency_keys WHERE ${pk}`);
+    // The primary key starts with (chave_id, idem_key): both statements walk it.
+    this.selectKey = sqlite.prepare('SELECT * FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?');
+    this.removeExpiredOfKey = sqlite.prepare('DELETE FROM idempotency_keys WHERE chave_id = ? AND idem_key = ? AND expires_at <= ?');
     this.insert = sqlite.prepare(
-      `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, body_hash, state, lease_until, created_at, expires_at, seal_version, request_id)
-       VALUES (?, ?, ?, ?, ?, 'in_flight', ?, ?, ?, ${SEAL_VERSION}, ?)`,
+      `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, operation, body_hash, state, lease_until, created_at, expires_at, seal_version, request_id)
+       VALUES (?, ?, ?, ?, ?, ?, 'in_flight', ?, ?, ?, ${SEAL_VERSION}, ?)`,
     );
     this.takeOver = sqlite.prepare(`UPDATE idempotency_keys SET lease_until = ?, request_id = ? WHERE ${pk} AND state = 'in_flight'`);
     this.remove = sqlite.prepare(`DELETE FROM idempotency_keys WHERE ${pk}`);
@@ -78,24 +107,33 @@ export class IdempotencyStore {
        WHERE ${pk}`,
     );
     this.purge = sqlite.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
+    this.selectRecentSuccesses = sqlite.prepare(
+      `SELECT chave_id, idem_key, method, path, operation, status, created_at FROM idempotency_keys
+       WHERE expires_at > ? AND state = 'completed' AND status BETWEEN 200 AND 299 ORDER BY expires_at DESC LIMIT ?`,
+    );
 
     this.reserveTx = sqlite.transaction((op: OperationKey, fingerprint: string, now: number, requestId: string | null): Reservation => {
-      const ids = [op.chaveId, op.idemKey, op.method, op.path];
-      let record = this.select.get(...ids) as IdempotencyRecord | undefined;
-      if (record && record.expires_at <= now) {
-        this.remove.run(...ids);
-        record = undefined;
+      let rows = this.selectKey.all(op.chaveId, op.idemKey) as IdempotencyRecord[];
+      if (rows.some((row) => row.expires_at <= now)) {
+        this.removeExpiredOfKey.run(op.chaveId, op.idemKey, now);
+        rows = rows.filter((row) => row.expires_at > now);
       }
-      if (!record) {
-        this.insert.run(...ids, fingerprint, now + this.leaseMs, now, now + IDEMPOTENCY_TTL_MS, requestId);
-        return { kind: 'execute' };
+      if (rows.length === 0) {
+        this.insert.run(op.chaveId, op.idemKey, op.method, op.path, op.operation, fingerprint, now + this.leaseMs, now, now + IDEMPOTENCY_TTL_MS, requestId);
+        return { kind: 'execute', entry: op };
       }
-      if (record.body_hash !== fingerprint) return { kind: 'conflict' };
-      if (record.state === 'completed') return { kind: 'replay', record: this.opened(op, record) };
+      // A row of an earlier release (no operation) answers only its own verb and raw path; it may share
+      // its key with others of its time, written on other paths before keys were bound to one operation.
+      const record = rows.find((row) => (row.operation === null ? row.method === op.method && row.path === op.path : row.operation === op.operation));
+      if (!record) return { kind: 'conflict', reason: 'operation' };
+      const entry = entryOf(record);
+      if (record.body_hash !== fingerprint) return { kind: 'conflict', reason: 'body' };
+      if (record.state === 'completed') return { kind: 'replay', record: this.opened(entry, record) };
       if (record.lease_until > now) return { kind: 'in_flight' };
-      // Left in flight by a crash: its lease ran out, so this request takes it over.
-      this.takeOver.run(now + this.leaseMs, requestId, ...ids);
-      return { kind: 'execute' };
+      // Left in flight by a crash: its lease ran out, so this request takes it over, under the same row
+      // (and so the same backend token) whatever spelling of the path it came by.
+      this.takeOver.run(now + this.leaseMs, requestId, entry.chaveId, entry.idemKey, entry.method, entry.path);
+      return { kind: 'execute', entry };
     });
 
     this.sealLegacyRows(sqlite);
@@ -106,8 +144,9 @@ export class IdempotencyStore {
   }
 
   /**
-   * `bodyHash`: the canonical body's SHA-256 (canonicalBodyHash). `requestId`: the request that executes
-   * when it wins, kept in plain text so the console links an entry to its audit row without opening it.
+   * `op`: the request's key, verb, raw path and resolved operation (non-null). `bodyHash`: the canonical
+   * body's SHA-256 (canonicalBodyHash). `requestId`: the request that executes when it wins, kept in plain
+   * text so the console links an entry to its audit row without opening it.
    */
   reserve(op: OperationKey, bodyHash: string, now = this.clock(), requestId: string | null = null): Reservation {
     return this.reserveTx.immediate(op, this.fingerprint(bodyHash), now, requestId);
@@ -131,6 +170,20 @@ export class IdempotencyStore {
 
   purgeExpired(now = this.clock()): number {
     return this.purge.run(now).changes;
+  }
+
+  /**
+   * The newest completed 2xx entries still within their 24 h, newest first: the writes the start-time
+   * consistency check (server/integrity/idempotency-consistency.ts) confirms against backend-sim's markers.
+   */
+  recentSuccesses(limit: number, now = this.clock()): Array<{ operation: OperationKey; status: number; createdAt: number }> {
+    type Row = Pick<IdempotencyRecord, 'chave_id' | 'idem_key' | 'method' | 'path' | 'operation' | 'status' | 'created_at'>;
+    const rows = this.selectRecentSuccesses.all(now, limit) as Row[];
+    return rows.map((row) => ({
+      operation: entryOf(row),
+      status: row.status ?? 0,
+      createdAt: row.created_at,
+    }));
   }
 
   private fingerprint(bodyHash: string): string {
@@ -165,7 +218,7 @@ export class IdempotencyStore {
     const sealChunk = sqlite.transaction(() => {
       const rows = pick.all() as IdempotencyRecord[];
       for (const row of rows) {
-        const op = { chaveId: row.chave_id, idemKey: row.idem_key, method: row.method, path: row.path };
+        const op = entryOf(row);
         const sealed =
           row.state === 'completed' ? this.seal(op, row.status ?? 0, row.response_headers ?? '{}', row.response_body ?? 'null') : null;
         update.run(this.fingerprint(row.body_hash), sealed, op.chaveId, op.idemKey, op.method, op.path);
@@ -178,6 +231,22 @@ export class IdempotencyStore {
   }
 }
 
-/** Binds a sealed response to its row: moved to another key, operation or status, it no longer opens. */
+/** The entry a row is (its primary key and the operation it is bound to). */
+const entryOf = (row: Pick<IdempotencyRecord, 'chave_id' | 'idem_key' | 'method' | 'path' | 'operation'>): OperationKey => ({
+  chaveId: row.chave_id,
+  idemKey: row.idem_key,
+  method: row.method,
+  path: row.path,
+  operation: row.operation,
+});
+
+/**
+ * Binds a sealed response to its row: moved to another key, operation or status, it no longer opens.
+ * Rows bound to an operation (migration 018) bind it too; older rows keep the associated data they were sealed with.
+ */
 const associatedData = (op: OperationKey, status: number): string =>
-  JSON.stringify(['idempotency-response', op.chaveId, op.method, op.path, op.idemKey, status]);
+  JSON.stringify(
+    op.operation === null
+      ? ['idempotency-response', op.chaveId, op.method, op.path, op.idemKey, status]
+      : ['idempotency-response', op.chaveId, op.method, op.path, op.idemKey, status, op.operation],
+  );

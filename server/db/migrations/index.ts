@@ -9,6 +9,7 @@ import * as m014 from './2026-11-22-014-audit-journal-idempotency-request.ts';
 import * as m015 from './2026-11-22-015-audit-error-indexes-partial.ts';
 import * as m016 from './2026-11-25-016-journal-budget.ts';
 import * as m017 from './2026-11-25-017-operator-token-scope.ts';
+import * as m018 from './2026-11-25-018-idempotency-operation.ts';
 
 /** Date-prefixed, applied in name order by Kysely's Migrator. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-015-audit-error-indexes-partial': m015,
   '2026-11-25-016-journal-budget': m016,
   '2026-11-25-017-operator-token-scope': m017,
+  '2026-11-25-018-idempotency-operation': m018,
 };

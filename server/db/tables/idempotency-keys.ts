@@ -1,11 +1,21 @@
 import type { Generated, Selectable } from 'kysely';
 
-/** Stored outcomes of writes, per API key and operation (method + path), kept 24 h. */
+/**
+ * Stored outcomes of writes, kept 24 h: one entry per (API key, Idempotency-Key), bound to the operation
+ * it executed (`operation`). The primary key (chave_id, idem_key, method, path) predates that binding.
+ */
 export interface IdempotencyKeysTable {
   chave_id: number;
   idem_key: string;
+  /** Verb and path as the first request sent them (the path is not decoded: shown as sent). */
   method: string;
   path: string;
+  /**
+   * The operation the router resolved, `["POST","/v1/pacientes/:id/prontuarios",{"id":1}]` (verb, route
+   * pattern, parsed path values): the key answers it whatever spelling of the path, and is a conflict on
+   * any other. NULL on rows written before migration 018 (they match their own verb and raw path).
+   */
+  operation: string | null;
   /**
    * Fingerprint of the request body: same key + different body is a conflict. HMAC-SHA256, under a
    * subkey of the master key, of the canonical body's SHA-256 (a bare hash of a small body holding a
@@ -23,7 +33,7 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   /**
    * AES-256-GCM (`iv | tag | ciphertext`) of `<headers JSON>\n<body>`, the associated data binding it to
-   * this row's key and status (server/idempotency/idempotency.store.ts).
+   * this row's key, status and operation (server/idempotency/idempotency.store.ts).
    */
   response_sealed: Buffer | null;
   /** 0: written before sealing (plaintext), converted when the store opens; 1: sealed. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
-import { IdempotencyStore } from '../../../server/idempotency/idempotency.store.ts';
+import { IdempotencyStore, operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
 import { loadMasterKey } from '../../../server/keys/secret-box.ts';
 
@@ -102,12 +102,117 @@ test('scope is per API key: the same key string under two API keys never collide
   expect(resB.body.data.id).not.toBe(resA.body.data.id);
 });
 
-test('scope is per operation (method + path): the same key on another write executes it', async () => {
-  const key = randomUUID();
-  const created = await create(newPatient(), key);
-  const patched = await stack.call({ method: 'PATCH', path: `/v1/pacientes/${created.body.data.id}`, body: { telefone: '1133334444' }, idempotencyKey: key });
-  expect(patched.status).toBe(200);
-  expect(patched.headers['idempotency-replay']).toBe('false');
+// Issue 20 § 2. Spec § Idempotency: "Scope | per API key"; "one key per logical request"; "Same key, different
+// body | 422 `IDEMPOTENCY_CONFLICT`". The key is bound to the operation the router resolved: verb, route
+// pattern and path values as parsed, not the path as spelled.
+describe('a key is bound to the operation the router resolved', () => {
+  /** `12` → `%31%32`: the same path value, every digit percent-encoded. */
+  const encodedDigits = (id: number) => [...String(id)].map((d) => `%3${d}`).join('');
+  const patientId = async () => {
+    const res = await create(newPatient(), randomUUID());
+    expect(res.status).toBe(201);
+    return res.body.data.id as number;
+  };
+  const addRecord = (target: string, key: string, body: unknown) => stack.call({ method: 'POST', path: target, body, idempotencyKey: key });
+  const recordCount = async (id: number) => (await stack.call({ path: `/v1/pacientes/${id}/prontuarios` })).body.meta.total as number;
+
+  test('the same key and body on /v1/pacientes/{id}/prontuarios spelled 1 and %31: one record, the second answer is the replay', async () => {
+    const id = await patientId();
+    const key = randomUUID();
+    const body = { mensagem: `Retorno em 30 dias ${randomUUID()}` };
+    const first = await addRecord(`/v1/pacientes/${id}/prontuarios`, key, body);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const second = await addRecord(`/v1/pacientes/${encodedDigits(id)}/prontuarios`, key, body);
+    expect(second.status).toBe(201);
+    expect(second.headers['idempotency-replay']).toBe('true');
+    expect(second.body.data).toEqual(first.body.data);
+    expect(await recordCount(id)).toBe(1);
+    // And the other way round, from the encoded spelling first.
+    const otherKey = randomUUID();
+    const encodedFirst = await addRecord(`/v1/pacientes/${encodedDigits(id)}/prontuarios`, otherKey, body);
+    expect(encodedFirst.headers['idempotency-replay']).toBe('false');
+    expect((await addRecord(`/v1/pacientes/${id}/prontuarios`, otherKey, body)).headers['idempotency-replay']).toBe('true');
+    expect(await recordCount(id)).toBe(2);
+  });
+
+  test('one key reused by one API key on another operation with another body → 422 IDEMPOTENCY_CONFLICT, nothing executed', async () => {
+    const key = randomUUID();
+    const patient = newPatient();
+    const created = await create(patient, key);
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    const patched = await stack.call({ method: 'PATCH', path: `/v1/pacientes/${id}`, body: { telefone: '1133334444' }, idempotencyKey: key });
+    expect(patched.status).toBe(422);
+    expect(patched.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(patched.body.error.details.field).toBe('Idempotency-Key');
+    expect((await stack.call({ path: `/v1/pacientes/${id}` })).body.data.telefone).toBeNull();
+    const record = await addRecord(`/v1/pacientes/${id}/prontuarios`, key, { mensagem: 'Nao deve ser gravado' });
+    expect(record.status).toBe(422);
+    expect(record.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(await recordCount(id)).toBe(0);
+    // The key still answers its own operation.
+    const again = await create(patient, key);
+    expect(again.headers['idempotency-replay']).toBe('true');
+    expect(again.body.data.id).toBe(id);
+  });
+
+  test('the same route with another path value is another operation: one key and one body on two patients → 422, the second untouched', async () => {
+    const a = await patientId();
+    const b = await patientId();
+    const key = randomUUID();
+    const body = { telefone: '1144445555' };
+    expect((await stack.call({ method: 'PATCH', path: `/v1/pacientes/${a}`, body, idempotencyKey: key })).status).toBe(200);
+    const onB = await stack.call({ method: 'PATCH', path: `/v1/pacientes/${b}`, body, idempotencyKey: key });
+    expect(onB.status).toBe(422);
+    expect(onB.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect((await stack.call({ path: `/v1/pacientes/${b}` })).body.data.telefone).toBeNull();
+  });
+
+  test('the backend write token follows the same identity: with the gateway\'s entry gone (a 504 frees it), the retry spelled the other way is answered from backend-sim\'s record of the write', async () => {
+    const id = await patientId();
+    const key = randomUUID();
+    const body = { mensagem: `Escrita com resposta perdida ${randomUUID()}` };
+    expect((await addRecord(`/v1/pacientes/${id}/prontuarios`, key, body)).status).toBe(201);
+    // What a timeout leaves: backend-sim committed the write with the token the gateway sent, the gateway freed the key.
+    stack.gatewayDb.sqlite.prepare('DELETE FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?').run(stack.creds.chaveId, key);
+    const retry = await addRecord(`/v1/pacientes/${encodedDigits(id)}/prontuarios`, key, body);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    expect(retry.headers['idempotency-replay']).toBe('true');
+    expect(await recordCount(id)).toBe(1);
+  });
+
+  test('an entry written before keys were bound to an operation (migration 018) still replays on its verb and raw path, and is a conflict elsewhere', async () => {
+    const key = randomUUID();
+    const patient = newPatient();
+    const first = await create(patient, key);
+    expect(first.status).toBe(201);
+    // Made into a row of an earlier release: no operation, plaintext response and bare SHA-256 (sealed again,
+    // with the associated data of its time, when a store opens gateway.db).
+    const bodyHash = canonicalBodyHash(patient, Buffer.alloc(0));
+    const opened = new IdempotencyStore(stack.gatewayDb.sqlite, 45_000, loadMasterKey(stack.dataDir)).reserve(
+      { chaveId: stack.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) },
+      bodyHash,
+    );
+    if (opened.kind !== 'replay') throw new Error(`expected a replay, got ${opened.kind}`);
+    stack.gatewayDb.sqlite
+      .prepare(
+        `UPDATE idempotency_keys SET operation = NULL, seal_version = 0, body_hash = ?, response_headers = ?, response_body = ?, response_sealed = NULL
+         WHERE chave_id = ? AND idem_key = ?`,
+      )
+      .run(bodyHash, opened.record.response_headers, opened.record.response_body, stack.creds.chaveId, key);
+    new IdempotencyStore(stack.gatewayDb.sqlite, 45_000, loadMasterKey(stack.dataDir));
+    const row = stack.gatewayDb.sqlite.prepare('SELECT operation, seal_version FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?').get(stack.creds.chaveId, key);
+    expect(row).toEqual({ operation: null, seal_version: 1 });
+
+    const replay = await create(patient, key);
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotency-replay']).toBe('true');
+    expect(replay.body.data).toEqual(first.body.data);
+    const elsewhere = await stack.call({ method: 'PATCH', path: `/v1/pacientes/${first.body.data.id}`, body: { telefone: '1133334444' }, idempotencyKey: key });
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(countPatientsNamed(stack.dataDir, stack.tenantSlug, patient.nome)).toBe(1);
+  });
 });
 
 test('50 concurrent requests with the same key and body execute the write exactly once', async () => {
@@ -133,7 +238,11 @@ test('50 concurrent requests with the same key and body execute the write exactl
 describe('in-flight lease', () => {
   const store = () => new IdempotencyStore(stack.gatewayDb.sqlite, 45_000, loadMasterKey(stack.dataDir));
   const reserveAsCrashedRequest = (body: unknown, key: string, at: number) =>
-    store().reserve({ chaveId: stack.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes' }, canonicalBodyHash(body, Buffer.alloc(0)), at);
+    store().reserve(
+      { chaveId: stack.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) },
+      canonicalBodyHash(body, Buffer.alloc(0)),
+      at,
+    );
 
   test('while the first request holds the key: 409 CONCURRENT_REQUEST with Retry-After: 2', async () => {
     const body = newPatient();

@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { makeCpf } from '../../helpers/fixtures.ts';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
-import { IdempotencyStore } from '../../../server/idempotency/idempotency.store.ts';
+import { IdempotencyStore, operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
 import { loadMasterKey } from '../../../server/keys/secret-box.ts';
 
 // Issue 12 § PII sealed at rest: no patient datum sent in a write body rests in plaintext under DATA_DIR,
@@ -168,7 +168,7 @@ describe('patient data sent in writes is not in plaintext outside DATA_DIR/backe
       sqlite.prepare('UPDATE idempotency_keys SET response_sealed = ? WHERE chave_id = ? AND idem_key = ?').run(value, stack.creds.chaveId, idemKey);
     const original = sealedOf(otherKey);
     const store = new IdempotencyStore(sqlite, 45_000, loadMasterKey(dataDir));
-    const op = { chaveId: stack.creds.chaveId, idemKey: otherKey, method: 'POST', path: '/v1/pacientes' };
+    const op = { chaveId: stack.creds.chaveId, idemKey: otherKey, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) };
     const reserve = () => store.reserve(op, canonicalBodyHash(otherBody, Buffer.alloc(0)));
     expect(reserve().kind).toBe('replay');
     setSealed(otherKey, sealedOf(key));
@@ -190,16 +190,17 @@ test('rows of earlier releases (plaintext) are sealed when the gateway starts, a
   try {
     const first = await own.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: key });
     expect(first.status).toBe(201);
-    // What the row held before this release: the response in plaintext columns, the bare SHA-256.
+    // What the row held before sealing: the response in plaintext columns, the bare SHA-256, and no
+    // operation (rows before migration 018 match their own verb and raw path).
     const store = new IdempotencyStore(own.gatewayDb.sqlite, 45_000, loadMasterKey(own.dataDir));
-    const op = { chaveId: own.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes' };
+    const op = { chaveId: own.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) };
     const bodyHash = canonicalBodyHash(body, Buffer.alloc(0));
     const replay = store.reserve(op, bodyHash);
     if (replay.kind !== 'replay') throw new Error(`expected a replay, got ${replay.kind}`);
     await own.close();
     const db = new SQLite(path.join(own.dataDir, 'gateway.db'));
     db.prepare(
-      `UPDATE idempotency_keys SET seal_version = 0, body_hash = ?, response_headers = ?, response_body = ?, response_sealed = NULL
+      `UPDATE idempotency_keys SET seal_version = 0, body_hash = ?, response_headers = ?, response_body = ?, response_sealed = NULL, operation = NULL
        WHERE chave_id = ? AND idem_key = ?`,
     ).run(bodyHash, replay.record.response_headers, replay.record.response_body, own.creds.chaveId, key);
     db.close();

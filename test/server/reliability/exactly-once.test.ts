@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
 import { backendWriteToken } from '../../../server/idempotency/idempotency-plugin.ts';
-import { IdempotencyStore } from '../../../server/idempotency/idempotency.store.ts';
+import { IdempotencyStore, operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
 import { loadMasterKey } from '../../../server/keys/secret-box.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
@@ -32,18 +32,38 @@ function patientIds(dataDir: string, slug: string, nome: string): number[] {
 const create = (s: TestStack, body: unknown, key: string, creds = s.creds) =>
   s.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: key }, creds);
 
-test('the token the gateway sends names (API key id, method, path, Idempotency-Key, write number) and nothing else', () => {
-  const op = { chaveId: 7, idemKey: 'k-1', method: 'POST', path: '/v1/pacientes' };
+/** The entry of a patient create under `key`, as the gateway's idempotency plugin names it. */
+const createEntry = (chaveId: number, idemKey: string) => ({
+  chaveId,
+  idemKey,
+  method: 'POST',
+  path: '/v1/pacientes',
+  operation: operationIdentity('POST', '/v1/pacientes', {}),
+});
+
+test('the token the gateway sends names (API key id, Idempotency-Key, resolved operation, write number) and nothing else', () => {
+  const op = { chaveId: 7, idemKey: 'k-1', method: 'POST', path: '/v1/pacientes/1/prontuarios', operation: operationIdentity('POST', '/v1/pacientes/:id/prontuarios', { id: 1 }) };
   expect(backendWriteToken(op, 0)).toMatch(/^[0-9a-f]{64}$/);
   expect(backendWriteToken(op, 0)).toBe(backendWriteToken({ ...op }, 0));
-  for (const other of [{ ...op, chaveId: 8 }, { ...op, idemKey: 'k-2' }, { ...op, method: 'PATCH' }, { ...op, path: '/v1/pacientes/1' }])
+  for (const other of [
+    { ...op, chaveId: 8 },
+    { ...op, idemKey: 'k-2' },
+    { ...op, operation: operationIdentity('POST', '/v1/pacientes/:id/prontuarios', { id: 2 }) },
+    { ...op, operation: operationIdentity('PATCH', '/v1/pacientes/:id', { id: 1 }) },
+  ])
     expect(backendWriteToken(other, 0)).not.toBe(backendWriteToken(op, 0));
   expect(backendWriteToken(op, 1)).not.toBe(backendWriteToken(op, 0));
+  // The spelling of the path the first request came by is not part of it (issue 20 § 2).
+  expect(backendWriteToken({ ...op, path: '/v1/pacientes/%31/prontuarios' }, 0)).toBe(backendWriteToken(op, 0));
+  // An entry of an earlier release (no operation) keeps the token it executed with: method and raw path.
+  const legacy = { ...op, operation: null };
+  expect(backendWriteToken(legacy, 0)).not.toBe(backendWriteToken(op, 0));
+  expect(backendWriteToken({ ...legacy, path: '/v1/pacientes/%31/prontuarios' }, 0)).not.toBe(backendWriteToken(legacy, 0));
 });
 
 /** What a gateway process did before it lost the answer: backend-sim executed the write under the key's token. */
 async function commitInBackend(s: TestStack, body: unknown, key: string): Promise<number> {
-  const op = { chaveId: s.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes' };
+  const op = createEntry(s.creds.chaveId, key);
   const token = readFileSync(path.join(s.dataDir, 'backend.token'), 'utf8').trim();
   const res = await fetch(`${s.backendUrl}/tenants/${s.tenantSlug}/pacientes`, {
     method: 'POST',
@@ -101,7 +121,7 @@ describe('a gateway record left in flight by a dead process', () => {
     lostBody = newPatient();
     const store = new IdempotencyStore(first.gatewayDb.sqlite, 45_000, loadMasterKey(first.dataDir));
     const reserveLikeTheDeadProcess = (b: unknown, k: string) => {
-      const op = { chaveId: first.creds.chaveId, idemKey: k, method: 'POST', path: '/v1/pacientes' };
+      const op = createEntry(first.creds.chaveId, k);
       expect(store.reserve(op, canonicalBodyHash(b, Buffer.alloc(0))).kind).toBe('execute');
     };
     // `key`: backend-sim committed the write, its answer never reached the gateway.
