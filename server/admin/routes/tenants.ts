@@ -64,7 +64,7 @@ export async function resetRoute(
   via: Record<string, unknown>,
 ): Promise<TenantResetResult> {
   const tenant = await deps.tenants.get(slug);
-  request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { ...via } };
+  request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { ...via, slug } };
   if (!policy.allowed) {
     throw new ApiError(
       'OPERATION_NOT_ALLOWED',
@@ -73,7 +73,7 @@ export async function resetRoute(
     );
   }
   const options = parseInput(tenantResetSchema, request.body);
-  request.adminAudit.detail = { ...via, files: options.files };
+  request.adminAudit.detail = { ...via, slug, files: options.files };
   if (!tenant) throw notFound();
   const result = await guard(() => resetTenant({ db: deps.db, backend: deps.backend }, slug, options));
   request.adminAudit.detail = { ...request.adminAudit.detail, ...result, journal_kept: true };
