@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { GatewayDb } from '../db/database.ts';
 import type { AuditEntry } from '../db/tables/audit-log.ts';
-import type { AuditQuery } from './schemas.ts';
+import type { AuditQuery, UnattributedQuery } from './schemas.ts';
 
 export type AuditListItem = Omit<AuditEntry, 'body' | 'detail' | 'error_message' | 'response_body' | 'request_headers' | 'bytes'> & {
   action: string | null;
@@ -114,4 +114,57 @@ export async function findAuditEntry(db: GatewayDb, id: number): Promise<AuditEn
     response_json: parse(row.response_body),
     headers_json: parse(row.request_headers),
   };
+}
+
+export interface UnattributedGroupView {
+  id: number;
+  minute: string;
+  client_ip: string;
+  status: number;
+  error_code: string | null;
+  count: number;
+  first_ts: string;
+  last_ts: string;
+  /** The group's first request, bounded and redacted like an entry. */
+  sample: unknown;
+}
+
+/**
+ * The unattributed groups, newest first (id order is insertion order, and a group is inserted at its
+ * minute's first request). A table kept within 10% of the journal's budget: no index beyond the minute's.
+ */
+export async function queryUnattributed(db: GatewayDb, q: UnattributedQuery): Promise<{ items: UnattributedGroupView[]; next_before_id: number | null }> {
+  let query = db.selectFrom('audit_unattributed').selectAll();
+  if (q.client_ip) query = query.where('client_ip', '=', q.client_ip);
+  if (q.status !== undefined) query = query.where('status', '=', q.status);
+  if (q.error_code) query = query.where('error_code', '=', q.error_code);
+  if (q.from) query = query.where('last_ts', '>=', toUtc(q.from));
+  if (q.to) query = query.where('first_ts', '<=', toUtc(q.to));
+  if (q.before_id !== undefined) query = query.where('id', '<', q.before_id);
+  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  const more = rows.length > q.limit;
+  const page = more ? rows.slice(0, q.limit) : rows;
+  return {
+    items: page.map(({ bytes: _bytes, sample, error_code, ...row }) => ({ ...row, error_code: error_code || null, sample: parseJson(sample) })),
+    next_before_id: more ? page[page.length - 1].id : null,
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    const value = JSON.parse(text) as Record<string, unknown>;
+    // The sample's own JSON columns, as objects.
+    for (const name of ['body', 'detail', 'request_headers']) {
+      if (typeof value[name] === 'string') {
+        try {
+          value[name] = JSON.parse(value[name] as string);
+        } catch {
+          // Kept as text.
+        }
+      }
+    }
+    return value;
+  } catch {
+    return text;
+  }
 }

@@ -136,3 +136,16 @@ export const auditQuerySchema = z.object({
   limit: optionalInt(1, 200).transform((v) => v ?? 50),
 });
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
+
+/** Filters of the unattributed groups (requests that named no existing key, counted per minute). */
+export const unattributedQuerySchema = z.object({
+  client_ip: optionalText(64),
+  status: optionalInt(100, 599),
+  error_code: optionalText(60),
+  from: optionalDate,
+  to: optionalDate,
+  /** The last id of the previous page (newest first). */
+  before_id: optionalInt(1, Number.MAX_SAFE_INTEGER),
+  limit: optionalInt(1, 200).transform((v) => v ?? 50),
+});
+export type UnattributedQuery = z.infer<typeof unattributedQuerySchema>;

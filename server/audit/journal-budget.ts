@@ -44,9 +44,13 @@ export interface ClassTotals {
 
 export type JournalState = 'ok' | 'warning' | 'full' | 'failing';
 
+/** Why the state is not ok, as codes (the console words them; `avisos` words them for the API). */
+export type JournalReason = 'write_failed' | 'verified_full' | 'verified_near_full' | 'low_space' | 'near_low_space' | 'noise_shed';
+
 export interface JournalStatus {
   state: JournalState;
-  /** Why the state is not ok, in the console's words (Portuguese, like every message of the appliance). */
+  reasons: JournalReason[];
+  /** The same reasons in the API's words (Portuguese, like every message of the appliance; /readyz shows them). */
   avisos: string[];
   accepting: boolean;
   max_bytes: number;
@@ -164,26 +168,36 @@ export class JournalBudget {
   }
 
   status(): JournalStatus {
+    const accepting = this.accepting();
+    const reasons: JournalReason[] = [];
     const avisos: string[] = [];
     const v = this.totals.verified;
-    if (this.lastWriteError !== null) avisos.push(`Falha ao gravar o journal (${this.lastWriteError}): requisicoes recusadas com 503.`);
+    if (this.lastWriteError !== null) {
+      reasons.push('write_failed');
+      avisos.push(`Falha ao gravar o journal (${this.lastWriteError}): requisicoes recusadas com 503.`);
+    }
     if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) {
+      reasons.push('verified_full');
       avisos.push('Journal cheio de entradas verificadas dentro da retencao: /v1 responde 503. Aumente AUDIT_MAX_BYTES/AUDIT_MAX_ROWS.');
     } else if (v.bytes >= this.maxBytes * WARN_SHARE || v.rows >= this.maxRows * WARN_SHARE) {
+      reasons.push('verified_near_full');
       avisos.push(`Journal acima de ${Math.round(WARN_SHARE * 100)}% do limite com entradas verificadas.`);
     }
     const free = this.currentFreeBytes();
     if (free !== null && free < this.minFreeBytes) {
+      reasons.push('low_space');
       avisos.push(`Pouco espaco livre em DATA_DIR (${free} bytes, minimo ${this.minFreeBytes}): ruido descartado; sem paginas livres, /v1 responde 503.`);
     } else if (free !== null && free < 2 * this.minFreeBytes) {
+      reasons.push('near_low_space');
       avisos.push(`Espaco livre em DATA_DIR perto do minimo (${free} bytes).`);
     }
     if (this.lastShedAt !== null && performance.now() - this.lastShedAt < RECENT_SHED_MS) {
+      reasons.push('noise_shed');
       avisos.push('Ruido nao autenticado descartado para manter o journal dentro do limite.');
     }
-    const accepting = this.accepting();
     return {
-      state: this.stateOf(accepting, avisos.length > 0),
+      state: this.stateOf(accepting, reasons.length > 0),
+      reasons,
       avisos,
       accepting,
       max_bytes: this.maxBytes,

@@ -1,7 +1,7 @@
 import { AuthGate } from '../features/auth/index.ts';
 import { KeysPage } from '../features/keys/index.ts';
 import { TenantsPage } from '../features/tenants/index.ts';
-import { AuditDetailPage, AuditPage } from '../features/audit/index.ts';
+import { AuditDetailPage, AuditPage, JournalBanner } from '../features/audit/index.ts';
 import { FaultsPage } from '../features/faults/index.ts';
 import { ClockBanner, ClockPage } from '../features/clock/index.ts';
 import { TokensPage } from '../features/tokens/index.ts';
@@ -69,6 +69,7 @@ export function App() {
             </div>
           </nav>
           <main className="main">
+            <JournalBanner />
             <ClockBanner />
             <Page path={path} />
           </main>

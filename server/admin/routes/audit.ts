@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { notFound } from '../../errors.ts';
 import { AUDIT_RETENTION_DAYS } from '../../audit/audit-writer.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
-import { findAuditEntry, queryAuditPage } from '../audit-query.ts';
+import { findAuditEntry, queryAuditPage, queryUnattributed } from '../audit-query.ts';
 import { parseInput } from '../http.ts';
-import { auditQuerySchema } from '../schemas.ts';
+import { auditQuerySchema, unattributedQuerySchema } from '../schemas.ts';
 
 const idParams = z.object({ id: z.coerce.number().int().positive() });
 
@@ -20,7 +20,14 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
     return queryAuditPage(deps.db, { ...q, tenantId });
   });
 
-  /** Rows kept against AUDIT_MAX_ROWS, oldest entry, database size (the audit page's storage line). */
+  /** Requests that named no existing key, per minute, client address, status and code (issue 19). */
+  app.get('/audit/unattributed', async (request) => {
+    const q = parseInput(unattributedQuerySchema, request.query);
+    app.auditWriter.flush();
+    return queryUnattributed(deps.db, q);
+  });
+
+  /** The journal's budget and state, oldest entry, database size (the audit page's storage line and the console banner). */
   app.get('/audit/storage', async () => {
     app.auditWriter.flush();
     return { ...deps.auditStorage(), retention_days: AUDIT_RETENTION_DAYS };

@@ -49,6 +49,7 @@ const ROUTES: Array<[string, string, unknown?]> = [
   ['DELETE', '/admin/api/keys/1/idempotency/:entry'],
   ['GET', '/admin/api/audit'],
   ['GET', '/admin/api/audit/storage'],
+  ['GET', '/admin/api/audit/unattributed'],
   ['GET', '/admin/api/audit/1'],
   ['GET', '/admin/api/faults'],
   ['POST', '/admin/api/faults', { path: '/v1/pacientes*', kind: 'http500' }],

@@ -74,7 +74,7 @@ test('disk full: reads, writes and the console login answer 503 SERVICE_UNAVAILA
   const console = new ConsoleClient(stack.gatewayUrl);
   const login = await console.login('operador', PASSWORD);
   expect(login.status).toBe(503);
-  expect(login.body.error.code).toBe('SERVICE_UNAVAILABLE');
+  expect(login.body.error?.code).toBe('SERVICE_UNAVAILABLE');
 
   // /readyz names the journal.
   const ready = await stack.raw({ path: '/readyz' });

@@ -47,6 +47,15 @@ export function AuditDetailPage({ id }: { id: number }) {
                 <dt>Key</dt>
                 <dd className="mono" data-testid="detail-key">
                   {e.chave_id ? <a href={href('/audit', { chave_id: e.chave_id })} title="Every call of this key">#{e.chave_id}</a> : '—'}
+                  {e.verified === 0 && (
+                    <>
+                      {' '}
+                      <Badge tone="warn">unverified</Badge>
+                      <div className="hint" style={{ fontFamily: 'inherit' }}>
+                        The request named this key but did not prove it holds its secret (revoked key, clock, signature…).
+                      </div>
+                    </>
+                  )}
                 </dd>
                 <dt>Method and path</dt>
                 <dd className="mono" style={{ overflowWrap: 'anywhere' }}>

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { auditQuerySchema } from '../../../../server/admin/schemas.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, statusTone } from '../../lib/ui.tsx';
-import { FILTER_NAMES, useAuditPages, useAuditStorage, useAuditTenants, type AuditFilters, type AuditStorage } from './api.ts';
+import { FILTER_NAMES, useAuditPages, useAuditStorage, useAuditTenants, useUnattributed, type AuditFilters, type AuditStorage } from './api.ts';
 
 /** datetime-local ⇄ ISO (the URL and the API carry UTC ISO 8601). */
 const toLocalInput = (iso: string | undefined) => {
@@ -97,19 +97,97 @@ function FiltersForm({ initial }: { initial: AuditFilters }) {
 const count = (n: number) => n.toLocaleString('en-US');
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-/** Entries kept against the row cap, the oldest one, the database's size: what the bound looks like now. */
+/** The journal against its budget: verified history, noise, free space, the oldest entry. */
 function StorageLine({ storage: s }: { storage: AuditStorage | undefined }) {
   if (!s) return null;
-  const share = s.rows / s.max_rows;
+  const j = s.journal;
+  const used = j.totals.verified.bytes + j.totals.unverified.bytes + j.totals.unattributed.bytes;
+  const share = Math.max(used / j.max_bytes, s.rows / s.max_rows);
   return (
     <p className="hint" data-testid="audit-storage" style={{ margin: '-8px 0 16px' }}>
-      <Badge tone={share >= 0.9 ? 'warn' : 'neutral'}>
-        {count(s.rows)} / {count(s.max_rows)} entries
+      <Badge tone={j.state === 'ok' ? (share >= 0.8 ? 'warn' : 'neutral') : j.state === 'warning' ? 'warn' : 'bad'}>
+        {megabytes(used)} / {megabytes(j.max_bytes)}
       </Badge>{' '}
-      Oldest entry {s.oldest_ts ? formatDate(s.oldest_ts) : '—'}. Entries older than {s.retention_days} days, and the oldest
-      beyond {count(s.max_rows)} (AUDIT_MAX_ROWS), are deleted every 10 minutes. gateway.db {megabytes(s.database_bytes)}
-      ({megabytes(s.free_bytes)} free for reuse).
+      {count(j.totals.verified.rows)} verified entries, {count(j.totals.unverified.rows)} unverified refusals and{' '}
+      {count(j.totals.unattributed.rows)} unattributed groups ({count(s.rows)} / {count(s.max_rows)} rows). Oldest entry{' '}
+      {s.oldest_ts ? formatDate(s.oldest_ts) : '—'}. Entries older than {s.retention_days} days are deleted every 10 minutes;
+      unverified and unattributed entries are held to {megabytes(j.noise_cap_bytes)} (oldest dropped first), verified ones are never
+      dropped to make room. gateway.db {megabytes(s.database_bytes)} ({megabytes(s.free_bytes)} free for reuse)
+      {j.free_bytes !== null ? `; ${megabytes(j.free_bytes)} free on disk` : ''}.
     </p>
+  );
+}
+
+/** Requests that named no existing key, counted per minute, address, status and code: one sample each. */
+function UnattributedSection() {
+  const groups = useUnattributed();
+  const rows = groups.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <section className="card" aria-label="Unattributed requests" style={{ marginTop: 16 }}>
+      <div className="card-pad" style={{ paddingBottom: 0 }}>
+        <h3 style={{ margin: 0 }}>Unattributed requests</h3>
+        <p className="hint">
+          Requests that named no existing key (no key, an unknown key, malformed headers, unknown routes, parser refusals), counted per
+          minute, client address, status and error code, with the first request of each group as a sample.
+        </p>
+      </div>
+      <ErrorBanner error={groups.error} title="The unattributed requests could not be loaded" />
+      {groups.isPending ? (
+        <Loading />
+      ) : rows.length === 0 ? (
+        <EmptyState title="No unattributed requests">Every request kept named an existing key.</EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="data" data-testid="unattributed-groups">
+              <thead>
+                <tr>
+                  <th>Minute</th>
+                  <th>Client address</th>
+                  <th>Status</th>
+                  <th>Error</th>
+                  <th style={{ textAlign: 'right' }}>Requests</th>
+                  <th>Sample</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((g) => {
+                  const sample = typeof g.sample === 'string' ? null : g.sample;
+                  return (
+                    <tr key={g.id}>
+                      <td className="nowrap">{formatDate(g.first_ts)}</td>
+                      <td className="mono">{g.client_ip}</td>
+                      <td>
+                        <Badge tone={statusTone(g.status)}>{g.status}</Badge>
+                      </td>
+                      <td className="mono">{g.error_code ?? ''}</td>
+                      <td className="mono" style={{ textAlign: 'right' }}>
+                        {count(g.count)}
+                      </td>
+                      <td className="path-cell mono" title={sample?.path}>
+                        {sample ? `${sample.method ?? ''} ${sample.path ?? ''}` : ''}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          <div className="pager">
+            <span>
+              {rows.length} group{rows.length === 1 ? '' : 's'} shown
+            </span>
+            {groups.hasNextPage ? (
+              <Button onClick={() => void groups.fetchNextPage()} disabled={groups.isFetchingNextPage}>
+                {groups.isFetchingNextPage ? 'Loading…' : 'Load older groups'}
+              </Button>
+            ) : (
+              <span>End of groups</span>
+            )}
+          </div>
+        </>
+      )}
+    </section>
   );
 }
 
@@ -122,6 +200,7 @@ export function AuditPage() {
   }
   const pages = useAuditPages(filters);
   const storage = useAuditStorage();
+  const unattributed = useUnattributed();
   const rows = pages.data?.pages.flatMap((p) => p.items) ?? [];
   const filterKey = JSON.stringify(filters);
 
@@ -129,9 +208,9 @@ export function AuditPage() {
     <>
       <PageHeader
         title="Audit log"
-        description="Every API request and console action, newest first. Bodies are stored redacted."
+        description="Every API request and console action, newest first. Bodies are stored redacted and bounded; a body that did not parse is described, never stored."
         actions={
-          <Button onClick={() => void Promise.all([pages.refetch(), storage.refetch()])} disabled={pages.isFetching}>
+          <Button onClick={() => void Promise.all([pages.refetch(), storage.refetch(), unattributed.refetch()])} disabled={pages.isFetching}>
             {pages.isFetching && !pages.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
           </Button>
         }
@@ -171,7 +250,17 @@ export function AuditPage() {
                       </td>
                       <td>{r.source === 'console' ? <Badge tone="info">{r.action ?? 'console'}</Badge> : <Badge>api</Badge>}</td>
                       <td className="mono">{r.tenant_slug ?? '—'}</td>
-                      <td className="mono">{r.chave_id ? `#${r.chave_id}` : '—'}</td>
+                      <td className="mono nowrap">
+                        {r.chave_id ? `#${r.chave_id}` : '—'}
+                        {r.verified === 0 && (
+                          <>
+                            {' '}
+                            <span title="The request named this key but did not prove it holds its secret">
+                              <Badge tone="warn">unverified</Badge>
+                            </span>
+                          </>
+                        )}
+                      </td>
                       <td className="mono">{r.method}</td>
                       <td className="path-cell" title={r.path}>
                         {r.path}
@@ -203,6 +292,7 @@ export function AuditPage() {
           </>
         )}
       </section>
+      <UnattributedSection />
     </>
   );
 }

@@ -16,6 +16,8 @@ export interface AuditItem {
   error_code: string | null;
   duracao_ms: number;
   client_ip: string;
+  /** 1: the request proved it holds the key (verified signature, session, token); 0: it only named the key. */
+  verified: number;
   action: string | null;
 }
 
@@ -50,7 +52,25 @@ export const useAuditPages = (filters: AuditFilters) =>
 
 export const useAuditEntry = (id: number) => useQuery({ queryKey: ['audit-entry', id], queryFn: () => api<AuditDetail>('GET', `/audit/${id}`) });
 
-/** The audit log against its size bound (AUDIT_MAX_ROWS) and retention. */
+type ClassTotals = { rows: number; bytes: number };
+
+/** The journal's budget and state (server/audit/journal-budget.ts). */
+export interface JournalStatus {
+  state: 'ok' | 'warning' | 'full' | 'failing';
+  reasons: Array<'write_failed' | 'verified_full' | 'verified_near_full' | 'low_space' | 'near_low_space' | 'noise_shed'>;
+  accepting: boolean;
+  max_bytes: number;
+  max_rows: number;
+  min_free_bytes: number;
+  noise_cap_bytes: number;
+  totals: { verified: ClassTotals; unverified: ClassTotals; unattributed: ClassTotals };
+  free_bytes: number | null;
+  last_shed_at: string | null;
+  shed_rows_total: number;
+  last_write_error: string | null;
+}
+
+/** The audit log against its budget (AUDIT_MAX_BYTES, AUDIT_MAX_ROWS) and retention. */
 export interface AuditStorage {
   rows: number;
   max_rows: number;
@@ -59,7 +79,31 @@ export interface AuditStorage {
   newest_ts: string | null;
   database_bytes: number;
   free_bytes: number;
+  journal: JournalStatus;
 }
 
-export const useAuditStorage = () =>
-  useQuery({ queryKey: ['audit-storage'], queryFn: () => api<AuditStorage>('GET', '/audit/storage'), staleTime: 0 });
+export const useAuditStorage = (refetchInterval?: number) =>
+  useQuery({ queryKey: ['audit-storage'], queryFn: () => api<AuditStorage>('GET', '/audit/storage'), staleTime: 0, refetchInterval });
+
+/** A group of requests that named no existing key: one per minute, client address, status and code. */
+export interface UnattributedGroup {
+  id: number;
+  minute: string;
+  client_ip: string;
+  status: number;
+  error_code: string | null;
+  count: number;
+  first_ts: string;
+  last_ts: string;
+  sample: { request_id?: string; method?: string; path?: string; error_message?: string | null } | string;
+}
+
+export const useUnattributed = () =>
+  useInfiniteQuery({
+    queryKey: ['audit-unattributed'],
+    queryFn: ({ pageParam }) =>
+      api<{ items: UnattributedGroup[]; next_before_id: number | null }>('GET', `/audit/unattributed${toQuery({ before_id: pageParam, limit: 20 })}`),
+    initialPageParam: undefined as number | undefined,
+    getNextPageParam: (last) => last.next_before_id ?? undefined,
+    staleTime: 0,
+  });

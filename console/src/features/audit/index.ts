@@ -1,2 +1,3 @@
 export { AuditPage } from './AuditPage.tsx';
 export { AuditDetailPage } from './AuditDetailPage.tsx';
+export { JournalBanner } from './JournalBanner.tsx';

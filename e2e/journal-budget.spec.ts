@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test } from './kit/index.ts';
+import { ephemeralConfig } from '../server/config.ts';
+import { startStack } from '../server/stack.ts';
+import { ensureOperator } from '../server/admin/operators.ts';
+
+// Issue 19: the console shows which refusals only named a key (unverified), the requests that named no
+// key (unattributed groups), and a banner on every page when the journal warns or refuses requests.
+
+test('journal: a refusal under an existing key is marked unverified; requests without a key are counted in groups', async ({ api, appliance, operatorPage: page }) => {
+  const bad = await api.get('/v1/ping', { headers: { 'x-signature': 'f'.repeat(64) } });
+  expect(bad.status).toBe(401);
+  const requestId = bad.json.meta.request_id as string;
+  const unsigned = await fetch(`${appliance.baseUrl}/v1/ping?e2e=unattributed`);
+  expect(unsigned.status).toBe(401);
+
+  await page.goto(`${appliance.baseUrl}/console/#/audit?request_id=${requestId}`);
+  const row = page.locator(`tr[data-request-id="${requestId}"]`);
+  await expect(row).toBeVisible();
+  await expect(row).toContainText('AUTH_INVALID_SIGNATURE');
+  await expect(row.getByText('unverified', { exact: true })).toBeVisible();
+  await row.getByRole('link').click();
+  await expect(page.getByTestId('detail-key')).toContainText('did not prove it holds its secret');
+
+  await page.goto(`${appliance.baseUrl}/console/#/audit`);
+  const groups = page.getByTestId('unattributed-groups');
+  await expect(groups).toBeVisible();
+  await expect(groups.locator('tr', { hasText: '/v1/ping?e2e=unattributed' }).first()).toContainText('AUTH_MISSING_HEADER');
+  await expect(page.getByTestId('audit-storage')).toContainText('verified entries');
+});
+
+test('journal banner: with DATA_DIR below AUDIT_MIN_FREE_BYTES, every page says the API refuses requests and why', async ({ page }) => {
+  test.skip(Boolean(process.env.E2E_BASE_URL), 'starts a private stack of its own');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-journal-'));
+  const stack = await startStack(ephemeralConfig(dataDir, { AUDIT_MIN_FREE_BYTES: String(2 ** 53 - 1) }));
+  try {
+    await ensureOperator(stack.gatewayDb.db, 'operador', 'journal-banner-password');
+    const login = await page.request.post(`${stack.gatewayUrl}/admin/api/auth/login`, { data: { username: 'operador', password: 'journal-banner-password' } });
+    expect(login.status()).toBe(200);
+    for (const screen of ['keys', 'audit']) {
+      await page.goto(`${stack.gatewayUrl}/console/#/${screen}`);
+      const banner = page.getByRole('alert', { name: 'Audit journal' });
+      await expect(banner).toContainText('The audit journal cannot record requests: the API refuses them.');
+      await expect(banner).toContainText('below AUDIT_MIN_FREE_BYTES');
+    }
+  } finally {
+    await stack.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
