@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { finished } from 'node:stream';
+import { finished, Readable } from 'node:stream';
 import type { ServerResponse } from 'node:http';
 
 const require = createRequire(import.meta.url);
@@ -11,6 +11,8 @@ export interface KoaContext {
   method: string;
   query: Record<string, string | string[] | undefined>;
   status: number;
+  /** What s3rver answers with; for an object GET, the file's read stream (Koa writes it after the middleware returned). */
+  body: unknown;
   get(header: string): string;
   response: { get(header: string): string };
   res: ServerResponse;
@@ -23,6 +25,12 @@ const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 const MAX_PRESIGN_SECONDS = 604_800;
 /** Clock skew tolerated on a presigned URL's X-Amz-Date (S3's own allowance for signed requests). */
 const ALLOWED_SKEW_MS = 15 * 60_000;
+/**
+ * How long a GET waits for the download holding its URL to end before it is refused: a client that
+ * cut a download and resumes it at once may get here before the server has seen the first connection
+ * close (which releases the URL).
+ */
+export const IN_FLIGHT_WAIT_MS = 2000;
 
 const accessDenied = (message = 'Access Denied') => new S3Error('AccessDenied', message);
 
@@ -62,9 +70,14 @@ function presignedQuery(query: KoaContext['query']): PresignedQuery | null {
   return { signature, signedAt, expiresAt: signedAt + Number(expires) * 1000 };
 }
 
-/** Presigned GET signatures that already delivered their object, kept until their URL would expire anyway. */
+/**
+ * Presigned GET signatures taken by a download, the one under way or the one that delivered the
+ * object, kept until their URL would expire anyway.
+ */
 export class UsedSignatures {
   private readonly used = new Map<string, number>();
+  /** Signatures whose download is under way, with what settles when it ends (delivered or released). */
+  private readonly downloading = new Map<string, { ended: Promise<void>; end: () => void }>();
   private addsSinceSweep = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -72,6 +85,33 @@ export class UsedSignatures {
   has(signature: string): boolean {
     const expiresAt = this.used.get(signature);
     return expiresAt !== undefined && expiresAt >= this.now();
+  }
+
+  /** Takes the signature for one download: false when another holds it. Check and take in one synchronous step. */
+  claim(signature: string, expiresAt: number): boolean {
+    if (this.has(signature)) return false;
+    this.add(signature, expiresAt);
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    this.downloading.set(signature, { ended, end });
+    return true;
+  }
+
+  /** The download holding it delivered the object: the signature stays used. */
+  delivered(signature: string): void {
+    this.downloading.get(signature)?.end();
+    this.downloading.delete(signature);
+  }
+
+  /** The download holding it did not deliver: the URL may be used again. */
+  release(signature: string): void {
+    this.used.delete(signature);
+    this.delivered(signature);
+  }
+
+  /** Settles when the download holding the signature ends; undefined when none is under way. */
+  downloadEnded(signature: string): Promise<void> | undefined {
+    return this.downloading.get(signature)?.ended;
   }
 
   add(signature: string, expiresAt: number): void {
@@ -103,9 +143,14 @@ function deliversLastByte(ctx: KoaContext): boolean {
  * query; s3rver then verifies the signature and the expiry (a tampered or expired URL is its 403).
  * Anything else (anonymous GET/PUT/DELETE/listing, SigV2, CORS preflight) is 403 AccessDenied.
  *
- * Presigned GET URLs are single-use (docs/decisions.md § Storage and presigned URLs): once a GET has
- * delivered the object's last byte, the same signature is refused. An interrupted download does not
- * use it up, so a client may resume it with a Range request on the same URL.
+ * Presigned GET URLs are single-use (docs/decisions.md § Storage and presigned URLs), enforced when a
+ * download starts: a GET that is to deliver the object's last byte (a 200, or a 206 whose range ends
+ * there) takes the signature once s3rver has opened the object and before Koa writes its first byte,
+ * in one synchronous step, so of simultaneous GETs exactly one gets the file and the others are 403.
+ * After it delivered, every GET with the signature is refused; while it runs, another GET waits for its
+ * end (IN_FLIGHT_WAIT_MS at most) and is then refused, unless it did not deliver. A download that does
+ * not deliver (the storage read fails, the connection is cut) releases the signature, so a client may
+ * retry or resume it with a Range request on the same URL; ranges short of the last byte take nothing.
  */
 export function signedRequestsOnly(usedSignatures: UsedSignatures, now: () => number = Date.now) {
   return async function signedRequestsOnly(ctx: KoaContext, next: Next): Promise<void> {
@@ -123,15 +168,35 @@ export function signedRequestsOnly(usedSignatures: UsedSignatures, now: () => nu
     // s3rver checks the expiry against the real clock; `now` is the appliance clock, which an operator
     // may have moved ahead in development mode (server/clock.ts). Same refusal as s3rver's.
     if (now() > presigned.expiresAt) throw accessDenied('Request has expired');
-    if (ctx.method === 'GET' && usedSignatures.has(presigned.signature)) {
-      throw accessDenied('This presigned URL was already used; request a new one');
+    if (ctx.method === 'GET') {
+      const holder = usedSignatures.downloadEnded(presigned.signature);
+      if (holder) await waitAtMost(holder, IN_FLIGHT_WAIT_MS);
+      if (usedSignatures.has(presigned.signature)) throw accessDenied('This presigned URL was already used; request a new one');
     }
     await next();
-    if (ctx.method === 'GET' && deliversLastByte(ctx)) {
-      // Koa writes the body after the middleware returns: count the use only once every byte left.
-      finished(ctx.res, (error) => {
-        if (!error) usedSignatures.add(presigned.signature, presigned.expiresAt);
-      });
+    if (ctx.method !== 'GET' || !deliversLastByte(ctx)) return;
+    const body = ctx.body instanceof Readable ? ctx.body : null;
+    if (!usedSignatures.claim(presigned.signature, presigned.expiresAt)) {
+      // Another GET took it while s3rver was opening the object for this one: nothing was sent yet.
+      body?.destroy();
+      throw accessDenied('This presigned URL was already used; request a new one');
     }
+    const status = ctx.status;
+    // Koa writes the body after the middleware returns. A read error before the first byte becomes
+    // s3rver's 500 (another status); once the headers are out Koa can only leave the answer hanging,
+    // so the connection is cut. Either way the object was not delivered and the URL is free again.
+    body?.once('error', () => {
+      if (ctx.res.headersSent) ctx.res.destroy();
+    });
+    finished(ctx.res, (error) => {
+      if (error || ctx.res.statusCode !== status) usedSignatures.release(presigned.signature);
+      else usedSignatures.delivered(presigned.signature);
+    });
   };
+}
+
+async function waitAtMost(settles: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([settles, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -190,6 +190,48 @@ describe('single-use presigned GET URLs', () => {
     expect(rest.status).toBe(206);
     expect(Buffer.concat([head.body, rest.body]).equals(bytes)).toBe(true);
     expect((await plainGet(url, { range: 'bytes=0-999' })).status).toBe(403);
+  });
+
+  it('issue 20 § 5: 20 simultaneous GETs of one fresh URL → exactly one 200 with the file, 19 × 403 AccessDenied "already used"', async () => {
+    // Large enough that the downloads overlap: the use used to be counted once the first one completed.
+    const bytes = randomBytes(2 * 1024 * 1024);
+    await upload('t1/exames/concurrent.pdf', bytes);
+    const url = await presigner.presignGet({ bucket: BUCKET, object_key: 't1/exames/concurrent.pdf' });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const response = await fetch(url, { signal: AbortSignal.timeout(20_000) });
+        return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+      }),
+    );
+    const delivered = answers.filter((a) => a.status === 200);
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0].body.equals(bytes)).toBe(true);
+    const refused = answers.filter((a) => a.status !== 200);
+    expect(refused.map((a) => a.status)).toEqual(Array(19).fill(403));
+    for (const a of refused) {
+      expect(s3ErrorCode(a.body)).toBe('AccessDenied');
+      expect(a.body.toString()).toMatch(/already used/);
+    }
+    expect((await plainGet(url)).status).toBe(403);
+  });
+
+  it('a delivery that fails (the storage cannot read the object, before any byte is sent) frees the URL: the same URL then delivers once', async () => {
+    const bytes = randomBytes(10_000);
+    await upload('t1/exames/unreadable.pdf', bytes);
+    const url = await presigner.presignGet({ bucket: BUCKET, object_key: 't1/exames/unreadable.pdf' });
+    // s3rver keeps the object in `<key>._S3rver_object`: a folder in its place opens but cannot be read (EISDIR).
+    const file = path.join(dataDir, 's3', BUCKET, 't1', 'exames', 'unreadable.pdf._S3rver_object');
+    renameSync(file, `${file}.aside`);
+    mkdirSync(file);
+    const failed = await plainGet(url);
+    expect(failed.status).toBe(500);
+    expect(failed.body.equals(bytes)).toBe(false);
+    rmSync(file, { recursive: true });
+    renameSync(`${file}.aside`, file);
+    const retry = await plainGet(url);
+    expect(retry.status).toBe(200);
+    expect(retry.body.equals(bytes)).toBe(true);
+    expect((await plainGet(url)).status).toBe(403);
   });
 
   it('HEAD on a presigned GET URL → 403 (the method is signed), and it does not use the URL up', async () => {
