@@ -51,6 +51,12 @@ async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], w
       rows.push(compare(`signed GET /v1/ping (${label})`, get, 'bare GET', bare.get, 2));
       rows.push(compare(`signed POST /v1/ping, 300 B (${label})`, post, 'bare POST', bare.post, 2));
       if (audit === 'true') auditOn = get;
+      if (audit === 'true') {
+        // An outsider's flood (issue 19): unsigned, a 2 KB query; refused per address (429 past its quota) and
+        // counted in the journal's unattributed groups, one row per minute, never one per request.
+        const flood = { method: 'GET' as const, path: `/v1/ping?x=${'a'.repeat(2048)}` };
+        rows.push({ ...compare('unsigned GET /v1/ping?x=<2 KB> flood (401/429, journaled in groups)', await load(gw, flood), 'bare GET', bare.get, 2), met: undefined, target: undefined });
+      }
       if (audit === 'true' && process.env.BENCH_ONLY !== 'ping') {
         await createPatients(gw, signer, 300);
         const list = { method: 'GET' as const, path: '/v1/pacientes?limit=50', headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', '') };
