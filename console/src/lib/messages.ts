@@ -35,6 +35,11 @@ const MESSAGES_EN: Record<string, string> = {
   'Token de operador invalido.': 'That operator token is not valid.',
   'O banco da clinica nao pode ser aberto no backend.': "The clinic's database could not be opened by the backend.",
   'Controle do relogio disponivel apenas com APP_ENV=development.': 'The clock can only be moved when the appliance runs with APP_ENV=development.',
+  'Token de operador revogado.': 'That operator token was revoked.',
+  'Journal de auditoria indisponivel: a requisicao foi recusada sem ser servida. Tente novamente.':
+    'The audit journal could not record this action, so it was refused. See the banner at the top; try again once it clears.',
+  'Armazenamento do gateway indisponivel: nada foi executado. Tente novamente.':
+    "The gateway's database could not take the write (disk full or read-only); nothing was done. Try again later.",
 };
 
 /** A schema or server message in English (unknown messages pass through: the console's own are English). */
@@ -49,6 +54,7 @@ const CODE_SENTENCES: Record<string, string> = {
   ADMIN_UNAUTHENTICATED: 'Your session expired — sign in again.',
   ADMIN_CSRF_INVALID: 'The page lost its security token. Reload the page and try again.',
   ADMIN_LOCKED: 'Too many failed sign-ins from this address. Wait and try again.',
+  ADMIN_FORBIDDEN: 'This token is not valid for that clinic.',
   VAL_INVALID_PARAM: 'Some fields need attention.',
   VAL_BACKEND: 'The clinic backend refused the values. Check the fields and try again.',
   RES_NOT_FOUND: 'It no longer exists — refresh the page.',
