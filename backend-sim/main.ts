@@ -24,6 +24,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error('BACKEND_TOKEN is required');
     process.exit(1);
   }
+  // The storage's own credentials (the appliance's embedded S3 generates its pair into DATA_DIR/storage.credentials):
+  // no published default such as s3rver's S3RVER/S3RVER is assumed.
+  if (env.S3_ENDPOINT && (!env.S3_ACCESS_KEY || !env.S3_SECRET_KEY)) {
+    console.error('S3_ENDPOINT needs S3_ACCESS_KEY and S3_SECRET_KEY');
+    process.exit(1);
+  }
   const running = await startBackendSim({
     dataDir: env.DATA_DIR ?? 'data',
     internalToken: token,
@@ -34,8 +40,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           endPoint: env.S3_ENDPOINT,
           port: Number(env.S3_PORT ?? 9000),
           useSSL: env.S3_USE_SSL === '1',
-          accessKey: env.S3_ACCESS_KEY ?? 'S3RVER',
-          secretKey: env.S3_SECRET_KEY ?? 'S3RVER',
+          accessKey: env.S3_ACCESS_KEY!,
+          secretKey: env.S3_SECRET_KEY!,
           bucket: env.S3_BUCKET ?? 'clinic-files',
           region: env.S3_REGION ?? 'us-east-1',
         }

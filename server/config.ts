@@ -30,11 +30,15 @@ const envSchema = z.object({
   BACKEND_URL: z.string().url().optional(),
   BACKEND_TOKEN: z.string().min(16).optional(),
   BACKEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  // SIGTERM/SIGINT: how long requests already received get to be answered before the rest is cut
+  // (server/drain.ts). Under `docker stop`'s 10 s grace, so the drain ends before a SIGKILL would.
+  DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(8000),
   S3_ENDPOINT: z.string().url().optional(),
   S3_PUBLIC_ENDPOINT: z.string().url().optional(),
   S3_PORT: port.default(9000),
-  S3_ACCESS_KEY: z.string().min(1).default('S3RVER'),
-  S3_SECRET_KEY: z.string().min(1).default('S3RVER'),
+  // Unset with the embedded storage: generated once into DATA_DIR/storage.credentials (0600).
+  S3_ACCESS_KEY: z.string().min(1).optional(),
+  S3_SECRET_KEY: z.string().min(1).optional(),
   S3_BUCKET: z.string().min(3).default('clinic-files'),
   S3_REGION: z.string().min(1).default('us-east-1'),
   AUDIT_ENABLED: bool.default(true),
@@ -81,13 +85,18 @@ export interface GatewayConfig {
   masterKeyHex?: string;
   /** `external` when BACKEND_URL names a backend-sim started elsewhere; otherwise npm start runs it. */
   backend: { url: string; port: number; token?: string; timeoutMs: number; external: boolean };
+  /** DRAIN_TIMEOUT_MS: the bound of the graceful drain on SIGTERM/SIGINT. */
+  drainTimeoutMs: number;
   s3: {
     embedded: boolean;
     embeddedPort: number;
     internal: S3Endpoint;
     public: S3Endpoint;
+    /** Empty with `credentials: 'data_dir'` until startStack reads them (resolveStorageCredentials). */
     accessKey: string;
     secretKey: string;
+    /** S3_ACCESS_KEY/S3_SECRET_KEY, or the pair generated into DATA_DIR/storage.credentials (embedded storage only). */
+    credentials: 'environment' | 'data_dir';
     bucket: string;
     region: string;
   };
@@ -109,6 +118,36 @@ export function parseEndpoint(url: string): S3Endpoint {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * Secrets published with S3 servers and SDK documentation: s3rver's built-in pair, MinIO's default
+ * root user, AWS's documentation example. Anyone can sign requests with them.
+ */
+const PUBLISHED_S3_SECRETS = new Set(['S3RVER', 'minioadmin', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']);
+
+export const isPublishedS3Secret = (secretKey: string): boolean => PUBLISHED_S3_SECRETS.has(secretKey);
+
+function storageCredentialsFromEnv(
+  accessKey: string | undefined,
+  secretKey: string | undefined,
+  embedded: boolean,
+  appEnv: 'development' | 'production',
+): Pick<GatewayConfig['s3'], 'accessKey' | 'secretKey' | 'credentials'> {
+  if ((accessKey === undefined) !== (secretKey === undefined)) {
+    throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY and S3_SECRET_KEY are set together (or neither, for the generated pair)');
+  }
+  if (accessKey === undefined || secretKey === undefined) {
+    if (!embedded) throw new ConfigError('Invalid configuration:\n  S3_ENDPOINT needs S3_ACCESS_KEY and S3_SECRET_KEY (the credentials of that storage)');
+    return { accessKey: '', secretKey: '', credentials: 'data_dir' };
+  }
+  if (appEnv === 'production' && isPublishedS3Secret(secretKey)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  S3_SECRET_KEY is a published default (s3rver, MinIO or AWS example): refused with APP_ENV=production. ' +
+        'Unset S3_ACCESS_KEY and S3_SECRET_KEY to use the pair generated into DATA_DIR/storage.credentials, or set your own.',
+    );
+  }
+  return { accessKey, secretKey, credentials: 'environment' };
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const parsed = envSchema.safeParse(env);
@@ -137,13 +176,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       timeoutMs: e.BACKEND_TIMEOUT_MS,
       external: e.BACKEND_URL !== undefined,
     },
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
     s3: {
       embedded,
       embeddedPort: e.S3_PORT,
       internal,
       public: e.S3_PUBLIC_ENDPOINT ? parseEndpoint(e.S3_PUBLIC_ENDPOINT) : internal,
-      accessKey: e.S3_ACCESS_KEY,
-      secretKey: e.S3_SECRET_KEY,
+      ...storageCredentialsFromEnv(e.S3_ACCESS_KEY, e.S3_SECRET_KEY, embedded, e.APP_ENV),
       bucket: e.S3_BUCKET,
       region: e.S3_REGION,
     },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -48,3 +48,41 @@ export function writePrivateFile(file: string, content: string): void {
 
 export const backendTokenFor = (dataDir: string, fromEnv?: string): string =>
   fromEnv ?? readOrCreateSecretFile(dataDir, 'backend.token');
+
+/** DATA_DIR/storage.credentials: the embedded S3's key pair, generated on first start. */
+export const STORAGE_CREDENTIALS_FILE = 'storage.credentials';
+
+export interface StorageCredentials {
+  accessKey: string;
+  secretKey: string;
+}
+
+/**
+ * The embedded S3's key pair from DATA_DIR/storage.credentials (`<access key>:<secret key>`, 0600),
+ * created once with random values: s3rver's built-in `S3RVER`/`S3RVER` is published, so anyone on the
+ * machine could use it. Written aside and hard-linked into place: two processes starting on a new
+ * DATA_DIR at once end up with the same pair, and none reads a half-written file.
+ */
+export function storageCredentialsFor(dataDir: string): StorageCredentials {
+  ensurePrivateDir(dataDir);
+  const file = path.join(dataDir, STORAGE_CREDENTIALS_FILE);
+  if (!existsSync(file)) {
+    // The S3 convention: a 20-character upper-case access key id and a 40-character secret.
+    const generated = `${randomBytes(10).toString('hex').toUpperCase()}:${randomBytes(20).toString('hex')}`;
+    const aside = `${file}.${process.pid}.tmp`;
+    writeFileSync(aside, `${generated}\n`, { mode: 0o600 });
+    try {
+      linkSync(aside, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(aside);
+    }
+  }
+  chmodSync(file, 0o600);
+  const [accessKey, secretKey, ...rest] = readFileSync(file, 'utf8').trim().split(':');
+  if (!accessKey || !secretKey || rest.length > 0) {
+    throw new Error(`${file} must hold one line <access key>:<secret key> (delete it to generate a new pair)`);
+  }
+  return { accessKey, secretKey };
+}

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { GatewayConfig } from './config.ts';
+import { isPublishedS3Secret, type GatewayConfig } from './config.ts';
 import { openGatewayDb, type OpenedGatewayDb } from './db/database.ts';
 import { loadMasterKey, SecretBox } from './keys/secret-box.ts';
 import { KeysService } from './keys/keys.service.ts';
@@ -9,8 +9,9 @@ import { BackendClient } from './backend/client.ts';
 import { buildApp } from './app.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
-import { backendTokenFor, ensurePrivateDir } from './secrets-files.ts';
+import { backendTokenFor, ensurePrivateDir, storageCredentialsFor } from './secrets-files.ts';
 import { ApplianceClock, formatDuration } from './clock.ts';
+import { drainable, type DrainResult } from './drain.ts';
 import { z } from 'zod';
 
 /** What the gateway needs from its data dir, without listening: used by the stack and the CLI. */
@@ -49,7 +50,17 @@ export interface RunningStack extends GatewayServices {
   backendSim: RunningBackendSim | null;
   /** The appliance clock (development mode: movable from the console, the CLI and the admin API). */
   clock: ApplianceClock;
+  /**
+   * Graceful drain (server/drain.ts), bounded by DRAIN_TIMEOUT_MS: the gateway, then the embedded storage,
+   * stop accepting and answer what they already received. close() drains first.
+   */
+  drain(): Promise<StackDrainResult>;
   close(): Promise<void>;
+}
+
+export interface StackDrainResult {
+  gateway: DrainResult;
+  storage: DrainResult | null;
 }
 
 export interface StackHooks {
@@ -71,6 +82,7 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
   try {
     // Private from the first file on (the embedded S3 writes under DATA_DIR before anything else does).
     ensurePrivateDir(config.dataDir);
+    resolveStorageCredentials(config);
     const clock = new ApplianceClock({
       dataDir: config.dataDir,
       enabled: config.appEnv === 'development',
@@ -129,6 +141,8 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
       clock,
     });
     stops.push(() => app.close());
+    // Watching its requests from the first one, so a drain knows what it already received.
+    const gatewayDrain = drainable(app.server);
     await app.listen({ host: config.host, port: config.port });
     // The CLI changes the clock through DATA_DIR/clock.json: noticed within a second.
     clock.watch();
@@ -140,6 +154,15 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
     const port = typeof address === 'object' && address ? address.port : config.port;
     config.port = port;
     const s3Public = config.s3.public;
+    let drained: Promise<StackDrainResult> | null = null;
+    const drain = () =>
+      (drained ??= (async () => {
+        const deadline = Date.now() + config.drainTimeoutMs;
+        const gateway = await gatewayDrain.drain(deadline);
+        // After the gateway: a redirect it answered while draining can still be followed.
+        const storage = s3 ? await s3.drain(deadline) : null;
+        return { gateway, storage };
+      })());
     return {
       ...services,
       config,
@@ -149,11 +172,36 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
       s3PublicUrl: `${s3Public.useSSL ? 'https' : 'http'}://${s3Public.endPoint}:${s3Public.port}`,
       backendSim,
       clock,
-      close: stopAll,
+      drain,
+      close: async () => {
+        await drain();
+        // Before the gateway's backend client is closed (it waits for its calls): a request cut at the
+        // drain's bound may still wait on backend-sim (a latency or hang fault), and this ends that call.
+        await backendSim?.close().catch(() => undefined);
+        await stopAll();
+      },
     };
   } catch (error) {
     await stopAll();
     throw error;
+  }
+}
+
+/**
+ * The storage's key pair: S3_ACCESS_KEY/S3_SECRET_KEY, or the one generated into DATA_DIR/storage.credentials
+ * (never s3rver's published S3RVER/S3RVER). Production refuses a published secret wherever it comes from.
+ */
+function resolveStorageCredentials(config: GatewayConfig): void {
+  if (config.s3.credentials === 'data_dir') Object.assign(config.s3, storageCredentialsFor(config.dataDir));
+  if (!isPublishedS3Secret(config.s3.secretKey)) return;
+  if (config.appEnv === 'production') {
+    throw new Error(
+      'the storage secret is a published default (s3rver, MinIO or AWS example): refused with APP_ENV=production. ' +
+        'Unset S3_ACCESS_KEY and S3_SECRET_KEY to use the pair generated into DATA_DIR/storage.credentials, or set your own.',
+    );
+  }
+  if (config.logLevel !== 'silent') {
+    console.warn('warning: the storage secret is a published default: anyone on this machine can read and change the stored files (unset S3_ACCESS_KEY and S3_SECRET_KEY for a generated pair)');
   }
 }
 

@@ -1,7 +1,10 @@
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedRequestsOnly, UsedSignatures } from './signed-requests-only.ts';
+import { PrivateFilesystemStore } from './private-store.ts';
+import { ensurePrivateDir } from '../secrets-files.ts';
+import { drainable, type DrainResult } from '../drain.ts';
 
 const require = createRequire(import.meta.url);
 // @20minutes/s3rver verifies SigV4 signatures, so presigned URLs are checked for real.
@@ -24,6 +27,8 @@ export interface EmbeddedS3Options {
 
 export interface EmbeddedS3 {
   port: number;
+  /** Stops accepting, lets the downloads under way finish until `deadline` (epoch ms), then cuts the rest (server/drain.ts). */
+  drain(deadline: number): Promise<DrainResult>;
   close(): Promise<void>;
 }
 
@@ -33,7 +38,8 @@ export interface EmbeddedS3 {
  * single-use (server/storage/signed-requests-only.ts).
  */
 export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<EmbeddedS3> {
-  mkdirSync(options.directory, { recursive: true });
+  // Files 0600 in folders 0700 (private-store.ts), from the root folder down.
+  ensurePrivateDir(options.directory);
   // s3rver's key registry is process-wide: set the configured pair (its secret too), drop the
   // well-known default unless it is the configured one.
   DUMMY_ACCOUNT.createKeyPair(options.accessKey, options.secretKey);
@@ -47,12 +53,21 @@ export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<Embed
     vhostBuckets: false,
     configureBuckets: options.buckets.map((name) => ({ name })),
   });
+  server.store = server.context.store = new PrivateFilesystemStore(options.directory);
   // s3rver lets unsigned requests through; the guard must run before all of its middleware
   // (Koa composes `middleware` when the server starts listening, in run()).
   server.middleware.unshift(signedRequestsOnly(new UsedSignatures(options.now), options.now));
   const address = (await server.run()) as AddressInfo;
+  // Watched from before its first request (run() resolves before any connection is read).
+  const { drain } = drainable(server.httpServer as Server);
   return {
     port: address.port,
-    close: () => server.close(),
+    drain,
+    // A drained server is already closed; draining first (at once) also ends the keep-alive connections close() would wait for.
+    close: async () => {
+      await drain(Date.now());
+      // s3rver's close() also releases its logger; on a server the drain closed it only reports it was not running.
+      await server.close().catch(() => undefined);
+    },
   };
 }

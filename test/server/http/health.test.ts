@@ -35,7 +35,7 @@ describe('a whole stack: backend-sim stopped → not ready', () => {
     expectEnvelope(res);
     expect(res.body.error).toBeNull();
     expect(res.body.data.status).toBe('ready');
-    expect(Object.keys(res.body.data.componentes).sort()).toEqual(['backend_sim', 'gateway_db', 'storage']);
+    expect(Object.keys(res.body.data.componentes).sort()).toEqual(['backend_sim', 'gateway_db', 'integrity', 'journal', 'storage']);
     for (const component of Object.values<any>(res.body.data.componentes)) {
       expect(component.status).toBe('up');
       expect(Number.isInteger(component.latencia_ms)).toBe(true);
@@ -79,8 +79,8 @@ describe('storage stopped → not ready (storage owned by the test through S3_EN
   let s3Dir: string;
   beforeAll(async () => {
     s3Dir = mkdtempSync(path.join(tmpdir(), 'gw-health-s3-'));
-    s3 = await startEmbeddedS3({ directory: s3Dir, port: 0, accessKey: 'S3RVER', secretKey: 'S3RVER', buckets: ['clinic-files'] });
-    stack = await startTestStack({ S3_ENDPOINT: `http://127.0.0.1:${s3.port}` });
+    s3 = await startEmbeddedS3({ directory: s3Dir, port: 0, accessKey: 'health-test', secretKey: 'health-test-secret', buckets: ['clinic-files'] });
+    stack = await startTestStack({ S3_ENDPOINT: `http://127.0.0.1:${s3.port}`, S3_ACCESS_KEY: 'health-test', S3_SECRET_KEY: 'health-test-secret' });
   });
   afterAll(async () => {
     await stack?.stop();
