@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { markerLookupRequest, type MarkerLookupResponse } from '../contracts/backend/idempotency-markers.ts';
 import { recordedOutcome, WriteScope } from './db/idempotent-dialect.ts';
+import { prepared } from './db/statements.ts';
 import { BackendError } from './errors.ts';
+import { parse } from './lib/http.ts';
 
 /** Sent by the gateway on every write it executes under an Idempotency-Key (server/idempotency/idempotency-plugin.ts). */
 export const IDEMPOTENCY_TOKEN_HEADER = 'x-idempotency-token';
@@ -24,7 +27,8 @@ type WithWrite = FastifyRequest & { [WRITE]?: RunningWrite | null };
  * tenant database, or executes in a WriteScope, whose driver commits the write together with the
  * marker and the response (backend-sim/db/idempotent-dialect.ts). Requests with the same token run
  * one at a time, so a retry arriving while the first is still executing waits for it and replays it.
- * Registered in the tenant scope, after the hook that opens the tenant database.
+ * Registered in the tenant scope, after the hook that opens the tenant database; also answers which
+ * markers the database holds (`POST /tenants/:slug/idempotency-markers/lookup`, the gateway's start check).
  */
 export function registerWriteIdempotency(scope: FastifyInstance, clock: () => number): void {
   const running = new Map<string, Promise<void>>();
@@ -97,6 +101,18 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
       write.release();
     }
     return payload;
+  });
+
+  // The gateway's start-time consistency check (contracts/backend/idempotency-markers.ts): which of the
+  // writes it acknowledged this database still holds. A marker commits with its write, so a write lost
+  // (a damaged WAL) takes its marker with it.
+  scope.post('/idempotency-markers/lookup', async (req) => {
+    const { tokens } = parse(markerLookupRequest, req.body);
+    const known = prepared(req.tenant.sqlite, 'SELECT token FROM idempotency_markers WHERE token IN (SELECT value FROM json_each(?))')
+      .pluck()
+      .all(JSON.stringify(tokens)) as string[];
+    const data: MarkerLookupResponse = { known };
+    return { data, meta: {} };
   });
 
   // Only if onSend never ran (no answer was produced): nothing is recorded, the writes are undone.

@@ -5,6 +5,8 @@ import { bootstrapFirstStart, CREDENTIALS_FILE, firstCallCommand, isFirstStart, 
 import { buildConsoleIfChanged } from './build-console-if-changed.ts';
 import { assertPortsFree, portErrorMessage, PortInUseError } from './port-check.ts';
 import { clientHost, httpUrl, readRuntimeFile, removeRuntimeFile, RUNTIME_FILE, writeRuntimeFile } from './runtime-file.ts';
+import { describeConsistency } from './integrity/idempotency-consistency.ts';
+import { describeQuickCheck } from './integrity/quick-check.ts';
 
 /**
  * `npm start`: embedded S3, backend-sim and the gateway in the foreground; Ctrl-C stops all three.
@@ -74,9 +76,16 @@ async function main(): Promise<void> {
       'First signed call (bash + openssl + curl):',
       firstCallCommand(gatewayUrl, credentialsFile),
       '',
+      ...startChecks(stack.integrity.consistency),
       'Ctrl-C stops everything.',
     ].join('\n'),
   );
+  // Reported when the background check ends (the start did not wait for it); also in /readyz.
+  void stack.integrity.quickCheck.then((report) => {
+    if (!report) console.error('integrity: the databases could not be checked (PRAGMA quick_check did not run)');
+    else if (report.checks.some((c) => c.problems.length > 0)) console.error(describeQuickCheck(report));
+    else console.log(describeQuickCheck(report));
+  });
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -120,6 +129,12 @@ async function main(): Promise<void> {
 
 /** After the drain, what stopping may still take (audit flush, databases) before the exit is forced. */
 const SHUTDOWN_MARGIN_MS = 5000;
+
+/** The start log's lines for the start-time checks (server/integrity/), when there is something to say. */
+function startChecks(consistency: Parameters<typeof describeConsistency>[0]): string[] {
+  const text = describeConsistency(consistency);
+  return text ? [text, ''] : [];
+}
 
 /** One line, no stack trace: a port in use names the variable that moves it. */
 function fail(error: unknown): never {

@@ -12,6 +12,10 @@ import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts'
 import { backendTokenFor, ensurePrivateDir, storageCredentialsFor } from './secrets-files.ts';
 import { ApplianceClock, formatDuration } from './clock.ts';
 import { drainable, type DrainResult } from './drain.ts';
+import { IdempotencyStore } from './idempotency/idempotency.store.ts';
+import { checkIdempotencyConsistency, type ConsistencyReport } from './integrity/idempotency-consistency.ts';
+import { integrityStatusFor } from './integrity/integrity-status.ts';
+import { applianceDatabases, startQuickCheck, type QuickCheckReport } from './integrity/quick-check.ts';
 import { z } from 'zod';
 
 /** What the gateway needs from its data dir, without listening: used by the stack and the CLI. */
@@ -50,6 +54,13 @@ export interface RunningStack extends GatewayServices {
   backendSim: RunningBackendSim | null;
   /** The appliance clock (development mode: movable from the console, the CLI and the admin API). */
   clock: ApplianceClock;
+  /** What the start-time checks found (server/integrity/); also in `/readyz`'s `integrity` component. */
+  integrity: {
+    /** Idempotency entries against backend-sim's markers, done before the gateway listened. */
+    consistency: ConsistencyReport;
+    /** The databases' `PRAGMA quick_check`, run in the background from the moment the gateway listens; null if it could not run. */
+    quickCheck: Promise<QuickCheckReport | null>;
+  };
   /**
    * Graceful drain (server/drain.ts), bounded by DRAIN_TIMEOUT_MS: the gateway, then the embedded storage,
    * stop accepting and answer what they already received. close() drains first.
@@ -131,6 +142,17 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
       console.warn(`warning: backend-sim did not confirm tenant(s) ${unsynced.join(', ')}; their calls answer 503 until it does`);
     }
 
+    // Before the gateway listens, so no key replays a success for a write backend-sim lost.
+    const integrity = integrityStatusFor(services.gatewayDb.sqlite);
+    const consistency = await checkIdempotencyConsistency({
+      db: services.gatewayDb.db,
+      store: new IdempotencyStore(services.gatewayDb.sqlite, config.backend.timeoutMs + 15_000, loadMasterKey(config.dataDir, config.masterKeyHex), () =>
+        clock.now(),
+      ),
+      backend: services.backend,
+    });
+    integrity.consistencyChecked(consistency);
+
     const app = await buildApp(config, {
       db: services.gatewayDb.db,
       sqlite: services.gatewayDb.sqlite,
@@ -144,6 +166,20 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
     // Watching its requests from the first one, so a drain knows what it already received.
     const gatewayDrain = drainable(app.server);
     await app.listen({ host: config.host, port: config.port });
+    // The databases' integrity, off the main thread, once the gateway answers: the start does not wait for it.
+    const running = startQuickCheck(config.dataDir, applianceDatabases(config.dataDir, !config.backend.external));
+    integrity.quickCheckStarted();
+    stops.push(() => running.stop());
+    const quickCheck = running.done.then(
+      (report) => {
+        integrity.quickCheckDone(report);
+        return report;
+      },
+      () => {
+        integrity.quickCheckFailed();
+        return null;
+      },
+    );
     // The CLI changes the clock through DATA_DIR/clock.json: noticed within a second.
     clock.watch();
     if (config.backend.external) stops.push(followedByExternalBackend(services.backend, clock));
@@ -172,6 +208,7 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
       s3PublicUrl: `${s3Public.useSSL ? 'https' : 'http'}://${s3Public.endPoint}:${s3Public.port}`,
       backendSim,
       clock,
+      integrity: { consistency, quickCheck },
       drain,
       close: async () => {
         await drain();

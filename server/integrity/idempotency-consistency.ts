@@ -1,0 +1,135 @@
+import type { GatewayDb } from '../db/database.ts';
+import type { BackendClient } from '../backend/client.ts';
+import { ApiError } from '../errors.ts';
+import type { IdempotencyStore, OperationKey } from '../idempotency/idempotency.store.ts';
+import { backendWriteToken } from '../idempotency/idempotency-plugin.ts';
+import { idempotencyMarkersPath, MARKER_LOOKUP_MAX_TOKENS, markerLookupResponse } from '../../contracts/backend/idempotency-markers.ts';
+
+/**
+ * Entries checked at start, newest first. A damaged WAL loses the writes made since its last
+ * checkpoint, which are the newest ones; the bound keeps the check to a few backend calls.
+ */
+export const CONSISTENCY_CHECK_ENTRIES = 5000;
+/** Backend writes per operation whose token is looked up (each write operation makes one today; a second is allowed for). */
+const WRITES_PER_OPERATION = 2;
+/** A backend that does not answer does not hold the start up longer than this. */
+const TENANT_TIMEOUT_MS = 5000;
+
+export interface OrphanedEntry {
+  tenant: string;
+  chaveId: number;
+  method: string;
+  path: string;
+  createdAt: number;
+}
+
+export interface ConsistencyReport {
+  /** Completed 2xx entries compared with backend-sim's markers. */
+  checked: number;
+  /** Entries whose write backend-sim no longer holds: their keys were freed (the retry executes). */
+  orphaned: OrphanedEntry[];
+  /** Entries that could not be compared, per tenant, with the reason (backend unreachable, unknown tenant). */
+  unchecked: Array<{ tenant: string; entries: number; reason: string }>;
+  ms: number;
+}
+
+export interface ConsistencyDeps {
+  db: GatewayDb;
+  store: IdempotencyStore;
+  backend: BackendClient;
+  limit?: number;
+}
+
+/**
+ * Start-time consistency of the two records of an acknowledged write (docs/decisions.md § Start-time
+ * consistency): gateway.db's completed idempotency entry (what a retry replays) and backend-sim's marker,
+ * committed with the write in the tenant database. An entry without a marker is an orphan: the backend
+ * lost the write (a flipped WAL loses every frame from the damaged one on) while the gateway would keep
+ * replaying `201 Idempotency-Replay: true` for a record that no longer exists. Its key is freed
+ * (IdempotencyStore.release), so the retry executes again and the record exists once more; the report
+ * says what was found. Run before the gateway listens, so no orphan is replayed.
+ */
+export async function checkIdempotencyConsistency(deps: ConsistencyDeps): Promise<ConsistencyReport> {
+  const started = performance.now();
+  const entries = deps.store.recentSuccesses(deps.limit ?? CONSISTENCY_CHECK_ENTRIES);
+  const report: ConsistencyReport = { checked: 0, orphaned: [], unchecked: [], ms: 0 };
+  if (entries.length === 0) return { ...report, ms: Math.round(performance.now() - started) };
+
+  const keys = await deps.db
+    .selectFrom('api_keys')
+    .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+    .select(['api_keys.id as id', 'tenants.slug as slug'])
+    .execute();
+  const tenantOfKey = new Map(keys.map((k) => [k.id, k.slug]));
+  const byTenant = new Map<string, Array<{ operation: OperationKey; createdAt: number }>>();
+  for (const entry of entries) {
+    const tenant = tenantOfKey.get(entry.operation.chaveId);
+    // A key deleted since: its entries cannot be replayed by anyone.
+    if (tenant === undefined) continue;
+    let list = byTenant.get(tenant);
+    if (!list) byTenant.set(tenant, (list = []));
+    list.push(entry);
+  }
+
+  for (const [tenant, list] of byTenant) {
+    try {
+      const known = await withTimeout(knownTokens(deps.backend, tenant, list), TENANT_TIMEOUT_MS);
+      report.checked += list.length;
+      for (const { operation, createdAt } of list) {
+        if (tokensOf(operation).some((token) => known.has(token))) continue;
+        deps.store.release(operation);
+        report.orphaned.push({ tenant, chaveId: operation.chaveId, method: operation.method, path: operation.path, createdAt });
+      }
+    } catch (error) {
+      report.unchecked.push({ tenant, entries: list.length, reason: reasonOf(error) });
+    }
+  }
+  report.ms = Math.round(performance.now() - started);
+  return report;
+}
+
+const tokensOf = (operation: OperationKey): string[] => Array.from({ length: WRITES_PER_OPERATION }, (_, write) => backendWriteToken(operation, write));
+
+async function knownTokens(backend: BackendClient, tenant: string, list: Array<{ operation: OperationKey }>): Promise<Set<string>> {
+  const tokens = list.flatMap((entry) => tokensOf(entry.operation));
+  const known = new Set<string>();
+  for (let i = 0; i < tokens.length; i += MARKER_LOOKUP_MAX_TOKENS) {
+    const { data } = await backend.call(
+      { method: 'POST', path: idempotencyMarkersPath(tenant), body: { tokens: tokens.slice(i, i + MARKER_LOOKUP_MAX_TOKENS) } },
+      markerLookupResponse,
+    );
+    for (const token of data.known) known.add(token);
+  }
+  return known;
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof ApiError) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The start log's line for the report. */
+export function describeConsistency(report: ConsistencyReport): string {
+  const lines: string[] = [];
+  if (report.orphaned.length > 0) {
+    const perTenant = new Map<string, number>();
+    for (const o of report.orphaned) perTenant.set(o.tenant, (perTenant.get(o.tenant) ?? 0) + 1);
+    const where = [...perTenant].map(([tenant, n]) => `${tenant}: ${n}`).join(', ');
+    lines.push(
+      `idempotency check: ${report.orphaned.length} of ${report.checked} acknowledged write(s) of the last 24 h are missing from backend-sim (${where}); ` +
+        'their Idempotency-Keys no longer replay a success: a retry with the same key executes again',
+    );
+  } else if (report.checked > 0) {
+    lines.push(`idempotency check: the ${report.checked} acknowledged write(s) of the last 24 h checked are all in backend-sim (${report.ms} ms)`);
+  }
+  for (const u of report.unchecked) lines.push(`idempotency check: ${u.entries} entr${u.entries === 1 ? 'y' : 'ies'} of ${u.tenant} not checked (${u.reason})`);
+  return lines.join('\n');
+}

@@ -1,0 +1,157 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { afterAll, describe, expect, test } from 'vitest';
+import { spawnStack, stopStack } from '../../helpers/child-stack.ts';
+import { rawRequest, signedRequest, type Credentials } from '../../helpers/signed-client.ts';
+
+/**
+ * Issue 20 § 8: after a flipped backend WAL, 40 of 40 acknowledged records were gone while their 40
+ * Idempotency-Keys kept replaying `201 Idempotency-Replay: true` for records that no longer existed,
+ * and the stack started without a word. Now the start compares the recent completed idempotency
+ * entries with backend-sim's markers (orphans: their keys are freed, the retry executes and the record
+ * exists again; the start log says what was found), and checks the databases' integrity in the
+ * background (PRAGMA quick_check: the log and /readyz report damage) without delaying the start.
+ */
+
+const WRITES = 40;
+let child: ChildProcess | null = null;
+const dirs: string[] = [];
+
+afterAll(async () => {
+  await stopStack(child, 'SIGKILL');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(dataDir: string): Promise<{ baseUrl: string; output: () => string; creds: Credentials }> {
+  let out = '';
+  const started = await spawnStack(dataDir, { RATE_LIMIT_PER_MINUTE: '1000000' }, { output: (chunk) => (out += chunk), timeoutMs: 60_000 });
+  child = started.child;
+  const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
+  return { baseUrl: started.baseUrl, output: () => out, creds: { apiKey: demo.api_key, apiSecret: demo.api_secret } };
+}
+
+/** Waits (bounded) until the background quick_check has finished, and returns /readyz's integrity component. */
+async function integrityOnceChecked(baseUrl: string): Promise<{ status: number; component: any }> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await rawRequest(baseUrl, { method: 'GET', path: '/readyz' });
+    const component = (res.body.data ?? res.body.error?.details)?.componentes?.integrity;
+    if (component?.detalhes?.verificacao === 'concluida' || Date.now() > deadline) return { status: res.status, component };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('start-time consistency', () => {
+  test(`a flipped backend WAL loses ${WRITES} acknowledged patient creates: the start says so, their keys no longer replay a success, each retry executes and the record exists again`, async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-orphans-'));
+    dirs.push(dataDir);
+    let s = await start(dataDir);
+    const backendDb = path.join(dataDir, 'backend', 'demo.db');
+    // Everything before the writes is in the database file, so the WAL holds exactly these writes.
+    const db = new SQLite(backendDb);
+    expect(db.pragma('wal_checkpoint(TRUNCATE)', { simple: false })).toEqual([expect.objectContaining({ busy: 0 })]);
+    db.close();
+
+    const writes = Array.from({ length: WRITES }, (_, i) => ({
+      key: randomUUID(),
+      body: { nome: `Orfao ${randomUUID().slice(0, 8)} ${i}`, data_nascimento: '1980-02-03' },
+      id: 0,
+    }));
+    for (const w of writes) {
+      const res = await signedRequest(s.baseUrl, s.creds, { method: 'POST', path: '/v1/pacientes', body: w.body, idempotencyKey: w.key });
+      expect(res.status, res.text).toBe(201);
+      w.id = res.body.data.id;
+    }
+    await stopStack(child, 'SIGKILL');
+
+    // One byte of the first frame's page flipped: its checksum fails, and SQLite's recovery drops every frame from it on.
+    const wal = `${backendDb}-wal`;
+    expect(statSync(wal).size).toBeGreaterThan(32 + 24 + 4096);
+    const fd = openSync(wal, 'r+');
+    const byte = Buffer.alloc(1);
+    readSync(fd, byte, 0, 1, 32 + 24 + 100);
+    byte[0] ^= 0xff;
+    writeSync(fd, byte, 0, 1, 32 + 24 + 100);
+    closeSync(fd);
+
+    s = await start(dataDir);
+    const lost = [];
+    for (const w of writes) {
+      const read = await signedRequest(s.baseUrl, s.creds, { path: `/v1/pacientes/${w.id}` });
+      if (read.status === 404) lost.push(w);
+      else expect(read.status).toBe(200);
+    }
+    expect(lost).toHaveLength(WRITES);
+    expect(s.output()).toMatch(new RegExp(`idempotency check: ${WRITES} of ${WRITES} acknowledged write\\(s\\) of the last 24 h are missing from backend-sim \\(demo: ${WRITES}\\)`));
+
+    const ready = await integrityOnceChecked(s.baseUrl);
+    expect(ready.component.detalhes).toMatchObject({ idempotencia_verificadas: WRITES, idempotencia_orfas: WRITES });
+
+    for (const w of lost) {
+      const retry = await signedRequest(s.baseUrl, s.creds, { method: 'POST', path: '/v1/pacientes', body: w.body, idempotencyKey: w.key });
+      expect(retry.status, retry.text).toBe(201);
+      // Executed, not replayed from the gateway's record of a write that no longer exists.
+      expect(retry.headers['idempotency-replay']).toBe('false');
+      const read = await signedRequest(s.baseUrl, s.creds, { path: `/v1/pacientes/${retry.body.data.id}` });
+      expect(read.status).toBe(200);
+      expect(read.body.data.nome).toBe(w.body.nome.toUpperCase());
+      // And from now on the key replays that new record.
+      const again = await signedRequest(s.baseUrl, s.creds, { method: 'POST', path: '/v1/pacientes', body: w.body, idempotencyKey: w.key });
+      expect(again.headers['idempotency-replay']).toBe('true');
+      expect(again.body.data.id).toBe(retry.body.data.id);
+    }
+    await stopStack(child, 'SIGTERM');
+
+    // The next start finds nothing to say about them: every recent entry is in backend-sim again.
+    s = await start(dataDir);
+    expect(s.output()).toMatch(new RegExp(`idempotency check: the ${WRITES} acknowledged write\\(s\\) of the last 24 h checked are all in backend-sim`));
+    await stopStack(child, 'SIGTERM');
+  }, 180_000);
+
+  test('a damaged database is found by the background quick_check: named in the log, /readyz integrity down; the banner comes first (the start does not wait for it)', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-quickcheck-'));
+    dirs.push(dataDir);
+    let s = await start(dataDir);
+    await stopStack(child, 'SIGTERM');
+
+    // An intact second start: every database checked, nothing found.
+    s = await start(dataDir);
+    let ready = await integrityOnceChecked(s.baseUrl);
+    expect(ready.status).toBe(200);
+    expect(ready.component).toMatchObject({ status: 'up', detalhes: { verificacao: 'concluida', bancos_danificados: 0 } });
+    // gateway.db and the three first-start clinics, with their first-start snapshots.
+    expect(ready.component.detalhes.bancos_verificados).toBeGreaterThanOrEqual(4);
+    expect(s.output()).toMatch(/integrity: \d+ database\(s\) checked \(PRAGMA quick_check\) in \d+ ms: no damage found/);
+    await stopStack(child, 'SIGTERM');
+
+    // The root page of an index of clinica-b's patients zeroed (the clean stop checkpointed the WAL into the file).
+    const file = path.join(dataDir, 'backend', 'clinica-b.db');
+    const db = new SQLite(file, { readonly: true });
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const rootpage = db.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'pacientes' AND sql IS NOT NULL ORDER BY name LIMIT 1").pluck().get() as number;
+    db.close();
+    expect(rootpage).toBeGreaterThan(1);
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, (rootpage - 1) * pageSize);
+    closeSync(fd);
+
+    s = await start(dataDir);
+    ready = await integrityOnceChecked(s.baseUrl);
+    expect(ready.status).toBe(503);
+    expect(ready.component).toMatchObject({ status: 'down', erro: 'integrity_failed', detalhes: { verificacao: 'concluida', bancos_danificados: 1 } });
+    // No file or clinic name in the unauthenticated probe; the log names it.
+    expect(JSON.stringify(ready.component)).not.toMatch(/clinica-b/);
+    const out = s.output();
+    expect(out).toMatch(/integrity: DAMAGE FOUND in 1 of \d+ database\(s\)/);
+    expect(out).toMatch(/ {2}backend\/clinica-b\.db: /);
+    expect(out.indexOf('is up (')).toBeGreaterThan(-1);
+    expect(out.indexOf('is up (')).toBeLessThan(out.indexOf('integrity: DAMAGE FOUND'));
+    // The other clinics still answer.
+    expect((await signedRequest(s.baseUrl, s.creds, { path: '/v1/ping' })).status).toBe(200);
+    await stopStack(child, 'SIGTERM');
+  }, 180_000);
+});
