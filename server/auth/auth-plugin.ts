@@ -26,7 +26,7 @@ export interface AuthPluginOptions {
  * Explanations are rationed (issue 20): each costs tens of HMACs, so a key or an address gets at most
  * this many a minute; past it, the refusal is the plain AUTH_INVALID_SIGNATURE.
  */
-export const EXPLANATIONS_PER_MINUTE = 20;
+export const EXPLANATIONS_PER_MINUTE = 60;
 
 const unauthorized = (code: ConstructorParameters<typeof ApiError>[0], message: string, details: Record<string, unknown> | null = null) =>
   new ApiError(code, message, details);

@@ -6,6 +6,8 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { MAX_CHECKED_BODY_BYTES } from '../../../server/auth/signature-debug.ts';
+import { EXPLANATIONS_PER_MINUTE } from '../../../server/auth/auth-plugin.ts';
 import { nowSeconds, sign, signedRequest, type Credentials, type SignedRequest, type SignedResponse } from '../../helpers/signed-client.ts';
 
 /**
@@ -211,9 +213,9 @@ describe('development mode: the stack in its own process (as npm start runs it),
       expect(causeCodes(res)).toEqual(['SIGNATURE_FORMAT']);
     });
 
-    test('a body above 256 KB: shown truncated, described by length and SHA-256, no variant recomputed', async () => {
+    test(`a body above ${MAX_CHECKED_BODY_BYTES / 1024} KB (262 KB here): shown truncated, described by length and SHA-256, no variant recomputed`, async () => {
       const ts = String(nowSeconds());
-      const body = JSON.stringify({ observacao: 'x'.repeat(300 * 1024) });
+      const body = JSON.stringify({ observacao: 'x'.repeat(262 * 1024) });
       const res = await sendWithMistake(baseUrl, creds, {
         method: 'POST',
         path: '/v1/exames',
@@ -302,5 +304,58 @@ test('no response of this file holds an expected signature or a secret', () => {
       expect(text).not.toContain(Buffer.from(signature, 'hex').toString('base64'));
     }
     for (const secret of secrets) expect(text).not.toContain(secret);
+  }
+});
+
+describe('explanations cost little and are rationed (issue 20 § 1: a CPU amplifier otherwise)', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1000' });
+  });
+  afterAll(async () => stack?.stop());
+
+  const wrong = (key: Credentials, localAddress?: string, body = '{"a":1}') =>
+    // Sent with a final line feed it was not signed with (BODY_TRAILING_NEWLINE when variants are checked).
+    stack.call({ method: 'POST', path: '/v1/pacientes', body: `${body}\n`, signWith: { body }, localAddress }, key);
+
+  test(`variants only for bodies up to ${MAX_CHECKED_BODY_BYTES} bytes; above, the string to sign and the body hash`, async () => {
+    const key = await stack.newKey();
+    const small = await wrong(key, undefined, JSON.stringify({ a: 'x'.repeat(MAX_CHECKED_BODY_BYTES - 20) }));
+    expect(small.body.error.details.causas_provaveis.map((c: { code: string }) => c.code)).toContain('BODY_TRAILING_NEWLINE');
+    const large = await wrong(key, undefined, JSON.stringify({ a: 'x'.repeat(MAX_CHECKED_BODY_BYTES) }));
+    expect(large.body.error.details.causas_provaveis.map((c: { code: string }) => c.code)).toEqual(['VARIANTS_NOT_CHECKED']);
+    expect(large.body.error.details.corpo_sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test(`at most ${EXPLANATIONS_PER_MINUTE} a minute per key, and per client address; past it the plain refusal`, async () => {
+    const key = await stack.newKey();
+    for (let i = 0; i < EXPLANATIONS_PER_MINUTE; i++) expect((await wrong(key, '127.0.0.21')).body.error.details).not.toBeNull();
+    const rationed = await wrong(key, '127.0.0.22');
+    expect(rationed.status).toBe(401);
+    expect(rationed.body.error.code).toBe('AUTH_INVALID_SIGNATURE');
+    expect(rationed.body.error.details).toBeNull();
+    // Another key from the first address: that address has used its ration too.
+    const other = await stack.newKey();
+    expect((await wrong(other, '127.0.0.21')).body.error.details).toBeNull();
+    // Another key from a fresh address: explained.
+    expect((await wrong(other, '127.0.0.23')).body.error.details).not.toBeNull();
+  });
+});
+
+test('an address past its quota of unauthenticated refusals gets 429 with Retry-After, and no explanation is computed', async () => {
+  const stack = await startTestStack({ UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '5' });
+  try {
+    const key = await stack.newKey();
+    const send = () => stack.call({ method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.31' }, key);
+    for (let i = 0; i < 5; i++) expect((await send()).status).toBe(401);
+    const refused = await send();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { escopo: 'endereco_cliente', limite_por_minuto: 5 } });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Another address is not affected, and a valid call from the limited address is never charged nor refused.
+    expect((await stack.call({ method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.32' }, key)).status).toBe(401);
+    expect((await stack.call({ path: '/v1/ping', localAddress: '127.0.0.31' }, key)).status).toBe(200);
+  } finally {
+    await stack.stop();
   }
 });
