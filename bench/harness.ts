@@ -95,11 +95,16 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
 }
 
-export async function load(server: Server, spec: Omit<LoadSpec, 'url' | 'connections' | 'durationS'>, durationS = DURATION_S): Promise<Measure> {
+export async function load(
+  server: Server,
+  spec: Omit<LoadSpec, 'url' | 'connections' | 'durationS'>,
+  durationS = DURATION_S,
+  connections = CONNECTIONS,
+): Promise<Measure> {
   // The load process loads autocannon before sending anything; measure the server from the first request.
   const child = server.child.pid!;
   const cpuBefore = treeCpuMs(child);
-  const result = await runLoad({ ...spec, url: server.info.url, connections: CONNECTIONS, durationS });
+  const result = await runLoad({ ...spec, url: server.info.url, connections, durationS });
   const cpuMs = treeCpuMs(child) - cpuBefore;
   if (result.poolExhausted) log(`  warning: ${spec.method} ${spec.path} used its whole pool of pre-signed requests (later ones replayed)`);
   if (result.errors > 0) log(`  warning: ${spec.method} ${spec.path}: ${result.errors} connection errors or timeouts`);

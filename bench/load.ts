@@ -15,6 +15,8 @@ export interface LoadSpec {
   durationS: number;
   headers?: Record<string, string>;
   body?: string;
+  /** The body read from a file (bodies above the 128 KB a command-line argument can carry). */
+  bodyFile?: string;
   /** A JSON file with `{ body, headers }[]`: each used once (unique idempotency keys and bodies). */
   poolFile?: string;
 }
@@ -41,7 +43,7 @@ const result = await autocannon({
   connections: spec.connections,
   duration: spec.durationS,
   headers: spec.headers,
-  body: spec.body,
+  body: spec.bodyFile ? readFileSync(spec.bodyFile, 'utf8') : spec.body,
   requests: pool
     ? [
         {
