@@ -51,9 +51,15 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   // Errors are never cacheable, even on routes whose successes are (config, catalogs).
   reply.header('cache-control', 'no-store');
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  // Refused before its body arrived (no key, too large): close instead of draining the rest of it.
-  if (!request.raw.complete) reply.header('connection', 'close');
+  // Refused before its body arrived (no key, too large): close instead of draining the rest of it. A request
+  // without a body keeps its connection (an unsigned GET flood would otherwise cost a TCP handshake per request).
+  if (!request.raw.complete && announcesBody(request)) reply.header('connection', 'close');
   return reply.status(error.status).type('application/json; charset=utf-8').send(errorEnvelope(request, reply, error));
+}
+
+function announcesBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 export function addMeta(reply: FastifyReply, meta: Record<string, unknown>): void {
