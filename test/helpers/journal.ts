@@ -1,17 +1,9 @@
+import type { Selectable } from 'kysely';
+import type { AuditUnattributedTable } from '../../server/db/tables/audit-log.ts';
 import type { TestStack } from './stack.ts';
 
-export interface UnattributedGroup {
-  id: number;
-  minute: string;
-  client_ip: string;
-  status: number;
-  error_code: string;
-  count: number;
-  first_ts: string;
-  last_ts: string;
-  sample: Record<string, any>;
-  bytes: number;
-}
+/** A row of audit_unattributed, its sample parsed. */
+export type UnattributedGroup = Omit<Selectable<AuditUnattributedTable>, 'sample'> & { sample: Record<string, any> };
 
 /** Every audit_log row (verified and unverified entries), after committing what is queued. */
 export function journalRows(stack: Pick<TestStack, 'app' | 'gatewayDb'>): Array<Record<string, any>> {

@@ -161,6 +161,34 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
+/** The foot of a list read page by page: how many are shown, and the button for the older ones. */
+export function LoadMorePager({
+  shown,
+  noun,
+  nouns,
+  query,
+}: {
+  shown: number;
+  noun: string;
+  nouns: string;
+  query: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown };
+}) {
+  return (
+    <div className="pager">
+      <span>
+        {shown} {shown === 1 ? noun : nouns} shown
+      </span>
+      {query.hasNextPage ? (
+        <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+          {query.isFetchingNextPage ? 'Loading…' : `Load older ${nouns}`}
+        </Button>
+      ) : (
+        <span>End of {nouns}</span>
+      )}
+    </div>
+  );
+}
+
 export function Badge({ tone = 'neutral', children }: { tone?: 'neutral' | 'ok' | 'warn' | 'bad' | 'info'; children: ReactNode }) {
   return <span className={`badge badge-${tone}`}>{children}</span>;
 }

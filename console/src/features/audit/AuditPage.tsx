@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { auditQuerySchema } from '../../../../server/admin/schemas.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, statusTone } from '../../lib/ui.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, Loading, PageHeader, formatDate, statusTone } from '../../lib/ui.tsx';
 import { FILTER_NAMES, useAuditPages, useAuditStorage, useAuditTenants, useUnattributed, type AuditFilters, type AuditStorage } from './api.ts';
 
 /** datetime-local ⇄ ISO (the URL and the API carry UTC ISO 8601). */
@@ -173,18 +173,7 @@ function UnattributedSection() {
               </tbody>
             </table>
           </div>
-          <div className="pager">
-            <span>
-              {rows.length} group{rows.length === 1 ? '' : 's'} shown
-            </span>
-            {groups.hasNextPage ? (
-              <Button onClick={() => void groups.fetchNextPage()} disabled={groups.isFetchingNextPage}>
-                {groups.isFetchingNextPage ? 'Loading…' : 'Load older groups'}
-              </Button>
-            ) : (
-              <span>End of groups</span>
-            )}
-          </div>
+          <LoadMorePager shown={rows.length} noun="group" nouns="groups" query={groups} />
         </>
       )}
     </section>
@@ -277,18 +266,7 @@ export function AuditPage() {
                 </tbody>
               </table>
             </div>
-            <div className="pager">
-              <span>
-                {rows.length} entr{rows.length === 1 ? 'y' : 'ies'} shown
-              </span>
-              {pages.hasNextPage ? (
-                <Button onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
-                  {pages.isFetchingNextPage ? 'Loading…' : 'Load older entries'}
-                </Button>
-              ) : (
-                <span>End of log</span>
-              )}
-            </div>
+            <LoadMorePager shown={rows.length} noun="entry" nouns="entries" query={pages} />
           </>
         )}
       </section>
