@@ -105,8 +105,9 @@ test('operator issues, uses, audits, rotates, binds and revokes a key', async ({
     }).toPass({ timeout: 15_000 });
     await expect(row).toContainText('/v1/ping');
     await expect(row).toContainText('200');
-    // The log's bound: entries kept against AUDIT_MAX_ROWS (default 1,000,000) and the oldest entry.
-    await expect(page.getByTestId('audit-storage')).toContainText(/[1-9][\d,]* \/ 1,000,000 entries/);
+    // The journal's budget: bytes against AUDIT_MAX_BYTES (default 2 GiB), rows against AUDIT_MAX_ROWS (5,000,000), the oldest entry.
+    await expect(page.getByTestId('audit-storage')).toContainText(/[\d.]+ MB \/ 2048\.0 MB/);
+    await expect(page.getByTestId('audit-storage')).toContainText(/[1-9][\d,]* \/ 5,000,000 rows/);
     await expect(page.getByTestId('audit-storage')).toContainText('Oldest entry');
     await page.getByLabel('Key id').fill('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
