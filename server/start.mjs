@@ -1,23 +1,40 @@
-// `npm start`: runs server/main.ts from one bundle that esbuild builds and then reuses until one of
-// its inputs changes. Under tsx every start loaded ~600 ES modules through tsx's loader hooks and
-// the packages file by file (about a second on the 2-core machine); one plain-JS file, packages
-// included, loads in a fraction of that. Plain JavaScript on purpose: nothing here needs compiling.
+// `npm start` and `npm run cli`: run server/main.ts (or the operator CLI, `--entry=cli`) from one bundle that
+// esbuild builds and then reuses until one of its inputs changes. Under tsx every start loaded ~600 ES modules
+// through tsx's loader hooks and the packages file by file (about a second on the 2-core machine, ~3 s of CPU
+// per CLI command); one plain-JS file, packages included, loads in a fraction of that. Plain JavaScript on
+// purpose: nothing here needs compiling.
 //
-// The cache is .cache/start (START_CACHE_DIR moves it, relative to the checkout). START_ENTRY
-// bundles another entry than server/main.ts: both are for tests, which must not use a developer's
-// cache nor touch real sources.
+// The cache is .cache/start (START_CACHE_DIR moves it, relative to the checkout), one bundle and manifest per
+// entry. START_ENTRY bundles another source than the entry's own: both are for tests, which must not use a
+// developer's cache nor touch real sources.
 import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+/**
+ * What the launcher can run. The CLI's stdout carries its results (`--json` included), so its launcher
+ * says nothing when the bundle is up to date and writes a rebuild's line to stderr.
+ */
+const ENTRIES = {
+  server: { source: 'server/main.ts', bundle: 'main.mjs', manifest: 'manifest.json', name: 'server bundle', failure: 'Startup failed', quiet: false },
+  cli: { source: 'server/cli/run.ts', bundle: 'cli.mjs', manifest: 'cli.manifest.json', name: 'cli bundle', failure: 'CLI failed', quiet: true },
+};
+// `--entry=<name>` is the launcher's own argument: taken out of argv, so the entry sees only its own.
+const entryArg = process.argv[2]?.startsWith('--entry=') ? process.argv.splice(2, 1)[0].slice('--entry='.length) : 'server';
+if (!Object.hasOwn(ENTRIES, entryArg)) {
+  console.error(`server/start.mjs: unknown --entry=${entryArg}; one of: ${Object.keys(ENTRIES).join(', ')}`);
+  process.exit(2);
+}
+const SPEC = ENTRIES[entryArg];
+
 const LAUNCHER = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(LAUNCHER), '..');
-const ENTRY = path.resolve(ROOT, process.env.START_ENTRY || 'server/main.ts');
+const ENTRY = path.resolve(ROOT, process.env.START_ENTRY || SPEC.source);
 const CACHE_DIR = path.resolve(ROOT, process.env.START_CACHE_DIR || '.cache/start');
-const BUNDLE = path.join(CACHE_DIR, 'main.mjs');
-const MANIFEST = path.join(CACHE_DIR, 'manifest.json');
+const BUNDLE = path.join(CACHE_DIR, SPEC.bundle);
+const MANIFEST = path.join(CACHE_DIR, SPEC.manifest);
 
 const rel = (file) => path.relative(ROOT, file) || '.';
 const fileStamp = (file) => {
@@ -125,7 +142,7 @@ async function build(key) {
     });
   } catch (error) {
     const messages = error?.errors?.length ? await esbuild.formatMessages(error.errors, { kind: 'error', color: false }) : [String(error?.message ?? error)];
-    console.error(`Startup failed: ${rel(ENTRY)} does not build (${messages.length} error${messages.length === 1 ? '' : 's'}):\n\n${messages.join('\n').trimEnd()}`);
+    console.error(`${SPEC.failure}: ${rel(ENTRY)} does not build (${messages.length} error${messages.length === 1 ? '' : 's'}):\n\n${messages.join('\n').trimEnd()}`);
     process.exit(1);
   }
   const inputs = {};
@@ -150,7 +167,7 @@ async function build(key) {
     writeFileSync(MANIFEST + tmp, `${JSON.stringify({ key, bundle: fileStamp(BUNDLE), inputs })}\n`);
     renameSync(MANIFEST + tmp, MANIFEST);
   } catch (error) {
-    console.error(`Startup failed: cannot write the server bundle to ${CACHE_DIR} (${error.message}); START_CACHE_DIR moves it.`);
+    console.error(`${SPEC.failure}: cannot write the ${SPEC.name} to ${CACHE_DIR} (${error.message}); START_CACHE_DIR moves it.`);
     process.exit(1);
   }
   return Object.keys(inputs).length;
@@ -161,9 +178,9 @@ const key = buildKey();
 const { reason, checked } = staleReason(key);
 if (reason) {
   const files = await build(key);
-  console.log(`server bundle built (${reason}): ${files} files in ${Math.round(performance.now() - started)} ms → ${rel(BUNDLE)}`);
-} else {
-  console.log(`server bundle is up to date (${checked} files checked in ${Math.round(performance.now() - started)} ms, ${rel(BUNDLE)})`);
+  (SPEC.quiet ? console.error : console.log)(`${SPEC.name} built (${reason}): ${files} files in ${Math.round(performance.now() - started)} ms → ${rel(BUNDLE)}`);
+} else if (!SPEC.quiet) {
+  console.log(`${SPEC.name} is up to date (${checked} files checked in ${Math.round(performance.now() - started)} ms, ${rel(BUNDLE)})`);
 }
 // Stack traces name the TypeScript sources, as they did under tsx.
 process.setSourceMapsEnabled(true);

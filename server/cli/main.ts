@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import { API_RELEASE, loadConfig, ConfigError } from '../config.ts';
-import { openGatewayServices, type GatewayServices } from '../stack.ts';
+import type { GatewayServices } from '../stack.ts';
 import { ALL_SCOPES, SCOPE_PRESETS, isScope, type Scope } from '../../contracts/scopes.ts';
 import { KeyServiceError } from '../keys/keys.service.ts';
 import { TenantServiceError } from '../tenants/tenants.service.ts';
@@ -73,18 +73,54 @@ async function withServices<T>(fn: (services: GatewayServices) => Promise<T>): P
   // The stack running on DATA_DIR, on whatever ports it was started with (DATA_DIR/runtime.json);
   // without one, the backend the environment names (BACKEND_URL, BACKEND_PORT).
   const running = readRuntimeFile(config.dataDir);
+  // Loaded when a command opens the services: `--version` and `--help` do not evaluate the whole stack.
+  const { openGatewayServices } = await import('../stack.ts');
   const services = await openGatewayServices(config, running?.backend.url ?? config.backend.url);
   try {
     return await fn(services);
+  } catch (error) {
+    throw await withValidChoices(error, services);
   } finally {
     await services.close();
   }
 }
 
+/** At most this many valid choices are listed in an error; the list command shows them all. */
+const MAX_CHOICES_LISTED = 20;
+
+const listed = (items: string[]): string =>
+  items.length <= MAX_CHOICES_LISTED ? items.join(', ') : `${items.slice(0, MAX_CHOICES_LISTED).join(', ')} and ${items.length - MAX_CHOICES_LISTED} more`;
+
+/** `; clinics: a, b (see \`tenants list\`)`: what an unknown clinic's error adds. */
+async function clinicChoices(s: GatewayServices): Promise<string> {
+  const slugs = (await s.tenants.list()).map((t) => t.slug);
+  return slugs.length === 0 ? '; there is no clinic yet (`tenants create <slug>`)' : `; clinics: ${listed(slugs)} (see \`tenants list\`)`;
+}
+
+/**
+ * An error naming something that does not exist says what does (issue 21 § 4): an unknown clinic lists the
+ * clinics, an unknown key id the keys. The services' own errors name only what was asked for.
+ */
+async function withValidChoices(error: unknown, s: GatewayServices): Promise<unknown> {
+  if (!(error instanceof Error)) return error;
+  try {
+    if (/^tenant ".*" does not exist$/.test(error.message)) return new UsageError(`${error.message}${await clinicChoices(s)}`);
+    if (/^key \d+ does not exist$/.test(error.message)) {
+      const [keys, tenants] = await Promise.all([s.keys.list(), s.tenants.list()]);
+      const slugOf = new Map(tenants.map((t) => [t.id, t.slug]));
+      const ids = keys.map((k) => `${k.id} (${slugOf.get(k.tenant_id) ?? '?'}, ${k.status})`);
+      return new UsageError(`${error.message}; ${ids.length === 0 ? 'there is no key yet (`keys create`)' : `keys: ${listed(ids)} (see \`keys list\`)`}`);
+    }
+  } catch {
+    // The list itself failed: the original error still says what went wrong.
+  }
+  return error;
+}
+
 /** `--medico` must name a doctor of that clinic: doctors are backend-sim's data, so the running stack is asked. */
 async function requireMedico(s: GatewayServices, tenantSlug: string, medicoId: number): Promise<void> {
   if (medicoId === 0) return;
-  if (!(await s.tenants.get(tenantSlug))) throw new UsageError(`tenant "${tenantSlug}" does not exist`);
+  if (!(await s.tenants.get(tenantSlug))) throw new UsageError(`tenant "${tenantSlug}" does not exist${await clinicChoices(s)}`);
   const base = `/tenants/${encodeURIComponent(tenantSlug)}/medicos`;
   try {
     await s.backend.call({ method: 'GET', path: `${base}/${medicoId}` }, z.unknown());
@@ -284,12 +320,15 @@ export function buildCli(): Command {
       const issued = await withServices(async (s) => {
         const db = s.gatewayDb.db;
         const operator = await db.selectFrom('operators').select('id').where('username', '=', username).executeTakeFirst();
-        if (!operator) throw new UsageError(`operator "${username}" does not exist (--operator, or OPERATOR_USERNAME)`);
+        if (!operator) {
+          const names = (await db.selectFrom('operators').select('username').orderBy('username').execute()).map((o) => o.username);
+          throw new UsageError(`operator "${username}" does not exist (--operator, or OPERATOR_USERNAME); operators: ${names.length ? listed(names) : '(none yet: `npm start` creates the first)'}`);
+        }
         const requested: TokenTenants = opts.allTenants ? ALL_TENANTS : [...new Set(named)];
         if (requested !== ALL_TENANTS) {
           const known = new Set((await s.tenants.list()).map((t) => t.slug));
           const unknown = requested.filter((slug) => !known.has(slug));
-          if (unknown.length > 0) throw new UsageError(`no such clinic: ${unknown.join(', ')} (see \`tenants list\`)`);
+          if (unknown.length > 0) throw new UsageError(`no such clinic: ${unknown.join(', ')}${await clinicChoices(s)}`);
         }
         const clock = applianceClock();
         const started = { startedAt: clock.now(), startedPerf: performance.now() };
@@ -346,8 +385,11 @@ export function buildCli(): Command {
       const view = await withServices(async (s) => {
         const started = { startedAt: clock.now(), startedPerf: performance.now() };
         const store = new OperatorTokenStore(s.gatewayDb.db, () => clock.now());
-        const revoked = await store.revoke(id).catch((error: unknown) => {
-          if (error instanceof ApiError && error.code === 'RES_NOT_FOUND') throw new UsageError(`operator token ${id} does not exist`);
+        const revoked = await store.revoke(id).catch(async (error: unknown) => {
+          if (error instanceof ApiError && error.code === 'RES_NOT_FOUND') {
+            const ids = (await store.list()).map((t) => `${t.id} (${t.label}, ${t.status})`);
+            throw new UsageError(`operator token ${id} does not exist; ${ids.length ? `tokens: ${listed(ids)} (see \`tokens list\`)` : 'there is no token yet (`tokens create`)'}`);
+          }
           throw error;
         });
         await journalCliAction(s.gatewayDb.db, { action: 'operator_token.revoke', command: `tokens revoke ${id}`, ...started, subject: { detail: { token_id: id } } });

@@ -110,3 +110,77 @@ describe('npm start through the bundling launcher (server/start.mjs)', () => {
     expect(code).toBe(1);
   }, 60_000);
 });
+
+/**
+ * Issue 21 § 5: `npm run cli` runs the operator CLI through the same launcher (`--entry=cli`): its own bundle
+ * and manifest in the cache, built on the first command and reused after; its stdout holds only the command's
+ * output (the launcher says nothing when the bundle is current, and writes a rebuild's line to stderr).
+ * Its own cache and data dir; BACKEND_URL names a port nothing listens on, so no running stack is asked.
+ */
+describe('npm run cli through the bundling launcher (--entry=cli)', () => {
+  let cliCache = '';
+  let cliData = '';
+  const cli = (args: string[], viaNpm = false): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+    const [command, argv] = viaNpm ? ['npm', ['run', '-s', 'cli', '--', ...args]] : [process.execPath, [LAUNCHER, '--entry=cli', ...args]];
+    const child = spawn(command, argv, {
+      cwd: ROOT,
+      env: { ...process.env, START_CACHE_DIR: cliCache, DATA_DIR: cliData, BACKEND_URL: 'http://127.0.0.1:9', START_ENTRY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  };
+
+  beforeAll(() => {
+    cliCache = path.join(work, 'cli-cache');
+    cliData = path.join(work, 'cli-data');
+    mkdirSync(cliData);
+  });
+
+  it('first command (through npm run cli) builds the CLI bundle, then runs it: --version prints the release alone on stdout', async () => {
+    const run = await cli(['--version'], true);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version}\n`);
+    expect(run.stderr).toMatch(/^cli bundle built \(no cached bundle\): \d+ files in \d+ ms/m);
+    expect(existsSync(path.join(cliCache, 'cli.mjs'))).toBe(true);
+    expect(existsSync(path.join(cliCache, 'cli.manifest.json'))).toBe(true);
+    // The server's bundle is another entry: not built by the CLI.
+    expect(existsSync(path.join(cliCache, 'main.mjs'))).toBe(false);
+  }, 120_000);
+
+  it('later commands reuse it, silently: tenants create, keys create, tenants list and keys list with their arguments', async () => {
+    const created = await cli(['tenants', 'create', 'clinica-bundle', '--name', 'Clinica Bundle']);
+    expect(created.code, created.stderr).toBe(0);
+    const key = await cli(['keys', 'create', '--tenant', 'clinica-bundle', '--scopes', 'read-only', '--json']);
+    expect(key.code, key.stderr).toBe(0);
+    const issued = JSON.parse(key.stdout);
+    const tenants = await cli(['tenants', 'list', '--json']);
+    expect(tenants.code).toBe(0);
+    expect(JSON.parse(tenants.stdout).map((t: { slug: string }) => t.slug)).toContain('clinica-bundle');
+    const keys = await cli(['keys', 'list', '--tenant', 'clinica-bundle', '--json']);
+    expect(keys.code).toBe(0);
+    expect(JSON.parse(keys.stdout)).toEqual([expect.objectContaining({ id: issued.chave_id, tenant: 'clinica-bundle', status: 'active' })]);
+    for (const run of [created, key, tenants, keys]) expect(run.stderr).not.toMatch(/cli bundle/);
+  }, 120_000);
+
+  it('the CLI exit codes come through: 1 for an unknown clinic (listing the clinics), 2 for an unknown command', async () => {
+    const unknownClinic = await cli(['keys', 'list', '--tenant', 'nao-existe']);
+    expect(unknownClinic.code).toBe(1);
+    expect(unknownClinic.stderr).toMatch(/tenant "nao-existe" does not exist; clinics: clinica-bundle/);
+    const unknownCommand = await cli(['chaves']);
+    expect(unknownCommand.code).toBe(2);
+    expect(unknownCommand.stderr).toMatch(/unknown command 'chaves'/);
+  }, 60_000);
+
+  it('an unknown entry is refused, naming the entries', async () => {
+    const child = spawn(process.execPath, [LAUNCHER, '--entry=nope'], { cwd: ROOT, env: { ...process.env, START_CACHE_DIR: cliCache }, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.push(child);
+    const { code, out } = await finished(child);
+    expect(code).toBe(2);
+    expect(out).toMatch(/unknown --entry=nope; one of: server, cli/);
+  }, 30_000);
+});

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { ensureOperator } from '../../../server/admin/operators.ts';
 
 // Issue 2 § Operator CLI: `npm run cli -- <command>` against the running appliance's DATA_DIR.
 // Each case spawns the CLI (a tsx process): slow on a loaded 2-core machine, so a generous timeout.
@@ -101,5 +102,28 @@ test('bad arguments give a clear message and a non-zero exit', async () => {
     expect(results[i].code, args.join(' ')).not.toBe(0);
     expect(results[i].stderr, args.join(' ')).toMatch(message);
     expect(results[i].stdout).toBe('');
+  });
+}, 120_000);
+
+// Issue 21 § 4: an error naming a clinic, key, token or operator that does not exist lists those that do.
+test('unknown clinic, key, token or operator: the error lists the valid choices', async () => {
+  await ensureOperator(stack.gatewayDb.db, 'operadora', 'correct-horse-battery');
+  const clinics = /; clinics: (?:[a-z0-9-]+, )*clinica-teste\b.* \(see `tenants list`\)/;
+  const cases: Array<[string[], RegExp]> = [
+    [['keys', 'create', '--tenant', 'nao-existe', '--scopes', 'all'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
+    [['keys', 'create', '--tenant', 'nao-existe', '--scopes', 'all', '--medico', '3'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
+    [['keys', 'list', '--tenant', 'nao-existe'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
+    [['keys', 'import-legacy', '--tenant', 'nao-existe', '--key', 'ce_live_0123456789abcdef0123456789abcdef', '--scopes', 'all'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
+    [['tenants', 'reset', 'nao-existe', '--yes'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
+    [['tokens', 'create', '--label', 'ci', '--tenant', 'nao-existe', '--operator', 'operadora'], new RegExp(`no such clinic: nao-existe${clinics.source}`)],
+    [['keys', 'revoke', '99999'], new RegExp(`key 99999 does not exist; keys: (?:.+, )?${stack.creds.chaveId} \\(clinica-teste, active\\)`)],
+    [['tokens', 'revoke', '99999'], /operator token 99999 does not exist; there is no token yet \(`tokens create`\)/],
+    [['tokens', 'create', '--label', 'ci', '--tenant', 'clinica-teste', '--operator', 'ninguem'], /operator "ninguem" does not exist .*; operators: (?:.+, )?operadora\b/],
+  ];
+  const results = await Promise.all(cases.map(([args]) => cli(...args)));
+  cases.forEach(([args, message], i) => {
+    expect(results[i].code, args.join(' ')).toBe(1);
+    expect(results[i].stderr, args.join(' ')).toMatch(message);
+    expect(results[i].stdout, args.join(' ')).toBe('');
   });
 }, 120_000);
