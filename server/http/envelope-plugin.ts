@@ -78,7 +78,9 @@ export default fp<EnvelopePluginOptions>(
 
     app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
       const apiError =
-        (error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? bodyTooLarge(request.routeOptions.bodyLimit ?? MAX_BODY_BYTES) : toApiError(error);
+        (error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          ? bodyTooLarge(request.routeOptions.bodyLimit ?? MAX_BODY_BYTES)
+          : toApiError(error, request.routeOptions.schema as RouteSchemas | undefined);
       if (apiError.status >= 500 && !(error instanceof ApiError)) {
         // Full detail goes to the server log only; the client sees a generic message.
         request.log.error({ err: error }, 'internal error');
@@ -109,8 +111,11 @@ function isPassthrough(url: string, prefixes: string[]): boolean {
   return prefixes.some((prefix) => url.startsWith(prefix));
 }
 
+/** The route's zod schemas by validation context (`body`, `querystring`, `params`…): they name the accepted fields. */
+type RouteSchemas = Record<string, unknown>;
+
 /** Maps anything thrown to the spec's codes. Only true internal faults become 500. */
-export function toApiError(error: unknown): ApiError {
+export function toApiError(error: unknown, schemas?: RouteSchemas): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof BackendContractError) return new ApiError('SERVICE_UNAVAILABLE', 'Servico temporariamente indisponivel. Tente novamente.');
   // gateway.db cannot take a write (disk full, I/O error): nothing was done; a retry may succeed later.
@@ -120,7 +125,7 @@ export function toApiError(error: unknown): ApiError {
     });
   }
   const e = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
-  if (e.validation) return fromValidation(e.validation, e.validationContext);
+  if (e.validation) return fromValidation(e.validation, e.validationContext, e.validationContext ? schemas?.[e.validationContext] : undefined);
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -151,25 +156,148 @@ interface ValidationIssue {
   params?: ZodIssueParams;
 }
 
-function fromValidation(issues: ValidationIssue[], context?: string): ApiError {
-  const lista = issues.map((issue) => {
+interface ListaItem {
+  field: string;
+  msg: string;
+  valores_aceitos?: unknown[];
+  /** An unknown query parameter or body field: the names this place accepts (issue 21 § 4). */
+  campos_aceitos?: string[];
+}
+
+function fromValidation(issues: ValidationIssue[], context?: string, schema?: unknown): ApiError {
+  const lista = issues.flatMap((issue): ListaItem[] => {
     // fastify-type-provider-zod puts the zod issue's own fields (keys, values…) on `params`.
     const inner = issue.params;
-    let field = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const path = (issue.instancePath ?? '').split('/').filter(Boolean);
+    // A strict object lists every unknown key in one issue: one item per key, each naming its field.
     if (issue.keyword === 'unrecognized_keys' && inner?.keys?.length) {
-      field = field ? `${field}.${inner.keys[0]}` : inner.keys[0];
+      return inner.keys.map((key) => unknownField([...path, key], context, schema) ?? { field: [...path, key].join('.'), msg: stripAccents(issue.message ?? 'Valor invalido.') });
     }
+    let field = path.join('.');
     if (!field) field = context === 'body' ? 'body' : (context ?? 'request');
+    const msg = stripAccents(issue.message ?? 'Valor invalido.');
+    // An object closed by a catchall refuses each unknown key at the key's own path; a blocked field keeps its own reason.
+    const unknown = path.length > 0 && !msg.startsWith('Campo bloqueado') ? unknownField(path, context, schema) : null;
+    if (unknown) return [unknown];
     const accepted = inner?.values ?? inner?.options;
-    return {
-      field,
-      msg: stripAccents(issue.message ?? 'Valor invalido.'),
-      ...(Array.isArray(accepted) ? { valores_aceitos: accepted } : {}),
-    };
+    return [{ field, msg, ...(Array.isArray(accepted) ? { valores_aceitos: accepted } : {}) }];
   });
   const first = lista[0];
   const message = lista.length === 1 ? `Parametro invalido: ${first.field}. ${first.msg}` : `${lista.length} campos precisam de atencao.`;
   return new ApiError('VAL_INVALID_PARAM', message, { field: first.field, lista });
+}
+
+/**
+ * When `path` names a key its object does not declare, the item saying so with the names it accepts (and the
+ * nearest one when the key looks like a typo of it); null when the key is declared or the schema is unknown.
+ */
+function unknownField(path: string[], context: string | undefined, schema: unknown): ListaItem | null {
+  if (schema === undefined) return null;
+  const key = path[path.length - 1];
+  const parent = path.slice(0, -1);
+  const shapes = schemasAt(schema, parent).flatMap(objectShapes);
+  if (shapes.length === 0 || shapes.some((shape) => Object.hasOwn(shape, key))) return null;
+  const accepted = [...new Set(shapes.flatMap((shape) => Object.keys(shape).filter((name) => !refusesEveryValue(shape[name]))))];
+  const where = parent.length > 0 ? ` em ${parent.join('.')}` : '';
+  const query = context === 'querystring';
+  const nearest = nearestName(key, accepted);
+  const msg =
+    accepted.length === 0
+      ? query
+        ? 'Este endpoint nao aceita parametros de query.'
+        : `Nenhum campo e aceito${where || ' neste corpo'}.`
+      : `${query ? 'Parametro de query' : 'Campo'} nao aceito neste endpoint. Aceitos${where}: ${accepted.join(', ')}.` +
+        (nearest ? ` Voce quis dizer "${nearest}"?` : '');
+  return { field: path.join('.'), msg: stripAccents(msg), campos_aceitos: accepted };
+}
+
+/** What this file reads of a zod 4 schema: its definition. */
+interface ZodDef {
+  type?: string;
+  shape?: Record<string, unknown>;
+  innerType?: unknown;
+  in?: unknown;
+  out?: unknown;
+  element?: unknown;
+  options?: unknown[];
+  left?: unknown;
+  right?: unknown;
+  getter?: () => unknown;
+}
+
+const defOf = (schema: unknown): ZodDef | undefined => (schema as { _zod?: { def?: ZodDef } } | null | undefined)?._zod?.def;
+
+/** The definitions a value is checked against, through wrappers (optional, default…), pipes, unions and intersections. */
+function leaves(schema: unknown, depth = 0): ZodDef[] {
+  const def = defOf(schema);
+  if (!def || depth > 32) return [];
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'nonoptional':
+    case 'readonly':
+    case 'catch':
+      return leaves(def.innerType, depth + 1);
+    case 'pipe':
+      return [...leaves(def.in, depth + 1), ...leaves(def.out, depth + 1)];
+    case 'union':
+      return (def.options ?? []).flatMap((option) => leaves(option, depth + 1));
+    case 'intersection':
+      return [...leaves(def.left, depth + 1), ...leaves(def.right, depth + 1)];
+    case 'lazy':
+      return leaves(def.getter?.(), depth + 1);
+    default:
+      return [def];
+  }
+}
+
+const objectShapes = (schema: unknown): Array<Record<string, unknown>> =>
+  leaves(schema).flatMap((def) => (def.type === 'object' && def.shape ? [def.shape] : []));
+
+/** The schemas of the value at `path` (object keys, and array items for numeric segments). */
+function schemasAt(schema: unknown, path: string[]): unknown[] {
+  let current: unknown[] = [schema];
+  for (const segment of path) {
+    current = current.flatMap((s) =>
+      leaves(s).flatMap((def) => {
+        if (def.type === 'object' && def.shape && Object.hasOwn(def.shape, segment)) return [def.shape[segment]];
+        if (def.type === 'array' && /^\d+$/.test(segment)) return [def.element];
+        return [];
+      }),
+    );
+  }
+  return current;
+}
+
+/** A declared field no value passes (`z.never()`): a blocked field, not one to offer. */
+const refusesEveryValue = (schema: unknown): boolean => {
+  const defs = leaves(schema);
+  return defs.length > 0 && defs.every((def) => def.type === 'never');
+};
+
+/** The accepted name a typo most likely meant: case aside, at most 2 edits away (1 for short names). */
+function nearestName(name: string, accepted: string[]): string | null {
+  const wanted = name.toLowerCase();
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const candidate of accepted) {
+    const distance = editDistance(wanted, candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best !== null && bestDistance <= (wanted.length <= 4 ? 1 : 2) ? best : null;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2 || a.length > 64 || b.length > 64) return Infinity;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length];
 }
 
 /** The spec's messages are Portuguese without special accents. */

@@ -8,6 +8,7 @@ import { loadConfig } from '../../../server/config.ts';
 import { openGatewayServices } from '../../../server/stack.ts';
 import { buildApp } from '../../../server/app.ts';
 import { ApiError } from '../../../server/errors.ts';
+import { EXAME_BLOCKED_FIELDS } from '../../../contracts/schemas/exames.ts';
 
 // Spec 01 § Response envelope, § Request headers, § Response headers, § Errors.
 let stack: TestStack;
@@ -218,5 +219,70 @@ describe('requests refused before routing still get the envelope and headers', (
       expect(res.status).toBe(400);
       expectEnvelope(res, { error: 'VAL_INVALID_PARAM' });
     }
+  });
+});
+
+/**
+ * Issue 21 § 4: an unknown query parameter or body field names the ones accepted there (`campos_aceitos`, and
+ * the message), and the nearest one when it looks like a typo; one item per unknown name.
+ */
+describe('unknown query parameters and body fields list the accepted names', () => {
+  const unknownItem = (res: { status: number; body: any; headers: Record<string, string> }, field: string) => {
+    expect(res.status).toBe(400);
+    expectEnvelope(res, { error: 'VAL_INVALID_PARAM' });
+    const item = res.body.error.details.lista.find((i: { field: string }) => i.field === field);
+    expect(item, JSON.stringify(res.body.error)).toBeDefined();
+    return item as { field: string; msg: string; campos_aceitos: string[] };
+  };
+
+  test('GET /v1/pacientes?name=x: the query parameters of the list, and "nome" suggested', async () => {
+    const res = await stack.call({ path: '/v1/pacientes?name=x' });
+    const item = unknownItem(res, 'name');
+    expect(item.campos_aceitos).toEqual(expect.arrayContaining(['nome', 'cpf', 'limit', 'offset']));
+    expect(item.campos_aceitos).not.toContain('name');
+    expect(item.msg).toBe(`Parametro de query nao aceito neste endpoint. Aceitos: ${item.campos_aceitos.join(', ')}. Voce quis dizer "nome"?`);
+    expect(res.body.error.message).toBe(`Parametro invalido: name. ${item.msg}`);
+  });
+
+  test('two unknown parameters: one item each, each naming its own field', async () => {
+    const res = await stack.call({ path: '/v1/pacientes?name=x&foo=1' });
+    expect(res.body.error.message).toBe('2 campos precisam de atencao.');
+    expect(res.body.error.details.lista.map((i: { field: string }) => i.field)).toEqual(['name', 'foo']);
+    expect(unknownItem(res, 'foo').msg).not.toMatch(/Voce quis dizer/);
+  });
+
+  test('an operation without query parameters says so', async () => {
+    const item = unknownItem(await stack.call({ path: '/v1/ping?debug=1' }), 'debug');
+    expect(item).toMatchObject({ msg: 'Este endpoint nao aceita parametros de query.', campos_aceitos: [] });
+  });
+
+  test('an unknown body field lists the fields of the body, a nested one those of its object', async () => {
+    const top = unknownItem(
+      await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Maria da Silva', nomee: 'x' }, idempotencyKey: `campos-${Date.now()}` }),
+      'nomee',
+    );
+    expect(top.campos_aceitos).toEqual(expect.arrayContaining(['nome', 'cpf', 'data_nascimento']));
+    expect(top.msg).toMatch(/^Campo nao aceito neste endpoint\. Aceitos: nome, .*\. Voce quis dizer "nome"\?$/);
+    const nested = unknownItem(
+      await stack.call({
+        method: 'POST',
+        path: '/v1/pacientes/1/prontuarios',
+        body: { mensagem: 'x', anexos: [{ nome: 'a.pdf', base64: 'JVBERi0=', extra: 1 }] },
+        idempotencyKey: `campos-aninhados-${Date.now()}`,
+      }),
+      'anexos.0.extra',
+    );
+    expect(nested.campos_aceitos).toEqual(expect.arrayContaining(['nome', 'base64']));
+    expect(nested.campos_aceitos).not.toContain('mensagem');
+    expect(nested.msg).toMatch(/Aceitos em anexos\.0: /);
+  });
+
+  test('blocked fields are not offered, and keep their own reason', async () => {
+    const res = await stack.call({ method: 'POST', path: '/v1/exames', body: { exame_bloqueado: 1, foo: 2 }, idempotencyKey: `bloqueados-${Date.now()}` });
+    const foo = unknownItem(res, 'foo');
+    expect(foo.campos_aceitos).toEqual(expect.arrayContaining(['paciente_id', 'procedimento_id']));
+    for (const blocked of EXAME_BLOCKED_FIELDS) expect(foo.campos_aceitos).not.toContain(blocked);
+    const blocked = unknownItem(res, 'exame_bloqueado');
+    expect(blocked).toEqual({ field: 'exame_bloqueado', msg: 'Campo bloqueado: nao pode ser enviado pela API.' });
   });
 });
