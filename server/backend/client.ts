@@ -42,8 +42,15 @@ export class BackendContractError extends Error {
   }
 }
 
+/**
+ * `Retry-After` of every 503 the backend causes (a refused or dropped connection, invalid JSON, an unclassified
+ * failure, an injected fault): the spec calls it usually transient; a client waits this long before retrying.
+ */
+export const BACKEND_RETRY_AFTER_SECONDS = 5;
+const retryLater = { headers: { 'retry-after': String(BACKEND_RETRY_AFTER_SECONDS) } };
+
 const unavailable = (): ApiError =>
-  new ApiError('SERVICE_UNAVAILABLE', 'Servico temporariamente indisponivel. Tente novamente.');
+  new ApiError('SERVICE_UNAVAILABLE', 'Servico temporariamente indisponivel. Tente novamente.', null, retryLater);
 
 const INTERNAL_MESSAGES: Record<BackendInternalCode, string> = {
   INTERNAL_AUTH_FAILED: 'Servico temporariamente indisponivel. Tente novamente.',
@@ -125,7 +132,8 @@ export class BackendClient {
     if (!isBackendErrorCode(code)) throw this.violation(`${call.method} ${call.path}: unknown backend error code ${JSON.stringify(code)} (status ${status})`);
     if (Object.hasOwn(BACKEND_INTERNAL_OUTCOME, code)) {
       const internal = code as BackendInternalCode;
-      throw new ApiError(BACKEND_INTERNAL_OUTCOME[internal].becomes, INTERNAL_MESSAGES[internal]);
+      const becomes = BACKEND_INTERNAL_OUTCOME[internal].becomes;
+      throw new ApiError(becomes, INTERNAL_MESSAGES[internal], null, becomes === 'SERVICE_UNAVAILABLE' ? retryLater : {});
     }
     const details = parsed.error?.details;
     throw new ApiError(

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
 import { insertTenant } from '../../../server/tenants/tenants.repository.ts';
+import { BACKEND_RETRY_AFTER_SECONDS } from '../../../server/backend/client.ts';
 
 // Spec 01 § Backend codes: 503 for connection failure, unclassified 500, invalid JSON, bad internal credential; 504 on timeout.
 let stack: TestStack;
@@ -24,15 +25,28 @@ async function withFault(kind: string, run: () => Promise<void>) {
 
 describe('fault injection through GET /v1/pacientes', () => {
   for (const kind of ['http500', 'drop', 'invalid_json']) {
-    test(`${kind} → 503 SERVICE_UNAVAILABLE`, async () => {
+    test(`${kind} → 503 SERVICE_UNAVAILABLE with Retry-After`, async () => {
       await withFault(kind, async () => {
         const res = await stack.call({ path: '/v1/pacientes' });
         expect(res.status).toBe(503);
         expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
         expect(res.body.data).toBeNull();
+        // Issue 21 § 4: every 503 from a fault says when to retry.
+        expect(res.headers['retry-after']).toBe(String(BACKEND_RETRY_AFTER_SECONDS));
       });
     });
   }
+  test('an injected fault on a write: 503 with Retry-After too', async () => {
+    const fault = await admin('POST', '/admin/faults', { tenant: stack.tenantSlug, route: 'POST /tenants/*/pacientes', kind: 'http500', failure_rate: 1 });
+    try {
+      const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Falha Injetada', data_nascimento: '1979-03-21' }, idempotencyKey: `falha-${Date.now()}` });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toBe(String(BACKEND_RETRY_AFTER_SECONDS));
+    } finally {
+      await admin('DELETE', `/admin/faults/${fault.body.data.id}`);
+    }
+  });
   test('hang past the configured timeout → 504 SERVICE_TIMEOUT', async () => {
     await withFault('hang', async () => {
       const started = Date.now();
@@ -53,6 +67,7 @@ test('a wrong internal credential makes the gateway answer 503', async () => {
     const res = await wrong.call({ path: '/v1/config' });
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(res.headers['retry-after']).toBe(String(BACKEND_RETRY_AFTER_SECONDS));
   } finally {
     await wrong.stop();
   }
@@ -75,6 +90,7 @@ test('backend-sim killed mid-run → 503 SERVICE_UNAVAILABLE', async () => {
     const res = await s.call({ path: '/v1/config' });
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(res.headers['retry-after']).toBe(String(BACKEND_RETRY_AFTER_SECONDS));
   } finally {
     await s.stop();
   }
@@ -131,6 +147,10 @@ describe('backend error codes through the contract', () => {
     for (const [code, outcome] of Object.entries(BACKEND_INTERNAL_OUTCOME)) {
       const error = await failure(outcome.status, code);
       expect(error, code).toMatchObject({ code: outcome.becomes });
+      // A 503 says when to retry; the other outcomes (the clinic cannot be opened) do not.
+      expect((error as { headers?: Record<string, string> }).headers?.['retry-after'], code).toBe(
+        outcome.becomes === 'SERVICE_UNAVAILABLE' ? String(BACKEND_RETRY_AFTER_SECONDS) : undefined,
+      );
     }
   });
 
