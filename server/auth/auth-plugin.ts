@@ -8,6 +8,7 @@ import { API_KEY_PATTERN, maskApiKey } from '../keys/keys.service.ts';
 import { computeSignature, signaturesMatch, signingPayload } from './signing.ts';
 import { explainSignatureMismatch } from './signature-debug.ts';
 import { AddressLimiter } from '../rate-limit/address-limiter.ts';
+import { formatDuration } from '../clock.ts';
 import '../http/request-context.ts';
 
 export const TIMESTAMP_WINDOW_SECONDS = 300;
@@ -94,12 +95,15 @@ function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => num
   const skew = Number(timestamp) - serverSeconds;
   if (Math.abs(skew) > TIMESTAMP_WINDOW_SECONDS) {
     // Both modes: the server time is no secret (the Date header carries it); the skew says which way to fix the clock.
-    throw unauthorized('AUTH_TIMESTAMP_EXPIRED', 'X-Timestamp fora da janela de 300 segundos. Sincronize o relogio (NTP).', {
+    const offsetSeconds = applianceOffsetSeconds(request);
+    throw unauthorized('AUTH_TIMESTAMP_EXPIRED', timestampExpiredMessage(skew, offsetSeconds), {
       field: 'X-Timestamp',
       server_time: new Date(serverNow).toISOString(),
       server_timestamp: serverSeconds,
       skew_seconds: skew,
       window_seconds: TIMESTAMP_WINDOW_SECONDS,
+      // How far the appliance clock was moved ahead of real time (`clock advance`, development mode); 0 at real time.
+      appliance_offset_seconds: offsetSeconds,
     });
   }
   const { key, tenant, secret } = resolved;
@@ -111,6 +115,26 @@ function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => num
     throw unauthorized('AUTH_KEY_LEGACY', 'Chave em formato legado sem segredo compativel. Solicite a rotacao ao suporte.');
   }
   return resolved;
+}
+
+/** The appliance clock's offset from real time, in whole seconds (server/clock.ts; 0 in production or without one). */
+function applianceOffsetSeconds(request: FastifyRequest): number {
+  const clock = request.server.applianceClock as { offsetMs(): number } | undefined;
+  return clock ? Math.floor(clock.offsetMs() / 1000) : 0;
+}
+
+/**
+ * A moved appliance clock is the usual cause in development (issue 21 § 4): a client signing with its own
+ * correct clock (`date +%s`) falls outside the window by the offset, and "sync your clock" would mislead it.
+ */
+function timestampExpiredMessage(skew: number, offsetSeconds: number): string {
+  const base = 'X-Timestamp fora da janela de 300 segundos.';
+  if (offsetSeconds <= 0) return `${base} Sincronize o relogio (NTP).`;
+  const shifted = `O relogio do appliance foi adiantado de proposito em ${formatDuration(offsetSeconds * 1000)} (appliance_offset_seconds: ${offsetSeconds})`;
+  const fix = 'assine com o horario do appliance (server_timestamp), isto e, o tempo real mais appliance_offset_seconds; ou volte o relogio com `npm run cli -- clock reset`.';
+  // Within the window of real time: the client's clock is right, only the appliance's was moved.
+  if (Math.abs(skew + offsetSeconds) <= TIMESTAMP_WINDOW_SECONDS) return `${base} ${shifted} e o seu X-Timestamp segue o tempo real: ${fix}`;
+  return `${base} ${shifted}: ${fix}`;
 }
 
 interface Explainer {
@@ -142,6 +166,7 @@ function verifySignature(request: FastifyRequest, explainer: Explainer | null): 
           rawBody: request.rawBody,
           sentSignature: sent,
           host: header(request, 'host'),
+          unreadBody: unreadBody(request),
         })
       : null;
     throw unauthorized('AUTH_INVALID_SIGNATURE', 'Assinatura invalida.', details);
@@ -157,6 +182,17 @@ function verifySignature(request: FastifyRequest, explainer: Explainer | null): 
   };
 }
 
+/**
+ * A body sent with a GET (or HEAD): never read, so never part of what the gateway signs; its announced size
+ * (`null` when chunked). Undefined when there is none.
+ */
+function unreadBody(request: FastifyRequest): { announcedBytes: number | null } | undefined {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+  const length = Number(request.headers['content-length'] ?? 0);
+  if (length > 0) return { announcedBytes: length };
+  return request.headers['transfer-encoding'] ? { announcedBytes: null } : undefined;
+}
+
 /** Spec § Sandbox: every GET, POST /v1/ping and the agenda writes; no other write, whatever the key's scopes. */
 const SANDBOX_WRITE_SCOPES = new Set(['agenda:write']);
 
@@ -165,7 +201,12 @@ function authorize(request: FastifyRequest): void {
   // Fail closed: only an operation marked public has `scope: null` (the /v1 route guard enforces it).
   if (scope === undefined) throw new ApiError('INTERNAL_ERROR', 'Erro interno do gateway. Informe o request_id ao suporte.');
   if (scope && !request.auth!.scopes.includes(scope)) {
-    throw new ApiError('AUTH_INSUFFICIENT_SCOPE', `Chave sem o escopo necessario: ${scope}.`, { escopo_necessario: scope });
+    const held = request.auth!.scopes;
+    throw new ApiError(
+      'AUTH_INSUFFICIENT_SCOPE',
+      `Chave sem o escopo necessario: ${scope}. Escopos desta chave: ${held.length > 0 ? held.join(', ') : 'nenhum'}. Peca ao operador uma chave com ${scope}.`,
+      { escopo_necessario: scope, escopos_da_chave: held },
+    );
   }
   if (scope && request.auth!.sandbox && !scope.endsWith(':read') && !SANDBOX_WRITE_SCOPES.has(scope)) {
     throw new ApiError('OPERATION_NOT_ALLOWED', 'Operacao de escrita nao habilitada no sandbox.', { escopo: scope });

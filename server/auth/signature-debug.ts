@@ -43,6 +43,7 @@ export type LikelyCauseCode =
   | 'METHOD_DIFFERENT'
   | 'TIMESTAMP_DIFFERENT'
   | 'VARIANTS_NOT_CHECKED'
+  | 'GET_BODY_NOT_SIGNED'
   | 'NO_VARIANT_MATCHED';
 
 export interface LikelyCause {
@@ -62,6 +63,8 @@ export interface SignatureMismatch {
   sentSignature: string;
   /** Host header, for the "full URL signed" variants. */
   host?: string;
+  /** A body sent with a GET: the gateway never reads it (`announcedBytes` from Content-Length; null when chunked). */
+  unreadBody?: { announcedBytes: number | null };
 }
 
 interface Variant {
@@ -154,6 +157,16 @@ function likelyCauses(input: SignatureMismatch): LikelyCause[] {
   for (const variant of variants(input)) {
     if (found.has(variant.code)) continue;
     if (matches(variant.payload, variant.key)) found.set(variant.code, { code: variant.code, message: variant.message });
+  }
+  if (input.unreadBody) {
+    // Its bytes were never read, so no variant can include them; most likely they were signed.
+    const size = input.unreadBody.announcedBytes === null ? 'corpo chunked' : `corpo de ${input.unreadBody.announcedBytes} bytes`;
+    found.set('GET_BODY_NOT_SIGNED', {
+      code: 'GET_BODY_NOT_SIGNED',
+      message:
+        `Requisicao ${input.method} com ${size}: o gateway nao le o corpo de um ${input.method} e nao o inclui no payload, que termina no LF depois de path_and_query. ` +
+        'Assine sem corpo e nao envie corpo (os filtros vao na query string).',
+    });
   }
   if (found.size === 0) {
     found.set('NO_VARIANT_MATCHED', {

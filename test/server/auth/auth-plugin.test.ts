@@ -69,6 +69,53 @@ describe('AUTH_TIMESTAMP_EXPIRED: timestamp outside +/-300 s', () => {
     expect((await stack.call({ path: '/v1/ping', timestamp: nowSeconds() - 290 })).status).toBe(200);
     expect((await stack.call({ path: '/v1/ping', timestamp: nowSeconds() + 290 })).status).toBe(200);
   });
+  test('appliance clock at real time: appliance_offset_seconds 0, and the advice is to sync the client clock', async () => {
+    const res = await stack.call({ path: '/v1/ping', timestamp: nowSeconds() - 3600 });
+    expectAuthError(res, 401, 'AUTH_TIMESTAMP_EXPIRED');
+    expect(res.body.error.message).toBe('X-Timestamp fora da janela de 300 segundos. Sincronize o relogio (NTP).');
+    expect(res.body.error.details).toMatchObject({ field: 'X-Timestamp', window_seconds: 300, appliance_offset_seconds: 0 });
+  });
+});
+
+/**
+ * Issue 21 § 4: after `clock advance 25h` a client signing with its own, correct clock (`date +%s`) is told the
+ * appliance clock was moved on purpose and by how much, not to fix its NTP; signing with the appliance's time passes.
+ */
+describe('AUTH_TIMESTAMP_EXPIRED with the appliance clock moved ahead', () => {
+  let moved: TestStack;
+  beforeAll(async () => {
+    moved = await startTestStack();
+    await moved.clock.advance(25 * 3600 * 1000);
+  });
+  afterAll(async () => moved?.stop());
+
+  test('a timestamp on real time: the offset is named in details and message, with the fix', async () => {
+    const res = await moved.call({ path: '/v1/ping', timestamp: nowSeconds() });
+    expectAuthError(res, 401, 'AUTH_TIMESTAMP_EXPIRED');
+    const d = res.body.error.details;
+    expect(d.appliance_offset_seconds).toBe(90_000);
+    expect(Math.abs(d.skew_seconds + 90_000)).toBeLessThanOrEqual(2);
+    expect(Math.abs(d.server_timestamp - (nowSeconds() + 90_000))).toBeLessThanOrEqual(2);
+    expect(res.body.error.message).toBe(
+      'X-Timestamp fora da janela de 300 segundos. O relogio do appliance foi adiantado de proposito em 1d 1h (appliance_offset_seconds: 90000) ' +
+        'e o seu X-Timestamp segue o tempo real: assine com o horario do appliance (server_timestamp), isto e, o tempo real mais ' +
+        'appliance_offset_seconds; ou volte o relogio com `npm run cli -- clock reset`.',
+    );
+    expect(res.body.error.message).not.toMatch(/NTP/);
+  });
+
+  test('a timestamp off both clocks: the offset is still named, without claiming it follows real time', async () => {
+    const res = await moved.call({ path: '/v1/ping', timestamp: nowSeconds() - 7200 });
+    expectAuthError(res, 401, 'AUTH_TIMESTAMP_EXPIRED');
+    expect(res.body.error.details.appliance_offset_seconds).toBe(90_000);
+    expect(res.body.error.message).toMatch(/^X-Timestamp fora da janela de 300 segundos\. O relogio do appliance foi adiantado de proposito em 1d 1h \(appliance_offset_seconds: 90000\): assine com o horario do appliance/);
+  });
+
+  test('signed with the appliance time (real time plus the offset, or server_timestamp): 200', async () => {
+    const refused = await moved.call({ path: '/v1/ping' });
+    expect((await moved.call({ path: '/v1/ping', timestamp: nowSeconds() + refused.body.error.details.appliance_offset_seconds })).status).toBe(200);
+    expect((await moved.call({ path: '/v1/ping', timestamp: refused.body.error.details.server_timestamp })).status).toBe(200);
+  });
 });
 
 test('AUTH_KEY_NOT_FOUND: unknown key', async () => {
@@ -149,10 +196,14 @@ describe('AUTH_INVALID_SIGNATURE: server-computed HMAC differs from the sent one
   });
 });
 
-test('AUTH_INSUFFICIENT_SCOPE (403): valid key without the endpoint scope', async () => {
-  const creds = await stack.newKey({ scopes: ['exames:read'] });
+test('AUTH_INSUFFICIENT_SCOPE (403): valid key without the endpoint scope; names the scope needed and the key\'s scopes', async () => {
+  const creds = await stack.newKey({ scopes: ['exames:read', 'laudos:read'] });
   const res = await stack.call({ path: '/v1/pacientes' }, creds);
   expectAuthError(res, 403, 'AUTH_INSUFFICIENT_SCOPE');
+  expect(res.body.error.details).toEqual({ escopo_necessario: 'pacientes:read', escopos_da_chave: ['exames:read', 'laudos:read'] });
+  expect(res.body.error.message).toBe(
+    'Chave sem o escopo necessario: pacientes:read. Escopos desta chave: exames:read, laudos:read. Peca ao operador uma chave com pacientes:read.',
+  );
 });
 
 test('ping and config accept any valid key, whatever its scopes', async () => {

@@ -89,6 +89,28 @@ describe('development mode: the stack in its own process (as npm start runs it),
     expect(res.body.error.details.causas_provaveis[0].message).toContain('api_secret');
   });
 
+  test('a GET with a signed body (issue 21 § 4): the body is named as never read nor signed, not NO_VARIANT_MATCHED', async () => {
+    const ts = String(nowSeconds());
+    const body = '{"nome":"Maria"}';
+    // What the server expects: a GET's payload ends with the LF, whatever body came with it.
+    expectedSignatures.push(sign(creds.apiSecret, ts, 'GET', '/v1/pacientes', ''));
+    const res = await signedRequest(baseUrl, creds, { path: '/v1/pacientes', timestamp: ts, body });
+    responses.push(res.text);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('AUTH_INVALID_SIGNATURE');
+    const d = res.body.error.details;
+    expect(d.payload_assinado).toBe(visible(`${ts}.GET /v1/pacientes\n`));
+    expect(d.corpo_bytes).toBe(0);
+    expect(causeCodes(res)).toEqual(['GET_BODY_NOT_SIGNED']);
+    expect(d.causas_provaveis[0].message).toBe(
+      `Requisicao GET com corpo de ${Buffer.byteLength(body)} bytes: o gateway nao le o corpo de um GET e nao o inclui no payload, que termina no LF depois de path_and_query. ` +
+        'Assine sem corpo e nao envie corpo (os filtros vao na query string).',
+    );
+    // Signed without the body it sends, the same GET passes: the body is ignored.
+    const unsigned = await signedRequest(baseUrl, creds, { path: '/v1/ping', body, signWith: { body: '' } });
+    expect(unsigned.status).toBe(200);
+  });
+
   test('re-serialized body: signed compact JSON, sent it pretty-printed; the strings differ from the first byte of the body', async () => {
     const ts = String(nowSeconds());
     const object = { nome: 'Maria', itens: [1, 2, 3], endereco: { cidade: 'Sao Paulo' } };
