@@ -12,23 +12,36 @@ export interface AuditPage {
   next_cursor: string | null;
 }
 
-const encodeCursor = (row: { ts: string; id: number }): string => Buffer.from(`${row.ts}|${row.id}`).toString('base64url');
+/** The cursor is the last id of the previous page (arrival order); one of an earlier release (`ts|id`) still reads. */
+const encodeCursor = (row: { id: number }): string => Buffer.from(String(row.id)).toString('base64url');
 
-function decodeCursor(cursor: string): { ts: string; id: number } | null {
-  const [ts, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const n = Number(id);
-  if (!ts || Number.isNaN(Date.parse(ts)) || !Number.isSafeInteger(n)) return null;
-  return { ts, id: n };
+function decodeCursor(cursor: string): number | null {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const id = Number(text.includes('|') ? text.slice(text.lastIndexOf('|') + 1) : text);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
 const toUtc = (value: string): string => new Date(value).toISOString();
 
+/** Up to this many entries in a time range, the walk is bounded by the range's ids (read off the ts index). */
+export const RANGE_BOUND_MAX_ROWS = 20_000;
+
 /**
- * The filtered, newest-first page query. Keyset pagination on (ts, id): each filter has an index
- * ending in ts, and SQLite appends the rowid to every index, so the ORDER BY is read from the
- * index without a sort, whatever the table's size. No COUNT(*): it would scan a million rows.
+ * How a time range bounds the walk. `exact`: ids between the smallest and the largest id of the rows in
+ * the range (a narrow range: both read off the ts index alone, covering ts and rowid). `upper`: a wide
+ * range only caps the walk at the largest id of its rows when it has an end (what is newer is skipped);
+ * from there the walk meets rows of the range soon. `none`: no range.
  */
-export function auditPageQuery(db: GatewayDb, q: AuditQuery & { tenantId?: number | null }) {
+export type RangeBounds = 'exact' | 'upper' | 'none';
+
+/**
+ * The filtered page query, newest first in arrival order (id), not by ts: ts is the appliance clock,
+ * which an operator moves ahead and back, and rows written while it was ahead must not stay above the
+ * ones written after it was reset. Keyset pagination on id. Each equality filter has an index ending in
+ * id (migration 019), walked backwards from the newest without a sort; no filter walks the primary key.
+ * A time range filters on ts and bounds the walk (RangeBounds). No COUNT(*): it would scan a million rows.
+ */
+export function auditPageQuery(db: GatewayDb, q: AuditQuery & { tenantId?: number | null }, bounds: RangeBounds = 'exact') {
   let query = db
     .selectFrom('audit_log')
     .select([
@@ -55,7 +68,7 @@ export function auditPageQuery(db: GatewayDb, q: AuditQuery & { tenantId?: numbe
   if (q.request_id) query = query.where('request_id', '=', q.request_id);
   if (q.status !== undefined) {
     query = query.where('status', '=', q.status);
-    // The same term as the partial index's (migration 015), so SQLite may use it: a bound value alone cannot prove it.
+    // The same term as the partial index's (migration 019), so SQLite may use it: a bound value alone cannot prove it.
     if (q.status >= 400) query = query.where(sql<boolean>`status >= 400`);
   }
   if (q.error_code) query = query.where('error_code', '=', q.error_code);
@@ -65,17 +78,39 @@ export function auditPageQuery(db: GatewayDb, q: AuditQuery & { tenantId?: numbe
     const escaped = q.path.replace(/[\\%_]/g, (c) => `\\${c}`);
     query = query.where(sql<boolean>`path LIKE ${`${escaped}%`} ESCAPE '\\'`);
   }
-  if (q.from) query = query.where('ts', '>=', toUtc(q.from));
-  if (q.to) query = query.where('ts', '<=', toUtc(q.to));
-  const cursor = q.cursor ? decodeCursor(q.cursor) : null;
-  if (cursor) {
-    query = query.where((eb) => eb.or([eb('ts', '<', cursor.ts), eb.and([eb('ts', '=', cursor.ts), eb('id', '<', cursor.id)])]));
+  const range = timeRange(q);
+  if (range) {
+    if (range.from) query = query.where('ts', '>=', range.from);
+    if (range.to) query = query.where('ts', '<=', range.to);
+    if (bounds === 'exact') query = query.where(sql<boolean>`id >= (SELECT min(id) FROM audit_log INDEXED BY audit_ts_idx WHERE ${range.sql})`);
+    if (bounds === 'exact' || (bounds === 'upper' && range.to)) {
+      query = query.where(sql<boolean>`id <= (SELECT max(id) FROM audit_log INDEXED BY audit_ts_idx WHERE ${range.sql})`);
+    }
   }
-  return query.orderBy('ts', 'desc').orderBy('id', 'desc').limit(q.limit + 1);
+  const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+  if (cursor !== null) query = query.where('id', '<', cursor);
+  return query.orderBy('id', 'desc').limit(q.limit + 1);
+}
+
+function timeRange(q: AuditQuery) {
+  if (!q.from && !q.to) return null;
+  const from = q.from ? toUtc(q.from) : null;
+  const to = q.to ? toUtc(q.to) : null;
+  const terms = [...(from ? [sql`ts >= ${from}`] : []), ...(to ? [sql`ts <= ${to}`] : [])];
+  return { from, to, sql: sql.join(terms, sql` AND `) };
+}
+
+/** `exact` when the range holds at most RANGE_BOUND_MAX_ROWS entries (counted on the ts index, stopping past that). */
+async function rangeBoundsFor(db: GatewayDb, q: AuditQuery): Promise<RangeBounds> {
+  const range = timeRange(q);
+  if (!range) return 'none';
+  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM
+    (SELECT 1 FROM audit_log INDEXED BY audit_ts_idx WHERE ${range.sql} LIMIT ${RANGE_BOUND_MAX_ROWS + 1})`.execute(db);
+  return rows[0].n <= RANGE_BOUND_MAX_ROWS ? 'exact' : 'upper';
 }
 
 export async function queryAuditPage(db: GatewayDb, q: AuditQuery & { tenantId?: number | null }): Promise<AuditPage> {
-  const rows = await auditPageQuery(db, q).execute();
+  const rows = await auditPageQuery(db, q, await rangeBoundsFor(db, q)).execute();
   const more = rows.length > q.limit;
   const page = more ? rows.slice(0, q.limit) : rows;
   return {

@@ -14,7 +14,7 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
     const q = parseInput(auditQuerySchema, request.query);
     // Read-your-writes: entries still in the writer's batch are committed before the page is read.
     app.auditWriter.flush();
-    // Filter on tenant_id when the clinic is known: that column has the (tenant_id, ts) index.
+    // Filter on tenant_id when the clinic is known: that column has the (tenant_id, id) index (migration 019).
     let tenantId: number | null = null;
     if (q.tenant) tenantId = (await deps.tenants.get(q.tenant))?.id ?? null;
     return queryAuditPage(deps.db, { ...q, tenantId });

@@ -10,6 +10,7 @@ import * as m015 from './2026-11-22-015-audit-error-indexes-partial.ts';
 import * as m016 from './2026-11-25-016-journal-budget.ts';
 import * as m017 from './2026-11-25-017-operator-token-scope.ts';
 import * as m018 from './2026-11-25-018-idempotency-operation.ts';
+import * as m019 from './2026-11-25-019-audit-arrival-order.ts';
 
 /** Date-prefixed, applied in name order by Kysely's Migrator. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-016-journal-budget': m016,
   '2026-11-25-017-operator-token-scope': m017,
   '2026-11-25-018-idempotency-operation': m018,
+  '2026-11-25-019-audit-arrival-order': m019,
 };
