@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { birthDate, cpfField, emailField, positiveInt, resettable } from './fields.ts';
-import { dateString, flagQuery, paginationQuery, queryObject } from './params.ts';
+import { dateString, flagQuery, orderedDates, paginationQuery, queryObject } from './params.ts';
+import { DATE_JSON, documented, integerParam, trimmedLength } from './wire.ts';
 
 /**
  * Agenda (spec 02 § Agenda, § Appointment status, § Appointment, § Free-slot group, § Agenda config).
@@ -28,13 +29,16 @@ const POSITIVE_INT = /^[1-9]\d{0,15}$/;
 
 /** A query/path integer > 0, digits only; `required` gives the message shown when it is absent. */
 const idText = (required = 'Deve ser um inteiro positivo.') =>
-  z
-    .string(required)
-    .regex(POSITIVE_INT, 'Deve ser um inteiro positivo.')
-    .transform(Number)
-    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+  documented(
+    z
+      .string(required)
+      .regex(POSITIVE_INT, 'Deve ser um inteiro positivo.')
+      .transform(Number)
+      .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+    { replace: integerParam(1) },
+  );
 
-const requiredDate = (what: string) => z.string(`Obrigatorio: ${what} no formato YYYY-MM-DD.`).pipe(dateString);
+const requiredDate = (what: string) => documented(z.string(`Obrigatorio: ${what} no formato YYYY-MM-DD.`).pipe(dateString), { replace: DATE_JSON });
 
 /** `HH:MM`, 00:00-23:59. */
 export const hhmmField = (what = 'hora') =>
@@ -49,15 +53,19 @@ const requiredId = (what: string) =>
  * its own issue at its own path, so `details.field` / `lista[]` name it in the same pass as the rest.
  */
 export function closedObjectBlocking<T extends z.ZodRawShape>(shape: T, blocked: Record<string, string>, what = 'O corpo') {
-  const refuse = z.custom<never>(() => false, {
-    error: (issue) => {
-      const key = String(issue.path?.at(-1) ?? '');
-      return Object.hasOwn(blocked, key) ? blocked[key] : 'Campo nao aceito neste endpoint.';
-    },
-  });
-  return z
-    .object(shape, { error: (issue) => (issue.code === 'invalid_type' ? `${what} deve ser um objeto JSON.` : undefined) })
-    .catchall(refuse);
+  const refuse = documented(
+    z.custom<never>(() => false, {
+      error: (issue) => {
+        const key = String(issue.path?.at(-1) ?? '');
+        return Object.hasOwn(blocked, key) ? blocked[key] : 'Campo nao aceito neste endpoint.';
+      },
+    }),
+    { refuses: true },
+  );
+  return documented(
+    z.object(shape, { error: (issue) => (issue.code === 'invalid_type' ? `${what} deve ser um objeto JSON.` : undefined) }).catchall(refuse),
+    { blockedKeys: Object.keys(blocked) },
+  );
 }
 
 const NO_FORCE = 'Campo bloqueado: a API nao agenda por cima de conflitos; escolha um horario livre em GET /v1/agenda/slots.';
@@ -74,7 +82,7 @@ function periodoOrdenado(q: { data_inicio?: string; data_fim?: string }, ctx: z.
 export const agendamentoIdParams = z.strictObject({ id: idText() });
 
 /** `paciente_id` is required (anti-dump): no listing of a whole clinic's appointments. */
-export const agendamentosListQuery = queryObject({
+export const agendamentosListQuery = orderedDates(queryObject({
   paciente_id: idText('Obrigatorio: paciente_id (inteiro > 0). A listagem de agendamentos e sempre de um paciente.'),
   data_inicio: dateString.optional(),
   data_fim: dateString.optional(),
@@ -84,19 +92,22 @@ export const agendamentosListQuery = queryObject({
   unidade_id: idText().optional(),
   agenda_config_id: idText().optional(),
   ...paginationQuery,
-}).superRefine(periodoOrdenado);
+}).superRefine(periodoOrdenado), 'data_fim', 'data_inicio');
 
 export const HORIZONTE_DIAS = { min: 1, max: 180, default: 60 } as const;
 
 export const slotsQuery = queryObject({
   procedimento_id: idText('Obrigatorio: procedimento_id (inteiro > 0).'),
   unidade_id: idText().optional(),
-  horizonte_dias: z
-    .string()
-    .regex(/^[1-9]\d{0,3}$/, 'Deve ser um inteiro entre 1 e 180.')
-    .transform(Number)
-    .pipe(z.number().int().min(HORIZONTE_DIAS.min, 'Deve ser um inteiro entre 1 e 180.').max(HORIZONTE_DIAS.max, 'Deve ser um inteiro entre 1 e 180.'))
-    .default(HORIZONTE_DIAS.default),
+  horizonte_dias: documented(
+    z
+      .string()
+      .regex(/^[1-9]\d{0,3}$/, 'Deve ser um inteiro entre 1 e 180.')
+      .transform(Number)
+      .pipe(z.number().int().min(HORIZONTE_DIAS.min, 'Deve ser um inteiro entre 1 e 180.').max(HORIZONTE_DIAS.max, 'Deve ser um inteiro entre 1 e 180.'))
+      .default(HORIZONTE_DIAS.default),
+    { replace: integerParam(HORIZONTE_DIAS.min, HORIZONTE_DIAS.max, { default: HORIZONTE_DIAS.default }) },
+  ),
 });
 
 export const agendaConfigsQuery = queryObject({
@@ -106,11 +117,13 @@ export const agendaConfigsQuery = queryObject({
   unidade_id: idText().optional(),
   tipo_vinculo: z.enum(['medico', 'sala'], 'Valores aceitos: medico, sala.').optional(),
   ativo: flagQuery.optional(),
-  nome: z
-    .string()
-    .transform((v) => v.trim())
-    .pipe(z.string().min(3, 'Informe ao menos 3 caracteres.').max(100, 'Deve ter no maximo 100 caracteres.'))
-    .optional(),
+  nome: documented(
+    z
+      .string()
+      .transform((v) => v.trim())
+      .pipe(z.string().min(3, 'Informe ao menos 3 caracteres.').max(100, 'Deve ter no maximo 100 caracteres.')),
+    { replace: trimmedLength(3, 100, { printable: true }) },
+  ).optional(),
   ...paginationQuery,
 });
 
@@ -123,7 +136,7 @@ export const PACIENTE_SEXO_SNAPSHOT = ['M', 'F', 'O'] as const;
  * fields (`paciente_nome` and `paciente_celular` required). `paciente_id` wins when both are sent
  * (the snapshots are then not stored). `hora_fim` is derived by the backend, never sent.
  */
-export const agendamentoCreateBody = closedObjectBlocking(
+export const agendamentoCreateBody = documented(closedObjectBlocking(
   {
     agenda_config_id: requiredId('agenda_config_id'),
     procedimento_id: requiredId('procedimento_id'),
@@ -135,8 +148,12 @@ export const agendamentoCreateBody = closedObjectBlocking(
     data: requiredDate('data'),
     hora_inicio: hhmmField('hora_inicio'),
     paciente_id: positiveInt.nullable().optional(),
-    paciente_nome: resettable(z.string().trim().min(1, 'Deve ter de 1 a 200 caracteres.').max(200, 'Deve ter de 1 a 200 caracteres.')),
-    paciente_celular: resettable(z.string().trim().min(1, 'Deve ter de 1 a 20 caracteres.').max(20, 'Deve ter de 1 a 20 caracteres.')),
+    paciente_nome: resettable(
+      documented(z.string().trim().min(1, 'Deve ter de 1 a 200 caracteres.').max(200, 'Deve ter de 1 a 200 caracteres.'), { replace: trimmedLength(1, 200) }),
+    ),
+    paciente_celular: resettable(
+      documented(z.string().trim().min(1, 'Deve ter de 1 a 20 caracteres.').max(20, 'Deve ter de 1 a 20 caracteres.'), { replace: trimmedLength(1, 20) }),
+    ),
     paciente_cpf: resettable(cpfField),
     paciente_nascimento: resettable(birthDate),
     paciente_sexo: resettable(z.enum(PACIENTE_SEXO_SNAPSHOT, `Valores aceitos: ${PACIENTE_SEXO_SNAPSHOT.join(', ')}.`)),
@@ -155,13 +172,23 @@ export const agendamentoCreateBody = closedObjectBlocking(
   const missing = 'Obrigatorio sem paciente_id.';
   if (!b.paciente_nome) ctx.addIssue({ code: 'custom', path: ['paciente_nome'], message: missing });
   if (!b.paciente_celular) ctx.addIssue({ code: 'custom', path: ['paciente_celular'], message: missing });
+}), {
+  json: {
+    description: 'O paciente e paciente_id, ou, sem ele, paciente_nome e paciente_celular (obrigatorios); com ambos vale paciente_id.',
+    anyOf: [
+      { required: ['paciente_id'], properties: { paciente_id: { type: 'integer' } } },
+      {
+        required: ['paciente_nome', 'paciente_celular'],
+        properties: { paciente_nome: { type: 'string', minLength: 1 }, paciente_celular: { type: 'string', minLength: 1 } },
+      },
+    ],
+  },
 });
 
-const motivoCancelamento = z
-  .string('Obrigatorio: motivo de 3 a 500 caracteres.')
-  .trim()
-  .min(3, 'Deve ter de 3 a 500 caracteres.')
-  .max(500, 'Deve ter de 3 a 500 caracteres.');
+const motivoCancelamento = documented(
+  z.string('Obrigatorio: motivo de 3 a 500 caracteres.').trim().min(3, 'Deve ter de 3 a 500 caracteres.').max(500, 'Deve ter de 3 a 500 caracteres.'),
+  { replace: trimmedLength(3, 500) },
+);
 
 export const cancelarBody = closedObjectBlocking({ motivo: motivoCancelamento }, { force: 'Campo bloqueado: force nao e aceito no cancelamento.' });
 
@@ -171,7 +198,7 @@ export const reagendarBody = closedObjectBlocking(
     nova_hora_inicio: hhmmField('nova_hora_inicio'),
     /** Default: the appointment's current agenda. */
     agenda_config_id: positiveInt.nullable().optional(),
-    motivo: resettable(z.string().trim().max(500, 'Deve ter no maximo 500 caracteres.')),
+    motivo: resettable(documented(z.string().trim().max(500, 'Deve ter no maximo 500 caracteres.'), { replace: trimmedLength(0, 500) })),
   },
   BLOCKED_CONFLICT_OVERRIDES,
 );

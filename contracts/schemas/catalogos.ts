@@ -1,14 +1,21 @@
 import { z } from 'zod';
 import { emptyQuery, flagQuery, paginationQuery, queryObject } from './params.ts';
+import { documented, trimmedLength } from './wire.ts';
 
 /** Prefix/search text: trimmed, then at least `min` chars. */
 export const searchText = (min: number) =>
-  z
-    .string()
-    .transform((v) => v.trim())
-    .pipe(z.string().min(min, `Informe ao menos ${min} caracteres.`).max(100, 'Deve ter no maximo 100 caracteres.'));
+  documented(
+    z
+      .string()
+      .transform((v) => v.trim())
+      .pipe(z.string().min(min, `Informe ao menos ${min} caracteres.`).max(100, 'Deve ter no maximo 100 caracteres.')),
+    { replace: trimmedLength(min, 100, { printable: true }) },
+  );
 
-export const procedimentosQuery = queryObject({ q: searchText(2).optional(), ativo: flagQuery.default(true), ...paginationQuery });
+/** `ativo` defaulting to 1 (only active records unless `ativo=0`). */
+export const activeByDefault = () => documented(flagQuery.default(true), { json: { default: 1 } });
+
+export const procedimentosQuery = queryObject({ q: searchText(2).optional(), ativo: activeByDefault(), ...paginationQuery });
 export const conveniosQuery = queryObject({ q: searchText(2).optional(), ativo: flagQuery.optional(), ...paginationQuery });
 export const cidsQuery = queryObject({ q: searchText(2), ...paginationQuery });
 /** Units, complements and report groups: small catalogs returned whole, no parameters. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { closedObject, cpfField, resettable, text, UFS } from './fields.ts';
-import { dateString, idParam, paginationQuery, positiveIntQuery, queryObject } from './params.ts';
+import { dateString, idParam, orderedDates, paginationQuery, positiveIntQuery, queryObject } from './params.ts';
+import { anyCase, base64Body, documented, trimmedLength } from './wire.ts';
 
 /**
  * Exams (spec 02 § Exams, § Exam (list item), § Exam detail, § Exam deletion result) and the
@@ -53,24 +54,52 @@ function isBase64(value: string): boolean {
 
 export const extensionOf = (nome: string): string => /\.([A-Za-z0-9]+)$/.exec(nome)?.[1].toUpperCase() ?? '';
 
-const base64Field = z
-  .string('Obrigatorio: conteudo do arquivo em base64.')
-  .refine(isBase64, 'Conteudo base64 invalido (alfabeto A-Z a-z 0-9 + / com padding =; prefixo data:...;base64, aceito).');
+const base64Field = documented(
+  z
+    .string('Obrigatorio: conteudo do arquivo em base64.')
+    .refine(isBase64, 'Conteudo base64 invalido (alfabeto A-Z a-z 0-9 + / com padding =; prefixo data:...;base64, aceito).'),
+  {
+    replace: {
+      type: 'string',
+      contentEncoding: 'base64',
+      pattern: `^(?:data:[A-Za-z0-9.+/-]*(?:;[A-Za-z0-9.+=-]+)*;base64,)?(?:${base64Body(false)})$`,
+      description:
+        'Conteudo do arquivo em base64 (alfabeto padrao, padding = opcional), ate 20 MB depois de decodificado (senao 400 VAL_FILE_TOO_LARGE). ' +
+        'Prefixo data-URI aceito (data:<tipo>;base64,) nos primeiros 256 caracteres.',
+    },
+  },
+);
+
+/**
+ * A file name once trimmed: 1 to 255 characters ending in `.<extension>` (any case). Exact, as a regular expression.
+ */
+export function fileNameJson(types: readonly string[]): Record<string, unknown> {
+  const alternatives = types.map((ext) => `(?:\\S[\\s\\S]{0,${253 - ext.length}})?\\.${anyCase([ext])}`);
+  return {
+    type: 'string',
+    minLength: 1,
+    pattern: `^\\s*(?:${alternatives.join('|')})\\s*$`,
+    description: `Nome do arquivo com extensao ${types.join(', ')} (qualquer caixa; a extensao define o tipo), ate 255 caracteres depois de remover os espacos das pontas.`,
+  };
+}
 
 /** `{nome, base64}`: the type is the name's extension. The 20 MB rule is checked by the handler (its own code, VAL_FILE_TOO_LARGE). */
 export const inlineFile = (types: readonly string[], what = 'arquivo') =>
   closedObject(
     {
-      nome: z
-        .string('Obrigatorio: nome do arquivo com extensao.')
-        .trim()
-        .min(1, 'Obrigatorio: nome do arquivo com extensao.')
-        .max(255, 'Deve ter no maximo 255 caracteres.')
-        .superRefine((nome, ctx) => {
-          if (!types.includes(extensionOf(nome))) {
-            ctx.addIssue({ code: 'custom', input: nome, message: `Tipo de arquivo nao permitido (aceitos: ${types.join(', ')}).`, values: [...types] });
-          }
-        }),
+      nome: documented(
+        z
+          .string('Obrigatorio: nome do arquivo com extensao.')
+          .trim()
+          .min(1, 'Obrigatorio: nome do arquivo com extensao.')
+          .max(255, 'Deve ter no maximo 255 caracteres.')
+          .superRefine((nome, ctx) => {
+            if (!types.includes(extensionOf(nome))) {
+              ctx.addIssue({ code: 'custom', input: nome, message: `Tipo de arquivo nao permitido (aceitos: ${types.join(', ')}).`, values: [...types] });
+            }
+          }),
+        { replace: fileNameJson(types) },
+      ),
       base64: base64Field,
     },
     what,
@@ -80,7 +109,7 @@ export const inlineFile = (types: readonly string[], what = 'arquivo') =>
 
 export const exameIdParams = z.strictObject({ id: idParam });
 
-export const exameListQuery = queryObject({
+export const exameListQuery = orderedDates(queryObject({
   paciente_id: positiveIntQuery.optional(),
   medico_id: positiveIntQuery.optional(),
   tipo_exame_id: positiveIntQuery.optional(),
@@ -92,7 +121,7 @@ export const exameListQuery = queryObject({
   if (q.periodo_realizado_inicio && q.periodo_realizado_fim && q.periodo_realizado_inicio > q.periodo_realizado_fim) {
     ctx.addIssue({ code: 'custom', path: ['periodo_realizado_fim'], message: 'Deve ser igual ou posterior a periodo_realizado_inicio.' });
   }
-});
+}), 'periodo_realizado_fim', 'periodo_realizado_inicio');
 
 export const exameArquivoQuery = queryObject({
   tipo: z.enum(ARQUIVO_TIPOS, `Obrigatorio: ${ARQUIVO_TIPOS.join(' ou ')}.`),
@@ -113,7 +142,7 @@ export const EXAME_BLOCKED_FIELDS = [
 ] as const;
 
 /** A field the API refuses whatever its value (even null). */
-export const blockedField = z.never('Campo bloqueado: nao pode ser enviado pela API.').optional();
+export const blockedField = documented(z.never('Campo bloqueado: nao pode ser enviado pela API.').optional(), { blocked: true });
 export const blockedFields = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, blockedField])) as Record<string, typeof blockedField>;
 
 /** A foreign key: integer > 0; `0` and `null` mean "not sent" (tenant defaults then apply, spec precedence rule 4). */
@@ -125,22 +154,46 @@ export const refId = z
   .nullable()
   .optional();
 
+/**
+ * Compared after trimming and collapsing whitespace runs to one space. A regular expression cannot count that
+ * length, so the document gives the shape as a pattern and the bounds in `x-normalized-length`.
+ */
 const trimmed = (min: number, max: number) =>
-  z
-    .string('Deve ser texto.')
-    .transform((v) => v.trim().replace(/\s+/g, ' '))
-    .pipe(z.string().min(min, `Deve ter de ${min} a ${max} caracteres.`).max(max, `Deve ter de ${min} a ${max} caracteres.`));
+  documented(
+    z
+      .string('Deve ser texto.')
+      .transform((v) => v.trim().replace(/\s+/g, ' '))
+      .pipe(z.string().min(min, `Deve ter de ${min} a ${max} caracteres.`).max(max, `Deve ter de ${min} a ${max} caracteres.`)),
+    {
+      replace: {
+        type: 'string',
+        minLength: min,
+        pattern: min >= 2 ? '^\\s*\\S[\\s\\S]*\\S\\s*$' : '^\\s*\\S(?:[\\s\\S]*\\S)?\\s*$',
+        'x-normalized-length': { minimum: min, maximum: max },
+        description: `De ${min} a ${max} caracteres depois de remover os espacos das pontas e reduzir cada sequencia de espacos a um (x-normalized-length).`,
+      },
+    },
+  );
 
 /** CRM of a doctor: the council number (1-10 digits), optionally with its state: `123456`, `123456/SP`, `123456-SP`. */
 export const CRM_PATTERN = /^(\d{1,10})(?:[/-]([A-Za-z]{2}))?$/;
-export const crmAlias = z
-  .string('Deve ser texto: numero do CRM, opcionalmente com a UF (123456 ou 123456/SP).')
-  .trim()
-  .regex(CRM_PATTERN, { message: 'CRM invalido: use o numero (1 a 10 digitos), opcionalmente com a UF: 123456 ou 123456/SP.', abort: true })
-  .refine((v) => {
-    const uf = CRM_PATTERN.exec(v)?.[2];
-    return !uf || (UFS as readonly string[]).includes(uf.toUpperCase());
-  }, 'CRM invalido: UF inexistente.');
+export const crmAlias = documented(
+  z
+    .string('Deve ser texto: numero do CRM, opcionalmente com a UF (123456 ou 123456/SP).')
+    .trim()
+    .regex(CRM_PATTERN, { message: 'CRM invalido: use o numero (1 a 10 digitos), opcionalmente com a UF: 123456 ou 123456/SP.', abort: true })
+    .refine((v) => {
+      const uf = CRM_PATTERN.exec(v)?.[2];
+      return !uf || (UFS as readonly string[]).includes(uf.toUpperCase());
+    }, 'CRM invalido: UF inexistente.'),
+  {
+    replace: {
+      type: 'string',
+      pattern: `^\\s*[0-9]{1,10}(?:[/-]${anyCase(UFS)})?\\s*$`,
+      description: 'Numero do CRM (1 a 10 digitos), opcionalmente com a UF: 123456, 123456/SP ou 123456-SP.',
+    },
+  },
+);
 
 export function parseCrm(value: string): { numero: string; uf: string | null } {
   const m = CRM_PATTERN.exec(value.trim())!;
@@ -150,9 +203,13 @@ export function parseCrm(value: string): { numero: string; uf: string | null } {
 /** Spec § POST /v1/exames, aliases: exact-equality match after normalization, resolved before the backend call. */
 export const EXAME_ALIAS_FORMATS = {
   paciente_cpf: cpfField,
-  procedimento_codigo_tuss: z.string('Deve ser texto de 8 digitos.').trim().regex(/^\d{8}$/, 'Codigo TUSS deve ter exatamente 8 digitos.'),
+  procedimento_codigo_tuss: documented(z.string('Deve ser texto de 8 digitos.').trim().regex(/^\d{8}$/, 'Codigo TUSS deve ter exatamente 8 digitos.'), {
+    replace: { type: 'string', pattern: '^\\s*[0-9]{8}\\s*$', description: 'Codigo TUSS: 8 digitos.' },
+  }),
   procedimento_abreviacao: trimmed(1, 30),
-  convenio_codigo_ans: z.string('Deve ser texto de 6 digitos.').trim().regex(/^\d{6}$/, 'Registro ANS deve ter exatamente 6 digitos.'),
+  convenio_codigo_ans: documented(z.string('Deve ser texto de 6 digitos.').trim().regex(/^\d{6}$/, 'Registro ANS deve ter exatamente 6 digitos.'), {
+    replace: { type: 'string', pattern: '^\\s*[0-9]{6}\\s*$', description: 'Registro ANS: 6 digitos.' },
+  }),
   convenio_nome: trimmed(2, 100),
   medico_exame_crm: crmAlias,
   medico_laudo_crm: crmAlias,
@@ -172,6 +229,17 @@ const aliasFields = {
   unidade_nome: resettable(EXAME_ALIAS_FORMATS.unidade_nome),
 };
 
+export const arquivoExameInput = inlineFile(EXAME_FILE_TYPES);
+export const arquivoLaudoInput = inlineFile(LAUDO_FILE_TYPES);
+
+export const arquivosInput = closedObject(
+  {
+    exames: z.array(arquivoExameInput, 'Deve ser uma lista de {nome, base64}.').optional(),
+    laudos: z.array(arquivoLaudoInput, 'Deve ser uma lista de {nome, base64}.').optional(),
+  },
+  'arquivos',
+);
+
 export const exameCreateBody = closedObject({
   paciente_id: refId,
   unidade_id: refId,
@@ -190,15 +258,7 @@ export const exameCreateBody = closedObject({
   plano_id: refId,
   convenio_id: refId,
   prioridade: z.literal([1, 2, 3], 'Valor aceito: 1 (Normal), 2 (Alta) ou 3 (Urgente).').optional(),
-  arquivos: closedObject(
-    {
-      exames: z.array(inlineFile(EXAME_FILE_TYPES), 'Deve ser uma lista de {nome, base64}.').optional(),
-      laudos: z.array(inlineFile(LAUDO_FILE_TYPES), 'Deve ser uma lista de {nome, base64}.').optional(),
-    },
-    'arquivos',
-  )
-    .nullable()
-    .optional(),
+  arquivos: arquivosInput.nullable().optional(),
   ...aliasFields,
   ...blockedFields(EXAME_BLOCKED_FIELDS),
 });
@@ -231,10 +291,13 @@ export interface ExameCreateResolved {
 export const EXAME_DELETE_BLOCKED_FIELDS = ['exameid', 'exame_id', 'exames_id', 'id', 'status_id', 'excluido_por', 'excluido_em', '_via_api_chave_id'] as const;
 
 export const exameDeleteBody = closedObject({
-  motivo: z
-    .string('Obrigatorio: motivo da exclusao (3 a 500 caracteres).')
-    .transform((v) => v.trim())
-    .pipe(z.string().min(3, 'Deve ter de 3 a 500 caracteres.').max(500, 'Deve ter de 3 a 500 caracteres.')),
+  motivo: documented(
+    z
+      .string('Obrigatorio: motivo da exclusao (3 a 500 caracteres).')
+      .transform((v) => v.trim())
+      .pipe(z.string().min(3, 'Deve ter de 3 a 500 caracteres.').max(500, 'Deve ter de 3 a 500 caracteres.')),
+    { replace: trimmedLength(3, 500) },
+  ),
   ...blockedFields(EXAME_DELETE_BLOCKED_FIELDS),
 });
 

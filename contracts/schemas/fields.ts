@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { anyCase, DATE_JSON, documented } from './wire.ts';
 
 /**
  * Field validators shared by the patient and doctor bodies: the gateway-side format checks
@@ -19,10 +20,13 @@ export function isValidCpf(cpf: string): boolean {
 }
 
 /** 11 digits with valid check digits. */
-export const cpfField = z
-  .string()
-  .regex(/^\d{11}$/, { message: 'CPF deve ter exatamente 11 digitos, sem pontuacao.', abort: true })
-  .refine(isValidCpf, 'CPF com digito verificador invalido.');
+export const cpfField = documented(
+  z
+    .string()
+    .regex(/^\d{11}$/, { message: 'CPF deve ter exatamente 11 digitos, sem pontuacao.', abort: true })
+    .refine(isValidCpf, 'CPF com digito verificador invalido.'),
+  { json: { format: 'cpf', description: 'CPF: 11 digitos sem pontuacao, digitos verificadores validos (modulo 11), nao todos iguais.' } },
+);
 
 /** Free text with a maximum length; `null` and `""` reset. */
 export const text = (max: number) => z.string().max(max, `Deve ter no maximo ${max} caracteres.`).nullable().optional();
@@ -40,25 +44,39 @@ export function birthDateBounds(now: Date = new Date()): { min: string; max: str
   return { min: isoDay(min), max: isoDay(now) };
 }
 
-export const birthDate = z
-  .string('Data no formato YYYY-MM-DD.')
-  // `abort`: one message per field in the consolidated lista, the first rule that fails.
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Data no formato YYYY-MM-DD.', abort: true })
-  .refine(
-    (value) => {
-      const d = new Date(`${value}T00:00:00Z`);
-      return !Number.isNaN(d.getTime()) && isoDay(d) === value;
-    },
-    { message: 'Data inexistente.', abort: true },
-  )
-  .superRefine((value, ctx) => {
-    const { min, max } = birthDateBounds();
-    if (value < min || value > max) {
-      ctx.addIssue({ code: 'custom', message: `Data de nascimento deve estar entre ${min} e ${max}.` });
-    }
-  });
+/** `x-date-range` of birth dates: relative to the day of the request (UTC), so the document stays the same every day. */
+export const BIRTH_DATE_RANGE = { minimum: 'today-130y', maximum: 'today' } as const;
 
-export const emailField = z.string().max(254, 'Deve ter no maximo 254 caracteres.').pipe(z.email('E-mail invalido.'));
+export const birthDate = documented(
+  z
+    .string('Data no formato YYYY-MM-DD.')
+    // `abort`: one message per field in the consolidated lista, the first rule that fails.
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Data no formato YYYY-MM-DD.', abort: true })
+    .refine(
+      (value) => {
+        const d = new Date(`${value}T00:00:00Z`);
+        return !Number.isNaN(d.getTime()) && isoDay(d) === value;
+      },
+      { message: 'Data inexistente.', abort: true },
+    )
+    .superRefine((value, ctx) => {
+      const { min, max } = birthDateBounds();
+      if (value < min || value > max) {
+        ctx.addIssue({ code: 'custom', message: `Data de nascimento deve estar entre ${min} e ${max}.` });
+      }
+    }),
+  {
+    json: {
+      ...DATE_JSON,
+      'x-date-range': BIRTH_DATE_RANGE,
+      description: 'Data YYYY-MM-DD entre 130 anos atras e hoje (UTC), inclusive (`x-date-range`).',
+    },
+  },
+);
+
+export const emailField = documented(z.string().max(254, 'Deve ter no maximo 254 caracteres.').pipe(z.email('E-mail invalido.')), {
+  replace: { type: 'string', format: 'email', maxLength: 254, pattern: z.regexes.email.source },
+});
 
 /** Portal / system login: 1-50 chars of `A-Z a-z 0-9 . _ - @`. */
 export const usuarioField = z
@@ -66,9 +84,11 @@ export const usuarioField = z
   .min(1, 'Deve ter de 1 a 50 caracteres.')
   .max(50, 'Deve ter de 1 a 50 caracteres.')
   .regex(/^[A-Za-z0-9._@-]+$/, 'Use apenas letras sem acento, digitos e . _ - @');
+export const USUARIO_JSON = { type: 'string', minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9._@-]+$' };
 
 /** Write-only password: 1-50 chars, no format rule. */
-export const senhaField = z.string().min(1, 'Deve ter de 1 a 50 caracteres.').max(50, 'Deve ter de 1 a 50 caracteres.');
+export const SENHA_JSON = { type: 'string', minLength: 1, maxLength: 50, writeOnly: true, description: 'So escrita: nunca devolvida.' };
+export const senhaField = documented(z.string().min(1, 'Deve ter de 1 a 50 caracteres.').max(50, 'Deve ter de 1 a 50 caracteres.'), { json: SENHA_JSON });
 
 export const SEXO_INPUT = ['MAS', 'FEM', 'OUT'] as const;
 export const sexoField = z.enum(SEXO_INPUT, `Valor aceito: ${SEXO_INPUT.join(', ')}.`);
@@ -78,10 +98,13 @@ export const UFS = [
   'RR', 'SC', 'SP', 'SE', 'TO',
 ] as const;
 /** Brazilian state: two letters, any case, forwarded upper case. */
-export const ufField = z
-  .string()
-  .transform((v) => v.toUpperCase())
-  .pipe(z.enum(UFS, 'UF invalida (sigla de 2 letras de um estado brasileiro).'));
+export const ufField = documented(
+  z
+    .string()
+    .transform((v) => v.toUpperCase())
+    .pipe(z.enum(UFS, 'UF invalida (sigla de 2 letras de um estado brasileiro).')),
+  { replace: { type: 'string', pattern: `^${anyCase(UFS)}$`, description: `Sigla de um estado brasileiro, em qualquer caixa: ${UFS.join(', ')}.` } },
+);
 
 /** CEP: 8 digits, with or without the hyphen; forwarded as 8 digits. */
 export const cepField = z
@@ -109,11 +132,14 @@ export function dropKeys(keys: readonly string[]) {
  * "reset" in a merge patch; forwarded as null. The inner schema's own message is kept.
  */
 export const resettable = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === '' ? null : v), schema.nullable()).optional();
+  documented(z.preprocess((v) => (v === '' ? null : v), schema.nullable()), { emptyMeansNull: true }).optional();
 
-const rejectUnknown = z.unknown().superRefine((_value, ctx) => {
-  ctx.addIssue({ code: 'custom', message: 'Campo nao aceito neste endpoint.' });
-});
+const rejectUnknown = documented(
+  z.unknown().superRefine((_value, ctx) => {
+    ctx.addIssue({ code: 'custom', message: 'Campo nao aceito neste endpoint.' });
+  }),
+  { refuses: true },
+);
 
 /**
  * A JSON object that refuses fields it does not name. Each unknown field is its own issue with the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { blockedFields, inlineFile, LAUDO_FILE_TYPES } from './exames.ts';
+import { arquivoLaudoInput, blockedFields } from './exames.ts';
 import { closedObject, positiveInt, text } from './fields.ts';
 import { dateString, flagQuery, idParam, paginationQuery, positiveIntQuery, queryObject } from './params.ts';
 
@@ -26,7 +26,7 @@ export const LAUDO_BLOCKED_FIELDS = ['rascunho', 'assinado_digitalmente', 'medic
 
 export const laudoIngestBody = closedObject({
   medico_laudo_id: positiveInt,
-  arquivo: inlineFile(LAUDO_FILE_TYPES),
+  arquivo: arquivoLaudoInput,
   titulo: text(255),
   referencia: text(255),
   cid_id: positiveInt.nullable().optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { flagQuery, idParam, paginationQuery, queryObject } from './params.ts';
-import { searchText } from './catalogos.ts';
+import { idParam, paginationQuery, queryObject } from './params.ts';
+import { activeByDefault, searchText } from './catalogos.ts';
+import { documented, trimmedLength } from './wire.ts';
 import {
   birthDate,
   cepField,
@@ -10,10 +11,12 @@ import {
   numeroEndereco,
   positiveInt,
   resettable,
+  SENHA_JSON,
   senhaField,
   sexoField,
   text,
   ufField,
+  USUARIO_JSON,
   usuarioField,
 } from './fields.ts';
 
@@ -26,18 +29,26 @@ const papelEnum = z.enum(PAPEIS, `Valores aceitos: ${PAPEIS.join(', ')}.`);
 
 export const medicosListQuery = queryObject({
   /** Repeatable (`?papel=EXAME&papel=LAUDO`): several values form a union. */
-  papel: z
-    .preprocess(
-      (v) => (v === undefined || Array.isArray(v) ? v : [v]),
-      z.array(z.string()).superRefine((list, ctx) => {
-        const invalid = list.filter((v) => !(PAPEIS as readonly string[]).includes(v));
-        if (invalid.length) ctx.addIssue({ code: 'custom', message: `Valor invalido ${invalid.join(', ')}. Valores aceitos: ${PAPEIS.join(', ')}.` });
-      }),
-    )
-    .transform((list) => [...new Set(list)] as Papel[])
-    .optional(),
+  papel: documented(
+    z
+      .preprocess(
+        (v) => (v === undefined || Array.isArray(v) ? v : [v]),
+        z.array(z.string()).superRefine((list, ctx) => {
+          const invalid = list.filter((v) => !(PAPEIS as readonly string[]).includes(v));
+          if (invalid.length) ctx.addIssue({ code: 'custom', message: `Valor invalido ${invalid.join(', ')}. Valores aceitos: ${PAPEIS.join(', ')}.` });
+        }),
+      )
+      .transform((list) => [...new Set(list)] as Papel[]),
+    {
+      replace: {
+        type: 'array',
+        items: { type: 'string', enum: [...PAPEIS] },
+        description: 'Repetivel (?papel=EXAME&papel=LAUDO): varios valores formam uma uniao.',
+      },
+    },
+  ).optional(),
   q: searchText(3).optional(),
-  ativo: flagQuery.default(true),
+  ativo: activeByDefault(),
   ...paginationQuery,
 });
 
@@ -45,7 +56,7 @@ export const medicoIdParams = z.strictObject({ id: idParam });
 
 // ---------------------------------------------------------------- bodies
 
-const conselhoInput = closedObject(
+export const conselhoInput = documented(closedObject(
   {
     tipo: resettable(z.string().regex(/^[A-Za-z]{2,10}$/, 'Sigla do conselho: 2 a 10 letras (CRM, CRO, ...).')),
     /** Alias of `tipo` (the list shape calls it `sigla`). */
@@ -60,9 +71,14 @@ const conselhoInput = closedObject(
     if (c.tipo && c.sigla && c.tipo.toUpperCase() !== c.sigla.toUpperCase()) {
       ctx.addIssue({ code: 'custom', path: ['sigla'], message: 'Informe tipo ou sigla (sinonimos), nao valores diferentes.' });
     }
-  });
+  }), {
+  json: {
+    description: 'tipo e sigla sao sinonimos: quando os dois vem preenchidos, devem ser iguais ignorando a caixa (x-equal-ignoring-case).',
+    'x-equal-ignoring-case': ['tipo', 'sigla'],
+  },
+});
 
-const enderecoInput = closedObject({
+export const enderecoInput = closedObject({
   cep: resettable(cepField),
   logradouro: text(150),
   numero: resettable(numeroEndereco),
@@ -74,10 +90,13 @@ const enderecoInput = closedObject({
   estado: resettable(ufField),
 }, 'endereco');
 
-const nome = z
-  .string('Obrigatorio: texto de 5 a 100 caracteres.')
-  .transform((v) => v.trim())
-  .pipe(z.string().min(5, 'Deve ter de 5 a 100 caracteres.').max(100, 'Deve ter de 5 a 100 caracteres.'));
+const nome = documented(
+  z
+    .string('Obrigatorio: texto de 5 a 100 caracteres.')
+    .transform((v) => v.trim())
+    .pipe(z.string().min(5, 'Deve ter de 5 a 100 caracteres.').max(100, 'Deve ter de 5 a 100 caracteres.')),
+  { replace: trimmedLength(5, 100) },
+);
 
 const optionalFields = {
   nome_registro: text(100),
@@ -117,20 +136,41 @@ function textOrId(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
 
 const required = 'Obrigatorio.';
 
-export const medicoCreateBody = closedObject({
-  nome,
-  usuario: z.string(required).pipe(usuarioField),
-  senha: z.string(required).pipe(senhaField),
-  ...optionalFields,
-}).superRefine(textOrId);
+/** textOrId, as JSON Schema: not (text non-blank and id) for each pair. */
+const TEXT_OR_ID_JSON = {
+  allOf: ['saudacao', 'grupo_permissao'].map((field) => ({
+    not: {
+      required: [field, `${field}_id`],
+      properties: { [field]: { type: 'string', pattern: '\\S' }, [`${field}_id`]: { type: 'integer' } },
+    },
+  })),
+};
+
+export const medicoCreateBody = documented(
+  closedObject({
+    nome,
+    usuario: documented(z.string(required).pipe(usuarioField), { replace: USUARIO_JSON }),
+    senha: documented(z.string(required).pipe(senhaField), { replace: SENHA_JSON }),
+    ...optionalFields,
+  }).superRefine(textOrId),
+  { json: { ...TEXT_OR_ID_JSON, description: 'saudacao e grupo_permissao: texto (resolvido pelo nome) ou id, nao ambos.' } },
+);
 
 /** Read-merge-write: omitted fields untouched; `nome`, `usuario` and `senha` cannot be reset (a doctor is a system user). */
-export const medicoPatchBody = closedObject({
-  nome: nome.optional(),
-  usuario: z.string('Nao pode ser removido.').pipe(usuarioField).optional(),
-  senha: z.string('Nao pode ser removida.').pipe(senhaField).optional(),
-  ...optionalFields,
-}).superRefine(textOrId);
+export const medicoPatchBody = documented(
+  closedObject({
+    nome: nome.optional(),
+    usuario: documented(z.string('Nao pode ser removido.').pipe(usuarioField), { replace: USUARIO_JSON }).optional(),
+    senha: documented(z.string('Nao pode ser removida.').pipe(senhaField), { replace: SENHA_JSON }).optional(),
+    ...optionalFields,
+  }).superRefine(textOrId),
+  {
+    json: {
+      ...TEXT_OR_ID_JSON,
+      description: 'Ler, mesclar, gravar: campo omitido fica como esta; papeis, conselho e endereco substituem o valor inteiro. nome, usuario e senha nao podem ser removidos.',
+    },
+  },
+);
 
 // ---------------------------------------------------------------- responses
 
@@ -160,8 +200,8 @@ export const medicoDetail = z.object({
   nome_registro: z.string(),
   saudacao: z.string(),
   saudacao_id: z.number().int().nullable(),
-  cpf: nullableText.transform(maskDocument),
-  rg: nullableText.transform(maskDocument),
+  cpf: documented(nullableText.transform(maskDocument), { json: { type: ['string', 'null'], description: 'Mascarado: so os 2 ultimos caracteres visiveis.' } }),
+  rg: documented(nullableText.transform(maskDocument), { json: { type: ['string', 'null'], description: 'Mascarado: so os 2 ultimos caracteres visiveis.' } }),
   data_nascimento: nullableText,
   sexo: nullableText,
   conselho: z.object({ tipo: z.string(), numero: z.string(), uf: z.string() }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { dateString, paginationQuery, queryObject, idParam, flagQuery } from './params.ts';
+import { dateString, paginationQuery, queryObject, idParam, flagQuery, orderedDates } from './params.ts';
+import { digitsUpTo, documented, MAX_SAFE, trimmedLength } from './wire.ts';
 import {
   birthDate,
   cepField,
@@ -37,13 +38,15 @@ export const PACIENTE_DISCARDED_FIELDS = [
 
 // ---------------------------------------------------------------- query / path
 
-export const pacientesListQuery = queryObject({
+export const pacientesListQuery = orderedDates(queryObject({
   cpf: z.string().regex(/^\d{11}$/, 'CPF deve ter exatamente 11 digitos.').optional(),
-  nome: z
-    .string()
-    .transform((v) => v.trim())
-    .pipe(z.string().min(3, 'Informe ao menos 3 caracteres.').max(100, 'Deve ter no maximo 100 caracteres.'))
-    .optional(),
+  nome: documented(
+    z
+      .string()
+      .transform((v) => v.trim())
+      .pipe(z.string().min(3, 'Informe ao menos 3 caracteres.').max(100, 'Deve ter no maximo 100 caracteres.')),
+    { replace: trimmedLength(3, 100, { printable: true }) },
+  ).optional(),
   periodo_cadastro_inicio: dateString.optional(),
   periodo_cadastro_fim: dateString.optional(),
   ativo: flagQuery.optional(),
@@ -52,13 +55,13 @@ export const pacientesListQuery = queryObject({
   if (q.periodo_cadastro_inicio && q.periodo_cadastro_fim && q.periodo_cadastro_inicio > q.periodo_cadastro_fim) {
     ctx.addIssue({ code: 'custom', path: ['periodo_cadastro_fim'], message: 'Deve ser igual ou posterior a periodo_cadastro_inicio.' });
   }
-});
+}), 'periodo_cadastro_fim', 'periodo_cadastro_inicio');
 
 export const pacienteIdParams = z.strictObject({ id: idParam });
 
 // ---------------------------------------------------------------- bodies
 
-const enderecoInput = closedObject({
+export const enderecoInput = closedObject({
   cep: resettable(cepField),
   logradouro: text(150),
   numero: resettable(numeroEndereco),
@@ -68,23 +71,37 @@ const enderecoInput = closedObject({
   estado: resettable(ufField),
 }, 'endereco');
 
-const convenioInput = closedObject(
-  {
-    id: positiveInt.nullable().optional(),
-    plano_id: positiveInt.nullable().optional(),
-    numero_carteirinha: text(40),
-  },
-  'convenio',
-).superRefine((c, ctx) => {
+export const convenioInput = documented(
+  closedObject(
+    {
+      id: positiveInt.nullable().optional(),
+      plano_id: positiveInt.nullable().optional(),
+      numero_carteirinha: text(40),
+    },
+    'convenio',
+  ).superRefine((c, ctx) => {
     if (!c.id && (c.plano_id || c.numero_carteirinha)) {
       ctx.addIssue({ code: 'custom', path: ['id'], message: 'Informe o convenio (id) junto de plano_id ou numero_carteirinha.' });
     }
-  });
+  }),
+  {
+    json: {
+      description: 'plano_id e numero_carteirinha so junto do convenio (id).',
+      anyOf: [
+        { required: ['id'], properties: { id: { type: 'integer' } } },
+        { properties: { plano_id: { type: 'null' }, numero_carteirinha: { anyOf: [{ type: 'null' }, { const: '' }] } } },
+      ],
+    },
+  },
+);
 
-const nome = z
-  .string('Obrigatorio: texto de 5 a 100 caracteres.')
-  .transform((v) => v.trim())
-  .pipe(z.string().min(5, 'Deve ter de 5 a 100 caracteres.').max(100, 'Deve ter de 5 a 100 caracteres.'));
+const nome = documented(
+  z
+    .string('Obrigatorio: texto de 5 a 100 caracteres.')
+    .transform((v) => v.trim())
+    .pipe(z.string().min(5, 'Deve ter de 5 a 100 caracteres.').max(100, 'Deve ter de 5 a 100 caracteres.')),
+  { replace: { ...trimmedLength(5, 100), description: 'De 5 a 100 caracteres depois de remover os espacos das pontas; gravado em caixa alta.' } },
+);
 
 /** Fields common to create and patch; every one except nome/data_nascimento accepts null or "" as "no value". */
 const optionalFields = {
@@ -106,36 +123,61 @@ const optionalFields = {
   senha_temporaria: z.boolean('Deve ser booleano (true ou false).').optional(),
 };
 
+/** `senha_temporaria` only next to a `senha` (a non-empty string). */
+const SENHA_TEMPORARIA_JSON = {
+  dependentRequired: { senha_temporaria: ['senha'] },
+  dependentSchemas: { senha_temporaria: { properties: { senha: { type: 'string', minLength: 1 } } } },
+};
+
+const discardedNote = (keys: readonly string[]) =>
+  `Campos aceitos e descartados sem efeito (spec): ${keys.join(', ')}. Qualquer outro campo fora desta lista e recusado (400).`;
+
 function senhaTemporariaOnlyWithSenha(body: { senha?: string | null; senha_temporaria?: boolean }, ctx: z.RefinementCtx): void {
   if (body.senha_temporaria !== undefined && !body.senha) {
     ctx.addIssue({ code: 'custom', path: ['senha_temporaria'], message: 'senha_temporaria so e aceito junto de senha.' });
   }
 }
 
-export const pacienteCreateBody = z.preprocess(
-  dropKeys(PACIENTE_DISCARDED_FIELDS),
-  closedObject({ nome, data_nascimento: birthDate, ...optionalFields })
-    .superRefine(senhaTemporariaOnlyWithSenha),
+export const pacienteCreateBody = documented(
+  z.preprocess(
+    dropKeys(PACIENTE_DISCARDED_FIELDS),
+    documented(closedObject({ nome, data_nascimento: birthDate, ...optionalFields }).superRefine(senhaTemporariaOnlyWithSenha), {
+      json: SENHA_TEMPORARIA_JSON,
+    }),
+  ),
+  { discarded: PACIENTE_DISCARDED_FIELDS, json: { description: discardedNote(PACIENTE_DISCARDED_FIELDS) } },
 );
 
 /**
  * Merge patch: every field optional. `nome` and `data_nascimento` are required patient data, so they
  * cannot be reset (null/"" is a 400). `id` may be echoed back from a read and is ignored (the id is preserved).
  */
-export const pacientePatchBody = z.preprocess(
-  dropKeys([...PACIENTE_DISCARDED_FIELDS, 'id']),
-  closedObject({ nome: nome.optional(), data_nascimento: birthDate.optional(), ...optionalFields })
-    .superRefine(senhaTemporariaOnlyWithSenha),
+const PATCH_DISCARDED = [...PACIENTE_DISCARDED_FIELDS, 'id'] as const;
+export const pacientePatchBody = documented(
+  z.preprocess(
+    dropKeys(PATCH_DISCARDED),
+    documented(
+      closedObject({ nome: nome.optional(), data_nascimento: birthDate.optional(), ...optionalFields }).superRefine(senhaTemporariaOnlyWithSenha),
+      { json: SENHA_TEMPORARIA_JSON },
+    ),
+  ),
+  {
+    discarded: PATCH_DISCARDED,
+    json: { description: `JSON Merge Patch: campo omitido fica como esta; null ou "" limpa (exceto nome e data_nascimento). ${discardedNote(PATCH_DISCARDED)}` },
+  },
 );
 
 const unifyId = z.union(
   [
     positiveInt,
-    z
-      .string()
-      .regex(/^\d{1,16}$/)
-      .transform(Number)
-      .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+    documented(
+      z
+        .string()
+        .regex(/^\d{1,16}$/)
+        .transform(Number)
+        .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+      { replace: { type: 'string', ...digitsUpTo(MAX_SAFE, 16), description: 'O mesmo id como texto de ate 16 digitos (valor de 1 a 2^53-1).' } },
+    ),
   ],
   'Obrigatorio: inteiro > 0 (numero JSON ou texto so com digitos).',
 );

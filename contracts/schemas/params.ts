@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DATE_JSON, documented, integerParam, MAX_SAFE } from './wire.ts';
 
 // Portuguese validation messages (the spec's messages are Portuguese); accents are stripped where errors are written.
 z.config(z.locales.pt());
@@ -7,41 +8,63 @@ const POSITIVE_INT = /^[1-9]\d{0,15}$/;
 const NON_NEGATIVE_INT = /^(?:0|[1-9]\d{0,15})$/;
 
 /** A path id: a positive integer written with digits only (no sign, no leading zero, no exponent). */
-export const idParam = z
-  .string()
-  .regex(POSITIVE_INT, 'Deve ser um inteiro positivo.')
-  .transform(Number)
-  .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+export const idParam = documented(
+  z
+    .string()
+    .regex(POSITIVE_INT, 'Deve ser um inteiro positivo.')
+    .transform(Number)
+    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+  { replace: integerParam(1) },
+);
 
 /** Optional integer > 0 in a query string. */
 export const positiveIntQuery = idParam;
 
-export const limitQuery = z
-  .string()
-  .regex(POSITIVE_INT, 'Deve ser um inteiro entre 1 e 200.')
-  .transform(Number)
-  .pipe(z.number().int().min(1, 'Deve ser um inteiro entre 1 e 200.').max(200, 'Deve ser um inteiro entre 1 e 200.'))
-  .default(50);
+export const limitQuery = documented(
+  z
+    .string()
+    .regex(POSITIVE_INT, 'Deve ser um inteiro entre 1 e 200.')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'Deve ser um inteiro entre 1 e 200.').max(200, 'Deve ser um inteiro entre 1 e 200.'))
+    .default(50),
+  { replace: integerParam(1, 200, { default: 50, description: 'Tamanho da pagina: inteiro de 1 a 200, so com digitos.' }) },
+);
 
-export const offsetQuery = z
-  .string()
-  .regex(NON_NEGATIVE_INT, 'Deve ser um inteiro maior ou igual a 0.')
-  .transform(Number)
-  .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
-  .default(0);
+export const offsetQuery = documented(
+  z
+    .string()
+    .regex(NON_NEGATIVE_INT, 'Deve ser um inteiro maior ou igual a 0.')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
+    .default(0),
+  { replace: integerParam(0, MAX_SAFE, { default: 0, description: 'Registros a pular: inteiro >= 0, so com digitos.' }) },
+);
 
 export const paginationQuery = { limit: limitQuery, offset: offsetQuery };
 
 /** `0` or `1`, strictly. */
-export const flagQuery = z.enum(['0', '1']).transform((v) => v === '1');
+export const flagQuery = documented(
+  z.enum(['0', '1']).transform((v) => v === '1'),
+  { replace: { type: 'integer', enum: [0, 1], description: '`0` ou `1`, exatamente.' } },
+);
 
-export const dateString = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Data no formato YYYY-MM-DD.')
-  .refine((value) => {
-    const d = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
-  }, 'Data inexistente.');
+export const dateString = documented(
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'Data no formato YYYY-MM-DD.')
+    .refine((value) => {
+      const d = new Date(`${value}T00:00:00Z`);
+      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+    }, 'Data inexistente.'),
+  { json: DATE_JSON },
+);
+
+/**
+ * A query whose `later` date may not precede `earlier` (both inclusive): the document says it with
+ * `x-not-before` on the later parameter (no JSON Schema keyword compares two parameters).
+ */
+export const orderedDates = <T extends z.ZodType>(query: T, later: string, earlier: string): T =>
+  documented(query, { json: { 'x-not-before': { [later]: earlier } } });
 
 /**
  * Control characters (Unicode Cc: C0 including tab and line breaks, DEL, C1) have no place in a query or

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { closedObjectBlocking } from './agenda.ts';
+import { fileNameJson } from './exames.ts';
 import { idParam, paginationQuery, queryObject } from './params.ts';
+import { base64Body, documented, trimmedLength } from './wire.ts';
 
 /** Patient records (spec 02 § Patient records, § Patient record (prontuario)). */
 
@@ -33,23 +35,39 @@ export function decodedSize(value: string): number {
 
 export const extensaoDe = (nome: string): string => /\.([A-Za-z0-9]+)$/.exec(nome)?.[1]?.toUpperCase() ?? '';
 
-const anexoInput = closedObjectBlocking(
+export const anexoInput = closedObjectBlocking(
   {
-    nome: z
-      .string('Obrigatorio: nome do arquivo com extensao (PDF, PNG ou JPG).')
-      .trim()
-      .min(1, 'Obrigatorio: nome do arquivo com extensao (PDF, PNG ou JPG).')
-      .max(255, 'Deve ter no maximo 255 caracteres.')
-      .refine((nome) => (ANEXO_EXTENSOES as readonly string[]).includes(extensaoDe(nome)), `Extensao nao permitida (aceitas: ${ANEXO_EXTENSOES.join(', ')}).`),
-    base64: z
-      .string('Obrigatorio: conteudo do arquivo em base64 (prefixo data-URI aceito).')
-      .refine((v) => {
-        const payload = base64Payload(v);
-        return payload.length % 4 !== 1 && BASE64.test(payload);
-      }, 'Conteudo base64 invalido (alfabeto padrao, sem quebras de linha; prefixo data:...;base64, aceito).'),
+    nome: documented(
+      z
+        .string('Obrigatorio: nome do arquivo com extensao (PDF, PNG ou JPG).')
+        .trim()
+        .min(1, 'Obrigatorio: nome do arquivo com extensao (PDF, PNG ou JPG).')
+        .max(255, 'Deve ter no maximo 255 caracteres.')
+        .refine((nome) => (ANEXO_EXTENSOES as readonly string[]).includes(extensaoDe(nome)), `Extensao nao permitida (aceitas: ${ANEXO_EXTENSOES.join(', ')}).`),
+      { replace: fileNameJson(ANEXO_EXTENSOES) },
+    ),
+    base64: documented(
+      z
+        .string('Obrigatorio: conteudo do arquivo em base64 (prefixo data-URI aceito).')
+        .refine((v) => {
+          const payload = base64Payload(v);
+          return payload.length % 4 !== 1 && BASE64.test(payload);
+        }, 'Conteudo base64 invalido (alfabeto padrao, sem quebras de linha; prefixo data:...;base64, aceito).'),
+      {
+        replace: {
+          type: 'string',
+          contentEncoding: 'base64',
+          pattern: `^(?:data:[^,]*;base64,)?(?:${base64Body(true)})$`,
+          description: 'Conteudo em base64 (alfabeto padrao, sem quebras de linha), ate 20 MB decodificado (senao 400 VAL_FILE_TOO_LARGE); prefixo data:...;base64, aceito.',
+        },
+      },
+    ),
     /** Default: the file name. */
     descricao: z
-      .preprocess((v) => (v === '' ? null : v), z.string().trim().max(255, 'Deve ter no maximo 255 caracteres.').nullable())
+      .preprocess(
+        (v) => (v === '' ? null : v),
+        documented(z.string().trim().max(255, 'Deve ter no maximo 255 caracteres.'), { replace: trimmedLength(0, 255) }).nullable(),
+      )
       .optional(),
   },
   {},
@@ -63,12 +81,15 @@ const RECORD_BLOCKED = 'Campo bloqueado neste endpoint.';
  * Blocked fields are 400 naming the field. The 20 MB per decoded file is checked by the route
  * (it answers VAL_FILE_TOO_LARGE, not a format error).
  */
-export const prontuarioCreateBody = closedObjectBlocking(
+export const prontuarioCreateBody = documented(closedObjectBlocking(
   {
     mensagem: z.string('Deve ser texto (HTML).').max(200_000, 'Deve ter no maximo 200000 caracteres.').nullable().optional(),
     anexos: z.array(anexoInput, 'Deve ser uma lista de anexos.').max(MAX_ANEXOS, `No maximo ${MAX_ANEXOS} anexos por requisicao.`).nullable().optional(),
     /** Default 1; `null` means "no value" (default), as in every optional field. */
-    exibir: z.preprocess((v) => (v === null ? undefined : v), z.union([z.literal(0), z.literal(1)], 'Valores aceitos: 0 ou 1.').optional()).optional(),
+    exibir: documented(
+      z.preprocess((v) => (v === null ? undefined : v), z.union([z.literal(0), z.literal(1)], 'Valores aceitos: 0 ou 1.').optional()),
+      { replace: { enum: [0, 1, null], default: 1, description: '1 = visivel ao paciente (default), 0 = oculto; null = default.' } },
+    ).optional(),
   },
   {
     rascunho: 'Campo bloqueado: prontuarios sao sempre gravados finalizados (rascunho = 0).',
@@ -83,6 +104,14 @@ export const prontuarioCreateBody = closedObjectBlocking(
   if (!temMensagem && !(b.anexos && b.anexos.length > 0)) {
     ctx.addIssue({ code: 'custom', path: ['mensagem'], message: 'Informe mensagem (mais de 3 caracteres) ou ao menos um anexo.' });
   }
+}), {
+  json: {
+    description: 'Uma mensagem (mais de 3 caracteres depois de remover os espacos das pontas) e/ou ao menos um anexo.',
+    anyOf: [
+      { required: ['mensagem'], properties: { mensagem: { type: 'string', pattern: trimmedLength(MENSAGEM_MIN_CHARS, null).pattern } } },
+      { required: ['anexos'], properties: { anexos: { type: 'array', minItems: 1 } } },
+    ],
+  },
 });
 
 // ---------------------------------------------------------------- responses

@@ -60,10 +60,20 @@ export interface JsonResponse<R extends z.ZodType> {
   status: 200 | 201;
   /** Schema of `data` (the envelope is added by the envelope plugin): anything it does not name is stripped. */
   data: R;
-  /** Adds `limit`, `offset`, `total`, `has_more` from the query and the backend's `meta.total`. */
+  /**
+   * A page of a list: `meta` has `limit`, `offset`, `total`, `has_more` (the default handler adds them from the query
+   * and the backend's `meta.total`; a handler of its own adds them itself).
+   */
   paginated?: boolean;
   /** `Location` header of a 201. */
   location?: (data: z.output<R>) => string;
+  /** What the handler adds to `meta` besides the envelope's own, pagination and write fields (OpenAPI; named in server/openapi/components.ts). */
+  meta?: z.ZodType[];
+  /**
+   * The GET that reads what a 201 created (OpenAPI `links`): its URL below /v1 and each of its path
+   * parameters as a runtime expression (`$response.body#/data/id`, `$request.path.id`).
+   */
+  read?: { url: string; parameters: Record<string, string> };
 }
 
 export interface RedirectResponse {

@@ -14,6 +14,7 @@ import {
   slotGroup,
   slotsQuery,
 } from '../../../contracts/schemas/agenda.ts';
+import { totalMeta } from '../../../contracts/schemas/envelope.ts';
 import { addMeta } from '../../http/envelope.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -59,7 +60,7 @@ export const agendaOperations = [
     tags,
     scope: 'agenda:read',
     query: slotsQuery,
-    response: { status: 200, data: z.array(slotGroup) },
+    response: { status: 200, data: z.array(slotGroup), meta: [totalMeta] },
     handler: async (ctx) => {
       const result = await ctx.backend.call(z.array(slotGroup), { method: 'GET', path: '/agenda/slots', query: ctx.query });
       addMeta(ctx.reply, { total: Number(result.meta.total ?? result.data.length) });
@@ -90,7 +91,12 @@ export const agendaOperations = [
     scope: 'agenda:write',
     idempotent: true,
     body: agendamentoCreateBody,
-    response: { status: 201, data: agendamentoDetail, location: (a) => `/v1/agenda/agendamentos/${a.id}` },
+    response: {
+      status: 201,
+      data: agendamentoDetail,
+      location: (a) => `/v1/agenda/agendamentos/${a.id}`,
+      read: { url: '/agenda/agendamentos/:id', parameters: { id: '$response.body#/data/id' } },
+    },
     errors: ['RES_NOT_FOUND', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'CONFLICT', 'DUPLICATE', 'BUSINESS_RULE'],
     example: { body: { agenda_config_id: 1, procedimento_id: 21, convenio_id: 0, data: '2026-12-01', hora_inicio: '09:00', paciente_id: 1 } },
   }),

@@ -11,6 +11,7 @@ import {
   unidadeItem,
   wholeCatalogQuery,
 } from '../../../contracts/schemas/catalogos.ts';
+import { catalogMeta, paginationMeta as paginationMetaSchema, totalMeta } from '../../../contracts/schemas/envelope.ts';
 import { paginationMeta } from '../../../contracts/schemas/params.ts';
 import { API_RELEASE } from '../../config.ts';
 import { addMeta } from '../../http/envelope.ts';
@@ -53,7 +54,7 @@ const catalog = <S extends z.ZodType>(url: string, summary: string, query: z.Zod
     scope: 'catalogos:read',
     cache: 'private-5min',
     query,
-    response: { status: 200, data: z.array(item) },
+    response: { status: 200, data: z.array(item), meta: paged ? [catalogMeta, paginationMetaSchema] : [catalogMeta, totalMeta] },
     handler: catalogHandler(url, item, paged),
     errors: [],
     example: example ? { query: example } : undefined,

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { ALL_SCOPES } from '../../../contracts/scopes.ts';
 import { API_RELEASE } from '../../config.ts';
+import { versionMeta } from '../../../contracts/schemas/envelope.ts';
 import { addMeta } from '../../http/envelope.ts';
 import { defineOperation } from '../operation.ts';
 
 const nullableId = z.number().int().positive().nullable();
 
-const capabilities = z.object({
+export const capabilities = z.object({
   version: z.string(),
   api_version: z.literal('v1'),
   escopos: z.array(z.string()),
@@ -48,7 +49,7 @@ export const configOperations = [
     tags: ['Saude'],
     public: true,
     cache: 'private-5min',
-    response: { status: 200, data: capabilities },
+    response: { status: 200, data: capabilities, meta: [versionMeta] },
     handler: async ({ backend, reply }) => {
       const settings = (await backend.call(settingsData, { method: 'GET', path: '/settings' })).data;
       addMeta(reply, { version: API_RELEASE });

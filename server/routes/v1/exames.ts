@@ -11,6 +11,7 @@ import {
   exameListQuery,
   storedObject,
 } from '../../../contracts/schemas/exames.ts';
+import { exameCreateMeta } from '../../../contracts/schemas/envelope.ts';
 import { paginationMeta } from '../../../contracts/schemas/params.ts';
 import { addMeta } from '../../http/envelope.ts';
 import { PRESIGNED_URL_SECONDS } from '../../storage/presigner.ts';
@@ -86,7 +87,13 @@ export const examesOperations = [
     // One exam file and one report PDF of the maximum size each.
     bodyLimit: fileBodyLimit(2),
     body: exameCreateBody,
-    response: { status: 201, data: exameCreated, location: (e) => `/v1/exames/${e.id}` },
+    response: {
+      status: 201,
+      data: exameCreated,
+      location: (e) => `/v1/exames/${e.id}`,
+      meta: [exameCreateMeta],
+      read: { url: '/exames/:id', parameters: { id: '$response.body#/data/id' } },
+    },
     handler: createExameHandler,
     errors: [
       'VAL_FILE_TOO_LARGE',

@@ -71,7 +71,7 @@ export const laudosOperations = [
     bodyLimit: fileBodyLimit(1),
     params: exameIdParams,
     body: laudoIngestBody,
-    response: { status: 201, data: laudoIngested, location: (l) => `/v1/laudos/${l.id}` },
+    response: { status: 201, data: laudoIngested, location: (l) => `/v1/laudos/${l.id}`, read: { url: '/laudos/:id', parameters: { id: '$response.body#/data/id' } } },
     handler: async ({ params, body, backend }) => {
       checkFileSizes([{ path: 'arquivo.base64', base64: body.arquivo.base64 }]);
       const result = await backend.call(laudoIngested, { method: 'POST', path: `/exames/${params.id}/laudo`, body });

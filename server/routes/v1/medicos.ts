@@ -7,6 +7,7 @@ import {
   medicoPatchBody,
   medicosListQuery,
 } from '../../../contracts/schemas/medicos.ts';
+import { catalogMeta, paginationMeta } from '../../../contracts/schemas/envelope.ts';
 import { defineOperation } from '../operation.ts';
 import { CATALOG_TAGS, catalogHandler } from './catalogos.ts';
 
@@ -24,7 +25,7 @@ export const medicosOperations = [
     scope: 'catalogos:read',
     cache: 'private-5min',
     query: medicosListQuery,
-    response: { status: 200, data: z.array(medicoListItem) },
+    response: { status: 200, data: z.array(medicoListItem), meta: [catalogMeta, paginationMeta] },
     handler: catalogHandler('/medicos', medicoListItem, true),
     errors: [],
     example: { query: { papel: 'LAUDO' } },
@@ -48,7 +49,7 @@ export const medicosOperations = [
     scope: 'medicos:write',
     idempotent: true,
     body: medicoCreateBody,
-    response: { status: 201, data: medicoDetail, location: (m) => `/v1/medicos/${m.id}` },
+    response: { status: 201, data: medicoDetail, location: (m) => `/v1/medicos/${m.id}`, read: { url: '/medicos/:id', parameters: { id: '$response.body#/data/id' } } },
     errors: [...WRITE_ERRORS],
     example: { body: { nome: 'Dra. Ana Souza', usuario: 'ana.souza', senha: 'troque-me', papeis: ['LAUDO'] } },
   }),

@@ -46,7 +46,12 @@ export const pacientesOperations = [
     scope: 'pacientes:write',
     idempotent: true,
     body: pacienteCreateBody,
-    response: { status: 201, data: pacienteDetailWrite, location: (p) => `/v1/pacientes/${p.id}` },
+    response: {
+      status: 201,
+      data: pacienteDetailWrite,
+      location: (p) => `/v1/pacientes/${p.id}`,
+      read: { url: '/pacientes/:id', parameters: { id: '$response.body#/data/id' } },
+    },
     errors: [...WRITE_ERRORS],
     example: { body: { nome: 'Maria da Silva', data_nascimento: '1985-03-14', sexo: 'FEM', celular: '11987654321' } },
   }),

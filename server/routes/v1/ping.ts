@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 export const PING_MAX_BODY_BYTES = 2048;
 const PING_KEYS = keySet(PING_REDACTED_KEYS);
 
-const pingData = z.object({
+export const pingData = z.object({
   ok: z.literal(true),
   service: z.string(),
   version: z.literal('v1'),

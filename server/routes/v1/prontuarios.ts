@@ -41,7 +41,7 @@ export const prontuariosOperations = [
     bodyLimit: fileBodyLimit(PRONTUARIO_BODY_FILES),
     params: prontuarioPacienteParams,
     body: prontuarioCreateBody,
-    response: { status: 201, data: prontuarioCriado },
+    response: { status: 201, data: prontuarioCriado, read: { url: '/pacientes/:id/prontuarios', parameters: { id: '$request.path.id' } } },
     handler: async (ctx) => {
       (ctx.body.anexos ?? []).forEach((anexo, i) => {
         if (decodedSize(anexo.base64) > MAX_FILE_BYTES) {

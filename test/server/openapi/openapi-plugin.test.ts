@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { operationErrorCodes } from '../../../server/openapi/openapi-plugin.ts';
+import { operationErrorCodes } from '../../../server/openapi/document.ts';
 
 /** Issue 9: OpenAPI 3.1 generated from the routes' own zod schemas, served without signing. */
 
@@ -10,6 +10,9 @@ let doc: any;
 
 /** `/v1/pacientes/:id` → `/v1/pacientes/{id}` (OpenAPI path templating). */
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+/** Follows a local `$ref` (`#/components/...`) to what it names. */
+const deref = (node: any): any => (node?.$ref ? deref(node.$ref.slice(2).split('/').reduce((at: any, key: string) => at?.[key], doc)) : node);
 
 beforeAll(async () => {
   stack = await startTestStack();
@@ -33,6 +36,7 @@ test('the HMAC scheme is described: the three headers and how the signature is c
   expect(Object.values(schemes).map((s: any) => s.name).sort()).toEqual(['X-API-Key', 'X-Signature', 'X-Timestamp']);
   expect(schemes.Signature.description).toContain('HMAC-SHA256');
   expect(schemes.Signature.description).toContain('line feed');
+  expect(schemes.Signature.description).toContain('a fixed value');
 });
 
 test('GET /openapi.yaml serves the same document as YAML', async () => {
@@ -68,13 +72,13 @@ test('each operation carries its scope, security, schemas, errors and example', 
       expect(documented.requestBody?.content?.['application/json']?.schema, label).toBeDefined();
       if (operation.example?.body !== undefined) expect(documented.requestBody.content['application/json'].example, label).toEqual(operation.example.body);
     }
-    const idem = documented.parameters?.find((p: any) => p.in === 'header' && p.name === 'idempotency-key');
+    const idem = documented.parameters?.map(deref).find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
     expect(Boolean(idem?.required), `${label} Idempotency-Key`).toBe(Boolean(operation.idempotent));
     // Response: the envelope around the operation's data schema (or the 302).
     const status = String(operation.response.status);
     expect(documented.responses[status], `${label} ${status}`).toBeDefined();
     if (status !== '302') {
-      const envelope = documented.responses[status].content['application/json'].schema;
+      const envelope = deref(documented.responses[status]).content['application/json'].schema;
       expect(envelope.properties.data, label).toBeDefined();
       expect(envelope.required).toEqual(['data', 'meta', 'error']);
     }
@@ -82,10 +86,12 @@ test('each operation carries its scope, security, schemas, errors and example', 
     const codes = operationErrorCodes(operation);
     expect(documented['x-error-codes'], label).toEqual(codes);
     for (const code of operation.errors) {
-      const listed = Object.values(documented.responses).some((r: any) => r.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum?.includes(code));
+      const listed = Object.values(documented.responses).some((r: any) =>
+        deref(r).content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum?.includes(code),
+      );
       expect(listed, `${label} lists ${code}`).toBe(true);
     }
-    expect(documented.responses['401'].description, label).toContain('AUTH_INVALID_SIGNATURE');
+    expect(deref(documented.responses['401']).description, label).toContain('AUTH_INVALID_SIGNATURE');
   }
 });
 
