@@ -115,6 +115,15 @@ export default fp<IdempotencyPluginOptions>(
       const reservation = store.reserve(requested, canonicalBodyHash(request.body, request.rawBody), undefined, request.id);
       switch (reservation.kind) {
         case 'conflict':
+          // The journal keeps both fingerprints (keyed HMACs, safe to show): the console lists conflicts with them.
+          request.auditDetail = {
+            idempotency_conflict: {
+              reason: reservation.reason,
+              idem_key: idemKey,
+              stored: reservation.stored,
+              sent_fingerprint: reservation.fingerprint,
+            },
+          };
           throw new ApiError(
             'IDEMPOTENCY_CONFLICT',
             reservation.reason === 'body' ? 'Idempotency-Key ja usada com um corpo diferente.' : 'Idempotency-Key ja usada em outra operacao.',

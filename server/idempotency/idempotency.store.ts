@@ -10,8 +10,11 @@ export type Reservation =
   | { kind: 'execute'; entry: OperationKey }
   /** `record.response_headers` and `record.response_body` hold the opened (plaintext) response. */
   | { kind: 'replay'; record: IdempotencyRecord }
-  /** `body`: same operation, another body; `operation`: the key is bound to another operation. */
-  | { kind: 'conflict'; reason: 'body' | 'operation' }
+  /**
+   * `body`: same operation, another body; `operation`: the key is bound to another operation. `stored`: the
+   * entry it conflicts with; `fingerprint`: this request's body fingerprint (the journal keeps both, issue 22).
+   */
+  | { kind: 'conflict'; reason: 'body' | 'operation'; stored: ConflictingEntry; fingerprint: string }
   | { kind: 'in_flight' };
 
 /**
@@ -39,6 +42,22 @@ export function operationIdentity(method: string, route: string, params: unknown
   const sorted = Object.fromEntries(Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return JSON.stringify([method, route, sorted]);
 }
+
+/** What the console's inspector shows of the entry a 422 conflicted with: no response, only metadata. */
+export interface ConflictingEntry {
+  method: string;
+  path: string;
+  /** HMAC fingerprint of the body the key was first used with. */
+  fingerprint: string;
+  request_id: string | null;
+}
+
+const conflictingEntry = (row: IdempotencyRecord): ConflictingEntry => ({
+  method: row.method,
+  path: row.path,
+  fingerprint: row.body_hash,
+  request_id: row.request_id,
+});
 
 export interface StoredResponse {
   status: number;
@@ -125,9 +144,9 @@ export class IdempotencyStore {
       // A row of an earlier release (no operation) answers only its own verb and raw path; it may share
       // its key with others of its time, written on other paths before keys were bound to one operation.
       const record = rows.find((row) => (row.operation === null ? row.method === op.method && row.path === op.path : row.operation === op.operation));
-      if (!record) return { kind: 'conflict', reason: 'operation' };
+      if (!record) return { kind: 'conflict', reason: 'operation', stored: conflictingEntry(rows[0]), fingerprint };
       const entry = entryOf(record);
-      if (record.body_hash !== fingerprint) return { kind: 'conflict', reason: 'body' };
+      if (record.body_hash !== fingerprint) return { kind: 'conflict', reason: 'body', stored: conflictingEntry(record), fingerprint };
       if (record.state === 'completed') return { kind: 'replay', record: this.opened(entry, record) };
       if (record.lease_until > now) return { kind: 'in_flight' };
       // Left in flight by a crash: its lease ran out, so this request takes it over, under the same row

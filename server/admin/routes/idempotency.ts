@@ -3,9 +3,21 @@ import { z } from 'zod';
 import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { guard, parseInput } from '../http.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../idempotency/idempotency-plugin.ts';
+import type { IdempotencyRecord } from '../../db/tables/idempotency-keys.ts';
 
 const keyParams = z.object({ id: z.coerce.number().int().positive() });
 const entryParams = keyParams.extend({ entry: z.string().min(1).max(2048) });
+const slugParams = z.object({ slug: z.string().min(1).max(63) });
+/** The header's own syntax (IDEMPOTENCY_KEY_PATTERN): anything else was never stored. */
+const searchQuery = z.object({
+  idem_key: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .pipe(z.string().regex(IDEMPOTENCY_KEY_PATTERN, 'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].').optional()),
+});
 
 /** An entry's state as an operator reads it; `stored_503` is a completed 503 the spec replays for 24 h. */
 export type IdempotencyEntryState = 'in_flight' | 'abandoned' | 'completed' | 'stored_503';
@@ -29,7 +41,81 @@ export interface IdempotencyEntryView {
   audit_id: number | null;
 }
 
+/** A live entry found by a clinic-wide search: which of the clinic's keys it belongs to. */
+export interface ClinicIdempotencyEntryView extends IdempotencyEntryView {
+  key: { id: number; label: string; api_key_masked: string; status: string };
+}
+
+/** One side of a conflict: the operation and the body fingerprint (an HMAC, safe to show). */
+export interface ConflictSide {
+  method: string;
+  path: string;
+  fingerprint: string | null;
+  request_id: string | null;
+  audit_id: number | null;
+}
+
+/**
+ * A request refused `422 IDEMPOTENCY_CONFLICT`, from the journal: the entry it met (`first`) and what it sent.
+ * Entries journaled before issue 22 carry no fingerprints: `first` then comes from the live entry if it is
+ * still there, and the sent fingerprint is null.
+ */
+export interface IdempotencyConflictView {
+  audit_id: number;
+  request_id: string;
+  ts: string;
+  idem_key: string | null;
+  /** `body`: same operation, another body; `operation`: the key was bound to another operation. */
+  reason: 'body' | 'operation' | null;
+  key: { id: number; label: string; api_key_masked: string; status: string } | null;
+  first: ConflictSide | null;
+  sent: ConflictSide;
+}
+
 const LIST_LIMIT = 200;
+/** Conflicts listed per search, newest first. */
+const CONFLICT_LIMIT = 100;
+/** A search by value reads at most the clinic's newest conflicts this many deep (they are rare; a bound all the same). */
+const CONFLICT_SCAN = 5000;
+
+type EntryRow = Pick<IdempotencyRecord, 'idem_key' | 'method' | 'path' | 'state' | 'status' | 'body_hash' | 'created_at' | 'expires_at' | 'lease_until' | 'request_id'>;
+const ENTRY_COLUMNS = ['idem_key', 'method', 'path', 'state', 'status', 'body_hash', 'created_at', 'expires_at', 'lease_until', 'request_id'] as const;
+
+function entryView(r: EntryRow, at: number, auditIds: Map<string, number>): IdempotencyEntryView {
+  return {
+    entry: encodeEntry(r),
+    idem_key: r.idem_key,
+    method: r.method,
+    path: r.path,
+    state: stateOf(r, at),
+    status: r.status,
+    fingerprint: r.body_hash,
+    created_at: new Date(r.created_at).toISOString(),
+    expires_at: new Date(r.expires_at).toISOString(),
+    lease_until: r.state === 'in_flight' ? new Date(r.lease_until).toISOString() : null,
+    request_id: r.request_id,
+    audit_id: r.request_id ? (auditIds.get(r.request_id) ?? null) : null,
+  };
+}
+
+interface ConflictDetail {
+  reason?: unknown;
+  idem_key?: unknown;
+  stored?: { method?: unknown; path?: unknown; fingerprint?: unknown; request_id?: unknown };
+  sent_fingerprint?: unknown;
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function parseJson(value: string | null): Record<string, unknown> | null {
+  if (!value) return null;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
 
 const encodeEntry = (row: { method: string; path: string; idem_key: string }): string =>
   Buffer.from(JSON.stringify([row.method, row.path, row.idem_key])).toString('base64url');
@@ -63,45 +149,135 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
     return { key, tenantSlug: tenant?.slug ?? null };
   };
 
+  /** request_id → audit row id, for the links (the API's entries only); flushes the writer first (read-your-writes). */
+  const auditIdsOf = async (requestIds: Array<string | null>): Promise<Map<string, number>> => {
+    const ids = [...new Set(requestIds.filter((r): r is string => r !== null))];
+    if (ids.length === 0) return new Map();
+    app.auditWriter.flush();
+    const rows = await deps.db.selectFrom('audit_log').select(['id', 'request_id']).where('request_id', 'in', ids).where('source', '=', 'api').execute();
+    return new Map(rows.map((a) => [a.request_id, a.id]));
+  };
+
   app.get('/keys/:id/idempotency', async (request) => {
     const { id } = parseInput(keyParams, request.params);
     const { key, tenantSlug } = await loadKey(request, id);
     const at = now();
     const rows = await deps.db
       .selectFrom('idempotency_keys')
-      .select(['idem_key', 'method', 'path', 'state', 'status', 'body_hash', 'created_at', 'expires_at', 'lease_until', 'request_id'])
+      .select([...ENTRY_COLUMNS])
       .where('chave_id', '=', id)
       .where('expires_at', '>', at)
       .orderBy('created_at', 'desc')
       .limit(LIST_LIMIT + 1)
       .execute();
     const page = rows.slice(0, LIST_LIMIT);
-    const requestIds = page.map((r) => r.request_id).filter((r): r is string => r !== null);
-    // Read-your-writes for the link: the audit row of a request that just answered may still be in the batch.
-    if (requestIds.length > 0) app.auditWriter.flush();
-    const audits =
-      requestIds.length === 0
-        ? []
-        : await deps.db.selectFrom('audit_log').select(['id', 'request_id']).where('request_id', 'in', requestIds).where('source', '=', 'api').execute();
-    const auditIds = new Map(audits.map((a) => [a.request_id, a.id]));
-    const items: IdempotencyEntryView[] = page.map((r) => ({
-      entry: encodeEntry(r),
-      idem_key: r.idem_key,
-      method: r.method,
-      path: r.path,
-      state: stateOf(r, at),
-      status: r.status,
-      fingerprint: r.body_hash,
-      created_at: new Date(r.created_at).toISOString(),
-      expires_at: new Date(r.expires_at).toISOString(),
-      lease_until: r.state === 'in_flight' ? new Date(r.lease_until).toISOString() : null,
-      request_id: r.request_id,
-      audit_id: r.request_id ? (auditIds.get(r.request_id) ?? null) : null,
-    }));
+    const auditIds = await auditIdsOf(page.map((r) => r.request_id));
     return {
       key: { id: key.id, api_key_masked: key.api_key_masked, label: key.label, status: key.status, tenant_slug: tenantSlug },
-      items,
+      items: page.map((r) => entryView(r, at, auditIds)),
       truncated: rows.length > LIST_LIMIT,
+    };
+  });
+
+  /**
+   * A clinic's idempotency at a glance (issue 22 § 5): with `idem_key`, the live entries of that
+   * Idempotency-Key under any of the clinic's keys (revoked ones included: their entries live on); and
+   * the requests refused 422 IDEMPOTENCY_CONFLICT, from the journal, each with both body fingerprints.
+   */
+  app.get('/tenants/:slug/idempotency', async (request) => {
+    const { slug } = parseInput(slugParams, request.params);
+    const { idem_key: idemKey } = parseInput(searchQuery, request.query);
+    const tenant = await deps.tenants.get(slug);
+    if (!tenant) throw notFound();
+    const keys = new Map((await guard(() => deps.keys.list(slug))).map((k) => [k.id, { id: k.id, label: k.label, api_key_masked: k.api_key_masked, status: k.status }]));
+    const at = now();
+
+    // The primary key starts with (chave_id, idem_key): one lookup per key of the clinic.
+    const entryRows =
+      idemKey === undefined || keys.size === 0
+        ? []
+        : await deps.db
+            .selectFrom('idempotency_keys')
+            .select(['chave_id', ...ENTRY_COLUMNS])
+            .where('chave_id', 'in', [...keys.keys()])
+            .where('idem_key', '=', idemKey)
+            .where('expires_at', '>', at)
+            .orderBy('created_at', 'desc')
+            .limit(LIST_LIMIT)
+            .execute();
+
+    app.auditWriter.flush();
+    // The clinic's newest conflicts (the partial error-code index, newest id first), then the search's value.
+    const newest = deps.db
+      .selectFrom('audit_log')
+      .select(['id', 'request_id', 'ts', 'chave_id', 'method', 'path', 'detail', 'request_headers', 'error_message'])
+      .where('error_code', '=', 'IDEMPOTENCY_CONFLICT')
+      .where('tenant_id', '=', tenant.id)
+      .orderBy('id', 'desc')
+      .limit(idemKey === undefined ? CONFLICT_LIMIT + 1 : CONFLICT_SCAN);
+    const scanned = await newest.execute();
+    const conflictRows = scanned
+      .map((row) => {
+        const detail = (parseJson(row.detail)?.idempotency_conflict ?? null) as ConflictDetail | null;
+        const headers = parseJson(row.request_headers);
+        return { row, detail, idem: text(detail?.idem_key) ?? text(headers?.['idempotency-key']) };
+      })
+      .filter((c) => idemKey === undefined || c.idem === idemKey);
+    const conflicts = conflictRows.slice(0, CONFLICT_LIMIT);
+
+    // Earlier conflicts recorded no fingerprint: the entry they met, when it is still live, gives the first side.
+    const live = new Map<string, EntryRow & { chave_id: number }>();
+    for (const r of entryRows) live.set(`${r.chave_id} ${r.idem_key}`, r);
+    const missing = conflicts.filter((c) => !c.detail?.stored && c.idem && c.row.chave_id && !live.has(`${c.row.chave_id} ${c.idem}`));
+    for (const c of missing) {
+      const found = await deps.db
+        .selectFrom('idempotency_keys')
+        .select(['chave_id', ...ENTRY_COLUMNS])
+        .where('chave_id', '=', c.row.chave_id!)
+        .where('idem_key', '=', c.idem!)
+        .where('expires_at', '>', at)
+        .executeTakeFirst();
+      if (found) live.set(`${found.chave_id} ${found.idem_key}`, found);
+    }
+
+    const auditIds = await auditIdsOf([
+      ...entryRows.map((r) => r.request_id),
+      ...conflicts.map((c) => text(c.detail?.stored?.request_id)),
+      ...[...live.values()].map((r) => r.request_id),
+    ]);
+    const conflictViews: IdempotencyConflictView[] = conflicts.map(({ row, detail, idem }) => {
+      const stored = detail?.stored;
+      const fallback = idem && row.chave_id ? live.get(`${row.chave_id} ${idem}`) : undefined;
+      const firstRequest = stored ? text(stored.request_id) : (fallback?.request_id ?? null);
+      const reason = text(detail?.reason) ?? (row.error_message?.includes('outra operacao') ? 'operation' : row.error_message?.includes('corpo') ? 'body' : null);
+      return {
+        audit_id: row.id,
+        request_id: row.request_id,
+        ts: row.ts,
+        idem_key: idem,
+        reason: reason === 'body' || reason === 'operation' ? reason : null,
+        key: row.chave_id ? (keys.get(row.chave_id) ?? null) : null,
+        first:
+          stored || fallback
+            ? {
+                method: (stored ? text(stored.method) : fallback?.method) ?? '',
+                path: (stored ? text(stored.path) : fallback?.path) ?? '',
+                fingerprint: stored ? text(stored.fingerprint) : (fallback?.body_hash ?? null),
+                request_id: firstRequest,
+                audit_id: firstRequest ? (auditIds.get(firstRequest) ?? null) : null,
+              }
+            : null,
+        sent: { method: row.method, path: row.path, fingerprint: text(detail?.sent_fingerprint), request_id: row.request_id, audit_id: row.id },
+      };
+    });
+
+    return {
+      tenant: { slug: tenant.slug, nome: tenant.nome },
+      idem_key: idemKey ?? null,
+      entries: entryRows.map((r): ClinicIdempotencyEntryView => ({ ...entryView(r, at, auditIds), key: keys.get(r.chave_id)! })),
+      conflicts: conflictViews,
+      // More than listed, or (a search) older conflicts beyond the newest CONFLICT_SCAN were not read.
+      conflicts_truncated: conflictRows.length > CONFLICT_LIMIT || (idemKey !== undefined && scanned.length === CONFLICT_SCAN),
     };
   });
 

@@ -114,6 +114,92 @@ describe('idempotency inspector', () => {
   });
 });
 
+describe('idempotency across a clinic (issue 22 § 5)', () => {
+  const search = (slug: string, idemKey?: string) =>
+    client.call('GET', `/admin/api/tenants/${slug}/idempotency${idemKey === undefined ? '' : `?idem_key=${encodeURIComponent(idemKey)}`}`);
+  const patient = (nome: string) => ({ nome, data_nascimento: '1990-01-01', sexo: 'FEM' });
+
+  it('finds an Idempotency-Key value under any of the clinic’s keys (revoked ones too), and not another clinic’s', async () => {
+    const a = await stack.newKey();
+    const b = await stack.newKey();
+    await stack.createTenant('outra-clinica-idem');
+    const other = await stack.newKey({ tenant: 'outra-clinica-idem' });
+    const idem = `busca-${randomUUID()}`;
+    for (const [creds, nome] of [[a, 'Paciente Busca A'], [b, 'Paciente Busca B'], [other, 'Paciente Busca Outra']] as const) {
+      const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient(nome), idempotencyKey: idem }, creds);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    // A key of the clinic used with another value: not found by this one.
+    expect((await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient('Paciente Outra Chave'), idempotencyKey: `${idem}-x` }, a)).status).toBe(201);
+    await stack.keys.revoke(b.chaveId);
+
+    const res = await search(stack.tenantSlug, idem);
+    expect(res.status).toBe(200);
+    expect(res.body.data.tenant).toEqual({ slug: stack.tenantSlug, nome: 'Clinica Teste' });
+    const entries = res.body.data.entries as any[];
+    expect(entries.map((e) => e.key.id).sort()).toEqual([a.chaveId, b.chaveId].sort());
+    for (const e of entries) {
+      expect(e).toMatchObject({ idem_key: idem, method: 'POST', path: '/v1/pacientes', state: 'completed', status: 201, audit_id: expect.any(Number) });
+      expect(e.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    }
+    expect(entries.find((e) => e.key.id === b.chaveId).key.status).toBe('revoked');
+    // Metadata only.
+    expect(res.text).not.toMatch(/PACIENTE BUSCA/i);
+
+    const elsewhere = (await search('outra-clinica-idem', idem)).body.data.entries as any[];
+    expect(elsewhere.map((e) => e.key.id)).toEqual([other.chaveId]);
+    expect(((await search(stack.tenantSlug, 'nao-usada')).body.data.entries as any[])).toEqual([]);
+  });
+
+  it('lists 422 IDEMPOTENCY_CONFLICT refusals with both bodies’ fingerprints, the first request linked, by value and clinic-wide', async () => {
+    const key = await stack.newKey();
+    const idem = `conflito-${randomUUID()}`;
+    const first = await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito'), idempotencyKey: idem }, key);
+    expect(first.status).toBe(201);
+    const conflict = await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito Outro Corpo'), idempotencyKey: idem }, key);
+    expect(conflict.status).toBe(422);
+    expect(conflict.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    // The same key on another operation.
+    const elsewhere = await stack.call({ method: 'POST', path: `/v1/pacientes/${first.body.data.id}/prontuarios`, body: { mensagem: 'Retorno em 30 dias' }, idempotencyKey: idem }, key);
+    expect(elsewhere.status).toBe(422);
+    // The same body again is a replay, not a conflict.
+    expect((await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito'), idempotencyKey: idem }, key)).status).toBe(201);
+
+    const res = await search(stack.tenantSlug, idem);
+    expect(res.status).toBe(200);
+    const [entry] = res.body.data.entries as any[];
+    const conflicts = res.body.data.conflicts as any[];
+    expect(conflicts.map((c) => c.request_id)).toEqual([elsewhere.body.meta.request_id, conflict.body.meta.request_id]);
+    const [onOperation, onBody] = conflicts;
+    expect(onBody).toMatchObject({
+      idem_key: idem,
+      reason: 'body',
+      key: { id: key.chaveId },
+      first: { method: 'POST', path: '/v1/pacientes', fingerprint: entry.fingerprint, request_id: first.body.meta.request_id, audit_id: entry.audit_id },
+      sent: { method: 'POST', path: '/v1/pacientes', fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), request_id: conflict.body.meta.request_id },
+    });
+    // Two bodies, two fingerprints; the journal row of the refusal is linked.
+    expect(onBody.sent.fingerprint).not.toBe(onBody.first.fingerprint);
+    const journal = await client.call('GET', `/admin/api/audit/${onBody.audit_id}`);
+    expect(journal.body.data).toMatchObject({ status: 422, error_code: 'IDEMPOTENCY_CONFLICT', chave_id: key.chaveId });
+    expect(onOperation).toMatchObject({ reason: 'operation', first: { path: '/v1/pacientes' }, sent: { path: `/v1/pacientes/${first.body.data.id}/prontuarios` } });
+
+    // Without a value: the clinic's newest conflicts, these among them; another clinic sees none of them.
+    const all = (await search(stack.tenantSlug)).body.data;
+    expect(all.entries).toEqual([]);
+    expect((all.conflicts as any[]).slice(0, 2).map((c) => c.request_id)).toEqual([elsewhere.body.meta.request_id, conflict.body.meta.request_id]);
+    await stack.createTenant('clinica-sem-conflito').catch(() => undefined);
+    expect((await search('clinica-sem-conflito')).body.data.conflicts).toEqual([]);
+  });
+
+  it('refuses a value the header could never carry, and an unknown clinic', async () => {
+    const bad = await search(stack.tenantSlug, 'com espaco');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('VAL_INVALID_PARAM');
+    expect((await search('nao-existe', 'x')).status).toBe(404);
+  });
+});
+
 describe('audit detail: the journal fields', () => {
   it('returns error message, response body and request headers parsed, without X-Signature', async () => {
     const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Y' }, idempotencyKey: randomUUID() });
