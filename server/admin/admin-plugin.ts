@@ -21,6 +21,7 @@ import { ApplianceClock } from '../clock.ts';
 import operatorTokenRoutes from './routes/operator-tokens.ts';
 import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
+import playgroundRoutes from './routes/playground.ts';
 import { authenticateOperatorToken, OperatorTokenStore } from './operator-tokens.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import type { AuditStorageStatus } from '../audit/audit-retention.ts';
@@ -170,6 +171,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
   await app.register(operatorTokenRoutes, deps);
   await app.register(automationRoutes, deps);
   await app.register(idempotencyRoutes, deps);
+  await app.register(playgroundRoutes, deps);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
