@@ -22,7 +22,7 @@ export interface IssuedDemoKey {
 export interface DemoCredentials {
   gateway_url: string;
   console_url: string;
-  operator: { username: string; password: string };
+  operator: { username: string; password: string; role: 'admin' };
   keys: Record<string, IssuedDemoKey>;
 }
 
@@ -91,7 +91,8 @@ export async function bootstrapFirstStart(
       if (config.logLevel !== 'silent') console.warn(`warning: no first-start copy of ${tenant.slug} (tenants reset will refuse it): ${error instanceof Error ? error.message : String(error)}`);
     });
   }
-  const operator = await ensureOperator(stack.gatewayDb.db, config.operator.username, config.operator.password);
+  // The first operator is an admin: it adds the others (Operators screen, `operators add`).
+  const operator = await ensureOperator(stack.gatewayDb.db, config.operator.username, config.operator.password, 'admin');
   const keys: Record<string, IssuedDemoKey> = {};
   const issue = async (name: string, clinica: string, escopos: Scope[], medicoId = 0, label = name) => {
     const issued = await stack.keys.create({ tenantSlug: clinica, scopes: escopos, medicoId, label });
@@ -108,6 +109,7 @@ export async function bootstrapFirstStart(
     operator: {
       username: config.operator.username,
       password: operator.generatedPassword ?? '(set by OPERATOR_PASSWORD)',
+      role: 'admin',
     },
     keys,
   };

@@ -9,7 +9,7 @@ import { consoleAuditEntryFromRequest, type ConsoleAuditSink } from './console-a
 import { journalUnavailable } from '../audit/audit-plugin.ts';
 import { errorEnvelope } from '../http/envelope.ts';
 import { csrfMatches, DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.ts';
-import { DEFAULT_LOCKOUT, type LockoutPolicy } from './operators.ts';
+import { DEFAULT_LOCKOUT, enforceRole, tokenOperatorRole, type LockoutPolicy } from './operators.ts';
 import authRoutes from './routes/auth.ts';
 import tenantRoutes from './routes/tenants.ts';
 import keyRoutes from './routes/keys.ts';
@@ -19,6 +19,7 @@ import storageFaultRoutes from './routes/storage-faults.ts';
 import clockRoutes from './routes/clock.ts';
 import { ApplianceClock } from '../clock.ts';
 import operatorTokenRoutes from './routes/operator-tokens.ts';
+import operatorRoutes from './routes/operators.ts';
 import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
@@ -131,7 +132,11 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.adminPublic) return;
     // Automation routes: an operator API token instead of the session; no cookie is involved, so no CSRF either.
-    if (request.routeOptions.config?.operatorToken) return authenticateOperatorToken(request, operatorTokens);
+    if (request.routeOptions.config?.operatorToken) {
+      await authenticateOperatorToken(request, operatorTokens);
+      // A token acts as its issuing operator: that operator's role and state now, not when it was issued.
+      return enforceRole(request, await tokenOperatorRole(options.db, request.adminAuditOperatorId));
+    }
     const token = request.cookies[SESSION_COOKIE];
     const active = await sessions.resolve(token);
     if (!active || !token) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Sessao ausente ou expirada. Entre novamente.');
@@ -139,6 +144,8 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     if (!SAFE_METHODS.has(request.method) && !csrfMatches(token, headerValue(request.headers[CSRF_HEADER]))) {
       throw new ApiError('ADMIN_CSRF_INVALID', 'Token CSRF ausente ou invalido.');
     }
+    // Roles (issue 22): a viewer reads; writes need an admin unless the route says otherwise (config.role).
+    enforceRole(request, active.role);
   });
 
   // Committed before the answer leaves, like the API's entries; an action whose entry cannot be
@@ -172,6 +179,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
   await app.register(automationRoutes, deps);
   await app.register(idempotencyRoutes, deps);
   await app.register(playgroundRoutes, deps);
+  await app.register(operatorRoutes, deps);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -149,3 +149,62 @@ export const unattributedQuerySchema = z.object({
   limit: optionalInt(1, 200).transform((v) => v ?? 50),
 });
 export type UnattributedQuery = z.infer<typeof unattributedQuerySchema>;
+
+/**
+ * Operator accounts (issue 22 § 6). `admin`: everything. `viewer`: reads only — the journal, the keys list
+ * (masked), clinics, faults — never a secret, never a write; it may sign out and change its own password.
+ */
+export const OPERATOR_ROLES = ['admin', 'viewer'] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+export const operatorRoleSchema = z.enum(OPERATOR_ROLES, { error: 'Papel invalido: use admin ou viewer.' });
+
+/** Lowercase letters, digits, dot, hyphen and underscore; starts with a letter or digit. */
+export const OPERATOR_USERNAME_REGEX = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/** A password an operator chooses: long enough to be out of reach of the lockout's online guessing. */
+export const OPERATOR_PASSWORD_MIN = 12;
+
+const newPassword = z
+  .string()
+  .min(OPERATOR_PASSWORD_MIN, `A senha precisa de ao menos ${OPERATOR_PASSWORD_MIN} caracteres.`)
+  .max(200, 'No maximo 200 caracteres.');
+
+/** `POST /operators`: the password is generated and shown once in the answer. */
+export const createOperatorSchema = z
+  .object({
+    username: z.string().trim().regex(OPERATOR_USERNAME_REGEX, 'Use 1-64 letras minusculas, digitos, ponto, hifen ou sublinhado.'),
+    role: operatorRoleSchema,
+  })
+  .strict();
+export type CreateOperatorInput = z.infer<typeof createOperatorSchema>;
+
+/** `PATCH /operators/:id`: role and/or enabled. */
+export const updateOperatorSchema = z
+  .object({ role: operatorRoleSchema.optional(), disabled: z.boolean().optional() })
+  .strict()
+  .refine((v) => v.role !== undefined || v.disabled !== undefined, { message: 'Nada para alterar.' });
+export type UpdateOperatorInput = z.infer<typeof updateOperatorSchema>;
+
+/** `POST /auth/password`: your own password, the current one required. */
+export const changePasswordSchema = z
+  .object({
+    current_password: z.string().min(1, 'Informe a senha atual.').max(200),
+    new_password: newPassword,
+  })
+  .strict()
+  .refine((v) => v.new_password !== v.current_password, { message: 'A nova senha deve ser diferente da atual.', path: ['new_password'] });
+export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
+
+/** An operator account as the console API shows it (never a hash). */
+export interface OperatorView {
+  id: number;
+  username: string;
+  role: OperatorRole;
+  status: 'active' | 'disabled';
+  created_at: string;
+  disabled_at: string | null;
+  password_changed_at: string | null;
+  /** Live console sessions (not expired). */
+  sessions: number;
+  /** Active operator tokens it issued (not revoked, not expired). */
+  tokens: number;
+}

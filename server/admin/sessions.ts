@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { GatewayDb } from '../db/database.ts';
+import type { OperatorRole } from './schemas.ts';
 
 export interface SessionPolicy {
   /** Sliding idle timeout. */
@@ -14,6 +15,8 @@ export interface ActiveSession {
   tokenHash: string;
   operatorId: number;
   username: string;
+  /** Read from the operator's row on every request: a role change applies to live sessions at once. */
+  role: OperatorRole;
   createdAt: string;
   expiresAt: string;
 }
@@ -74,13 +77,16 @@ export class SessionStore {
         'operator_sessions.last_seen_at',
         'operator_sessions.expires_at',
         'operators.username',
+        'operators.role',
+        'operators.disabled_at',
       ])
       .where('operator_sessions.token_hash', '=', tokenHash)
       .executeTakeFirst();
     if (!row) return undefined;
     const now = this.now();
     const hardEnd = Date.parse(row.created_at) + this.policy.absoluteMs;
-    if (Date.parse(row.expires_at) <= now || hardEnd <= now) {
+    // Disabling an operator deletes its sessions; a row that survived (written meanwhile) ends here.
+    if (Date.parse(row.expires_at) <= now || hardEnd <= now || row.disabled_at !== null) {
       await this.db.deleteFrom('operator_sessions').where('token_hash', '=', tokenHash).execute();
       return undefined;
     }
@@ -94,7 +100,7 @@ export class SessionStore {
         .where('token_hash', '=', tokenHash)
         .execute();
     }
-    return { tokenHash, operatorId: row.operator_id, username: row.username, createdAt: row.created_at, expiresAt };
+    return { tokenHash, operatorId: row.operator_id, username: row.username, role: row.role, createdAt: row.created_at, expiresAt };
   }
 
   async destroy(token: string): Promise<void> {

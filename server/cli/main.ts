@@ -8,6 +8,7 @@ import { TenantServiceError } from '../tenants/tenants.service.ts';
 import { resetTenant } from '../tenants/tenant-reset.ts';
 import { AUDIT_FLAG_GONE, confirmReset, describeReset, explainResetFailure, resetRefusalFor, type ResetCliOptions } from './tenant-reset.ts';
 import { addClockCommands } from './clock.ts';
+import { addOperatorCommands } from './operators.ts';
 import { journalCliAction } from './journal.ts';
 import { ApplianceClock } from '../clock.ts';
 import { OperatorTokenStore, type TokenTenants } from '../admin/operator-tokens.ts';
@@ -319,11 +320,14 @@ export function buildCli(): Command {
       const username = opts.operator ?? loadConfig().operator.username;
       const issued = await withServices(async (s) => {
         const db = s.gatewayDb.db;
-        const operator = await db.selectFrom('operators').select('id').where('username', '=', username).executeTakeFirst();
+        const operator = await db.selectFrom('operators').select(['id', 'role', 'disabled_at']).where('username', '=', username).executeTakeFirst();
         if (!operator) {
           const names = (await db.selectFrom('operators').select('username').orderBy('username').execute()).map((o) => o.username);
           throw new UsageError(`operator "${username}" does not exist (--operator, or OPERATOR_USERNAME); operators: ${names.length ? listed(names) : '(none yet: `npm start` creates the first)'}`);
         }
+        // A token acts as its operator, and the automation routes all write: a viewer's token could do nothing.
+        if (operator.disabled_at !== null) throw new UsageError(`operator "${username}" is disabled (\`operators enable ${username}\`)`);
+        if (operator.role !== 'admin') throw new UsageError(`operator "${username}" is a viewer: operator tokens are issued under an admin (--operator)`);
         const requested: TokenTenants = opts.allTenants ? ALL_TENANTS : [...new Set(named)];
         if (requested !== ALL_TENANTS) {
           const known = new Set((await s.tenants.list()).map((t) => t.slug));
@@ -399,6 +403,7 @@ export function buildCli(): Command {
       info(`operator token ${view.id} (${view.prefix}) revoked`);
     });
   addClockCommands(program);
+  addOperatorCommands(program);
   return program;
 }
 

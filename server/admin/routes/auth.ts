@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { parseInput } from '../http.ts';
-import { attemptLogin } from '../operators.ts';
-import { loginSchema } from '../schemas.ts';
+import { attemptLogin, changeOwnPassword } from '../operators.ts';
+import { changePasswordSchema, loginSchema } from '../schemas.ts';
+import { REDACTED } from '../../http/redact.ts';
 import { csrfTokenFor } from '../sessions.ts';
 
 export default async function authRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
@@ -36,13 +37,14 @@ export default async function authRoutes(app: FastifyInstance, deps: AdminDeps):
     });
     deps.setSessionCookie(request, reply, created.token);
     return {
-      operator: { id: outcome.operator.id, username: outcome.operator.username },
+      operator: { id: outcome.operator.id, username: outcome.operator.username, role: outcome.operator.role },
       csrf_token: csrfTokenFor(created.token),
       expires_at: created.expiresAt,
     };
   });
 
-  app.post('/auth/logout', { config: { consoleAction: 'auth.logout' } }, async (request, reply) => {
+  // Every operator may sign out and change their own password (role: viewer): these are its only writes.
+  app.post('/auth/logout', { config: { consoleAction: 'auth.logout', role: 'viewer' } }, async (request, reply) => {
     await deps.sessions.destroy(request.adminSession!.token);
     deps.clearSessionCookie(request, reply);
     return { logged_out: true };
@@ -51,9 +53,28 @@ export default async function authRoutes(app: FastifyInstance, deps: AdminDeps):
   app.get('/auth/session', async (request) => {
     const s = request.adminSession!;
     return {
-      operator: { id: s.operatorId, username: s.username },
+      operator: { id: s.operatorId, username: s.username, role: s.role },
       csrf_token: csrfTokenFor(s.token),
       expires_at: s.expiresAt,
     };
+  });
+
+  // Your own password: the current one is required, checked under the login lockout. The other sessions
+  // of the operator end; this one stays.
+  app.post('/auth/password', { config: { consoleAction: 'operator.password.change', role: 'viewer' } }, async (request) => {
+    const body = request.body;
+    // The journal keeps request bodies: neither password may reach it, even in a refused attempt.
+    if (body && typeof body === 'object') request.body = Object.fromEntries(Object.keys(body).map((name) => [name, REDACTED]));
+    const input = parseInput(changePasswordSchema, body);
+    const s = request.adminSession!;
+    request.adminAudit = { detail: { operator: s.username } };
+    const { sessionsEnded } = await changeOwnPassword(
+      deps.db,
+      { operatorId: s.operatorId, currentPassword: input.current_password, newPassword: input.new_password, clientIp: request.ip, keepTokenHash: s.tokenHash },
+      deps.lockout,
+      deps.now,
+    );
+    request.adminAudit = { detail: { operator: s.username, other_sessions_ended: sessionsEnded } };
+    return { changed: true, other_sessions_ended: sessionsEnded };
   });
 }

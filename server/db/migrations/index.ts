@@ -11,6 +11,7 @@ import * as m016 from './2026-11-25-016-journal-budget.ts';
 import * as m017 from './2026-11-25-017-operator-token-scope.ts';
 import * as m018 from './2026-11-25-018-idempotency-operation.ts';
 import * as m019 from './2026-11-25-019-audit-arrival-order.ts';
+import * as m020 from './2026-11-25-020-operator-roles.ts';
 
 /** Date-prefixed, applied in name order by Kysely's Migrator. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-017-operator-token-scope': m017,
   '2026-11-25-018-idempotency-operation': m018,
   '2026-11-25-019-audit-arrival-order': m019,
+  '2026-11-25-020-operator-roles': m020,
 };

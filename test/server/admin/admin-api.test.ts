@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
@@ -27,46 +28,57 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Every console API route: none may answer without a session, none may change state without CSRF. */
-const ROUTES: Array<[string, string, unknown?]> = [
-  ['POST', '/admin/api/auth/logout'],
-  ['GET', '/admin/api/auth/session'],
-  ['GET', '/admin/api/tenants'],
-  ['POST', '/admin/api/tenants', { slug: 'nova', nome: 'Nova' }],
-  ['GET', '/admin/api/tenants/clinica-teste/settings'],
-  ['PATCH', '/admin/api/tenants/clinica-teste/settings', { cpf_obrigatorio: true }],
-  ['GET', '/admin/api/tenants/clinica-teste/medicos'],
-  ['GET', '/admin/api/tenants/clinica-teste/unidades'],
-  ['GET', '/admin/api/tenants/clinica-teste/convenios'],
-  ['GET', '/admin/api/tenants/clinica-teste/keys'],
-  ['POST', '/admin/api/tenants/clinica-teste/keys', { scopes: ['exames:read'] }],
-  ['GET', '/admin/api/keys/1'],
-  ['PATCH', '/admin/api/keys/1', { label: 'x' }],
-  ['POST', '/admin/api/keys/1/rotate'],
-  ['POST', '/admin/api/keys/1/revoke'],
-  ['GET', '/admin/api/keys/1/idempotency'],
+/**
+ * Every console API route: none may answer without a session, none may change state without CSRF, and
+ * each says what a viewer may do with it (issue 22): `read` — a viewer is served; `admin` — a viewer gets
+ * 403 ADMIN_FORBIDDEN. Writes a viewer may make (sign out, its own password) are `read` too: they are its own.
+ */
+type ViewerAccess = 'read' | 'admin';
+const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
+  ['POST', '/admin/api/auth/logout', undefined, 'read'],
+  ['GET', '/admin/api/auth/session', undefined, 'read'],
+  ['POST', '/admin/api/auth/password', { current_password: 'not-the-password', new_password: 'a-new-long-password' }, 'read'],
+  ['GET', '/admin/api/tenants', undefined, 'read'],
+  ['POST', '/admin/api/tenants', { slug: 'nova', nome: 'Nova' }, 'admin'],
+  ['GET', '/admin/api/tenants/clinica-teste/settings', undefined, 'read'],
+  ['PATCH', '/admin/api/tenants/clinica-teste/settings', { cpf_obrigatorio: true }, 'admin'],
+  ['GET', '/admin/api/tenants/clinica-teste/medicos', undefined, 'read'],
+  ['GET', '/admin/api/tenants/clinica-teste/unidades', undefined, 'read'],
+  ['GET', '/admin/api/tenants/clinica-teste/convenios', undefined, 'read'],
+  ['GET', '/admin/api/tenants/clinica-teste/keys', undefined, 'read'],
+  ['POST', '/admin/api/tenants/clinica-teste/keys', { scopes: ['exames:read'] }, 'admin'],
+  ['GET', '/admin/api/keys/1', undefined, 'read'],
+  ['PATCH', '/admin/api/keys/1', { label: 'x' }, 'admin'],
+  ['POST', '/admin/api/keys/1/rotate', undefined, 'admin'],
+  ['POST', '/admin/api/keys/1/revoke', undefined, 'admin'],
+  ['GET', '/admin/api/keys/1/idempotency', undefined, 'read'],
   // `:entry` stays literal in the table's route name; as a request it is just an unknown entry.
-  ['DELETE', '/admin/api/keys/1/idempotency/:entry'],
-  ['GET', '/admin/api/audit'],
-  ['GET', '/admin/api/audit/storage'],
-  ['GET', '/admin/api/audit/unattributed'],
-  ['GET', '/admin/api/audit/1'],
-  ['GET', '/admin/api/faults'],
-  ['POST', '/admin/api/faults', { path: '/v1/pacientes*', kind: 'http500' }],
-  ['DELETE', '/admin/api/faults/1'],
-  ['DELETE', '/admin/api/faults'],
-  ['GET', '/admin/api/storage-faults'],
-  ['POST', '/admin/api/storage-faults', { failure_rate: 1 }],
-  ['DELETE', '/admin/api/storage-faults/1'],
-  ['DELETE', '/admin/api/storage-faults'],
-  ['POST', '/admin/api/tenants/clinica-teste/reset', {}],
-  ['GET', '/admin/api/tenant-reset-policy'],
-  ['GET', '/admin/api/operator-tokens'],
-  ['POST', '/admin/api/operator-tokens', { label: 'x', tenants: '*' }],
-  ['POST', '/admin/api/operator-tokens/1/revoke'],
-  ['GET', '/admin/api/clock'],
-  ['PUT', '/admin/api/clock', { advance_seconds: 60 }],
-  ['DELETE', '/admin/api/clock'],
+  ['DELETE', '/admin/api/keys/1/idempotency/:entry', undefined, 'admin'],
+  ['GET', '/admin/api/audit', undefined, 'read'],
+  ['GET', '/admin/api/audit/storage', undefined, 'read'],
+  ['GET', '/admin/api/audit/unattributed', undefined, 'read'],
+  ['GET', '/admin/api/audit/1', undefined, 'read'],
+  ['GET', '/admin/api/faults', undefined, 'read'],
+  ['POST', '/admin/api/faults', { path: '/v1/pacientes*', kind: 'http500' }, 'admin'],
+  ['DELETE', '/admin/api/faults/1', undefined, 'admin'],
+  ['DELETE', '/admin/api/faults', undefined, 'admin'],
+  ['GET', '/admin/api/storage-faults', undefined, 'read'],
+  ['POST', '/admin/api/storage-faults', { failure_rate: 1 }, 'admin'],
+  ['DELETE', '/admin/api/storage-faults/1', undefined, 'admin'],
+  ['DELETE', '/admin/api/storage-faults', undefined, 'admin'],
+  ['POST', '/admin/api/tenants/clinica-teste/reset', {}, 'admin'],
+  ['GET', '/admin/api/tenant-reset-policy', undefined, 'read'],
+  ['GET', '/admin/api/operator-tokens', undefined, 'read'],
+  ['POST', '/admin/api/operator-tokens', { label: 'x', tenants: '*' }, 'admin'],
+  ['POST', '/admin/api/operator-tokens/1/revoke', undefined, 'admin'],
+  ['GET', '/admin/api/clock', undefined, 'read'],
+  ['PUT', '/admin/api/clock', { advance_seconds: 60 }, 'admin'],
+  ['DELETE', '/admin/api/clock', undefined, 'admin'],
+  // The list of accounts is an admin's; a viewer reads its own through /auth/session.
+  ['GET', '/admin/api/operators', undefined, 'admin'],
+  ['POST', '/admin/api/operators', { username: 'novo-operador', role: 'viewer' }, 'admin'],
+  ['PATCH', '/admin/api/operators/1', { role: 'viewer' }, 'admin'],
+  ['POST', '/admin/api/operators/1/reset-password', undefined, 'admin'],
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
@@ -132,6 +144,124 @@ describe('console API access control', () => {
     expect((await c.call('GET', '/admin/api/auth/session')).status).toBe(200);
     expect((await c.call('POST', '/admin/api/auth/logout')).status).toBe(200);
     expect((await c.call('GET', '/admin/api/auth/session')).status).toBe(401);
+  });
+});
+
+describe('console API roles (issue 22): a viewer reads, an admin writes', () => {
+  let viewer: ConsoleClient;
+  const signedInViewer = async () => {
+    const c = new ConsoleClient(stack.gatewayUrl);
+    expect((await c.login('leitor', PASSWORD)).status).toBe(200);
+    return c;
+  };
+
+  beforeAll(async () => {
+    await ensureOperator(stack.gatewayDb.db, 'leitor', PASSWORD, 'viewer');
+    viewer = await signedInViewer();
+  });
+
+  it('the session says the role', async () => {
+    expect((await viewer.call('GET', '/admin/api/auth/session')).body.data.operator).toMatchObject({ username: 'leitor', role: 'viewer' });
+    expect((await client.call('GET', '/admin/api/auth/session')).body.data.operator).toMatchObject({ username: 'operador', role: 'admin' });
+  });
+
+  it.each(ROUTES.filter((r) => r[3] === 'admin'))('%s %s as a viewer, session and CSRF → 403 ADMIN_FORBIDDEN', async (method, path, body) => {
+    const res = await viewer.call(method, path, body);
+    expect(res.status).toBe(403);
+    expect(res.body.error?.code).toBe('ADMIN_FORBIDDEN');
+    expect(res.body.data).toBeNull();
+  });
+
+  it.each(ROUTES.filter((r) => r[3] === 'read'))('%s %s as a viewer → served', async (method, path, body) => {
+    // Its own writes (sign out, password) on a session of their own: the shared one stays signed in.
+    const c = method === 'GET' ? viewer : await signedInViewer();
+    const res = await c.call(method, path, body);
+    if (method === 'GET') expect([200, 404], res.text).toContain(res.status);
+    else if (path.endsWith('/password')) expect(res.body.error?.details.field, res.text).toBe('current_password');
+    else expect(res.status, res.text).toBe(200);
+  });
+
+  it('a viewer cannot issue, rotate or revoke a key: refused by the API, the key and its secret untouched, each attempt journaled under the viewer', async () => {
+    const issued = await client.call('POST', '/admin/api/tenants/clinica-teste/keys', { label: 'viewer target', scopes: ['exames:read'] });
+    const { chave_id, api_key, api_secret } = issued.body.data;
+    const keysBefore = (await viewer.call('GET', '/admin/api/tenants/clinica-teste/keys')).body.data.length;
+
+    const attempts = [
+      await viewer.call('POST', '/admin/api/tenants/clinica-teste/keys', { label: 'by a viewer', scopes: ['exames:read'] }),
+      await viewer.call('POST', `/admin/api/keys/${chave_id}/rotate`),
+      await viewer.call('POST', `/admin/api/keys/${chave_id}/revoke`),
+      await viewer.call('PATCH', `/admin/api/keys/${chave_id}`, { label: 'renamed by a viewer' }),
+    ];
+    for (const res of attempts) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('ADMIN_FORBIDDEN');
+      expect(res.text).not.toMatch(/api_secret/);
+    }
+    const keysAfter = (await viewer.call('GET', '/admin/api/tenants/clinica-teste/keys')).body.data;
+    expect(keysAfter).toHaveLength(keysBefore);
+    expect(keysAfter.find((k: any) => k.id === chave_id)).toMatchObject({ status: 'active', label: 'viewer target' });
+    // Not rotated: the secret issued to the admin still signs.
+    expect((await stack.call({ path: '/v1/ping' }, { apiKey: api_key, apiSecret: api_secret })).status).toBe(200);
+
+    const viewerId = (await viewer.call('GET', '/admin/api/auth/session')).body.data.operator.id;
+    const refused = (await auditRows()).filter((r) => r.operator_id === viewerId && r.error_code === 'ADMIN_FORBIDDEN');
+    expect(refused.map((r) => JSON.parse(r.detail!).action)).toEqual(expect.arrayContaining(['key.create', 'key.rotate', 'key.revoke', 'key.update']));
+    for (const row of refused) expect(JSON.parse(row.detail!)).toMatchObject({ role: 'viewer', papel_exigido: 'admin' });
+  });
+
+  it('a role change applies to a live session at once', async () => {
+    await ensureOperator(stack.gatewayDb.db, 'rebaixado', PASSWORD, 'admin');
+    const c = new ConsoleClient(stack.gatewayUrl);
+    await c.login('rebaixado', PASSWORD);
+    expect((await c.call('POST', '/admin/api/faults', { path: '/v1/ping*', kind: 'latency', latency_ms: 1 })).status).toBe(201);
+    await client.call('DELETE', '/admin/api/faults');
+    const id = (await c.call('GET', '/admin/api/auth/session')).body.data.operator.id;
+    expect((await client.call('PATCH', `/admin/api/operators/${id}`, { role: 'viewer' })).status).toBe(200);
+    const after = await c.call('POST', '/admin/api/faults', { path: '/v1/ping*', kind: 'latency', latency_ms: 1 });
+    expect(after.status).toBe(403);
+    expect(after.body.error.code).toBe('ADMIN_FORBIDDEN');
+    expect((await c.call('GET', '/admin/api/faults')).status).toBe(200);
+  });
+
+  it('an operator token acts as its operator now: demoted to viewer → 403 on the automation route, disabled → 401 and listed revoked', async () => {
+    await ensureOperator(stack.gatewayDb.db, 'automacao', PASSWORD, 'admin');
+    // A clinic of its own: a reset of clinica-teste would drop the doctors the other tests inserted.
+    await stack.createTenant('clinica-token');
+    const c = new ConsoleClient(stack.gatewayUrl);
+    await c.login('automacao', PASSWORD);
+    const id = (await c.call('GET', '/admin/api/auth/session')).body.data.operator.id;
+    const issued = (await c.call('POST', '/admin/api/operator-tokens', { label: 'suite', tenants: ['clinica-token'] })).body.data;
+    const reset = async () => {
+      const res = await request(`${stack.gatewayUrl}/admin/api/automation/tenants/clinica-token/reset`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${issued.token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return { status: res.statusCode, body: (await res.body.json()) as any };
+    };
+
+    expect((await reset()).status).toBe(200);
+    await client.call('PATCH', `/admin/api/operators/${id}`, { role: 'viewer' });
+    const asViewer = await reset();
+    expect(asViewer.status).toBe(403);
+    expect(asViewer.body.error.code).toBe('ADMIN_FORBIDDEN');
+
+    await client.call('PATCH', `/admin/api/operators/${id}`, { role: 'admin' });
+    expect((await reset()).status).toBe(200);
+    await client.call('PATCH', `/admin/api/operators/${id}`, { disabled: true });
+    const disabled = await reset();
+    expect(disabled.status).toBe(401);
+    expect(disabled.body.error.code).toBe('ADMIN_UNAUTHENTICATED');
+    const listed = (await client.call('GET', '/admin/api/operator-tokens')).body.data.find((t: any) => t.id === issued.id);
+    expect(listed.status).toBe('revoked');
+    // Its session ended with it.
+    expect((await c.call('GET', '/admin/api/auth/session')).status).toBe(401);
+  });
+
+  it('a viewer cannot issue an operator token (a token acts as its operator, and every automation route writes)', async () => {
+    const res = await viewer.call('POST', '/admin/api/operator-tokens', { label: 'x', tenants: '*' });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('ADMIN_FORBIDDEN');
   });
 });
 
