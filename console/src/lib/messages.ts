@@ -40,6 +40,17 @@ const MESSAGES_EN: Record<string, string> = {
     'The audit journal could not record this action, so it was refused. See the banner at the top; try again once it clears.',
   'Armazenamento do gateway indisponivel: nada foi executado. Tente novamente.':
     "The gateway's database could not take the write (disk full or read-only); nothing was done. Try again later.",
+  // Operator accounts (issue 22 § 6).
+  'Operador viewer: acesso somente leitura. Esta acao exige um operador admin.': 'Your account is a viewer (read-only): this action needs an admin.',
+  'Token de operador de uma conta desativada.': 'That operator token belongs to a disabled operator.',
+  'Informe a senha atual.': 'Enter your current password.',
+  'Senha atual incorreta.': 'The current password is wrong.',
+  'A senha precisa de ao menos 12 caracteres.': 'Use at least 12 characters.',
+  'No maximo 200 caracteres.': 'Use at most 200 characters.',
+  'A nova senha deve ser diferente da atual.': 'Choose a password different from the current one.',
+  'Use 1-64 letras minusculas, digitos, ponto, hifen ou sublinhado.': 'Use 1–64 lowercase letters, digits, dots, hyphens or underscores.',
+  'Papel invalido: use admin ou viewer.': 'Choose admin or viewer.',
+  'Operador inexistente.': 'That operator does not exist.',
 };
 
 /** A schema or server message in English (unknown messages pass through: the console's own are English). */
