@@ -7,6 +7,8 @@ import { ClockBanner, ClockPage } from '../features/clock/index.ts';
 import { TokensPage } from '../features/tokens/index.ts';
 import { PlaygroundPage } from '../features/playground/index.ts';
 import { IdempotencyPage } from '../features/idempotency/index.ts';
+import { OperatorsPage } from '../features/operators/index.ts';
+import type { Session } from '../features/auth/index.ts';
 import { useLocation } from '../lib/router.ts';
 import { Button, EmptyState } from '../lib/ui.tsx';
 
@@ -19,9 +21,10 @@ const NAV = [
   { path: '/clock', label: 'Clock' },
   { path: '/tokens', label: 'Operator tokens' },
   { path: '/playground', label: 'Signing playground' },
+  { path: '/operators', label: 'Operators' },
 ];
 
-function Page({ path }: { path: string }) {
+function Page({ path, session }: { path: string; session: Session }) {
   if (path === '/keys') return <KeysPage />;
   if (path === '/tenants') return <TenantsPage />;
   if (path === '/audit') return <AuditPage />;
@@ -32,6 +35,7 @@ function Page({ path }: { path: string }) {
   if (path === '/clock') return <ClockPage />;
   if (path === '/tokens') return <TokensPage />;
   if (path === '/playground') return <PlaygroundPage />;
+  if (path === '/operators') return <OperatorsPage me={session.operator} />;
   return <EmptyState title="Page not found">Pick a section in the menu.</EmptyState>;
 }
 
@@ -62,6 +66,7 @@ export function App() {
             <div className="sidebar-footer">
               <div>
                 Signed in as <strong style={{ color: '#fff' }}>{session.operator.username}</strong>
+                {session.operator.role === 'viewer' && <div data-testid="read-only-role">Viewer · read-only</div>}
               </div>
               <Button className="btn-sm" onClick={logout}>
                 Sign out
@@ -71,7 +76,7 @@ export function App() {
           <main className="main">
             <JournalBanner />
             <ClockBanner />
-            <Page path={path} />
+            <Page path={path} session={session} />
           </main>
         </div>
       )}

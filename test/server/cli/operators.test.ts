@@ -42,7 +42,7 @@ test('add prints a generated password once; the operator signs in with its role;
   expect(operator).toMatchObject({ username: 'qa.viewer', role: 'viewer', status: 'active' });
   const { client, status } = await signIn('qa.viewer', password);
   expect(status).toBe(200);
-  expect((await client.call('POST', '/admin/api/tenants', { slug: 'nao', nome: 'Nao' })).body.error.code).toBe('ADMIN_FORBIDDEN');
+  expect((await client.call('POST', '/admin/api/tenants', { slug: 'nao', nome: 'Nao' })).body.error?.code).toBe('ADMIN_FORBIDDEN');
 
   const entry = cliEntries('operator.create').at(-1)!;
   expect(JSON.parse(entry.detail)).toMatchObject({ via: 'cli', username: 'qa.viewer', role: 'viewer' });

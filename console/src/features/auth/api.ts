@@ -1,10 +1,11 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, onSessionLost, setCsrfToken } from '../../lib/api.ts';
-import type { LoginInput } from '../../../../server/admin/schemas.ts';
+import { setConsoleRole } from '../../lib/role.ts';
+import type { LoginInput, OperatorRole } from '../../../../server/admin/schemas.ts';
 
 export interface Session {
-  operator: { id: number; username: string };
+  operator: { id: number; username: string; role: OperatorRole };
   csrf_token: string;
   expires_at: string;
 }
@@ -35,6 +36,7 @@ export function useLoginReason(): LoginReason {
 }
 
 function sessionEnded(): void {
+  setConsoleRole(null);
   if (sessionStorage.getItem(HAD_SESSION)) {
     sessionStorage.setItem(RETURN_TO, window.location.hash || '#/keys');
     setReason('expired');
@@ -67,6 +69,7 @@ export function useSession() {
       try {
         const session = await api<Session>('GET', '/auth/session');
         setCsrfToken(session.csrf_token);
+        setConsoleRole(session.operator.role);
         sessionStarted();
         return session;
       } catch (error) {
@@ -98,6 +101,7 @@ export function useLogin() {
     mutationFn: (input: LoginInput) => api<Session>('POST', '/auth/login', input),
     onSuccess: (session) => {
       setCsrfToken(session.csrf_token);
+      setConsoleRole(session.operator.role);
       forgetData(client);
       sessionStarted();
       returnToSavedPage();
@@ -116,8 +120,10 @@ export function useLogout() {
       sessionStorage.removeItem(RETURN_TO);
       setReason(null);
       setCsrfToken(null);
+      setConsoleRole(null);
       forgetData(client);
       client.setQueryData(SESSION_KEY, null);
     },
   });
 }
+

@@ -1,0 +1,353 @@
+import { useState, type FormEvent } from 'react';
+import { changePasswordSchema, createOperatorSchema, OPERATOR_PASSWORD_MIN, type OperatorRole } from '../../../../server/admin/schemas.ts';
+import { ApiError } from '../../lib/api.ts';
+import { issuesToFields } from '../../lib/messages.ts';
+import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, ShownOnceDialog, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import {
+  explained,
+  useChangePassword,
+  useCreateOperator,
+  useOperators,
+  useResetOperatorPassword,
+  useUpdateOperator,
+  type Me,
+  type Operator,
+  type OperatorWithPassword,
+} from './api.ts';
+
+const ROLE_TEXT: Record<OperatorRole, string> = {
+  admin: 'Admin — everything: keys and secrets, clinics, faults, clock, tokens, operators',
+  viewer: 'Viewer — read-only: the journal, keys (masked), clinics and faults; no secrets, no changes',
+};
+
+function RoleBadge({ role }: { role: OperatorRole }) {
+  return <Badge tone={role === 'admin' ? 'info' : 'neutral'}>{role === 'admin' ? 'Admin' : 'Viewer'}</Badge>;
+}
+
+/** A generated password, once: the label names the value for a screen reader and for `getByLabel`. */
+function PasswordShownOnce({ result, title, onClose }: { result: OperatorWithPassword; title: string; onClose: () => void }) {
+  return (
+    <ShownOnceDialog
+      title={title}
+      storedLabel="I have handed the password over safely"
+      onClose={onClose}
+      warning={
+        <>
+          <strong>Copy the password now — it will not be shown again.</strong>
+          <div>The appliance keeps only a hash of it. Give it to {result.operator.username}, who can change it on the Operators page.</div>
+        </>
+      }
+    >
+      <p style={{ marginTop: 0 }}>
+        <strong>{result.operator.username}</strong> · <RoleBadge role={result.operator.role} />
+      </p>
+      <div className="secret-label" id="operator-password-label">
+        Password of {result.operator.username}
+      </div>
+      <div className="secret-row">
+        <div className="value" role="textbox" aria-readonly="true" aria-labelledby="operator-password-label" data-testid="operator-password">
+          {result.password}
+        </div>
+        <CopyButton value={result.password} label="Copy password" />
+      </div>
+    </ShownOnceDialog>
+  );
+}
+
+function AddOperatorDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (r: OperatorWithPassword) => void }) {
+  const create = useCreateOperator();
+  const [username, setUsername] = useState('');
+  const [role, setRole] = useState<OperatorRole>('viewer');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = createOperatorSchema.safeParse({ username, role });
+    if (!parsed.success) return setErrors(issuesToFields(parsed.error.issues));
+    setErrors({});
+    create.mutate(parsed.data, { onSuccess: onCreated, onError: (e) => e instanceof ApiError && setErrors(e.fieldErrors()) });
+  };
+  return (
+    <Dialog
+      open
+      title="New operator"
+      onClose={onClose}
+      footer={
+        <>
+          <Button onClick={onClose}>Cancel</Button>
+          <Button type="submit" form="add-operator-form" variant="primary" disabled={create.isPending}>
+            {create.isPending ? 'Adding…' : 'Add operator'}
+          </Button>
+        </>
+      }
+    >
+      <form id="add-operator-form" onSubmit={submit} noValidate>
+        <ErrorBanner error={explained(create.error, username)} title="The operator was not added" />
+        <Field id="operator-username" label="Username" error={errors.username} hint="Lowercase letters, digits, dots, hyphens or underscores.">
+          <input id="operator-username" value={username} autoComplete="off" maxLength={64} onChange={(e) => setUsername(e.target.value)} autoFocus />
+        </Field>
+        <Field id="operator-role" label="Role" error={errors.role}>
+          <select id="operator-role" value={role} onChange={(e) => setRole(e.target.value as OperatorRole)}>
+            <option value="viewer">{ROLE_TEXT.viewer}</option>
+            <option value="admin">{ROLE_TEXT.admin}</option>
+          </select>
+        </Field>
+        <p className="hint" style={{ margin: 0 }}>
+          A password is generated and shown once. The operator signs in with it and can change it here.
+        </p>
+      </form>
+    </Dialog>
+  );
+}
+
+function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
+  const change = useChangePassword();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = changePasswordSchema.safeParse({ current_password: current, new_password: next });
+    const found = parsed.success ? {} : issuesToFields(parsed.error.issues);
+    if (next !== repeat) found.repeat ??= 'The two new passwords differ.';
+    setErrors(found);
+    if (!parsed.success || Object.keys(found).length > 0) return;
+    change.mutate(parsed.data, {
+      onError: (e) => {
+        if (e instanceof ApiError) setErrors(e.fieldErrors());
+        setCurrent('');
+      },
+    });
+  };
+  if (change.isSuccess) {
+    const others = change.data.other_sessions_ended;
+    return (
+      <Dialog open title="Password changed" onClose={onClose} footer={<Button variant="primary" onClick={onClose}>Done</Button>}>
+        <div className="banner banner-info" role="status">
+          <strong>Your password was changed.</strong>
+          <div>
+            You stay signed in here.{' '}
+            {others > 0 ? `Your ${others} other session${others === 1 ? ' was' : 's were'} signed out.` : 'You had no other session.'}
+          </div>
+        </div>
+      </Dialog>
+    );
+  }
+  return (
+    <Dialog
+      open
+      title="Change your password"
+      onClose={onClose}
+      footer={
+        <>
+          <Button onClick={onClose}>Cancel</Button>
+          <Button type="submit" form="change-password-form" variant="primary" disabled={change.isPending}>
+            {change.isPending ? 'Changing…' : 'Change password'}
+          </Button>
+        </>
+      }
+    >
+      <form id="change-password-form" onSubmit={submit} noValidate>
+        <ErrorBanner error={change.error instanceof ApiError && change.error.code === 'VAL_INVALID_PARAM' ? null : change.error} title="The password was not changed" />
+        <Field id="current-password" label="Current password" error={errors.current_password}>
+          <input id="current-password" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} autoFocus />
+        </Field>
+        <Field id="new-password" label="New password" error={errors.new_password} hint={`At least ${OPERATOR_PASSWORD_MIN} characters. Your other sessions will be signed out.`}>
+          <input id="new-password" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
+        </Field>
+        <Field id="repeat-password" label="Repeat the new password" error={errors.repeat}>
+          <input id="repeat-password" type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+        </Field>
+      </form>
+    </Dialog>
+  );
+}
+
+type Confirm = { kind: 'disable' | 'enable' | 'role' | 'reset'; operator: Operator } | null;
+
+function ConfirmChange({ confirm, onClose, onReset }: { confirm: NonNullable<Confirm>; onClose: () => void; onReset: (r: OperatorWithPassword) => void }) {
+  const update = useUpdateOperator();
+  const reset = useResetOperatorPassword();
+  const o = confirm.operator;
+  const pending = update.isPending || reset.isPending;
+  const toRole: OperatorRole = o.role === 'admin' ? 'viewer' : 'admin';
+  const text = {
+    disable: {
+      title: `Disable ${o.username}?`,
+      action: 'Disable',
+      body: `${o.username} can no longer sign in. Their ${o.sessions} open session(s) end now and their ${o.tokens} active operator token(s) are revoked for good. You can enable the account again later.`,
+    },
+    enable: { title: `Enable ${o.username}?`, action: 'Enable', body: `${o.username} can sign in again with their password. Tokens revoked when the account was disabled stay revoked.` },
+    role: {
+      title: `Make ${o.username} ${toRole === 'admin' ? 'an admin' : 'a viewer'}?`,
+      action: toRole === 'admin' ? 'Make admin' : 'Make viewer',
+      body: `${ROLE_TEXT[toRole]}. Their open sessions and tokens follow at once.`,
+    },
+    reset: {
+      title: `Reset the password of ${o.username}?`,
+      action: 'Reset password',
+      body: `A new password is generated and shown once; the current one stops working and their ${o.sessions} open session(s) end. Their operator tokens are not touched.`,
+    },
+  }[confirm.kind];
+  const run = () => {
+    if (confirm.kind === 'reset') return reset.mutate(o.id, { onSuccess: onReset });
+    const change = confirm.kind === 'role' ? { role: toRole } : { disabled: confirm.kind === 'disable' };
+    update.mutate({ id: o.id, change }, { onSuccess: onClose });
+  };
+  return (
+    <Dialog
+      open
+      title={text.title}
+      onClose={onClose}
+      footer={
+        <>
+          <Button onClick={onClose}>Cancel</Button>
+          <Button variant={confirm.kind === 'disable' || confirm.kind === 'reset' ? 'danger' : 'primary'} className="solid" disabled={pending} onClick={run}>
+            {text.action}
+          </Button>
+        </>
+      }
+    >
+      <ErrorBanner error={explained(update.error ?? reset.error, o.username)} title="Nothing was changed" />
+      <p style={{ marginTop: 0 }}>{text.body}</p>
+    </Dialog>
+  );
+}
+
+function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => void }) {
+  const operators = useOperators(true);
+  if (operators.isPending) return <Loading />;
+  if (operators.error) return <ErrorBanner error={operators.error} title="Operators could not be loaded" />;
+  if (!operators.data.length) return <EmptyState title="No operators" />;
+  return (
+    <table className="data">
+      <thead>
+        <tr>
+          <th>Username</th>
+          <th>Role</th>
+          <th>Status</th>
+          <th>Sessions</th>
+          <th>Tokens</th>
+          <th>Created</th>
+          <th>Password changed</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {operators.data.map((o) => (
+          <tr key={o.id} data-operator={o.username}>
+            <td>
+              <strong>{o.username}</strong>
+              {o.id === me.id && <span className="muted"> (you)</span>}
+            </td>
+            <td>
+              <RoleBadge role={o.role} />
+            </td>
+            <td title={o.disabled_at ? formatDateFull(o.disabled_at) : undefined}>
+              <Badge tone={o.status === 'active' ? 'ok' : 'bad'}>{o.status === 'active' ? 'Active' : 'Disabled'}</Badge>
+            </td>
+            <td className="mono">{o.sessions}</td>
+            <td className="mono">{o.tokens}</td>
+            <td className="nowrap" title={formatDateFull(o.created_at)}>
+              {formatDate(o.created_at)}
+            </td>
+            <td className="nowrap" title={formatDateFull(o.password_changed_at)}>
+              {o.password_changed_at ? formatDate(o.password_changed_at) : 'never'}
+            </td>
+            <td className="actions">
+              {o.id !== me.id && (
+                <div className="row-actions">
+                  {o.status === 'active' && (
+                    <Button className="btn-sm" onClick={() => onConfirm({ kind: 'role', operator: o })} aria-label={`Make ${o.username} ${o.role === 'admin' ? 'viewer' : 'admin'}`}>
+                      {o.role === 'admin' ? 'Make viewer' : 'Make admin'}
+                    </Button>
+                  )}
+                  <Button className="btn-sm" onClick={() => onConfirm({ kind: 'reset', operator: o })} aria-label={`Reset password of ${o.username}`} disabled={o.status !== 'active'}>
+                    Reset password
+                  </Button>
+                  {o.status === 'active' ? (
+                    <Button className="btn-sm" variant="danger" onClick={() => onConfirm({ kind: 'disable', operator: o })} aria-label={`Disable ${o.username}`}>
+                      Disable
+                    </Button>
+                  ) : (
+                    <Button className="btn-sm" onClick={() => onConfirm({ kind: 'enable', operator: o })} aria-label={`Enable ${o.username}`}>
+                      Enable
+                    </Button>
+                  )}
+                </div>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * Operator accounts (issue 22 § 6). Everyone: their own account and password. Admins: every account —
+ * add, make admin or viewer, disable or enable, reset a password (shown once). The API enforces all of
+ * it; a viewer's page simply does not offer what it would refuse.
+ */
+export function OperatorsPage({ me }: { me: Me }) {
+  const isAdmin = me.role === 'admin';
+  const [adding, setAdding] = useState(false);
+  const [changing, setChanging] = useState(false);
+  const [confirm, setConfirm] = useState<Confirm>(null);
+  const [shown, setShown] = useState<{ result: OperatorWithPassword; title: string } | null>(null);
+  return (
+    <>
+      <PageHeader
+        title="Operators"
+        description="Console accounts. Admins do everything; viewers read the journal, the keys (masked), clinics and faults, and change nothing. Every console action in the audit log names its operator."
+        actions={
+          isAdmin && (
+            <Button variant="primary" onClick={() => setAdding(true)}>
+              + New operator
+            </Button>
+          )
+        }
+      />
+      <section className="card card-pad" aria-label="Your account" style={{ marginBottom: 16 }}>
+        <h2 style={{ margin: 0 }}>Your account</h2>
+        <p style={{ margin: '8px 0 12px' }}>
+          Signed in as <strong data-testid="my-username">{me.username}</strong> · <RoleBadge role={me.role} />
+        </p>
+        <p className="hint" style={{ marginTop: 0 }}>{ROLE_TEXT[me.role]}.</p>
+        <Button onClick={() => setChanging(true)}>Change password</Button>
+      </section>
+      {isAdmin ? (
+        <section className="card" aria-label="Operators">
+          <div className="section-title">
+            <h2>All operators</h2>
+            <span className="muted">The last active admin can be neither disabled nor made a viewer; nobody changes their own account here.</span>
+          </div>
+          <OperatorsTable me={me} onConfirm={setConfirm} />
+        </section>
+      ) : (
+        <p className="muted">Only an admin sees and manages the other accounts.</p>
+      )}
+      {adding && (
+        <AddOperatorDialog
+          onClose={() => setAdding(false)}
+          onCreated={(result) => {
+            setAdding(false);
+            setShown({ result, title: `Operator ${result.operator.username} added` });
+          }}
+        />
+      )}
+      {changing && <ChangePasswordDialog onClose={() => setChanging(false)} />}
+      {confirm && (
+        <ConfirmChange
+          confirm={confirm}
+          onClose={() => setConfirm(null)}
+          onReset={(result) => {
+            setConfirm(null);
+            setShown({ result, title: `New password for ${result.operator.username}` });
+          }}
+        />
+      )}
+      {shown && <PasswordShownOnce result={shown.result} title={shown.title} onClose={() => setShown(null)} />}
+    </>
+  );
+}
