@@ -3,23 +3,16 @@ import { z } from 'zod';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { ApiError, invalidParam } from '../../errors.ts';
 import { parseInput } from '../http.ts';
+import { storageFaultSchema, type StorageFaultView } from '../storage-fault-schemas.ts';
 
 const idParams = z.object({ id: z.coerce.number().int().positive() });
-
-export const storageFaultSchema = z
-  .object({
-    /** Tenant slug, or `*` for every clinic. */
-    tenant: z.string().trim().min(1).max(63).default('*'),
-    failure_rate: z.number().gt(0, 'Entre 0 (exclusivo) e 1.').max(1, 'Entre 0 (exclusivo) e 1.').default(1),
-  })
-  .strict();
 
 /**
  * Presign faults (server/storage/storage-faults.ts): while one matches, the file redirects answer
  * 500 RES_ARQUIVO_S3_FALHA. Gateway-side, so they live here and not in backend-sim.
  */
 export default async function storageFaultRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
-  app.get('/storage-faults', async () => deps.storageFaults.list());
+  app.get('/storage-faults', async (): Promise<StorageFaultView[]> => deps.storageFaults.list());
 
   app.post('/storage-faults', { config: { consoleAction: 'storage_fault.create' } }, async (request, reply) => {
     const input = parseInput(storageFaultSchema, request.body);
