@@ -47,12 +47,15 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['GET', '/admin/api/tenants/clinica-teste/convenios', undefined, 'read'],
   ['GET', '/admin/api/tenants/clinica-teste/keys', undefined, 'read'],
   ['GET', '/admin/api/tenants/clinica-teste/idempotency', undefined, 'read'],
+  ['GET', '/admin/api/tenants/clinica-teste/idempotency', undefined, 'read'],
   ['POST', '/admin/api/tenants/clinica-teste/keys', { scopes: ['exames:read'] }, 'admin'],
   ['GET', '/admin/api/keys/1', undefined, 'read'],
   ['PATCH', '/admin/api/keys/1', { label: 'x' }, 'admin'],
   ['POST', '/admin/api/keys/1/rotate', undefined, 'admin'],
   ['POST', '/admin/api/keys/1/revoke', undefined, 'admin'],
   ['GET', '/admin/api/keys/1/idempotency', undefined, 'read'],
+  // The playground's key (issue 22 § 4): the public API key, never the secret.
+  ['GET', '/admin/api/keys/1/api-key', undefined, 'read'],
   // The playground's key (issue 22 § 4): the public API key, never the secret.
   ['GET', '/admin/api/keys/1/api-key', undefined, 'read'],
   // `:entry` stays literal in the table's route name; as a request it is just an unknown entry.
@@ -197,7 +200,7 @@ describe('console API roles (issue 22): a viewer reads, an admin writes', () => 
     ];
     for (const res of attempts) {
       expect(res.status).toBe(403);
-      expect(res.body.error.code).toBe('ADMIN_FORBIDDEN');
+      expect(res.body.error?.code).toBe('ADMIN_FORBIDDEN');
       expect(res.text).not.toMatch(/api_secret/);
     }
     const keysAfter = (await viewer.call('GET', '/admin/api/tenants/clinica-teste/keys')).body.data;
@@ -222,7 +225,7 @@ describe('console API roles (issue 22): a viewer reads, an admin writes', () => 
     expect((await client.call('PATCH', `/admin/api/operators/${id}`, { role: 'viewer' })).status).toBe(200);
     const after = await c.call('POST', '/admin/api/faults', { path: '/v1/ping*', kind: 'latency', latency_ms: 1 });
     expect(after.status).toBe(403);
-    expect(after.body.error.code).toBe('ADMIN_FORBIDDEN');
+    expect(after.body.error?.code).toBe('ADMIN_FORBIDDEN');
     expect((await c.call('GET', '/admin/api/faults')).status).toBe(200);
   });
 
@@ -247,14 +250,14 @@ describe('console API roles (issue 22): a viewer reads, an admin writes', () => 
     await client.call('PATCH', `/admin/api/operators/${id}`, { role: 'viewer' });
     const asViewer = await reset();
     expect(asViewer.status).toBe(403);
-    expect(asViewer.body.error.code).toBe('ADMIN_FORBIDDEN');
+    expect(asViewer.body.error?.code).toBe('ADMIN_FORBIDDEN');
 
     await client.call('PATCH', `/admin/api/operators/${id}`, { role: 'admin' });
     expect((await reset()).status).toBe(200);
     await client.call('PATCH', `/admin/api/operators/${id}`, { disabled: true });
     const disabled = await reset();
     expect(disabled.status).toBe(401);
-    expect(disabled.body.error.code).toBe('ADMIN_UNAUTHENTICATED');
+    expect(disabled.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
     const listed = (await client.call('GET', '/admin/api/operator-tokens')).body.data.find((t: any) => t.id === issued.id);
     expect(listed.status).toBe('revoked');
     // Its session ended with it.
@@ -264,7 +267,7 @@ describe('console API roles (issue 22): a viewer reads, an admin writes', () => 
   it('a viewer cannot issue an operator token (a token acts as its operator, and every automation route writes)', async () => {
     const res = await viewer.call('POST', '/admin/api/operator-tokens', { label: 'x', tenants: '*' });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('ADMIN_FORBIDDEN');
+    expect(res.body.error?.code).toBe('ADMIN_FORBIDDEN');
   });
 });
 
@@ -338,13 +341,13 @@ describe('keys through the console', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.data.api_secret).not.toBe(api_secret);
     const old = await stack.call({ path: '/v1/ping' }, { apiKey: api_key, apiSecret: api_secret });
-    expect(old.body.error.code).toBe('AUTH_INVALID_SIGNATURE');
+    expect(old.body.error?.code).toBe('AUTH_INVALID_SIGNATURE');
     const fresh = await stack.call({ path: '/v1/ping' }, { apiKey: api_key, apiSecret: rotated.body.data.api_secret });
     expect(fresh.body.data.auth.medico_id).toBe(medicoIds[0]);
 
     expect((await client.call('POST', `/admin/api/keys/${chave_id}/revoke`)).body.data.status).toBe('revoked');
     const revoked = await stack.call({ path: '/v1/ping' }, { apiKey: api_key, apiSecret: rotated.body.data.api_secret });
-    expect(revoked.body.error.code).toBe('AUTH_KEY_REVOKED');
+    expect(revoked.body.error?.code).toBe('AUTH_KEY_REVOKED');
     expect((await client.call('POST', `/admin/api/keys/${chave_id}/rotate`)).status).toBe(422);
 
     const rows = (await auditRows()).filter((r) => r.chave_id === chave_id);
