@@ -47,15 +47,12 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['GET', '/admin/api/tenants/clinica-teste/convenios', undefined, 'read'],
   ['GET', '/admin/api/tenants/clinica-teste/keys', undefined, 'read'],
   ['GET', '/admin/api/tenants/clinica-teste/idempotency', undefined, 'read'],
-  ['GET', '/admin/api/tenants/clinica-teste/idempotency', undefined, 'read'],
   ['POST', '/admin/api/tenants/clinica-teste/keys', { scopes: ['exames:read'] }, 'admin'],
   ['GET', '/admin/api/keys/1', undefined, 'read'],
   ['PATCH', '/admin/api/keys/1', { label: 'x' }, 'admin'],
   ['POST', '/admin/api/keys/1/rotate', undefined, 'admin'],
   ['POST', '/admin/api/keys/1/revoke', undefined, 'admin'],
   ['GET', '/admin/api/keys/1/idempotency', undefined, 'read'],
-  // The playground's key (issue 22 § 4): the public API key, never the secret.
-  ['GET', '/admin/api/keys/1/api-key', undefined, 'read'],
   // The playground's key (issue 22 § 4): the public API key, never the secret.
   ['GET', '/admin/api/keys/1/api-key', undefined, 'read'],
   // `:entry` stays literal in the table's route name; as a request it is just an unknown entry.
