@@ -3,6 +3,7 @@ import { KeysPage } from '../features/keys/index.ts';
 import { TenantsPage } from '../features/tenants/index.ts';
 import { AuditDetailPage, AuditPage, JournalBanner } from '../features/audit/index.ts';
 import { FaultsPage } from '../features/faults/index.ts';
+import { StorageFaultsPage } from '../features/storage-faults/index.ts';
 import { ClockBanner, ClockPage } from '../features/clock/index.ts';
 import { TokensPage } from '../features/tokens/index.ts';
 import { PlaygroundPage } from '../features/playground/index.ts';
@@ -18,6 +19,7 @@ const NAV = [
   { path: '/audit', label: 'Audit log' },
   { path: '/idempotency', label: 'Idempotency' },
   { path: '/faults', label: 'Backend faults' },
+  { path: '/storage-faults', label: 'Storage faults' },
   { path: '/clock', label: 'Clock' },
   { path: '/tokens', label: 'Operator tokens' },
   { path: '/playground', label: 'Signing playground' },
@@ -32,6 +34,7 @@ function Page({ path, session }: { path: string; session: Session }) {
   const detail = /^\/audit\/(\d+)$/.exec(path);
   if (detail) return <AuditDetailPage id={Number(detail[1])} />;
   if (path === '/faults') return <FaultsPage />;
+  if (path === '/storage-faults') return <StorageFaultsPage />;
   if (path === '/clock') return <ClockPage />;
   if (path === '/tokens') return <TokensPage />;
   if (path === '/playground') return <PlaygroundPage />;

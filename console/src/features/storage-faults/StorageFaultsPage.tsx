@@ -1,0 +1,125 @@
+import { useState, type FormEvent } from 'react';
+import { storageFaultSchema } from '../../../../server/admin/storage-fault-schemas.ts';
+import { ApiError } from '../../lib/api.ts';
+import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { ClinicName, clinicOptionLabel, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { useAddStorageFault, useClearStorageFaults, useRemoveStorageFault, useStorageFaults } from './api.ts';
+
+const EFFECT = '500 RES_ARQUIVO_S3_FALHA instead of the 302 to the file';
+
+/**
+ * Storage faults, like the backend's (issue 22 § 5): while one matches a clinic, the gateway cannot presign
+ * its files, so every file download (exam images, report PDFs, record attachments) answers 500
+ * RES_ARQUIVO_S3_FALHA instead of redirecting. Kept in memory: a restart clears them.
+ */
+export function StorageFaultsPage() {
+  const faults = useStorageFaults();
+  const clinics = useClinicDirectory();
+  const add = useAddStorageFault();
+  const remove = useRemoveStorageFault();
+  const clear = useClearStorageFaults();
+  const [form, setForm] = useState({ tenant: '*', failure_rate: '1' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = storageFaultSchema.safeParse({ tenant: form.tenant, failure_rate: Number(form.failure_rate) });
+    if (!parsed.success) return setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
+    setErrors({});
+    add.mutate(parsed.data, { onError: (e) => e instanceof ApiError && setErrors(e.fieldErrors()) });
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Storage faults"
+        description="Make the file storage fail on purpose: file downloads of a clinic answer 500 RES_ARQUIVO_S3_FALHA, so an integrator can watch their client handle it."
+        actions={
+          faults.data?.length ? (
+            <Button variant="danger" onClick={() => clear.mutate()} disabled={clear.isPending}>
+              Turn all storage faults off
+            </Button>
+          ) : null
+        }
+      />
+      <form className="card card-pad" onSubmit={submit} noValidate aria-label="New storage fault" style={{ marginBottom: 16 }}>
+        <ErrorBanner error={add.error} title="The storage fault was not added" />
+        <div className="grid-form">
+          <Field id="storage-fault-tenant" label="Clinic" error={errors.tenant}>
+            <select id="storage-fault-tenant" value={form.tenant} onChange={(e) => setForm({ ...form, tenant: e.target.value })}>
+              <option value="*">Every clinic</option>
+              {clinics.data?.map((t) => (
+                <option key={t.slug} value={t.slug}>
+                  {clinicOptionLabel(t)}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field id="storage-fault-rate" label="Rate 0–1" error={errors.failure_rate} hint="1 fails every download; 0.5 about half of them.">
+            <input id="storage-fault-rate" inputMode="decimal" value={form.failure_rate} onChange={(e) => setForm({ ...form, failure_rate: e.target.value })} />
+          </Field>
+          <div className="field">
+            <span className="label">Client sees</span>
+            <div className="hint" style={{ paddingTop: 6 }}>
+              <Code>{EFFECT}</Code>
+            </div>
+          </div>
+        </div>
+        <div className="form-actions">
+          <Button type="submit" variant="primary" disabled={add.isPending}>
+            Turn storage fault on
+          </Button>
+        </div>
+      </form>
+      <ErrorBanner error={faults.error ?? remove.error ?? clear.error} title="Storage faults could not be loaded or changed" />
+      <section className="card" aria-label="Active storage faults">
+        <div className="section-title">
+          <h2>Active storage faults</h2>
+          {faults.data && <span className="muted">{faults.data.length} active · refreshed every 5 s</span>}
+        </div>
+        {faults.isPending ? (
+          <Loading />
+        ) : !faults.data?.length ? (
+          <EmptyState title="No storage faults — files download normally">Add one above; it takes effect on the next download.</EmptyState>
+        ) : (
+          <div className="table-wrap">
+            <table className="data" data-testid="storage-faults">
+              <thead>
+                <tr>
+                  <th>ID</th>
+                  <th>Clinic</th>
+                  <th>Fault</th>
+                  <th>Rate</th>
+                  <th title="Downloads it matched, failed or not">Hits</th>
+                  <th>Since</th>
+                  <th className="col-actions">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {faults.data.map((f) => (
+                  <tr key={f.id} data-fault-id={f.id}>
+                    <td className="mono">#{f.id}</td>
+                    <td>{f.tenant === '*' ? 'Every clinic' : <ClinicName slug={f.tenant} nome={clinics.nameOf(f.tenant)} />}</td>
+                    <td>
+                      <Badge tone="bad">File storage error</Badge>
+                    </td>
+                    <td className="mono">{Math.round(f.failure_rate * 100)}%</td>
+                    <td className="mono">{f.hits}</td>
+                    <td className="nowrap">{formatDate(f.criado_em)}</td>
+                    <td className="actions">
+                      <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn storage fault ${f.id} off`}>
+                        Turn off
+                      </Button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

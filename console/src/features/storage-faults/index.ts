@@ -1,0 +1,1 @@
+export { StorageFaultsPage } from './StorageFaultsPage.tsx';
