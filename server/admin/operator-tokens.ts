@@ -102,6 +102,18 @@ export class OperatorTokenStore {
   }
 
   /**
+   * Removes a token that can no longer be used (revoked or expired) from the list, for good (issue 22 § 7:
+   * a suite's tokens do not pile up). An active token is refused (422 INVALID_STATE): revoke it first, so a
+   * removal never ends a token anyone still relies on. The journal keeps its issue and revoke entries.
+   */
+  async remove(id: number): Promise<{ id: number; removido: true }> {
+    const view = await this.get(id);
+    if (view.status === 'active') throw new ApiError('INVALID_STATE', 'Token de operador ativo: revogue-o antes de remove-lo.');
+    await this.db.deleteFrom('operator_tokens').where('id', '=', id).where((eb) => eb.or([eb('revoked_at', 'is not', null), eb('expires_at', '<=', new Date(this.now()).toISOString())])).execute();
+    return { id, removido: true };
+  }
+
+  /**
    * The token of an `Authorization: Bearer` header; 401 ADMIN_UNAUTHENTICATED when absent, unknown,
    * revoked or expired (each says which). `at`: the appliance time to judge the expiry by.
    */

@@ -51,6 +51,7 @@ const MESSAGES_EN: Record<string, string> = {
   'Use 1-64 letras minusculas, digitos, ponto, hifen ou sublinhado.': 'Use 1–64 lowercase letters, digits, dots, hyphens or underscores.',
   'Papel invalido: use admin ou viewer.': 'Choose admin or viewer.',
   'Operador inexistente.': 'That operator does not exist.',
+  'Token de operador ativo: revogue-o antes de remove-lo.': 'That token is still active: revoke it before removing it.',
 };
 
 /** A schema or server message in English (unknown messages pass through: the console's own are English). */

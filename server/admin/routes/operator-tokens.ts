@@ -37,4 +37,11 @@ export default async function operatorTokenRoutes(app: FastifyInstance, deps: Ad
     request.adminAudit = { detail: { token_id: id } };
     return tokens.revoke(id);
   });
+
+  // Only a revoked or expired token: the list stays short; what it did stays in the journal.
+  app.delete('/operator-tokens/:id', { config: { consoleAction: 'operator_token.delete' } }, async (request) => {
+    const { id } = parseInput(idParams, request.params);
+    request.adminAudit = { detail: { token_id: id } };
+    return tokens.remove(id);
+  });
 }

@@ -74,6 +74,7 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['GET', '/admin/api/operator-tokens', undefined, 'read'],
   ['POST', '/admin/api/operator-tokens', { label: 'x', tenants: '*' }, 'admin'],
   ['POST', '/admin/api/operator-tokens/1/revoke', undefined, 'admin'],
+  ['DELETE', '/admin/api/operator-tokens/1', undefined, 'admin'],
   ['GET', '/admin/api/clock', undefined, 'read'],
   ['PUT', '/admin/api/clock', { advance_seconds: 60 }, 'admin'],
   ['DELETE', '/admin/api/clock', undefined, 'admin'],

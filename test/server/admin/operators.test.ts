@@ -203,3 +203,23 @@ describe('passwords', () => {
     expect(locked.body.error?.code).toBe('ADMIN_LOCKED');
   });
 });
+
+describe('removing a used-up operator token (issue 22 § 7: a suite\'s tokens do not pile up)', () => {
+  it('an active token is refused (422); revoked, it leaves the list; the journal keeps its story', async () => {
+    const issued = (await admin.call('POST', '/admin/api/operator-tokens', { label: 'kit worker', tenants: '*' })).body.data;
+    const active = await admin.call('DELETE', `/admin/api/operator-tokens/${issued.id}`);
+    expect(active.status).toBe(422);
+    expect(active.body.error?.code).toBe('INVALID_STATE');
+    expect((await admin.call('GET', '/admin/api/operator-tokens')).body.data.map((t: any) => t.id)).toContain(issued.id);
+
+    await admin.call('POST', `/admin/api/operator-tokens/${issued.id}/revoke`);
+    const removed = await admin.call('DELETE', `/admin/api/operator-tokens/${issued.id}`);
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.body.data).toEqual({ id: issued.id, removido: true });
+    expect((await admin.call('GET', '/admin/api/operator-tokens')).body.data.map((t: any) => t.id)).not.toContain(issued.id);
+    expect((await admin.call('DELETE', `/admin/api/operator-tokens/${issued.id}`)).status).toBe(404);
+
+    const story = (await journal()).filter((r) => JSON.parse(r.detail!).token_id === issued.id).map((r) => `${JSON.parse(r.detail!).action} ${r.status}`);
+    expect(story).toEqual(['operator_token.create 201', 'operator_token.delete 422', 'operator_token.revoke 200', 'operator_token.delete 200', 'operator_token.delete 404']);
+  });
+});

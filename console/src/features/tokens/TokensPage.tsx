@@ -3,15 +3,27 @@ import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, issu
 import { ApiError } from '../../lib/api.ts';
 import { englishMessage } from '../../lib/messages.ts';
 import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, ShownOnceDialog, formatDate } from '../../lib/ui.tsx';
-import { useClinicOptions, useIssueOperatorToken, useOperatorTokens, useRevokeOperatorToken, type IssuedOperatorToken, type OperatorToken } from './api.ts';
+import { StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { useClinicOptions, useIssueOperatorToken, useOperatorTokens, useRemoveOperatorToken, useRevokeOperatorToken, type IssuedOperatorToken, type OperatorToken } from './api.ts';
+import { useCanWrite } from '../../lib/role.ts';
 
 const resetSnippet = (token: string, slug: string) =>
   `curl -fsS -X POST ${window.location.origin}/admin/api/automation/tenants/${slug}/reset \\\n  -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{}'`;
 
-/** `demo, sandbox` or "All clinics": what a token may reset. */
+/** The clinics' names (slug in the tooltip), or "All clinics": what a token may reset. */
 function Clinics({ tenants }: { tenants: OperatorToken['tenants'] }) {
-  if (tenants === ALL_TENANTS) return <Badge tone="warn">all clinics</Badge>;
-  return <span className="mono">{tenants.join(', ')}</span>;
+  const clinics = useClinicDirectory();
+  if (tenants === ALL_TENANTS) return <Badge tone="warn">All clinics</Badge>;
+  return (
+    <span>
+      {tenants.map((slug, i) => (
+        <span key={slug} title={slug}>
+          {i > 0 && ', '}
+          {clinics.nameOf(slug) ?? <span className="mono">{slug}</span>}
+        </span>
+      ))}
+    </span>
+  );
 }
 
 const DAYS_MESSAGE = `Use a whole number of days from 1 to ${OPERATOR_TOKEN_MAX_DAYS}.`;
@@ -151,10 +163,11 @@ function RevokeDialog({ token, onClose }: { token: OperatorToken; onClose: () =>
   );
 }
 
-const STATUS_TONE = { active: 'ok', expired: 'warn', revoked: 'bad' } as const;
-
 export function TokensPage() {
   const tokens = useOperatorTokens();
+  const remove = useRemoveOperatorToken();
+  // A viewer issues, revokes and removes nothing (the API refuses it: 403 ADMIN_FORBIDDEN).
+  const canWrite = useCanWrite();
   const [issuing, setIssuing] = useState(false);
   const [issued, setIssued] = useState<IssuedOperatorToken | null>(null);
   const [revoking, setRevoking] = useState<OperatorToken | null>(null);
@@ -170,12 +183,14 @@ export function TokensPage() {
           </>
         }
         actions={
-          <Button variant="primary" onClick={() => setIssuing(true)}>
-            + New token
-          </Button>
+          canWrite && (
+            <Button variant="primary" onClick={() => setIssuing(true)}>
+              + New token
+            </Button>
+          )
         }
       />
-      <ErrorBanner error={tokens.error} title="Tokens could not be loaded" />
+      <ErrorBanner error={tokens.error ?? remove.error} title="Tokens could not be loaded or removed" />
       <section className="card" aria-label="Operator tokens">
         {tokens.isPending ? (
           <Loading />
@@ -193,7 +208,9 @@ export function TokensPage() {
                 <th>Expires</th>
                 <th>Last used</th>
                 <th>Status</th>
-                <th />
+                <th className="col-actions">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -209,12 +226,17 @@ export function TokensPage() {
                   <td className="nowrap">{formatDate(t.expires_at)}</td>
                   <td className="nowrap">{t.last_used_at ? formatDate(t.last_used_at) : 'never'}</td>
                   <td>
-                    <Badge tone={STATUS_TONE[t.status]}>{t.status}</Badge>
+                    <StatusBadge status={t.status} />
                   </td>
                   <td className="actions">
-                    {t.status === 'active' && (
+                    {canWrite && t.status === 'active' && (
                       <Button className="btn-sm" variant="danger" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.id}`}>
                         Revoke
+                      </Button>
+                    )}
+                    {canWrite && t.status !== 'active' && (
+                      <Button className="btn-sm" onClick={() => remove.mutate(t.id)} disabled={remove.isPending} aria-label={`Remove token ${t.id} from the list`}>
+                        Remove
                       </Button>
                     )}
                   </td>

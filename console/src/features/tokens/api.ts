@@ -37,3 +37,12 @@ export function useRevokeOperatorToken() {
     onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-tokens'] }),
   });
 }
+
+/** A revoked or expired token off the list (the journal keeps what it did). */
+export function useRemoveOperatorToken() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => api<{ id: number; removido: true }>('DELETE', `/operator-tokens/${id}`),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-tokens'] }),
+  });
+}
