@@ -16,6 +16,14 @@ export default defineConfig({
     outDir: path.join(consoleRoot, 'dist'),
     emptyOutDir: true,
     sourcemap: false,
+    rollupOptions: {
+      // zod places explanatory comments next to its `@__PURE__` annotations; Rollup only drops the comment.
+      // Said at every first start, it read like an error (issue 21). Any other warning still shows.
+      onwarn(warning, warn) {
+        if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/node_modules/zod/')) return;
+        warn(warning);
+      },
+    },
   },
   server: {
     port: 5173,

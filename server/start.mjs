@@ -13,6 +13,14 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+// The Node.js the dependencies need (package.json `engines`; better-sqlite3 12 and Vite 7 want 20.19+; Node 22 works
+// too): said plainly before anything loads, instead of a crash somewhere in a dependency.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  console.error(`Node.js ${process.versions.node} is too old: the appliance needs Node.js 20.19 or newer (package.json "engines").`);
+  process.exit(2);
+}
+
 /**
  * What the launcher can run. The CLI's stdout carries its results (`--json` included), so its launcher
  * says nothing when the bundle is up to date and writes a rebuild's line to stderr.
