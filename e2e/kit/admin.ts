@@ -6,6 +6,9 @@ import { request, type APIRequestContext } from '@playwright/test';
  * clinic's settings) faster than through the screens.
  */
 export class ConsoleApi {
+  /** Keys this client issued (or was told about with `track`) and has not revoked: `cleanup()` revokes them. */
+  private readonly tracked = new Set<number>();
+
   private constructor(
     readonly context: APIRequestContext,
     private readonly csrf: string,
@@ -33,10 +36,44 @@ export class ConsoleApi {
     return json.data as T;
   }
 
-  /** Issues an API key of a clinic (all the given scopes); the secret is in this answer only. */
-  async issueKey(tenant: string, scopes: string[], extra: { label?: string; medico_id?: number } = {}) {
-    const key = await this.call<{ chave_id: number; api_key: string; api_secret: string }>('POST', `/tenants/${tenant}/keys`, { scopes, ...extra });
+  /**
+   * Issues an API key of a clinic (all the given scopes); the secret is in this answer only. The key is revoked
+   * by `cleanup()` (the kit calls it when the worker ends) unless `keep: true`. Its label says the kit made it.
+   */
+  async issueKey(tenant: string, scopes: string[], extra: { label?: string; medico_id?: number; keep?: boolean } = {}) {
+    const { keep, label = 'e2e kit', ...rest } = extra;
+    const key = await this.call<{ chave_id: number; api_key: string; api_secret: string }>('POST', `/tenants/${tenant}/keys`, { scopes, label, ...rest });
+    if (!keep) this.tracked.add(key.chave_id);
     return { id: key.chave_id, apiKey: key.api_key, apiSecret: key.api_secret };
+  }
+
+  /** Revokes a key now (any key: issued here, through the screens, or by the CLI). Revoking twice is harmless. */
+  async revokeKey(id: number): Promise<void> {
+    this.tracked.delete(id);
+    const res = await this.context.fetch(`/admin/api/keys/${id}/revoke`, { method: 'POST', headers: { 'x-csrf-token': this.csrf } });
+    // 422 INVALID_STATE: already revoked, which is what was wanted.
+    if (!res.ok() && res.status() !== 422) throw new Error(`POST /admin/api/keys/${id}/revoke → ${res.status()} ${await res.text()}`);
+  }
+
+  /** A key made elsewhere (e.g. issued through the screens by a test) for `cleanup()` to revoke. */
+  track(id: number): void {
+    this.tracked.add(id);
+  }
+
+  /**
+   * Revokes every key this client issued or was told to track and has not revoked yet; the kit calls it when
+   * the worker ends. Revoked keys drop out of the keys screen's list (its "Show revoked" brings them back).
+   */
+  async cleanup(): Promise<number[]> {
+    const ids = [...this.tracked];
+    for (const id of ids) await this.revokeKey(id);
+    return ids;
+  }
+
+  /** Revokes an operator token and takes it off the list (`DELETE /operator-tokens/:id`): nothing is left behind. */
+  async removeOperatorToken(id: number): Promise<void> {
+    await this.call('POST', `/operator-tokens/${id}/revoke`);
+    await this.call('DELETE', `/operator-tokens/${id}`);
   }
 
   async dispose(): Promise<void> {

@@ -6,6 +6,7 @@ import { SignedClient } from './client.ts';
 export { expect };
 export { SignedClient, sign, stringToSign, type Credentials, type SignedResponse } from './client.ts';
 export { ConsoleApi } from './admin.ts';
+export { defineApplianceConfig, APPLIANCE_GLOBAL_SETUP, type ApplianceConfigOptions } from './config.ts';
 export type { E2eEnv } from '../support/env.ts';
 
 export interface KitOptions {
@@ -19,9 +20,12 @@ export interface KitOptions {
 export interface KitTestFixtures {
   /** /v1 client signed with the kit's key (all scopes of `appliance.tenant`); writes get an Idempotency-Key. */
   api: SignedClient;
-  /** A page signed in to the console, on the API keys screen. */
+  /** A page signed in to the console, on the API keys screen of `appliance.tenant`. */
   operatorPage: Page;
-  /** Resets a clinic (default: `appliance.tenant`) through the automation route with the operator token. */
+  /**
+   * Resets a clinic (default: `appliance.tenant`): through the automation route with `E2E_OPERATOR_TOKEN` when
+   * it is set, else through the console API with the kit's session (no token is issued for it).
+   */
   resetTenant: (slug?: string) => Promise<ResetResult>;
   _autoReset: void;
 }
@@ -29,9 +33,9 @@ export interface KitTestFixtures {
 export interface KitWorkerFixtures {
   /** Where and with what the tests run (global-setup: a stack of its own, or E2E_BASE_URL). */
   appliance: E2eEnv;
-  /** The console API signed in as the operator (CSRF handled). */
+  /** The console API signed in as the operator (CSRF handled); the keys it issued are revoked when the worker ends. */
   consoleApi: ConsoleApi;
-  /** An operator API token (E2E_OPERATOR_TOKEN, or issued for this worker and revoked after). */
+  /** An operator API token: E2E_OPERATOR_TOKEN, or issued for this worker (1 day) and revoked and removed after. */
   operatorToken: string;
 }
 
@@ -49,7 +53,8 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>
     async ({ appliance }, use) => {
       const api = await ConsoleApi.signIn(appliance.baseUrl, appliance.operator, appliance.password);
       await use(api);
-      await api.dispose();
+      // What the kit made does not outlive the run: keys issued through it (or tracked) are revoked.
+      await api.cleanup().finally(() => api.dispose());
     },
     { scope: 'worker' },
   ],
@@ -57,13 +62,14 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>
   operatorToken: [
     async ({ appliance, consoleApi }, use, workerInfo) => {
       if (appliance.operatorToken) return use(appliance.operatorToken);
-      // Every clinic, explicitly: resetTenant(slug) may name any. Default expiry (30 days); revoked when the worker ends.
+      // Every clinic, explicitly: a test may name any. One day at most; revoked and off the list when the worker ends.
       const issued = await consoleApi.call<{ id: number; token: string }>('POST', '/operator-tokens', {
         label: `e2e kit worker ${workerInfo.workerIndex}`,
         tenants: '*',
+        expires_in_days: 1,
       });
       await use(issued.token);
-      await consoleApi.call('POST', `/operator-tokens/${issued.id}/revoke`).catch(() => undefined);
+      await consoleApi.removeOperatorToken(issued.id).catch(() => undefined);
     },
     { scope: 'worker' },
   ],
@@ -77,11 +83,16 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>
     await use(new SignedClient(appliance.baseUrl, { apiKey: appliance.apiKey, apiSecret: appliance.apiSecret }));
   },
 
-  resetTenant: async ({ appliance, operatorToken }, use) => {
+  resetTenant: async ({ appliance, consoleApi }, use) => {
     await use(async (slug = appliance.tenant) => {
+      if (!appliance.operatorToken) {
+        return consoleApi.call<ResetResult>('POST', `/tenants/${slug}/reset`, {}).catch((error: Error) => {
+          throw new Error(`reset of ${slug} failed: ${error.message}`);
+        });
+      }
       const res = await fetch(`${appliance.baseUrl}/admin/api/automation/tenants/${slug}/reset`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${appliance.operatorToken}`, 'content-type': 'application/json' },
         body: '{}',
       });
       const json = (await res.json()) as { data: ResetResult; error: unknown };
@@ -104,7 +115,7 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>
       data: { username: appliance.operator, password: appliance.password },
     });
     expect(login.status(), 'console sign-in').toBe(200);
-    await page.goto(`${appliance.baseUrl}/console/#/keys`);
+    await page.goto(`${appliance.baseUrl}/console/#/keys?tenant=${encodeURIComponent(appliance.tenant)}`);
     await expect(page.getByText(`Signed in as ${appliance.operator}`)).toBeVisible();
     await use(page);
   },
