@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { navigate, useLocation } from '../../lib/router.ts';
+import { useCanWrite } from '../../lib/role.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull, relativeTime } from '../../lib/ui.tsx';
 import { useKeys, useMedicos, useRevokeKey, useRotateKey, useTenantOptions, type Credentials, type KeySummary } from './api.ts';
 import { ConfirmDialog, EditKeyDialog, IssueKeyDialog, SecretDialog } from './dialogs.tsx';
@@ -37,6 +38,8 @@ export function KeysPage() {
   const rotate = useRotateKey();
   const revoke = useRevokeKey();
   const [modal, setModal] = useState<Modal>(null);
+  // A viewer is not offered what the API would refuse it (403 ADMIN_FORBIDDEN).
+  const canWrite = useCanWrite();
   const [showRevoked, setShowRevoked] = useState(false);
   /** The key issued last: highlighted until the operator leaves the page. */
   const [highlight, setHighlight] = useState<number | null>(null);
@@ -51,9 +54,11 @@ export function KeysPage() {
         title="API keys"
         description="Keys sign integrators' requests. Secrets are shown once, at issue and at rotation."
         actions={
-          <Button variant="primary" onClick={() => setModal({ kind: 'issue' })} disabled={!tenant}>
-            + New key
-          </Button>
+          canWrite && (
+            <Button variant="primary" onClick={() => setModal({ kind: 'issue' })} disabled={!tenant}>
+              + New key
+            </Button>
+          )
         }
       />
       <div className="toolbar">
@@ -151,7 +156,7 @@ export function KeysPage() {
                       </div>
                     </td>
                     <td className="actions">
-                      {k.status !== 'revoked' && (
+                      {k.status !== 'revoked' && canWrite && (
                         <div className="row-actions">
                           <Button className="btn-sm" onClick={() => setModal({ kind: 'edit', key: k })} aria-label={`Edit key ${k.id}`}>
                             Edit

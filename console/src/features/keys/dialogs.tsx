@@ -135,16 +135,16 @@ export function SecretDialog({ credentials, rotated, onClose }: { credentials: C
         </>
       }
     >
-      <div className="secret-label">API key (X-API-Key)</div>
+      <div className="secret-label" id="issued-api-key-label">API key (X-API-Key)</div>
       <div className="secret-row">
-        <div className="value" data-testid="issued-api-key">
+        <div className="value" role="textbox" aria-readonly="true" aria-labelledby="issued-api-key-label" data-testid="issued-api-key">
           {credentials.api_key}
         </div>
         <CopyButton value={credentials.api_key} label="Copy key" />
       </div>
-      <div className="secret-label">API secret</div>
+      <div className="secret-label" id="issued-api-secret-label">API secret</div>
       <div className="secret-row">
-        <div className="value" data-testid="issued-api-secret">
+        <div className="value" role="textbox" aria-readonly="true" aria-labelledby="issued-api-secret-label" data-testid="issued-api-secret">
           {credentials.api_secret}
         </div>
         <CopyButton value={credentials.api_secret} label="Copy secret" />
