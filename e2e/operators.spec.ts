@@ -110,8 +110,23 @@ test('operator roles: a viewer reads the keys but cannot issue, rotate or revoke
       await expect(viewer.getByTestId('read-only-role')).toBeVisible();
     });
 
-    await test.step('the admin disables the viewer: its open session ends at once', async () => {
+    await test.step('made an admin, the same session is offered issue at once; made a viewer again, not', async () => {
       await admin.reload();
+      await admin.getByLabel(`Role of ${username}`).selectOption('admin');
+      await admin.getByRole('dialog').getByRole('button', { name: 'Make admin' }).click();
+      await expect(admin.getByLabel(`Role of ${username}`)).toHaveValue('admin');
+      await viewer.goto(`/console/#/keys?tenant=${appliance.tenant}`);
+      await viewer.reload();
+      await expect(viewer.getByRole('button', { name: '+ New key' })).toBeVisible();
+      await admin.getByLabel(`Role of ${username}`).selectOption('viewer');
+      await admin.getByRole('dialog').getByRole('button', { name: 'Make viewer' }).click();
+      await expect(admin.getByLabel(`Role of ${username}`)).toHaveValue('viewer');
+      await viewer.reload();
+      await expect(viewer.getByTestId('read-only-role')).toBeVisible();
+      await expect(viewer.getByRole('button', { name: '+ New key' })).toHaveCount(0);
+    });
+
+    await test.step('the admin disables the viewer: its open session ends at once', async () => {
       await admin.getByRole('button', { name: `Disable ${username}` }).click();
       await admin.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
       await expect(admin.locator(`tr[data-operator="${username}"]`)).toContainText('Disabled');

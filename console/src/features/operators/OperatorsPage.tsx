@@ -220,67 +220,79 @@ function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => 
   if (operators.error) return <ErrorBanner error={operators.error} title="Operators could not be loaded" />;
   if (!operators.data.length) return <EmptyState title="No operators" />;
   return (
-    <table className="data">
-      <thead>
-        <tr>
-          <th>Username</th>
-          <th>Role</th>
-          <th>Status</th>
-          <th>Sessions</th>
-          <th>Tokens</th>
-          <th>Created</th>
-          <th>Password changed</th>
-          <th />
-        </tr>
-      </thead>
-      <tbody>
-        {operators.data.map((o) => (
-          <tr key={o.id} data-operator={o.username}>
-            <td>
-              <strong>{o.username}</strong>
-              {o.id === me.id && <span className="muted"> (you)</span>}
-            </td>
-            <td>
-              <RoleBadge role={o.role} />
-            </td>
-            <td title={o.disabled_at ? formatDateFull(o.disabled_at) : undefined}>
-              <Badge tone={o.status === 'active' ? 'ok' : 'bad'}>{o.status === 'active' ? 'Active' : 'Disabled'}</Badge>
-            </td>
-            <td className="mono">{o.sessions}</td>
-            <td className="mono">{o.tokens}</td>
-            <td className="nowrap" title={formatDateFull(o.created_at)}>
-              {formatDate(o.created_at)}
-            </td>
-            <td className="nowrap" title={formatDateFull(o.password_changed_at)}>
-              {o.password_changed_at ? formatDate(o.password_changed_at) : 'never'}
-            </td>
-            <td className="actions">
-              {o.id !== me.id && (
-                <div className="row-actions">
-                  {o.status === 'active' && (
-                    <Button className="btn-sm" onClick={() => onConfirm({ kind: 'role', operator: o })} aria-label={`Make ${o.username} ${o.role === 'admin' ? 'viewer' : 'admin'}`}>
-                      {o.role === 'admin' ? 'Make viewer' : 'Make admin'}
-                    </Button>
-                  )}
-                  <Button className="btn-sm" onClick={() => onConfirm({ kind: 'reset', operator: o })} aria-label={`Reset password of ${o.username}`} disabled={o.status !== 'active'}>
-                    Reset password
-                  </Button>
-                  {o.status === 'active' ? (
-                    <Button className="btn-sm" variant="danger" onClick={() => onConfirm({ kind: 'disable', operator: o })} aria-label={`Disable ${o.username}`}>
-                      Disable
-                    </Button>
-                  ) : (
-                    <Button className="btn-sm" onClick={() => onConfirm({ kind: 'enable', operator: o })} aria-label={`Enable ${o.username}`}>
-                      Enable
-                    </Button>
-                  )}
-                </div>
-              )}
-            </td>
+    <div className="table-wrap">
+      <table className="data">
+        <thead>
+          <tr>
+            <th>Operator</th>
+            <th>Role</th>
+            <th>Status</th>
+            <th>Activity</th>
+            <th className="col-actions">
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {operators.data.map((o) => (
+            <tr key={o.id} data-operator={o.username}>
+              <td>
+                <strong className="nowrap">{o.username}</strong>
+                {o.id === me.id && <div className="key-meta">you</div>}
+              </td>
+              <td>
+                {o.id !== me.id && o.status === 'active' ? (
+                  // Choosing the other role asks for confirmation; the select shows the current one meanwhile.
+                  <select
+                    aria-label={`Role of ${o.username}`}
+                    style={{ font: 'inherit', fontSize: 13, padding: '3px 6px', borderRadius: 6, border: '1px solid var(--border-strong)', background: '#fff' }}
+                    value={o.role} onChange={(e) => e.target.value !== o.role && onConfirm({ kind: 'role', operator: o })}>
+                    <option value="admin">Admin</option>
+                    <option value="viewer">Viewer</option>
+                  </select>
+                ) : (
+                  <RoleBadge role={o.role} />
+                )}
+              </td>
+              <td title={o.disabled_at ? `Disabled ${formatDateFull(o.disabled_at)}` : undefined}>
+                <Badge tone={o.status === 'active' ? 'ok' : 'bad'}>{o.status === 'active' ? 'Active' : 'Disabled'}</Badge>
+              </td>
+              <td>
+                <div className="nowrap">
+                  {o.sessions} {o.sessions === 1 ? 'session' : 'sessions'} · {o.tokens} {o.tokens === 1 ? 'token' : 'tokens'}
+                </div>
+                <div className="key-meta nowrap" title={formatDateFull(o.created_at)}>
+                  created {formatDate(o.created_at)}
+                </div>
+                <div className="key-meta nowrap" title={formatDateFull(o.password_changed_at)}>
+                  {o.password_changed_at ? `password changed ${formatDate(o.password_changed_at)}` : 'password never changed'}
+                </div>
+              </td>
+              <td className="actions">
+                {o.id !== me.id && (
+                  <div className="row-actions">
+                    {o.status === 'active' && (
+                      <Button className="btn-sm" onClick={() => onConfirm({ kind: 'reset', operator: o })} aria-label={`Reset password of ${o.username}`}>
+                        Reset password
+                      </Button>
+                    )}
+                    {o.status === 'active' ? (
+                      <Button className="btn-sm" variant="danger" onClick={() => onConfirm({ kind: 'disable', operator: o })} aria-label={`Disable ${o.username}`}>
+                        Disable
+                      </Button>
+                    ) : (
+                      <Button className="btn-sm" onClick={() => onConfirm({ kind: 'enable', operator: o })} aria-label={`Enable ${o.username}`}>
+                        Enable
+                      </Button>
+                    )}
+                  </div>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -320,9 +332,12 @@ export function OperatorsPage({ me }: { me: Me }) {
         <section className="card" aria-label="Operators">
           <div className="section-title">
             <h2>All operators</h2>
-            <span className="muted">The last active admin can be neither disabled nor made a viewer; nobody changes their own account here.</span>
           </div>
           <OperatorsTable me={me} onConfirm={setConfirm} />
+          <p className="hint" style={{ margin: 0, padding: '10px 18px' }}>
+            The last active admin can be neither disabled nor made a viewer. Nobody changes their own role, status or password here: another
+            admin does (your password: <em>Change password</em> above).
+          </p>
         </section>
       ) : (
         <p className="muted">Only an admin sees and manages the other accounts.</p>
