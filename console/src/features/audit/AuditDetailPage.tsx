@@ -1,20 +1,77 @@
 import { href } from '../../lib/router.ts';
-import { Badge, ErrorBanner, JsonBlock, Loading, PageHeader, formatDate, statusTone } from '../../lib/ui.tsx';
+import { Badge, ErrorBanner, JsonBlock, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { actionLabel } from './actions.ts';
 import { useAuditEntry, type AuditDetail } from './api.ts';
 
 /** Why a response is not in the journal, in words an operator reads once. */
 function noResponseReason(e: AuditDetail): string {
-  if (e.source === 'console') return 'Console actions record their subject and outcome under Detail.';
+  if (e.source === 'console') return 'Console actions record their subject and outcome, not the answer.';
   if (e.status >= 300 && e.status < 400) return 'Redirects are never stored: their Location is a time-limited download URL.';
   if (e.status < 400 && e.method === 'GET') return 'Successful reads are not copied into the journal; errors and writes are.';
   return 'No response body was recorded for this request.';
 }
 
+interface ConflictDetail {
+  reason?: string;
+  idem_key?: string;
+  stored?: { method?: string; path?: string; fingerprint?: string; request_id?: string | null };
+  sent_fingerprint?: string;
+}
+
+/**
+ * An entry's detail without what the page shows on its own: the console action (Request card) and an
+ * idempotency conflict (its own card). `rest` is null when nothing is left, so no empty card is drawn.
+ */
+function splitDetail(detail: unknown): { action: string | null; conflict: ConflictDetail | null; rest: unknown } {
+  if (detail === null || detail === undefined) return { action: null, conflict: null, rest: null };
+  if (typeof detail !== 'object' || Array.isArray(detail)) return { action: null, conflict: null, rest: detail };
+  const { action, idempotency_conflict, ...others } = detail as Record<string, unknown>;
+  return {
+    action: typeof action === 'string' ? action : null,
+    conflict: idempotency_conflict && typeof idempotency_conflict === 'object' ? (idempotency_conflict as ConflictDetail) : null,
+    rest: Object.keys(others).length > 0 ? others : null,
+  };
+}
+
+/** A 422 IDEMPOTENCY_CONFLICT: the entry the key was first used for, and what this request sent. */
+function ConflictCard({ conflict }: { conflict: ConflictDetail }) {
+  return (
+    <section className="card card-pad" aria-label="Idempotency conflict" style={{ marginBottom: 16 }}>
+      <h3>Idempotency conflict</h3>
+      <dl className="props">
+        <dt>Idempotency-Key</dt>
+        <dd className="mono">{conflict.idem_key ?? '—'}</dd>
+        <dt>Why</dt>
+        <dd>{conflict.reason === 'operation' ? 'The key was first used on another operation.' : 'The key was first used with another body.'}</dd>
+        <dt>First use</dt>
+        <dd className="mono">
+          {conflict.stored?.method} {conflict.stored?.path}
+        </dd>
+        <dt>First body</dt>
+        <dd className="fingerprint" data-testid="conflict-first-fingerprint">
+          {conflict.stored?.fingerprint ?? '—'}
+        </dd>
+        <dt>This body</dt>
+        <dd className="fingerprint" data-testid="conflict-sent-fingerprint">
+          {conflict.sent_fingerprint ?? '—'}
+        </dd>
+      </dl>
+      <p className="hint" style={{ marginBottom: 0 }}>
+        Fingerprints are keyed HMACs of each body's canonical SHA-256: equal bodies give equal fingerprints, and neither can be
+        turned back into the body.
+      </p>
+    </section>
+  );
+}
+
 /** A request as the integrator sent it and what the gateway answered: the journal's one page per call. */
 export function AuditDetailPage({ id }: { id: number }) {
   const entry = useAuditEntry(id);
+  const clinics = useClinicDirectory();
   const e = entry.data;
   const headers = e?.request_headers ? Object.entries(e.request_headers) : [];
+  const { action, conflict, rest } = splitDetail(e?.detail);
   return (
     <>
       <PageHeader title={`Audit entry #${id}`} description={<a href={href('/audit')}>← Back to the audit log</a>} />
@@ -35,7 +92,15 @@ export function AuditDetailPage({ id }: { id: number }) {
                   {formatDate(e.ts)} <span className="muted mono">{e.ts}</span>
                 </dd>
                 <dt>Source</dt>
-                <dd>{e.source === 'console' ? <Badge tone="info">console</Badge> : <Badge>api</Badge>}</dd>
+                <dd>{e.source === 'console' ? <Badge tone="info">Console</Badge> : <Badge>API</Badge>}</dd>
+                {e.source === 'console' && (
+                  <>
+                    <dt>Action</dt>
+                    <dd data-testid="detail-action">
+                      {actionLabel(action)} {action && <span className="muted mono">({action})</span>}
+                    </dd>
+                  </>
+                )}
                 {e.operator_username && (
                   <>
                     <dt>Operator</dt>
@@ -43,7 +108,9 @@ export function AuditDetailPage({ id }: { id: number }) {
                   </>
                 )}
                 <dt>Clinic</dt>
-                <dd className="mono">{e.tenant_slug ?? '—'}</dd>
+                <dd>
+                  <ClinicName slug={e.tenant_slug} nome={e.tenant_slug ? clinics.nameOf(e.tenant_slug) : undefined} />
+                </dd>
                 <dt>Key</dt>
                 <dd className="mono" data-testid="detail-key">
                   {e.chave_id ? <a href={href('/audit', { chave_id: e.chave_id })} title="Every call of this key">#{e.chave_id}</a> : '—'}
@@ -98,12 +165,10 @@ export function AuditDetailPage({ id }: { id: number }) {
               <dl className="props">
                 <dt>Status</dt>
                 <dd data-testid="detail-status">
-                  <Badge tone={statusTone(e.status)}>{e.status}</Badge>
+                  <HttpStatus status={e.status} />
                 </dd>
                 <dt>Error code</dt>
-                <dd className="mono" data-testid="detail-error-code">
-                  {e.error_code ?? '—'}
-                </dd>
+                <dd data-testid="detail-error-code">{e.error_code ? <Code>{e.error_code}</Code> : '—'}</dd>
                 <dt>Message</dt>
                 <dd data-testid="detail-error-message">{e.error_message ?? '—'}</dd>
               </dl>
@@ -118,10 +183,13 @@ export function AuditDetailPage({ id }: { id: number }) {
                 </div>
               )}
             </section>
-            <section className="card card-pad" aria-label="Detail">
-              <h3>Detail</h3>
-              {e.detail === null ? <p className="muted">—</p> : <JsonBlock value={e.detail} />}
-            </section>
+            {conflict && <ConflictCard conflict={conflict} />}
+            {rest !== null && (
+              <section className="card card-pad" aria-label="Detail" style={{ marginBottom: 16 }}>
+                <h3>Detail</h3>
+                <JsonBlock value={rest} />
+              </section>
+            )}
           </div>
         </div>
       )}

@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { auditQuerySchema } from '../../../../server/admin/schemas.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, Loading, PageHeader, formatDate, statusTone } from '../../lib/ui.tsx';
-import { FILTER_NAMES, useAuditPages, useAuditStorage, useAuditTenants, useUnattributed, type AuditFilters, type AuditStorage } from './api.ts';
+import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { ClinicName, clinicOptionLabel, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { actionLabel } from './actions.ts';
+import { FILTER_NAMES, useAuditPages, useAuditStorage, useUnattributed, type AuditFilters, type AuditStorage } from './api.ts';
 
 /** datetime-local ⇄ ISO (the URL and the API carry UTC ISO 8601). */
 const toLocalInput = (iso: string | undefined) => {
@@ -14,7 +16,7 @@ const toLocalInput = (iso: string | undefined) => {
 const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : '');
 
 function FiltersForm({ initial }: { initial: AuditFilters }) {
-  const tenants = useAuditTenants();
+  const tenants = useClinicDirectory();
   const [draft, setDraft] = useState<AuditFilters>(initial);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const set = (name: string) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setDraft({ ...draft, [name]: e.target.value });
@@ -35,7 +37,7 @@ function FiltersForm({ initial }: { initial: AuditFilters }) {
             <option value="">All clinics</option>
             {tenants.data?.map((t) => (
               <option key={t.slug} value={t.slug}>
-                {t.slug}
+                {clinicOptionLabel(t)}
               </option>
             ))}
           </select>
@@ -156,11 +158,13 @@ function UnattributedSection() {
                   return (
                     <tr key={g.id}>
                       <td className="nowrap">{formatDate(g.first_ts)}</td>
-                      <td className="mono">{g.client_ip}</td>
                       <td>
-                        <Badge tone={statusTone(g.status)}>{g.status}</Badge>
+                        <Code>{g.client_ip}</Code>
                       </td>
-                      <td className="mono">{g.error_code ?? ''}</td>
+                      <td>
+                        <HttpStatus status={g.status} />
+                      </td>
+                      <td>{g.error_code ? <Code>{g.error_code}</Code> : ''}</td>
                       <td className="mono" style={{ textAlign: 'right' }}>
                         {count(g.count)}
                       </td>
@@ -190,6 +194,7 @@ export function AuditPage() {
   const pages = useAuditPages(filters);
   const storage = useAuditStorage();
   const unattributed = useUnattributed();
+  const clinics = useClinicDirectory();
   const rows = pages.data?.pages.flatMap((p) => p.items) ?? [];
   const filterKey = JSON.stringify(filters);
 
@@ -197,7 +202,7 @@ export function AuditPage() {
     <>
       <PageHeader
         title="Audit log"
-        description="Every API request and console action, newest first. Bodies are stored redacted and bounded; a body that did not parse is described, never stored."
+        description="Every API request and console action, the last to arrive first. Bodies are stored redacted and bounded; a body that did not parse is described, never stored."
         actions={
           <Button onClick={() => void Promise.all([pages.refetch(), storage.refetch(), unattributed.refetch()])} disabled={pages.isFetching}>
             {pages.isFetching && !pages.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
@@ -222,10 +227,8 @@ export function AuditPage() {
                     <th>Source</th>
                     <th>Clinic</th>
                     <th>Key</th>
-                    <th>Method</th>
-                    <th>Path</th>
+                    <th>Request</th>
                     <th>Status</th>
-                    <th>Error</th>
                     <th style={{ textAlign: 'right' }}>ms</th>
                   </tr>
                 </thead>
@@ -237,27 +240,37 @@ export function AuditPage() {
                           {formatDate(r.ts)}
                         </a>
                       </td>
-                      <td>{r.source === 'console' ? <Badge tone="info">{r.action ?? 'console'}</Badge> : <Badge>api</Badge>}</td>
-                      <td className="mono">{r.tenant_slug ?? '—'}</td>
-                      <td className="mono nowrap">
-                        {r.chave_id ? `#${r.chave_id}` : '—'}
-                        {r.verified === 0 && (
-                          <>
-                            {' '}
-                            <span title="The request named this key but did not prove it holds its secret">
-                              <Badge tone="warn">unverified</Badge>
-                            </span>
-                          </>
+                      <td>
+                        {r.source === 'console' ? (
+                          <span title={r.action ?? undefined} data-action={r.action ?? undefined}>
+                            <Badge tone="info">{actionLabel(r.action)}</Badge>
+                          </span>
+                        ) : (
+                          <Badge>API</Badge>
                         )}
                       </td>
-                      <td className="mono">{r.method}</td>
-                      <td className="path-cell" title={r.path}>
-                        {r.path}
+                      <td className="col-clinic">
+                        <ClinicName slug={r.tenant_slug} nome={r.tenant_slug ? clinics.nameOf(r.tenant_slug) : undefined} compact />
+                      </td>
+                      <td className="mono">
+                        {r.chave_id ? `#${r.chave_id}` : '—'}
+                        {r.verified === 0 && (
+                          <div title="The request named this key but did not prove it holds its secret">
+                            <Badge tone="warn">Unverified</Badge>
+                          </div>
+                        )}
+                      </td>
+                      <td className="path-cell" title={`${r.method} ${r.path}`}>
+                        <span className="method">{r.method}</span> {r.path}
                       </td>
                       <td>
-                        <Badge tone={statusTone(r.status)}>{r.status}</Badge>
+                        <HttpStatus status={r.status} />
+                        {r.error_code && (
+                          <div className="error-code">
+                            <Code>{r.error_code}</Code>
+                          </div>
+                        )}
                       </td>
-                      <td className="mono">{r.error_code ?? ''}</td>
                       <td className="mono" style={{ textAlign: 'right' }}>
                         {r.duracao_ms}
                       </td>

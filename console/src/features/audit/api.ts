@@ -37,9 +37,6 @@ export type AuditFilters = Record<string, string>;
 
 export const FILTER_NAMES = ['tenant', 'chave_id', 'method', 'path', 'status', 'error_code', 'request_id', 'source', 'from', 'to'] as const;
 
-export const useAuditTenants = () =>
-  useQuery({ queryKey: ['tenants'], queryFn: () => api<Array<{ slug: string; nome: string }>>('GET', '/tenants') });
-
 export const useAuditPages = (filters: AuditFilters) =>
   useInfiniteQuery({
     queryKey: ['audit', filters],

@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { faultSchema, FAULT_METHODS } from '../../../../server/admin/schemas.ts';
 import { ApiError } from '../../lib/api.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
-import { useAddFault, useClearFaults, useFaults, useFaultTenants, useRemoveFault } from './api.ts';
+import { ClinicName, clinicOptionLabel, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { useAddFault, useClearFaults, useFaults, useRemoveFault } from './api.ts';
 
 const KINDS: Array<{ value: string; label: string; effect: string }> = [
   { value: 'http500', label: 'Backend error (HTTP 500)', effect: '503 SERVICE_UNAVAILABLE' },
@@ -12,10 +13,12 @@ const KINDS: Array<{ value: string; label: string; effect: string }> = [
   { value: 'latency', label: 'Latency only', effect: 'slower 200s' },
 ];
 const effectOf = (kind: string) => KINDS.find((k) => k.value === kind)?.effect ?? '';
+/** `http500` → "Backend error (HTTP 500)"; a kind added to backend-sim later shows its code. */
+const kindLabel = (kind: string) => KINDS.find((k) => k.value === kind)?.label ?? kind;
 
 export function FaultsPage() {
   const faults = useFaults();
-  const tenants = useFaultTenants();
+  const tenants = useClinicDirectory();
   const add = useAddFault();
   const remove = useRemoveFault();
   const clear = useClearFaults();
@@ -46,13 +49,13 @@ export function FaultsPage() {
       />
       <form className="card card-pad" onSubmit={submit} noValidate aria-label="New fault" style={{ marginBottom: 16 }}>
         <ErrorBanner error={add.error} title="The fault was not added" />
-        <div className="grid-filters">
+        <div className="grid-form">
           <Field id="fault-tenant" label="Clinic" error={errors.tenant}>
             <select id="fault-tenant" value={form.tenant} onChange={set('tenant')}>
               <option value="*">Every clinic</option>
               {tenants.data?.map((t) => (
                 <option key={t.slug} value={t.slug}>
-                  {t.slug}
+                  {clinicOptionLabel(t)}
                 </option>
               ))}
             </select>
@@ -104,46 +107,49 @@ export function FaultsPage() {
         ) : !faults.data?.length ? (
           <EmptyState title="No faults — the backend behaves normally">Add one above; it takes effect on the next request.</EmptyState>
         ) : (
-          <table className="data">
-            <thead>
-              <tr>
-                <th>ID</th>
-                <th>Clinic</th>
-                <th>Method</th>
-                <th>Path</th>
-                <th>Fault</th>
-                <th>Client sees</th>
-                <th>Latency</th>
-                <th>Rate</th>
-                <th>Hits</th>
-                <th>Since</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {faults.data.map((f) => (
-                <tr key={f.id}>
-                  <td className="mono">#{f.id}</td>
-                  <td className="mono">{f.tenant === '*' ? 'all' : f.tenant}</td>
-                  <td className="mono">{f.method === '*' ? 'any' : f.method}</td>
-                  <td className="mono">{f.path}</td>
-                  <td>
-                    <Badge tone={f.kind === 'latency' ? 'info' : 'bad'}>{f.kind}</Badge>
-                  </td>
-                  <td className="muted">{effectOf(f.kind)}</td>
-                  <td className="mono">{f.latency_ms ? `${f.latency_ms} ms` : '—'}</td>
-                  <td className="mono">{Math.round(f.failure_rate * 100)}%</td>
-                  <td className="mono">{f.hits}</td>
-                  <td className="nowrap">{formatDate(f.criado_em)}</td>
-                  <td className="actions">
-                    <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn fault ${f.id} off`}>
-                      Turn off
-                    </Button>
-                  </td>
+          <div className="table-wrap">
+            <table className="data" data-testid="backend-faults">
+              <thead>
+                <tr>
+                  <th>Fault</th>
+                  <th>Clinic</th>
+                  <th>Route</th>
+                  <th>Latency · rate</th>
+                  <th title="Requests it matched">Hits</th>
+                  <th>Since</th>
+                  <th className="col-actions">
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {faults.data.map((f) => (
+                  <tr key={f.id} data-fault-id={f.id}>
+                    <td>
+                      <span title={f.kind} data-kind={f.kind}>
+                        <Badge tone={f.kind === 'latency' ? 'info' : 'bad'}>{kindLabel(f.kind)}</Badge>
+                      </span>
+                      <div className="hint">Client sees {effectOf(f.kind) ? <Code>{effectOf(f.kind)}</Code> : '—'}</div>
+                    </td>
+                    <td>{f.tenant === '*' || f.tenant === null ? 'Every clinic' : <ClinicName slug={f.tenant} nome={tenants.nameOf(f.tenant)} />}</td>
+                    <td>
+                      <span className="mono">{f.method === '*' ? 'Any' : f.method}</span> <Code>{f.path}</Code>
+                    </td>
+                    <td className="mono nowrap">
+                      {f.latency_ms ? `${f.latency_ms} ms` : '—'} · {Math.round(f.failure_rate * 100)}%
+                    </td>
+                    <td className="mono">{f.hits}</td>
+                    <td className="nowrap">{formatDate(f.criado_em)}</td>
+                    <td className="actions">
+                      <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn fault ${f.id} off`}>
+                        Turn off
+                      </Button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </>

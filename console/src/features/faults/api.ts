@@ -4,7 +4,8 @@ import type { FaultInput } from '../../../../server/admin/schemas.ts';
 
 export interface Fault {
   id: number;
-  tenant: string;
+  /** A slug, or `*` / null for every clinic. */
+  tenant: string | null;
   method: string;
   path: string;
   route: string;
@@ -16,7 +17,6 @@ export interface Fault {
 }
 
 export const useFaults = () => useQuery({ queryKey: ['faults'], queryFn: () => api<Fault[]>('GET', '/faults'), refetchInterval: 5000 });
-export const useFaultTenants = () => useQuery({ queryKey: ['tenants'], queryFn: () => api<Array<{ slug: string; nome: string }>>('GET', '/tenants') });
 
 function useFaultMutation<I, O>(fn: (input: I) => Promise<O>) {
   const client = useQueryClient();

@@ -1,7 +1,18 @@
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull } from '../../lib/ui.tsx';
-import { useIdempotencyEntries, usePurgeEntry, useTenantKeys, useTenants, type EntryState, type IdempotencyEntry } from './api.ts';
+import { clinicOptionLabel, Code, keyOptionLabel, shorten, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import {
+  useClinicIdempotency,
+  useIdempotencyEntries,
+  usePurgeEntry,
+  useTenantKeys,
+  type ConflictSide,
+  type EntryState,
+  type IdempotencyConflict,
+  type IdempotencyEntry,
+  type KeyRef,
+} from './api.ts';
 
 const STATE_LABEL: Record<EntryState, { label: string; tone: 'info' | 'ok' | 'bad' | 'warn'; help: string }> = {
   in_flight: { label: 'In flight', tone: 'info', help: 'The first request is still executing; a retry gets 409 CONCURRENT_REQUEST.' },
@@ -10,161 +21,356 @@ const STATE_LABEL: Record<EntryState, { label: string; tone: 'info' | 'ok' | 'ba
   stored_503: { label: 'Stored 503', tone: 'bad', help: 'The backend was unavailable; the spec replays this 503 for 24 h. Purge it to let the client retry now.' },
 };
 
-/** Picks a clinic, then one of its keys: `#/idempotency?tenant=…&chave_id=…`. */
-function KeyPicker({ tenant, keyId }: { tenant: string | undefined; keyId: number | null }) {
-  const tenants = useTenants();
+/** The header's syntax (server/idempotency/idempotency-plugin.ts IDEMPOTENCY_KEY_PATTERN): nothing else was ever stored. */
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+type Purging = { keyId: number; entry: IdempotencyEntry };
+
+/** `#/idempotency?tenant=…&idem_key=…&chave_id=…`: a clinic, optionally a value to search and one of its keys. */
+function SearchForm({ tenant, idemKey, keyId }: { tenant: string | undefined; idemKey: string | undefined; keyId: number | null }) {
+  const clinics = useClinicDirectory();
   const keys = useTenantKeys(tenant);
+  const [value, setValue] = useState(idemKey ?? '');
+  const [error, setError] = useState<string | undefined>();
+  const search = (event: FormEvent) => {
+    event.preventDefault();
+    const text = value.trim();
+    if (text && !IDEMPOTENCY_KEY.test(text)) return setError('An Idempotency-Key is 1 to 64 letters, digits, “-” or “_”.');
+    setError(undefined);
+    navigate('/idempotency', { tenant, idem_key: text, chave_id: keyId });
+  };
   return (
-    <div className="toolbar">
-      <Field id="idem-tenant" label="Clinic">
-        <select id="idem-tenant" value={tenant ?? ''} onChange={(e) => navigate('/idempotency', { tenant: e.target.value })}>
-          <option value="">Choose a clinic</option>
-          {tenants.data?.map((t) => (
-            <option key={t.slug} value={t.slug}>
-              {t.slug}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field id="idem-key" label="API key">
-        <select
-          id="idem-key"
-          value={keyId ?? ''}
-          disabled={!tenant}
-          onChange={(e) => navigate('/idempotency', { tenant, chave_id: e.target.value })}
-        >
-          <option value="">Choose a key</option>
-          {keys.data?.map((k) => (
-            <option key={k.id} value={k.id}>
-              #{k.id} {k.label || k.api_key_masked}
-              {k.status === 'revoked' ? ' (revoked)' : ''}
-            </option>
-          ))}
-        </select>
-      </Field>
+    <form className="card card-pad" role="search" aria-label="Idempotency search" onSubmit={search} noValidate style={{ marginBottom: 16, paddingBottom: 4 }}>
+      <div className="grid-search">
+        <Field id="idem-tenant" label="Clinic">
+          <select id="idem-tenant" value={tenant ?? ''} onChange={(e) => navigate('/idempotency', { tenant: e.target.value, idem_key: idemKey })}>
+            <option value="">Choose a clinic</option>
+            {clinics.data?.map((t) => (
+              <option key={t.slug} value={t.slug}>
+                {clinicOptionLabel(t)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="idem-value" label="Idempotency-Key" error={error} hint="The header's value, under any key of the clinic.">
+          <div className="inline-field">
+            <input
+              id="idem-value"
+              className="mono"
+              value={value}
+              disabled={!tenant}
+              placeholder="e.g. 3f1c9a2e-…"
+              spellCheck={false}
+              onChange={(e) => setValue(e.target.value)}
+            />
+            <Button type="submit" variant="primary" disabled={!tenant}>
+              Search
+            </Button>
+          </div>
+        </Field>
+        <Field id="idem-key" label="API key" hint="Or every live entry of one key.">
+          <select id="idem-key" value={keyId ?? ''} disabled={!tenant} onChange={(e) => navigate('/idempotency', { tenant, idem_key: idemKey, chave_id: e.target.value })}>
+            <option value="">{tenant ? 'Choose a key' : 'Choose a clinic first'}</option>
+            {keys.data?.map((k) => (
+              <option key={k.id} value={k.id} title={k.label}>
+                {keyOptionLabel(k)}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+    </form>
+  );
+}
+
+function KeyCell({ apiKey }: { apiKey: KeyRef | null }) {
+  if (!apiKey) return <span className="muted">—</span>;
+  return (
+    <div>
+      <a href={href('/audit', { chave_id: apiKey.id })} title="Every call of this key">
+        #{apiKey.id}
+      </a>{' '}
+      {apiKey.label && <span title={apiKey.label}>{shorten(apiKey.label, 28)}</span>}
+      <div className="muted mono" style={{ fontSize: 12 }}>
+        {apiKey.api_key_masked} {apiKey.status !== 'active' && <StatusBadge status={apiKey.status} />}
+      </div>
     </div>
   );
 }
 
-/**
- * The idempotency inspector: one key's stored write outcomes (metadata only, the sealed responses are
- * never opened), each linked to the audit entry of the request that executed it, and a purge.
- */
-export function IdempotencyPage() {
-  const { params } = useLocation();
-  const rawKey = Number(params.get('chave_id'));
-  const keyId = Number.isInteger(rawKey) && rawKey > 0 ? rawKey : null;
-  const entries = useIdempotencyEntries(keyId);
-  const tenant = params.get('tenant') ?? entries.data?.key.tenant_slug ?? undefined;
-  const purge = usePurgeEntry(keyId);
-  const [confirm, setConfirm] = useState<IdempotencyEntry | null>(null);
-  const rows = entries.data?.items ?? [];
+/** The first 16 hex digits (the whole in the tooltip and in `data-fingerprint`). */
+function Fingerprint({ value }: { value: string | null }) {
+  if (!value) return <span className="muted" title="Refusals journaled before this release recorded no fingerprint">not recorded</span>;
+  return (
+    <span className="fingerprint-short" title={value} data-fingerprint={value}>
+      {value.slice(0, 16)}…
+    </span>
+  );
+}
 
+function EntriesTable({ rows, onPurge, withKey }: { rows: Array<IdempotencyEntry & { key?: KeyRef }>; onPurge: (p: Purging) => void; withKey?: boolean }) {
+  return (
+    <div className="table-wrap">
+      <table className="data" data-testid={withKey ? 'idem-search-entries' : 'idempotency-table'}>
+        <thead>
+          <tr>
+            {withKey && <th>API key</th>}
+            <th title="Idempotency-Key, then the operation (method and path)">Entry</th>
+            <th>State</th>
+            <th>Fingerprint</th>
+            <th>Lifetime</th>
+            <th className="col-actions">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => {
+            const state = STATE_LABEL[r.state];
+            const keyId = r.key?.id;
+            return (
+              <tr key={`${keyId ?? ''} ${r.entry}`} data-idem-key={r.idem_key} data-key-id={keyId}>
+                {withKey && (
+                  <td>
+                    <KeyCell apiKey={r.key ?? null} />
+                  </td>
+                )}
+                <td>
+                  <Code>{r.idem_key}</Code>
+                  <div className="muted" style={{ fontSize: 12 }}>
+                    <Code>{`${r.method} ${r.path}`}</Code>
+                  </div>
+                </td>
+                <td className="nowrap">
+                  <span title={state.help}>
+                    <Badge tone={state.tone}>{state.label}</Badge>
+                  </span>
+                  {r.status !== null && r.state !== 'stored_503' && <span className="muted mono"> {r.status}</span>}
+                  <div className="mono" style={{ fontSize: 12 }} title="The request that executed it">
+                    {r.audit_id !== null ? (
+                      <a href={href(`/audit/${r.audit_id}`)} title={r.request_id ?? ''} data-testid="idem-audit-link">
+                        …{r.request_id?.slice(-8)}
+                      </a>
+                    ) : r.request_id ? (
+                      <a href={href('/audit', { request_id: r.request_id })} title={r.request_id}>
+                        …{r.request_id.slice(-8)}
+                      </a>
+                    ) : null}
+                  </div>
+                </td>
+                <td>
+                  <Fingerprint value={r.fingerprint} />
+                </td>
+                <td style={{ fontSize: 12.5 }}>
+                  <div className="nowrap" title={formatDateFull(r.created_at)}>
+                    <span className="muted">First use</span> {formatDate(r.created_at)}
+                  </div>
+                  <div className="nowrap" title={formatDateFull(r.expires_at)}>
+                    <span className="muted">Expires</span> {formatDate(r.expires_at)}
+                  </div>
+                </td>
+                <td className="actions">
+                  <Button
+                    className="btn-sm"
+                    variant="danger"
+                    disabled={r.state === 'in_flight'}
+                    title={r.state === 'in_flight' ? 'Still executing: wait for the answer' : undefined}
+                    onClick={() => onPurge({ keyId: keyId ?? -1, entry: r })}
+                    aria-label={`Purge ${r.idem_key}${withKey ? ` of key ${keyId}` : ''}`}
+                  >
+                    Purge
+                  </Button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Side({ side, testId }: { side: ConflictSide | null; testId: string }) {
+  if (!side) return <span className="muted">The entry has expired</span>;
+  return (
+    <div data-testid={testId}>
+      <div className="muted" style={{ fontSize: 12 }}>
+        <Code>{`${side.method} ${side.path}`}</Code>
+      </div>
+      <Fingerprint value={side.fingerprint} />
+      {side.audit_id !== null && (
+        <div style={{ fontSize: 12 }}>
+          <a href={href(`/audit/${side.audit_id}`)} title={side.request_id ?? ''}>
+            Journal entry
+          </a>
+        </div>
+      )}
+    </div>
+  );
+}
+
+const REASONS = { body: 'Another body', operation: 'Another operation' } as const;
+
+function ConflictsTable({ rows }: { rows: IdempotencyConflict[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="data" data-testid="idem-conflicts">
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>API key</th>
+            <th>Idempotency-Key</th>
+            <th>Why</th>
+            <th>First use</th>
+            <th>This request</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((c) => (
+            <tr key={c.audit_id} data-request-id={c.request_id} data-idem-key={c.idem_key ?? undefined}>
+              <td className="nowrap" title={formatDateFull(c.ts)}>
+                <a href={href(`/audit/${c.audit_id}`)}>{formatDate(c.ts)}</a>
+              </td>
+              <td>
+                <KeyCell apiKey={c.key} />
+              </td>
+              <td>{c.idem_key ? <Code>{c.idem_key}</Code> : <span className="muted">—</span>}</td>
+              <td className="nowrap">{c.reason ? REASONS[c.reason] : '—'}</td>
+              <td>
+                <Side side={c.first} testId="conflict-first" />
+              </td>
+              <td>
+                <Side side={c.sent} testId="conflict-sent" />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The clinic-wide view: the entries of one value across the clinic's keys, and its 422 conflicts. */
+function ClinicSection({ tenant, idemKey, onPurge }: { tenant: string; idemKey: string | undefined; onPurge: (p: Purging) => void }) {
+  const result = useClinicIdempotency(tenant, idemKey);
+  const data = result.data;
   return (
     <>
-      <PageHeader
-        title="Idempotency"
-        description="Write outcomes kept 24 h per API key and operation. Responses stay sealed; only their metadata is shown here."
-        actions={
-          keyId !== null && (
-            <Button onClick={() => void entries.refetch()} disabled={entries.isFetching}>
-              {entries.isFetching ? 'Refreshing…' : 'Refresh'}
+      <ErrorBanner error={result.error} title="The clinic's idempotency could not be loaded" />
+      {idemKey !== undefined && (
+        <section className="card" aria-label="Entries of this Idempotency-Key" style={{ marginBottom: 16 }}>
+          <div className="section-title">
+            <h2>
+              Entries with Idempotency-Key <Code>{idemKey}</Code>
+            </h2>
+            <Button className="btn-sm" onClick={() => void result.refetch()} disabled={result.isFetching}>
+              {result.isFetching ? 'Refreshing…' : 'Refresh'}
             </Button>
-          )
-        }
-      />
-      <KeyPicker tenant={tenant} keyId={keyId} />
-      <ErrorBanner error={entries.error} title="The entries could not be loaded" />
-      {keyId === null ? (
-        <section className="card">
-          <EmptyState title="Choose a key">Pick a clinic and one of its keys, or open “Idempotency” from a row of the API keys page.</EmptyState>
+          </div>
+          {result.isPending ? (
+            <Loading />
+          ) : !data?.entries.length ? (
+            <EmptyState title="No live entry with this value">
+              No key of {data?.tenant.nome ?? tenant} used it in the last 24 hours (or its entry was purged).
+            </EmptyState>
+          ) : (
+            <EntriesTable rows={data.entries} onPurge={onPurge} withKey />
+          )}
         </section>
-      ) : entries.isPending ? (
+      )}
+      <section className="card" aria-label="Idempotency conflicts" style={{ marginBottom: 16 }}>
+        <div className="section-title">
+          <h2>Conflicts (422 IDEMPOTENCY_CONFLICT)</h2>
+          {data && (
+            <span className="muted">
+              {data.conflicts.length}
+              {data.conflicts_truncated ? '+' : ''} {idemKey ? 'with this value' : 'newest'} · from the audit log
+            </span>
+          )}
+        </div>
+        {result.isPending ? (
+          <Loading />
+        ) : !data?.conflicts.length ? (
+          <EmptyState title="No conflicts">
+            A retry that reuses an Idempotency-Key with another body, or on another operation, is refused with 422 and listed here.
+          </EmptyState>
+        ) : (
+          <ConflictsTable rows={data.conflicts} />
+        )}
+      </section>
+    </>
+  );
+}
+
+/** One key's live entries, as before issue 22 (from a row of the API keys page, or the key select). */
+function KeySection({ keyId, onPurge }: { keyId: number; onPurge: (p: Purging) => void }) {
+  const entries = useIdempotencyEntries(keyId);
+  const rows = entries.data?.items ?? [];
+  return (
+    <>
+      <ErrorBanner error={entries.error} title="The entries could not be loaded" />
+      {entries.isPending ? (
         <Loading />
       ) : (
-        <section className="card" aria-label="Idempotency entries">
+        <section className="card" aria-label="Idempotency entries" style={{ marginBottom: 16 }}>
           <div className="section-title">
             <div>
               <strong>Key #{keyId}</strong> <span className="mono muted">{entries.data?.key.api_key_masked}</span>{' '}
               {entries.data?.key.label && <span className="muted">· {entries.data.key.label}</span>}
             </div>
-            <a href={href('/audit', { chave_id: keyId })}>Calls of this key →</a>
+            <div className="page-actions">
+              <a href={href('/audit', { chave_id: keyId })}>Calls of this key →</a>
+              <Button className="btn-sm" onClick={() => void entries.refetch()} disabled={entries.isFetching}>
+                {entries.isFetching ? 'Refreshing…' : 'Refresh'}
+              </Button>
+            </div>
           </div>
           {rows.length === 0 ? (
             <EmptyState title="No live entries">Writes sent with an Idempotency-Key appear here for 24 hours.</EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className="data" data-testid="idempotency-table">
-                <thead>
-                  <tr>
-                    <th title="Idempotency-Key, then the operation (method and path)">Entry</th>
-                    <th>State</th>
-                    <th>Fingerprint</th>
-                    <th>Lifetime</th>
-                    <th>Request</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((r) => {
-                    const state = STATE_LABEL[r.state];
-                    return (
-                      <tr key={r.entry} data-idem-key={r.idem_key}>
-                        <td style={{ overflowWrap: 'anywhere' }}>
-                          <div className="mono">{r.idem_key}</div>
-                          <div className="mono muted" style={{ fontSize: 12 }}>
-                            {r.method} {r.path}
-                          </div>
-                        </td>
-                        <td title={state.help}>
-                          <Badge tone={state.tone}>{state.label}</Badge>
-                          {r.status !== null && r.state !== 'stored_503' && <span className="muted mono"> {r.status}</span>}
-                        </td>
-                        <td className="mono" title={r.fingerprint}>
-                          {r.fingerprint.slice(0, 8)}…
-                        </td>
-                        <td style={{ fontSize: 12.5 }}>
-                          <div className="nowrap" title={formatDateFull(r.created_at)}>
-                            <span className="muted">First use</span> {formatDate(r.created_at)}
-                          </div>
-                          <div className="nowrap" title={formatDateFull(r.expires_at)}>
-                            <span className="muted">Expires</span> {formatDate(r.expires_at)}
-                          </div>
-                        </td>
-                        <td className="mono nowrap">
-                          {r.audit_id !== null ? (
-                            <a href={href(`/audit/${r.audit_id}`)} title={r.request_id ?? ''} data-testid="idem-audit-link">
-                              …{r.request_id?.slice(-8)}
-                            </a>
-                          ) : r.request_id ? (
-                            <a href={href('/audit', { request_id: r.request_id })} title={r.request_id}>
-                              …{r.request_id.slice(-8)}
-                            </a>
-                          ) : (
-                            <span className="muted">—</span>
-                          )}
-                        </td>
-                        <td className="actions">
-                          <Button
-                            className="btn-sm"
-                            variant="danger"
-                            disabled={r.state === 'in_flight'}
-                            title={r.state === 'in_flight' ? 'Still executing: wait for the answer' : undefined}
-                            onClick={() => (purge.reset(), setConfirm(r))}
-                            aria-label={`Purge ${r.idem_key}`}
-                          >
-                            Purge
-                          </Button>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <EntriesTable rows={rows} onPurge={(p) => onPurge({ ...p, keyId })} />
           )}
           {entries.data?.truncated && <div className="pager">Showing the 200 newest entries.</div>}
         </section>
+      )}
+    </>
+  );
+}
+
+/**
+ * The idempotency inspector: search a clinic by Idempotency-Key value across its keys, its 422 conflicts
+ * with both bodies' fingerprints, one key's stored write outcomes (metadata only: the sealed responses are
+ * never opened), each linked to the audit entry of its request, and a purge.
+ */
+export function IdempotencyPage() {
+  const { params } = useLocation();
+  const rawKey = Number(params.get('chave_id'));
+  const keyId = Number.isInteger(rawKey) && rawKey > 0 ? rawKey : null;
+  const idemKey = params.get('idem_key') || undefined;
+  const keyEntries = useIdempotencyEntries(keyId);
+  const tenant = params.get('tenant') || keyEntries.data?.key.tenant_slug || undefined;
+  const purge = usePurgeEntry();
+  const [confirm, setConfirm] = useState<Purging | null>(null);
+
+  return (
+    <>
+      <PageHeader
+        title="Idempotency"
+        description="Write outcomes kept 24 h per API key and operation, and the retries refused for reusing a key. Responses stay sealed; only their metadata is shown here."
+      />
+      <SearchForm key={`${tenant ?? ''} ${idemKey ?? ''}`} tenant={tenant} idemKey={idemKey} keyId={keyId} />
+      {!tenant && keyId === null ? (
+        <section className="card">
+          <EmptyState title="Choose a clinic">
+            Then search for an Idempotency-Key value, read its conflicts, or pick one of its keys — or open “Idempotency” from a row of the
+            API keys page.
+          </EmptyState>
+        </section>
+      ) : (
+        <>
+          {keyId !== null && <KeySection keyId={keyId} onPurge={(p) => (purge.reset(), setConfirm(p))} />}
+          {tenant && <ClinicSection tenant={tenant} idemKey={idemKey} onPurge={(p) => (purge.reset(), setConfirm(p))} />}
+        </>
       )}
       <Dialog
         open={confirm !== null}
@@ -176,12 +382,7 @@ export function IdempotencyPage() {
             <Button
               variant="danger"
               disabled={purge.isPending}
-              onClick={() =>
-                confirm &&
-                purge.mutate(confirm.entry, {
-                  onSuccess: () => setConfirm(null),
-                })
-              }
+              onClick={() => confirm && purge.mutate({ keyId: confirm.keyId, entry: confirm.entry.entry }, { onSuccess: () => setConfirm(null) })}
             >
               {purge.isPending ? 'Purging…' : 'Purge entry'}
             </Button>
@@ -191,12 +392,12 @@ export function IdempotencyPage() {
         {confirm && (
           <>
             <p>
-              The next request with Idempotency-Key <code>{confirm.idem_key}</code> on{' '}
+              The next request of key #{confirm.keyId} with Idempotency-Key <code>{confirm.entry.idem_key}</code> on{' '}
               <code>
-                {confirm.method} {confirm.path}
+                {confirm.entry.method} {confirm.entry.path}
               </code>{' '}
-              goes to the backend again instead of replaying the stored answer. A write the backend already committed comes back as
-              a replay (never a second one); a stored 503 is retried for real. The purge is recorded in the audit log.
+              goes to the backend again instead of replaying the stored answer. A write the backend already committed comes back as a replay
+              (never a second one); a stored 503 is retried for real. The purge is recorded in the audit log.
             </p>
             <ErrorBanner error={purge.error} title="The entry was not purged" />
           </>

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../lib/api.ts';
+import { api, toQuery } from '../../lib/api.ts';
 
 /** `stored_503`: a lost backend's 503, replayed for 24 h as the spec requires; `abandoned`: left in flight by a crash, its lease over. */
 export type EntryState = 'in_flight' | 'abandoned' | 'completed' | 'stored_503';
@@ -19,42 +19,76 @@ export interface IdempotencyEntry {
   audit_id: number | null;
 }
 
-export interface IdempotencyList {
-  key: { id: number; api_key_masked: string; label: string; status: string; tenant_slug: string | null };
-  items: IdempotencyEntry[];
-  truncated: boolean;
-}
-
-export interface KeyOption {
+export interface KeyRef {
   id: number;
   label: string;
   api_key_masked: string;
   status: string;
 }
 
-export const useTenants = () =>
-  useQuery({ queryKey: ['tenants'], queryFn: () => api<Array<{ id: number; slug: string; nome: string }>>('GET', '/tenants') });
+export interface IdempotencyList {
+  key: KeyRef & { tenant_slug: string | null };
+  items: IdempotencyEntry[];
+  truncated: boolean;
+}
+
+/** One side of a 422 conflict (server/admin/routes/idempotency.ts). */
+export interface ConflictSide {
+  method: string;
+  path: string;
+  fingerprint: string | null;
+  request_id: string | null;
+  audit_id: number | null;
+}
+
+export interface IdempotencyConflict {
+  audit_id: number;
+  request_id: string;
+  ts: string;
+  idem_key: string | null;
+  reason: 'body' | 'operation' | null;
+  key: KeyRef | null;
+  first: ConflictSide | null;
+  sent: ConflictSide;
+}
+
+export interface ClinicIdempotency {
+  tenant: { slug: string; nome: string };
+  idem_key: string | null;
+  entries: Array<IdempotencyEntry & { key: KeyRef }>;
+  conflicts: IdempotencyConflict[];
+  conflicts_truncated: boolean;
+}
 
 export const useTenantKeys = (slug: string | undefined) =>
   useQuery({
     queryKey: ['idempotency-key-options', slug],
     staleTime: 0,
-    queryFn: () => api<KeyOption[]>('GET', `/tenants/${encodeURIComponent(slug!)}/keys`),
+    queryFn: () => api<KeyRef[]>('GET', `/tenants/${encodeURIComponent(slug!)}/keys`),
     enabled: Boolean(slug),
   });
 
 export const useIdempotencyEntries = (keyId: number | null) =>
   useQuery({
-    queryKey: ['idempotency', keyId],
+    queryKey: ['idempotency', 'key', keyId],
     queryFn: () => api<IdempotencyList>('GET', `/keys/${keyId}/idempotency`),
     enabled: keyId !== null,
     staleTime: 0,
   });
 
-export const usePurgeEntry = (keyId: number | null) => {
+/** A clinic's entries of one Idempotency-Key value (when given) and its 422 conflicts. */
+export const useClinicIdempotency = (slug: string | undefined, idemKey: string | undefined) =>
+  useQuery({
+    queryKey: ['idempotency', 'clinic', slug, idemKey ?? null],
+    queryFn: () => api<ClinicIdempotency>('GET', `/tenants/${encodeURIComponent(slug!)}/idempotency${toQuery({ idem_key: idemKey })}`),
+    enabled: Boolean(slug),
+    staleTime: 0,
+  });
+
+export const usePurgeEntry = () => {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (entry: string) => api<{ purged: true }>('DELETE', `/keys/${keyId}/idempotency/${entry}`),
-    onSettled: () => client.invalidateQueries({ queryKey: ['idempotency', keyId] }),
+    mutationFn: ({ keyId, entry }: { keyId: number; entry: string }) => api<{ purged: true }>('DELETE', `/keys/${keyId}/idempotency/${entry}`),
+    onSettled: () => client.invalidateQueries({ queryKey: ['idempotency'] }),
   });
 };

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { navigate, useLocation } from '../../lib/router.ts';
 import { useCanWrite } from '../../lib/role.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull, relativeTime } from '../../lib/ui.tsx';
+import { clinicOptionLabel, StatusBadge } from '../../lib/vocabulary.tsx';
 import { useKeys, useMedicos, useRevokeKey, useRotateKey, useTenantOptions, type Credentials, type KeySummary } from './api.ts';
 import { ConfirmDialog, EditKeyDialog, IssueKeyDialog, SecretDialog } from './dialogs.tsx';
 import { compactScopes, presetLabel, presetOf } from './ScopePicker.tsx';
@@ -66,7 +67,7 @@ export function KeysPage() {
           <select id="keys-tenant" value={tenant ?? ''} onChange={(e) => navigate('/keys', { tenant: e.target.value })} disabled={!tenants.data}>
             {tenants.data?.map((t) => (
               <option key={t.slug} value={t.slug}>
-                {t.nome} ({t.slug})
+                {clinicOptionLabel(t)}
               </option>
             ))}
           </select>
@@ -95,7 +96,7 @@ export function KeysPage() {
                   <th>Access</th>
                   <th>Status</th>
                   <th>Activity</th>
-                  <th>
+                  <th className="col-actions">
                     <span className="sr-only">Actions</span>
                   </th>
                 </tr>
@@ -128,14 +129,8 @@ export function KeysPage() {
                       </div>
                     </td>
                     <td>
-                      {k.status === 'active' ? (
-                        <Badge tone="ok">Active</Badge>
-                      ) : k.status === 'revoked' ? (
-                        <Badge tone="bad">Revoked</Badge>
-                      ) : (
-                        <Badge tone="warn">{k.status}</Badge>
-                      )}
-                      {k.format === 'legacy' && <Badge tone="warn">legacy</Badge>}
+                      <StatusBadge status={k.status} />
+                      {k.format === 'legacy' && <StatusBadge status="legacy" />}
                       {k.status === 'revoked' && k.revoked_at && (
                         <div className="key-meta nowrap" title={formatDateFull(k.revoked_at)} data-testid="revoked-at">
                           {formatDate(k.revoked_at)}
@@ -184,7 +179,7 @@ export function KeysPage() {
       </section>
 
       {modal?.kind === 'issue' && tenant && (
-        <IssueKeyDialog tenant={tenant} onClose={() => setModal(null)} onIssued={(credentials) => (setHighlight(credentials.chave_id), setModal({ kind: 'secret', credentials, rotated: false }))} />
+        <IssueKeyDialog tenant={tenant} tenantName={tenants.data?.find((t) => t.slug === tenant)?.nome} onClose={() => setModal(null)} onIssued={(credentials) => (setHighlight(credentials.chave_id), setModal({ kind: 'secret', credentials, rotated: false }))} />
       )}
       {modal?.kind === 'edit' && tenant && <EditKeyDialog tenant={tenant} apiKey={modal.key} onClose={() => setModal(null)} />}
       {modal?.kind === 'rotate' && (

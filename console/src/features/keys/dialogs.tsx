@@ -21,7 +21,18 @@ export function firstCallSnippet(origin: string, apiKey: string, apiSecret: stri
   ].join('\n');
 }
 
-export function IssueKeyDialog({ tenant, onClose, onIssued }: { tenant: string; onClose: () => void; onIssued: (c: Credentials) => void }) {
+export function IssueKeyDialog({
+  tenant,
+  tenantName,
+  onClose,
+  onIssued,
+}: {
+  tenant: string;
+  /** The clinic's name (the title names it; the slug when unknown). */
+  tenantName?: string;
+  onClose: () => void;
+  onIssued: (c: Credentials) => void;
+}) {
   const issue = useIssueKey(tenant);
   const medicos = useMedicos(tenant);
   const [label, setLabel] = useState('');
@@ -41,7 +52,7 @@ export function IssueKeyDialog({ tenant, onClose, onIssued }: { tenant: string; 
   };
 
   return (
-    <Dialog open title={`New API key · ${tenant}`} onClose={onClose} wide
+    <Dialog open title={`New API key · ${tenantName ?? tenant}`} onClose={onClose} wide
       footer={
         <>
           <Button onClick={onClose}>Cancel</Button>

@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, CopyButton, ErrorBanner, Field, PageHeader } from '../../lib/ui.tsx';
-import { useClockOffset, useTenantKeys, useTenants } from './api.ts';
-import { curlCommand, signature, stringToSign, WRITE_METHODS } from './signing.ts';
+import { clinicOptionLabel, HttpStatus, httpReason, keyOptionLabel } from '../../lib/vocabulary.tsx';
+import { useClockOffset, useFullApiKey, useTenantKeys, useTenants } from './api.ts';
+import { curlCommand, newIdempotencyKey, signature, stringToSign, targetAsSent, WRITE_METHODS } from './signing.ts';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'];
 const WINDOW_SECONDS = 300;
@@ -12,7 +13,7 @@ const LF_STYLE = { color: '#f59e0b', fontWeight: 700 } as const;
 function VisiblePayload({ payload }: { payload: string }) {
   const parts = payload.split('\n');
   return (
-    <pre className="json" data-testid="string-to-sign" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
+    <pre className="json" data-testid="string-to-sign" style={{ margin: 0 }}>
       {parts.map((part, i) => (
         <span key={i}>
           {part}
@@ -30,19 +31,109 @@ function VisiblePayload({ payload }: { payload: string }) {
   );
 }
 
+/** What the gateway answered to the page's request. */
+interface Sent {
+  method: string;
+  target: string;
+  timestamp: string;
+  signature: string;
+  idempotencyKey: string | null;
+  body: string;
+  /** 0 for a redirect the browser does not expose (`fetch` with `redirect: 'manual'`). */
+  status: number;
+  headers: Array<[string, string]>;
+  text: string;
+  ms: number;
+  redirected: boolean;
+}
+
+function prettyBody(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function ResponseView({ sent, origin, apiKey }: { sent: Sent; origin: string; apiKey: string }) {
+  const curl = curlCommand({
+    origin,
+    method: sent.method,
+    pathAndQuery: sent.target,
+    body: sent.body,
+    apiKey,
+    timestamp: sent.timestamp,
+    signature: sent.signature,
+    idempotencyKey: sent.idempotencyKey ?? undefined,
+  });
+  return (
+    <section className="card card-pad" aria-label="Response" data-testid="response" style={{ marginTop: 16 }}>
+      <h2 className="card-heading">Response</h2>
+      <div className="response-status">
+        {sent.redirected ? (
+          <Badge tone="info">Redirect</Badge>
+        ) : (
+          <span data-testid="response-status" data-status={sent.status}>
+            <HttpStatus status={sent.status} />
+          </span>
+        )}
+        <span>{sent.redirected ? 'A redirect to a file: the browser does not show it; the curl below does.' : httpReason(sent.status)}</span>
+        <span className="muted">
+          {sent.method} <code>{sent.target}</code> · {sent.ms} ms · signed at {sent.timestamp}
+        </span>
+      </div>
+      <div className="detail-grid">
+        <div>
+          <h3>Headers</h3>
+          <dl className="props headers" data-testid="response-headers">
+            {sent.headers.map(([name, value]) => (
+              <div key={name} style={{ display: 'contents' }}>
+                <dt>{name}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+          </dl>
+        </div>
+        <div>
+          <h3>Body</h3>
+          <pre className="json" data-testid="response-body">
+            {prettyBody(sent.text) || '(empty)'}
+          </pre>
+        </div>
+      </div>
+      <h3 style={{ marginTop: 16 }}>This request as curl</h3>
+      <div className="snippet">
+        <pre className="json" data-testid="sent-curl">
+          {curl}
+        </pre>
+        <CopyButton value={curl} label="Copy curl of this request" />
+      </div>
+      <p className="hint" style={{ marginBottom: 0 }}>
+        The same bytes, timestamp and signature{sent.idempotencyKey ? ' and Idempotency-Key (a repeat is answered as a replay)' : ''}: it works until the
+        timestamp leaves the ±300 s window.
+      </p>
+    </section>
+  );
+}
+
 export function PlaygroundPage() {
   const tenants = useTenants();
   const offset = useClockOffset();
   const [tenant, setTenant] = useState('');
   const keys = useTenantKeys(tenant);
   const [keyId, setKeyId] = useState('');
+  const fullKey = useFullApiKey(keyId);
   const [apiKey, setApiKey] = useState('');
+  // The secret lives in this component's state only: never stored, never sent (only its signature is).
   const [secret, setSecret] = useState('');
   const [method, setMethod] = useState('GET');
   const [path, setPath] = useState('/v1/ping');
   const [timestamp, setTimestamp] = useState('');
   const [body, setBody] = useState('');
   const [result, setResult] = useState<{ hex: string; engine: string } | null>(null);
+  const [sending, setSending] = useState(false);
+  const [sent, setSent] = useState<Sent | null>(null);
+  const [sendError, setSendError] = useState<Error | null>(null);
 
   const applianceNow = () => String(Math.floor(Date.now() / 1000) + (offset.data ?? 0));
   // Default timestamp: now on the appliance clock (real time plus the clock page's offset).
@@ -50,18 +141,30 @@ export function PlaygroundPage() {
     if (!timestamp && offset.isFetched) setTimestamp(applianceNow());
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [offset.isFetched]);
+  // Choosing a key fills X-API-Key with it (still editable).
+  useEffect(() => {
+    if (fullKey.data) setApiKey(fullKey.data.api_key);
+  }, [fullKey.data]);
 
   const chosenKey = keys.data?.find((k) => String(k.id) === keyId);
   const sendsBody = method !== 'GET';
   const rawBody = sendsBody ? body : '';
+  const origin = window.location.origin;
+  let sentTarget = path;
+  try {
+    sentTarget = targetAsSent(path, origin);
+  } catch {
+    // Not a URL at all: the problems below say why.
+  }
   const payload = stringToSign(timestamp, method, path, rawBody);
   const problems = useMemo(() => {
     const list: string[] = [];
     if (!/^\d+$/.test(timestamp)) list.push('The timestamp must be whole Unix seconds.');
     if (!path.startsWith('/')) list.push('The path starts with “/”: the request target as sent, without scheme and host.');
+    else if (sentTarget !== path) list.push(`A browser sends this path as ${sentTarget}: Send signs that; a client sending it as typed signs what it sends.`);
     if (secret && !/^[0-9a-f]{64}$/.test(secret)) list.push('A secret is 64 lowercase hex characters: check for spaces or a missing part.');
     return list;
-  }, [timestamp, path, secret]);
+  }, [timestamp, path, sentTarget, secret]);
 
   useEffect(() => {
     let live = true;
@@ -73,21 +176,57 @@ export function PlaygroundPage() {
   }, [secret, payload]);
 
   const skew = /^\d+$/.test(timestamp) ? Number(timestamp) - Number(applianceNow()) : 0;
-  const curl = result
-    ? curlCommand({ origin: window.location.origin, method, pathAndQuery: path, body: rawBody, apiKey, timestamp, signature: result.hex })
-    : '';
+  const curl = result ? curlCommand({ origin, method, pathAndQuery: path, body: rawBody, apiKey, timestamp, signature: result.hex }) : '';
+  const canSend = Boolean(apiKey && secret && path.startsWith('/')) && !sending;
+
+  /** Signs with a fresh timestamp what the browser will put on the wire, sends it through the gateway, shows the answer. */
+  const send = async () => {
+    setSending(true);
+    setSendError(null);
+    try {
+      const ts = applianceNow();
+      setTimestamp(ts);
+      const target = targetAsSent(path, origin);
+      const signed = await signature(secret, stringToSign(ts, method, target, rawBody));
+      const idempotencyKey = WRITE_METHODS.has(method) ? newIdempotencyKey() : null;
+      const headers: Record<string, string> = { 'X-API-Key': apiKey, 'X-Timestamp': ts, 'X-Signature': signed.hex };
+      if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+      if (rawBody) headers['Content-Type'] = 'application/json';
+      const started = performance.now();
+      // No cookie (the console session is not the integrator's), no cache, a redirect to a file left unfollowed.
+      const res = await fetch(target, { method, headers, body: rawBody || undefined, credentials: 'omit', cache: 'no-store', redirect: 'manual' });
+      const text = res.type === 'opaqueredirect' ? '' : await res.text();
+      setSent({
+        method,
+        target,
+        timestamp: ts,
+        signature: signed.hex,
+        idempotencyKey,
+        body: rawBody,
+        status: res.status,
+        headers: [...res.headers.entries()],
+        text,
+        ms: Math.round(performance.now() - started),
+        redirected: res.type === 'opaqueredirect',
+      });
+    } catch (error) {
+      setSendError(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      setSending(false);
+    }
+  };
 
   return (
     <>
       <PageHeader
         title="Signing playground"
-        description="Build a signed request step by step: the exact string the gateway signs, its signature and a curl that sends it. The secret stays in this browser tab: it is used here and never sent."
+        description="Build a signed request step by step, send it through the gateway and read the answer. The secret stays in this page's memory: it signs here and is never sent or stored."
       />
-      <ErrorBanner error={tenants.error ?? keys.error} title="Keys could not be loaded" />
-      <div className="grid-2" style={{ alignItems: 'start' }}>
+      <ErrorBanner error={tenants.error ?? keys.error ?? fullKey.error} title="Keys could not be loaded" />
+      <div className="playground-grid">
         <section className="card card-pad" aria-label="Request to sign">
-          <h2 className="section-title">Key</h2>
-          <div className="grid-2">
+          <h2 className="card-heading">Key</h2>
+          <div>
             <Field id="pg-tenant" label="Clinic">
               <select
                 id="pg-tenant"
@@ -100,36 +239,44 @@ export function PlaygroundPage() {
                 <option value="">Choose…</option>
                 {tenants.data?.map((t) => (
                   <option key={t.slug} value={t.slug}>
-                    {t.nome} ({t.slug})
+                    {clinicOptionLabel(t)}
                   </option>
                 ))}
               </select>
             </Field>
-            <Field id="pg-key" label="Key" hint={chosenKey ? `${chosenKey.api_key_masked} · ${chosenKey.escopos.length} scopes` : 'Optional: to see which key you are signing for.'}>
+            <Field id="pg-key" label="Key" hint={chosenKey ? `${chosenKey.api_key_masked} · ${chosenKey.escopos.length} scopes` : 'Fills X-API-Key.'}>
               <select id="pg-key" value={keyId} disabled={!tenant} onChange={(e) => setKeyId(e.target.value)}>
-                <option value="">{tenant ? 'Choose…' : 'Choose a clinic first'}</option>
+                <option value="">{tenant ? 'Choose…' : 'Choose a clinic'}</option>
                 {keys.data
                   ?.filter((k) => k.status === 'active')
                   .map((k) => (
-                    <option key={k.id} value={k.id}>
-                      #{k.id} {k.label || '(no label)'} — {k.api_key_masked}
+                    <option key={k.id} value={k.id} title={k.label}>
+                      {keyOptionLabel(k)}
                     </option>
                   ))}
               </select>
             </Field>
           </div>
-          <Field
-            id="pg-api-key"
-            label="API key (X-API-Key)"
-            hint={chosenKey ? `Paste the full key that starts ${chosenKey.api_key_masked.slice(0, 12)}…: the console shows keys masked. It is not signed; the curl needs it.` : 'Not part of the signature; the curl sends it.'}
-          >
-            <input id="pg-api-key" className="mono" value={apiKey} onChange={(e) => setApiKey(e.target.value.trim())} placeholder="ce_live_…" autoComplete="off" spellCheck={false} />
+          <Field id="pg-api-key" label="API key (X-API-Key)" hint={chosenKey ? 'The chosen key, in full: it is not secret, and not signed.' : 'Not part of the signature; sent as is.'}>
+            <input
+              id="pg-api-key"
+              className="mono"
+              value={apiKey}
+              onChange={(e) => setApiKey(e.target.value.trim())}
+              placeholder="ce_live_…"
+              autoComplete="off"
+              spellCheck={false}
+            />
           </Field>
-          <Field id="pg-secret" label="API secret" hint="Computed in the browser (HMAC-SHA256); never sent to the appliance. The console cannot show a secret again: paste the one you stored.">
+          <Field
+            id="pg-secret"
+            label="API secret"
+            hint="Paste the secret you stored: the console cannot show it again. HMAC-SHA256 is computed in the browser; the secret is never sent to the appliance, never stored, and gone when you leave the page."
+          >
             <input id="pg-secret" className="mono" type="password" value={secret} onChange={(e) => setSecret(e.target.value.trim())} autoComplete="off" spellCheck={false} />
           </Field>
 
-          <h2 className="section-title">Request</h2>
+          <h2 className="card-heading">Request</h2>
           <div style={{ display: 'grid', gridTemplateColumns: '8rem minmax(0, 1fr)', gap: '0 12px' }}>
             <Field id="pg-method" label="Method">
               <select id="pg-method" value={method} onChange={(e) => setMethod(e.target.value)}>
@@ -147,40 +294,51 @@ export function PlaygroundPage() {
             label="Timestamp (X-Timestamp)"
             hint={
               skew === 0
-                ? 'Unix seconds, now on the appliance clock.'
+                ? 'Unix seconds, now on the appliance clock. Send always signs with a fresh one.'
                 : skew < 0 && skew >= -WINDOW_SECONDS
-                  ? `Unix seconds on the appliance clock, taken ${-skew} s ago; the gateway accepts it until ${WINDOW_SECONDS} s have passed (Now takes a fresh one).`
-                  : `${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the appliance clock${Math.abs(skew) > WINDOW_SECONDS ? ': outside the ±300 s window, the gateway answers AUTH_TIMESTAMP_EXPIRED' : ''}.`
+                  ? `Unix seconds on the appliance clock, taken ${-skew} s ago; the gateway accepts it until ${WINDOW_SECONDS} s have passed. Send takes a fresh one.`
+                  : `${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the appliance clock${Math.abs(skew) > WINDOW_SECONDS ? ': outside the ±300 s window, the gateway answers AUTH_TIMESTAMP_EXPIRED' : ''}. Send takes a fresh one.`
             }
           >
-            <div style={{ display: 'flex', gap: 8 }}>
+            <div className="inline-field">
               <input id="pg-ts" className="mono" value={timestamp} onChange={(e) => setTimestamp(e.target.value.trim())} inputMode="numeric" />
               <Button onClick={() => setTimestamp(applianceNow())}>Now</Button>
             </div>
           </Field>
           {sendsBody && (
-            <Field id="pg-body" label="Body (raw bytes)" hint="Signed byte for byte: the curl sends this exact text. Leave empty for no body.">
+            <Field id="pg-body" label="Body (raw bytes)" hint="Signed byte for byte: Send and the curl send this exact text. Leave empty for no body.">
               <textarea id="pg-body" className="mono" rows={6} value={body} onChange={(e) => setBody(e.target.value)} spellCheck={false} />
             </Field>
           )}
+          <div className="form-actions" style={{ justifyContent: 'flex-start', alignItems: 'center' }}>
+            <Button variant="primary" onClick={() => void send()} disabled={!canSend}>
+              {sending ? 'Sending…' : 'Send'}
+            </Button>
+            <span className="hint">
+              {canSend || sending
+                ? `Signs with a fresh timestamp and sends ${method} ${sentTarget} through the gateway${WRITE_METHODS.has(method) ? ' with a new Idempotency-Key' : ''}.`
+                : 'Choose a key (or paste its API key) and paste its secret to send.'}
+            </span>
+          </div>
         </section>
 
         <section className="card card-pad" aria-label="Signature">
-          <h2 className="section-title">String to sign</h2>
+          <h2 className="card-heading">String to sign</h2>
           <VisiblePayload payload={payload} />
           <p className="hint" style={{ marginTop: 6 }}>
-            {new TextEncoder().encode(payload).length} bytes (UTF-8) · <code style={{ color: '#b45309', fontWeight: 700 }}>\n</code> marks the one line feed (0x0A), a single byte
+            {new TextEncoder().encode(payload).length} bytes (UTF-8) · <code style={{ color: '#b45309', fontWeight: 700 }}>\n</code> marks the one line feed (0x0A), a single
+            byte
           </p>
           {problems.map((p) => (
             <div key={p} className="banner banner-warn" role="status">
               {p}
             </div>
           ))}
-          <h2 className="section-title">Signature (X-Signature)</h2>
+          <h2 className="card-heading">Signature (X-Signature)</h2>
           {result ? (
             <>
               <div className="secret-row">
-                <div className="value mono" data-testid="signature" style={{ wordBreak: 'break-all' }}>
+                <div className="value mono" data-testid="signature">
                   {result.hex}
                 </div>
                 <CopyButton value={result.hex} label="Copy signature" />
@@ -188,17 +346,19 @@ export function PlaygroundPage() {
               <p className="hint">
                 HMAC-SHA256 by <Badge tone="info">{result.engine}</Badge>, lowercase hex, 64 characters.
               </p>
-              <h2 className="section-title">curl</h2>
-              <pre className="json" data-testid="curl" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-                {curl}
-              </pre>
-              <CopyButton value={curl} label="Copy curl" />
+              <h2 className="card-heading">curl</h2>
+              <div className="snippet">
+                <pre className="json" data-testid="curl">
+                  {curl}
+                </pre>
+                <CopyButton value={curl} label="Copy curl" />
+              </div>
               {WRITE_METHODS.has(method) && <p className="hint">Writes need an Idempotency-Key (not signed): the curl makes a fresh one.</p>}
             </>
           ) : (
             <p className="muted">Paste the API secret to compute the signature.</p>
           )}
-          <h2 className="section-title">The rules</h2>
+          <h2 className="card-heading">The rules</h2>
           <ul style={{ paddingLeft: 18, margin: 0, lineHeight: 1.6 }}>
             <li>
               The string is <code>timestamp</code> + <code>.</code> + <code>METHOD</code> + one space + <code>path and query</code> + one line feed + <code>raw body</code>.
@@ -210,6 +370,8 @@ export function PlaygroundPage() {
           </ul>
         </section>
       </div>
+      <ErrorBanner error={sendError} title="The request could not be sent" />
+      {sent && <ResponseView sent={sent} origin={origin} apiKey={apiKey} />}
     </>
   );
 }

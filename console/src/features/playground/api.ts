@@ -34,3 +34,12 @@ export const useTenantKeys = (slug: string) =>
 /** The gateway checks X-Timestamp against the appliance clock, which an operator may have moved ahead. */
 export const useClockOffset = () =>
   useQuery({ queryKey: ['clock'], queryFn: () => api<ClockState>('GET', '/clock'), select: (c) => c.offset_seconds ?? 0 });
+
+/** The chosen key's full API key (the public half; the console lists keys masked). */
+export const useFullApiKey = (keyId: string) =>
+  useQuery({
+    queryKey: ['playground-api-key', keyId],
+    queryFn: () => api<{ id: number; api_key: string; status: string }>('GET', `/keys/${encodeURIComponent(keyId)}/api-key`),
+    enabled: Boolean(keyId),
+    staleTime: Infinity,
+  });

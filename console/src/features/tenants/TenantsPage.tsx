@@ -2,7 +2,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { createTenantSchema, tenantSettingsSchema } from '../../../../server/admin/schemas.ts';
 import { ApiError } from '../../lib/api.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { Badge, Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { StatusBadge } from '../../lib/vocabulary.tsx';
 import {
   useConvenios,
   useCreateTenant,
@@ -120,7 +121,7 @@ function SettingsPanel({ slug }: { slug: string }) {
       <p className="hint" style={{ marginTop: -4 }}>
         Used by <code>POST /v1/exames</code> when the integrator omits the field; shown in <code>GET /v1/config</code>.
       </p>
-      <div className="grid-2">
+      <div className="grid-form">
         {DEFAULTS.map(({ key, label, from, papel }) => {
           const source = from === 'unidades' ? unidades : from === 'convenios' ? convenios : doctors;
           const options = papel ? source.data?.filter((o) => o.papeis?.includes(papel)) : source.data;
@@ -235,14 +236,16 @@ export function TenantsPage() {
                   <th>Slug</th>
                   <th>Active keys</th>
                   <th>Created</th>
-                  <th />
+                  <th className="col-actions">
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {tenants.data.map((t) => (
                   <tr key={t.slug} aria-selected={t.slug === selected} className={t.slug === selected ? 'row-selected' : ''}>
                     <td>
-                      {t.nome} {t.sandbox && <Badge tone="info">sandbox</Badge>} {t.status !== 'active' && <Badge tone="warn">{t.status}</Badge>}
+                      {t.nome} {t.sandbox && <StatusBadge status="sandbox" />} {t.status !== 'active' && <StatusBadge status={t.status} />}
                     </td>
                     <td className="mono">{t.slug}</td>
                     <td>
@@ -267,7 +270,10 @@ export function TenantsPage() {
           <section className="card" aria-label="Clinic settings">
             <div className="section-title">
               <h2>
-                Settings · <span className="mono">{selected}</span>
+                Settings · {tenants.data?.find((t) => t.slug === selected)?.nome ?? selected}{' '}
+                <span className="mono muted" style={{ fontSize: 13, fontWeight: 400 }}>
+                  ({selected})
+                </span>
               </h2>
             </div>
             <SettingsPanel key={selected} slug={selected} />

@@ -197,6 +197,7 @@ export function TokensPage() {
         ) : !tokens.data?.length ? (
           <EmptyState title="No operator tokens yet">Issue one for your test suite or CI.</EmptyState>
         ) : (
+          <div className="table-wrap">
           <table className="data">
             <thead>
               <tr>
@@ -204,10 +205,8 @@ export function TokensPage() {
                 <th>Token</th>
                 <th>Clinics</th>
                 <th>Issued by</th>
-                <th>Created</th>
-                <th>Expires</th>
-                <th>Last used</th>
                 <th>Status</th>
+                <th>Dates</th>
                 <th className="col-actions">
                   <span className="sr-only">Actions</span>
                 </th>
@@ -222,11 +221,19 @@ export function TokensPage() {
                     <Clinics tenants={t.tenants} />
                   </td>
                   <td>{t.operator ?? '—'}</td>
-                  <td className="nowrap">{formatDate(t.created_at)}</td>
-                  <td className="nowrap">{formatDate(t.expires_at)}</td>
-                  <td className="nowrap">{t.last_used_at ? formatDate(t.last_used_at) : 'never'}</td>
                   <td>
                     <StatusBadge status={t.status} />
+                  </td>
+                  <td style={{ fontSize: 13 }}>
+                    <div className="nowrap">
+                      <span className="muted">Created</span> {formatDate(t.created_at)}
+                    </div>
+                    <div className="nowrap">
+                      <span className="muted">{t.status === 'expired' ? 'Expired' : 'Expires'}</span> {formatDate(t.expires_at)}
+                    </div>
+                    <div className="nowrap">
+                      <span className="muted">Used</span> {t.last_used_at ? formatDate(t.last_used_at) : 'never'}
+                    </div>
                   </td>
                   <td className="actions">
                     {canWrite && t.status === 'active' && (
@@ -244,6 +251,7 @@ export function TokensPage() {
               ))}
             </tbody>
           </table>
+          </div>
         )}
       </section>
       {issuing && (
