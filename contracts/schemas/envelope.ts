@@ -49,6 +49,7 @@ export const listaItem = z.object({
   msg: z.string(),
   code: z.string().optional(),
   valores_aceitos: z.array(z.unknown()).optional(),
+  campos_aceitos: z.array(z.string()).optional().describe('Campo ou parametro desconhecido: os nomes aceitos ali.'),
   candidatos: z.array(ref).optional(),
   id_informado: z.number().int().optional(),
   id_resolvido: z.number().int().optional(),
@@ -115,6 +116,7 @@ export const ERROR_DETAILS: ErrorDetailsGroup[] = [
       server_timestamp: z.number().int(),
       skew_seconds: z.number().int().describe('X-Timestamp menos o relogio do servidor, em segundos.'),
       window_seconds: z.number().int(),
+      appliance_offset_seconds: z.number().int().optional().describe('Quanto o relogio do appliance foi adiantado de proposito (0 em tempo real).'),
     }),
     codes: ['AUTH_TIMESTAMP_EXPIRED'],
   },
@@ -126,7 +128,11 @@ export const ERROR_DETAILS: ErrorDetailsGroup[] = [
       .describe('null; em modo desenvolvimento, o que o servidor assinou e a causa provavel (docs/api/README-signing.md).'),
     codes: ['AUTH_INVALID_SIGNATURE'],
   },
-  { name: 'ScopeDetails', details: z.object({ escopo_necessario: z.string() }), codes: ['AUTH_INSUFFICIENT_SCOPE'] },
+  {
+    name: 'ScopeDetails',
+    details: z.object({ escopo_necessario: z.string(), escopos_da_chave: z.array(z.string()).optional().describe('Os escopos da chave usada.') }),
+    codes: ['AUTH_INSUFFICIENT_SCOPE'],
+  },
   {
     name: 'OperationDetails',
     details: z.object({ escopo: z.string().optional(), field: z.string().optional() }).nullable(),

@@ -20,17 +20,18 @@ import { schemaRef, toJsonSchemas, type JsonSchema } from './json-schema.ts';
 
 const STRING_TO_SIGN = '{timestamp}.{method} {path_and_query}\n{body}';
 
-/** A worked example any implementation can check itself against (the secret is made up). */
-function signingExample(): Record<string, string> {
-  const example = {
-    api_secret: '3f1a9c0e5b7d2486a1c3e5f7092b4d6f8a0c2e4b6d8f1a3c5e7092b4d6f8a0c2',
-    timestamp: '1767225600',
-    method: 'POST',
-    path_and_query: '/v1/ping?origem=exemplo',
-    body: '{"teste":"ola"}',
-  };
-  const stringToSign = `${example.timestamp}.${example.method} ${example.path_and_query}\n${example.body}`;
-  return { ...example, string_to_sign: stringToSign, signature: createHmac('sha256', example.api_secret).update(stringToSign, 'utf8').digest('hex') };
+/** Worked examples any implementation can check itself against (the secret is made up): a GET with a query, a POST with a body. */
+function signingExamples(): Array<Record<string, string>> {
+  const api_secret = '3f1a9c0e5b7d2486a1c3e5f7092b4d6f8a0c2e4b6d8f1a3c5e7092b4d6f8a0c2';
+  const requests = [
+    { method: 'GET', path_and_query: '/v1/pacientes?nome=SILVA&limit=10', body: '' },
+    { method: 'POST', path_and_query: '/v1/ping', body: '{"teste":"ola"}' },
+  ];
+  return requests.map((request) => {
+    const example = { api_secret, timestamp: '1767225600', ...request };
+    const stringToSign = `${example.timestamp}.${example.method} ${example.path_and_query}\n${example.body}`;
+    return { ...example, string_to_sign: stringToSign, signature: createHmac('sha256', api_secret).update(stringToSign, 'utf8').digest('hex') };
+  });
 }
 
 const STATIC_SIGNATURE_NOTE =
@@ -55,7 +56,7 @@ export function signingExtension(): Record<string, unknown> {
     static_signature: false,
     note: STATIC_SIGNATURE_NOTE,
     guide: 'docs/api/README-signing.md',
-    example: signingExample(),
+    examples: signingExamples(),
   };
 }
 

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../../contracts/errors.ts';
+import { documented } from '../../../contracts/schemas/wire.ts';
 import {
   decodedBase64Size,
+  exameCreateBody,
   exameCreated,
   exameSettings,
   MAX_INLINE_FILE_BYTES,
@@ -53,19 +55,35 @@ interface ForeignKey {
   /** Where the integrator looks the id up (teaching field `fonte`). */
   fonte: string;
   defaultKey?: DefaultKey;
+  /**
+   * What the OpenAPI document says of it: `always` required (id, alias or tenant default), required when the
+   * `clinic` is configured so, or `optional`. `required` below is the rule itself.
+   */
+  requirement: 'always' | 'clinic' | 'optional';
+  /** Another field whose presence lifts the requirement (and the default). */
+  replacedBy?: 'grupos_laudos_id';
   /** Whether the exam cannot be created without it (spec body table, clinic configuration). */
   required(body: ExameCreateBody, settings: Settings): boolean;
 }
 
 /** Spec body table order: `details.field` is the first failing one in this order. */
 const FOREIGN_KEYS: ForeignKey[] = [
-  { field: 'paciente_id', what: 'paciente', aliases: ['paciente_cpf'], fonte: 'GET /v1/pacientes?cpf={cpf}', required: () => true },
-  { field: 'unidade_id', what: 'unidade', aliases: ['unidade_nome'], fonte: 'GET /v1/unidades', defaultKey: 'unidade_id', required: () => true },
+  { field: 'paciente_id', what: 'paciente', aliases: ['paciente_cpf'], fonte: 'GET /v1/pacientes?cpf={cpf}', requirement: 'always', required: () => true },
+  {
+    field: 'unidade_id',
+    what: 'unidade',
+    aliases: ['unidade_nome'],
+    fonte: 'GET /v1/unidades',
+    defaultKey: 'unidade_id',
+    requirement: 'always',
+    required: () => true,
+  },
   {
     field: 'procedimento_id',
     what: 'procedimento',
     aliases: ['procedimento_codigo_tuss', 'procedimento_abreviacao'],
     fonte: 'GET /v1/procedimentos?q={nome}',
+    requirement: 'always',
     required: () => true,
   },
   {
@@ -74,6 +92,7 @@ const FOREIGN_KEYS: ForeignKey[] = [
     aliases: ['medico_exame_crm'],
     fonte: 'GET /v1/medicos?papel=EXAME',
     defaultKey: 'medico_exame_id',
+    requirement: 'always',
     required: () => true,
   },
   {
@@ -83,6 +102,8 @@ const FOREIGN_KEYS: ForeignKey[] = [
     fonte: 'GET /v1/medicos?papel=LAUDO',
     defaultKey: 'medico_laudo_id',
     // "required per clinic configuration; ... may be replaced by grupos_laudos_id".
+    requirement: 'clinic',
+    replacedBy: 'grupos_laudos_id',
     required: (b, s) => s.medico_laudo_obrigatorio && !b.grupos_laudos_id,
   },
   {
@@ -90,6 +111,7 @@ const FOREIGN_KEYS: ForeignKey[] = [
     what: 'medico solicitante',
     aliases: [],
     fonte: 'GET /v1/medicos?papel=SOLICITANTE',
+    requirement: 'clinic',
     required: (_b, s) => s.solicitante_obrigatorio,
   },
   {
@@ -98,9 +120,37 @@ const FOREIGN_KEYS: ForeignKey[] = [
     aliases: ['convenio_codigo_ans', 'convenio_nome'],
     fonte: 'GET /v1/convenios',
     defaultKey: 'convenio_id',
+    requirement: 'optional',
     required: () => false,
   },
 ];
+
+/**
+ * The foreign keys as the OpenAPI document states them (issue 21): a key required in every clinic and without
+ * a tenant default is a JSON Schema rule (an id > 0 or one of its aliases); the others depend on the tenant,
+ * so `x-tenant-required` lists them with their aliases and the `GET /v1/config` default that stands in.
+ */
+documented(exameCreateBody, {
+  json: {
+    allOf: FOREIGN_KEYS.filter((fk) => fk.requirement === 'always' && !fk.defaultKey).map((fk) => ({
+      anyOf: [
+        { required: [fk.field], properties: { [fk.field]: { type: 'integer', minimum: 1 } } },
+        ...fk.aliases.map((alias) => ({ required: [alias], properties: { [alias]: { type: 'string', minLength: 1 } } })),
+      ],
+    })),
+    'x-tenant-required': FOREIGN_KEYS.filter((fk) => fk.requirement !== 'optional' && (fk.defaultKey || fk.requirement === 'clinic')).map((fk) => ({
+      field: fk.field,
+      aliases: fk.aliases,
+      ...(fk.defaultKey ? { default: `GET /v1/config defaults.${fk.defaultKey}` } : {}),
+      ...(fk.requirement === 'clinic' ? { when: 'a clinica exige este campo (configuracao da clinica)' } : {}),
+      ...(fk.replacedBy ? { unless: fk.replacedBy } : {}),
+    })),
+    description:
+      'Chaves estrangeiras: um *_id > 0, ou um alias, ou o default do tenant (GET /v1/config). paciente e procedimento sao sempre obrigatorios ' +
+      '(id ou alias); os listados em x-tenant-required sao obrigatorios sem default no tenant ou por configuracao da clinica: ' +
+      'faltando, 400 VAL_INVALID_PARAM "Obrigatorio (sem default no tenant)." com lista[] (fonte, alias_aceito).',
+  },
+});
 
 const ALIAS_NAMES: ExameAlias[] = FOREIGN_KEYS.flatMap((fk) => fk.aliases);
 
