@@ -21,7 +21,7 @@ test('operator moves the clock 25 h ahead, every page says so, real-time signatu
   await page.getByRole('button', { name: 'Sign in' }).click();
 
   await expect(page.getByRole('heading', { name: 'Clock' })).toBeVisible();
-  await expect(page.getByText('real time', { exact: true })).toBeVisible();
+  await expect(page.getByText('At real time', { exact: true })).toBeVisible();
   await expect(page.getByRole('status', { name: 'Clock shifted' })).toHaveCount(0);
   expect((await v1.get('/v1/ping')).status).toBe(200);
 
@@ -47,6 +47,6 @@ test('operator moves the clock 25 h ahead, every page says so, real-time signatu
 
   await banner.getByRole('button', { name: 'Back to real time' }).click();
   await expect(banner).toHaveCount(0);
-  await expect(page.getByText('real time', { exact: true })).toBeVisible();
+  await expect(page.getByText('At real time', { exact: true })).toBeVisible();
   expect((await v1.get('/v1/ping')).status).toBe(200);
 });

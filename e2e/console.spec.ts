@@ -157,10 +157,13 @@ test('operator issues, uses, audits, rotates, binds and revokes a key', async ({
 
   await test.step('every console action is in the audit log with its operator', async () => {
     await page.goto(`${env.baseUrl}/console/#/audit?source=console&chave_id=${keyId}`);
-    for (const action of ['key.create', 'key.rotate', 'key.update', 'key.revoke']) {
-      await expect(page.locator('tbody tr', { hasText: action }).first()).toBeVisible();
+    // Each action in words, its code in data-action (and in the entry's detail).
+    const actionRow = (action: string) => page.locator('tbody tr').filter({ has: page.locator(`[data-action="${action}"]`) }).first();
+    for (const [action, words] of [['key.create', 'Key issued'], ['key.rotate', 'Secret rotated'], ['key.update', 'Key edited'], ['key.revoke', 'Key revoked']]) {
+      await expect(actionRow(action)).toContainText(words);
     }
-    await page.locator('tbody tr', { hasText: 'key.update' }).first().click();
+    await actionRow('key.update').click();
+    await expect(page.getByTestId('detail-action')).toHaveText('Key edited (key.update)');
     await expect(page.getByText('Operator', { exact: true })).toBeVisible();
     await expect(page.locator('dd', { hasText: env.operator })).toBeVisible();
     await shot(page, 'audit-detail');

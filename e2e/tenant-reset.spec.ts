@@ -141,7 +141,7 @@ test('QA resets a clinic with an operator token and from the console; a revoked 
     const row = page.getByRole('row', { name: /Playwright beforeEach/ });
     await row.getByRole('button', { name: /Revoke token/ }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
-    await expect(row).toContainText('revoked');
+    await expect(row).toContainText('Revoked');
     await shot(page, 'operator-tokens');
     expect((await automationReset(token)).status).toBe(401);
   });

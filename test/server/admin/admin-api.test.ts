@@ -55,6 +55,8 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['GET', '/admin/api/keys/1/idempotency', undefined, 'read'],
   // The playground's key (issue 22 § 4): the public API key, never the secret.
   ['GET', '/admin/api/keys/1/api-key', undefined, 'read'],
+  // Send from the playground: a POST, so an admin's (the request it relays is signed by the page).
+  ['POST', '/admin/api/playground/send', { method: 'GET', path: '/v1/ping', headers: { 'x-api-key': 'k', 'x-timestamp': '1', 'x-signature': 's' } }, 'admin'],
   // `:entry` stays literal in the table's route name; as a request it is just an unknown entry.
   ['DELETE', '/admin/api/keys/1/idempotency/:entry', undefined, 'admin'],
   ['GET', '/admin/api/audit', undefined, 'read'],

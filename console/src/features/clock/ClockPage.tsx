@@ -70,7 +70,7 @@ export function ClockPage() {
               <div>
                 <dt className="muted">Offset</dt>
                 <dd style={DD}>
-                  {state.shifted ? <Badge tone="warn">{state.offset_text} ahead</Badge> : <Badge tone="ok">Real time</Badge>}{' '}
+                  {state.shifted ? <Badge tone="warn">{state.offset_text} ahead</Badge> : <Badge tone="ok">At real time</Badge>}{' '}
                   <span className="muted mono">{state.offset_seconds} s</span>
                 </dd>
               </div>

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, CopyButton, ErrorBanner, Field, PageHeader } from '../../lib/ui.tsx';
 import { clinicOptionLabel, HttpStatus, httpReason, keyOptionLabel } from '../../lib/vocabulary.tsx';
-import { useClockOffset, useFullApiKey, useTenantKeys, useTenants } from './api.ts';
+import { useClockOffset, useFullApiKey, useSendSigned, useTenantKeys, useTenants, type SignedRequest } from './api.ts';
 import { curlCommand, newIdempotencyKey, signature, stringToSign, targetAsSent, WRITE_METHODS } from './signing.ts';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'];
@@ -39,12 +39,10 @@ interface Sent {
   signature: string;
   idempotencyKey: string | null;
   body: string;
-  /** 0 for a redirect the browser does not expose (`fetch` with `redirect: 'manual'`). */
   status: number;
   headers: Array<[string, string]>;
   text: string;
   ms: number;
-  redirected: boolean;
 }
 
 function prettyBody(text: string): string {
@@ -70,14 +68,10 @@ function ResponseView({ sent, origin, apiKey }: { sent: Sent; origin: string; ap
     <section className="card card-pad" aria-label="Response" data-testid="response" style={{ marginTop: 16 }}>
       <h2 className="card-heading">Response</h2>
       <div className="response-status">
-        {sent.redirected ? (
-          <Badge tone="info">Redirect</Badge>
-        ) : (
-          <span data-testid="response-status" data-status={sent.status}>
-            <HttpStatus status={sent.status} />
-          </span>
-        )}
-        <span>{sent.redirected ? 'A redirect to a file: the browser does not show it; the curl below does.' : httpReason(sent.status)}</span>
+        <span data-testid="response-status" data-status={sent.status}>
+          <HttpStatus status={sent.status} />
+        </span>
+        <span>{httpReason(sent.status)}</span>
         <span className="muted">
           {sent.method} <code>{sent.target}</code> · {sent.ms} ms · signed at {sent.timestamp}
         </span>
@@ -131,9 +125,10 @@ export function PlaygroundPage() {
   const [timestamp, setTimestamp] = useState('');
   const [body, setBody] = useState('');
   const [result, setResult] = useState<{ hex: string; engine: string } | null>(null);
-  const [sending, setSending] = useState(false);
+  const relay = useSendSigned();
+  const [signing, setSigning] = useState(false);
   const [sent, setSent] = useState<Sent | null>(null);
-  const [sendError, setSendError] = useState<Error | null>(null);
+  const sending = signing || relay.isPending;
 
   const applianceNow = () => String(Math.floor(Date.now() / 1000) + (offset.data ?? 0));
   // Default timestamp: now on the appliance clock (real time plus the clock page's offset).
@@ -179,23 +174,27 @@ export function PlaygroundPage() {
   const curl = result ? curlCommand({ origin, method, pathAndQuery: path, body: rawBody, apiKey, timestamp, signature: result.hex }) : '';
   const canSend = Boolean(apiKey && secret && path.startsWith('/')) && !sending;
 
-  /** Signs with a fresh timestamp what the browser will put on the wire, sends it through the gateway, shows the answer. */
+  /**
+   * Signs with a fresh timestamp and sends through the gateway, which hands the request to /v1 as signed
+   * (only the signature travels, never the secret), and shows the answer.
+   */
   const send = async () => {
-    setSending(true);
-    setSendError(null);
+    setSigning(true);
+    relay.reset();
     try {
       const ts = applianceNow();
       setTimestamp(ts);
       const target = targetAsSent(path, origin);
       const signed = await signature(secret, stringToSign(ts, method, target, rawBody));
       const idempotencyKey = WRITE_METHODS.has(method) ? newIdempotencyKey() : null;
-      const headers: Record<string, string> = { 'X-API-Key': apiKey, 'X-Timestamp': ts, 'X-Signature': signed.hex };
-      if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-      if (rawBody) headers['Content-Type'] = 'application/json';
-      const started = performance.now();
-      // No cookie (the console session is not the integrator's), no cache, a redirect to a file left unfollowed.
-      const res = await fetch(target, { method, headers, body: rawBody || undefined, credentials: 'omit', cache: 'no-store', redirect: 'manual' });
-      const text = res.type === 'opaqueredirect' ? '' : await res.text();
+      const request: SignedRequest = { method, path: target, headers: { 'x-api-key': apiKey, 'x-timestamp': ts, 'x-signature': signed.hex } };
+      if (idempotencyKey) request.headers['idempotency-key'] = idempotencyKey;
+      if (rawBody) {
+        request.headers['content-type'] = 'application/json';
+        request.body = rawBody;
+      }
+      setSigning(false);
+      const answer = await relay.mutateAsync(request);
       setSent({
         method,
         target,
@@ -203,16 +202,15 @@ export function PlaygroundPage() {
         signature: signed.hex,
         idempotencyKey,
         body: rawBody,
-        status: res.status,
-        headers: [...res.headers.entries()],
-        text,
-        ms: Math.round(performance.now() - started),
-        redirected: res.type === 'opaqueredirect',
+        status: answer.status,
+        headers: answer.headers,
+        text: answer.body,
+        ms: answer.duration_ms,
       });
-    } catch (error) {
-      setSendError(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // relay.error is shown; a signing failure (a malformed path) is listed under the string to sign.
     } finally {
-      setSending(false);
+      setSigning(false);
     }
   };
 
@@ -316,7 +314,7 @@ export function PlaygroundPage() {
             </Button>
             <span className="hint">
               {canSend || sending
-                ? `Signs with a fresh timestamp and sends ${method} ${sentTarget} through the gateway${WRITE_METHODS.has(method) ? ' with a new Idempotency-Key' : ''}.`
+                ? `Signs ${method} ${sentTarget} with a fresh timestamp${WRITE_METHODS.has(method) ? ' and a new Idempotency-Key' : ''} and sends it through the gateway.`
                 : 'Choose a key (or paste its API key) and paste its secret to send.'}
             </span>
           </div>
@@ -370,7 +368,7 @@ export function PlaygroundPage() {
           </ul>
         </section>
       </div>
-      <ErrorBanner error={sendError} title="The request could not be sent" />
+      <ErrorBanner error={relay.error} title="The request could not be sent" />
       {sent && <ResponseView sent={sent} origin={origin} apiKey={apiKey} />}
     </>
   );

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
 
 export interface TenantOption {
@@ -43,3 +43,21 @@ export const useFullApiKey = (keyId: string) =>
     enabled: Boolean(keyId),
     staleTime: Infinity,
   });
+
+/** A request signed in the page, as the gateway is to receive it: the secret is not in it. */
+export interface SignedRequest {
+  method: string;
+  path: string;
+  headers: { 'x-api-key': string; 'x-timestamp': string; 'x-signature': string; 'idempotency-key'?: string; 'content-type'?: string };
+  body?: string;
+}
+
+export interface RelayedAnswer {
+  status: number;
+  headers: Array<[string, string]>;
+  body: string;
+  duration_ms: number;
+}
+
+/** Send through the gateway (server/admin/routes/playground.ts says why not straight from the page). */
+export const useSendSigned = () => useMutation({ mutationFn: (request: SignedRequest) => api<RelayedAnswer>('POST', '/playground/send', request) });
