@@ -82,8 +82,9 @@ const DESCRIPTION = [
   '',
   'Request bodies are closed: a field the schema does not name is refused with 400 `VAL_INVALID_PARAM`, except the',
   'fields the spec says are silently discarded, which are listed (`x-discarded-fields`). Fields the spec blocks are',
-  'not offered (`x-blocked-fields` names them). Rules no JSON Schema keyword can state are given in the `description`',
-  'and in `x-` keywords: `x-date-range`, `x-normalized-length`, `x-equal-ignoring-case`, `x-not-before`.',
+  'not offered (`x-blocked-fields` names them). Query strings are closed the same way: a parameter an operation does not',
+  'list is a 400. Rules no JSON Schema keyword can state are given in the `description`',
+  'and in `x-` keywords: `x-date-range`, `x-normalized-length`, `x-equal-ignoring-case`, `x-not-before`, `x-tenant-required`.',
   '',
   SIGNING,
 ].join('\n');

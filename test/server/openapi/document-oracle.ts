@@ -285,6 +285,10 @@ export class DocumentOracle implements SchemaContext {
         mutations.push((s) => fc.constantFrom(...required).map((p) => ({ ...s, query: s.query.filter(([n]) => n !== p.name), intent: `query ${p.name} missing` })));
       }
     }
+    // Query strings are closed (the document says so): a parameter the operation does not list is refused.
+    mutations.push((s) =>
+      fc.constantFrom('parametro_desconhecido', 'Limit', 'nome_').map((name) => ({ ...s, query: [...s.query, [name, '1'] as [string, string]], intent: `query ${name} (not listed)` })),
+    );
     if (model.body) {
       const body = model.body;
       mutations.push((s) =>
@@ -300,7 +304,6 @@ export class DocumentOracle implements SchemaContext {
     if (model.idempotencyKey) {
       mutations.push((s) => fc.constantFrom(null, '', 'com espaco', 'x'.repeat(65)).map((k) => ({ ...s, idempotencyKey: k, intent: `Idempotency-Key ${JSON.stringify(k)}` })));
     }
-    if (mutations.length === 0) return validSample;
     return fc.oneof(validSample, validSample.chain((s) => fc.constantFrom(...mutations).chain((m) => m(s))));
   }
 

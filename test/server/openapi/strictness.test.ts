@@ -168,7 +168,7 @@ describe('every rule the server enforces is expressed', () => {
     const fim = doc.paths['/v1/pacientes'].get.parameters.map(deref).find((p: any) => p.name === 'periodo_cadastro_fim');
     expect(fim['x-not-before']).toBe('periodo_cadastro_inicio');
     // Each x- keyword is named, and said in words, in the document's description.
-    for (const keyword of ['x-date-range', 'x-normalized-length', 'x-equal-ignoring-case', 'x-not-before']) expect(doc.info.description).toContain(keyword);
+    for (const keyword of ['x-date-range', 'x-normalized-length', 'x-equal-ignoring-case', 'x-not-before', 'x-tenant-required']) expect(doc.info.description).toContain(keyword);
   });
 
   test('nullability as decided: null (and "") mean "no value" on optional fields, `exibir: null` included', () => {
