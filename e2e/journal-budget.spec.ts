@@ -20,7 +20,7 @@ test('journal: a refusal under an existing key is marked unverified; requests wi
   const row = page.locator(`tr[data-request-id="${requestId}"]`);
   await expect(row).toBeVisible();
   await expect(row).toContainText('AUTH_INVALID_SIGNATURE');
-  await expect(row.getByText('unverified', { exact: true })).toBeVisible();
+  await expect(row.getByText('Unverified', { exact: true })).toBeVisible();
   await row.getByRole('link').click();
   await expect(page.getByTestId('detail-key')).toContainText('did not prove it holds its secret');
 

@@ -82,11 +82,11 @@ test('a failed signature is attributed to the key it presented, in the list and 
   const row = page.locator(`tr[data-request-id="${requestId}"]`);
   await expect(row).toContainText(`#${entry.chave_id}`);
   await expect(row).toContainText('AUTH_INVALID_SIGNATURE');
-  await expect(row).toContainText('unverified');
+  await expect(row).toContainText('Unverified');
   await row.getByRole('link').click();
   // The key it named, marked unverified: the request did not prove it holds the secret (issue 19).
   await expect(page.getByTestId('detail-key').getByRole('link')).toHaveText(`#${entry.chave_id}`);
-  await expect(page.getByTestId('detail-key')).toContainText('unverified');
+  await expect(page.getByTestId('detail-key')).toContainText('Unverified');
   await expect(page.getByTestId('detail-headers')).not.toContainText('x-signature');
 });
 

@@ -96,7 +96,7 @@ test('QA resets a clinic with an operator token and from the console; a revoked 
     const row = page.getByRole('row', { name: /Playwright beforeEach/ });
     await expect(row).toContainText(token.slice(0, 10));
     await expect(row).toContainText(SLUG);
-    await expect(row).toContainText('active');
+    await expect(row).toContainText('Active');
     await expect(page.locator('body')).not.toContainText(token);
     const listed = await (await page.request.get(`${env.baseUrl}/admin/api/operator-tokens`)).json();
     const view = listed.data.find((t: { label: string }) => t.label === 'Playwright beforeEach');

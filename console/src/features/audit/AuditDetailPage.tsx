@@ -117,7 +117,7 @@ export function AuditDetailPage({ id }: { id: number }) {
                   {e.verified === 0 && (
                     <>
                       {' '}
-                      <Badge tone="warn">unverified</Badge>
+                      <Badge tone="warn">Unverified</Badge>
                       <div className="hint" style={{ fontFamily: 'inherit' }}>
                         The request named this key but did not prove it holds its secret (revoked key, clock, signature…).
                       </div>

@@ -3,24 +3,21 @@ import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, issu
 import { ApiError } from '../../lib/api.ts';
 import { englishMessage } from '../../lib/messages.ts';
 import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, ShownOnceDialog, formatDate } from '../../lib/ui.tsx';
-import { StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { ClinicName, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useClinicOptions, useIssueOperatorToken, useOperatorTokens, useRemoveOperatorToken, useRevokeOperatorToken, type IssuedOperatorToken, type OperatorToken } from './api.ts';
 import { useCanWrite } from '../../lib/role.ts';
 
 const resetSnippet = (token: string, slug: string) =>
   `curl -fsS -X POST ${window.location.origin}/admin/api/automation/tenants/${slug}/reset \\\n  -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{}'`;
 
-/** The clinics' names (slug in the tooltip), or "All clinics": what a token may reset. */
+/** Each clinic by name with its slug (what a script puts in the reset URL), or "All clinics". */
 function Clinics({ tenants }: { tenants: OperatorToken['tenants'] }) {
   const clinics = useClinicDirectory();
   if (tenants === ALL_TENANTS) return <Badge tone="warn">All clinics</Badge>;
   return (
-    <span>
-      {tenants.map((slug, i) => (
-        <span key={slug} title={slug}>
-          {i > 0 && ', '}
-          {clinics.nameOf(slug) ?? <span className="mono">{slug}</span>}
-        </span>
+    <span className="clinic-list">
+      {tenants.map((slug) => (
+        <ClinicName key={slug} slug={slug} nome={clinics.nameOf(slug)} />
       ))}
     </span>
   );
