@@ -1,6 +1,10 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from './kit/index.ts';
+import swagger from '@fastify/swagger';
+import type { Page, Request } from '@playwright/test';
+import Fastify from 'fastify';
+import { registerDocsUi } from '../server/openapi/docs-ui.ts';
+import { expect, sign, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 
 const env = e2eEnv();
@@ -41,4 +45,169 @@ test('/openapi.json is served unsigned to the browser as well', async ({ request
   const res = await request.get(`${env.baseUrl}/openapi.json`);
   expect(res.status()).toBe(200);
   expect((await res.json()).openapi).toBe('3.1.0');
+});
+
+// ---------------------------------------------------------------- issue 21 § 2: /docs that signs
+
+/** The request Swagger UI's "Execute" sends to `path` (and its answer), after clicking it. */
+async function execute(page: Page, path: string) {
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() !== 'OPTIONS'),
+    page.getByRole('button', { name: 'Execute' }).click(),
+  ]);
+  const request = response.request();
+  return { request, response, headers: await request.allHeaders(), url: new URL(request.url()) };
+}
+
+/** The status shown in the operation's live response (what the integrator reads on the page). */
+const shownStatus = (page: Page) => page.locator('.live-responses-table tbody .response-col_status').first();
+
+async function useKey(page: Page, apiKey: string, apiSecret: string) {
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByLabel('API secret').fill(apiSecret);
+  await page.getByRole('button', { name: 'Sign with this key' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Signing "Try it out" requests as' })).toBeVisible();
+}
+
+test('/docs "Try it out" signs in the page (development): a signed list returns 200, a fresh timestamp per request, the secret never leaves the page', async ({ page, appliance }) => {
+  const sent: Request[] = [];
+  page.on('request', (request) => sent.push(request));
+  await page.goto(`${appliance.baseUrl}/docs#/Pacientes/getPacientes`);
+  const panel = page.getByRole('region', { name: 'Request signing' });
+  await expect(panel.getByRole('heading', { name: /signed in this page \(development mode\)/ })).toBeVisible();
+  // The Authorize dialog (static header values) is hidden: a fixed X-Signature can never work.
+  await expect(page.getByRole('button', { name: 'Authorize' })).toBeHidden();
+
+  const operation = page.locator('#operations-Pacientes-getPacientes');
+  await expect(operation.getByRole('button', { name: 'Try it out' })).toBeVisible();
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  await operation.locator('tr[data-param-name="limit"] input').fill('5');
+  await operation.locator('tr[data-param-name="nome"] input').fill('JOSÉ');
+
+  // Without a key the page sends the request unsigned, and the gateway says so.
+  const unsigned = await execute(page, '/v1/pacientes');
+  expect(unsigned.response.status()).toBe(401);
+  expect(unsigned.headers['x-signature']).toBeUndefined();
+  await expect(shownStatus(page)).toHaveText('401');
+
+  await useKey(page, appliance.apiKey, appliance.apiSecret);
+  await expect(page.getByLabel('API secret'), 'the field is emptied once the key is imported').toHaveValue('');
+
+  const first = await execute(page, '/v1/pacientes');
+  expect(first.response.status()).toBe(200);
+  await expect(shownStatus(page)).toHaveText('200');
+  expect((await first.response.json()).meta.limit).toBe(5);
+  // Signed as the spec says, over the path and query exactly as sent (nome percent-encoded by the browser).
+  expect(first.url.search).toMatch(/^\?nome=JOS%C3%89&limit=5(&offset=0)?$/);
+  const ts = Number(first.headers['x-timestamp']);
+  expect(Math.abs(ts - Date.now() / 1000)).toBeLessThan(10);
+  expect(first.headers['x-api-key']).toBe(appliance.apiKey);
+  expect(first.headers['x-signature']).toBe(sign(appliance.apiSecret, String(ts), 'GET', `${first.url.pathname}${first.url.search}`, ''));
+
+  // A fresh timestamp (and signature) per request.
+  await page.waitForTimeout(1100);
+  const second = await execute(page, '/v1/pacientes');
+  expect(second.response.status()).toBe(200);
+  expect(Number(second.headers['x-timestamp'])).toBeGreaterThan(ts);
+  expect(second.headers['x-signature']).not.toBe(first.headers['x-signature']);
+
+  // The secret is in no request (URL, headers, body) and in no storage of the page.
+  for (const request of sent) {
+    const everything = [request.url(), JSON.stringify(await request.allHeaders()), request.postData() ?? ''].join('\n');
+    expect(everything, request.url()).not.toContain(appliance.apiSecret);
+  }
+  const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }));
+  expect(stored).not.toContain(appliance.apiSecret);
+
+  // "Forget" drops the key: the next request goes unsigned.
+  await page.getByRole('button', { name: 'Forget the key' }).click();
+  expect((await execute(page, '/v1/pacientes')).response.status()).toBe(401);
+});
+
+test('/docs signs a body byte for byte as Swagger UI sends it: POST /v1/ping with spacing and non-ASCII text', async ({ page, appliance }) => {
+  await page.goto(`${appliance.baseUrl}/docs#/Saude/postPing`);
+  await useKey(page, appliance.apiKey, appliance.apiSecret);
+  const operation = page.locator('#operations-Saude-postPing');
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  // Not what JSON.stringify would give: a client that re-serializes before signing would fail.
+  const body = '{ "nome" : "José da Conceição",\n  "itens": [1,  2] }';
+  await operation.locator('textarea.body-param__text').fill(body);
+  const call = await execute(page, '/v1/ping');
+  expect(call.request.postData()).toBe(body);
+  expect(call.response.status()).toBe(200);
+  expect((await call.response.json()).data.echo).toEqual({ method: 'POST', body: { nome: 'José da Conceição', itens: [1, 2] } });
+  expect(call.headers['x-signature']).toBe(sign(appliance.apiSecret, call.headers['x-timestamp'], 'POST', '/v1/ping', body));
+});
+
+test('/docs signs without WebCrypto too (a page over plain HTTP from another machine): the in-page HMAC gets a 200', async ({ page, appliance }) => {
+  // Browsers offer no crypto.subtle outside a secure context (http://<lan address>); the page falls back.
+  await page.addInitScript(() => Object.defineProperty(window.crypto, 'subtle', { get: () => undefined }));
+  await page.goto(`${appliance.baseUrl}/docs#/Saude/postPing`);
+  await useKey(page, appliance.apiKey, appliance.apiSecret);
+  await expect(page.getByRole('status')).toContainText('in-page JavaScript, no WebCrypto');
+  const operation = page.locator('#operations-Saude-postPing');
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  // Over 55 bytes of payload: SHA-256 needs a second block (the padding edge).
+  const body = JSON.stringify({ texto: 'ação, coração, informação: '.repeat(4) });
+  await operation.locator('textarea.body-param__text').fill(body);
+  const call = await execute(page, '/v1/ping');
+  expect(call.response.status()).toBe(200);
+  expect(call.headers['x-signature']).toBe(sign(appliance.apiSecret, call.headers['x-timestamp'], 'POST', '/v1/ping', body));
+});
+
+test('/docs after a clock move (development): a refused timestamp teaches the page the appliance time, the next Execute is 200', async ({ page, appliance, consoleApi }) => {
+  await page.goto(`${appliance.baseUrl}/docs#/Saude/getPing`);
+  await useKey(page, appliance.apiKey, appliance.apiSecret);
+  const operation = page.locator('#operations-Saude-getPing');
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  await consoleApi.call('PUT', '/clock', { advance_seconds: 25 * 3600 });
+  try {
+    const expired = await execute(page, '/v1/ping');
+    expect(expired.response.status()).toBe(401);
+    expect((await expired.response.json()).error.code).toBe('AUTH_TIMESTAMP_EXPIRED');
+    await expect(page.getByRole('status')).toContainText('appliance_offset_seconds: 90000');
+    const retried = await execute(page, '/v1/ping');
+    expect(retried.response.status()).toBe(200);
+    expect(Number(retried.headers['x-timestamp']) - Date.now() / 1000).toBeGreaterThan(25 * 3600 - 10);
+  } finally {
+    await consoleApi.call('DELETE', '/clock');
+  }
+});
+
+test('/docs links the signing and clients guides, served by the gateway', async ({ page, appliance }) => {
+  await page.goto(`${appliance.baseUrl}/docs`);
+  const panel = page.getByRole('region', { name: 'Request signing' });
+  await panel.getByRole('link', { name: 'the signing guide' }).click();
+  await expect(page).toHaveURL(/\/docs\/signing$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'Signed calls from the shell' })).toBeVisible();
+  await expect(page.locator('pre code.language-bash').first()).toContainText('call() {');
+  // In-page anchors and the link to the other guide work on the served copy.
+  await page.getByRole('link', { name: 'clients.md' }).click();
+  await expect(page).toHaveURL(/\/docs\/clients$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'Typed clients and signing in other languages' })).toBeVisible();
+  await page.getByRole('link', { name: 'API reference (/docs)' }).click();
+  await expect(page.getByRole('region', { name: 'Request signing' })).toBeVisible();
+});
+
+test('/docs in production mode explains signing and links the guide; no "Try it out"', async ({ page }) => {
+  // A gateway page of its own in production mode (the shared e2e stack runs in development mode).
+  const app = Fastify();
+  await app.register(swagger, { openapi: { openapi: '3.1.0', info: { title: 'Clinic Exams Gateway API', version: 'test' } } });
+  app.get('/v1/ping', { schema: { summary: 'Ping', tags: ['Saude'] } }, async () => ({ ok: true }));
+  await registerDocsUi(app, { appEnv: 'production' });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    await page.goto(`${url}/docs`);
+    const panel = page.getByRole('region', { name: 'Request signing' });
+    await expect(panel.getByRole('heading', { name: 'Calling the API' })).toBeVisible();
+    await expect(panel).toContainText('"Try it out" is off here');
+    await expect(panel.getByLabel('API secret')).toHaveCount(0);
+    await page.locator('.opblock-summary-path', { hasText: /^\/v1\/ping$/ }).click();
+    await expect(page.locator('.opblock-body')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Try it out' })).toHaveCount(0);
+    await panel.getByRole('link', { name: 'the signing guide' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Signed calls from the shell' })).toBeVisible();
+  } finally {
+    await app.close();
+  }
 });

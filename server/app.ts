@@ -110,7 +110,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     passthroughPrefixes: ['/console', '/docs', '/openapi.'],
     gateRefusal: (request, error) => gateUnauthenticatedRefusal(refusals, request, error),
   });
-  await app.register(openApiPlugin, { release: config.release });
+  await app.register(openApiPlugin, { release: config.release, appEnv: config.appEnv });
   // /healthz and /readyz: unsigned, outside /v1, enveloped (docs/decisions.md § Integrator toolkit).
   await app.register(healthPlugin, {
     sqlite: deps.sqlite,
@@ -175,6 +175,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       registerRawBodyParsers(v1);
       await v1.register(corsPlugin, {
         allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
+        sameOrigin: config.appEnv === 'development',
       });
       await v1.register(authPlugin, {
         keys: deps.keys,

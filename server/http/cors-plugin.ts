@@ -5,6 +5,11 @@ import { ApiError } from '../errors.ts';
 
 export interface CorsPluginOptions {
   allowedOrigins: string[];
+  /**
+   * Also accept a browser call from the gateway's own origin (the /docs page's "Try it out", which signs in the page).
+   * Development mode only, like the development origin: in production only the portal calls from a browser.
+   */
+  sameOrigin?: boolean;
 }
 
 const ALLOWED_HEADERS = 'Content-Type, X-API-Key, X-Timestamp, X-Signature, Idempotency-Key';
@@ -12,7 +17,7 @@ const EXPOSED_HEADERS = 'X-Api-Version, X-Api-Release, X-Request-Id, Idempotency
 const ALLOWED_METHODS = 'GET, POST, PATCH, DELETE';
 
 /**
- * Browser calls only from the portal origin (and the development origin in development).
+ * Browser calls only from the portal origin (and, in development, the development origin and the gateway's own).
  * Server-to-server calls send no Origin and are unaffected. A browser call from any other
  * origin is refused with 403 OPERATION_NOT_ALLOWED, so it never reaches the clinic data.
  */
@@ -23,7 +28,7 @@ export default fp<CorsPluginOptions>(
     app.addHook('onRequest', syncHook((request, reply) => {
       const origin = request.headers.origin;
       if (origin === undefined) return;
-      if (!allowed.has(origin)) {
+      if (!allowed.has(origin) && !(options.sameOrigin && origin === `${request.protocol}://${request.headers.host}`)) {
         throw new ApiError('OPERATION_NOT_ALLOWED', 'Origem do navegador nao permitida.', { field: 'Origin' });
       }
       reply.header('access-control-allow-origin', origin);

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { buildOpenApiDocument } from './document.ts';
+import { registerDocsUi, type DocsUiOptions } from './docs-ui.ts';
 
-export interface OpenApiPluginOptions {
+export interface OpenApiPluginOptions extends DocsUiOptions {
   release: string;
 }
 
@@ -22,11 +22,7 @@ export default fp<OpenApiPluginOptions>(
       transform: ({ url }) => ({ schema: { hide: true }, url }),
       transformObject: (() => buildOpenApiDocument({ release: options.release, operations: app.operations })) as SwaggerTransformObject,
     });
-    await app.register(swaggerUi, {
-      routePrefix: '/docs',
-      uiConfig: { deepLinking: true, validatorUrl: null, defaultModelsExpandDepth: 0 } as Record<string, unknown>,
-      staticCSP: false,
-    });
+    await registerDocsUi(app, { appEnv: options.appEnv });
     app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
     app.get('/openapi.yaml', { schema: { hide: true } }, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(app.swagger({ yaml: true })));
   },

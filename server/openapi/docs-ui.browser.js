@@ -1,0 +1,270 @@
+/*
+ * The /docs page's own script (served by docs-ui.ts as a Swagger UI theme script, after Swagger UI's bundle and
+ * before `window.onload` builds the UI). Plain browser JavaScript, no build step: it is sent as written.
+ *
+ * Development mode: a panel takes an API key and its secret; every "Try it out" request to this origin's /v1 is
+ * signed here (HMAC-SHA256 of `<timestamp>.<METHOD> <path and query as sent>\n<raw body>`, a fresh X-Timestamp per
+ * request). The secret lives only in this closure, as a non-extractable WebCrypto key (or, where the page is not a
+ * secure context and WebCrypto is absent, as its bytes for the fallback below): never stored, never sent.
+ * Production mode: the panel explains signing and links the guides; Swagger UI offers no "Try it out".
+ */
+function clinicDocs(mode, links) {
+  'use strict';
+
+  var encoder = new TextEncoder();
+  var state = { apiKey: null, sign: null, offsetSeconds: 0 };
+
+  // ------------------------------------------------------------------ HMAC-SHA256
+
+  function hex(bytes) {
+    var out = '';
+    for (var i = 0; i < bytes.length; i++) out += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16);
+    return out;
+  }
+
+  function concat(a, b) {
+    var out = new Uint8Array(a.length + b.length);
+    out.set(a, 0);
+    out.set(b, a.length);
+    return out;
+  }
+
+  // SHA-256 (FIPS 180-4), for pages served over plain HTTP to another machine, where browsers offer no crypto.subtle.
+  var K = new Uint32Array([
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
+    0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
+    0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+    0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
+    0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+  ]);
+
+  function sha256(message) {
+    var bitLength = message.length * 8;
+    var padded = new Uint8Array(((message.length + 72) >> 6) << 6);
+    padded.set(message);
+    padded[message.length] = 0x80;
+    var view = new DataView(padded.buffer);
+    view.setUint32(padded.length - 8, Math.floor(bitLength / 0x100000000));
+    view.setUint32(padded.length - 4, bitLength >>> 0);
+    var h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+    var w = new Uint32Array(64);
+    var rotr = function (x, n) {
+      return (x >>> n) | (x << (32 - n));
+    };
+    for (var offset = 0; offset < padded.length; offset += 64) {
+      for (var t = 0; t < 16; t++) w[t] = view.getUint32(offset + t * 4);
+      for (t = 16; t < 64; t++) {
+        var s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >>> 3);
+        var s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >>> 10);
+        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+      }
+      var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+      for (t = 0; t < 64; t++) {
+        var t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t]) >>> 0;
+        var t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+        k = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
+      }
+      h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+    }
+    var out = new Uint8Array(32);
+    for (var i = 0; i < 8; i++) new DataView(out.buffer).setUint32(i * 4, h[i]);
+    return out;
+  }
+
+  function hmacSha256Fallback(keyBytes) {
+    // RFC 2104 with a 64-byte block; a longer key is hashed first.
+    var key = keyBytes.length > 64 ? sha256(keyBytes) : keyBytes;
+    var inner = new Uint8Array(64);
+    var outer = new Uint8Array(64);
+    for (var i = 0; i < 64; i++) {
+      inner[i] = (key[i] || 0) ^ 0x36;
+      outer[i] = (key[i] || 0) ^ 0x5c;
+    }
+    return function (message) {
+      return Promise.resolve(hex(sha256(concat(outer, sha256(concat(inner, message))))));
+    };
+  }
+
+  /** A signer for the secret: `message bytes → Promise<lowercase hex>`. The key is the secret's UTF-8 text. */
+  function signerFor(secret) {
+    var keyBytes = encoder.encode(secret);
+    var subtle = window.crypto && window.crypto.subtle;
+    if (!subtle) return Promise.resolve({ sign: hmacSha256Fallback(keyBytes), engine: 'javascript' });
+    return subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']).then(function (key) {
+      return {
+        engine: 'webcrypto',
+        sign: function (message) {
+          return subtle.sign('HMAC', key, message).then(function (signature) {
+            return hex(new Uint8Array(signature));
+          });
+        },
+      };
+    });
+  }
+
+  // ------------------------------------------------------------------ Swagger UI hooks
+
+  function setHeader(headers, name, value) {
+    // Swagger UI may have put the same header under another case (the document's apiKey schemes).
+    Object.keys(headers).forEach(function (existing) {
+      if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    });
+    headers[name] = value;
+  }
+
+  function isPlainObject(value) {
+    return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+  }
+
+  /** Swagger UI's requestInterceptor: signs requests to this origin's /v1 with a fresh timestamp. */
+  function requestInterceptor(request) {
+    var url = new URL(request.url, window.location.href);
+    if (url.origin !== window.location.origin || url.pathname.indexOf('/v1/') !== 0 || !state.sign) return request;
+    // What fetch will send: the URL as serialized by the URL parser, the body as one string of JSON.
+    request.url = url.href;
+    if (isPlainObject(request.body) || Array.isArray(request.body)) request.body = JSON.stringify(request.body);
+    if (request.body != null && typeof request.body !== 'string') {
+      status('This request body is not text (' + Object.prototype.toString.call(request.body) + '): it is sent unsigned.', 'error');
+      return request;
+    }
+    // fetch upper-cases GET or POST but sends `patch` as given: send the method as signed.
+    request.method = String(request.method || 'GET').toUpperCase();
+    var body = request.method === 'GET' || request.body == null ? '' : request.body;
+    var timestamp = String(Math.floor(Date.now() / 1000) + state.offsetSeconds);
+    var message = concat(encoder.encode(timestamp + '.' + request.method + ' ' + url.pathname + url.search + '\n'), encoder.encode(body));
+    return state.sign(message).then(function (signature) {
+      request.headers = request.headers || {};
+      setHeader(request.headers, 'X-API-Key', state.apiKey);
+      setHeader(request.headers, 'X-Timestamp', timestamp);
+      setHeader(request.headers, 'X-Signature', signature);
+      return request;
+    });
+  }
+
+  /** Learns the appliance's time from a refused timestamp, so the next request signs with it (development clock moves). */
+  function responseInterceptor(response) {
+    var body = response && response.body;
+    var error = body && body.error;
+    if (state.sign && response.status === 401 && error && error.code === 'AUTH_TIMESTAMP_EXPIRED' && error.details && typeof error.details.server_timestamp === 'number') {
+      state.offsetSeconds = error.details.server_timestamp - Math.floor(Date.now() / 1000);
+      status(
+        'The appliance clock is ' + state.offsetSeconds + ' s away from this browser\'s (appliance_offset_seconds: ' +
+          error.details.appliance_offset_seconds + '): the next requests sign with the appliance\'s time. Execute again.',
+        'warning',
+      );
+    }
+    return response;
+  }
+
+  window.clinicDocs = { requestInterceptor: requestInterceptor, responseInterceptor: responseInterceptor };
+
+  // ------------------------------------------------------------------ the panel
+
+  function element(tag, attributes, children) {
+    var node = document.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) {
+      node.setAttribute(name, attributes[name]);
+    });
+    (children || []).forEach(function (child) {
+      node.append(child);
+    });
+    return node;
+  }
+
+  function link(href, text) {
+    return element('a', { href: href }, [text]);
+  }
+
+  var statusLine = element('p', { role: 'status', class: 'clinic-signing__status', 'aria-live': 'polite' });
+
+  function status(text, kind) {
+    statusLine.textContent = text;
+    statusLine.setAttribute('data-kind', kind || 'info');
+  }
+
+  function mask(apiKey) {
+    return apiKey.length > 20 ? apiKey.slice(0, 12) + '…' + apiKey.slice(-4) : apiKey;
+  }
+
+  function developmentPanel() {
+    var keyInput = element('input', { id: 'clinic-api-key', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'xxx_live_…' });
+    var secretInput = element('input', { id: 'clinic-api-secret', type: 'password', autocomplete: 'off', spellcheck: 'false', placeholder: '64 hex characters' });
+    var use = element('button', { type: 'button', class: 'btn' }, ['Sign with this key']);
+    var forget = element('button', { type: 'button', class: 'btn' }, ['Forget the key']);
+
+    use.addEventListener('click', function () {
+      var apiKey = keyInput.value.trim();
+      var secret = secretInput.value.trim();
+      if (!apiKey || !secret) return status('Paste both the API key and its secret.', 'error');
+      signerFor(secret).then(
+        function (signer) {
+          state.apiKey = apiKey;
+          state.sign = signer.sign;
+          state.offsetSeconds = 0;
+          // Only the key (a non-extractable CryptoKey, or the fallback's closure) stays; the field is emptied.
+          secretInput.value = '';
+          status(
+            'Signing "Try it out" requests as ' + mask(apiKey) + ' (' + (signer.engine === 'webcrypto' ? 'WebCrypto' : 'in-page JavaScript, no WebCrypto on this origin') +
+              '). Each request gets a fresh X-Timestamp and its X-Signature; the secret is not stored and never sent. Reloading the page forgets it.',
+            'ok',
+          );
+        },
+        function (error) {
+          status('The secret could not be used: ' + error.message, 'error');
+        },
+      );
+    });
+    forget.addEventListener('click', function () {
+      state.apiKey = null;
+      state.sign = null;
+      state.offsetSeconds = 0;
+      keyInput.value = '';
+      secretInput.value = '';
+      status('Not signing: "Try it out" requests to /v1 go out without a signature (401).', 'info');
+    });
+    status('Not signing yet: paste a key and its secret, then "Try it out" requests to /v1 are signed in this page.', 'info');
+
+    return element('section', { class: 'clinic-signing', 'aria-label': 'Request signing' }, [
+      element('h2', {}, ['Try it out, signed in this page (development mode)']),
+      element('p', {}, [
+        'Every /v1 call carries X-API-Key, X-Timestamp and X-Signature: the lowercase hex HMAC-SHA256, keyed by the API secret, of ',
+        element('code', {}, ['<timestamp>.<METHOD> <path and query as sent>\\n<raw body>']),
+        '. Paste a key and its secret below: this page computes the signature of each request, with a fresh timestamp. The secret stays in this tab\'s memory only: it is never stored nor sent. How to sign in your code: ',
+        link(links.signing, 'the signing guide'),
+        '; typed clients and examples in other languages: ',
+        link(links.clients, 'clients'),
+        '.',
+      ]),
+      element('div', { class: 'clinic-signing__form' }, [
+        element('label', { for: 'clinic-api-key' }, ['API key']),
+        keyInput,
+        element('label', { for: 'clinic-api-secret' }, ['API secret']),
+        secretInput,
+        use,
+        forget,
+      ]),
+      statusLine,
+    ]);
+  }
+
+  function productionPanel() {
+    return element('section', { class: 'clinic-signing', 'aria-label': 'Request signing' }, [
+      element('h2', {}, ['Calling the API']),
+      element('p', {}, [
+        'Every /v1 call is signed: X-API-Key, X-Timestamp (Unix seconds, within 300 s of the appliance clock) and X-Signature, the lowercase hex HMAC-SHA256, keyed by the API secret, of ',
+        element('code', {}, ['<timestamp>.<METHOD> <path and query as sent>\\n<raw body>']),
+        '. A fixed value typed into this page can never work, and an API secret is not to be pasted into a web page in production: "Try it out" is off here (in development mode this page signs it). Sign in your code: ',
+        link(links.signing, 'the signing guide'),
+        '; typed clients and examples in Python, PHP, C# and Java: ',
+        link(links.clients, 'clients'),
+        '.',
+      ]),
+    ]);
+  }
+
+  var panel = mode === 'development' ? developmentPanel() : productionPanel();
+  var root = document.getElementById('swagger-ui');
+  root.parentNode.insertBefore(panel, root);
+}
