@@ -36,7 +36,7 @@ function signingExamples(): Array<Record<string, string>> {
 
 const STATIC_SIGNATURE_NOTE =
   'X-Signature is computed per request (it covers the timestamp, the method, the target and the body): a fixed value, ' +
-  'such as one typed once into a documentation tool, can never work. Sign each request in code (docs/api/README-signing.md).';
+  'such as one typed once into a documentation tool, can never work. Sign each request in code (docs/api/README-signing.md, served at /docs/signing).';
 
 /** The signing scheme, machine-readable: what a client (or a documentation tool) needs to sign a request. */
 export function signingExtension(): Record<string, unknown> {
@@ -56,6 +56,7 @@ export function signingExtension(): Record<string, unknown> {
     static_signature: false,
     note: STATIC_SIGNATURE_NOTE,
     guide: 'docs/api/README-signing.md',
+    guide_url: '/docs/signing',
     examples: signingExamples(),
   };
 }
@@ -70,7 +71,9 @@ const SIGNING = [
   '3. `X-Signature` = lowercase hex of HMAC-SHA256(payload, api_secret), 64 characters.',
   '',
   'Example (shell): `printf \'%s.%s %s\\n%s\' "$TS" GET "/v1/ping" "" | openssl dgst -sha256 -hmac "$SECRET" -hex`.',
-  'Writes also need `Content-Type: application/json` and an `Idempotency-Key`. See docs/api/README-signing.md.',
+  'Writes also need `Content-Type: application/json` and an `Idempotency-Key`. Guides served by this gateway:',
+  '[signing](/docs/signing) (docs/api/README-signing.md) and [typed clients](/docs/clients) (docs/api/clients.md: TypeScript',
+  'types from this document, Python, PHP, C#, Java). In development mode the /docs page signs "Try it out" itself.',
   '',
   STATIC_SIGNATURE_NOTE,
 ].join('\n');
@@ -213,10 +216,14 @@ function successHeaders(op: Operation): HeaderUse[] {
   return uses;
 }
 
-function errorHeaders(op: Operation, status: number): HeaderUse[] {
+/** Codes always answered with `Retry-After`, and codes that may carry it (a backend or storage 503). */
+const RETRY_AFTER_ALWAYS = new Set<ApiErrorCode>(['CONCURRENT_REQUEST', 'RATE_LIMIT_EXCEEDED']);
+const RETRY_AFTER_SOMETIMES = new Set<ApiErrorCode>(['SERVICE_UNAVAILABLE']);
+
+function errorHeaders(op: Operation, status: number, codes: ApiErrorCode[]): HeaderUse[] {
   const uses = commonHeaders(op, false);
-  if (status === 409 || status === 429) uses.push(['Retry-After', 'Retry-After', true]);
-  if (status === 503) uses.push(['Retry-After', 'Retry-After', false]);
+  if (codes.every((code) => RETRY_AFTER_ALWAYS.has(code))) uses.push(['Retry-After', 'Retry-After', true]);
+  else if (codes.some((code) => RETRY_AFTER_ALWAYS.has(code) || RETRY_AFTER_SOMETIMES.has(code))) uses.push(['Retry-After', 'Retry-After', false]);
   if (status === 429) uses.push(['X-RateLimit-Limit', 'X-RateLimit-Limit', false], ['X-RateLimit-Remaining', 'X-RateLimit-Remaining', false]);
   return uses;
 }
@@ -405,7 +412,7 @@ function responsesOf(
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
       description: status === 413 ? `VAL_INVALID_PARAM: corpo acima de ${op.bodyLimit ?? SMALL_BODY_LIMIT} bytes.` : list.join(', '),
-      headers: headersOf(errorHeaders(op, status)),
+      headers: headersOf(errorHeaders(op, status, list)),
       content: {
         'application/json': {
           schema: {

@@ -30,6 +30,8 @@ let oracle: DocumentOracle;
 let dataDir: string;
 /** A key of a small seeded clinic: generated ids (mostly 1-21) reach real records, so answers of every kind come back. */
 let creds: Credentials;
+/** Keys of the same clinic holding one scope each: a key without an operation's scope gets its documented 403. */
+let narrow: { catalogos: Credentials; pacientes: Credentials };
 const totals = { requests: 0, valid: 0, invalid: 0 };
 
 beforeAll(async () => {
@@ -38,6 +40,10 @@ beforeAll(async () => {
   stack = await startTestStack({ RATE_LIMIT_PER_MINUTE: '100000000' }, { dataDir });
   await stack.createTenant('acordo');
   creds = await stack.newKey({ tenant: 'acordo' });
+  narrow = {
+    catalogos: await stack.newKey({ tenant: 'acordo', scopes: ['catalogos:read'] }),
+    pacientes: await stack.newKey({ tenant: 'acordo', scopes: ['pacientes:read'] }),
+  };
   const res = await stack.raw({ path: '/openapi.json' });
   oracle = new DocumentOracle(res.body);
   // What the document defers to for the tenant-dependent requirements (x-tenant-required).
@@ -114,6 +120,17 @@ describe('every documented operation: the server agrees with the document', () =
           }
         }
         for (const problem of oracle.checkResponse(model, sample, res)) problems.push(`${where}: answer ${res.status}: ${problem}`);
+      }
+      // The refusals every signed operation declares, answered as declared: no signature (401), a key without the scope (403).
+      const first = samples[0];
+      const unsigned = await stack.raw({ method: model.method, path: target(model, first) });
+      expect(unsigned.status, `${label} unsigned`).toBe(401);
+      expect(oracle.checkResponse(model, first, unsigned), `${label} unsigned`).toEqual([]);
+      if (op.scope) {
+        const other = op.scope === 'catalogos:read' ? narrow.pacientes : narrow.catalogos;
+        const refused = await stack.call({ method: model.method, path: target(model, first), body: first.body === undefined ? undefined : JSON.stringify(first.body) }, other);
+        expect(refused.status, `${label} without ${op.scope}`).toBe(403);
+        expect(oracle.checkResponse(model, first, refused), `${label} without ${op.scope}`).toEqual([]);
       }
       if (process.env.OPENAPI_AGREEMENT_STATS) console.log(label, JSON.stringify(Object.fromEntries(statuses)));
       totals.valid += valid;
