@@ -3,6 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect, test } from './kit/index.ts';
 
+// Writes patients: start from the e2e clinic's first-start settings (another spec may have made CPF required).
+test.use({ resetBeforeEach: true });
+
 // Issue 22 § 5: search a clinic by Idempotency-Key value across its keys; 422 conflicts with both bodies' fingerprints.
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
 

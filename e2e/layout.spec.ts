@@ -3,6 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { ConsoleApi, expect, SignedClient, test, type E2eEnv } from './kit/index.ts';
 
+// Writes patients: start from the e2e clinic's first-start settings (another spec may have made CPF required).
+test.use({ resetBeforeEach: true });
+
 const SCREENSHOTS = process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
 /** Issue 22 § 1: a wide desktop and a 1024×768 laptop or tablet. */
 const SIZES = [

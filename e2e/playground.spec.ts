@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect, sign, test } from './kit/index.ts';
 
+// Writes patients: start from the e2e clinic's first-start settings (another spec may have made CPF required).
+test.use({ resetBeforeEach: true });
+
 // Issue 14 item 5: the signing playground's signature for a given input is what the gateway accepts.
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
 

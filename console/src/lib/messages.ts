@@ -21,6 +21,7 @@ const MESSAGES_EN: Record<string, string> = {
   'Informe o nome.': 'Enter a name.',
   'Use um id positivo ou deixe vazio.': 'Use a positive id or leave it empty.',
   'Use um caminho publico, ex.: /v1/pacientes*': 'Use a public API path, e.g. /v1/pacientes*',
+  'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].': 'An Idempotency-Key is 1 to 64 letters, digits, “-” or “_”.',
   'No maximo 120000 ms.': 'At most 120000 ms.',
   'Entre 0 e 1.': 'Use a number between 0 and 1.',
   'Entre 0 (exclusivo) e 1.': 'Use a number above 0 and at most 1.',

@@ -60,7 +60,7 @@ function FiltersForm({ initial }: { initial: AuditFilters }) {
           <input id="f-status" inputMode="numeric" placeholder="e.g. 401" value={draft.status ?? ''} onChange={set('status')} />
         </Field>
         <Field id="f-error" label="Error code">
-          <input id="f-error" placeholder="AUTH_INVALID_SIGNATURE" value={draft.error_code ?? ''} onChange={set('error_code')} />
+          <input id="f-error" placeholder="e.g. AUTH_KEY_REVOKED" value={draft.error_code ?? ''} onChange={set('error_code')} />
         </Field>
         <Field id="f-request" label="Request id">
           <input id="f-request" className="mono" value={draft.request_id ?? ''} onChange={set('request_id')} />
@@ -235,9 +235,13 @@ export function AuditPage() {
                 <tbody>
                   {rows.map((r) => (
                     <tr key={r.id} className="clickable" onClick={() => navigate(`/audit/${r.id}`)} data-request-id={r.request_id}>
-                      <td className="nowrap">
-                        <a href={href(`/audit/${r.id}`)} onClick={(e) => e.stopPropagation()}>
-                          {formatDate(r.ts)}
+                      <td className="col-time">
+                        <a href={href(`/audit/${r.id}`)} onClick={(e) => e.stopPropagation()} title={r.ts}>
+                          {formatDate(r.ts)
+                            .split(', ')
+                            .map((part) => (
+                              <span key={part}>{part}</span>
+                            ))}
                         </a>
                       </td>
                       <td>

@@ -1,3 +1,4 @@
+import { useCanWrite } from '../../lib/role.ts';
 import { Button, formatDate } from '../../lib/ui.tsx';
 import { useClock, useResetClock } from './api.ts';
 
@@ -5,6 +6,7 @@ import { useClock, useResetClock } from './api.ts';
 export function ClockBanner() {
   const clock = useClock();
   const reset = useResetClock();
+  const canWrite = useCanWrite();
   if (!clock.data?.shifted) return null;
   return (
     <div className="banner banner-warn" role="status" aria-label="Clock shifted" style={{ display: 'flex', alignItems: 'center', gap: 12 }}>
@@ -13,9 +15,11 @@ export function ClockBanner() {
         Appliance time {formatDate(clock.data.appliance_time)}: requests must be signed with it, and keys, audit entries and file URLs age
         by it. <a href="#/clock">Clock settings</a>
       </div>
-      <Button className="btn-sm" onClick={() => reset.mutate()} disabled={reset.isPending}>
-        Back to real time
-      </Button>
+      {canWrite && (
+        <Button className="btn-sm" onClick={() => reset.mutate()} disabled={reset.isPending}>
+          Back to real time
+        </Button>
+      )}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api.ts';
+import { useCanWrite } from '../../lib/role.ts';
 import { Badge, Button, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { useChangeClock, useClock, useResetClock } from './api.ts';
 
@@ -26,6 +27,8 @@ export function ClockPage() {
   const [amount, setAmount] = useState('1');
   const [unit, setUnit] = useState(3600);
   const [error, setError] = useState<string>();
+  // A viewer reads the clock; moving it is an admin's (the console API refuses a viewer's write anyway).
+  const canWrite = useCanWrite();
 
   const advance = (seconds: number) => change.mutate({ advance_seconds: seconds }, { onError: (e) => e instanceof ApiError && setError(e.message) });
   const submit = (event: FormEvent) => {
@@ -43,7 +46,7 @@ export function ClockPage() {
         title="Clock"
         description="Move the appliance's clock ahead to test the spec's time rules without waiting; development mode only."
         actions={
-          state?.shifted ? (
+          canWrite && state?.shifted ? (
             <Button variant="danger" onClick={() => reset.mutate()} disabled={reset.isPending}>
               Back to real time
             </Button>
@@ -80,7 +83,7 @@ export function ClockPage() {
               </div>
             </dl>
           </section>
-          {!state.enabled ? (
+          {!canWrite ? null : !state.enabled ? (
             <div className="banner banner-info" role="note">
               Clock control is off: the appliance runs in production mode (<code>APP_ENV=production</code>) and always keeps real time.
             </div>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { faultSchema, FAULT_METHODS } from '../../../../server/admin/schemas.ts';
 import { ApiError } from '../../lib/api.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { useCanWrite } from '../../lib/role.ts';
 import { ClinicName, clinicOptionLabel, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useAddFault, useClearFaults, useFaults, useRemoveFault } from './api.ts';
 
@@ -24,6 +25,8 @@ export function FaultsPage() {
   const clear = useClearFaults();
   const [form, setForm] = useState({ tenant: '*', method: '*', path: '/v1/pacientes*', kind: 'http500', latency_ms: '0', failure_rate: '1' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // A viewer sees the faults; switching them is an admin's (the console API refuses a viewer's write anyway).
+  const canWrite = useCanWrite();
   const set = (name: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setForm({ ...form, [name]: e.target.value });
 
   const submit = (event: FormEvent) => {
@@ -40,62 +43,64 @@ export function FaultsPage() {
         title="Backend faults"
         description="Make the simulated clinic backend fail on purpose, so an integrator can watch their client handle 503 and 504."
         actions={
-          faults.data?.length ? (
+          canWrite && faults.data?.length ? (
             <Button variant="danger" onClick={() => clear.mutate()} disabled={clear.isPending}>
               Turn all faults off
             </Button>
           ) : null
         }
       />
-      <form className="card card-pad" onSubmit={submit} noValidate aria-label="New fault" style={{ marginBottom: 16 }}>
-        <ErrorBanner error={add.error} title="The fault was not added" />
-        <div className="grid-form">
-          <Field id="fault-tenant" label="Clinic" error={errors.tenant}>
-            <select id="fault-tenant" value={form.tenant} onChange={set('tenant')}>
-              <option value="*">Every clinic</option>
-              {tenants.data?.map((t) => (
-                <option key={t.slug} value={t.slug}>
-                  {clinicOptionLabel(t)}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field id="fault-method" label="Method">
-            <select id="fault-method" value={form.method} onChange={set('method')}>
-              {FAULT_METHODS.map((m) => (
-                <option key={m} value={m}>
-                  {m === '*' ? 'Any' : m}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field id="fault-path" label="API path (glob)" error={errors.path} hint="* matches anything, e.g. /v1/exames/*">
-            <input id="fault-path" className="mono" value={form.path} onChange={set('path')} />
-          </Field>
-          <Field id="fault-kind" label="Fault" hint={`Client sees ${effectOf(form.kind)}`}>
-            <select id="fault-kind" value={form.kind} onChange={set('kind')}>
-              {KINDS.map((k) => (
-                <option key={k.value} value={k.value}>
-                  {k.label}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <div className="grid-2" style={{ gap: '0 8px' }}>
-            <Field id="fault-latency" label="Latency ms" error={errors.latency_ms}>
-              <input id="fault-latency" inputMode="numeric" value={form.latency_ms} onChange={set('latency_ms')} />
+      {canWrite && (
+        <form className="card card-pad" onSubmit={submit} noValidate aria-label="New fault" style={{ marginBottom: 16 }}>
+          <ErrorBanner error={add.error} title="The fault was not added" />
+          <div className="grid-form">
+            <Field id="fault-tenant" label="Clinic" error={errors.tenant}>
+              <select id="fault-tenant" value={form.tenant} onChange={set('tenant')}>
+                <option value="*">Every clinic</option>
+                {tenants.data?.map((t) => (
+                  <option key={t.slug} value={t.slug}>
+                    {clinicOptionLabel(t)}
+                  </option>
+                ))}
+              </select>
             </Field>
-            <Field id="fault-rate" label="Rate 0–1" error={errors.failure_rate}>
-              <input id="fault-rate" inputMode="decimal" value={form.failure_rate} onChange={set('failure_rate')} />
+            <Field id="fault-method" label="Method">
+              <select id="fault-method" value={form.method} onChange={set('method')}>
+                {FAULT_METHODS.map((m) => (
+                  <option key={m} value={m}>
+                    {m === '*' ? 'Any' : m}
+                  </option>
+                ))}
+              </select>
             </Field>
+            <Field id="fault-path" label="API path (glob)" error={errors.path} hint="* matches anything, e.g. /v1/exames/*">
+              <input id="fault-path" className="mono" value={form.path} onChange={set('path')} />
+            </Field>
+            <Field id="fault-kind" label="Fault" hint={`Client sees ${effectOf(form.kind)}`}>
+              <select id="fault-kind" value={form.kind} onChange={set('kind')}>
+                {KINDS.map((k) => (
+                  <option key={k.value} value={k.value}>
+                    {k.label}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <div className="grid-2" style={{ gap: '0 8px' }}>
+              <Field id="fault-latency" label="Latency ms" error={errors.latency_ms}>
+                <input id="fault-latency" inputMode="numeric" value={form.latency_ms} onChange={set('latency_ms')} />
+              </Field>
+              <Field id="fault-rate" label="Rate 0–1" error={errors.failure_rate}>
+                <input id="fault-rate" inputMode="decimal" value={form.failure_rate} onChange={set('failure_rate')} />
+              </Field>
+            </div>
           </div>
-        </div>
-        <div className="form-actions">
-          <Button type="submit" variant="primary" disabled={add.isPending}>
-            Turn fault on
-          </Button>
-        </div>
-      </form>
+          <div className="form-actions">
+            <Button type="submit" variant="primary" disabled={add.isPending}>
+              Turn fault on
+            </Button>
+          </div>
+        </form>
+      )}
       <ErrorBanner error={faults.error ?? remove.error ?? clear.error} title="Faults could not be loaded or changed" />
       <section className="card" aria-label="Active faults">
         <div className="section-title">
@@ -141,9 +146,11 @@ export function FaultsPage() {
                     <td className="mono">{f.hits}</td>
                     <td className="nowrap">{formatDate(f.criado_em)}</td>
                     <td className="actions">
-                      <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn fault ${f.id} off`}>
-                        Turn off
-                      </Button>
+                      {canWrite && (
+                        <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn fault ${f.id} off`}>
+                          Turn off
+                        </Button>
+                      )}
                     </td>
                   </tr>
                 ))}

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import { useCanWrite } from '../../lib/role.ts';
 import { clinicOptionLabel, Code, keyOptionLabel, shorten, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import {
   useClinicIdempotency,
@@ -109,6 +110,8 @@ function Fingerprint({ value }: { value: string | null }) {
 }
 
 function EntriesTable({ rows, onPurge, withKey }: { rows: Array<IdempotencyEntry & { key?: KeyRef }>; onPurge: (p: Purging) => void; withKey?: boolean }) {
+  // Purging is an admin's (the console API refuses a viewer's write anyway).
+  const canWrite = useCanWrite();
   return (
     <div className="table-wrap">
       <table className="data" data-testid={withKey ? 'idem-search-entries' : 'idempotency-table'}>
@@ -170,16 +173,18 @@ function EntriesTable({ rows, onPurge, withKey }: { rows: Array<IdempotencyEntry
                   </div>
                 </td>
                 <td className="actions">
-                  <Button
-                    className="btn-sm"
-                    variant="danger"
-                    disabled={r.state === 'in_flight'}
-                    title={r.state === 'in_flight' ? 'Still executing: wait for the answer' : undefined}
-                    onClick={() => onPurge({ keyId: keyId ?? -1, entry: r })}
-                    aria-label={`Purge ${r.idem_key}${withKey ? ` of key ${keyId}` : ''}`}
-                  >
-                    Purge
-                  </Button>
+                  {canWrite && (
+                    <Button
+                      className="btn-sm"
+                      variant="danger"
+                      disabled={r.state === 'in_flight'}
+                      title={r.state === 'in_flight' ? 'Still executing: wait for the answer' : undefined}
+                      onClick={() => onPurge({ keyId: keyId ?? -1, entry: r })}
+                      aria-label={`Purge ${r.idem_key}${withKey ? ` of key ${keyId}` : ''}`}
+                    >
+                      Purge
+                    </Button>
+                  )}
                 </td>
               </tr>
             );

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, CopyButton, ErrorBanner, Field, PageHeader } from '../../lib/ui.tsx';
+import { useCanWrite } from '../../lib/role.ts';
 import { clinicOptionLabel, HttpStatus, httpReason, keyOptionLabel } from '../../lib/vocabulary.tsx';
 import { useClockOffset, useFullApiKey, useSendSigned, useTenantKeys, useTenants, type SignedRequest } from './api.ts';
 import { curlCommand, newIdempotencyKey, signature, stringToSign, targetAsSent, WRITE_METHODS } from './signing.ts';
@@ -126,6 +127,8 @@ export function PlaygroundPage() {
   const [body, setBody] = useState('');
   const [result, setResult] = useState<{ hex: string; engine: string } | null>(null);
   const relay = useSendSigned();
+  // Send is a console write (the gateway relays it): an admin's. A viewer still builds, signs and copies the curl.
+  const canWrite = useCanWrite();
   const [signing, setSigning] = useState(false);
   const [sent, setSent] = useState<Sent | null>(null);
   const sending = signing || relay.isPending;
@@ -172,7 +175,7 @@ export function PlaygroundPage() {
 
   const skew = /^\d+$/.test(timestamp) ? Number(timestamp) - Number(applianceNow()) : 0;
   const curl = result ? curlCommand({ origin, method, pathAndQuery: path, body: rawBody, apiKey, timestamp, signature: result.hex }) : '';
-  const canSend = Boolean(apiKey && secret && path.startsWith('/')) && !sending;
+  const canSend = canWrite && Boolean(apiKey && secret && path.startsWith('/')) && !sending;
 
   /**
    * Signs with a fresh timestamp and sends through the gateway, which hands the request to /v1 as signed
@@ -315,7 +318,9 @@ export function PlaygroundPage() {
             <span className="hint">
               {canSend || sending
                 ? `Signs ${method} ${sentTarget} with a fresh timestamp${WRITE_METHODS.has(method) ? ' and a new Idempotency-Key' : ''} and sends it through the gateway.`
-                : 'Choose a key (or paste its API key) and paste its secret to send.'}
+                : !canWrite
+                  ? 'Sending is for admins; a viewer can copy the curl.'
+                  : 'Choose a key (or paste its API key) and paste its secret to send.'}
             </span>
           </div>
         </section>

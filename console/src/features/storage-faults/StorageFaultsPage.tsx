@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { storageFaultSchema } from '../../../../server/admin/storage-fault-schemas.ts';
 import { ApiError } from '../../lib/api.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { useCanWrite } from '../../lib/role.ts';
 import { ClinicName, clinicOptionLabel, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useAddStorageFault, useClearStorageFaults, useRemoveStorageFault, useStorageFaults } from './api.ts';
 
@@ -20,6 +21,8 @@ export function StorageFaultsPage() {
   const clear = useClearStorageFaults();
   const [form, setForm] = useState({ tenant: '*', failure_rate: '1' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // A viewer sees the faults; switching them is an admin's (the console API refuses a viewer's write anyway).
+  const canWrite = useCanWrite();
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -35,42 +38,44 @@ export function StorageFaultsPage() {
         title="Storage faults"
         description="Make the file storage fail on purpose: file downloads of a clinic answer 500 RES_ARQUIVO_S3_FALHA, so an integrator can watch their client handle it."
         actions={
-          faults.data?.length ? (
+          canWrite && faults.data?.length ? (
             <Button variant="danger" onClick={() => clear.mutate()} disabled={clear.isPending}>
               Turn all storage faults off
             </Button>
           ) : null
         }
       />
-      <form className="card card-pad" onSubmit={submit} noValidate aria-label="New storage fault" style={{ marginBottom: 16 }}>
-        <ErrorBanner error={add.error} title="The storage fault was not added" />
-        <div className="grid-form">
-          <Field id="storage-fault-tenant" label="Clinic" error={errors.tenant}>
-            <select id="storage-fault-tenant" value={form.tenant} onChange={(e) => setForm({ ...form, tenant: e.target.value })}>
-              <option value="*">Every clinic</option>
-              {clinics.data?.map((t) => (
-                <option key={t.slug} value={t.slug}>
-                  {clinicOptionLabel(t)}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field id="storage-fault-rate" label="Rate 0–1" error={errors.failure_rate} hint="1 fails every download; 0.5 about half of them.">
-            <input id="storage-fault-rate" inputMode="decimal" value={form.failure_rate} onChange={(e) => setForm({ ...form, failure_rate: e.target.value })} />
-          </Field>
-          <div className="field">
-            <span className="label">Client sees</span>
-            <div className="hint" style={{ paddingTop: 6 }}>
-              <Code>{EFFECT}</Code>
+      {canWrite && (
+        <form className="card card-pad" onSubmit={submit} noValidate aria-label="New storage fault" style={{ marginBottom: 16 }}>
+          <ErrorBanner error={add.error} title="The storage fault was not added" />
+          <div className="grid-form">
+            <Field id="storage-fault-tenant" label="Clinic" error={errors.tenant}>
+              <select id="storage-fault-tenant" value={form.tenant} onChange={(e) => setForm({ ...form, tenant: e.target.value })}>
+                <option value="*">Every clinic</option>
+                {clinics.data?.map((t) => (
+                  <option key={t.slug} value={t.slug}>
+                    {clinicOptionLabel(t)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field id="storage-fault-rate" label="Rate 0–1" error={errors.failure_rate} hint="1 fails every download; 0.5 about half of them.">
+              <input id="storage-fault-rate" inputMode="decimal" value={form.failure_rate} onChange={(e) => setForm({ ...form, failure_rate: e.target.value })} />
+            </Field>
+            <div className="field">
+              <span className="label">Client sees</span>
+              <div className="hint" style={{ paddingTop: 6 }}>
+                <Code>{EFFECT}</Code>
+              </div>
             </div>
           </div>
-        </div>
-        <div className="form-actions">
-          <Button type="submit" variant="primary" disabled={add.isPending}>
-            Turn storage fault on
-          </Button>
-        </div>
-      </form>
+          <div className="form-actions">
+            <Button type="submit" variant="primary" disabled={add.isPending}>
+              Turn storage fault on
+            </Button>
+          </div>
+        </form>
+      )}
       <ErrorBanner error={faults.error ?? remove.error ?? clear.error} title="Storage faults could not be loaded or changed" />
       <section className="card" aria-label="Active storage faults">
         <div className="section-title">
@@ -109,9 +114,11 @@ export function StorageFaultsPage() {
                     <td className="mono">{f.hits}</td>
                     <td className="nowrap">{formatDate(f.criado_em)}</td>
                     <td className="actions">
-                      <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn storage fault ${f.id} off`}>
-                        Turn off
-                      </Button>
+                      {canWrite && (
+                        <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn storage fault ${f.id} off`}>
+                          Turn off
+                        </Button>
+                      )}
                     </td>
                   </tr>
                 ))}

@@ -3,6 +3,7 @@ import { createTenantSchema, tenantSettingsSchema } from '../../../../server/adm
 import { ApiError } from '../../lib/api.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { useCanWrite } from '../../lib/role.ts';
 import { StatusBadge } from '../../lib/vocabulary.tsx';
 import {
   useConvenios,
@@ -63,6 +64,8 @@ function DefaultPicker({
 }
 
 function SettingsPanel({ slug }: { slug: string }) {
+  // A viewer reads the settings; saving is an admin's (the console API refuses a viewer's write anyway).
+  const canWrite = useCanWrite();
   const settings = useTenantSettings(slug);
   const save = useSaveSettings(slug);
   const [draft, setDraft] = useState<TenantSettings | null>(null);
@@ -150,11 +153,13 @@ function SettingsPanel({ slug }: { slug: string }) {
       <p className="hint" style={{ marginTop: 0 }}>
         When off, the center is unreachable: deleting an exam exported to it is refused (<code>BACKEND_CENTRAL_SYNC</code>) and nothing is deleted.
       </p>
-      <div className="form-actions">
-        <Button type="submit" variant="primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save settings'}
-        </Button>
-      </div>
+      {canWrite && (
+        <div className="form-actions">
+          <Button type="submit" variant="primary" disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : 'Save settings'}
+          </Button>
+        </div>
+      )}
     </form>
   );
 }
@@ -210,15 +215,18 @@ export function TenantsPage() {
   const selected = params.get('tenant') ?? tenants.data?.[0]?.slug;
   const [creating, setCreating] = useState(false);
   const [resetting, setResetting] = useState<string | null>(null);
+  const canWrite = useCanWrite();
   return (
     <>
       <PageHeader
         title="Clinics"
         description="Each clinic (tenant) has its own database, keys and settings."
         actions={
-          <Button variant="primary" onClick={() => setCreating(true)}>
-            + New clinic
-          </Button>
+          canWrite && (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              + New clinic
+            </Button>
+          )
         }
       />
       <ErrorBanner error={tenants.error} title="Clinics could not be loaded" />
@@ -256,9 +264,11 @@ export function TenantsPage() {
                       <Button className="btn-sm" onClick={() => navigate('/tenants', { tenant: t.slug })} aria-label={`Settings of ${t.slug}`}>
                         Settings
                       </Button>{' '}
-                      <Button className="btn-sm" variant="danger" onClick={() => setResetting(t.slug)} aria-label={`Reset ${t.slug}`}>
-                        Reset
-                      </Button>
+                      {canWrite && (
+                        <Button className="btn-sm" variant="danger" onClick={() => setResetting(t.slug)} aria-label={`Reset ${t.slug}`}>
+                          Reset
+                        </Button>
+                      )}
                     </td>
                   </tr>
                 ))}
