@@ -50,6 +50,9 @@ function override(schema: AnyZod, json: JsonSchema, io: Io): void {
   const { own, blockedKeys } = docsOf(schema);
 
   if (def.type === 'object') {
+    // An answer may gain fields in a later release (spec 01 § Versioning: additive), so answers are not closed:
+    // a client validating them keeps working. The gateway strips anything its schema does not name.
+    if (io === 'output' && json.additionalProperties === false) delete json.additionalProperties;
     // A catchall that refuses every key: nothing but the named properties is accepted.
     if (def.catchall && wireDocs.get(def.catchall as z.ZodType)?.refuses) json.additionalProperties = false;
     const blocked = Object.entries(def.shape ?? {})

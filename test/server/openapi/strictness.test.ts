@@ -78,6 +78,18 @@ describe('closed request bodies', () => {
     expect(open).toEqual([]);
   });
 
+  test('answers are not closed: a later release may add fields (spec 01 § Versioning), a validating client keeps working', () => {
+    const closed: string[] = [];
+    for (const { label, op } of operations()) {
+      const [status, response] = successOf(op);
+      if (status === '302') continue;
+      walk(deref(response).content['application/json'].schema.properties.data, (node, where) => {
+        if (node.additionalProperties === false) closed.push(`${label} data${where}`);
+      });
+    }
+    expect(closed).toEqual([]);
+  });
+
   test("the patient's silently discarded fields are listed (any value, deprecated), the other unknown ones are not accepted", () => {
     for (const name of ['PacienteCreate', 'PacientePatch']) {
       const body = schemas()[name];
