@@ -195,7 +195,7 @@ describe('idempotency across a clinic (issue 22 § 5)', () => {
   it('refuses a value the header could never carry, and an unknown clinic', async () => {
     const bad = await search(stack.tenantSlug, 'com espaco');
     expect(bad.status).toBe(400);
-    expect(bad.body.error.code).toBe('VAL_INVALID_PARAM');
+    expect(bad.body.error?.code).toBe('VAL_INVALID_PARAM');
     expect((await search('nao-existe', 'x')).status).toBe(404);
   });
 });
