@@ -39,11 +39,12 @@ const DROPPED = new Set(['set-cookie', 'connection', 'keep-alive', 'transfer-enc
  * a screen over a shoulder shows no usable identifier. The secret never leaves the browser: the operator
  * pastes the one they stored, and the page signs.
  *
- * Send goes through here because the public API refuses browser calls from any origin but the portal's
- * (server/http/cors-plugin.ts), and a browser puts Origin on every write, even to its own origin. The
- * request the page signed is injected into the gateway unchanged (method, path as sent, the signing
- * headers, the raw body), from the operator's address: authenticated, journaled and answered like an
- * integrator's. The answer comes back whole, a redirect's Location included.
+ * Send goes through here: in production the public API refuses browser calls from any origin but the
+ * portal's (server/http/cors-plugin.ts; development mode also takes the gateway's own), a browser puts
+ * Origin on every write, and a page's fetch cannot show a redirect's Location. The request the page
+ * signed is injected into the gateway unchanged (method, path as sent, the signing headers, the raw
+ * body), from the operator's address: authenticated, journaled and answered like an integrator's. The
+ * answer comes back whole, a redirect's Location included.
  */
 export default async function playgroundRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.get('/keys/:id/api-key', async (request, reply) => {
