@@ -116,7 +116,7 @@ export const ERROR_DETAILS: ErrorDetailsGroup[] = [
       server_timestamp: z.number().int(),
       skew_seconds: z.number().int().describe('X-Timestamp menos o relogio do servidor, em segundos.'),
       window_seconds: z.number().int(),
-      appliance_offset_seconds: z.number().int().optional().describe('Quanto o relogio do appliance foi adiantado de proposito (0 em tempo real).'),
+      appliance_offset_seconds: z.number().int().describe('Quanto o relogio do appliance foi adiantado de proposito (0 em tempo real).'),
     }),
     codes: ['AUTH_TIMESTAMP_EXPIRED'],
   },
@@ -130,7 +130,7 @@ export const ERROR_DETAILS: ErrorDetailsGroup[] = [
   },
   {
     name: 'ScopeDetails',
-    details: z.object({ escopo_necessario: z.string(), escopos_da_chave: z.array(z.string()).optional().describe('Os escopos da chave usada.') }),
+    details: z.object({ escopo_necessario: z.string(), escopos_da_chave: z.array(z.string()).describe('Os escopos da chave usada.') }),
     codes: ['AUTH_INSUFFICIENT_SCOPE'],
   },
   {
