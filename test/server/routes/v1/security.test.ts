@@ -100,12 +100,14 @@ describe.each(operations.map(({ path, operation }) => ({ name: label(operation, 
     const scope = op.scope;
     test(`key without ${scope}: 403 AUTH_INSUFFICIENT_SCOPE`, async () => {
       counted.cases++;
-      const creds = await stack.newKey({ scopes: ALL_SCOPES.filter((s) => s !== scope) });
+      const keyScopes = ALL_SCOPES.filter((s) => s !== scope);
+      const creds = await stack.newKey({ scopes: keyScopes });
       const body = bodyOf(op);
       const res = await stack.call({ method: op.method, path: target(path, op), body, idempotencyKey: op.idempotent ? randomUUID() : undefined }, creds);
       expect(res.status, res.text).toBe(403);
       expect(res.body.error.code).toBe('AUTH_INSUFFICIENT_SCOPE');
-      expect(res.body.error.details).toEqual({ escopo_necessario: scope });
+      // The scope needed, and the key's own scopes so the integrator sees what to ask for (issue 21, EF1).
+      expect(res.body.error.details).toEqual({ escopo_necessario: scope, escopos_da_chave: keyScopes });
     });
   } else {
     test('public: any valid key, even one with a single unrelated scope', async () => {
