@@ -187,6 +187,13 @@ test('/docs links the signing and clients guides, served by the gateway', async 
   await expect(page.getByRole('heading', { level: 1, name: 'Typed clients and signing in other languages' })).toBeVisible();
   await page.getByRole('link', { name: 'API reference (/docs)' }).click();
   await expect(page.getByRole('region', { name: 'Request signing' })).toBeVisible();
+  // The document's own description links the served guides too.
+  const description = page.locator('.information-container .description');
+  await expect(description.getByRole('link', { name: 'typed clients' })).toHaveAttribute('href', '/docs/clients');
+  // Swagger UI opens a description's links in a new tab.
+  const [guide] = await Promise.all([page.waitForEvent('popup'), description.getByRole('link', { name: 'signing', exact: true }).click()]);
+  await expect(guide).toHaveURL(/\/docs\/signing$/);
+  await expect(guide.getByRole('heading', { level: 1, name: 'Signed calls from the shell' })).toBeVisible();
 });
 
 test('/docs in production mode explains signing and links the guide; no "Try it out"', async ({ page }) => {
