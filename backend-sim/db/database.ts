@@ -1,7 +1,8 @@
 import { chmodSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, type Migration } from 'kysely';
+import { Kysely, Migrator } from 'kysely';
 import { IdempotentSqliteDialect } from './idempotent-dialect.ts';
+import { migrations } from './migrations/index.ts';
 import type { AgendaConfigsTable, AgendaConveniosBloqueadosTable, AgendaHorariosTable, AgendaProcedimentosTable } from './tables/agenda-configs.ts';
 import type { AgendamentoHistoricoTable, AgendamentosTable } from './tables/agendamentos.ts';
 import type { CidadesTable } from './tables/cidades.ts';
@@ -24,14 +25,6 @@ import type { ProntuarioAnexosTable, ProntuariosTable } from './tables/prontuari
 import type { SalasTable } from './tables/salas.ts';
 import type { SaudacoesTable } from './tables/saudacoes.ts';
 import type { UnidadesTable } from './tables/unidades.ts';
-import { migration as m001 } from './migrations/2026-11-21-001-initial.ts';
-import { migration as m002 } from './migrations/2026-11-21-002-list-indexes.ts';
-import { migration as m003 } from './migrations/2026-11-21-003-central-laudos.ts';
-import { migration as m004 } from './migrations/2026-11-22-004-idempotency-markers.ts';
-import { migration as m005 } from './migrations/2026-11-23-005-list-counts-and-search.ts';
-import { migration as m006 } from './migrations/2026-11-23-006-laudos-counts.ts';
-import { migration as m007 } from './migrations/2026-11-23-007-search-index-queue.ts';
-import { migration as m008 } from './migrations/2026-11-23-008-exames-status-counts.ts';
 
 export interface Database {
   clinica_config: ClinicaConfigTable;
@@ -69,18 +62,6 @@ export interface Database {
 
 /** A Kysely instance or a transaction: repositories accept either. */
 export type Db = Kysely<Database>;
-
-/** Frozen, date-prefixed migrations; names sort in application order. */
-export const migrations: Record<string, Migration> = {
-  '2026-11-21-001-initial': m001,
-  '2026-11-21-002-list-indexes': m002,
-  '2026-11-21-003-central-laudos': m003,
-  '2026-11-22-004-idempotency-markers': m004,
-  '2026-11-23-005-list-counts-and-search': m005,
-  '2026-11-23-006-laudos-counts': m006,
-  '2026-11-23-007-search-index-queue': m007,
-  '2026-11-23-008-exames-status-counts': m008,
-};
 
 export interface TenantDatabase {
   db: Kysely<Database>;

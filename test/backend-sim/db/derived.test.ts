@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrations, openTenantDatabase } from '../../../backend-sim/db/database.ts';
+import { openTenantDatabase } from '../../../backend-sim/db/database.ts';
+import { migrations } from '../../../backend-sim/db/migrations/index.ts';
 import { applySearchQueue } from '../../../backend-sim/db/derived.ts';
 import { derivedMismatches } from '../helpers.ts';
 
