@@ -6,7 +6,7 @@ import { log, TSX } from './harness.ts';
 
 /**
  * The operator CLI's cost per command (issue 21 § 5): CPU time (user + system) of the process `npm run cli`
- * runs — `node server/start.mjs --entry=cli`, the launcher checking the cached bundle and then the bundle —
+ * runs — `node appliance/start.mjs --entry=cli`, the launcher checking the cached bundle and then the bundle —
  * for `--version`, `tenants list` and `keys list`, median of a few runs after a warm bundle; beside it the same
  * command through npm (what a person types) and under tsx from the sources (how the CLI ran before).
  *
@@ -40,12 +40,12 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 
 export interface CliRow {
   command: string;
-  /** `node server/start.mjs --entry=cli …`: median and runs, ms of CPU. */
+  /** `node appliance/start.mjs --entry=cli …`: median and runs, ms of CPU. */
   bundled_ms: number;
   bundled_runs: number[];
   /** `npm run -s cli -- …`: the same plus npm. */
   npm_ms: number;
-  /** `tsx server/cli/main.ts …`: the CLI from its sources. */
+  /** `tsx appliance/cli/main.ts …`: the CLI from its sources. */
   tsx_ms: number | null;
   target_ms: number;
   met: boolean;
@@ -55,7 +55,7 @@ export function measureCli(): CliRow[] {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-cli-'));
   // A port nothing listens on: no running stack is asked, nor a developer's (the commands here need none).
   const env = { ...process.env, DATA_DIR: dataDir, BACKEND_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'silent' };
-  const launcher = ['server/start.mjs', '--entry=cli'];
+  const launcher = ['appliance/start.mjs', '--entry=cli'];
   try {
     // Warm: builds the bundle if it is stale, and gives the lists something to list (two clinics, four keys).
     cpuOf(process.execPath, [...launcher, '--version'], env);
@@ -68,7 +68,7 @@ export function measureCli(): CliRow[] {
       log(`CLI: ${command}…`);
       const bundled = Array.from({ length: RUNS }, () => cpuOf(process.execPath, [...launcher, ...args], env));
       const npm = Array.from({ length: RUNS }, () => cpuOf('npm', ['run', '-s', 'cli', '--', ...args], env));
-      const tsx = Array.from({ length: TSX_RUNS }, () => cpuOf(TSX, ['server/cli/main.ts', ...args], env));
+      const tsx = Array.from({ length: TSX_RUNS }, () => cpuOf(TSX, ['appliance/cli/main.ts', ...args], env));
       const bundledMs = median(bundled);
       return {
         command,
@@ -87,7 +87,7 @@ export function measureCli(): CliRow[] {
 
 export function cliTable(rows: CliRow[]): string {
   return [
-    `| CLI command (CPU per run, median of ${RUNS}) | bundled (node server/start.mjs --entry=cli) | via npm run -s cli | tsx from sources | target | met |`,
+    `| CLI command (CPU per run, median of ${RUNS}) | bundled (node appliance/start.mjs --entry=cli) | via npm run -s cli | tsx from sources | target | met |`,
     '|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>

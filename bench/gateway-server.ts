@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ephemeralConfig } from '../server/config.ts';
-import { startStack } from '../server/stack.ts';
+import { startStack } from '../appliance/stack.ts';
 import { ALL_SCOPES } from '../contracts/scopes.ts';
 
 // The whole appliance (embedded S3, backend-sim, gateway) in its own process, with a fresh data dir.

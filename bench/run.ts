@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readRuntimeFile, runtimeFilePath } from '../server/runtime-file.ts';
+import { readRuntimeFile, runtimeFilePath } from '../appliance/runtime-file.ts';
 import {
   CONNECTIONS, createPatients, DURATION_S, load, LOAD_CORE, log, PIN, POST_BODY, SERVER_CORE, signedHeaders, startServer, stopServer,
   TSX, writePool, type Measure, type Signer,
@@ -171,7 +171,7 @@ async function timedStart(dataDir: string, limitMs: number, measured = true): Pr
 
 async function secondStart(): Promise<number[]> {
   // Built and recorded once here, so the measured starts find it current as a developer's second start does.
-  execFileSync(process.execPath, ['--import', 'tsx', 'server/build-console-if-changed.ts'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['--import', 'tsx', 'appliance/build-console-if-changed.ts'], { stdio: 'inherit' });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-start-'));
   try {
     await timedStart(dataDir, 120_000, false); // first start: creates and seeds the data dir

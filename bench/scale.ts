@@ -278,7 +278,7 @@ export function scaleTable(results: ScaleResult[]): string {
 async function serveMain(dataDir: string): Promise<void> {
   const [{ ephemeralConfig }, { startStack }, { ALL_SCOPES }] = await Promise.all([
     import('../server/config.ts'),
-    import('../server/stack.ts'),
+    import('../appliance/stack.ts'),
     import('../contracts/scopes.ts'),
   ]);
   const slugs = readdirSync(path.join(dataDir, 'backend')).filter((f) => f.endsWith('.db')).map((f) => f.slice(0, -3));

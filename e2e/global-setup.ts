@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { ephemeralConfig } from '../server/config.ts';
-import { startStack } from '../server/stack.ts';
+import { startStack } from '../appliance/stack.ts';
 import { ensureOperator } from '../server/admin/operators.ts';
 import { ALL_SCOPES } from '../contracts/scopes.ts';
 import { takeFirstStartSnapshot } from '../server/tenants/tenant-reset.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from './kit/index.ts';
 import { ephemeralConfig } from '../server/config.ts';
-import { startStack } from '../server/stack.ts';
+import { startStack } from '../appliance/stack.ts';
 import { ensureOperator } from '../server/admin/operators.ts';
 
 // Issue 19: the console shows which refusals only named a key (unverified), the requests that named no

@@ -6,7 +6,7 @@ import type { Page } from '@playwright/test';
 import { expect, SignedClient, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 import { ephemeralConfig } from '../server/config.ts';
-import { startStack } from '../server/stack.ts';
+import { startStack } from '../appliance/stack.ts';
 import { ensureOperator } from '../server/admin/operators.ts';
 
 // Issue 13 § Reset a tenant: the QA loop end to end. An operator issues a token (shown once) for one

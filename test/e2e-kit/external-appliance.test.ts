@@ -18,7 +18,7 @@ describe('QA kit against a running appliance', () => {
 
   beforeAll(async () => {
     // The console is served from console/dist: build it when its sources changed (as npm start does).
-    await run(process.execPath, ['--import', 'tsx', 'server/build-console-if-changed.ts'], { timeout: 120_000 });
+    await run(process.execPath, ['--import', 'tsx', 'appliance/build-console-if-changed.ts'], { timeout: 120_000 });
     dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-kit-'));
     ({ child, baseUrl } = await spawnStack(dataDir));
   }, 150_000);

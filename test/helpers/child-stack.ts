@@ -15,7 +15,7 @@ export function loopbackStackEnv(dataDir: string): NodeJS.ProcessEnv {
 }
 
 /**
- * The whole stack in its own process, as `npm start` runs it (`server/main.ts`), on free loopback
+ * The whole stack in its own process, as `npm start` runs it (`appliance/main.ts`), on free loopback
  * ports, for tests that measure the process (memory, logs) or kill it. Resolves with the gateway URL
  * from the start banner; `output` receives everything the process prints.
  */
@@ -24,7 +24,7 @@ export async function spawnStack(
   env: Record<string, string> = {},
   options: { output?: (chunk: Buffer) => void; timeoutMs?: number } = {},
 ): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], {
     env: { ...loopbackStackEnv(dataDir), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { bootstrapFirstStart, seedDefaultData, type DemoCredentials } from '../../server/bootstrap.ts';
+import { bootstrapFirstStart, seedDefaultData, type DemoCredentials } from '../../appliance/bootstrap.ts';
 import { ephemeralConfig } from '../../server/config.ts';
 import type { Credentials } from './signed-client.ts';
 import { startTestStack, type TestStack } from './stack.ts';

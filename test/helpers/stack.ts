@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ephemeralConfig, type GatewayConfig } from '../../server/config.ts';
-import { startStack, type RunningStack } from '../../server/stack.ts';
+import { startStack, type RunningStack } from '../../appliance/stack.ts';
 import { ALL_SCOPES, type Scope } from '../../contracts/scopes.ts';
 import { signedRequest, rawRequest, type Credentials, type SignedRequest, type SignedResponse } from './signed-client.ts';
 

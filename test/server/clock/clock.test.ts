@@ -48,7 +48,7 @@ const dateOf = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 10)
 
 function cli(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['server/cli/main.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, ...env } }, (error, stdout, stderr) => {
+    execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

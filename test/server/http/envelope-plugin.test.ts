@@ -5,7 +5,7 @@ import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { rawRequest, signedRequest } from '../../helpers/signed-client.ts';
 import { loadConfig } from '../../../server/config.ts';
-import { openGatewayServices } from '../../../server/stack.ts';
+import { openGatewayServices } from '../../../appliance/stack.ts';
 import { buildApp } from '../../../server/app.ts';
 import { ApiError } from '../../../server/errors.ts';
 import { EXAME_BLOCKED_FIELDS } from '../../../contracts/schemas/exames.ts';

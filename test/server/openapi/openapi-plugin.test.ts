@@ -97,6 +97,6 @@ test('each operation carries its scope, security, schemas, errors and example', 
 
 test('docs/api/openapi.yaml is the generated document of the running routes (run `npm run openapi` after changing a route)', async () => {
   const { readFileSync } = await import('node:fs');
-  const { OPENAPI_FILE } = await import('../../../server/openapi/export.ts');
+  const { OPENAPI_FILE } = await import('../../../appliance/openapi-export.ts');
   expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(stack.app.swagger({ yaml: true }));
 });

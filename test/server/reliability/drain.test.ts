@@ -11,7 +11,7 @@ import { sign, nowSeconds, type Credentials } from '../../helpers/signed-client.
 /**
  * Issue 20 § 7: SIGTERM used to reset connections whose request was already received, and to wait
  * for their keep-alive (72 s) after answering. Now the stack stops accepting, answers what it already
- * received with `Connection: close`, and exits, within DRAIN_TIMEOUT_MS. A spawned stack (server/main.ts,
+ * received with `Connection: close`, and exits, within DRAIN_TIMEOUT_MS. A spawned stack (appliance/main.ts,
  * as npm start runs it) with a backend latency fault keeps a request in flight while it gets SIGTERM.
  */
 

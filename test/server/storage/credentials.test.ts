@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Minio from 'minio';
 import { ConfigError, ephemeralConfig, loadConfig } from '../../../server/config.ts';
 import { createS3Client } from '../../../server/storage/client.ts';
-import { startStack } from '../../../server/stack.ts';
+import { startStack } from '../../../appliance/stack.ts';
 import { STORAGE_CREDENTIALS_FILE } from '../../../server/secrets-files.ts';
 import { loopbackStackEnv } from '../../helpers/child-stack.ts';
 import { TenantFixtures } from '../../helpers/fixtures.ts';
@@ -138,8 +138,8 @@ describe('production refuses a published pair', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir, S3_ENDPOINT: 'http://127.0.0.1:9000' })).toThrow(/S3_ENDPOINT needs S3_ACCESS_KEY and S3_SECRET_KEY/);
   });
 
-  it('npm start (server/main.ts) with APP_ENV=production and the published pair exits at once with that message', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  it('npm start (appliance/main.ts) with APP_ENV=production and the published pair exits at once with that message', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], {
       env: { ...loopbackStackEnv(dataDir), APP_ENV: 'production', S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { signedRequest } from '../../helpers/signed-client.ts';
-import { runtimeFilePath, type RuntimeInfo } from '../../../server/runtime-file.ts';
-import { buildCli } from '../../../server/cli/main.ts';
+import { runtimeFilePath, type RuntimeInfo } from '../../../appliance/runtime-file.ts';
+import { buildCli } from '../../../appliance/cli/main.ts';
 import { API_RELEASE } from '../../../server/config.ts';
 
 /**
@@ -46,16 +46,16 @@ function holdPort(): Promise<{ server: Server; port: number }> {
 
 function cli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], { env: cleanEnv({ DATA_DIR: dataDir }), timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', 'appliance/cli/main.ts', ...args], { env: cleanEnv({ DATA_DIR: dataDir }), timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
 }
 
-/** Runs server/main.ts to its end (a start that must fail), bounded in time. */
+/** Runs appliance/main.ts to its end (a start that must fail), bounded in time. */
 function startExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));
@@ -81,7 +81,7 @@ describe('the CLI against a stack started on non-default ports', () => {
     port = await freePort();
     backendPort = await freePort();
     expect([port, backendPort]).not.toContain(8081);
-    child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], {
       env: cleanEnv({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), BACKEND_PORT: String(backendPort), S3_PORT: '0', LOG_LEVEL: 'silent' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ephemeralConfig } from '../config.ts';
-import { startStack } from '../stack.ts';
+import { ephemeralConfig } from '../server/config.ts';
+import { startStack } from './stack.ts';
 
 /** The committed copy of the generated reference (a test fails when it drifts from the routes). */
-export const OPENAPI_FILE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../docs/api/openapi.yaml');
+export const OPENAPI_FILE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../docs/api/openapi.yaml');
 
 /** `npm run openapi`: regenerates docs/api/openapi.yaml from the registered /v1 operations. */
 async function main(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import type { GatewayConfig } from './config.ts';
+import type { GatewayConfig } from '../server/config.ts';
 
 /**
  * Before `npm start` opens anything: each port the stack will listen on is tried, and a port

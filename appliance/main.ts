@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { ConfigError, loadConfig, type GatewayConfig } from './config.ts';
+import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.ts';
 import { startStack } from './stack.ts';
 import { bootstrapFirstStart, CREDENTIALS_FILE, firstCallCommand, isFirstStart, seedDefaultData } from './bootstrap.ts';
 import { buildConsoleIfChanged } from './build-console-if-changed.ts';
 import { assertPortsFree, portErrorMessage, PortInUseError } from './port-check.ts';
 import { clientHost, httpUrl, readRuntimeFile, removeRuntimeFile, RUNTIME_FILE, writeRuntimeFile } from './runtime-file.ts';
-import { describeConsistency } from './integrity/idempotency-consistency.ts';
-import { describeQuickCheck } from './integrity/quick-check.ts';
+import { describeConsistency } from '../server/integrity/idempotency-consistency.ts';
+import { describeQuickCheck } from '../server/integrity/quick-check.ts';
 
 /**
  * `npm start`: embedded S3, backend-sim and the gateway in the foreground; Ctrl-C stops all three.

@@ -1,21 +1,21 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { isPublishedS3Secret, type GatewayConfig } from './config.ts';
-import { openGatewayDb, type OpenedGatewayDb } from './db/database.ts';
-import { loadMasterKey, SecretBox } from './keys/secret-box.ts';
-import { KeysService } from './keys/keys.service.ts';
-import { TenantsService } from './tenants/tenants.service.ts';
-import { BackendClient } from './backend/client.ts';
-import { buildApp } from './app.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.ts';
+import { isPublishedS3Secret, type GatewayConfig } from '../server/config.ts';
+import { openGatewayDb, type OpenedGatewayDb } from '../server/db/database.ts';
+import { loadMasterKey, SecretBox } from '../server/keys/secret-box.ts';
+import { KeysService } from '../server/keys/keys.service.ts';
+import { TenantsService } from '../server/tenants/tenants.service.ts';
+import { BackendClient } from '../server/backend/client.ts';
+import { buildApp } from '../server/app.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../server/storage/embedded-s3.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
-import { backendTokenFor, ensurePrivateDir, storageCredentialsFor } from './secrets-files.ts';
-import { ApplianceClock, formatDuration } from './clock.ts';
-import { drainable, type DrainResult } from './drain.ts';
-import { IdempotencyStore } from './idempotency/idempotency.store.ts';
-import { checkIdempotencyConsistency, type ConsistencyReport } from './integrity/idempotency-consistency.ts';
-import { integrityStatusFor } from './integrity/integrity-status.ts';
-import { applianceDatabases, startQuickCheck, type QuickCheckReport } from './integrity/quick-check.ts';
+import { backendTokenFor, ensurePrivateDir, storageCredentialsFor } from '../server/secrets-files.ts';
+import { ApplianceClock, formatDuration } from '../server/clock.ts';
+import { drainable, type DrainResult } from '../server/drain.ts';
+import { IdempotencyStore } from '../server/idempotency/idempotency.store.ts';
+import { checkIdempotencyConsistency, type ConsistencyReport } from '../server/integrity/idempotency-consistency.ts';
+import { integrityStatusFor } from '../server/integrity/integrity-status.ts';
+import { applianceDatabases, startQuickCheck, type QuickCheckReport } from '../server/integrity/quick-check.ts';
 import { z } from 'zod';
 
 /** What the gateway needs from its data dir, without listening: used by the stack and the CLI. */

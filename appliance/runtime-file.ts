@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { writePrivateFile } from './secrets-files.ts';
+import { writePrivateFile } from '../server/secrets-files.ts';
 
 /**
  * DATA_DIR/runtime.json: where the stack that runs on this data dir can be reached. `npm start`

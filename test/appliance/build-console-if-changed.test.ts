@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { BUILD_HASH_FILE, buildConsoleIfChanged, consoleBuildInputs, consoleSourceHash } from '../../server/build-console-if-changed.ts';
+import { BUILD_HASH_FILE, buildConsoleIfChanged, consoleBuildInputs, consoleSourceHash } from '../../appliance/build-console-if-changed.ts';
 
 /**
  * `npm start` rebuilds the console only when what its build reads changed (issue 13). A fake

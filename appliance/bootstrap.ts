@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import type { GatewayConfig } from './config.ts';
+import type { GatewayConfig } from '../server/config.ts';
 import type { RunningStack } from './stack.ts';
 import { ALL_SCOPES, READ_ONLY_SCOPES, SANDBOX_SCOPES, type Scope } from '../contracts/scopes.ts';
-import { ensureOperator } from './admin/operators.ts';
-import { writePrivateFile } from './secrets-files.ts';
-import { openGatewayDb } from './db/database.ts';
-import { takeFirstStartSnapshot } from './tenants/tenant-reset.ts';
+import { ensureOperator } from '../server/admin/operators.ts';
+import { writePrivateFile } from '../server/secrets-files.ts';
+import { openGatewayDb } from '../server/db/database.ts';
+import { takeFirstStartSnapshot } from '../server/tenants/tenant-reset.ts';
 
 export const CREDENTIALS_FILE = 'demo-credentials.json';
 
@@ -56,7 +56,7 @@ interface SeedModule {
 
 /**
  * Writes the three default clinics' data straight into their SQLite files, before backend-sim opens them.
- * `loadSeed` is how the composition root (server/main.ts) hands in the seed module; a bundler cannot
+ * `loadSeed` is how the composition root (appliance/main.ts) hands in the seed module; a bundler cannot
  * follow the default, a specifier resolved at run time.
  */
 export async function seedDefaultData(config: GatewayConfig, loadSeed?: () => Promise<SeedModule>): Promise<Record<string, number[]>> {

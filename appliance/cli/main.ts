@@ -1,21 +1,21 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
-import { API_RELEASE, loadConfig, ConfigError } from '../config.ts';
+import { API_RELEASE, loadConfig, ConfigError } from '../../server/config.ts';
 import type { GatewayServices } from '../stack.ts';
 import { ALL_SCOPES, SCOPE_PRESETS, isScope, type Scope } from '../../contracts/scopes.ts';
-import { KeyServiceError } from '../keys/keys.service.ts';
-import { TenantServiceError } from '../tenants/tenants.service.ts';
-import { resetTenant } from '../tenants/tenant-reset.ts';
+import { KeyServiceError } from '../../server/keys/keys.service.ts';
+import { TenantServiceError } from '../../server/tenants/tenants.service.ts';
+import { resetTenant } from '../../server/tenants/tenant-reset.ts';
 import { AUDIT_FLAG_GONE, confirmReset, describeReset, explainResetFailure, resetRefusalFor, type ResetCliOptions } from './tenant-reset.ts';
 import { addClockCommands } from './clock.ts';
 import { addOperatorCommands } from './operators.ts';
 import { journalCliAction } from './journal.ts';
-import { ApplianceClock } from '../clock.ts';
-import { OperatorTokenStore, type TokenTenants } from '../admin/operator-tokens.ts';
-import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from '../admin/reset-schemas.ts';
-import { fromServiceError } from '../admin/http.ts';
+import { ApplianceClock } from '../../server/clock.ts';
+import { OperatorTokenStore, type TokenTenants } from '../../server/admin/operator-tokens.ts';
+import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from '../../server/admin/reset-schemas.ts';
+import { fromServiceError } from '../../server/admin/http.ts';
 import { readRuntimeFile } from '../runtime-file.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../server/errors.ts';
 import { medicoListItem } from '../../contracts/schemas/medicos.ts';
 
 /** Operator CLI over DATA_DIR. Results go to stdout; messages and errors to stderr. */

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
-import type { GatewayConfig } from '../config.ts';
-import { ApiError } from '../errors.ts';
-import { tenantResetRefusal, type TenantResetResult } from '../tenants/tenant-reset.ts';
+import type { GatewayConfig } from '../../server/config.ts';
+import { ApiError } from '../../server/errors.ts';
+import { tenantResetRefusal, type TenantResetResult } from '../../server/tenants/tenant-reset.ts';
 
 export interface ResetCliOptions {
   /** Gone (issue 19): a reset never deletes journal entries; kept only to say so. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { journalRows } from '../../helpers/journal.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
-import { ConsoleClient } from '../admin/console-client.ts';
+import { ConsoleClient } from '../../server/admin/console-client.ts';
 
 // Issue 22 § 6, the CLI path: `operators list | add <username> --role | disable | enable | role | reset` on
 // DATA_DIR, the running gateway honouring what they wrote, every change journaled with via: "cli".
@@ -22,7 +22,7 @@ const TSX = path.resolve('node_modules/.bin/tsx');
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['server/cli/main.ts', ...args], { env: { ...process.env, DATA_DIR: stack.dataDir, BACKEND_URL: stack.backendUrl } }, (error, stdout, stderr) => {
+    execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, DATA_DIR: stack.dataDir, BACKEND_URL: stack.backendUrl } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -1,10 +1,10 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConfig } from '../config.ts';
-import { ApplianceClock } from '../clock.ts';
-import type { DbOrTrx } from '../db/database.ts';
-import { ApiError } from '../errors.ts';
-import { createOperator, findOperator, listOperators, resetOperatorPassword, updateOperator, type OperatorRefusal } from '../admin/operators.ts';
-import { OPERATOR_ROLES, OPERATOR_USERNAME_REGEX, type OperatorRole, type OperatorView } from '../admin/schemas.ts';
+import { loadConfig } from '../../server/config.ts';
+import { ApplianceClock } from '../../server/clock.ts';
+import type { DbOrTrx } from '../../server/db/database.ts';
+import { ApiError } from '../../server/errors.ts';
+import { createOperator, findOperator, listOperators, resetOperatorPassword, updateOperator, type OperatorRefusal } from '../../server/admin/operators.ts';
+import { OPERATOR_ROLES, OPERATOR_USERNAME_REGEX, type OperatorRole, type OperatorView } from '../../server/admin/schemas.ts';
 import { journalCliAction } from './journal.ts';
 
 const out = (text: string): void => void process.stdout.write(`${text}\n`);
@@ -27,7 +27,7 @@ async function withDb<T>(work: (db: DbOrTrx, at: { now: string; applianceNow: st
   const config = loadConfig();
   const clock = new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });
   // Loaded when a command runs: `--help` does not open the database.
-  const { openGatewayDb } = await import('../db/database.ts');
+  const { openGatewayDb } = await import('../../server/db/database.ts');
   const opened = await openGatewayDb(config.dataDir);
   try {
     return await work(opened.db, { now: new Date().toISOString(), applianceNow: new Date(clock.now()).toISOString() });

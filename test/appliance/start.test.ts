@@ -7,13 +7,13 @@ import { signedRequest } from '../helpers/signed-client.ts';
 import { bannerUrl, loopbackStackEnv } from '../helpers/child-stack.ts';
 
 /**
- * Issue 13 § Start: `npm start` runs server/start.mjs, which bundles server/main.ts once into a cache
+ * Issue 13 § Start: `npm start` runs appliance/start.mjs, which bundles appliance/main.ts once into a cache
  * and reuses the bundle until one of its inputs changes. Each run here has its own cache
- * (START_CACHE_DIR) and its own entry (START_ENTRY: a file beside it that imports server/main.ts
+ * (START_CACHE_DIR) and its own entry (START_ENTRY: a file beside it that imports appliance/main.ts
  * and one more source the test edits), so no real source is touched and no developer's cache used.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const LAUNCHER = path.join(ROOT, 'server', 'start.mjs');
+const LAUNCHER = path.join(ROOT, 'appliance', 'start.mjs');
 
 let work = '';
 let cacheDir = '';
@@ -59,7 +59,7 @@ beforeAll(() => {
   mkdirSync(dataDir);
   entry = path.join(work, 'entry.ts');
   writeFileSync(extra(), "console.log('extra source, first version');\n");
-  writeFileSync(entry, `import './extra.ts';\nimport ${JSON.stringify(path.join(ROOT, 'server', 'main.ts'))};\n`);
+  writeFileSync(entry, `import './extra.ts';\nimport ${JSON.stringify(path.join(ROOT, 'appliance', 'main.ts'))};\n`);
 });
 
 afterAll(() => {
@@ -67,7 +67,7 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe('npm start through the bundling launcher (server/start.mjs)', () => {
+describe('npm start through the bundling launcher (appliance/start.mjs)', () => {
   it('first run builds the bundle and answers a signed ping; SIGTERM stops it cleanly', async () => {
     const run = await startPingStop();
     expect(run.out).toMatch(/^server bundle built \(no cached bundle\): \d+ files in \d+ ms/m);
@@ -86,7 +86,7 @@ describe('npm start through the bundling launcher (server/start.mjs)', () => {
     expect(run.code).toBe(0);
   }, 150_000);
 
-  it('exit codes are those of server/main.ts: 2 for a configuration error', async () => {
+  it('exit codes are those of appliance/main.ts: 2 for a configuration error', async () => {
     const { code, out } = await finished(launcher({ PORT: 'not-a-port' }));
     expect(out).toMatch(/server bundle is up to date/);
     expect(out).toMatch(/Invalid configuration:[\s\S]*PORT/);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
-import { ApplianceClock, parseDuration, type ClockState } from '../clock.ts';
+import { loadConfig } from '../../server/config.ts';
+import { ApplianceClock, parseDuration, type ClockState } from '../../server/clock.ts';
 
 const describe = (state: ClockState): string =>
   [

@@ -195,7 +195,7 @@ export async function buildConsoleIfChanged(
   return { built: true, hash, ms: performance.now() - started };
 }
 
-// `node --import tsx server/build-console-if-changed.ts [--force]` (npm run build:console, pretest:e2e).
+// `node --import tsx appliance/build-console-if-changed.ts [--force]` (npm run build:console, pretest:e2e).
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const force = process.argv.includes('--force');
   buildConsoleIfChanged({ force, log: (line) => console.error(line) }).then(

@@ -22,7 +22,7 @@ const journalOf = (slug: string) => journalRows(first.stack).filter((e) => e.ten
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const env = { ...process.env, DATA_DIR: first.dataDir, BACKEND_URL: first.stack.backendUrl };
-    execFile(TSX, ['server/cli/main.ts', ...args], { env }, (error, stdout, stderr) => {
+    execFile(TSX, ['appliance/cli/main.ts', ...args], { env }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
