@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type * as Minio from 'minio';
-import { createS3Client, ensureBucket } from '../server/storage/client.ts';
+import { createS3Client, ensureBucket } from '../shared-node/s3-client.ts';
 import type { BackendS3Config } from './config.ts';
 import { BackendError } from './errors.ts';
 import { SEED_SAMPLES } from './seed-samples.ts';

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { FastifyPluginAsync } from 'fastify';
 import type * as Minio from 'minio';
 import { z } from 'zod';
-import { createS3Client } from '../../server/storage/client.ts';
+import { createS3Client } from '../../shared-node/s3-client.ts';
 import type { BackendDeps } from '../app.ts';
 import type { BackendS3Config } from '../config.ts';
 import { pristineFile, restorePristine, takePristineSnapshot } from '../db/pristine.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type SQLite from 'better-sqlite3';
 import { request } from 'undici';
 import { ApiError } from '../errors.ts';
-import { createS3Client, type S3Settings } from '../storage/client.ts';
+import { createS3Client, type S3Settings } from '../../shared-node/s3-client.ts';
 import { integrityStatusFor } from '../integrity/integrity-status.ts';
 
 /** Each component gets this long to answer `/readyz`; a probe never waits on the backend's 30 s timeout. */

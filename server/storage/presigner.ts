@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type * as Minio from 'minio';
 import { ApiError } from '../errors.ts';
-import { createS3Client, type S3Settings } from './client.ts';
+import { createS3Client, type S3Settings } from '../../shared-node/s3-client.ts';
 import type { StorageFaults } from './storage-faults.ts';
 
 /** Spec § File redirects: presigned URLs are valid 300 seconds. */

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '../../server/storage/client.ts';
+import { createS3Client } from '../../shared-node/s3-client.ts';
 import { pristineFile } from '../../backend-sim/db/pristine.ts';
 import { IDEMPOTENCY_TOKEN_HEADER, IDEMPOTENT_REPLAY_HEADER } from '../../backend-sim/idempotency.ts';
 import { seedTenant } from '../../seed/seed.ts';

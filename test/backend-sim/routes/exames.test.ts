@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantDatabase } from '../../../backend-sim/db/database.ts';
 import { SEED_SAMPLES } from '../../../backend-sim/seed-samples.ts';
-import { createS3Client } from '../../../server/storage/client.ts';
+import { createS3Client } from '../../../shared-node/s3-client.ts';
 import { arrangeCatalog, createTenant, derivedMismatches, startHarness, type Harness } from '../helpers.ts';
 
 let h: Harness;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Minio from 'minio';
 import { ConfigError, ephemeralConfig, loadConfig } from '../../../server/config.ts';
-import { createS3Client } from '../../../server/storage/client.ts';
+import { createS3Client } from '../../../shared-node/s3-client.ts';
 import { startStack } from '../../../appliance/stack.ts';
 import { STORAGE_CREDENTIALS_FILE } from '../../../server/secrets-files.ts';
 import { loopbackStackEnv } from '../../helpers/child-stack.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import type * as Minio from 'minio';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../../server/storage/embedded-s3.ts';
-import { createS3Client } from '../../../server/storage/client.ts';
+import { createS3Client } from '../../../shared-node/s3-client.ts';
 import { Presigner, PRESIGNED_URL_SECONDS } from '../../../server/storage/presigner.ts';
 
 // Issue 10 § 6: the embedded S3 answers only correctly signed requests; presigned URLs are checked

@@ -1,3 +1,5 @@
+// shared-node/ holds the Node code both services use (the gateway and backend-sim import it; it imports packages and
+// contracts/ only). The S3 client: both talk to the same storage with the same settings shape.
 import * as Minio from 'minio';
 
 export interface S3Settings {
