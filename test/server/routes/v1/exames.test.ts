@@ -320,7 +320,7 @@ describe('DELETE /v1/exames/{id}', () => {
     const writer = await stack.newKey({ scopes: ['exames:read', 'exames:write'] });
     const res = await del(e, { motivo }, randomUUID(), writer);
     expect(res.status).toBe(403);
-    expect(res.body.error).toEqual({ code: 'AUTH_INSUFFICIENT_SCOPE', message: expect.any(String), details: { escopo_necessario: 'exames:delete' } });
+    expect(res.body.error).toEqual({ code: 'AUTH_INSUFFICIENT_SCOPE', message: expect.any(String), details: { escopo_necessario: 'exames:delete', escopos_da_chave: ['exames:read', 'exames:write'] } });
     expect(fx.get('exames', e)!.excluido_em).toBeNull();
   });
 
