@@ -1,0 +1,83 @@
+// The walls between the floors of the house (docs/architecture.md § Layers), checked by `npm run lint:boundaries`
+// in .ci/run before the tests. Each folder lists the folders it may import; an import of any other project folder
+// is an error. A new top-level folder is added to FLOORS with what it may import.
+//
+//   bench/ e2e/ seed/                   on top: the tools (seed/ also lends its generators to first-start seeding)
+//   appliance/                          the composition root: the only place that knows them all
+//   server/  backend-sim/  console/     side by side, none importing another
+//   shared-node/                        Node code both services use (the S3 client)
+//   contracts/                          the ground: every wire, no Node imports
+//
+// Why dependency-cruiser: the rules are about resolved files, not the spelling of relative paths, and type-only
+// imports count (tsPreCompilationDeps), since a console `import type` from server/ is a wire defined twice too.
+'use strict';
+
+/** Every top-level folder of the product and its tools, with the folders it may import besides its own. */
+const FLOORS = {
+  contracts: [],
+  'shared-node': ['contracts'],
+  server: ['contracts', 'shared-node'],
+  'backend-sim': ['contracts', 'shared-node'],
+  console: ['contracts'],
+  // seed/: first-start seeding runs the seed's generators (appliance/main.ts, bootstrap.ts).
+  appliance: ['contracts', 'shared-node', 'server', 'backend-sim', 'seed'],
+  seed: ['contracts', 'shared-node', 'server', 'backend-sim'],
+  bench: ['contracts', 'shared-node', 'server', 'backend-sim', 'appliance', 'seed'],
+  e2e: ['contracts', 'shared-node', 'server', 'backend-sim', 'appliance', 'seed'],
+};
+const ALL = [...Object.keys(FLOORS), 'test'];
+const escape = (name) => name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+const anyOf = (names) => `^(${names.map(escape).join('|')})/`;
+
+const floorRules = Object.entries(FLOORS).map(([floor, allowed]) => ({
+  name: `${floor}-imports-only-${allowed.length ? allowed.join('-') : 'itself'}`,
+  comment: `${floor}/ may import ${allowed.length ? `${allowed.join(', ')} and itself` : 'only itself'} (docs/architecture.md § Layers)`,
+  severity: 'error',
+  from: { path: anyOf([floor]) },
+  to: { path: anyOf(ALL.filter((name) => name !== floor && !allowed.includes(name))) },
+}));
+
+module.exports = {
+  forbidden: [
+    ...floorRules,
+    {
+      name: 'contracts-no-node',
+      comment: 'contracts/ is loaded by the console in a browser too: no Node built-in modules (node:fs, node:crypto, …)',
+      severity: 'error',
+      from: { path: '^contracts/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'console-no-node',
+      comment: 'console/src runs in the browser: no Node built-in modules',
+      severity: 'error',
+      from: { path: '^console/src/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'console-features-apart',
+      comment: 'a console feature does not import another feature (DESIGN: feature folders, no imports between features)',
+      severity: 'error',
+      from: { path: '^console/src/features/([^/]+)/' },
+      to: { path: '^console/src/features/', pathNot: '^console/src/features/$1/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'an import that resolves to no file (a moved or deleted module)',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: '(^|/)node_modules/' },
+    exclude: { path: '(^|/)(node_modules|dist|\\.cache|artifacts|report)/' },
+    tsPreCompilationDeps: true,
+    moduleSystems: ['es6', 'cjs'],
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.mts', '.mjs', '.js', '.cjs', '.d.ts', '.json'],
+    },
+  },
+};
