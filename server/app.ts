@@ -4,7 +4,7 @@ import type { GatewayConfig } from './config.ts';
 import type { GatewayDb } from './db/database.ts';
 import type { KeysService } from './keys/keys.service.ts';
 import type { TenantsService } from './tenants/tenants.service.ts';
-import type { BackendClient } from './backend/client.ts';
+import type { Backend } from './backend/client.ts';
 import { ApplianceClock } from './clock.ts';
 import type SQLite from 'better-sqlite3';
 import envelopePlugin from './http/envelope-plugin.ts';
@@ -43,7 +43,7 @@ export interface AppDeps {
   sqlite: SQLite.Database;
   keys: KeysService;
   tenants: TenantsService;
-  backend: BackendClient;
+  backend: Backend;
   /** The real (wall) clock under the appliance clock; tests may pin it. Rate limits run on a monotonic clock instead. */
   now?: () => number;
   /** The appliance clock (server/clock.ts) every time rule of the spec reads; real time when omitted. */

@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writePrivateFile } from './secrets-files.ts';
+import { MAX_CLOCK_OFFSET_SECONDS, type ClockState } from '../contracts/admin/clock.ts';
 
 /**
  * The appliance clock (issue 13 § Clock control): real time plus an offset an operator sets in
@@ -13,8 +14,8 @@ import { writePrivateFile } from './secrets-files.ts';
  */
 
 export const CLOCK_FILE = 'clock.json';
-/** Ten years: far beyond any rule of the spec (30 days), near enough to catch a typo (25000d). */
-export const MAX_CLOCK_OFFSET_MS = 3650 * 86_400_000;
+/** Ten years (contracts/admin/clock.ts): far beyond any rule of the spec (30 days), near enough to catch a typo (25000d). */
+export const MAX_CLOCK_OFFSET_MS = MAX_CLOCK_OFFSET_SECONDS * 1000;
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -94,20 +95,8 @@ export function writeClockFile(dataDir: string, offsetMs: number, changedAt = ne
   renameSync(temporary, file);
 }
 
-/** What the console, the admin API and the CLI show. */
-export interface ClockState {
-  /** Clock control available (APP_ENV=development). */
-  enabled: boolean;
-  /** The appliance runs ahead of real time. */
-  shifted: boolean;
-  offset_seconds: number;
-  /** `1d 1h`: the offset for people. */
-  offset_text: string;
-  real_time: string;
-  appliance_time: string;
-  /** Real time of the last change; null at real time. */
-  changed_at: string | null;
-}
+/** What the console, the admin API and the CLI show (contracts/admin/clock.ts). */
+export type { ClockState };
 
 export function clockState(enabled: boolean, offsetMs: number, realNow: number, changedAt: string | null): ClockState {
   return {

@@ -264,28 +264,6 @@ export const exameCreateBody = closedObject({
 });
 export type ExameCreateBody = z.output<typeof exameCreateBody>;
 
-/** What the gateway sends to backend-sim once aliases and defaults are resolved. */
-export interface ExameCreateResolved {
-  paciente_id: number;
-  procedimento_id: number;
-  unidade_id?: number;
-  medico_exame_id?: number;
-  medico_laudo_id?: number;
-  grupos_laudos_id?: number;
-  medico_solicitante_id?: number;
-  convenio_id?: number;
-  plano_id?: number;
-  cid_id?: number;
-  complementos_id?: number;
-  data_exame?: string;
-  numero?: string | null;
-  referencia?: string | null;
-  observacoes?: string | null;
-  requer_laudo?: 0 | 1;
-  prioridade?: 1 | 2 | 3;
-  arquivos?: { exames?: { nome: string; base64: string }[]; laudos?: { nome: string; base64: string }[] };
-}
-
 // ---------------------------------------------------------------- DELETE /v1/exames/{id}
 
 export const EXAME_DELETE_BLOCKED_FIELDS = ['exameid', 'exame_id', 'exames_id', 'id', 'status_id', 'excluido_por', 'excluido_em', '_via_api_chave_id'] as const;
@@ -301,24 +279,7 @@ export const exameDeleteBody = closedObject({
   ...blockedFields(EXAME_DELETE_BLOCKED_FIELDS),
 });
 
-// ---------------------------------------------------------------- backend-sim reads used by exam create
-
-/** backend-sim `GET /tenants/:slug/settings`: the clinic rules and the same defaults `GET /v1/config` shows. */
-export const exameSettings = z.object({
-  solicitante_obrigatorio: z.boolean(),
-  medico_laudo_obrigatorio: z.boolean(),
-  defaults: z.object({
-    unidade_id: z.number().int().nullable(),
-    medico_exame_id: z.number().int().nullable(),
-    medico_laudo_id: z.number().int().nullable(),
-    convenio_id: z.number().int().nullable(),
-  }),
-});
-
 const ref = z.object({ id: z.number().int(), nome: z.string() });
-
-/** backend-sim `GET /tenants/:slug/resolucao/...`: at most 10 exact matches, `meta.total` counts them all. */
-export const resolucaoMatches = z.array(ref).max(10);
 
 // ---------------------------------------------------------------- responses (what `data` may carry, nothing else)
 

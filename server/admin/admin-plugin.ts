@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayDb } from '../db/database.ts';
 import type { KeysService } from '../keys/keys.service.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
-import type { BackendClient } from '../backend/client.ts';
+import type { Backend } from '../backend/client.ts';
 import { ApiError } from '../errors.ts';
 import { consoleAuditEntryFromRequest, type ConsoleAuditSink } from './console-audit.ts';
 import { journalUnavailable } from '../audit/audit-plugin.ts';
@@ -36,7 +36,7 @@ export interface AdminPluginOptions {
   db: GatewayDb;
   keys: KeysService;
   tenants: TenantsService;
-  backend: BackendClient;
+  backend: Backend;
   /** Presign faults the Presigner consults (`/storage-faults`); a private table when omitted. */
   storageFaults?: StorageFaults;
   lockout?: LockoutPolicy;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { GatewayDb } from '../db/database.ts';
 import type { AuditEntry } from '../db/tables/audit-log.ts';
-import type { AuditQuery, UnattributedQuery } from './schemas.ts';
+import type { AuditQuery, UnattributedGroup, UnattributedQuery } from '../../contracts/admin/audit.ts';
 
 export type AuditListItem = Omit<AuditEntry, 'body' | 'detail' | 'error_message' | 'response_body' | 'request_headers' | 'bytes'> & {
   action: string | null;
@@ -151,18 +151,7 @@ export async function findAuditEntry(db: GatewayDb, id: number): Promise<AuditEn
   };
 }
 
-export interface UnattributedGroupView {
-  id: number;
-  minute: string;
-  client_ip: string;
-  status: number;
-  error_code: string | null;
-  count: number;
-  first_ts: string;
-  last_ts: string;
-  /** The group's first request, bounded and redacted like an entry. */
-  sample: unknown;
-}
+export type UnattributedGroupView = UnattributedGroup;
 
 /**
  * The unattributed groups, newest first (id order is insertion order, and a group is inserted at its
@@ -185,7 +174,8 @@ export async function queryUnattributed(db: GatewayDb, q: UnattributedQuery): Pr
   };
 }
 
-function parseJson(text: string): unknown {
+/** The sample as the writer made it (server/audit/audit-writer.ts groupSample), or its text when it is not JSON. */
+function parseJson(text: string): UnattributedGroup['sample'] {
   try {
     const value = JSON.parse(text) as Record<string, unknown>;
     // The sample's own JSON columns, as objects.
@@ -198,7 +188,7 @@ function parseJson(text: string): unknown {
         }
       }
     }
-    return value;
+    return value as UnattributedGroup['sample'];
   } catch {
     return text;
   }

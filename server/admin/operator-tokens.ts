@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { GatewayDb } from '../db/database.ts';
 import type { ApplianceClock } from '../clock.ts';
 import { ApiError, invalidParam } from '../errors.ts';
-import { ALL_TENANTS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from './reset-schemas.ts';
+import { ALL_TENANTS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from '../../contracts/admin/operator-tokens.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -7,7 +7,7 @@ import { nowIso } from '../db/database.ts';
 import type { Operator } from '../db/tables/operators.ts';
 import { ApiError } from '../errors.ts';
 import { burnPasswordCheck, generatePassword, hashPassword, verifyPassword } from './password.ts';
-import type { OperatorRole, OperatorView } from './schemas.ts';
+import type { OperatorRefusal, OperatorRole, OperatorView } from '../../contracts/admin/operators.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -104,8 +104,8 @@ export async function setOperatorPassword(db: DbOrTrx, username: string, passwor
  * callers that speak another language (the CLI).
  * ------------------------------------------------------------------------------------------------- */
 
-/** What a refusal is about: the CLI words each in English. */
-export type OperatorRefusal = 'unknown_operator' | 'username_taken' | 'last_admin' | 'self';
+/** What a refusal is about (contracts/admin/operators.ts): the CLI and the console word each in English. */
+export type { OperatorRefusal };
 
 const refusal = (code: 'RES_NOT_FOUND' | 'CONFLICT' | 'INVALID_STATE', motivo: OperatorRefusal, message: string, extra: Record<string, unknown> = {}) =>
   new ApiError(code, message, { motivo, ...extra });

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { GatewayDb } from '../db/database.ts';
-import type { OperatorRole } from './schemas.ts';
+import type { OperatorRole } from '../../contracts/admin/operators.ts';
 
 export interface SessionPolicy {
   /** Sliding idle timeout. */

@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import { BACKEND_INTERNAL_OUTCOME, isBackendErrorCode, type BackendInternalCode } from '../../contracts/errors.ts';
+import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
 import { ApiError } from '../errors.ts';
 
 export interface BackendCallContext {
@@ -63,12 +64,20 @@ const INTERNAL_MESSAGES: Record<BackendInternalCode, string> = {
 };
 
 /**
+ * What the gateway's routes and services need of backend-sim: one call, its `data` parsed by the
+ * caller's schema. BackendClient is the real one; in-process tests hand buildApp a fake.
+ */
+export interface Backend {
+  call<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S>>>;
+}
+
+/**
  * The gateway's only way to the clinic data. Every answer is checked against the contract:
  * `data` is parsed by the caller's zod schema (never cast), error codes are mapped through
  * contracts/errors.ts. Transport failures follow the spec: refused/dropped connection or invalid
  * JSON → 503; no answer in time → 504.
  */
-export class BackendClient {
+export class BackendClient implements Backend {
   private readonly pool: Pool;
   /** Contract violations seen since start (message per violation). */
   readonly contractViolations: string[] = [];
@@ -82,12 +91,12 @@ export class BackendClient {
   }
 
   async call<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S>>> {
-    const headers: Record<string, string> = { 'x-internal-token': this.token, accept: 'application/json' };
+    const headers: Record<string, string> = { [INTERNAL_HEADERS.token]: this.token, accept: 'application/json' };
     if (call.context) {
-      headers['x-chave-id'] = String(call.context.chaveId);
-      headers['x-medico-filtro-id'] = String(call.context.medicoFiltroId);
-      headers['x-request-id'] = call.context.requestId;
-      if (call.context.idempotencyToken) headers['x-idempotency-token'] = call.context.idempotencyToken;
+      headers[INTERNAL_HEADERS.chaveId] = String(call.context.chaveId);
+      headers[INTERNAL_HEADERS.medicoFiltroId] = String(call.context.medicoFiltroId);
+      headers[INTERNAL_HEADERS.requestId] = call.context.requestId;
+      if (call.context.idempotencyToken) headers[INTERNAL_HEADERS.idempotencyToken] = call.context.idempotencyToken;
     }
     let body: string | undefined;
     if (call.body !== undefined) {
@@ -107,7 +116,7 @@ export class BackendClient {
         bodyTimeout: this.timeoutMs,
       });
       status = response.statusCode;
-      if (response.headers['x-idempotent-replay'] === 'true') call.context?.onReplay?.();
+      if (response.headers[INTERNAL_HEADERS.idempotentReplay] === 'true') call.context?.onReplay?.();
       text = await response.body.text();
     } catch (error) {
       if (isTimeout(error)) throw new ApiError('SERVICE_TIMEOUT', 'O sistema da clinica nao respondeu a tempo.');

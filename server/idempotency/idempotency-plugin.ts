@@ -7,8 +7,9 @@ import { canonicalBodyHash } from './canonical-hash.ts';
 import { syncPayloadHook } from '../http/sync-hooks.ts';
 import { operationIdentity, type IdempotencyStore, type OperationKey } from './idempotency.store.ts';
 import '../http/request-context.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../contracts/idempotency-key.ts';
 
-export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export { IDEMPOTENCY_KEY_PATTERN };
 /** Response headers replayed with the stored body. */
 const REPLAYED_HEADERS = ['location'];
 

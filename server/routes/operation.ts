@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { ApiErrorCode } from '../../contracts/errors.ts';
 import type { Scope } from '../../contracts/scopes.ts';
 import { CONTROL_CHARACTER_MESSAGE, emptyQuery, fieldWithControlCharacter, paginationMeta } from '../../contracts/schemas/params.ts';
-import type { BackendClient, BackendQuery } from '../backend/client.ts';
+import type { Backend, BackendQuery } from '../backend/client.ts';
+import { tenantPath } from '../../contracts/backend/tenants.ts';
 import { invalidParam } from '../errors.ts';
 import { addMeta } from '../http/envelope.ts';
 import { conforming } from '../http/schemas.ts';
@@ -139,7 +140,7 @@ export function defineOperation(operation: Operation): Operation {
 /** The tenant's subtree of backend-sim, with the caller's context on every call. */
 export class TenantBackend {
   constructor(
-    private readonly client: BackendClient,
+    private readonly client: Backend,
     private readonly request: FastifyRequest,
   ) {}
 
@@ -151,7 +152,7 @@ export class TenantBackend {
     return this.client.call(
       {
         method: call.method,
-        path: `/tenants/${auth.tenantSlug}${call.path}`,
+        path: tenantPath(auth.tenantSlug, call.path),
         query: call.query,
         body: call.body,
         context: { chaveId: auth.chaveId, medicoFiltroId: auth.medicoId, requestId: this.request.id, ...backendIdempotency(this.request, call.method) },
@@ -206,7 +207,7 @@ function checkAccess(operation: Operation): void {
 }
 
 export interface OperationDeps {
-  backend: BackendClient;
+  backend: Backend;
   presigner: Presigner;
 }
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import type { BackendClient } from '../backend/client.ts';
+import type { Backend } from '../backend/client.ts';
+import { tenantPath } from '../../contracts/backend/tenants.ts';
 import type { GatewayDb } from '../db/database.ts';
 import { TenantServiceError } from './tenants.service.ts';
-import type { TenantResetResult } from '../admin/reset-schemas.ts';
+import type { TenantResetResult } from '../../contracts/admin/tenants.ts';
 
 export interface TenantResetOptions {
   /** Also delete the objects uploaded for the tenant in storage. */
@@ -42,12 +43,12 @@ const backendReset = z.object({
  */
 export type { TenantResetResult };
 
-export async function resetTenant(deps: { db: GatewayDb; backend: BackendClient }, slug: string, options: TenantResetOptions = {}): Promise<TenantResetResult> {
+export async function resetTenant(deps: { db: GatewayDb; backend: Backend }, slug: string, options: TenantResetOptions = {}): Promise<TenantResetResult> {
   const started = performance.now();
   const tenant = await deps.db.selectFrom('tenants').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
   if (!tenant) throw new TenantServiceError(`tenant "${slug}" does not exist`);
   const { data } = await deps.backend.call(
-    { method: 'POST', path: `/admin/tenants/${encodeURIComponent(slug)}/reset`, body: { files: Boolean(options.files) } },
+    { method: 'POST', path: `/admin${tenantPath(slug, '/reset')}`, body: { files: Boolean(options.files) } },
     backendReset,
   );
   // After the backend: a write that raced the reset and recorded its key is forgotten with the others.
@@ -73,6 +74,6 @@ export async function resetTenant(deps: { db: GatewayDb; backend: BackendClient 
 }
 
 /** Records the tenant's current state as its first-start state (first start, after seeding and registering). */
-export async function takeFirstStartSnapshot(backend: BackendClient, slug: string): Promise<void> {
-  await backend.call({ method: 'POST', path: `/admin/tenants/${encodeURIComponent(slug)}/pristine`, body: { replace: true } }, z.unknown());
+export async function takeFirstStartSnapshot(backend: Backend, slug: string): Promise<void> {
+  await backend.call({ method: 'POST', path: `/admin${tenantPath(slug, '/pristine')}`, body: { replace: true } }, z.unknown());
 }

@@ -2,17 +2,16 @@ import { z } from 'zod';
 import type { GatewayDb } from '../db/database.ts';
 import { nowIso } from '../db/database.ts';
 import type { Tenant } from '../db/tables/tenants.ts';
-import type { BackendClient } from '../backend/client.ts';
+import type { Backend } from '../backend/client.ts';
 import * as repo from './tenants.repository.ts';
-
-export const TENANT_SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
+import { TENANT_SLUG_PATTERN } from '../../contracts/backend/tenants.ts';
 
 export class TenantServiceError extends Error {}
 
 export class TenantsService {
   constructor(
     private readonly db: GatewayDb,
-    private readonly backend: BackendClient,
+    private readonly backend: Backend,
     /** Told after a change that affects authentication (the key cache drops what it resolved). */
     private readonly onChange: () => void = () => undefined,
   ) {}

@@ -87,8 +87,9 @@ test('dist deleted, --force, or a failed build (nothing recorded): it builds', a
 
 test('on this repository: the shared schemas and contracts the console imports, and vite, react, rollup and esbuild from the lockfile', () => {
   const { files, packages } = consoleBuildInputs();
-  expect(files).toEqual(expect.arrayContaining(['console/index.html', 'console/vite.config.ts', 'console/src/main.tsx', 'server/admin/schemas.ts', 'contracts/scopes.ts']));
-  // Type-only imports (the console's clock and reset types) do not drag the server in.
+  expect(files).toEqual(expect.arrayContaining(['console/index.html', 'console/vite.config.ts', 'console/src/main.tsx', 'contracts/admin/keys.ts', 'contracts/scopes.ts']));
+  // The console imports contracts/ and itself: nothing of the gateway, backend-sim or the composition root.
+  expect(files.filter((file) => /^(server|backend-sim|appliance|seed)\//.test(file))).toEqual([]);
   expect(files).not.toContain('server/db/database.ts');
   expect(files).not.toContain('server/app.ts');
   for (const name of ['vite', 'react', 'react-dom', 'zod', '@vitejs/plugin-react', 'esbuild']) {

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { englishMessage } from './messages.ts';
 
 /** The console's one HTTP client: envelope unwrapping, CSRF header, session-loss notification. */
@@ -39,7 +40,16 @@ export function onSessionLost(listener: () => void): () => void {
 
 export const API_BASE = '/admin/api';
 
-export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+/**
+ * One call of the console API. `schema` is the answer's contract (contracts/admin/): `data` is parsed
+ * with it, never cast, so a gateway that answers outside the contract is a visible error, not a blank screen.
+ */
+export async function api<S extends z.ZodType>(
+  schema: S,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<z.output<S>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -54,7 +64,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   } catch {
     throw new ApiError('NETWORK', 0, 'The gateway could not be reached. Is it running?');
   }
-  let payload: { data: T; meta?: { request_id?: string }; error: { code: string; message: string; details: any } | null };
+  let payload: { data: unknown; meta?: { request_id?: string }; error: { code: string; message: string; details: any } | null };
   try {
     payload = await response.json();
   } catch {
@@ -65,7 +75,12 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
     if (error.code === 'ADMIN_UNAUTHENTICATED' && path !== '/auth/login') for (const listener of sessionLostListeners) listener();
     throw error;
   }
-  return payload.data;
+  const parsed = schema.safeParse(payload.data);
+  if (!parsed.success) {
+    console.error(`${method} ${API_BASE}${path}: the answer does not match its contract`, parsed.error.issues);
+    throw new ApiError('BAD_RESPONSE', response.status, `Unexpected response from the gateway (${method} ${path}).`, null, payload.meta?.request_id ?? null);
+  }
+  return parsed.data;
 }
 
 /** `?a=1&b=2` from an object, skipping empty values. */

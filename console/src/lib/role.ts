@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import type { OperatorRole } from '../../../server/admin/schemas.ts';
+import type { OperatorRole } from '../../../contracts/admin/operators.ts';
 
 /*
  * The signed-in operator's role, for any screen to hide what a viewer may not do. Set by features/auth

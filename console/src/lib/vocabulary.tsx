@@ -1,5 +1,7 @@
 import { Fragment, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { z } from 'zod';
+import { tenantView } from '../../../contracts/admin/tenants.ts';
 import { api } from './api.ts';
 import { Badge, statusTone } from './ui.tsx';
 
@@ -25,7 +27,7 @@ export const keyOptionLabel = (key: { id: number; label: string; api_key_masked:
 
 /** Every clinic of the appliance, once for all screens (`GET /tenants`, the cache every feature shares). */
 export function useClinicDirectory() {
-  const query = useQuery({ queryKey: ['tenants'], queryFn: () => api<ClinicRef[]>('GET', '/tenants'), staleTime: 30_000 });
+  const query = useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants'), staleTime: 30_000 });
   const names = new Map((query.data ?? []).map((c) => [c.slug, c.nome]));
   return { ...query, nameOf: (slug: string) => names.get(slug) };
 }

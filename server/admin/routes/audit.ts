@@ -1,16 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { notFound } from '../../errors.ts';
 import { AUDIT_RETENTION_DAYS } from '../../audit/audit-writer.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { findAuditEntry, queryAuditPage, queryUnattributed } from '../audit-query.ts';
 import { parseInput } from '../http.ts';
-import { auditQuerySchema, unattributedQuerySchema } from '../schemas.ts';
-
-const idParams = z.object({ id: z.coerce.number().int().positive() });
+import { idParams } from '../../../contracts/admin/common.ts';
+import { auditQuerySchema, unattributedQuerySchema, type AuditDetail, type AuditPage, type AuditStorage, type unattributedPage } from '../../../contracts/admin/audit.ts';
+import type { z } from 'zod';
 
 export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
-  app.get('/audit', async (request) => {
+  app.get('/audit', async (request): Promise<AuditPage> => {
     const q = parseInput(auditQuerySchema, request.query);
     // Read-your-writes: entries still in the writer's batch are committed before the page is read.
     app.auditWriter.flush();
@@ -21,19 +20,19 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
   });
 
   /** Requests that named no existing key, per minute, client address, status and code (issue 19). */
-  app.get('/audit/unattributed', async (request) => {
+  app.get('/audit/unattributed', async (request): Promise<z.infer<typeof unattributedPage>> => {
     const q = parseInput(unattributedQuerySchema, request.query);
     app.auditWriter.flush();
     return queryUnattributed(deps.db, q);
   });
 
   /** The journal's budget and state, oldest entry, database size (the audit page's storage line and the console banner). */
-  app.get('/audit/storage', async () => {
+  app.get('/audit/storage', async (): Promise<AuditStorage> => {
     app.auditWriter.flush();
     return { ...deps.auditStorage(), retention_days: AUDIT_RETENTION_DAYS };
   });
 
-  app.get('/audit/:id', async (request) => {
+  app.get('/audit/:id', async (request): Promise<AuditDetail> => {
     const { id } = parseInput(idParams, request.params);
     app.auditWriter.flush();
     const entry = await findAuditEntry(deps.db, id);
@@ -47,7 +46,8 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
       body: body_json,
       detail: detail_json,
       response_body: response_json,
-      request_headers: headers_json,
+      // The journal's own JSON (server/audit/journal-entries.ts auditedHeaders).
+      request_headers: headers_json as AuditDetail['request_headers'],
       operator_username: operator?.username ?? null,
     };
   });

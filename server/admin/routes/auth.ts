@@ -3,12 +3,13 @@ import { ApiError } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { parseInput } from '../http.ts';
 import { attemptLogin, changeOwnPassword } from '../operators.ts';
-import { changePasswordSchema, loginSchema } from '../schemas.ts';
+import { changePasswordSchema, loginSchema, type loggedOut, type passwordChanged, type SessionView } from '../../../contracts/admin/auth.ts';
+import type { z } from 'zod';
 import { REDACTED } from '../../http/redact.ts';
 import { csrfTokenFor } from '../sessions.ts';
 
 export default async function authRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
-  app.post('/auth/login', { config: { adminPublic: true, consoleAction: 'auth.login' } }, async (request, reply) => {
+  app.post('/auth/login', { config: { adminPublic: true, consoleAction: 'auth.login' } }, async (request, reply): Promise<SessionView> => {
     const input = parseInput(loginSchema, request.body);
     request.adminAudit = { detail: { username: input.username } };
     const outcome = await attemptLogin(
@@ -44,13 +45,13 @@ export default async function authRoutes(app: FastifyInstance, deps: AdminDeps):
   });
 
   // Every operator may sign out and change their own password (role: viewer): these are its only writes.
-  app.post('/auth/logout', { config: { consoleAction: 'auth.logout', role: 'viewer' } }, async (request, reply) => {
+  app.post('/auth/logout', { config: { consoleAction: 'auth.logout', role: 'viewer' } }, async (request, reply): Promise<z.infer<typeof loggedOut>> => {
     await deps.sessions.destroy(request.adminSession!.token);
     deps.clearSessionCookie(request, reply);
-    return { logged_out: true };
+    return { logged_out: true as const };
   });
 
-  app.get('/auth/session', async (request) => {
+  app.get('/auth/session', async (request): Promise<SessionView> => {
     const s = request.adminSession!;
     return {
       operator: { id: s.operatorId, username: s.username, role: s.role },
@@ -61,7 +62,7 @@ export default async function authRoutes(app: FastifyInstance, deps: AdminDeps):
 
   // Your own password: the current one is required, checked under the login lockout. The other sessions
   // of the operator end; this one stays.
-  app.post('/auth/password', { config: { consoleAction: 'operator.password.change', role: 'viewer' } }, async (request) => {
+  app.post('/auth/password', { config: { consoleAction: 'operator.password.change', role: 'viewer' } }, async (request): Promise<z.infer<typeof passwordChanged>> => {
     const body = request.body;
     // The journal keeps request bodies: neither password may reach it, even in a refused attempt.
     if (body && typeof body === 'object') request.body = Object.fromEntries(Object.keys(body).map((name) => [name, REDACTED]));
@@ -75,6 +76,6 @@ export default async function authRoutes(app: FastifyInstance, deps: AdminDeps):
       deps.now,
     );
     request.adminAudit = { detail: { operator: s.username, other_sessions_ended: sessionsEnded } };
-    return { changed: true, other_sessions_ended: sessionsEnded };
+    return { changed: true as const, other_sessions_ended: sessionsEnded };
   });
 }

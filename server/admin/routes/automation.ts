@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { operatorTokenOf, requireTokenTenant, tokenAllows } from '../operator-tokens.ts';
 import { parseInput } from '../http.ts';
-import { resetRoute, slugParams, tenantResetPolicy } from './tenants.ts';
+import { resetRoute, tenantResetPolicy } from './tenants.ts';
+import { slugParams } from '../../../contracts/admin/common.ts';
 
 /**
  * Automation routes (issue 13): for scripts and QA's beforeEach, authenticated by an operator API token

@@ -2,21 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { guard, parseInput } from '../http.ts';
-import { faultSchema, type FaultInput } from '../schemas.ts';
-
-const idParams = z.object({ id: z.coerce.number().int().positive() });
-
-const backendFault = z.object({
-  id: z.number().int(),
-  tenant: z.string().nullable(),
-  route: z.string(),
-  latency_ms: z.number(),
-  failure_rate: z.number(),
-  kind: z.string().nullable(),
-  criado_em: z.string(),
-  hits: z.number().int(),
-});
-type BackendFault = z.infer<typeof backendFault>;
+import { idParams, removedAll, type removedById } from '../../../contracts/admin/common.ts';
+import { faultSchema, type FaultInput, type FaultView } from '../../../contracts/admin/faults.ts';
+import { backendFault, type BackendFault, type backendFaultInput } from '../../../contracts/backend/admin.ts';
 
 /** `/v1/pacientes*` → backend-sim's `GET /tenants/*\/pacientes*` (the tenant is matched separately). */
 export function toBackendRoute(input: Pick<FaultInput, 'method' | 'path'>): string {
@@ -29,7 +17,7 @@ export function fromBackendRoute(route: string): { method: string; path: string 
   return m ? { method: m[1], path: `/v1/${m[2]}` } : { method: '*', path: route };
 }
 
-const view = (f: BackendFault) => ({
+const view = (f: BackendFault): FaultView => ({
   id: f.id,
   tenant: f.tenant,
   ...fromBackendRoute(f.route),
@@ -42,12 +30,12 @@ const view = (f: BackendFault) => ({
 });
 
 export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
-  app.get('/faults', async () => {
+  app.get('/faults', async (): Promise<FaultView[]> => {
     const result = await guard(() => deps.backend.call({ method: 'GET', path: '/admin/faults' }, z.array(backendFault)));
     return result.data.map(view);
   });
 
-  app.post('/faults', { config: { consoleAction: 'fault.create' } }, async (request, reply) => {
+  app.post('/faults', { config: { consoleAction: 'fault.create' } }, async (request, reply): Promise<FaultView> => {
     const input = parseInput(faultSchema, request.body);
     const tenant = input.tenant === '*' ? null : await deps.tenants.get(input.tenant);
     request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null };
@@ -61,7 +49,7 @@ export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps)
           latency_ms: input.latency_ms,
           failure_rate: input.failure_rate,
           ...(input.kind === 'latency' ? {} : { kind: input.kind }),
-        },
+        } satisfies z.input<typeof backendFaultInput>,
       }, backendFault),
     );
     request.adminAudit = { ...request.adminAudit, detail: { fault_id: result.data.id } };
@@ -69,15 +57,15 @@ export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps)
     return view(result.data);
   });
 
-  app.delete('/faults/:id', { config: { consoleAction: 'fault.delete' } }, async (request) => {
+  app.delete('/faults/:id', { config: { consoleAction: 'fault.delete' } }, async (request): Promise<z.infer<typeof removedById>> => {
     const { id } = parseInput(idParams, request.params);
     request.adminAudit = { detail: { fault_id: id } };
     await guard(() => deps.backend.call({ method: 'DELETE', path: `/admin/faults/${id}` }, z.unknown()));
-    return { id, removida: true };
+    return { id, removida: true as const };
   });
 
-  app.delete('/faults', { config: { consoleAction: 'fault.clear' } }, async () => {
-    const result = await guard(() => deps.backend.call({ method: 'DELETE', path: '/admin/faults' }, z.object({ removidas: z.number().int() })));
+  app.delete('/faults', { config: { consoleAction: 'fault.clear' } }, async (): Promise<z.infer<typeof removedAll>> => {
+    const result = await guard(() => deps.backend.call({ method: 'DELETE', path: '/admin/faults' }, removedAll));
     return result.data;
   });
 }

@@ -3,74 +3,20 @@ import { z } from 'zod';
 import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { guard, parseInput } from '../http.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../idempotency/idempotency-plugin.ts';
 import type { IdempotencyRecord } from '../../db/tables/idempotency-keys.ts';
+import { idParams as keyParams, slugParams } from '../../../contracts/admin/common.ts';
+import {
+  idempotencySearchQuery as searchQuery,
+  type ClinicIdempotency,
+  type ClinicIdempotencyEntryView,
+  type IdempotencyConflictView,
+  type IdempotencyEntryState,
+  type IdempotencyEntryView,
+  type idempotencyPurged,
+  type KeyIdempotency,
+} from '../../../contracts/admin/idempotency.ts';
 
-const keyParams = z.object({ id: z.coerce.number().int().positive() });
 const entryParams = keyParams.extend({ entry: z.string().min(1).max(2048) });
-const slugParams = z.object({ slug: z.string().min(1).max(63) });
-/** The header's own syntax (IDEMPOTENCY_KEY_PATTERN): anything else was never stored. */
-const searchQuery = z.object({
-  idem_key: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v ? v : undefined))
-    .pipe(z.string().regex(IDEMPOTENCY_KEY_PATTERN, 'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].').optional()),
-});
-
-/** An entry's state as an operator reads it; `stored_503` is a completed 503 the spec replays for 24 h. */
-export type IdempotencyEntryState = 'in_flight' | 'abandoned' | 'completed' | 'stored_503';
-
-export interface IdempotencyEntryView {
-  /** Opaque handle of (method, path, Idempotency-Key): the DELETE route's `:entry`. */
-  entry: string;
-  idem_key: string;
-  method: string;
-  path: string;
-  state: IdempotencyEntryState;
-  status: number | null;
-  /** HMAC-SHA256 of the canonical body's hash under a subkey of the master key: safe to show. */
-  fingerprint: string;
-  created_at: string;
-  expires_at: string;
-  /** Until when an in-flight entry blocks its key. */
-  lease_until: string | null;
-  request_id: string | null;
-  /** The audit row of request_id, when it is still in the log. */
-  audit_id: number | null;
-}
-
-/** A live entry found by a clinic-wide search: which of the clinic's keys it belongs to. */
-export interface ClinicIdempotencyEntryView extends IdempotencyEntryView {
-  key: { id: number; label: string; api_key_masked: string; status: string };
-}
-
-/** One side of a conflict: the operation and the body fingerprint (an HMAC, safe to show). */
-export interface ConflictSide {
-  method: string;
-  path: string;
-  fingerprint: string | null;
-  request_id: string | null;
-  audit_id: number | null;
-}
-
-/**
- * A request refused `422 IDEMPOTENCY_CONFLICT`, from the journal: the entry it met (`first`) and what it sent.
- * Entries journaled before issue 22 carry no fingerprints: `first` then comes from the live entry if it is
- * still there, and the sent fingerprint is null.
- */
-export interface IdempotencyConflictView {
-  audit_id: number;
-  request_id: string;
-  ts: string;
-  idem_key: string | null;
-  /** `body`: same operation, another body; `operation`: the key was bound to another operation. */
-  reason: 'body' | 'operation' | null;
-  key: { id: number; label: string; api_key_masked: string; status: string } | null;
-  first: ConflictSide | null;
-  sent: ConflictSide;
-}
 
 const LIST_LIMIT = 200;
 /** Conflicts listed per search, newest first. */
@@ -158,7 +104,7 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
     return new Map(rows.map((a) => [a.request_id, a.id]));
   };
 
-  app.get('/keys/:id/idempotency', async (request) => {
+  app.get('/keys/:id/idempotency', async (request): Promise<KeyIdempotency> => {
     const { id } = parseInput(keyParams, request.params);
     const { key, tenantSlug } = await loadKey(request, id);
     const at = now();
@@ -184,7 +130,7 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
    * Idempotency-Key under any of the clinic's keys (revoked ones included: their entries live on); and
    * the requests refused 422 IDEMPOTENCY_CONFLICT, from the journal, each with both body fingerprints.
    */
-  app.get('/tenants/:slug/idempotency', async (request) => {
+  app.get('/tenants/:slug/idempotency', async (request): Promise<ClinicIdempotency> => {
     const { slug } = parseInput(slugParams, request.params);
     const { idem_key: idemKey } = parseInput(searchQuery, request.query);
     const tenant = await deps.tenants.get(slug);
@@ -281,7 +227,7 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
     };
   });
 
-  app.delete('/keys/:id/idempotency/:entry', { config: { consoleAction: 'idempotency.purge' } }, async (request) => {
+  app.delete('/keys/:id/idempotency/:entry', { config: { consoleAction: 'idempotency.purge' } }, async (request): Promise<z.infer<typeof idempotencyPurged>> => {
     const { id, entry } = parseInput(entryParams, request.params);
     await loadKey(request, id);
     const target = decodeEntry(entry);
@@ -313,6 +259,6 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
       .where('path', '=', target.path)
       .where('idem_key', '=', target.idem_key)
       .execute();
-    return { purged: true, idem_key: target.idem_key, method: target.method, path: target.path, state };
+    return { purged: true as const, idem_key: target.idem_key, method: target.method, path: target.path, state };
   });
 }

@@ -3,10 +3,9 @@ import { z } from 'zod';
 import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { guard, parseInput } from '../http.ts';
-import { issueKeySchema, updateKeySchema } from '../schemas.ts';
-
-const slugParams = z.object({ slug: z.string().min(1).max(63) });
-const idParams = z.object({ id: z.coerce.number().int().positive() });
+import { idParams, slugParams } from '../../../contracts/admin/common.ts';
+import { issueKeySchema, updateKeySchema, type IssuedKey, type KeyView } from '../../../contracts/admin/keys.ts';
+import { tenantPath } from '../../../contracts/backend/tenants.ts';
 
 export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   const requireTenant = async (slug: string) => {
@@ -27,7 +26,7 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
   const requireMedico = async (slug: string, medicoId: number) => {
     if (medicoId === 0) return;
     try {
-      await deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/medicos/${medicoId}` }, z.unknown());
+      await deps.backend.call({ method: 'GET', path: tenantPath(slug, `/medicos/${medicoId}`) }, z.unknown());
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         throw new ApiError('INVALID_REFERENCE', 'Medico inexistente nesta clinica.', { field: 'medico_id' });
@@ -36,13 +35,13 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
     }
   };
 
-  app.get('/tenants/:slug/keys', async (request) => {
+  app.get('/tenants/:slug/keys', async (request): Promise<KeyView[]> => {
     const { slug } = parseInput(slugParams, request.params);
     await requireTenant(slug);
     return guard(() => deps.keys.list(slug));
   });
 
-  app.post('/tenants/:slug/keys', { config: { consoleAction: 'key.create' } }, async (request, reply) => {
+  app.post('/tenants/:slug/keys', { config: { consoleAction: 'key.create' } }, async (request, reply): Promise<IssuedKey> => {
     const { slug } = parseInput(slugParams, request.params);
     const tenant = await requireTenant(slug);
     request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug };
@@ -61,12 +60,12 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
     return { ...issued, key: await deps.keys.get(issued.chave_id) };
   });
 
-  app.get('/keys/:id', async (request) => {
+  app.get('/keys/:id', async (request): Promise<KeyView> => {
     const { id } = parseInput(idParams, request.params);
     return guard(() => deps.keys.get(id));
   });
 
-  app.patch('/keys/:id', { config: { consoleAction: 'key.update' } }, async (request) => {
+  app.patch('/keys/:id', { config: { consoleAction: 'key.update' } }, async (request): Promise<KeyView> => {
     const { id } = parseInput(idParams, request.params);
     const { key, tenantSlug } = await loadKey(request, id);
     const input = parseInput(updateKeySchema, request.body);
@@ -82,14 +81,14 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
     return updated;
   });
 
-  app.post('/keys/:id/rotate', { config: { consoleAction: 'key.rotate' } }, async (request) => {
+  app.post('/keys/:id/rotate', { config: { consoleAction: 'key.rotate' } }, async (request): Promise<IssuedKey> => {
     const { id } = parseInput(idParams, request.params);
     await loadKey(request, id);
     const issued = await guard(() => deps.keys.rotate(id));
     return { ...issued, key: await deps.keys.get(id) };
   });
 
-  app.post('/keys/:id/revoke', { config: { consoleAction: 'key.revoke' } }, async (request) => {
+  app.post('/keys/:id/revoke', { config: { consoleAction: 'key.revoke' } }, async (request): Promise<KeyView> => {
     const { id } = parseInput(idParams, request.params);
     await loadKey(request, id);
     return guard(() => deps.keys.revoke(id));

@@ -1,11 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { OperatorTokenStore } from '../operator-tokens.ts';
 import { parseInput } from '../http.ts';
-import { issueOperatorTokenSchema } from '../reset-schemas.ts';
-
-const idParams = z.object({ id: z.coerce.number().int().positive() });
+import { idParams } from '../../../contracts/admin/common.ts';
+import {
+  issueOperatorTokenSchema,
+  type IssuedOperatorToken,
+  type operatorTokenRemoved,
+  type OperatorTokenView,
+} from '../../../contracts/admin/operator-tokens.ts';
 
 /**
  * Operator API tokens (issue 13): issued, listed and revoked by a signed-in operator. Each is bound to
@@ -15,10 +19,10 @@ const idParams = z.object({ id: z.coerce.number().int().positive() });
 export default async function operatorTokenRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   const tokens = new OperatorTokenStore(deps.db, () => deps.clock.now());
 
-  app.get('/operator-tokens', async () => tokens.list());
+  app.get('/operator-tokens', async (): Promise<OperatorTokenView[]> => tokens.list());
 
   // The token is in this answer and nowhere else, ever (the audit keeps the request body: label, clinics, validity).
-  app.post('/operator-tokens', { config: { consoleAction: 'operator_token.create' } }, async (request, reply) => {
+  app.post('/operator-tokens', { config: { consoleAction: 'operator_token.create' } }, async (request, reply): Promise<IssuedOperatorToken> => {
     const input = parseInput(issueOperatorTokenSchema, request.body);
     const { token, view } = await tokens.create({
       operatorId: request.adminSession!.operatorId,
@@ -32,14 +36,14 @@ export default async function operatorTokenRoutes(app: FastifyInstance, deps: Ad
     return { token, ...view };
   });
 
-  app.post('/operator-tokens/:id/revoke', { config: { consoleAction: 'operator_token.revoke' } }, async (request) => {
+  app.post('/operator-tokens/:id/revoke', { config: { consoleAction: 'operator_token.revoke' } }, async (request): Promise<OperatorTokenView> => {
     const { id } = parseInput(idParams, request.params);
     request.adminAudit = { detail: { token_id: id } };
     return tokens.revoke(id);
   });
 
   // Only a revoked or expired token: the list stays short; what it did stays in the journal.
-  app.delete('/operator-tokens/:id', { config: { consoleAction: 'operator_token.delete' } }, async (request) => {
+  app.delete('/operator-tokens/:id', { config: { consoleAction: 'operator_token.delete' } }, async (request): Promise<z.infer<typeof operatorTokenRemoved>> => {
     const { id } = parseInput(idParams, request.params);
     request.adminAudit = { detail: { token_id: id } };
     return tokens.remove(id);

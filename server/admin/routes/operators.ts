@@ -1,12 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { parseInput } from '../http.ts';
-import { createOperator, findOperator, listOperators, resetOperatorPassword, updateOperator, type OperatorRefusal } from '../operators.ts';
-import { createOperatorSchema, updateOperatorSchema } from '../schemas.ts';
-
-const idParams = z.object({ id: z.coerce.number().int().positive() });
+import { createOperator, findOperator, listOperators, resetOperatorPassword, updateOperator } from '../operators.ts';
+import { idParams } from '../../../contracts/admin/common.ts';
+import {
+  createOperatorSchema,
+  updateOperatorSchema,
+  type OperatorRefusal,
+  type OperatorView,
+  type OperatorWithPassword,
+} from '../../../contracts/admin/operators.ts';
 
 /**
  * Operator accounts (issue 22 § 6), admins only (`role: 'admin'`, the reads included: the list of accounts
@@ -25,9 +29,9 @@ export default async function operatorRoutes(app: FastifyInstance, deps: AdminDe
     throw new ApiError('INVALID_STATE', `Voce nao pode ${what} a propria conta: peca a outro admin.`, { motivo });
   };
 
-  app.get('/operators', { config: { role: 'admin' } }, async () => listOperators(deps.db, at()));
+  app.get('/operators', { config: { role: 'admin' } }, async (): Promise<OperatorView[]> => listOperators(deps.db, at()));
 
-  app.post('/operators', { config: { role: 'admin', consoleAction: 'operator.create' } }, async (request, reply) => {
+  app.post('/operators', { config: { role: 'admin', consoleAction: 'operator.create' } }, async (request, reply): Promise<OperatorWithPassword> => {
     const input = parseInput(createOperatorSchema, request.body);
     request.adminAudit = { detail: { username: input.username, role: input.role } };
     const created = await createOperator(deps.db, input, at());
@@ -37,7 +41,7 @@ export default async function operatorRoutes(app: FastifyInstance, deps: AdminDe
     return created;
   });
 
-  app.patch('/operators/:id', { config: { role: 'admin', consoleAction: 'operator.update' } }, async (request) => {
+  app.patch('/operators/:id', { config: { role: 'admin', consoleAction: 'operator.update' } }, async (request): Promise<OperatorView> => {
     const { id } = parseInput(idParams, request.params);
     request.adminAudit = { detail: { operator_id: id } };
     const input = parseInput(updateOperatorSchema, request.body);
@@ -58,7 +62,7 @@ export default async function operatorRoutes(app: FastifyInstance, deps: AdminDe
     return updated.operator;
   });
 
-  app.post('/operators/:id/reset-password', { config: { role: 'admin', consoleAction: 'operator.password.reset' } }, async (request, reply) => {
+  app.post('/operators/:id/reset-password', { config: { role: 'admin', consoleAction: 'operator.password.reset' } }, async (request, reply): Promise<OperatorWithPassword> => {
     const { id } = parseInput(idParams, request.params);
     request.adminAudit = { detail: { operator_id: id } };
     const target = await findOperator(deps.db, { id });

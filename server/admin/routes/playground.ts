@@ -1,34 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { parseInput } from '../http.ts';
-
-const idParams = z.object({ id: z.coerce.number().int().positive() });
-
-/** A body the public API would take (its own limit is lower for most routes; it answers 413 itself). */
-const MAX_BODY_CHARS = 8 * 1024 * 1024;
-
-/**
- * A request the signing playground signed in the browser: exactly what goes to /v1, the signing
- * headers included and the secret never. Only the public API, only the headers the spec defines.
- */
-const sendSchema = z
-  .object({
-    method: z.enum(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']),
-    path: z.string().max(4096).regex(/^\/v1(\/|\?|$)/, 'Use um caminho publico, ex.: /v1/pacientes*'),
-    headers: z
-      .object({
-        'x-api-key': z.string().max(256),
-        'x-timestamp': z.string().max(32),
-        'x-signature': z.string().max(256),
-        'idempotency-key': z.string().max(256).optional(),
-        'content-type': z.string().max(256).optional(),
-      })
-      .strict(),
-    body: z.string().max(MAX_BODY_CHARS).optional(),
-  })
-  .strict();
+import { idParams } from '../../../contracts/admin/common.ts';
+import { type fullApiKey, PLAYGROUND_MAX_BODY_CHARS, playgroundSendSchema, type PlaygroundAnswer } from '../../../contracts/admin/playground.ts';
+import type { z } from 'zod';
 
 /** Never relayed back to the page: cookies and the connection's own headers. */
 const DROPPED = new Set(['set-cookie', 'connection', 'keep-alive', 'transfer-encoding']);
@@ -47,7 +23,7 @@ const DROPPED = new Set(['set-cookie', 'connection', 'keep-alive', 'transfer-enc
  * answer comes back whole, a redirect's Location included.
  */
 export default async function playgroundRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
-  app.get('/keys/:id/api-key', async (request, reply) => {
+  app.get('/keys/:id/api-key', async (request, reply): Promise<z.infer<typeof fullApiKey>> => {
     const { id } = parseInput(idParams, request.params);
     const row = await deps.db.selectFrom('api_keys').select(['id', 'api_key', 'status']).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound();
@@ -55,8 +31,8 @@ export default async function playgroundRoutes(app: FastifyInstance, deps: Admin
     return { id: row.id, api_key: row.api_key, status: row.status };
   });
 
-  app.post('/playground/send', { bodyLimit: MAX_BODY_CHARS * 2 }, async (request, reply) => {
-    const input = parseInput(sendSchema, request.body);
+  app.post('/playground/send', { bodyLimit: PLAYGROUND_MAX_BODY_CHARS * 2 }, async (request, reply): Promise<PlaygroundAnswer> => {
+    const input = parseInput(playgroundSendSchema, request.body);
     const started = performance.now();
     const res = await app.inject({
       method: input.method,

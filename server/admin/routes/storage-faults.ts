@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { ApiError, invalidParam } from '../../errors.ts';
 import { parseInput } from '../http.ts';
-import { storageFaultSchema, type StorageFaultView } from '../storage-fault-schemas.ts';
-
-const idParams = z.object({ id: z.coerce.number().int().positive() });
+import { idParams, type removedAll, type removedById } from '../../../contracts/admin/common.ts';
+import { storageFaultSchema, type StorageFaultView } from '../../../contracts/admin/storage-faults.ts';
 
 /**
  * Presign faults (server/storage/storage-faults.ts): while one matches, the file redirects answer
@@ -14,7 +13,7 @@ const idParams = z.object({ id: z.coerce.number().int().positive() });
 export default async function storageFaultRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.get('/storage-faults', async (): Promise<StorageFaultView[]> => deps.storageFaults.list());
 
-  app.post('/storage-faults', { config: { consoleAction: 'storage_fault.create' } }, async (request, reply) => {
+  app.post('/storage-faults', { config: { consoleAction: 'storage_fault.create' } }, async (request, reply): Promise<StorageFaultView> => {
     const input = parseInput(storageFaultSchema, request.body);
     const tenant = input.tenant === '*' ? null : await deps.tenants.get(input.tenant);
     if (tenant === undefined) throw invalidParam('tenant', 'Clinica nao encontrada.');
@@ -24,12 +23,12 @@ export default async function storageFaultRoutes(app: FastifyInstance, deps: Adm
     return fault;
   });
 
-  app.delete('/storage-faults/:id', { config: { consoleAction: 'storage_fault.delete' } }, async (request) => {
+  app.delete('/storage-faults/:id', { config: { consoleAction: 'storage_fault.delete' } }, async (request): Promise<z.infer<typeof removedById>> => {
     const { id } = parseInput(idParams, request.params);
     request.adminAudit = { detail: { storage_fault_id: id } };
     if (!deps.storageFaults.remove(id)) throw new ApiError('RES_NOT_FOUND', 'Falha de armazenamento nao encontrada.');
-    return { id, removida: true };
+    return { id, removida: true as const };
   });
 
-  app.delete('/storage-faults', { config: { consoleAction: 'storage_fault.clear' } }, async () => ({ removidas: deps.storageFaults.clear() }));
+  app.delete('/storage-faults', { config: { consoleAction: 'storage_fault.clear' } }, async (): Promise<z.infer<typeof removedAll>> => ({ removidas: deps.storageFaults.clear() }));
 }

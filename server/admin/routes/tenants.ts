@@ -5,32 +5,24 @@ import { convenioItem, unidadeItem } from '../../../contracts/schemas/catalogos.
 import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { guard, parseInput } from '../http.ts';
-import { createTenantSchema, tenantSettingsSchema } from '../schemas.ts';
-import { tenantResetSchema, type TenantResetPolicyView } from '../reset-schemas.ts';
-import { resetTenant, tenantResetRefusal, TENANT_RESET_OPT_IN, type TenantResetResult } from '../../tenants/tenant-reset.ts';
+import { slugParams } from '../../../contracts/admin/common.ts';
+import {
+  createTenantSchema,
+  medicosQuery,
+  tenantResetSchema,
+  tenantSettingsSchema,
+  type CatalogOption,
+  type MedicoOption,
+  type tenantCreated,
+  type TenantResetPolicyView,
+  type TenantResetResult,
+  type TenantSettingsView,
+  type TenantView,
+} from '../../../contracts/admin/tenants.ts';
+import { clinicSettings } from '../../../contracts/backend/settings.ts';
+import { tenantPath } from '../../../contracts/backend/tenants.ts';
+import { resetTenant, tenantResetRefusal, TENANT_RESET_OPT_IN } from '../../tenants/tenant-reset.ts';
 import { allowTenantResetFrom } from '../../config.ts';
-
-export const slugParams = z.object({ slug: z.string().min(1).max(63) });
-const medicosQuery = z.object({ q: z.string().trim().max(100).optional() });
-
-export interface MedicoOption {
-  id: number;
-  nome: string;
-  especialidade: string;
-  conselho: string;
-  /** Roles (exame, laudo, solicitante…): the settings' default pickers offer only doctors with the role. */
-  papeis: string[];
-  ativo: boolean;
-}
-
-/** A unit or an insurer for the clinic settings' default pickers. */
-export interface CatalogOption {
-  id: number;
-  nome: string;
-  /** A short second line: the unit's city/UF, the insurer's ANS code. */
-  detalhe: string;
-  ativo: boolean;
-}
 
 /**
  * Whether this appliance resets clinics (issue 19): always in development mode, in production only with
@@ -87,7 +79,7 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
     return tenant;
   };
 
-  app.get('/tenants', async () => {
+  app.get('/tenants', async (): Promise<TenantView[]> => {
     const tenants = await deps.tenants.list();
     const counts = await deps.db
       .selectFrom('api_keys')
@@ -107,7 +99,7 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
     }));
   });
 
-  app.post('/tenants', { config: { consoleAction: 'tenant.create' } }, async (request, reply) => {
+  app.post('/tenants', { config: { consoleAction: 'tenant.create' } }, async (request, reply): Promise<z.infer<typeof tenantCreated>> => {
     const input = parseInput(createTenantSchema, request.body);
     const { tenant, backendReady } = await guard(() => deps.tenants.create({ slug: input.slug, nome: input.nome }));
     request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug, detail: { backend_ready: backendReady } };
@@ -115,21 +107,21 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
     return { id: tenant.id, slug: tenant.slug, nome: tenant.nome, backend_ready: backendReady };
   });
 
-  app.get('/tenants/:slug/settings', async (request) => {
+  app.get('/tenants/:slug/settings', async (request): Promise<TenantSettingsView> => {
     const { slug } = parseInput(slugParams, request.params);
     await requireTenant(slug);
-    const result = await guard(() => deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/settings` }, z.looseObject({})));
+    const result = await guard(() => deps.backend.call({ method: 'GET', path: tenantPath(slug, '/settings') }, clinicSettings));
     return result.data;
   });
 
-  app.patch('/tenants/:slug/settings', { config: { consoleAction: 'tenant.settings.update' } }, async (request) => {
+  app.patch('/tenants/:slug/settings', { config: { consoleAction: 'tenant.settings.update' } }, async (request): Promise<TenantSettingsView> => {
     const { slug } = parseInput(slugParams, request.params);
     const tenant = await requireTenant(slug);
     request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug };
     const input = parseInput(tenantSettingsSchema, request.body);
     if (Object.keys(input).length === 0) throw new ApiError('VAL_INVALID_PARAM', 'Nada para alterar.', { field: 'body' });
     const result = await guard(() =>
-      deps.backend.call({ method: 'PATCH', path: `/tenants/${encodeURIComponent(slug)}/settings`, body: input }, z.looseObject({})),
+      deps.backend.call({ method: 'PATCH', path: tenantPath(slug, '/settings'), body: input }, clinicSettings),
     );
     // The clinic's display name lives in both places; keep the gateway's copy in step.
     if (input.nome !== undefined) await deps.db.updateTable('tenants').set({ nome: input.nome }).where('id', '=', tenant.id).execute();
@@ -138,20 +130,20 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
 
   const resetPolicy = tenantResetPolicy(deps);
 
-  app.get('/tenant-reset-policy', async () => resetPolicy);
+  app.get('/tenant-reset-policy', async (): Promise<TenantResetPolicyView> => resetPolicy);
 
   app.post('/tenants/:slug/reset', { config: { consoleAction: 'tenant.reset' } }, async (request) => {
     const { slug } = parseInput(slugParams, request.params);
     return resetRoute(deps, resetPolicy, request, slug, { via: 'console' });
   });
 
-  app.get('/tenants/:slug/medicos', async (request) => {
+  app.get('/tenants/:slug/medicos', async (request): Promise<MedicoOption[]> => {
     const { slug } = parseInput(slugParams, request.params);
     const { q } = parseInput(medicosQuery, request.query);
     await requireTenant(slug);
     const result = await guard(() =>
       deps.backend.call(
-        { method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/medicos`, query: { limit: 1000, ...(q ? { q } : {}) } },
+        { method: 'GET', path: tenantPath(slug, '/medicos'), query: { limit: 1000, ...(q ? { q } : {}) } },
         z.array(medicoListItem),
       ),
     );
@@ -168,20 +160,20 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
   });
 
   // Catalogs for the settings' default pickers (backend-sim's /unidades and /convenios, whole).
-  app.get('/tenants/:slug/unidades', async (request) => {
+  app.get('/tenants/:slug/unidades', async (request): Promise<CatalogOption[]> => {
     const { slug } = parseInput(slugParams, request.params);
     await requireTenant(slug);
     const result = await guard(() =>
-      deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/unidades`, query: { limit: 1000 } }, z.array(unidadeItem)),
+      deps.backend.call({ method: 'GET', path: tenantPath(slug, '/unidades'), query: { limit: 1000 } }, z.array(unidadeItem)),
     );
     return result.data.map((u): CatalogOption => ({ id: u.id, nome: u.nome, detalhe: [u.cidade, u.uf].filter(Boolean).join('/'), ativo: u.ativo }));
   });
 
-  app.get('/tenants/:slug/convenios', async (request) => {
+  app.get('/tenants/:slug/convenios', async (request): Promise<CatalogOption[]> => {
     const { slug } = parseInput(slugParams, request.params);
     await requireTenant(slug);
     const result = await guard(() =>
-      deps.backend.call({ method: 'GET', path: `/tenants/${encodeURIComponent(slug)}/convenios`, query: { limit: 1000 } }, z.array(convenioItem)),
+      deps.backend.call({ method: 'GET', path: tenantPath(slug, '/convenios'), query: { limit: 1000 } }, z.array(convenioItem)),
     );
     return result.data.map((c): CatalogOption => ({ id: c.id, nome: c.nome, detalhe: c.codigo_ans ? `ANS ${c.codigo_ans}` : '', ativo: c.ativo }));
   });

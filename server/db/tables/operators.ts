@@ -1,6 +1,6 @@
 import type { Generated, Selectable } from 'kysely';
 
-import type { OperatorRole } from '../../admin/schemas.ts';
+import type { OperatorRole } from '../../../contracts/admin/operators.ts';
 
 export interface OperatorsTable {
   id: Generated<number>;

@@ -5,14 +5,13 @@ import {
   decodedBase64Size,
   exameCreateBody,
   exameCreated,
-  exameSettings,
   MAX_INLINE_FILE_BYTES,
   parseCrm,
-  resolucaoMatches,
   type ExameAlias,
   type ExameCreateBody,
-  type ExameCreateResolved,
 } from '../../../contracts/schemas/exames.ts';
+import { resolucaoMatches, type ExameCreateResolved } from '../../../contracts/backend/exames.ts';
+import { clinicRequires, exameSettings, type ExameSettings } from '../../../contracts/backend/settings.ts';
 import { ApiError } from '../../errors.ts';
 import { addMeta } from '../../http/envelope.ts';
 import type { OperationContext, TenantBackend } from '../operation.ts';
@@ -28,7 +27,7 @@ import type { OperationContext, TenantBackend } from '../operation.ts';
  * Format errors (malformed aliases included) never get here: the route's zod schema answered 400 first.
  */
 
-type Settings = z.output<typeof exameSettings>;
+type Settings = ExameSettings;
 type DefaultKey = keyof Settings['defaults'];
 type IdField = 'paciente_id' | 'unidade_id' | 'procedimento_id' | 'medico_exame_id' | 'medico_laudo_id' | 'medico_solicitante_id' | 'convenio_id';
 type Ref = { id: number; nome: string };
@@ -104,7 +103,7 @@ const FOREIGN_KEYS: ForeignKey[] = [
     // "required per clinic configuration; ... may be replaced by grupos_laudos_id".
     requirement: 'clinic',
     replacedBy: 'grupos_laudos_id',
-    required: (b, s) => s.medico_laudo_obrigatorio && !b.grupos_laudos_id,
+    required: (b, s) => clinicRequires.medico_laudo_id(s, b),
   },
   {
     field: 'medico_solicitante_id',
@@ -112,7 +111,7 @@ const FOREIGN_KEYS: ForeignKey[] = [
     aliases: [],
     fonte: 'GET /v1/medicos?papel=SOLICITANTE',
     requirement: 'clinic',
-    required: (_b, s) => s.solicitante_obrigatorio,
+    required: (b, s) => clinicRequires.medico_solicitante_id(s, b),
   },
   {
     field: 'convenio_id',

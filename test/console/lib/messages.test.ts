@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { auditQuerySchema, issueKeySchema, loginSchema } from '../../../server/admin/schemas.ts';
+import { auditQuerySchema } from '../../../contracts/admin/audit.ts';
+import { loginSchema } from '../../../contracts/admin/auth.ts';
+import { issueKeySchema } from '../../../contracts/admin/keys.ts';
 import { englishMessage, errorSentence, issuesToFields } from '../../../console/src/lib/messages.ts';
 
 // Importing messages.ts installs the console's English zod messages in this (isolated) test file.

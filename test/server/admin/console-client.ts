@@ -1,6 +1,7 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import SQLite from 'better-sqlite3';
 import path from 'node:path';
+import { checkAdminAnswer } from './admin-contract.ts';
 
 export interface ConsoleResponse<T = any> {
   status: number;
@@ -46,7 +47,12 @@ export class ConsoleClient {
     const text = await response.body.text();
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) out[name] = Array.isArray(value) ? value.join('\n') : String(value);
-    return { status: response.statusCode, headers: out, body: text ? JSON.parse(text) : null, text };
+    const parsed = text ? JSON.parse(text) : null;
+    // Every successful console API answer is also checked against the contract the console parses it by.
+    if (response.statusCode < 300 && parsed?.data !== undefined && path.startsWith('/admin/api/')) {
+      checkAdminAnswer(method, path.slice('/admin/api'.length), parsed.data);
+    }
+    return { status: response.statusCode, headers: out, body: parsed, text };
   }
 
   async login(username: string, password: string): Promise<ConsoleResponse> {

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { auditQuerySchema } from '../../../../server/admin/schemas.ts';
+import { auditQuerySchema } from '../../../../contracts/admin/audit.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, clinicOptionLabel, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';

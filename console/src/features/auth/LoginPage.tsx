@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { loginSchema } from '../../../../server/admin/schemas.ts';
+import { loginSchema } from '../../../../contracts/admin/auth.ts';
 import { ApiError } from '../../lib/api.ts';
 import { Button, Field } from '../../lib/ui.tsx';
 import { errorSentence, issuesToFields } from '../../lib/messages.ts';

@@ -2,13 +2,9 @@ import { useEffect, useSyncExternalStore } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, onSessionLost, setCsrfToken } from '../../lib/api.ts';
 import { setConsoleRole } from '../../lib/role.ts';
-import type { LoginInput, OperatorRole } from '../../../../server/admin/schemas.ts';
+import { loggedOut, sessionView, type LoginInput, type SessionView } from '../../../../contracts/admin/auth.ts';
 
-export interface Session {
-  operator: { id: number; username: string; role: OperatorRole };
-  csrf_token: string;
-  expires_at: string;
-}
+export type Session = SessionView;
 
 const SESSION_KEY = ['session'] as const;
 
@@ -67,7 +63,7 @@ export function useSession() {
     queryKey: SESSION_KEY,
     queryFn: async (): Promise<Session | null> => {
       try {
-        const session = await api<Session>('GET', '/auth/session');
+        const session = await api(sessionView, 'GET', '/auth/session');
         setCsrfToken(session.csrf_token);
         setConsoleRole(session.operator.role);
         sessionStarted();
@@ -98,7 +94,7 @@ export function useSession() {
 export function useLogin() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: LoginInput) => api<Session>('POST', '/auth/login', input),
+    mutationFn: (input: LoginInput) => api(sessionView, 'POST', '/auth/login', input),
     onSuccess: (session) => {
       setCsrfToken(session.csrf_token);
       setConsoleRole(session.operator.role);
@@ -113,7 +109,7 @@ export function useLogin() {
 export function useLogout() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => api<{ logged_out: boolean }>('POST', '/auth/logout'),
+    mutationFn: () => api(loggedOut, 'POST', '/auth/logout'),
     onSettled: () => {
       // A sign-out on purpose: no "expired" notice, no page to return to.
       sessionStorage.removeItem(HAD_SESSION);

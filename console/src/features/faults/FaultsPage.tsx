@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { faultSchema, FAULT_METHODS } from '../../../../server/admin/schemas.ts';
+import { faultSchema, FAULT_METHODS } from '../../../../contracts/admin/faults.ts';
 import { ApiError } from '../../lib/api.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { useCanWrite } from '../../lib/role.ts';

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { issueKeySchema, SCOPE_PRESETS, updateKeySchema } from '../../../../server/admin/schemas.ts';
+import { issueKeySchema, SCOPE_PRESETS, updateKeySchema } from '../../../../contracts/admin/keys.ts';
 import { ApiError } from '../../lib/api.ts';
 import { issuesToFields } from '../../lib/messages.ts';
 import { Button, CopyButton, Dialog, ErrorBanner, Field, ShownOnceDialog } from '../../lib/ui.tsx';

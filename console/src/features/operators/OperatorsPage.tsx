@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { changePasswordSchema, createOperatorSchema, OPERATOR_PASSWORD_MIN, type OperatorRole } from '../../../../server/admin/schemas.ts';
+import { changePasswordSchema } from '../../../../contracts/admin/auth.ts';
+import { createOperatorSchema, OPERATOR_PASSWORD_MIN, type OperatorRole } from '../../../../contracts/admin/operators.ts';
 import { ApiError } from '../../lib/api.ts';
 import { issuesToFields } from '../../lib/messages.ts';
 import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, ShownOnceDialog, formatDate, formatDateFull } from '../../lib/ui.tsx';

@@ -1,6 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../../lib/api.ts';
-import type { ChangePasswordInput, CreateOperatorInput, OperatorRole, OperatorView, UpdateOperatorInput } from '../../../../server/admin/schemas.ts';
+import { z } from 'zod';
+import { passwordChanged, type ChangePasswordInput } from '../../../../contracts/admin/auth.ts';
+import {
+  operatorView,
+  operatorWithPassword,
+  type CreateOperatorInput,
+  type OperatorRefusal,
+  type OperatorRole,
+  type OperatorView,
+  type OperatorWithPassword,
+  type UpdateOperatorInput,
+} from '../../../../contracts/admin/operators.ts';
 
 export type Operator = OperatorView;
 export type { OperatorRole };
@@ -13,20 +24,17 @@ export interface Me {
 }
 
 /** An account with its password, in the answer of create and reset only. */
-export interface OperatorWithPassword {
-  operator: Operator;
-  password: string;
-}
+export type { OperatorWithPassword };
 
 const KEY = ['operators'] as const;
 
 /** Admins only: the API refuses the list to a viewer, so a viewer's page does not ask. */
-export const useOperators = (enabled: boolean) => useQuery({ queryKey: KEY, queryFn: () => api<Operator[]>('GET', '/operators'), enabled });
+export const useOperators = (enabled: boolean) => useQuery({ queryKey: KEY, queryFn: () => api(z.array(operatorView), 'GET', '/operators'), enabled });
 
 export function useCreateOperator() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: CreateOperatorInput) => api<OperatorWithPassword>('POST', '/operators', input),
+    mutationFn: (input: CreateOperatorInput) => api(operatorWithPassword, 'POST', '/operators', input),
     onSuccess: () => void client.invalidateQueries({ queryKey: KEY }),
   });
 }
@@ -34,7 +42,7 @@ export function useCreateOperator() {
 export function useUpdateOperator() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, change }: { id: number; change: UpdateOperatorInput }) => api<Operator>('PATCH', `/operators/${id}`, change),
+    mutationFn: ({ id, change }: { id: number; change: UpdateOperatorInput }) => api(operatorView, 'PATCH', `/operators/${id}`, change),
     onSuccess: () => void client.invalidateQueries({ queryKey: KEY }),
   });
 }
@@ -42,14 +50,14 @@ export function useUpdateOperator() {
 export function useResetOperatorPassword() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => api<OperatorWithPassword>('POST', `/operators/${id}/reset-password`),
+    mutationFn: (id: number) => api(operatorWithPassword, 'POST', `/operators/${id}/reset-password`),
     onSuccess: () => void client.invalidateQueries({ queryKey: KEY }),
   });
 }
 
 /** Your own password: the current one is required; your other sessions end, this one stays. */
 export const useChangePassword = () =>
-  useMutation({ mutationFn: (input: ChangePasswordInput) => api<{ changed: true; other_sessions_ended: number }>('POST', '/auth/password', input) });
+  useMutation({ mutationFn: (input: ChangePasswordInput) => api(passwordChanged, 'POST', '/auth/password', input) });
 
 /**
  * The refusals that carry `details.motivo`, in the operator's words (the API answers in Portuguese; the
@@ -58,12 +66,12 @@ export const useChangePassword = () =>
 export function explained(error: unknown, username?: string): unknown {
   if (!(error instanceof ApiError)) return error;
   const who = username ? `“${username}”` : 'This operator';
-  const sentence: Record<string, string> = {
+  const sentence: Record<OperatorRefusal, string> = {
     self: 'This is your own account: another admin has to change it.',
     last_admin: `${who} is the last active admin: make another operator admin first.`,
     username_taken: `An operator with that username already exists.`,
     unknown_operator: 'That operator does not exist any more — refresh the page.',
   };
-  const text = sentence[String(error.details?.motivo ?? '')];
+  const text = sentence[String(error.details?.motivo ?? '') as OperatorRefusal];
   return text ? new ApiError(error.code, error.status, text, error.details, error.requestId) : error;
 }

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { storageFaultSchema } from '../../../../server/admin/storage-fault-schemas.ts';
+import { storageFaultSchema } from '../../../../contracts/admin/storage-faults.ts';
 import { ApiError } from '../../lib/api.ts';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { useCanWrite } from '../../lib/role.ts';

@@ -2,12 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
 import { Button, Dialog, ErrorBanner, Field, Loading } from '../../lib/ui.tsx';
-import type { TenantResetPolicyView } from '../../../../server/admin/reset-schemas.ts';
+import { tenantResetPolicyView } from '../../../../contracts/admin/tenants.ts';
 import { useResetTenant, type TenantResetResult } from './api.ts';
 
 /** Whether this appliance resets clinics: production refuses unless ALLOW_TENANT_RESET is set (fixed at start). */
 const useResetPolicy = () =>
-  useQuery({ queryKey: ['tenant-reset-policy'], queryFn: () => api<TenantResetPolicyView>('GET', '/tenant-reset-policy'), staleTime: Infinity });
+  useQuery({ queryKey: ['tenant-reset-policy'], queryFn: () => api(tenantResetPolicyView, 'GET', '/tenant-reset-policy'), staleTime: Infinity });
 
 function Summary({ result }: { result: TenantResetResult }) {
   return (

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { createTenantSchema, tenantSettingsSchema } from '../../../../server/admin/schemas.ts';
+import { createTenantSchema, tenantSettingsSchema } from '../../../../contracts/admin/tenants.ts';
 import { ApiError } from '../../lib/api.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';

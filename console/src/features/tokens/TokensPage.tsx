@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, issueOperatorTokenSchema } from '../../../../server/admin/reset-schemas.ts';
+import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, issueOperatorTokenSchema } from '../../../../contracts/admin/operator-tokens.ts';
 import { ApiError } from '../../lib/api.ts';
 import { englishMessage } from '../../lib/messages.ts';
 import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, ShownOnceDialog, formatDate } from '../../lib/ui.tsx';

@@ -1,14 +1,20 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import {
+  issuedOperatorToken,
+  operatorTokenRemoved,
+  operatorTokenView,
+  type IssueOperatorTokenInput,
+  type IssuedOperatorToken,
+  type OperatorTokenView,
+} from '../../../../contracts/admin/operator-tokens.ts';
+import { tenantView } from '../../../../contracts/admin/tenants.ts';
 import { api } from '../../lib/api.ts';
-import type { IssueOperatorTokenInput, OperatorTokenView } from '../../../../server/admin/reset-schemas.ts';
 
 /** What the console lists: never the token, never its hash. */
 export type OperatorToken = OperatorTokenView;
-
-export interface IssuedOperatorToken extends OperatorToken {
-  /** Shown once, right after issue. */
-  token: string;
-}
+/** The token is shown once, right after issue. */
+export type { IssuedOperatorToken };
 
 /** The clinics a token can be bound to (`GET /tenants`; features do not import each other). */
 export interface ClinicOption {
@@ -17,15 +23,19 @@ export interface ClinicOption {
 }
 
 export const useClinicOptions = () =>
-  useQuery({ queryKey: ['tenants'], queryFn: () => api<ClinicOption[]>('GET', '/tenants'), select: (rows) => rows.map(({ slug, nome }) => ({ slug, nome })) });
+  useQuery({
+    queryKey: ['tenants'],
+    queryFn: () => api(z.array(tenantView), 'GET', '/tenants'),
+    select: (rows): ClinicOption[] => rows.map(({ slug, nome }) => ({ slug, nome })),
+  });
 
 export const useOperatorTokens = () =>
-  useQuery({ queryKey: ['operator-tokens'], queryFn: () => api<OperatorToken[]>('GET', '/operator-tokens') });
+  useQuery({ queryKey: ['operator-tokens'], queryFn: () => api(z.array(operatorTokenView), 'GET', '/operator-tokens') });
 
 export function useIssueOperatorToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: IssueOperatorTokenInput) => api<IssuedOperatorToken>('POST', '/operator-tokens', input),
+    mutationFn: (input: IssueOperatorTokenInput) => api(issuedOperatorToken, 'POST', '/operator-tokens', input),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-tokens'] }),
   });
 }
@@ -33,7 +43,7 @@ export function useIssueOperatorToken() {
 export function useRevokeOperatorToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => api<OperatorToken>('POST', `/operator-tokens/${id}/revoke`),
+    mutationFn: (id: number) => api(operatorTokenView, 'POST', `/operator-tokens/${id}/revoke`),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-tokens'] }),
   });
 }
@@ -42,7 +52,7 @@ export function useRevokeOperatorToken() {
 export function useRemoveOperatorToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => api<{ id: number; removido: true }>('DELETE', `/operator-tokens/${id}`),
+    mutationFn: (id: number) => api(operatorTokenRemoved, 'DELETE', `/operator-tokens/${id}`),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-tokens'] }),
   });
 }

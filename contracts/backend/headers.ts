@@ -1,0 +1,18 @@
+/**
+ * gateway → backend-sim: the internal headers, named once (server/backend/client.ts sends them,
+ * backend-sim reads them). Lower case, as Node presents incoming header names.
+ */
+export const INTERNAL_HEADERS = {
+  /** The internal credential, checked on every call (backend-sim/app.ts). */
+  token: 'x-internal-token',
+  /** The API key the call runs for: journaled with the writes it makes (`_via_api_chave_id`). */
+  chaveId: 'x-chave-id',
+  /** The doctor bound to the key (0: none): backend-sim filters what the key may see. */
+  medicoFiltroId: 'x-medico-filtro-id',
+  /** The gateway's request id, for the backend's log. */
+  requestId: 'x-request-id',
+  /** A write under an Idempotency-Key: backend-sim replays its marker instead of writing twice (backend-sim/idempotency.ts). */
+  idempotencyToken: 'x-idempotency-token',
+  /** Answer header: `true` when the answer was replayed from that marker. */
+  idempotentReplay: 'x-idempotent-replay',
+} as const;

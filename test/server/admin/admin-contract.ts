@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { auditDetail, auditPage, auditStorage, unattributedPage } from '../../../contracts/admin/audit.ts';
+import { loggedOut, passwordChanged, sessionView } from '../../../contracts/admin/auth.ts';
+import { clockState } from '../../../contracts/admin/clock.ts';
+import { removedAll, removedById } from '../../../contracts/admin/common.ts';
+import { faultView } from '../../../contracts/admin/faults.ts';
+import { clinicIdempotency, idempotencyPurged, keyIdempotency } from '../../../contracts/admin/idempotency.ts';
+import { issuedKey, keyView } from '../../../contracts/admin/keys.ts';
+import { issuedOperatorToken, operatorTokenRemoved, operatorTokenView } from '../../../contracts/admin/operator-tokens.ts';
+import { operatorView, operatorWithPassword } from '../../../contracts/admin/operators.ts';
+import { fullApiKey, playgroundAnswer } from '../../../contracts/admin/playground.ts';
+import { storageFaultView } from '../../../contracts/admin/storage-faults.ts';
+import {
+  catalogOption,
+  medicoOption,
+  tenantCreated,
+  tenantResetPolicyView,
+  tenantResetResult,
+  tenantSettingsView,
+  tenantView,
+} from '../../../contracts/admin/tenants.ts';
+
+/**
+ * Every console API answer the console reads, with the contract it parses it by (console/src/features/*\/api.ts).
+ * The test client checks each successful answer against it, so every console API test also proves the
+ * gateway answers what the console expects.
+ */
+const ROUTES: Array<[method: string, path: RegExp, schema: z.ZodType]> = [
+  ['POST', /^\/auth\/login$/, sessionView],
+  ['GET', /^\/auth\/session$/, sessionView],
+  ['POST', /^\/auth\/logout$/, loggedOut],
+  ['POST', /^\/auth\/password$/, passwordChanged],
+  ['GET', /^\/audit$/, auditPage],
+  ['GET', /^\/audit\/unattributed$/, unattributedPage],
+  ['GET', /^\/audit\/storage$/, auditStorage],
+  ['GET', /^\/audit\/\d+$/, auditDetail],
+  ['GET', /^\/clock$/, clockState],
+  ['PUT', /^\/clock$/, clockState],
+  ['DELETE', /^\/clock$/, clockState],
+  ['GET', /^\/faults$/, z.array(faultView)],
+  ['POST', /^\/faults$/, faultView],
+  ['DELETE', /^\/faults\/\d+$/, removedById],
+  ['DELETE', /^\/faults$/, removedAll],
+  ['GET', /^\/storage-faults$/, z.array(storageFaultView)],
+  ['POST', /^\/storage-faults$/, storageFaultView],
+  ['DELETE', /^\/storage-faults\/\d+$/, removedById],
+  ['DELETE', /^\/storage-faults$/, removedAll],
+  ['GET', /^\/tenants$/, z.array(tenantView)],
+  ['POST', /^\/tenants$/, tenantCreated],
+  ['GET', /^\/tenants\/[^/]+\/settings$/, tenantSettingsView],
+  ['PATCH', /^\/tenants\/[^/]+\/settings$/, tenantSettingsView],
+  ['GET', /^\/tenants\/[^/]+\/medicos$/, z.array(medicoOption)],
+  ['GET', /^\/tenants\/[^/]+\/(unidades|convenios)$/, z.array(catalogOption)],
+  ['GET', /^\/tenant-reset-policy$/, tenantResetPolicyView],
+  ['POST', /^\/tenants\/[^/]+\/reset$/, tenantResetResult],
+  ['POST', /^\/automation\/tenants\/[^/]+\/reset$/, tenantResetResult],
+  ['GET', /^\/tenants\/[^/]+\/keys$/, z.array(keyView)],
+  ['POST', /^\/tenants\/[^/]+\/keys$/, issuedKey],
+  ['GET', /^\/keys\/\d+$/, keyView],
+  ['PATCH', /^\/keys\/\d+$/, keyView],
+  ['POST', /^\/keys\/\d+\/rotate$/, issuedKey],
+  ['POST', /^\/keys\/\d+\/revoke$/, keyView],
+  ['GET', /^\/keys\/\d+\/api-key$/, fullApiKey],
+  ['GET', /^\/keys\/\d+\/idempotency$/, keyIdempotency],
+  ['DELETE', /^\/keys\/\d+\/idempotency\/[^/]+$/, idempotencyPurged],
+  ['GET', /^\/tenants\/[^/]+\/idempotency$/, clinicIdempotency],
+  ['POST', /^\/playground\/send$/, playgroundAnswer],
+  ['GET', /^\/operators$/, z.array(operatorView)],
+  ['POST', /^\/operators$/, operatorWithPassword],
+  ['PATCH', /^\/operators\/\d+$/, operatorView],
+  ['POST', /^\/operators\/\d+\/reset-password$/, operatorWithPassword],
+  ['GET', /^\/operator-tokens$/, z.array(operatorTokenView)],
+  ['POST', /^\/operator-tokens$/, issuedOperatorToken],
+  ['POST', /^\/operator-tokens\/\d+\/revoke$/, operatorTokenView],
+  ['DELETE', /^\/operator-tokens\/\d+$/, operatorTokenRemoved],
+];
+
+/** The contract of a console API answer (`path` below /admin/api, query string included), or null when none is listed. */
+export function adminAnswerContract(method: string, path: string): z.ZodType | null {
+  const bare = path.split('?')[0];
+  return ROUTES.find(([m, pattern]) => m === method.toUpperCase() && pattern.test(bare))?.[2] ?? null;
+}
+
+/** Throws, naming the fields, when a successful answer's `data` is not what its contract says. */
+export function checkAdminAnswer(method: string, path: string, data: unknown): void {
+  const schema = adminAnswerContract(method, path);
+  if (!schema) return;
+  const result = schema.safeParse(data);
+  if (!result.success) throw new Error(`${method} /admin/api${path}: answer outside its contract (contracts/admin/): ${result.error.message}`);
+}
