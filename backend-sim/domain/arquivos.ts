@@ -41,3 +41,9 @@ export async function uploadAll(store: FileStore, tenant: string, area: string, 
     throw new BackendError('INTERNAL_ERROR', 'Falha ao gravar arquivo no armazenamento.', { causa: err instanceof Error ? err.message : String(err) });
   }
 }
+
+/** A report is a PDF: its content must start with the PDF header, whatever its name says. */
+export function requirePdf(file: DecodedFile): void {
+  if (file.body.subarray(0, 5).toString('latin1') !== '%PDF-')
+    throw new BackendError('VALIDATION_ERROR', 'Anexo invalido: o laudo deve ser um arquivo PDF.', { field: `${file.field}.base64` });
+}

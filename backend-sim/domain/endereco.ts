@@ -1,3 +1,7 @@
+import { z } from 'zod';
+import { optionalText } from '../lib/schemas.ts';
+import { blank } from './campos.ts';
+
 /** The address columns patients and doctors share. */
 export interface EnderecoColumns {
   endereco_cep: string | null;
@@ -8,6 +12,38 @@ export interface EnderecoColumns {
   endereco_cidade_id: number | null;
   endereco_estado: string | null;
 }
+
+/** The `endereco` fields patient and doctor writes share (a doctor's may also name its `cidade`). */
+export const enderecoFields = {
+  cep: optionalText,
+  logradouro: optionalText,
+  numero: z.union([z.string(), z.number()]).nullable().optional(),
+  complemento: optionalText,
+  bairro: optionalText,
+  cidade_id: z.number().int().nullable().optional(),
+  estado: optionalText,
+};
+export type EnderecoInput = { [K in keyof typeof enderecoFields]?: z.infer<(typeof enderecoFields)[K]> };
+
+/**
+ * The columns a written `endereco` sets: a present object replaces the whole address, {} or null clears
+ * it; `cidadeId` is the city the caller checked (or resolved from its name).
+ */
+export function enderecoColumns(e: EnderecoInput | null | undefined, cidadeId: number | null): EnderecoColumns {
+  const v = e ?? {};
+  return {
+    endereco_cep: blank(v.cep),
+    endereco_logradouro: blank(v.logradouro),
+    endereco_numero: blank(v.numero),
+    endereco_complemento: blank(v.complemento),
+    endereco_bairro: blank(v.bairro),
+    endereco_cidade_id: cidadeId,
+    endereco_estado: enderecoEstado(v),
+  };
+}
+
+/** The state as stored: upper case, or null. */
+export const enderecoEstado = (v: EnderecoInput): string | null => blank(v.estado)?.toUpperCase() ?? null;
 
 /** The `endereco` object of patient and doctor reads; `cep` and `numero` normalize `0` to "" (spec § Patient detail). */
 export function enderecoView(row: EnderecoColumns, cidade: { nome: string } | null | undefined) {

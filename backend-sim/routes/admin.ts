@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BackendDeps } from '../app.ts';
-import { getClinicaConfig, patchClinicaConfig, settingsPatchSchema, settingsView } from '../domain/clinica.ts';
+import { settingsPatchSchema } from '../domain/clinica/clinica.schemas.ts';
+import { clinicaNome, getSettings, patchClinicaConfig, patchSettings } from '../domain/clinica/clinica.service.ts';
 import { BackendError } from '../errors.ts';
 import { faultInputSchema } from '../faults.ts';
 import { parse } from '../lib/http.ts';
@@ -19,7 +20,7 @@ export const adminRoutes =
       for (const slug of deps.tenants.slugs()) {
         try {
           const { db } = await deps.tenants.get(slug);
-          data.push({ slug, nome: (await getClinicaConfig(db)).nome, status: 'ok' as const });
+          data.push({ slug, nome: await clinicaNome(db), status: 'ok' as const });
         } catch {
           data.push({ slug, nome: null, status: 'open_failed' as const });
         }
@@ -34,19 +35,18 @@ export const adminRoutes =
       if (input.nome !== undefined) await patchClinicaConfig(tenant.db, { nome: input.nome }, deps.now());
       // A new tenant's first-start state (a reset's target) is this: migrated, named, nothing else.
       if (created) await takePristineSnapshot(tenant, deps.config.dataDir, input.slug);
-      const cfg = await getClinicaConfig(tenant.db);
-      return reply.status(created ? 201 : 200).send({ data: { slug: input.slug, nome: cfg.nome, created }, meta: {} });
+      return reply.status(created ? 201 : 200).send({ data: { slug: input.slug, nome: await clinicaNome(tenant.db), created }, meta: {} });
     });
 
     app.get('/tenants/:slug/settings', async (req) => {
       const { db } = await deps.tenants.get((req.params as { slug: string }).slug);
-      return { data: settingsView(await getClinicaConfig(db)), meta: {} };
+      return { data: await getSettings(db), meta: {} };
     });
 
     app.patch('/tenants/:slug/settings', async (req) => {
       const { db } = await deps.tenants.get((req.params as { slug: string }).slug);
       const input = parse(settingsPatchSchema, req.body);
-      return { data: settingsView(await patchClinicaConfig(db, input, deps.now())), meta: {} };
+      return { data: await patchSettings(db, input, deps.now()), meta: {} };
     });
 
     app.get('/admin/faults', async () => {

@@ -1,21 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
+import { apptCreateSchema, apptListSchema, cancelSchema, configListSchema, reagendarSchema, slotsSchema } from '../domain/agenda/agenda.schemas.ts';
 import {
-  apptCreateSchema,
-  apptDetail,
-  apptListSchema,
   cancelAgendamento,
-  cancelSchema,
   computeSlots,
-  configListSchema,
   createAgendamento,
-  findVisibleAgendamento,
+  getAgendamento,
   listAgendamentos,
   listConfigs,
   reagendarAgendamento,
-  reagendarSchema,
-  slotsSchema,
-} from '../domain/agenda.ts';
+} from '../domain/agenda/agenda.service.ts';
 import { callContext, parse } from '../lib/http.ts';
 import { idParam } from '../lib/schemas.ts';
 
@@ -36,7 +30,7 @@ export const agendaRoutes =
     });
     app.get('/agenda/agendamentos/:id', async (req) => {
       const { id } = parse(idParam, req.params);
-      return { data: await apptDetail(req.tenant.db, await findVisibleAgendamento(req.tenant.db, id, callContext(req))), meta: {} };
+      return { data: await getAgendamento(req.tenant.db, id, callContext(req)), meta: {} };
     });
     app.post('/agenda/agendamentos', async (req, reply) => {
       const data = await createAgendamento(req.tenant.db, parse(apptCreateSchema, req.body), callContext(req), deps.stamp());

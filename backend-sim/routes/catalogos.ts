@@ -1,19 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
-import {
-  cidsQuery,
-  conveniosQuery,
-  listCids,
-  listComplementos,
-  listConvenios,
-  listGruposLaudos,
-  listProcedimentos,
-  listUnidades,
-  procedimentosQuery,
-  simpleCatalogQuery,
-} from '../domain/catalogos.ts';
-import { findMedico, listMedicos, medicoDetail, medicosQuery } from '../domain/medicos.ts';
-import { notFound } from '../errors.ts';
+import { cidsQuery, conveniosQuery, procedimentosQuery, simpleCatalogQuery } from '../domain/catalogos/catalogos.schemas.ts';
+import { listCids, listComplementos, listConvenios, listGruposLaudos, listProcedimentos, listUnidades } from '../domain/catalogos/catalogos.service.ts';
+import { medicosQuery } from '../domain/medicos/medicos.schemas.ts';
+import { getMedico, listMedicos } from '../domain/medicos/medicos.service.ts';
 import { parse } from '../lib/http.ts';
 import { idParam } from '../lib/schemas.ts';
 
@@ -26,9 +16,7 @@ export const catalogoRoutes =
     app.get('/medicos', async (req) => send(await listMedicos(req.tenant.db, parse(medicosQuery, req.query))));
     app.get('/medicos/:id', async (req) => {
       const { id } = parse(idParam, req.params);
-      const m = await findMedico(req.tenant.db, id);
-      if (!m) throw notFound();
-      return { data: await medicoDetail(req.tenant.db, m), meta: {} };
+      return { data: await getMedico(req.tenant.db, id), meta: {} };
     });
     app.get('/cids', async (req) => send(await listCids(req.tenant.db, parse(cidsQuery, req.query))));
     app.get('/unidades', async (req) => send(await listUnidades(req.tenant.db, parse(simpleCatalogQuery, req.query))));

@@ -1,31 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BackendDeps } from '../app.ts';
-import {
-  createExame,
-  deleteExame,
-  exameCreated,
-  exameCreateSchema,
-  exameDeleteSchema,
-  exameDetail,
-  exameListSchema,
-  findVisibleExame,
-  listExames,
-  locateExameArquivo,
-} from '../domain/exames.ts';
-import {
-  convenioQuery,
-  convenios,
-  medicoQuery,
-  medicosPorCrm,
-  pacienteQuery,
-  pacientesPorCpf,
-  procedimentoQuery,
-  procedimentos,
-  unidadeQuery,
-  unidadesPorNome,
-  type Matches,
-} from '../domain/resolucao.ts';
+import { exameCreateSchema, exameDeleteSchema, exameListSchema } from '../domain/exames/exames.schemas.ts';
+import { createExame, deleteExame, getExame, listExames, locateExameArquivo } from '../domain/exames/exames.service.ts';
+import { convenioQuery, medicoQuery, pacienteQuery, procedimentoQuery, unidadeQuery } from '../domain/resolucao/resolucao.schemas.ts';
+import { convenios, medicosPorCrm, pacientesPorCpf, procedimentos, unidadesPorNome, type Matches } from '../domain/resolucao/resolucao.service.ts';
 import { callContext, parse } from '../lib/http.ts';
 import { idParam } from '../lib/schemas.ts';
 
@@ -40,7 +19,7 @@ export const exameRoutes =
     });
     app.get('/exames/:id', async (req) => {
       const { id } = parse(idParam, req.params);
-      return { data: exameDetail(await findVisibleExame(req.tenant.db, id, callContext(req))), meta: {} };
+      return { data: await getExame(req.tenant.db, id, callContext(req)), meta: {} };
     });
     app.get('/exames/:id/arquivo', async (req) => {
       const { id } = parse(idParam, req.params);
@@ -48,8 +27,8 @@ export const exameRoutes =
       return { data: await locateExameArquivo(req.tenant.db, deps.files, id, tipo, callContext(req)), meta: {} };
     });
     app.post('/exames', async (req, reply) => {
-      const row = await createExame(req.tenant.db, deps.files, req.tenantSlug, parse(exameCreateSchema, req.body), callContext(req), deps.stamp());
-      return reply.status(201).send({ data: exameCreated(row), meta: {} });
+      const data = await createExame(req.tenant.db, deps.files, req.tenantSlug, parse(exameCreateSchema, req.body), callContext(req), deps.stamp());
+      return reply.status(201).send({ data, meta: {} });
     });
     app.delete('/exames/:id', async (req) => {
       const { id } = parse(idParam, req.params);

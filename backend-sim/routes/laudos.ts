@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
-import { findVisibleLaudo, ingestLaudo, laudoDetail, laudoIngestSchema, laudoListSchema, listLaudos, locateLaudoArquivo } from '../domain/laudos.ts';
+import { laudoIngestSchema, laudoListSchema } from '../domain/laudos/laudos.schemas.ts';
+import { getLaudo, ingestLaudo, listLaudos, locateLaudoArquivo } from '../domain/laudos/laudos.service.ts';
 import { callContext, parse } from '../lib/http.ts';
 import { idParam } from '../lib/schemas.ts';
 
@@ -13,7 +14,7 @@ export const laudoRoutes =
     });
     app.get('/laudos/:id', async (req) => {
       const { id } = parse(idParam, req.params);
-      return { data: laudoDetail(await findVisibleLaudo(req.tenant.db, id, callContext(req))), meta: {} };
+      return { data: await getLaudo(req.tenant.db, id, callContext(req)), meta: {} };
     });
     app.get('/laudos/:id/arquivo', async (req) => {
       const { id } = parse(idParam, req.params);
@@ -21,7 +22,7 @@ export const laudoRoutes =
     });
     app.post('/exames/:id/laudo', async (req, reply) => {
       const { id } = parse(idParam, req.params);
-      const row = await ingestLaudo(req.tenant.db, deps.files, req.tenantSlug, id, parse(laudoIngestSchema, req.body), callContext(req), deps.stamp());
-      return reply.status(201).send({ data: laudoDetail(row, true), meta: {} });
+      const data = await ingestLaudo(req.tenant.db, deps.files, req.tenantSlug, id, parse(laudoIngestSchema, req.body), callContext(req), deps.stamp());
+      return reply.status(201).send({ data, meta: {} });
     });
   };

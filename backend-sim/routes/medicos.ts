@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
-import { createMedico, medicoDetail, medicoWriteSchema, patchMedico } from '../domain/medicos.ts';
+import { medicoWriteSchema } from '../domain/medicos/medicos.schemas.ts';
+import { createMedico, patchMedico } from '../domain/medicos/medicos.service.ts';
 import { callContext, parse } from '../lib/http.ts';
 import { idParam } from '../lib/schemas.ts';
 
@@ -8,12 +9,11 @@ export const medicoRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
     app.post('/medicos', async (req, reply) => {
-      const m = await createMedico(req.tenant.db, parse(medicoWriteSchema, req.body), callContext(req), deps.now());
-      return reply.status(201).send({ data: await medicoDetail(req.tenant.db, m), meta: {} });
+      const data = await createMedico(req.tenant.db, parse(medicoWriteSchema, req.body), callContext(req), deps.now());
+      return reply.status(201).send({ data, meta: {} });
     });
     app.patch('/medicos/:id', async (req) => {
       const { id } = parse(idParam, req.params);
-      const m = await patchMedico(req.tenant.db, id, parse(medicoWriteSchema, req.body), callContext(req), deps.now());
-      return { data: await medicoDetail(req.tenant.db, m), meta: {} };
+      return { data: await patchMedico(req.tenant.db, id, parse(medicoWriteSchema, req.body), callContext(req), deps.now()), meta: {} };
     });
   };

@@ -1,19 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
-import {
-  createPaciente,
-  findPaciente,
-  listPacientes,
-  pacienteCreateSchema,
-  pacienteListSchema,
-  pacientePatchSchema,
-  patchPaciente,
-  toDetail,
-  toListItem,
-  unificarPacientes,
-  unificarSchema,
-} from '../domain/pacientes.ts';
-import { notFound } from '../errors.ts';
+import { pacienteCreateSchema, pacienteListSchema, pacientePatchSchema, unificarSchema } from '../domain/pacientes/pacientes.schemas.ts';
+import { createPaciente, getPaciente, listPacientes, patchPaciente, unificarPacientes } from '../domain/pacientes/pacientes.service.ts';
 import { callContext, parse } from '../lib/http.ts';
 import { idParam } from '../lib/schemas.ts';
 
@@ -21,15 +9,13 @@ export const pacienteRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
     app.get('/pacientes', async (req) => {
-      const { rows, total } = await listPacientes(req.tenant.db, parse(pacienteListSchema, req.query));
-      return { data: rows.map(toListItem), meta: { total } };
+      const { data, total } = await listPacientes(req.tenant.db, parse(pacienteListSchema, req.query));
+      return { data, meta: { total } };
     });
 
     app.get('/pacientes/:id', async (req) => {
       const { id } = parse(idParam, req.params);
-      const p = await findPaciente(req.tenant.db, id);
-      if (!p) throw notFound();
-      return { data: await toDetail(req.tenant.db, p, 'read'), meta: {} };
+      return { data: await getPaciente(req.tenant.db, id), meta: {} };
     });
 
     app.post('/pacientes', async (req, reply) => {
@@ -39,8 +25,7 @@ export const pacienteRoutes =
 
     app.patch('/pacientes/:id', async (req) => {
       const { id } = parse(idParam, req.params);
-      const p = await patchPaciente(req.tenant.db, id, parse(pacientePatchSchema, req.body), callContext(req), deps.now());
-      return { data: await toDetail(req.tenant.db, p, 'write'), meta: {} };
+      return { data: await patchPaciente(req.tenant.db, id, parse(pacientePatchSchema, req.body), callContext(req), deps.now()), meta: {} };
     });
 
     app.post('/pacientes/unificar', async (req) => {

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BackendDeps } from '../app.ts';
-import { anexoPageSchema, createProntuario, listAnexos, listProntuarios, locateAnexo, pageSchema, prontuarioCreateSchema } from '../domain/prontuarios.ts';
+import { anexoPageSchema, prontuarioCreateSchema } from '../domain/prontuarios/prontuarios.schemas.ts';
+import { createProntuario, listAnexos, listProntuarios, locateAnexo } from '../domain/prontuarios/prontuarios.service.ts';
 import { callContext, parse } from '../lib/http.ts';
-import { idParam } from '../lib/schemas.ts';
+import { idParam, pageSchema } from '../lib/schemas.ts';
 
 const anexoParams = z.object({ id: z.coerce.number().int().positive(), anexoId: z.coerce.number().int().positive() });
 

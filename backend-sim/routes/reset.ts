@@ -6,7 +6,7 @@ import { createS3Client } from '../../shared-node/s3-client.ts';
 import type { BackendDeps } from '../app.ts';
 import type { BackendS3Config } from '../config.ts';
 import { pristineFile, restorePristine, takePristineSnapshot } from '../db/pristine.ts';
-import { getClinicaConfig } from '../domain/clinica.ts';
+import { clinicaNome } from '../domain/clinica/clinica.service.ts';
 import { parse } from '../lib/http.ts';
 import { SLUG_PATTERN } from '../tenants.ts';
 
@@ -61,7 +61,7 @@ export const resetRoutes =
         const s = storage();
         filesRemoved = s ? await removeTenantFiles(s.client, s.config.bucket, slug) : 0;
       }
-      const { nome } = await getClinicaConfig(tenant.db);
+      const nome = await clinicaNome(tenant.db);
       return {
         data: {
           slug,

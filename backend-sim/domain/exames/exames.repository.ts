@@ -1,0 +1,205 @@
+import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
+import type { Database, Db } from '../../db/database.ts';
+import { queryRows } from '../../db/statements.ts';
+import type { ExameArquivosTable } from '../../db/tables/exame-arquivos.ts';
+import type { ExamesTable } from '../../db/tables/exames.ts';
+import type { LaudosTable } from '../../db/tables/laudos.ts';
+import { countedTotal, pageStart, type DateCounts } from '../paginas.ts';
+import type { ExameListFilter } from './exames.schemas.ts';
+
+type EB = ExpressionBuilder<Database, 'exames'>;
+
+/** status_laudo is derived on read: no report file → PENDENTE; file and a signed live report → ASSINADO; else EMITIDO. */
+const SIGNED_REPORT_EXISTS = 'EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)';
+const STATUS_LAUDO = `CASE
+  WHEN exames.arquivo_laudo_key IS NULL THEN 'PENDENTE'
+  WHEN ${SIGNED_REPORT_EXISTS} THEN 'ASSINADO'
+  ELSE 'EMITIDO' END`;
+const statusLaudoSql = sql<'PENDENTE' | 'EMITIDO' | 'ASSINADO'>`${sql.raw(STATUS_LAUDO)}`;
+
+/** SIMPLES auto-filter: the bound doctor is exam doctor, report doctor or requester. */
+function simplesFilter(eb: EB, medicoId: number) {
+  return eb.or([eb('exames.medico_exame_id', '=', medicoId), eb('exames.medico_laudo_id', '=', medicoId), eb('exames.medico_solicitante_id', '=', medicoId)]);
+}
+
+function baseQuery(db: Db) {
+  return db
+    .selectFrom('exames')
+    .innerJoin('pacientes as p', 'p.id', 'exames.paciente_id')
+    .innerJoin('procedimentos as pr', 'pr.id', 'exames.procedimento_id')
+    .leftJoin('medicos as me', 'me.id', 'exames.medico_exame_id')
+    .leftJoin('medicos as ml', 'ml.id', 'exames.medico_laudo_id')
+    .leftJoin('medicos as ms', 'ms.id', 'exames.medico_solicitante_id')
+    .where('exames.excluido_em', 'is', null);
+}
+
+function selectRow(q: ReturnType<typeof baseQuery>) {
+  return q.select([
+    'exames.id', 'exames.paciente_id', 'p.nome as paciente_nome', 'exames.procedimento_id', 'pr.nome as procedimento_nome',
+    'exames.medico_exame_id', 'me.nome as medico_exame_nome', 'exames.medico_laudo_id', 'ml.nome as medico_laudo_nome',
+    'exames.medico_solicitante_id', 'ms.nome as solicitante_nome', 'exames.data_realizado', 'exames.hora_realizado',
+    'exames.arquivo_exame_key', 'exames.arquivo_laudo_key', 'exames.criado_em', 'exames.atualizado_em', 'exames.requer_laudo', 'exames.prioridade',
+    statusLaudoSql.as('status_laudo'),
+    sql<string | null>`(SELECT MAX(l.assinado_em) FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)`.as('laudo_assinado_em'),
+  ]);
+}
+export type ExameRow = Awaited<ReturnType<ReturnType<typeof selectRow>['executeTakeFirstOrThrow']>>;
+
+/** What a list item reads from its row (the list query selects exactly this). */
+export type ExameItemRow = Pick<
+  ExameRow,
+  | 'id' | 'paciente_id' | 'paciente_nome' | 'procedimento_id' | 'procedimento_nome' | 'medico_exame_id' | 'medico_exame_nome' | 'medico_laudo_id'
+  | 'medico_laudo_nome' | 'medico_solicitante_id' | 'solicitante_nome' | 'data_realizado' | 'status_laudo' | 'arquivo_exame_key' | 'arquivo_laudo_key' | 'criado_em'
+>;
+
+/** The report status as counted in `exames_contagem` (filtro 'status'). */
+const STATUS_CODE = { PENDENTE: 0, EMITIDO: 1, ASSINADO: 2 } as const;
+
+/** Above this many matches, a doctor-filtered page walks the date index instead of sorting the matches. */
+const SCAN_BY_DATE_ABOVE = 2000;
+
+const LIST_SELECT = `SELECT exames.id, exames.paciente_id, p.nome AS paciente_nome, exames.procedimento_id, pr.nome AS procedimento_nome,
+  exames.medico_exame_id, me.nome AS medico_exame_nome, exames.medico_laudo_id, ml.nome AS medico_laudo_nome,
+  exames.medico_solicitante_id, ms.nome AS solicitante_nome, exames.data_realizado, exames.arquivo_exame_key, exames.arquivo_laudo_key,
+  exames.criado_em, ${STATUS_LAUDO} AS status_laudo
+FROM exames
+JOIN pacientes p ON p.id = exames.paciente_id
+JOIN procedimentos pr ON pr.id = exames.procedimento_id
+LEFT JOIN medicos me ON me.id = exames.medico_exame_id
+LEFT JOIN medicos ml ON ml.id = exames.medico_laudo_id
+LEFT JOIN medicos ms ON ms.id = exames.medico_solicitante_id`;
+const NEWEST_FIRST = 'ORDER BY data_realizado DESC, id DESC';
+
+/**
+ * Newest first; `medico` (0: none) is the doctor filter the caller resolved. Hand-written SQL (statements
+ * cached per SQL text) on one held connection, so the total and the page see the same rows. Without a
+ * patient filter and with at most one of doctor / procedure / report status, the total is a sum over the
+ * trigger-kept per-date counts (`exames_contagem`), and a deep page finds the date and id it starts at
+ * from those counts (months, then days, then an OFFSET within one day) and reads on from there by key,
+ * instead of stepping over `offset` index entries. Other filter combinations count and page on the
+ * indexes as before.
+ */
+export async function listExames(db: Db, f: ExameListFilter, medico: number): Promise<{ rows: ExameItemRow[]; total: number }> {
+  const status = f.status_laudo ? STATUS_CODE[f.status_laudo] : undefined;
+  const dimensions = [medico > 0, f.tipo_exame_id !== undefined, status !== undefined].filter(Boolean).length;
+  const counted = !f.paciente_id && dimensions <= 1;
+  const [filtro, valor] =
+    medico ? ['medico', medico] : f.tipo_exame_id ? ['procedimento', f.tipo_exame_id] : status !== undefined ? ['status', status] : ['todos', 0];
+  const counts: DateCounts = { table: 'exames_contagem', filtro, valor, inicio: f.periodo_realizado_inicio, fim: f.periodo_realizado_fim };
+
+  /** The filters on `exames`; `byDate` spells the doctor test so that SQLite walks the date index. */
+  const filters = (byDate: boolean) => {
+    const where = ['excluido_em IS NULL'];
+    const params: unknown[] = [];
+    if (medico) {
+      where.push(
+        byDate
+          ? '(+medico_exame_id = ? OR +medico_laudo_id = ? OR +medico_solicitante_id = ?)'
+          : '(medico_exame_id = ? OR medico_laudo_id = ? OR medico_solicitante_id = ?)',
+      );
+      params.push(medico, medico, medico);
+    }
+    if (f.paciente_id) {
+      where.push('paciente_id = ?');
+      params.push(f.paciente_id);
+    }
+    if (f.tipo_exame_id) {
+      where.push('procedimento_id = ?');
+      params.push(f.tipo_exame_id);
+    }
+    if (f.periodo_realizado_inicio) {
+      where.push('data_realizado >= ?');
+      params.push(f.periodo_realizado_inicio);
+    }
+    if (f.periodo_realizado_fim) {
+      where.push('data_realizado <= ?');
+      params.push(f.periodo_realizado_fim);
+    }
+    // Spelled out (not via the CASE) so SQLite can use the partial indexes.
+    if (f.status_laudo === 'PENDENTE') where.push('arquivo_laudo_key IS NULL');
+    // likely(): a per-row subquery, not a join preceded by a Bloom filter over every signed report (80 ms at 1M).
+    if (f.status_laudo === 'ASSINADO') where.push(`arquivo_laudo_key IS NOT NULL AND likely(${SIGNED_REPORT_EXISTS})`);
+    if (f.status_laudo === 'EMITIDO') where.push(`arquivo_laudo_key IS NOT NULL AND NOT ${SIGNED_REPORT_EXISTS}`);
+    return { where: where.join(' AND '), params };
+  };
+
+  return db.connection().execute(async (conn) => {
+    const plain = filters(false);
+    const total = counted
+      ? await countedTotal(conn, counts)
+      : (await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total FROM exames WHERE ${plain.where}`, plain.params))[0].total;
+    if (f.offset >= total) return { rows: [], total };
+    const byDate = medico > 0 && !f.paciente_id && total > SCAN_BY_DATE_ABOVE;
+    const { where, params } = filters(byDate);
+    let page = `SELECT id FROM exames WHERE ${where} ${NEWEST_FIRST} LIMIT ?`;
+    let pageParams = [...params, f.limit];
+    // Statuses cluster by age (recent exams pending, older ones signed): a status page starts from the
+    // counts even at offset 0, at its newest date, instead of walking the newer exams that do not match.
+    if (counted && (f.offset > 0 || status !== undefined)) {
+      const dated = filters(true);
+      const start = await pageStart(conn, counts, f.offset, async (data, k) => {
+        const sql = `SELECT id FROM exames WHERE ${dated.where} AND data_realizado = ? ORDER BY id DESC LIMIT 1 OFFSET ?`;
+        return (await queryRows<{ id: number }>(conn, sql, [...dated.params, data, k]))[0]?.id;
+      });
+      page = `SELECT id FROM exames WHERE ${where} AND (data_realizado, id) <= (?, ?) ${NEWEST_FIRST} LIMIT ?`;
+      pageParams = [...params, start.data, start.id, f.limit];
+    } else if (f.offset > 0) {
+      page += ' OFFSET ?';
+      pageParams.push(f.offset);
+    }
+    const rows = await queryRows<ExameItemRow>(conn, `${LIST_SELECT} WHERE exames.id IN (${page}) ORDER BY exames.data_realizado DESC, exames.id DESC`, pageParams);
+    return { rows, total };
+  });
+}
+
+/** A live exam row, visible to the bound doctor `medicoFiltroId` (0: anyone). */
+export async function findExame(db: Db, id: number, medicoFiltroId: number): Promise<ExameRow | undefined> {
+  let q = baseQuery(db).where('exames.id', '=', id);
+  if (medicoFiltroId) q = q.where((eb) => simplesFilter(eb, medicoFiltroId));
+  return selectRow(q).executeTakeFirst();
+}
+
+/** The live exam just written. */
+export async function getExame(db: Db, id: number): Promise<ExameRow> {
+  return selectRow(baseQuery(db).where('exames.id', '=', id)).executeTakeFirstOrThrow();
+}
+
+export async function findProcedimento(db: Db, id: number) {
+  return db.selectFrom('procedimentos').select(['id', 'requer_laudo']).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findPlano(db: Db, id: number) {
+  return db.selectFrom('planos').select(['id', 'convenio_id']).where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertExame(trx: Db, values: Insertable<ExamesTable>): Promise<number> {
+  const { id } = await trx.insertInto('exames').values(values).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+export async function insertExameArquivo(trx: Db, values: Insertable<ExameArquivosTable>): Promise<void> {
+  await trx.insertInto('exame_arquivos').values(values).execute();
+}
+
+/** The signed report that came along with the exam. */
+export async function insertLaudoDoExame(trx: Db, values: Insertable<LaudosTable>): Promise<void> {
+  await trx.insertInto('laudos').values(values).execute();
+}
+
+/** What a delete checks, deleted exams included. */
+export async function findExameParaExcluir(trx: Db, id: number) {
+  return trx.selectFrom('exames').select(['id', 'excluido_em', 'laudo_central', 'exportado_central']).where('id', '=', id).executeTakeFirst();
+}
+
+export interface Exclusao {
+  excluido_em: string;
+  excluido_motivo: string;
+  excluido_por_chave_id: number | null;
+}
+
+/** Soft-deletes the exam and its live reports; answers how many reports. */
+export async function excluirExame(trx: Db, id: number, exclusao: Exclusao): Promise<number> {
+  await trx.updateTable('exames').set({ ...exclusao, atualizado_em: exclusao.excluido_em }).where('id', '=', id).execute();
+  const laudos = await trx.updateTable('laudos').set(exclusao).where('exame_id', '=', id).where('excluido_em', 'is', null).executeTakeFirst();
+  return Number(laudos.numUpdatedRows);
+}

@@ -1,0 +1,71 @@
+import type { Db } from '../../db/database.ts';
+import { BackendError, notFound } from '../../errors.ts';
+import type { CallContext } from '../../lib/http.ts';
+import type { FileStore } from '../../storage.ts';
+import { decodeFiles, requirePdf, uploadAll } from '../arquivos.ts';
+import { insertExameArquivo } from '../exames/exames.repository.ts';
+import { medicoComPapel } from '../medicos/medicos.service.ts';
+import { exists } from '../referencias.ts';
+import * as repo from './laudos.repository.ts';
+import type { LaudoIngest, LaudoListFilter } from './laudos.schemas.ts';
+import { laudoDetail, laudoItem } from './laudos.views.ts';
+
+export async function listLaudos(db: Db, f: LaudoListFilter, ctx: CallContext) {
+  const { rows, total } = await repo.listLaudos(db, f, ctx.medicoFiltroId);
+  return { data: rows.map(laudoItem), total };
+}
+
+async function findVisibleLaudo(db: Db, id: number, ctx: CallContext) {
+  const row = await repo.findLaudo(db, id, ctx.medicoFiltroId);
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function getLaudo(db: Db, id: number, ctx: CallContext) {
+  return laudoDetail(await findVisibleLaudo(db, id, ctx));
+}
+
+export async function locateLaudoArquivo(db: Db, files: FileStore, id: number, ctx: CallContext) {
+  const r = await findVisibleLaudo(db, id, ctx);
+  // Orphan reports are listed but their PDF is not served until linked to an exam.
+  if (!r.exame_id || !r.arquivo_key) throw new BackendError('RES_ARQUIVO_NAO_DISPONIVEL', 'Arquivo do laudo ainda nao disponivel.');
+  return files.locate(r.arquivo_key);
+}
+
+const alreadyReported = (laudoId: number) =>
+  new BackendError('REPORT_ALREADY_EXISTS', 'O exame ja possui laudo; laudos nao sao sobrescritos.', { laudo_id_existente: laudoId });
+
+/** Stores a signed report for an exam and answers it; an exam keeps its first report forever. */
+export async function ingestLaudo(db: Db, files: FileStore, tenant: string, exameId: number, b: LaudoIngest, ctx: CallContext, clock: { now: string; today: string; hora: string }) {
+  const exame = await repo.findExame(db, exameId);
+  if (!exame || exame.excluido_em) throw notFound();
+  const existing = await repo.findLaudoDoExame(db, exameId);
+  if (existing) throw alreadyReported(existing.id);
+  if (!(await medicoComPapel(db, b.medico_laudo_id, 'papel_laudo')))
+    throw new BackendError('INVALID_REFERENCE', 'Medico laudador inexistente ou sem permissao para laudar.', { field: 'medico_laudo_id' });
+  if (b.cid_id && !(await exists(db, 'cids', b.cid_id)))
+    throw new BackendError('INVALID_REFERENCE', 'CID inexistente.', { field: 'cid_id' });
+  const [file] = decodeFiles([b.arquivo], ['PDF'], 'arquivo');
+  requirePdf({ ...file, field: 'arquivo' });
+  const [stored] = await uploadAll(files, tenant, 'laudos', [{ ...file, field: 'arquivo' }]);
+  let id: number;
+  try {
+    id = await db.transaction().execute(async (trx) => {
+      // Re-check inside the transaction: two concurrent ingests must not both win.
+      const race = await repo.findLaudoDoExame(trx, exameId);
+      if (race) throw alreadyReported(race.id);
+      const id = await repo.insertLaudo(trx, {
+        exame_id: exameId, medico_laudo_id: b.medico_laudo_id, data_laudo: clock.today, hora_laudo: clock.hora,
+        titulo: b.titulo ?? b.referencia ?? 'Laudo', referencia: b.referencia ?? null, cid_id: b.cid_id ?? null,
+        assinado: 1, assinado_em: clock.now, assinatura_tipo: 'ICP-Brasil', arquivo_key: stored.object_key, criado_em: clock.now, criado_por_chave_id: ctx.chaveId,
+      });
+      await repo.setArquivoLaudo(trx, exameId, stored.object_key, b.medico_laudo_id, clock.now);
+      await insertExameArquivo(trx, { exame_id: exameId, tipo: 'laudo', nome: file.nome, object_key: stored.object_key, tamanho: stored.tamanho, criado_em: clock.now });
+      return id;
+    });
+  } catch (err) {
+    await files.remove([stored.object_key]).catch(() => undefined);
+    throw err;
+  }
+  return laudoDetail(await repo.getLaudo(db, id), true);
+}
