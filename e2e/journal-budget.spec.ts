@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Agent, request } from 'undici';
 import { expect, test } from './kit/index.ts';
 import { ephemeralConfig } from '../server/config.ts';
 import { startStack } from '../appliance/stack.ts';
@@ -13,8 +14,11 @@ test('journal: a refusal under an existing key is marked unverified; requests wi
   const bad = await api.get('/v1/ping', { headers: { 'x-signature': 'f'.repeat(64) } });
   expect(bad.status).toBe(401);
   const requestId = bad.json.meta.request_id as string;
-  const unsigned = await fetch(`${appliance.baseUrl}/v1/ping?e2e=unattributed`);
-  expect(unsigned.status).toBe(401);
+  // From an address of its own (Linux loopback is 127/8): its group's sample is this request, whatever else the
+  // suite sent unsigned in the same minute.
+  const unsigned = await request(`${appliance.baseUrl}/v1/ping?e2e=unattributed`, { dispatcher: new Agent({ localAddress: '127.0.0.77' }) });
+  await unsigned.body.dump();
+  expect(unsigned.statusCode).toBe(401);
 
   await page.goto(`${appliance.baseUrl}/console/#/audit?request_id=${requestId}`);
   const row = page.locator(`tr[data-request-id="${requestId}"]`);
@@ -27,7 +31,9 @@ test('journal: a refusal under an existing key is marked unverified; requests wi
   await page.goto(`${appliance.baseUrl}/console/#/audit`);
   const groups = page.getByTestId('unattributed-groups');
   await expect(groups).toBeVisible();
-  await expect(groups.locator('tr', { hasText: '/v1/ping?e2e=unattributed' }).first()).toContainText('AUTH_MISSING_HEADER');
+  const group = groups.locator('tr', { hasText: '127.0.0.77' }).first();
+  await expect(group).toContainText('/v1/ping?e2e=unattributed');
+  await expect(group).toContainText('AUTH_MISSING_HEADER');
   await expect(page.getByTestId('audit-storage')).toContainText('verified entries');
 });
 
