@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { BackendConfig } from './config.ts';
 import type { TenantDatabase } from './db/database.ts';
 import { BackendError, sendError } from './errors.ts';
+import { INTERNAL_HEADERS } from '../contracts/backend/headers.ts';
 import { FaultStore } from './faults.ts';
 import { registerWriteIdempotency } from './idempotency.ts';
 import { isoDate, isoSeconds } from './lib/time.ts';
@@ -89,7 +90,7 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
 
   // Internal credential first: nothing else (faults included) runs for an unauthenticated caller.
   app.addHook('onRequest', async (req, reply) => {
-    if (!tokenMatches(req.headers['x-internal-token'], config.internalToken))
+    if (!tokenMatches(req.headers[INTERNAL_HEADERS.token], config.internalToken))
       return sendError(reply, new BackendError('INTERNAL_AUTH_FAILED', 'Credencial interna invalida.'));
   });
 

@@ -1,17 +1,13 @@
-import { z } from 'zod';
 import { BackendError } from './errors.ts';
+import {
+  BACKEND_FAULT_KINDS as FAULT_KINDS,
+  backendFaultInput as faultInputSchema,
+  type BackendFaultInput as FaultInput,
+  type BackendFaultKind as FaultKind,
+} from '../contracts/backend/admin.ts';
 
-export const FAULT_KINDS = ['http500', 'drop', 'invalid_json', 'hang'] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
-
-export const faultInputSchema = z.object({
-  tenant: z.string().min(1).max(63).optional(),
-  route: z.string().min(1).max(300),
-  latency_ms: z.number().int().min(0).max(600_000).default(0),
-  failure_rate: z.number().min(0).max(1).default(1),
-  kind: z.enum(FAULT_KINDS).optional(),
-});
-export type FaultInput = z.infer<typeof faultInputSchema>;
+/** The admin wire of faults is contracts/backend/admin.ts (the gateway's console routes call it). */
+export { FAULT_KINDS, faultInputSchema, type FaultInput, type FaultKind };
 
 export interface Fault {
   id: number;

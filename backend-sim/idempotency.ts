@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { markerLookupRequest, type MarkerLookupResponse } from '../contracts/backend/idempotency-markers.ts';
+import { INTERNAL_HEADERS } from '../contracts/backend/headers.ts';
 import { recordedOutcome, WriteScope } from './db/idempotent-dialect.ts';
 import { prepared } from './db/statements.ts';
 import { BackendError } from './errors.ts';
 import { parse } from './lib/http.ts';
 
 /** Sent by the gateway on every write it executes under an Idempotency-Key (server/idempotency/idempotency-plugin.ts). */
-export const IDEMPOTENCY_TOKEN_HEADER = 'x-idempotency-token';
+export const IDEMPOTENCY_TOKEN_HEADER = INTERNAL_HEADERS.idempotencyToken;
 /** Set on an answer replayed from a marker instead of executed. */
-export const IDEMPOTENT_REPLAY_HEADER = 'x-idempotent-replay';
+export const IDEMPOTENT_REPLAY_HEADER = INTERNAL_HEADERS.idempotentReplay;
 const TOKEN_PATTERN = /^[0-9a-f]{64}$/;
 
 const WRITE = Symbol('idempotentWrite');

@@ -2,8 +2,10 @@ import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTenantDatabase, type TenantDatabase } from './db/database.ts';
 import { BackendError } from './errors.ts';
+import { TENANT_SLUG_PATTERN as SLUG_PATTERN } from '../contracts/backend/tenants.ts';
 
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** The gateway's slug rule (contracts/backend/tenants.ts): it names the database files. */
+export { SLUG_PATTERN };
 
 export function tenantDir(dataDir: string): string {
   return join(dataDir, 'backend');

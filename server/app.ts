@@ -5,6 +5,7 @@ import type { GatewayDb } from './db/database.ts';
 import type { KeysService } from './keys/keys.service.ts';
 import type { TenantsService } from './tenants/tenants.service.ts';
 import type { Backend } from './backend/client.ts';
+import { INTERNAL_HEADERS } from '../contracts/backend/headers.ts';
 import { ApplianceClock } from './clock.ts';
 import type SQLite from 'better-sqlite3';
 import envelopePlugin from './http/envelope-plugin.ts';
@@ -91,7 +92,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
         : {
             level: config.logLevel,
             // Signing headers, cookies and operator tokens never reach the log.
-            redact: ['req.headers["x-signature"]', 'req.headers.cookie', 'req.headers["x-internal-token"]', 'req.headers.authorization'],
+            redact: ['req.headers["x-signature"]', 'req.headers.cookie', `req.headers["${INTERNAL_HEADERS.token}"]`, 'req.headers.authorization'],
           },
     genReqId: newRequestId,
     exposeHeadRoutes: false,

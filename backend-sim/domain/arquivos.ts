@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { BackendError } from '../errors.ts';
 import { decodeBase64, extensionOf, type FileStore, type StoredFile } from '../storage.ts';
+import { inlineFileInput as arquivoInput, type InlineFileInput as ArquivoInput } from '../../contracts/backend/files.ts';
 
-export const arquivoInput = z.object({ nome: z.string().min(1).max(255), base64: z.string(), descricao: z.string().max(255).nullable().optional() });
-export type ArquivoInput = z.infer<typeof arquivoInput>;
+export { arquivoInput, type ArquivoInput };
 
 const MAX_BYTES = 20 * 1024 * 1024;
 

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { BackendError } from '../errors.ts';
+import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
 
 /** Context the gateway sends on every tenant call. */
 export interface CallContext {
@@ -19,8 +20,8 @@ function intHeader(req: FastifyRequest, name: string): number {
 }
 
 export function callContext(req: FastifyRequest): CallContext {
-  const chave = intHeader(req, 'x-chave-id');
-  return { chaveId: chave > 0 ? chave : null, medicoFiltroId: intHeader(req, 'x-medico-filtro-id') };
+  const chave = intHeader(req, INTERNAL_HEADERS.chaveId);
+  return { chaveId: chave > 0 ? chave : null, medicoFiltroId: intHeader(req, INTERNAL_HEADERS.medicoFiltroId) };
 }
 
 /** Parses with zod; the gateway already validated format, so a failure here is a contract bug → 400. */

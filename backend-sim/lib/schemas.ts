@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { dayDate as date } from '../../contracts/backend/files.ts';
 
-export const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+export { date };
 export const idParam = z.object({ id: z.coerce.number().int().positive() });
 /** A text field a write may leave out, send as null or send. */
 export const optionalText = z.string().nullable().optional();

@@ -6,11 +6,9 @@ import { clinicaNome, getSettings, patchClinicaConfig, patchSettings } from '../
 import { BackendError } from '../errors.ts';
 import { faultInputSchema } from '../faults.ts';
 import { parse } from '../lib/http.ts';
-import { SLUG_PATTERN } from '../tenants.ts';
 import { takePristineSnapshot } from '../db/pristine.ts';
 import { resetRoutes } from './reset.ts';
-
-const tenantInput = z.object({ slug: z.string().regex(SLUG_PATTERN), nome: z.string().min(1).max(200).optional() });
+import { backendTenantInput as tenantInput } from '../../contracts/backend/admin.ts';
 
 export const adminRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>

@@ -9,10 +9,9 @@ import { pristineFile, restorePristine, takePristineSnapshot } from '../db/prist
 import { clinicaNome } from '../domain/clinica/clinica.service.ts';
 import { parse } from '../lib/http.ts';
 import { SLUG_PATTERN } from '../tenants.ts';
+import { backendSnapshotInput as snapshotInput, backendTenantResetInput as resetInput } from '../../contracts/backend/admin.ts';
 
 const slugParams = z.object({ slug: z.string().regex(SLUG_PATTERN) });
-const snapshotInput = z.strictObject({ replace: z.boolean().optional() });
-const resetInput = z.strictObject({ files: z.boolean().optional() });
 
 /** Objects uploaded for one tenant: `<slug>/<area>/<uuid>.<ext>` (storage.ts); seed samples live elsewhere. */
 async function removeTenantFiles(client: Minio.Client, bucket: string, slug: string): Promise<number> {

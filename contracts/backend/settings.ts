@@ -30,15 +30,18 @@ export type ExameSettings = z.output<typeof exameSettings>;
 
 const defaultId = z.number().int().positive('Use um id positivo ou deixe vazio.').nullable();
 
-/** A change of settings: only what is sent changes; a default set to null is cleared. */
-export const clinicSettingsPatch = z
-  .object({
+/**
+ * A change of settings: only what is sent changes; a default set to null is cleared. `flag` reads the
+ * clinic's switches: booleans on the wire; backend-sim also takes the 0 and 1 it stores (its seed and tests).
+ */
+export const clinicSettingsPatchOf = <F extends z.ZodType>(flag: F) =>
+  z.object({
     nome: z.string().trim().min(1, 'Informe o nome.').max(200).optional(),
-    cpf_obrigatorio: z.boolean().optional(),
-    celular_obrigatorio: z.boolean().optional(),
-    solicitante_obrigatorio: z.boolean().optional(),
-    medico_laudo_obrigatorio: z.boolean().optional(),
-    central_laudos_disponivel: z.boolean().optional(),
+    cpf_obrigatorio: flag.optional(),
+    celular_obrigatorio: flag.optional(),
+    solicitante_obrigatorio: flag.optional(),
+    medico_laudo_obrigatorio: flag.optional(),
+    central_laudos_disponivel: flag.optional(),
     defaults: z
       .object({
         unidade_id: defaultId.optional(),
@@ -48,8 +51,10 @@ export const clinicSettingsPatch = z
       })
       .strict()
       .optional(),
-  })
-  .strict();
+  });
+
+/** The patch the console sends and the gateway forwards: booleans, nothing else. */
+export const clinicSettingsPatch = clinicSettingsPatchOf(z.boolean()).strict();
 export type ClinicSettingsPatch = z.output<typeof clinicSettingsPatch>;
 
 /**

@@ -4,6 +4,7 @@ import { request } from 'undici';
 import { ApiError } from '../errors.ts';
 import { createS3Client, type S3Settings } from '../../shared-node/s3-client.ts';
 import { integrityStatusFor } from '../integrity/integrity-status.ts';
+import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
 
 /** Each component gets this long to answer `/readyz`; a probe never waits on the backend's 30 s timeout. */
 export const READINESS_TIMEOUT_MS = 1500;
@@ -61,7 +62,7 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
     },
     backend_sim: async (signal) => {
       try {
-        const response = await request(backendHealthUrl, { headers: { 'x-internal-token': options.backend.token }, signal });
+        const response = await request(backendHealthUrl, { headers: { [INTERNAL_HEADERS.token]: options.backend.token }, signal });
         const body = (await response.body.json().catch(() => null)) as { data?: { status?: string } } | null;
         return response.statusCode === 200 && body?.data?.status === 'ok' ? null : 'unexpected_answer';
       } catch (error) {

@@ -1,6 +1,7 @@
 import type { ClinicaConfigRow } from './clinica.repository.ts';
+import type { ClinicSettings } from '../../../contracts/backend/settings.ts';
 
-export function settingsView(c: ClinicaConfigRow) {
+export function settingsView(c: ClinicaConfigRow): ClinicSettings {
   return {
     nome: c.nome,
     cpf_obrigatorio: c.cpf_obrigatorio === 1,

@@ -4,6 +4,7 @@ import { API_RELEASE } from '../../config.ts';
 import { versionMeta } from '../../../contracts/schemas/envelope.ts';
 import { addMeta } from '../../http/envelope.ts';
 import { defineOperation } from '../operation.ts';
+import { exameSettings } from '../../../contracts/backend/settings.ts';
 
 const nullableId = z.number().int().positive().nullable();
 
@@ -27,17 +28,6 @@ export const capabilities = z.object({
   }),
 });
 
-const settingsData = z.looseObject({
-  defaults: z
-    .looseObject({
-      unidade_id: z.number().int().nullable().optional(),
-      medico_exame_id: z.number().int().nullable().optional(),
-      medico_laudo_id: z.number().int().nullable().optional(),
-      convenio_id: z.number().int().nullable().optional(),
-    })
-    .optional(),
-});
-
 /** `0`, absent or null all mean "no default": the client must send the id or an alias. */
 const asDefault = (value: number | null | undefined): number | null => (value && value > 0 ? value : null);
 
@@ -51,7 +41,7 @@ export const configOperations = [
     cache: 'private-5min',
     response: { status: 200, data: capabilities, meta: [versionMeta] },
     handler: async ({ backend, reply }) => {
-      const settings = (await backend.call(settingsData, { method: 'GET', path: '/settings' })).data;
+      const settings = (await backend.call(exameSettings, { method: 'GET', path: '/settings' })).data;
       addMeta(reply, { version: API_RELEASE });
       return {
         version: API_RELEASE,
@@ -66,10 +56,10 @@ export const configOperations = [
           requer_laudo: [0, 1],
         },
         defaults: {
-          unidade_id: asDefault(settings.defaults?.unidade_id),
-          medico_exame_id: asDefault(settings.defaults?.medico_exame_id),
-          medico_laudo_id: asDefault(settings.defaults?.medico_laudo_id),
-          convenio_id: asDefault(settings.defaults?.convenio_id),
+          unidade_id: asDefault(settings.defaults.unidade_id),
+          medico_exame_id: asDefault(settings.defaults.medico_exame_id),
+          medico_laudo_id: asDefault(settings.defaults.medico_laudo_id),
+          convenio_id: asDefault(settings.defaults.convenio_id),
         },
       };
     },
