@@ -7,6 +7,8 @@ import { ensureOperator } from '../server/admin/operators.ts';
 import { writePrivateFile } from '../server/secrets-files.ts';
 import { openGatewayDb } from '../server/db/database.ts';
 import { takeFirstStartSnapshot } from '../server/tenants/tenant-reset.ts';
+// Plain data, shared with the seed (what each default clinic is seeded with).
+import { DEFAULT_TENANTS } from '../seed/default-tenants.ts';
 
 export const CREDENTIALS_FILE = 'demo-credentials.json';
 
@@ -25,18 +27,6 @@ export interface DemoCredentials {
   operator: { username: string; password: string; role: 'admin' };
   keys: Record<string, IssuedDemoKey>;
 }
-
-export interface DefaultTenant {
-  slug: string;
-  nome: string;
-  sandbox: boolean;
-}
-
-export const DEFAULT_TENANTS: DefaultTenant[] = [
-  { slug: 'demo', nome: 'Clinica Demo', sandbox: false },
-  { slug: 'sandbox', nome: 'Sandbox Publico', sandbox: true },
-  { slug: 'clinica-b', nome: 'Clinica B', sandbox: false },
-];
 
 /** First start = no tenant registered yet in gateway.db. */
 export async function isFirstStart(dataDir: string): Promise<boolean> {
