@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BACKEND_FAULT_KINDS } from '../backend/admin.ts';
+import { BACKEND_FAULT_KINDS, backendFault } from '../backend/admin.ts';
 import { tenantField } from './common.ts';
 
 /** backend-sim's kinds, and `latency` (a delay alone, no failure). */
@@ -23,18 +23,9 @@ export const faultSchema = z
   .refine((f) => f.kind !== 'latency' || f.latency_ms > 0, { message: 'Informe a latencia em ms.', path: ['latency_ms'] });
 export type FaultInput = z.infer<typeof faultSchema>;
 
-/** A fault as the console lists it: the public path and method it was made from, and backend-sim's route. */
-export const faultView = z.object({
-  id: z.number().int(),
-  /** A slug, or `*` / null for every clinic. */
-  tenant: z.string().nullable(),
-  method: z.string(),
-  path: z.string(),
-  route: z.string(),
-  kind: z.enum(FAULT_KINDS),
-  latency_ms: z.number(),
-  failure_rate: z.number(),
-  criado_em: z.string(),
-  hits: z.number().int(),
-});
+/**
+ * A fault as the console lists it: backend-sim's fault, with the public path and method it was made from
+ * and `latency` as the kind of a delay alone.
+ */
+export const faultView = backendFault.extend({ method: z.string(), path: z.string(), kind: z.enum(FAULT_KINDS) });
 export type FaultView = z.infer<typeof faultView>;

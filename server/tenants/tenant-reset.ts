@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Backend } from '../backend/client.ts';
 import { tenantPath } from '../../contracts/backend/tenants.ts';
+import { backendTenantReset } from '../../contracts/backend/admin.ts';
 import type { GatewayDb } from '../db/database.ts';
 import { TenantServiceError } from './tenants.service.ts';
 import type { TenantResetResult } from '../../contracts/admin/tenants.ts';
@@ -23,15 +24,6 @@ export function tenantResetRefusal(policy: { development: boolean; optIn: boolea
   return `tenant reset is disabled with APP_ENV=production: set ${TENANT_RESET_OPT_IN}=true to allow it`;
 }
 
-const backendReset = z.object({
-  slug: z.string(),
-  nome: z.string(),
-  rows: z.number().int(),
-  idempotency_markers_removed: z.number().int(),
-  files_removed: z.number().int().nullable(),
-  database_ms: z.number(),
-});
-
 /**
  * Puts a tenant back to its first-start state (issue 13): backend-sim restores the clinic database from
  * the copy taken at the tenant's first start (and drops its idempotency markers and, if asked, its
@@ -49,7 +41,7 @@ export async function resetTenant(deps: { db: GatewayDb; backend: Backend }, slu
   if (!tenant) throw new TenantServiceError(`tenant "${slug}" does not exist`);
   const { data } = await deps.backend.call(
     { method: 'POST', path: `/admin${tenantPath(slug, '/reset')}`, body: { files: Boolean(options.files) } },
-    backendReset,
+    backendTenantReset,
   );
   // After the backend: a write that raced the reset and recorded its key is forgotten with the others.
   const gateway = await deps.db.transaction().execute(async (trx) => {

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-
 import { clinicSettingsPatchOf } from '../../../contracts/backend/settings.ts';
 
 /** The settings patch of contracts/backend/settings.ts; the switches also as the 0 and 1 they are stored as. */
