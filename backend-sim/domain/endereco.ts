@@ -1,17 +1,7 @@
 import { z } from 'zod';
+import type { EnderecoColumns } from '../db/tables/columns.ts';
 import { optionalText } from '../lib/schemas.ts';
 import { blank } from './campos.ts';
-
-/** The address columns patients and doctors share. */
-export interface EnderecoColumns {
-  endereco_cep: string | null;
-  endereco_logradouro: string | null;
-  endereco_numero: string | null;
-  endereco_complemento: string | null;
-  endereco_bairro: string | null;
-  endereco_cidade_id: number | null;
-  endereco_estado: string | null;
-}
 
 /** The `endereco` fields patient and doctor writes share (a doctor's may also name its `cidade`). */
 export const enderecoFields = {

@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
+import type { ExclusaoColumns } from './columns.ts';
 
-export interface ExamesTable {
+export interface ExamesTable extends ExclusaoColumns {
   id: Generated<number>;
   paciente_id: number;
   procedimento_id: number;
@@ -28,9 +29,6 @@ export interface ExamesTable {
   laudo_central: Generated<number>;
   /** Exam exported to the external center (deletion must be synchronized). */
   exportado_central: Generated<number>;
-  excluido_em: string | null;
-  excluido_motivo: string | null;
-  excluido_por_chave_id: number | null;
   criado_em: string;
   atualizado_em: string | null;
   criado_por_chave_id: number | null;

@@ -1,7 +1,8 @@
 import type { Generated } from 'kysely';
+import type { ExclusaoColumns } from './columns.ts';
 
 /** Reports; `exame_id` null means an orphan report. Never overwritten. */
-export interface LaudosTable {
+export interface LaudosTable extends ExclusaoColumns {
   id: Generated<number>;
   exame_id: number | null;
   medico_laudo_id: number | null;
@@ -14,9 +15,6 @@ export interface LaudosTable {
   assinado_em: string | null;
   assinatura_tipo: string | null;
   arquivo_key: string | null;
-  excluido_em: string | null;
-  excluido_motivo: string | null;
-  excluido_por_chave_id: number | null;
   criado_em: string;
   atualizado_em: string | null;
   criado_por_chave_id: number | null;

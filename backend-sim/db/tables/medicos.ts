@@ -1,7 +1,8 @@
 import type { Generated } from 'kysely';
+import type { EnderecoColumns } from './columns.ts';
 
 /** Doctors are system users: they log in with usuario/senha and carry roles. */
-export interface MedicosTable {
+export interface MedicosTable extends EnderecoColumns {
   id: Generated<number>;
   nome: string;
   nome_registro: string | null;
@@ -23,13 +24,6 @@ export interface MedicosTable {
   telefone: string | null;
   celular: string | null;
   email: string | null;
-  endereco_cep: string | null;
-  endereco_logradouro: string | null;
-  endereco_numero: string | null;
-  endereco_complemento: string | null;
-  endereco_bairro: string | null;
-  endereco_cidade_id: number | null;
-  endereco_estado: string | null;
   cor_agenda: string | null;
   ativo: Generated<number>;
   criado_em: string;

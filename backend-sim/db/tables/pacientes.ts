@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
+import type { EnderecoColumns } from './columns.ts';
 
-export interface PacientesTable {
+export interface PacientesTable extends EnderecoColumns {
   id: Generated<number>;
   saudacao: string | null;
   nome: string;
@@ -15,13 +16,6 @@ export interface PacientesTable {
   telefone: string | null;
   celular: string | null;
   email: string | null;
-  endereco_cep: string | null;
-  endereco_logradouro: string | null;
-  endereco_numero: string | null;
-  endereco_complemento: string | null;
-  endereco_bairro: string | null;
-  endereco_cidade_id: number | null;
-  endereco_estado: string | null;
   convenio_id: number | null;
   convenio_plano_id: number | null;
   convenio_numero_carteirinha: string | null;

@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
 import type { Database, Db } from '../../db/database.ts';
 import { queryRows } from '../../db/statements.ts';
+import type { ExclusaoColumns } from '../../db/tables/columns.ts';
 import type { ExameArquivosTable } from '../../db/tables/exame-arquivos.ts';
 import type { ExamesTable } from '../../db/tables/exames.ts';
 import type { LaudosTable } from '../../db/tables/laudos.ts';
@@ -191,14 +192,8 @@ export async function findExameParaExcluir(trx: Db, id: number) {
   return trx.selectFrom('exames').select(['id', 'excluido_em', 'laudo_central', 'exportado_central']).where('id', '=', id).executeTakeFirst();
 }
 
-export interface Exclusao {
-  excluido_em: string;
-  excluido_motivo: string;
-  excluido_por_chave_id: number | null;
-}
-
 /** Soft-deletes the exam and its live reports; answers how many reports. */
-export async function excluirExame(trx: Db, id: number, exclusao: Exclusao): Promise<number> {
+export async function excluirExame(trx: Db, id: number, exclusao: ExclusaoColumns & { excluido_em: string }): Promise<number> {
   await trx.updateTable('exames').set({ ...exclusao, atualizado_em: exclusao.excluido_em }).where('id', '=', id).execute();
   const laudos = await trx.updateTable('laudos').set(exclusao).where('exame_id', '=', id).where('excluido_em', 'is', null).executeTakeFirst();
   return Number(laudos.numUpdatedRows);
