@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import { ApiError } from '../errors.ts';
-import { KeyServiceError } from '../keys/keys.service.ts';
-import { TenantServiceError } from '../tenants/tenants.service.ts';
+import { ApiError, type ErrorCode } from '../errors.ts';
+import { ServiceError, type ServiceErrorCode } from '../service-error.ts';
 
 /** Validates with a shared schema; failures become 400 VAL_INVALID_PARAM with every failing field listed. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
@@ -12,15 +11,18 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   throw new ApiError('VAL_INVALID_PARAM', message, { field: lista[0].field, lista });
 }
 
-/** Service errors carry English operator messages; map them to the gateway's codes. */
+/** The console API's answer to each refusal of a service (the message, in the operator's English, goes along). */
+const SERVICE_ERROR_CODES: Record<ServiceErrorCode, ErrorCode> = {
+  tenant_not_found: 'RES_NOT_FOUND',
+  key_not_found: 'RES_NOT_FOUND',
+  key_revoked: 'INVALID_STATE',
+  tenant_exists: 'CONFLICT',
+  invalid_input: 'VAL_INVALID_PARAM',
+};
+
+/** Maps a service's refusal to the gateway's error by its code. */
 export function fromServiceError(error: unknown): never {
-  if (error instanceof KeyServiceError || error instanceof TenantServiceError) {
-    const message = error.message;
-    if (/does not exist/.test(message)) throw new ApiError('RES_NOT_FOUND', message);
-    if (/revoked/.test(message)) throw new ApiError('INVALID_STATE', message);
-    if (/already exists/.test(message)) throw new ApiError('CONFLICT', message);
-    throw new ApiError('VAL_INVALID_PARAM', message);
-  }
+  if (error instanceof ServiceError) throw new ApiError(SERVICE_ERROR_CODES[error.code], error.message);
   // backend-sim's "tenant unknown/unopenable" is a 401 on /v1; here it must not look like a lost session.
   if (error instanceof ApiError && error.code === 'AUTH_TENANT_OPEN_FAILED') {
     throw new ApiError('SERVICE_UNAVAILABLE', 'O banco da clinica nao pode ser aberto no backend.');

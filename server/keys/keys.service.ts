@@ -7,6 +7,7 @@ import { isScope, type Scope } from '../../contracts/scopes.ts';
 import type { SecretBox } from './secret-box.ts';
 import * as repo from './keys.repository.ts';
 import { findTenantBySlug } from '../tenants/tenants.repository.ts';
+import { ServiceError } from '../service-error.ts';
 
 export const API_KEY_PREFIX = 'ce_live_';
 export const API_KEY_PATTERN = /^[a-z]{2}_live_[0-9a-f]{32}$/;
@@ -33,7 +34,8 @@ export interface KeySummary {
   last_used_at: string | null;
 }
 
-export class KeyServiceError extends Error {}
+/** A refusal of the key service (its code: server/service-error.ts). */
+export class KeyServiceError extends ServiceError {}
 
 /** A key as authentication needs it: row, tenant, decrypted secret and parsed scopes. */
 export type ResolvedKey = repo.KeyWithTenant & { secret: string | null; scopes: Scope[] };
@@ -121,10 +123,10 @@ export class KeysService {
 
   async create(input: { tenantSlug: string; scopes: Scope[]; medicoId?: number; label?: string }): Promise<IssuedCredentials> {
     const tenant = await findTenantBySlug(this.db, input.tenantSlug);
-    if (!tenant) throw new KeyServiceError(`tenant "${input.tenantSlug}" does not exist`);
+    if (!tenant) throw new KeyServiceError('tenant_not_found', `tenant "${input.tenantSlug}" does not exist`);
     validateScopes(input.scopes);
     const medicoId = input.medicoId ?? 0;
-    if (!Number.isInteger(medicoId) || medicoId < 0) throw new KeyServiceError('medico id must be a non-negative integer');
+    if (!Number.isInteger(medicoId) || medicoId < 0) throw new KeyServiceError('invalid_input', 'medico id must be a non-negative integer');
     const apiKey = API_KEY_PREFIX + randomBytes(16).toString('hex');
     const secret = newSecret();
     return this.db.transaction().execute(async (trx) => {
@@ -145,8 +147,8 @@ export class KeysService {
   /** A key carried over from the legacy system: known identifier, no compatible stored secret. */
   async importLegacy(input: { tenantSlug: string; apiKey: string; scopes: Scope[] }): Promise<number> {
     const tenant = await findTenantBySlug(this.db, input.tenantSlug);
-    if (!tenant) throw new KeyServiceError(`tenant "${input.tenantSlug}" does not exist`);
-    if (!API_KEY_PATTERN.test(input.apiKey)) throw new KeyServiceError('legacy key must still match the key format');
+    if (!tenant) throw new KeyServiceError('tenant_not_found', `tenant "${input.tenantSlug}" does not exist`);
+    if (!API_KEY_PATTERN.test(input.apiKey)) throw new KeyServiceError('invalid_input', 'legacy key must still match the key format');
     validateScopes(input.scopes);
     this.invalidate();
     return repo.insertKey(this.db, {
@@ -162,7 +164,7 @@ export class KeysService {
 
   async rotate(id: number): Promise<IssuedCredentials> {
     const row = await this.requireKey(id);
-    if (row.status === 'revoked') throw new KeyServiceError(`key ${id} is revoked; issue a new key instead`);
+    if (row.status === 'revoked') throw new KeyServiceError('key_revoked', `key ${id} is revoked; issue a new key instead`);
     const secret = newSecret();
     const version = row.secret_version + 1;
     await repo.updateKey(this.db, id, {
@@ -184,10 +186,10 @@ export class KeysService {
 
   async update(id: number, input: { scopes?: Scope[]; medicoId?: number; label?: string }): Promise<KeySummary> {
     const row = await this.requireKey(id);
-    if (row.status === 'revoked') throw new KeyServiceError(`key ${id} is revoked`);
+    if (row.status === 'revoked') throw new KeyServiceError('key_revoked', `key ${id} is revoked`);
     if (input.scopes) validateScopes(input.scopes);
     if (input.medicoId !== undefined && (!Number.isInteger(input.medicoId) || input.medicoId < 0)) {
-      throw new KeyServiceError('medico id must be a non-negative integer');
+      throw new KeyServiceError('invalid_input', 'medico id must be a non-negative integer');
     }
     await repo.updateKey(this.db, id, {
       ...(input.scopes ? { scopes: JSON.stringify(input.scopes) } : {}),
@@ -202,7 +204,7 @@ export class KeysService {
     let tenantId: number | undefined;
     if (tenantSlug !== undefined) {
       const tenant = await findTenantBySlug(this.db, tenantSlug);
-      if (!tenant) throw new KeyServiceError(`tenant "${tenantSlug}" does not exist`);
+      if (!tenant) throw new KeyServiceError('tenant_not_found', `tenant "${tenantSlug}" does not exist`);
       tenantId = tenant.id;
     }
     return (await repo.listKeys(this.db, tenantId)).map(summarize);
@@ -247,13 +249,13 @@ export class KeysService {
 
   private async requireKey(id: number): Promise<ApiKeyRow> {
     const row = await repo.findKeyById(this.db, id);
-    if (!row) throw new KeyServiceError(`key ${id} does not exist`);
+    if (!row) throw new KeyServiceError('key_not_found', `key ${id} does not exist`);
     return row;
   }
 }
 
 function validateScopes(scopes: string[]): void {
-  if (scopes.length === 0) throw new KeyServiceError('a key needs at least one scope');
+  if (scopes.length === 0) throw new KeyServiceError('invalid_input', 'a key needs at least one scope');
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length) throw new KeyServiceError(`unknown scope(s): ${unknown.join(', ')}`);
+  if (unknown.length) throw new KeyServiceError('invalid_input', `unknown scope(s): ${unknown.join(', ')}`);
 }

@@ -38,7 +38,7 @@ export type { TenantResetResult };
 export async function resetTenant(deps: { db: GatewayDb; backend: Backend }, slug: string, options: TenantResetOptions = {}): Promise<TenantResetResult> {
   const started = performance.now();
   const tenant = await deps.db.selectFrom('tenants').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
-  if (!tenant) throw new TenantServiceError(`tenant "${slug}" does not exist`);
+  if (!tenant) throw new TenantServiceError('tenant_not_found', `tenant "${slug}" does not exist`);
   const { data } = await deps.backend.call(
     { method: 'POST', path: `/admin${tenantPath(slug, '/reset')}`, body: { files: Boolean(options.files) } },
     backendTenantReset,

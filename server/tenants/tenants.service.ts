@@ -4,9 +4,11 @@ import { nowIso } from '../db/database.ts';
 import type { Tenant } from '../db/tables/tenants.ts';
 import type { Backend } from '../backend/client.ts';
 import * as repo from './tenants.repository.ts';
+import { ServiceError } from '../service-error.ts';
 import { TENANT_SLUG_PATTERN } from '../../contracts/backend/tenants.ts';
 
-export class TenantServiceError extends Error {}
+/** A refusal of the tenant service (its code: server/service-error.ts). */
+export class TenantServiceError extends ServiceError {}
 
 export class TenantsService {
   constructor(
@@ -19,17 +21,17 @@ export class TenantsService {
   /** `active`, or `disabled`: every key of a disabled clinic gets AUTH_TENANT_OPEN_FAILED. */
   async setStatus(slug: string, status: 'active' | 'disabled'): Promise<void> {
     const result = await this.db.updateTable('tenants').set({ status }).where('slug', '=', slug).executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw new TenantServiceError(`tenant "${slug}" does not exist`);
+    if (Number(result.numUpdatedRows) === 0) throw new TenantServiceError('tenant_not_found', `tenant "${slug}" does not exist`);
     this.onChange();
   }
 
   /** Registers the clinic in the gateway and asks backend-sim to create its database. */
   async create(input: { slug: string; nome: string; sandbox?: boolean }): Promise<{ tenant: Tenant; backendReady: boolean }> {
     if (!TENANT_SLUG_PATTERN.test(input.slug)) {
-      throw new TenantServiceError('slug must be 1-40 lowercase letters, digits or hyphens (no leading/trailing hyphen)');
+      throw new TenantServiceError('invalid_input', 'slug must be 1-40 lowercase letters, digits or hyphens (no leading/trailing hyphen)');
     }
-    if (!input.nome.trim()) throw new TenantServiceError('name must not be empty');
-    if (await repo.findTenantBySlug(this.db, input.slug)) throw new TenantServiceError(`tenant "${input.slug}" already exists`);
+    if (!input.nome.trim()) throw new TenantServiceError('invalid_input', 'name must not be empty');
+    if (await repo.findTenantBySlug(this.db, input.slug)) throw new TenantServiceError('tenant_exists', `tenant "${input.slug}" already exists`);
     const tenant = await repo.insertTenant(this.db, {
       slug: input.slug,
       nome: input.nome.trim(),
