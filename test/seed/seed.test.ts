@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isValidCpf } from '../../backend-sim/lib/cpf.ts';
 import { createTenantDatabase } from '../../backend-sim/tenants.ts';
 import { derivedMismatches } from '../backend-sim/helpers.ts';
+import { DEFAULT_TENANTS } from '../../seed/default-tenants.ts';
 import { seedDefaultTenants, seedTenant, type SeedProgress } from '../../seed/seed.ts';
 
 const dirs: string[] = [];
@@ -214,6 +215,10 @@ describe('seedDefaultTenants', () => {
       ['clinica-b', 'rich', true],
     ]);
     for (const t of Object.values(first)) {
+      // The name first-start bootstrap registers (the same list, seed/default-tenants.ts) is the one seeded.
+      const db = new SQLite(join(dir, 'backend', `${t.slug}.db`), { readonly: true });
+      expect(db.prepare('SELECT nome FROM clinica_config').pluck().get()).toBe(DEFAULT_TENANTS.find((d) => d.slug === t.slug)!.nome);
+      db.close();
       expect(t.medicos.exame.length).toBeGreaterThan(0);
       expect(t.medicos.laudo.length).toBeGreaterThan(0);
       // The first bindable doctor performs and reports exams.
