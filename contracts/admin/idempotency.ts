@@ -48,13 +48,9 @@ export const keyIdempotency = z.object({
 export type KeyIdempotency = z.infer<typeof keyIdempotency>;
 
 /** One side of a conflict: the operation and the body fingerprint (an HMAC, safe to show). */
-export const conflictSide = z.object({
-  method: z.string(),
-  path: z.string(),
-  fingerprint: z.string().nullable(),
-  request_id: z.string().nullable(),
-  audit_id: z.number().int().nullable(),
-});
+export const conflictSide = idempotencyEntryView
+  .pick({ method: true, path: true, request_id: true, audit_id: true })
+  .extend({ fingerprint: z.string().nullable() });
 export type ConflictSide = z.infer<typeof conflictSide>;
 
 /**
