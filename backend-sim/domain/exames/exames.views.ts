@@ -1,8 +1,12 @@
+import type { z } from 'zod';
+import type { exameCreated as exameCreatedWire, exameDetail as exameDetailWire, exameListItem } from '../../../contracts/schemas/exames.ts';
 import type { ExameItemRow, ExameRow } from './exames.repository.ts';
+
+// Typed by the public contract: the gateway parses these answers with the same schemas.
 
 const ref = (id: number | null, nome: string | null) => (id ? { id, nome: nome ?? '' } : null);
 
-export function exameItem(r: ExameItemRow) {
+export function exameItem(r: ExameItemRow): z.input<typeof exameListItem> {
   return {
     id: r.id,
     paciente: { id: r.paciente_id, nome: r.paciente_nome },
@@ -23,10 +27,10 @@ const urls = (r: ExameRow) => ({
   url_arquivo_laudo: r.arquivo_laudo_key ? `/v1/exames/${r.id}/arquivo?tipo=laudo` : null,
 });
 
-export function exameDetail(r: ExameRow) {
+export function exameDetail(r: ExameRow): z.input<typeof exameDetailWire> {
   return { ...exameItem(r), hora_realizado: r.hora_realizado, laudo_assinado_em: r.laudo_assinado_em, ...urls(r), atualizado_em: r.atualizado_em };
 }
 
-export function exameCreated(r: ExameRow) {
+export function exameCreated(r: ExameRow): z.input<typeof exameCreatedWire> {
   return { ...exameItem(r), ...urls(r), requer_laudo: r.requer_laudo === 1, prioridade: r.prioridade };
 }

@@ -1,6 +1,8 @@
 import { enderecoView } from '../endereco.ts';
 import type { MedicoRow } from './medicos.repository.ts';
 import type { Papel } from './medicos.schemas.ts';
+import type { z } from 'zod';
+import type { medicoDetail as medicoDetailWire, medicoListItem as medicoListItemWire } from '../../../contracts/schemas/medicos.ts';
 
 export function papeisOf(m: Pick<MedicoRow, 'papel_exame' | 'papel_laudo' | 'papel_solicitante'>): Papel[] {
   const out: Papel[] = [];
@@ -16,7 +18,8 @@ export function mask(v: string | null): string | null {
   return v.length <= 2 ? v : '*'.repeat(v.length - 2) + v.slice(-2);
 }
 
-export function medicoListItem(m: MedicoRow & { saudacao_nome: string | null }) {
+/** Typed by the public contract: the gateway parses these answers with the same schemas. */
+export function medicoListItem(m: MedicoRow & { saudacao_nome: string | null }): z.input<typeof medicoListItemWire> {
   return {
     id: m.id,
     nome: m.nome,
@@ -28,7 +31,7 @@ export function medicoListItem(m: MedicoRow & { saudacao_nome: string | null }) 
   };
 }
 
-export function medicoDetail(m: MedicoRow, { saudacao, cidade }: { saudacao: { nome: string } | undefined; cidade: { nome: string } | undefined }) {
+export function medicoDetail(m: MedicoRow, { saudacao, cidade }: { saudacao: { nome: string } | undefined; cidade: { nome: string } | undefined }): z.input<typeof medicoDetailWire> {
   return {
     id: m.id,
     nome: m.nome,

@@ -1,4 +1,6 @@
 import { enderecoView } from '../endereco.ts';
+import type { z } from 'zod';
+import type { pacienteListItem as pacienteListItemWire } from '../../../contracts/schemas/pacientes.ts';
 import type { PacienteListRow, PacienteRow } from './pacientes.repository.ts';
 
 const SEXO_CURTO: Record<string, 'M' | 'F'> = { MAS: 'M', FEM: 'F' };
@@ -10,7 +12,8 @@ const SEXO_DETALHE = new Set(['M', 'F', 'MAS', 'FEM']);
 const sexoDetalhe = (sexo: string | null): 'M' | 'F' | 'MAS' | 'FEM' | null =>
   sexo !== null && SEXO_DETALHE.has(sexo) ? (sexo as 'M' | 'F' | 'MAS' | 'FEM') : null;
 
-export function pacienteListItem(p: PacienteListRow) {
+/** Typed by the public contract: the gateway parses these answers with the same schemas. */
+export function pacienteListItem(p: PacienteListRow): z.input<typeof pacienteListItemWire> {
   return {
     id: p.id,
     nome: p.nome,
