@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
-import { SLUG_PATTERN } from '../backend-sim/tenants.ts';
+import { TENANT_SLUG_PATTERN } from '../contracts/backend/tenants.ts';
 import { seedTenant, type SeedProfile, type SeedProgress } from './seed.ts';
 
 const count = (name: string) => (value: string) => {
@@ -12,7 +12,7 @@ const program = new Command()
   .name('npm run seed --')
   .description('Seed one tenant database with deterministic pt-BR data (rows are replaced).')
   .requiredOption('--tenant <slug>', 'tenant slug', (v) => {
-    if (!SLUG_PATTERN.test(v)) throw new InvalidArgumentError('slug must match ^[a-z0-9][a-z0-9-]{0,62}$');
+    if (!TENANT_SLUG_PATTERN.test(v)) throw new InvalidArgumentError('slug must be 1-40 lowercase letters, digits or hyphens (no leading/trailing hyphen)');
     return v;
   })
   .option('--patients <n>', 'number of patients', count('--patients'), 100)

@@ -32,6 +32,7 @@ describe('npm run seed', () => {
     expect(noTenant.stderr).toContain("required option '--tenant <slug>'");
     const slug = run('--tenant', 'Bad Slug', '--data-dir', dir);
     expect(slug.status).not.toBe(0);
+    expect(slug.stderr).toContain('slug must be 1-40 lowercase letters, digits or hyphens');
     const impossible = run('--tenant', 'x', '--patients', '0', '--exams', '3', '--data-dir', dir);
     expect(impossible.status).toBe(1);
     expect(impossible.stderr).toContain('seed failed: exams and appointments need at least one patient');
