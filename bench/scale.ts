@@ -77,10 +77,14 @@ interface CachedTenant {
   medicoExame: number;
 }
 
-/** The cache key: sizes, seed and the generator's source (a changed generator may produce other rows). */
+/** The cache key: sizes, seed and the generator's sources (a changed generator may produce other rows). */
 function cacheKey(size: TenantSize): string {
   const h = createHash('sha256').update(JSON.stringify(size));
-  for (const f of ['seed/seed.ts', 'seed/data.ts', 'seed/random.ts']) h.update(readFileSync(path.join(ROOT, f)));
+  const sources = (dir: string): string[] =>
+    readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+    );
+  for (const f of sources('seed').sort()) h.update(f).update(readFileSync(path.join(ROOT, f)));
   return h.digest('hex').slice(0, 16);
 }
 

@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ServiceError } from '../../server/service-error.ts';
 import { z } from 'zod';
 import { API_RELEASE, loadConfig, ConfigError } from '../../server/config.ts';
 import type { GatewayServices } from '../stack.ts';
@@ -105,8 +106,9 @@ async function clinicChoices(s: GatewayServices): Promise<string> {
 async function withValidChoices(error: unknown, s: GatewayServices): Promise<unknown> {
   if (!(error instanceof Error)) return error;
   try {
-    if (/^tenant ".*" does not exist$/.test(error.message)) return new UsageError(`${error.message}${await clinicChoices(s)}`);
-    if (/^key \d+ does not exist$/.test(error.message)) {
+    const code = error instanceof ServiceError ? error.code : null;
+    if (code === 'tenant_not_found') return new UsageError(`${error.message}${await clinicChoices(s)}`);
+    if (code === 'key_not_found') {
       const [keys, tenants] = await Promise.all([s.keys.list(), s.tenants.list()]);
       const slugOf = new Map(tenants.map((t) => [t.id, t.slug]));
       const ids = keys.map((k) => `${k.id} (${slugOf.get(k.tenant_id) ?? '?'}, ${k.status})`);
