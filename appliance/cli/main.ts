@@ -13,7 +13,7 @@ import { addOperatorCommands } from './operators.ts';
 import { journalCliAction } from './journal.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { OperatorTokenStore, type TokenTenants } from '../../server/admin/operator-tokens.ts';
-import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from '../../server/admin/reset-schemas.ts';
+import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from '../../contracts/admin/operator-tokens.ts';
 import { fromServiceError } from '../../server/admin/http.ts';
 import { readRuntimeFile } from '../runtime-file.ts';
 import { ApiError } from '../../server/errors.ts';

@@ -4,7 +4,7 @@ import { ApplianceClock } from '../../server/clock.ts';
 import type { DbOrTrx } from '../../server/db/database.ts';
 import { ApiError } from '../../server/errors.ts';
 import { createOperator, findOperator, listOperators, resetOperatorPassword, updateOperator, type OperatorRefusal } from '../../server/admin/operators.ts';
-import { OPERATOR_ROLES, OPERATOR_USERNAME_REGEX, type OperatorRole, type OperatorView } from '../../server/admin/schemas.ts';
+import { OPERATOR_ROLES, OPERATOR_USERNAME_REGEX, type OperatorRole, type OperatorView } from '../../contracts/admin/operators.ts';
 import { journalCliAction } from './journal.ts';
 
 const out = (text: string): void => void process.stdout.write(`${text}\n`);
