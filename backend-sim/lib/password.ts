@@ -1,34 +1,19 @@
-import { randomBytes, scrypt as scryptCb, scryptSync, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { hashScrypt, hashScryptWithSalt, verifyScrypt, type ScryptCost } from '../../shared-node/scrypt.ts';
 
-const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
-const PARAMS = { N: 16384, r: 8, p: 1 };
-
-function format(salt: Buffer, hash: Buffer): string {
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
-}
+/** Patients' and doctors' passwords: cheaper than the gateway's operators (N=2^14), 32-byte hashes. */
+const COST: ScryptCost = { N: 16384, r: 8, p: 1, keylen: 32 };
 
 export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  return format(salt, await scrypt(password, salt, 32, PARAMS));
+  return hashScrypt(password, COST);
 }
 
 /** Deterministic variant for the seed (fixed salt derived from the seed), so dumps are byte-identical. */
 export function hashPasswordWithSalt(password: string, salt: Buffer): string {
-  return format(salt, scryptSync(password, salt, 32, PARAMS));
+  return hashScryptWithSalt(password, salt, COST);
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt') return false;
-  const expected = Buffer.from(hash, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
-  return timingSafeEqual(expected, actual);
-}
-
-export function randomSecret(bytes = 12): string {
-  return randomBytes(bytes).toString('hex');
-}
+export const verifyPassword = verifyScrypt;
 
 /**
  * The stored form of a random password nobody was told: no password can match it, so paying for

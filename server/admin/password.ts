@@ -1,44 +1,22 @@
-import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-
-const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scryptCb(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
-  );
+import { randomBytes } from 'node:crypto';
+import { formatScrypt, hashScrypt, verifyScrypt, type ScryptCost } from '../../shared-node/scrypt.ts';
 
 // N=2^15, r=8 (32 MiB per hash): slow enough to hurt offline guessing, fast enough for a login form.
-const N = 32768;
-const R = 8;
-const P = 1;
-const KEYLEN = 64;
-const maxmem = 64 * 1024 * 1024;
+const COST: ScryptCost = { N: 32768, r: 8, p: 1, keylen: 64 };
 
 /** `scrypt$N$r$p$salt$hash`, salt and hash in base64 (the operators table format). */
 export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, KEYLEN, { N, r: R, p: P, maxmem });
-  return ['scrypt', N, R, P, salt.toString('base64'), hash.toString('base64')].join('$');
+  return hashScrypt(password, COST);
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
-  const [, n, r, p, saltB64, hashB64] = parts;
-  const expected = Buffer.from(hashB64, 'base64');
-  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem,
-  });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
-}
+export const verifyPassword = verifyScrypt;
 
 /**
  * Verified instead of an operator's hash when the username is unknown, so that the answer takes as
  * long (one scrypt with the same parameters) and nothing tells which usernames exist. Random salt and
  * hash in the operators' format: no password matches it, and nothing is computed at start.
  */
-const DUMMY_HASH = ['scrypt', N, R, P, randomBytes(16).toString('base64'), randomBytes(KEYLEN).toString('base64')].join('$');
+const DUMMY_HASH = formatScrypt(COST, randomBytes(16), randomBytes(COST.keylen));
 
 /** Always false, at the cost of a real verification. */
 export async function burnPasswordCheck(password: string): Promise<false> {
