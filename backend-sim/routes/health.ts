@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
+import { BACKEND_HEALTH_PATH, type BackendHealth } from '../../contracts/backend/health.ts';
 
 /**
  * `GET /health`: the gateway's readiness probe (`/readyz`). Behind the internal token like every
@@ -8,5 +9,5 @@ import type { BackendDeps } from '../app.ts';
 export const healthRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get('/health', async () => ({ data: { status: 'ok', time: deps.now() }, meta: {} }));
+    app.get(BACKEND_HEALTH_PATH, async (): Promise<{ data: BackendHealth; meta: object }> => ({ data: { status: 'ok', time: deps.now() }, meta: {} }));
   };

@@ -5,6 +5,7 @@ import { ApiError } from '../errors.ts';
 import { createS3Client, type S3Settings } from '../../shared-node/s3-client.ts';
 import { integrityStatusFor } from '../integrity/integrity-status.ts';
 import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
+import { BACKEND_HEALTH_PATH, backendHealthAnswer } from '../../contracts/backend/health.ts';
 
 /** Each component gets this long to answer `/readyz`; a probe never waits on the backend's 30 s timeout. */
 export const READINESS_TIMEOUT_MS = 1500;
@@ -44,7 +45,7 @@ class ProbeTimeout extends Error {}
 const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: FastifyInstance, options) => {
   const timeoutMs = options.timeoutMs ?? READINESS_TIMEOUT_MS;
   const s3 = createS3Client(options.storage);
-  const backendHealthUrl = new URL('/health', options.backend.url).toString();
+  const backendHealthUrl = new URL(BACKEND_HEALTH_PATH, options.backend.url).toString();
   const selectOne = options.sqlite.prepare('SELECT 1 AS ok');
   // What the stack's start-time checks found (server/integrity/): the databases' quick_check, idempotency orphans.
   const integrity = integrityStatusFor(options.sqlite);
@@ -63,8 +64,8 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
     backend_sim: async (signal) => {
       try {
         const response = await request(backendHealthUrl, { headers: { [INTERNAL_HEADERS.token]: options.backend.token }, signal });
-        const body = (await response.body.json().catch(() => null)) as { data?: { status?: string } } | null;
-        return response.statusCode === 200 && body?.data?.status === 'ok' ? null : 'unexpected_answer';
+        const body: unknown = await response.body.json().catch(() => null);
+        return response.statusCode === 200 && backendHealthAnswer.safeParse(body).success ? null : 'unexpected_answer';
       } catch (error) {
         return signal.aborted ? 'timeout' : errorCode(error);
       }
