@@ -4,6 +4,8 @@ import type { CallContext } from '../../lib/http.ts';
 import type { FileStore } from '../../storage.ts';
 import { decodeFiles, requirePdf, uploadAll } from '../arquivos.ts';
 import { getClinicaConfig } from '../clinica/clinica.repository.ts';
+import { getSettings } from '../clinica/clinica.service.ts';
+import { clinicRequires } from '../../../contracts/backend/settings.ts';
 import { medicoComPapel } from '../medicos/medicos.service.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './exames.repository.ts';
@@ -65,10 +67,11 @@ async function checkReferences(db: Db, b: ExameCreate) {
  * stored. Answers the created exam.
  */
 export async function createExame(db: Db, files: FileStore, tenant: string, b: ExameCreate, ctx: CallContext, clock: { now: string; today: string; hora: string }) {
-  const cfg = await getClinicaConfig(db);
-  if (cfg.medico_laudo_obrigatorio && !b.medico_laudo_id && !b.grupos_laudos_id)
+  // The clinic's doctor rules as the gateway reads them before the call (contracts/backend/settings.ts).
+  const settings = await getSettings(db);
+  if (clinicRequires.medico_laudo_id(settings, b) && !b.medico_laudo_id)
     throw new BackendError('VALIDATION_ERROR', 'Medico laudador obrigatorio para esta clinica.', { field: 'medico_laudo_id' });
-  if (cfg.solicitante_obrigatorio && !b.medico_solicitante_id)
+  if (clinicRequires.medico_solicitante_id(settings, b) && !b.medico_solicitante_id)
     throw new BackendError('VALIDATION_ERROR', 'Medico solicitante obrigatorio para esta clinica.', { field: 'medico_solicitante_id' });
   const { procedimento } = await checkReferences(db, b);
   const exameFiles = decodeFiles(b.arquivos?.exames, ['PDF', 'PNG', 'JPG', 'JPEG'], 'arquivos.exames');
