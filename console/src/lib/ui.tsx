@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { ApiError } from './api.ts';
 import { englishMessage, errorSentence } from './messages.ts';
 
@@ -18,91 +18,6 @@ export function PageHeader({ title, description, actions }: { title: string; des
       </div>
       {actions && <div className="page-actions">{actions}</div>}
     </header>
-  );
-}
-
-/**
- * Focus goes back where it came from when a dialog goes away (closed or unmounted). A dialog that follows
- * another (issue → secret) inherits the first one's origin. When the origin has gone (a revoked row
- * hidden), the page heading takes focus so the keyboard user is not dropped at the top of the document.
- */
-let handoff: HTMLElement | null = null;
-
-function useReturnFocus(open: boolean) {
-  useEffect(() => {
-    if (!open) return;
-    const active = document.activeElement;
-    const origin = active instanceof HTMLElement && active !== document.body && !active.closest('dialog') ? active : handoff;
-    return () => {
-      handoff = origin;
-      // After React has removed the dialog, and after a following dialog (if any) has opened.
-      setTimeout(() => {
-        if (handoff === origin) handoff = null;
-        if (document.querySelector('dialog[open]')) return;
-        if (origin?.isConnected && !(origin as HTMLButtonElement).disabled) return origin.focus();
-        const heading = document.querySelector<HTMLElement>('main h1');
-        if (heading) {
-          heading.tabIndex = -1;
-          heading.focus();
-        }
-      }, 0);
-    };
-  }, [open]);
-}
-
-/** Modal built on <dialog>: focus is trapped by the browser and Escape closes it. */
-export function Dialog({
-  open,
-  title,
-  onClose,
-  children,
-  footer,
-  wide,
-  dismissible = true,
-}: {
-  open: boolean;
-  title: string;
-  onClose: () => void;
-  children: ReactNode;
-  footer?: ReactNode;
-  wide?: boolean;
-  dismissible?: boolean;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  // Before showModal moves focus into the dialog.
-  useReturnFocus(open);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
-  return (
-    <dialog
-      ref={ref}
-      className={`dialog ${wide ? 'dialog-wide' : ''}`}
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        if (dismissible) onClose();
-      }}
-    >
-      {open && (
-        <>
-          <header className="dialog-header">
-            <h2 id={titleId}>{title}</h2>
-            {dismissible && (
-              <button type="button" className="icon-btn" aria-label="Close" onClick={onClose}>
-                ×
-              </button>
-            )}
-          </header>
-          <div className="dialog-body">{children}</div>
-          {footer && <footer className="dialog-footer">{footer}</footer>}
-        </>
-      )}
-    </dialog>
   );
 }
 
@@ -140,6 +55,19 @@ export function ErrorBanner({ error, title = 'Something went wrong' }: { error: 
         </div>
       )}
     </div>
+  );
+}
+
+/** A card with a titled head (the title, then what is said about the list: a count, a button) and its body. */
+export function SectionCard({ label, title, meta, children }: { label: string; title: ReactNode; meta?: ReactNode; children: ReactNode }) {
+  return (
+    <section className="card" aria-label={label}>
+      <div className="section-title">
+        <h2>{title}</h2>
+        {meta}
+      </div>
+      {children}
+    </section>
   );
 }
 
@@ -233,79 +161,7 @@ export function relativeTime(iso: string | null | undefined): string {
   return `${Math.floor(seconds / 86_400)} d ago`;
 }
 
-/** Copies text; falls back to a hidden textarea where the Clipboard API is unavailable (plain http). */
-export function CopyButton({ value, label = 'Copy' }: { value: string; label?: string }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-    } catch {
-      const area = document.createElement('textarea');
-      area.value = value;
-      area.setAttribute('readonly', '');
-      area.style.position = 'fixed';
-      area.style.opacity = '0';
-      document.body.appendChild(area);
-      area.select();
-      document.execCommand('copy');
-      area.remove();
-    }
-    setCopied(true);
-    setTimeout(() => setCopied(false), 1500);
-  };
-  return (
-    <Button onClick={copy} aria-label={`${label}`} className="btn-sm">
-      {copied ? 'Copied ✓' : label}
-    </Button>
-  );
-}
-
 export function JsonBlock({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span className="muted">—</span>;
   return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
-}
-
-/**
- * Shows a credential once (API secret, operator token): it cannot be dismissed until the operator
- * confirms they stored it. `warning` is the banner; the credential and anything else are the children.
- */
-export function ShownOnceDialog({
-  title,
-  storedLabel,
-  warning,
-  onClose,
-  children,
-}: {
-  title: string;
-  storedLabel: string;
-  warning: ReactNode;
-  onClose: () => void;
-  children: ReactNode;
-}) {
-  const [saved, setSaved] = useState(false);
-  return (
-    <Dialog
-      open
-      wide
-      dismissible={false}
-      onClose={onClose}
-      title={title}
-      footer={
-        <>
-          <label className="checkbox" style={{ marginRight: 'auto' }}>
-            <input type="checkbox" checked={saved} onChange={(e) => setSaved(e.target.checked)} />
-            {storedLabel}
-          </label>
-          <Button variant="primary" onClick={onClose} disabled={!saved}>
-            Done
-          </Button>
-        </>
-      }
-    >
-      <div className="banner banner-warn" role="alert">
-        {warning}
-      </div>
-      {children}
-    </Dialog>
-  );
 }

@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { auditQuerySchema } from '../../../../contracts/admin/audit.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
-import { ClinicName, clinicOptionLabel, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { ClinicSelect, useFieldErrors } from '../../lib/forms.tsx';
+import { DataTable, ListState } from '../../lib/table.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { actionLabel } from './actions.ts';
 import { FILTER_NAMES, useAuditPages, useAuditStorage, useUnattributed, type AuditFilters, type AuditStorage } from './api.ts';
 
@@ -18,29 +20,19 @@ const fromLocalInput = (value: string) => (value ? new Date(value).toISOString()
 function FiltersForm({ initial }: { initial: AuditFilters }) {
   const tenants = useClinicDirectory();
   const [draft, setDraft] = useState<AuditFilters>(initial);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { errors, check } = useFieldErrors();
   const set = (name: string) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setDraft({ ...draft, [name]: e.target.value });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = auditQuerySchema.safeParse(draft);
-    if (!parsed.success) return setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
-    setErrors({});
-    navigate('/audit', Object.fromEntries(FILTER_NAMES.map((n) => [n, draft[n]?.trim()])));
+    if (check(auditQuerySchema, draft)) navigate('/audit', Object.fromEntries(FILTER_NAMES.map((n) => [n, draft[n]?.trim()])));
   };
 
   return (
     <form className="card card-pad" onSubmit={submit} noValidate aria-label="Audit filters" style={{ marginBottom: 16 }}>
       <div className="grid-filters">
         <Field id="f-tenant" label="Clinic">
-          <select id="f-tenant" value={draft.tenant ?? ''} onChange={set('tenant')}>
-            <option value="">All clinics</option>
-            {tenants.data?.map((t) => (
-              <option key={t.slug} value={t.slug}>
-                {clinicOptionLabel(t)}
-              </option>
-            ))}
-          </select>
+          <ClinicSelect id="f-tenant" value={draft.tenant ?? ''} onChange={(tenant) => setDraft({ ...draft, tenant })} clinics={tenants.data} blank="All clinics" />
         </Field>
         <Field id="f-key" label="Key id" error={errors.chave_id}>
           <input id="f-key" inputMode="numeric" placeholder="e.g. 12" value={draft.chave_id ?? ''} onChange={set('chave_id')} />
@@ -134,52 +126,43 @@ function UnattributedSection() {
         </p>
       </div>
       <ErrorBanner error={groups.error} title="The unattributed requests could not be loaded" />
-      {groups.isPending ? (
-        <Loading />
-      ) : rows.length === 0 ? (
-        <EmptyState title="No unattributed requests">Every request kept named an existing key.</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table className="data" data-testid="unattributed-groups">
-              <thead>
-                <tr>
-                  <th>Minute</th>
-                  <th>Client address</th>
-                  <th>Status</th>
-                  <th>Error</th>
-                  <th style={{ textAlign: 'right' }}>Requests</th>
-                  <th>Sample</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((g) => {
-                  const sample = typeof g.sample === 'string' ? null : g.sample;
-                  return (
-                    <tr key={g.id}>
-                      <td className="nowrap">{formatDate(g.first_ts)}</td>
-                      <td>
-                        <Code>{g.client_ip}</Code>
-                      </td>
-                      <td>
-                        <HttpStatus status={g.status} />
-                      </td>
-                      <td>{g.error_code ? <Code>{g.error_code}</Code> : ''}</td>
-                      <td className="mono" style={{ textAlign: 'right' }}>
-                        {count(g.count)}
-                      </td>
-                      <td className="path-cell mono" title={sample?.path}>
-                        {sample ? `${sample.method ?? ''} ${sample.path ?? ''}` : ''}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <LoadMorePager shown={rows.length} noun="group" nouns="groups" query={groups} />
-        </>
-      )}
+      <ListState
+        pending={groups.isPending}
+        rows={rows}
+        empty={<EmptyState title="No unattributed requests">Every request kept named an existing key.</EmptyState>}
+      >
+        {(rows) => (
+          <>
+            <DataTable
+              testId="unattributed-groups"
+              columns={['Minute', 'Client address', 'Status', 'Error', { label: 'Requests', style: { textAlign: 'right' } }, 'Sample']}
+            >
+              {rows.map((g) => {
+                const sample = typeof g.sample === 'string' ? null : g.sample;
+                return (
+                  <tr key={g.id}>
+                    <td className="nowrap">{formatDate(g.first_ts)}</td>
+                    <td>
+                      <Code>{g.client_ip}</Code>
+                    </td>
+                    <td>
+                      <HttpStatus status={g.status} />
+                    </td>
+                    <td>{g.error_code ? <Code>{g.error_code}</Code> : ''}</td>
+                    <td className="mono" style={{ textAlign: 'right' }}>
+                      {count(g.count)}
+                    </td>
+                    <td className="path-cell mono" title={sample?.path}>
+                      {sample ? `${sample.method ?? ''} ${sample.path ?? ''}` : ''}
+                    </td>
+                  </tr>
+                );
+              })}
+            </DataTable>
+            <LoadMorePager shown={rows.length} noun="group" nouns="groups" query={groups} />
+          </>
+        )}
+      </ListState>
     </section>
   );
 }
@@ -213,79 +196,66 @@ export function AuditPage() {
       <FiltersForm key={filterKey} initial={filters} />
       <ErrorBanner error={pages.error} title="The audit log could not be loaded" />
       <section className="card" aria-label="Audit entries">
-        {pages.isPending ? (
-          <Loading />
-        ) : rows.length === 0 ? (
-          <EmptyState title="No entries match these filters">Widen the date range or clear a filter.</EmptyState>
-        ) : (
-          <>
-            <div className="table-wrap">
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th>Time</th>
-                    <th>Source</th>
-                    <th>Clinic</th>
-                    <th>Key</th>
-                    <th>Request</th>
-                    <th>Status</th>
-                    <th style={{ textAlign: 'right' }}>ms</th>
+        <ListState
+          pending={pages.isPending}
+          rows={rows}
+          empty={<EmptyState title="No entries match these filters">Widen the date range or clear a filter.</EmptyState>}
+        >
+          {(rows) => (
+            <>
+              <DataTable columns={['Time', 'Source', 'Clinic', 'Key', 'Request', 'Status', { label: 'ms', style: { textAlign: 'right' } }]}>
+                {rows.map((r) => (
+                  <tr key={r.id} className="clickable" onClick={() => navigate(`/audit/${r.id}`)} data-request-id={r.request_id}>
+                    <td className="col-time">
+                      <a href={href(`/audit/${r.id}`)} onClick={(e) => e.stopPropagation()} title={r.ts}>
+                        {formatDate(r.ts)
+                          .split(', ')
+                          .map((part) => (
+                            <span key={part}>{part}</span>
+                          ))}
+                      </a>
+                    </td>
+                    <td>
+                      {r.source === 'console' ? (
+                        <span title={r.action ?? undefined} data-action={r.action ?? undefined}>
+                          <Badge tone="info">{actionLabel(r.action)}</Badge>
+                        </span>
+                      ) : (
+                        <Badge>API</Badge>
+                      )}
+                    </td>
+                    <td className="col-clinic">
+                      <ClinicName slug={r.tenant_slug} nome={r.tenant_slug ? clinics.nameOf(r.tenant_slug) : undefined} compact />
+                    </td>
+                    <td className="mono">
+                      {r.chave_id ? `#${r.chave_id}` : '—'}
+                      {r.verified === 0 && (
+                        <div title="The request named this key but did not prove it holds its secret">
+                          <Badge tone="warn">Unverified</Badge>
+                        </div>
+                      )}
+                    </td>
+                    <td className="path-cell" title={`${r.method} ${r.path}`}>
+                      <span className="method">{r.method}</span> {r.path}
+                    </td>
+                    <td>
+                      <HttpStatus status={r.status} />
+                      {r.error_code && (
+                        <div className="error-code">
+                          <Code>{r.error_code}</Code>
+                        </div>
+                      )}
+                    </td>
+                    <td className="mono" style={{ textAlign: 'right' }}>
+                      {r.duracao_ms}
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {rows.map((r) => (
-                    <tr key={r.id} className="clickable" onClick={() => navigate(`/audit/${r.id}`)} data-request-id={r.request_id}>
-                      <td className="col-time">
-                        <a href={href(`/audit/${r.id}`)} onClick={(e) => e.stopPropagation()} title={r.ts}>
-                          {formatDate(r.ts)
-                            .split(', ')
-                            .map((part) => (
-                              <span key={part}>{part}</span>
-                            ))}
-                        </a>
-                      </td>
-                      <td>
-                        {r.source === 'console' ? (
-                          <span title={r.action ?? undefined} data-action={r.action ?? undefined}>
-                            <Badge tone="info">{actionLabel(r.action)}</Badge>
-                          </span>
-                        ) : (
-                          <Badge>API</Badge>
-                        )}
-                      </td>
-                      <td className="col-clinic">
-                        <ClinicName slug={r.tenant_slug} nome={r.tenant_slug ? clinics.nameOf(r.tenant_slug) : undefined} compact />
-                      </td>
-                      <td className="mono">
-                        {r.chave_id ? `#${r.chave_id}` : '—'}
-                        {r.verified === 0 && (
-                          <div title="The request named this key but did not prove it holds its secret">
-                            <Badge tone="warn">Unverified</Badge>
-                          </div>
-                        )}
-                      </td>
-                      <td className="path-cell" title={`${r.method} ${r.path}`}>
-                        <span className="method">{r.method}</span> {r.path}
-                      </td>
-                      <td>
-                        <HttpStatus status={r.status} />
-                        {r.error_code && (
-                          <div className="error-code">
-                            <Code>{r.error_code}</Code>
-                          </div>
-                        )}
-                      </td>
-                      <td className="mono" style={{ textAlign: 'right' }}>
-                        {r.duracao_ms}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <LoadMorePager shown={rows.length} noun="entry" nouns="entries" query={pages} />
-          </>
-        )}
+                ))}
+              </DataTable>
+              <LoadMorePager shown={rows.length} noun="entry" nouns="entries" query={pages} />
+            </>
+          )}
+        </ListState>
       </section>
       <UnattributedSection />
     </>

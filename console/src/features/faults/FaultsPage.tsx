@@ -1,9 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { faultSchema, FAULT_METHODS } from '../../../../contracts/admin/faults.ts';
 import { ApiError } from '../../lib/api.ts';
-import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { ClinicSelect } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
-import { ClinicName, clinicOptionLabel, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, PageHeader, SectionCard, formatDate } from '../../lib/ui.tsx';
+import { ClinicName, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useAddFault, useClearFaults, useFaults, useRemoveFault } from './api.ts';
 
 const KINDS: Array<{ value: string; label: string; effect: string }> = [
@@ -55,14 +57,7 @@ export function FaultsPage() {
           <ErrorBanner error={add.error} title="The fault was not added" />
           <div className="grid-form">
             <Field id="fault-tenant" label="Clinic" error={errors.tenant}>
-              <select id="fault-tenant" value={form.tenant} onChange={set('tenant')}>
-                <option value="*">Every clinic</option>
-                {tenants.data?.map((t) => (
-                  <option key={t.slug} value={t.slug}>
-                    {clinicOptionLabel(t)}
-                  </option>
-                ))}
-              </select>
+              <ClinicSelect id="fault-tenant" value={form.tenant} onChange={(tenant) => setForm({ ...form, tenant })} clinics={tenants.data} blank="Every clinic" blankValue="*" />
             </Field>
             <Field id="fault-method" label="Method">
               <select id="fault-method" value={form.method} onChange={set('method')}>
@@ -102,63 +97,48 @@ export function FaultsPage() {
         </form>
       )}
       <ErrorBanner error={faults.error ?? remove.error ?? clear.error} title="Faults could not be loaded or changed" />
-      <section className="card" aria-label="Active faults">
-        <div className="section-title">
-          <h2>Active faults</h2>
-          {faults.data && <span className="muted">{faults.data.length} active · refreshed every 5 s</span>}
-        </div>
-        {faults.isPending ? (
-          <Loading />
-        ) : !faults.data?.length ? (
-          <EmptyState title="No faults — the backend behaves normally">Add one above; it takes effect on the next request.</EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="data" data-testid="backend-faults">
-              <thead>
-                <tr>
-                  <th>Fault</th>
-                  <th>Clinic</th>
-                  <th>Route</th>
-                  <th>Latency · rate</th>
-                  <th title="Requests it matched">Hits</th>
-                  <th>Since</th>
-                  <th className="col-actions">
-                    <span className="sr-only">Actions</span>
-                  </th>
+      <SectionCard
+        label="Active faults"
+        title="Active faults"
+        meta={faults.data && <span className="muted">{faults.data.length} active · refreshed every 5 s</span>}
+      >
+        <ListState
+          pending={faults.isPending}
+          rows={faults.data}
+          empty={<EmptyState title="No faults — the backend behaves normally">Add one above; it takes effect on the next request.</EmptyState>}
+        >
+          {(rows) => (
+            <DataTable testId="backend-faults" actions columns={['Fault', 'Clinic', 'Route', 'Latency · rate', { label: 'Hits', title: 'Requests it matched' }, 'Since']}>
+              {rows.map((f) => (
+                <tr key={f.id} data-fault-id={f.id}>
+                  <td>
+                    <span title={f.kind} data-kind={f.kind}>
+                      <Badge tone={f.kind === 'latency' ? 'info' : 'bad'}>{kindLabel(f.kind)}</Badge>
+                    </span>
+                    <div className="hint">Client sees {effectOf(f.kind) ? <Code>{effectOf(f.kind)}</Code> : '—'}</div>
+                  </td>
+                  <td>{f.tenant === '*' || f.tenant === null ? 'Every clinic' : <ClinicName slug={f.tenant} nome={tenants.nameOf(f.tenant)} />}</td>
+                  <td>
+                    <span className="mono">{f.method === '*' ? 'Any' : f.method}</span> <Code>{f.path}</Code>
+                  </td>
+                  <td className="mono nowrap">
+                    {f.latency_ms ? `${f.latency_ms} ms` : '—'} · {Math.round(f.failure_rate * 100)}%
+                  </td>
+                  <td className="mono">{f.hits}</td>
+                  <td className="nowrap">{formatDate(f.criado_em)}</td>
+                  <ActionsCell>
+                    {canWrite && (
+                      <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn fault ${f.id} off`}>
+                        Turn off
+                      </Button>
+                    )}
+                  </ActionsCell>
                 </tr>
-              </thead>
-              <tbody>
-                {faults.data.map((f) => (
-                  <tr key={f.id} data-fault-id={f.id}>
-                    <td>
-                      <span title={f.kind} data-kind={f.kind}>
-                        <Badge tone={f.kind === 'latency' ? 'info' : 'bad'}>{kindLabel(f.kind)}</Badge>
-                      </span>
-                      <div className="hint">Client sees {effectOf(f.kind) ? <Code>{effectOf(f.kind)}</Code> : '—'}</div>
-                    </td>
-                    <td>{f.tenant === '*' || f.tenant === null ? 'Every clinic' : <ClinicName slug={f.tenant} nome={tenants.nameOf(f.tenant)} />}</td>
-                    <td>
-                      <span className="mono">{f.method === '*' ? 'Any' : f.method}</span> <Code>{f.path}</Code>
-                    </td>
-                    <td className="mono nowrap">
-                      {f.latency_ms ? `${f.latency_ms} ms` : '—'} · {Math.round(f.failure_rate * 100)}%
-                    </td>
-                    <td className="mono">{f.hits}</td>
-                    <td className="nowrap">{formatDate(f.criado_em)}</td>
-                    <td className="actions">
-                      {canWrite && (
-                        <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn fault ${f.id} off`}>
-                          Turn off
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+              ))}
+            </DataTable>
+          )}
+        </ListState>
+      </SectionCard>
     </>
   );
 }

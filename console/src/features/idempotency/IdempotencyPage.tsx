@@ -1,8 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { Badge, Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import { ConfirmDialog } from '../../lib/dialogs.tsx';
+import { ClinicSelect } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
-import { clinicOptionLabel, Code, keyOptionLabel, shorten, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import { Code, keyOptionLabel, shorten, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import {
   useClinicIdempotency,
   useIdempotencyEntries,
@@ -44,14 +47,13 @@ function SearchForm({ tenant, idemKey, keyId }: { tenant: string | undefined; id
     <form className="card card-pad" role="search" aria-label="Idempotency search" onSubmit={search} noValidate style={{ marginBottom: 16, paddingBottom: 4 }}>
       <div className="grid-search">
         <Field id="idem-tenant" label="Clinic">
-          <select id="idem-tenant" value={tenant ?? ''} onChange={(e) => navigate('/idempotency', { tenant: e.target.value, idem_key: idemKey })}>
-            <option value="">Choose a clinic</option>
-            {clinics.data?.map((t) => (
-              <option key={t.slug} value={t.slug}>
-                {clinicOptionLabel(t)}
-              </option>
-            ))}
-          </select>
+          <ClinicSelect
+            id="idem-tenant"
+            value={tenant ?? ''}
+            onChange={(slug) => navigate('/idempotency', { tenant: slug, idem_key: idemKey })}
+            clinics={clinics.data}
+            blank="Choose a clinic"
+          />
         </Field>
         <Field id="idem-value" label="Idempotency-Key" error={error} hint="The header's value, under any key of the clinic.">
           <div className="inline-field">
@@ -113,85 +115,73 @@ function EntriesTable({ rows, onPurge, withKey }: { rows: Array<IdempotencyEntry
   // Purging is an admin's (the console API refuses a viewer's write anyway).
   const canWrite = useCanWrite();
   return (
-    <div className="table-wrap">
-      <table className="data" data-testid={withKey ? 'idem-search-entries' : 'idempotency-table'}>
-        <thead>
-          <tr>
-            {withKey && <th>API key</th>}
-            <th title="Idempotency-Key, then the operation (method and path)">Entry</th>
-            <th>State</th>
-            <th>Fingerprint</th>
-            <th>Lifetime</th>
-            <th className="col-actions">
-              <span className="sr-only">Actions</span>
-            </th>
+    <DataTable
+      testId={withKey ? 'idem-search-entries' : 'idempotency-table'}
+      actions
+      columns={[withKey === true && 'API key', { label: 'Entry', title: 'Idempotency-Key, then the operation (method and path)' }, 'State', 'Fingerprint', 'Lifetime']}
+    >
+      {rows.map((r) => {
+        const state = STATE_LABEL[r.state];
+        const keyId = r.key?.id;
+        return (
+          <tr key={`${keyId ?? ''} ${r.entry}`} data-idem-key={r.idem_key} data-key-id={keyId}>
+            {withKey && (
+              <td>
+                <KeyCell apiKey={r.key ?? null} />
+              </td>
+            )}
+            <td>
+              <Code>{r.idem_key}</Code>
+              <div className="muted" style={{ fontSize: 12 }}>
+                <Code>{`${r.method} ${r.path}`}</Code>
+              </div>
+            </td>
+            <td className="nowrap">
+              <span title={state.help}>
+                <Badge tone={state.tone}>{state.label}</Badge>
+              </span>
+              {r.status !== null && r.state !== 'stored_503' && <span className="muted mono"> {r.status}</span>}
+              <div className="mono" style={{ fontSize: 12 }} title="The request that executed it">
+                {r.audit_id !== null ? (
+                  <a href={href(`/audit/${r.audit_id}`)} title={r.request_id ?? ''} data-testid="idem-audit-link">
+                    …{r.request_id?.slice(-8)}
+                  </a>
+                ) : r.request_id ? (
+                  <a href={href('/audit', { request_id: r.request_id })} title={r.request_id}>
+                    …{r.request_id.slice(-8)}
+                  </a>
+                ) : null}
+              </div>
+            </td>
+            <td>
+              <Fingerprint value={r.fingerprint} />
+            </td>
+            <td style={{ fontSize: 12.5 }}>
+              <div className="nowrap" title={formatDateFull(r.created_at)}>
+                <span className="muted">First use</span> {formatDate(r.created_at)}
+              </div>
+              <div className="nowrap" title={formatDateFull(r.expires_at)}>
+                <span className="muted">Expires</span> {formatDate(r.expires_at)}
+              </div>
+            </td>
+            <ActionsCell>
+              {canWrite && (
+                <Button
+                  className="btn-sm"
+                  variant="danger"
+                  disabled={r.state === 'in_flight'}
+                  title={r.state === 'in_flight' ? 'Still executing: wait for the answer' : undefined}
+                  onClick={() => onPurge({ keyId: keyId ?? -1, entry: r })}
+                  aria-label={`Purge ${r.idem_key}${withKey ? ` of key ${keyId}` : ''}`}
+                >
+                  Purge
+                </Button>
+              )}
+            </ActionsCell>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => {
-            const state = STATE_LABEL[r.state];
-            const keyId = r.key?.id;
-            return (
-              <tr key={`${keyId ?? ''} ${r.entry}`} data-idem-key={r.idem_key} data-key-id={keyId}>
-                {withKey && (
-                  <td>
-                    <KeyCell apiKey={r.key ?? null} />
-                  </td>
-                )}
-                <td>
-                  <Code>{r.idem_key}</Code>
-                  <div className="muted" style={{ fontSize: 12 }}>
-                    <Code>{`${r.method} ${r.path}`}</Code>
-                  </div>
-                </td>
-                <td className="nowrap">
-                  <span title={state.help}>
-                    <Badge tone={state.tone}>{state.label}</Badge>
-                  </span>
-                  {r.status !== null && r.state !== 'stored_503' && <span className="muted mono"> {r.status}</span>}
-                  <div className="mono" style={{ fontSize: 12 }} title="The request that executed it">
-                    {r.audit_id !== null ? (
-                      <a href={href(`/audit/${r.audit_id}`)} title={r.request_id ?? ''} data-testid="idem-audit-link">
-                        …{r.request_id?.slice(-8)}
-                      </a>
-                    ) : r.request_id ? (
-                      <a href={href('/audit', { request_id: r.request_id })} title={r.request_id}>
-                        …{r.request_id.slice(-8)}
-                      </a>
-                    ) : null}
-                  </div>
-                </td>
-                <td>
-                  <Fingerprint value={r.fingerprint} />
-                </td>
-                <td style={{ fontSize: 12.5 }}>
-                  <div className="nowrap" title={formatDateFull(r.created_at)}>
-                    <span className="muted">First use</span> {formatDate(r.created_at)}
-                  </div>
-                  <div className="nowrap" title={formatDateFull(r.expires_at)}>
-                    <span className="muted">Expires</span> {formatDate(r.expires_at)}
-                  </div>
-                </td>
-                <td className="actions">
-                  {canWrite && (
-                    <Button
-                      className="btn-sm"
-                      variant="danger"
-                      disabled={r.state === 'in_flight'}
-                      title={r.state === 'in_flight' ? 'Still executing: wait for the answer' : undefined}
-                      onClick={() => onPurge({ keyId: keyId ?? -1, entry: r })}
-                      aria-label={`Purge ${r.idem_key}${withKey ? ` of key ${keyId}` : ''}`}
-                    >
-                      Purge
-                    </Button>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </DataTable>
   );
 }
 
@@ -218,40 +208,26 @@ const REASONS = { body: 'Another body', operation: 'Another operation' } as cons
 
 function ConflictsTable({ rows }: { rows: IdempotencyConflict[] }) {
   return (
-    <div className="table-wrap">
-      <table className="data" data-testid="idem-conflicts">
-        <thead>
-          <tr>
-            <th>Time</th>
-            <th>API key</th>
-            <th>Idempotency-Key</th>
-            <th>Why</th>
-            <th>First use</th>
-            <th>This request</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((c) => (
-            <tr key={c.audit_id} data-request-id={c.request_id} data-idem-key={c.idem_key ?? undefined}>
-              <td className="nowrap" title={formatDateFull(c.ts)}>
-                <a href={href(`/audit/${c.audit_id}`)}>{formatDate(c.ts)}</a>
-              </td>
-              <td>
-                <KeyCell apiKey={c.key} />
-              </td>
-              <td>{c.idem_key ? <Code>{c.idem_key}</Code> : <span className="muted">—</span>}</td>
-              <td className="nowrap">{c.reason ? REASONS[c.reason] : '—'}</td>
-              <td>
-                <Side side={c.first} testId="conflict-first" />
-              </td>
-              <td>
-                <Side side={c.sent} testId="conflict-sent" />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable testId="idem-conflicts" columns={['Time', 'API key', 'Idempotency-Key', 'Why', 'First use', 'This request']}>
+      {rows.map((c) => (
+        <tr key={c.audit_id} data-request-id={c.request_id} data-idem-key={c.idem_key ?? undefined}>
+          <td className="nowrap" title={formatDateFull(c.ts)}>
+            <a href={href(`/audit/${c.audit_id}`)}>{formatDate(c.ts)}</a>
+          </td>
+          <td>
+            <KeyCell apiKey={c.key} />
+          </td>
+          <td>{c.idem_key ? <Code>{c.idem_key}</Code> : <span className="muted">—</span>}</td>
+          <td className="nowrap">{c.reason ? REASONS[c.reason] : '—'}</td>
+          <td>
+            <Side side={c.first} testId="conflict-first" />
+          </td>
+          <td>
+            <Side side={c.sent} testId="conflict-sent" />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -272,15 +248,17 @@ function ClinicSection({ tenant, idemKey, onPurge }: { tenant: string; idemKey: 
               {result.isFetching ? 'Refreshing…' : 'Refresh'}
             </Button>
           </div>
-          {result.isPending ? (
-            <Loading />
-          ) : !data?.entries.length ? (
-            <EmptyState title="No live entry with this value">
-              No key of {data?.tenant.nome ?? tenant} used it in the last 24 hours (or its entry was purged).
-            </EmptyState>
-          ) : (
-            <EntriesTable rows={data.entries} onPurge={onPurge} withKey />
-          )}
+          <ListState
+            pending={result.isPending}
+            rows={data?.entries}
+            empty={
+              <EmptyState title="No live entry with this value">
+                No key of {data?.tenant.nome ?? tenant} used it in the last 24 hours (or its entry was purged).
+              </EmptyState>
+            }
+          >
+            {(rows) => <EntriesTable rows={rows} onPurge={onPurge} withKey />}
+          </ListState>
         </section>
       )}
       <section className="card" aria-label="Idempotency conflicts" style={{ marginBottom: 16 }}>
@@ -293,15 +271,17 @@ function ClinicSection({ tenant, idemKey, onPurge }: { tenant: string; idemKey: 
             </span>
           )}
         </div>
-        {result.isPending ? (
-          <Loading />
-        ) : !data?.conflicts.length ? (
-          <EmptyState title="No conflicts">
-            A retry that reuses an Idempotency-Key with another body, or on another operation, is refused with 422 and listed here.
-          </EmptyState>
-        ) : (
-          <ConflictsTable rows={data.conflicts} />
-        )}
+        <ListState
+          pending={result.isPending}
+          rows={data?.conflicts}
+          empty={
+            <EmptyState title="No conflicts">
+              A retry that reuses an Idempotency-Key with another body, or on another operation, is refused with 422 and listed here.
+            </EmptyState>
+          }
+        >
+          {(rows) => <ConflictsTable rows={rows} />}
+        </ListState>
       </section>
     </>
   );
@@ -377,22 +357,16 @@ export function IdempotencyPage() {
           {tenant && <ClinicSection tenant={tenant} idemKey={idemKey} onPurge={(p) => (purge.reset(), setConfirm(p))} />}
         </>
       )}
-      <Dialog
+      <ConfirmDialog
         open={confirm !== null}
         title="Purge this idempotency entry?"
+        label="Purge entry"
+        pendingLabel="Purging…"
+        variant="danger"
+        solid={false}
+        pending={purge.isPending}
+        onConfirm={() => confirm && purge.mutate({ keyId: confirm.keyId, entry: confirm.entry.entry }, { onSuccess: () => setConfirm(null) })}
         onClose={() => setConfirm(null)}
-        footer={
-          <>
-            <Button onClick={() => setConfirm(null)}>Cancel</Button>
-            <Button
-              variant="danger"
-              disabled={purge.isPending}
-              onClick={() => confirm && purge.mutate({ keyId: confirm.keyId, entry: confirm.entry.entry }, { onSuccess: () => setConfirm(null) })}
-            >
-              {purge.isPending ? 'Purging…' : 'Purge entry'}
-            </Button>
-          </>
-        }
       >
         {confirm && (
           <>
@@ -407,7 +381,7 @@ export function IdempotencyPage() {
             <ErrorBanner error={purge.error} title="The entry was not purged" />
           </>
         )}
-      </Dialog>
+      </ConfirmDialog>
     </>
   );
 }

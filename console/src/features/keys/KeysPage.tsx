@@ -1,10 +1,13 @@
 import { useMemo, useState } from 'react';
 import { navigate, useLocation } from '../../lib/router.ts';
 import { useCanWrite } from '../../lib/role.ts';
-import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull, relativeTime } from '../../lib/ui.tsx';
-import { clinicOptionLabel, StatusBadge } from '../../lib/vocabulary.tsx';
+import { ConfirmDialog } from '../../lib/dialogs.tsx';
+import { ClinicSelect } from '../../lib/forms.tsx';
+import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, PageHeader, formatDate, formatDateFull, relativeTime } from '../../lib/ui.tsx';
+import { StatusBadge } from '../../lib/vocabulary.tsx';
 import { useKeys, useMedicos, useRevokeKey, useRotateKey, useTenantOptions, type Credentials, type KeySummary } from './api.ts';
-import { ConfirmDialog, EditKeyDialog, IssueKeyDialog, SecretDialog } from './dialogs.tsx';
+import { EditKeyDialog, IssueKeyDialog, SecretDialog } from './dialogs.tsx';
 import { compactScopes, presetLabel, presetOf } from './ScopePicker.tsx';
 
 type Modal =
@@ -64,13 +67,7 @@ export function KeysPage() {
       />
       <div className="toolbar">
         <Field id="keys-tenant" label="Clinic">
-          <select id="keys-tenant" value={tenant ?? ''} onChange={(e) => navigate('/keys', { tenant: e.target.value })} disabled={!tenants.data}>
-            {tenants.data?.map((t) => (
-              <option key={t.slug} value={t.slug}>
-                {clinicOptionLabel(t)}
-              </option>
-            ))}
-          </select>
+          <ClinicSelect id="keys-tenant" value={tenant ?? ''} onChange={(slug) => navigate('/keys', { tenant: slug })} clinics={tenants.data} disabled={!tenants.data} />
         </Field>
         {revokedCount > 0 && (
           <label className="checkbox" style={{ marginBottom: 8 }}>
@@ -81,101 +78,92 @@ export function KeysPage() {
       </div>
       <ErrorBanner error={tenants.error ?? keys.error} title="Keys could not be loaded" />
       <section className="card" aria-label="API keys">
-        {tenants.isPending || (tenant && keys.isPending) ? (
-          <Loading />
-        ) : !tenant ? (
-          <EmptyState title="No clinics yet">Create a clinic on the Clinics page first.</EmptyState>
-        ) : visible.length === 0 ? (
-          <EmptyState title="No keys for this clinic">Issue a key to let an integrator call the API.</EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="data keys-table">
-              <thead>
-                <tr>
-                  <th className="col-key">Key</th>
-                  <th>Access</th>
-                  <th>Status</th>
-                  <th>Activity</th>
-                  <th className="col-actions">
-                    <span className="sr-only">Actions</span>
-                  </th>
+        <ListState
+          pending={tenants.isPending || Boolean(tenant && keys.isPending)}
+          rows={tenant ? visible : undefined}
+          empty={
+            !tenant ? (
+              <EmptyState title="No clinics yet">Create a clinic on the Clinics page first.</EmptyState>
+            ) : (
+              <EmptyState title="No keys for this clinic">Issue a key to let an integrator call the API.</EmptyState>
+            )
+          }
+        >
+          {(rows) => (
+            <DataTable className="keys-table" actions columns={[{ label: 'Key', className: 'col-key' }, 'Access', 'Status', 'Activity']}>
+              {rows.map((k) => (
+                <tr
+                  key={k.id}
+                  className={`${k.status === 'revoked' ? 'row-revoked' : ''} ${k.id === highlight ? 'row-new' : ''}`}
+                  data-key-id={k.id}
+                  data-new={k.id === highlight ? 'true' : undefined}
+                >
+                  <td className="col-key">
+                    <div className="key-label">{k.label || <span className="muted">No label</span>}</div>
+                    <div className="key-meta">
+                      <span className="mono">#{k.id}</span> · <span className="mono">{k.api_key_masked}</span>
+                      {' '}· <a href={`#/audit?chave_id=${k.id}`}>Calls</a> · <a href={`#/idempotency?chave_id=${k.id}`}>Idempotency</a>
+                    </div>
+                  </td>
+                  <td>
+                    <ScopesCell scopes={k.escopos} />
+                    <div className="key-meta">
+                      {k.medico_id === 0 ? (
+                        <span>Whole clinic</span>
+                      ) : (
+                        <span data-testid="bound-doctor">
+                          Only {medicoName.get(k.medico_id) ?? 'doctor'} <span className="mono">#{k.medico_id}</span>
+                        </span>
+                      )}
+                    </div>
+                  </td>
+                  <td>
+                    <StatusBadge status={k.status} />
+                    {k.format === 'legacy' && <StatusBadge status="legacy" />}
+                    {k.status === 'revoked' && k.revoked_at && (
+                      <div className="key-meta nowrap" title={formatDateFull(k.revoked_at)} data-testid="revoked-at">
+                        {formatDate(k.revoked_at)}
+                      </div>
+                    )}
+                  </td>
+                  <td className="key-activity">
+                    <div className="nowrap" title={formatDateFull(k.created_at)}>
+                      <span className="muted">Created</span> {formatDate(k.created_at)}
+                    </div>
+                    {k.rotated_at && (
+                      <div className="nowrap" title={formatDateFull(k.rotated_at)}>
+                        <span className="muted">Rotated</span> {formatDate(k.rotated_at)}
+                      </div>
+                    )}
+                    <div className="nowrap" title={formatDateFull(k.last_used_at)}>
+                      <span className="muted">Used</span> {relativeTime(k.last_used_at)}
+                    </div>
+                  </td>
+                  <ActionsCell>
+                    {k.status !== 'revoked' && canWrite && (
+                      <div className="row-actions">
+                        <Button className="btn-sm" onClick={() => setModal({ kind: 'edit', key: k })} aria-label={`Edit key ${k.id}`}>
+                          Edit
+                        </Button>
+                        <Button className="btn-sm" onClick={() => (rotate.reset(), setModal({ kind: 'rotate', key: k }))} aria-label={`Rotate key ${k.id}`}>
+                          Rotate
+                        </Button>
+                        <Button
+                          className="btn-sm"
+                          variant="danger"
+                          onClick={() => (revoke.reset(), setModal({ kind: 'revoke', key: k }))}
+                          aria-label={`Revoke key ${k.id}`}
+                        >
+                          Revoke
+                        </Button>
+                      </div>
+                    )}
+                  </ActionsCell>
                 </tr>
-              </thead>
-              <tbody>
-                {visible.map((k) => (
-                  <tr
-                    key={k.id}
-                    className={`${k.status === 'revoked' ? 'row-revoked' : ''} ${k.id === highlight ? 'row-new' : ''}`}
-                    data-key-id={k.id}
-                    data-new={k.id === highlight ? 'true' : undefined}
-                  >
-                    <td className="col-key">
-                      <div className="key-label">{k.label || <span className="muted">No label</span>}</div>
-                      <div className="key-meta">
-                        <span className="mono">#{k.id}</span> · <span className="mono">{k.api_key_masked}</span>
-                        {' '}· <a href={`#/audit?chave_id=${k.id}`}>Calls</a> · <a href={`#/idempotency?chave_id=${k.id}`}>Idempotency</a>
-                      </div>
-                    </td>
-                    <td>
-                      <ScopesCell scopes={k.escopos} />
-                      <div className="key-meta">
-                        {k.medico_id === 0 ? (
-                          <span>Whole clinic</span>
-                        ) : (
-                          <span data-testid="bound-doctor">
-                            Only {medicoName.get(k.medico_id) ?? 'doctor'} <span className="mono">#{k.medico_id}</span>
-                          </span>
-                        )}
-                      </div>
-                    </td>
-                    <td>
-                      <StatusBadge status={k.status} />
-                      {k.format === 'legacy' && <StatusBadge status="legacy" />}
-                      {k.status === 'revoked' && k.revoked_at && (
-                        <div className="key-meta nowrap" title={formatDateFull(k.revoked_at)} data-testid="revoked-at">
-                          {formatDate(k.revoked_at)}
-                        </div>
-                      )}
-                    </td>
-                    <td className="key-activity">
-                      <div className="nowrap" title={formatDateFull(k.created_at)}>
-                        <span className="muted">Created</span> {formatDate(k.created_at)}
-                      </div>
-                      {k.rotated_at && (
-                        <div className="nowrap" title={formatDateFull(k.rotated_at)}>
-                          <span className="muted">Rotated</span> {formatDate(k.rotated_at)}
-                        </div>
-                      )}
-                      <div className="nowrap" title={formatDateFull(k.last_used_at)}>
-                        <span className="muted">Used</span> {relativeTime(k.last_used_at)}
-                      </div>
-                    </td>
-                    <td className="actions">
-                      {k.status !== 'revoked' && canWrite && (
-                        <div className="row-actions">
-                          <Button className="btn-sm" onClick={() => setModal({ kind: 'edit', key: k })} aria-label={`Edit key ${k.id}`}>
-                            Edit
-                          </Button>
-                          <Button className="btn-sm" onClick={() => (rotate.reset(), setModal({ kind: 'rotate', key: k }))} aria-label={`Rotate key ${k.id}`}>
-                            Rotate
-                          </Button>
-                          <Button
-                            className="btn-sm"
-                            variant="danger"
-                            onClick={() => (revoke.reset(), setModal({ kind: 'revoke', key: k }))}
-                            aria-label={`Revoke key ${k.id}`}
-                          >
-                            Revoke
-                          </Button>
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+              ))}
+            </DataTable>
+          )}
+        </ListState>
       </section>
 
       {modal?.kind === 'issue' && tenant && (
@@ -185,7 +173,9 @@ export function KeysPage() {
       {modal?.kind === 'rotate' && (
         <ConfirmDialog
           title={`Rotate the secret of key #${modal.key.id}?`}
-          confirmLabel="Rotate secret"
+          label="Rotate secret"
+          pendingLabel="Working…"
+          autoFocus
           pending={rotate.isPending}
           error={rotate.error}
           onClose={() => setModal(null)}
@@ -200,8 +190,10 @@ export function KeysPage() {
       {modal?.kind === 'revoke' && (
         <ConfirmDialog
           title={`Revoke key #${modal.key.id}?`}
-          confirmLabel="Revoke key"
-          danger
+          label="Revoke key"
+          pendingLabel="Working…"
+          variant="danger"
+          autoFocus
           pending={revoke.isPending}
           error={revoke.error}
           onClose={() => setModal(null)}

@@ -1,8 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type ComponentProps, type FormEvent, type ReactNode } from 'react';
+import type { z } from 'zod';
 import { issueKeySchema, SCOPE_PRESETS, updateKeySchema } from '../../../../contracts/admin/keys.ts';
-import { ApiError } from '../../lib/api.ts';
-import { issuesToFields } from '../../lib/messages.ts';
-import { Button, CopyButton, Dialog, ErrorBanner, Field, ShownOnceDialog } from '../../lib/ui.tsx';
+import { CopyableSnippet, CopyableValue } from '../../lib/copy.tsx';
+import { FormDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
+import { useFieldErrors } from '../../lib/forms.tsx';
+import { ErrorBanner, Field } from '../../lib/ui.tsx';
 import { useIssueKey, useMedicos, useUpdateKey, type Credentials, type KeySummary } from './api.ts';
 import { MedicoSelect } from './MedicoSelect.tsx';
 import { ScopePicker } from './ScopePicker.tsx';
@@ -21,6 +23,65 @@ export function firstCallSnippet(origin: string, apiKey: string, apiSecret: stri
   ].join('\n');
 }
 
+interface KeyDraft {
+  label: string;
+  scopes: string[];
+  medico_id: number;
+}
+
+/**
+ * A key's label, scopes and bound doctor, checked by `schema` and handed to `send`: the form a key is issued
+ * with and the one that edits it. `idPrefix` names the fields (`key-label`, `edit-medico`…).
+ */
+function KeyFormDialog<S extends z.ZodType>({
+  tenant,
+  initial,
+  schema,
+  send,
+  idPrefix,
+  focusLabel,
+  labelHint,
+  medicoHint,
+  intro,
+  ...dialog
+}: Omit<ComponentProps<typeof FormDialog>, 'onSubmit' | 'children'> & {
+  tenant: string;
+  initial: KeyDraft;
+  schema: S;
+  send: (input: z.output<S>, onError: (error: unknown) => void) => void;
+  idPrefix: string;
+  focusLabel?: boolean;
+  labelHint?: string;
+  medicoHint?: string;
+  /** Above the fields: the error banner, what is being edited. */
+  intro: ReactNode;
+}) {
+  const medicos = useMedicos(tenant);
+  const [label, setLabel] = useState(initial.label);
+  const [scopes, setScopes] = useState<string[]>(initial.scopes);
+  const [medicoId, setMedicoId] = useState(initial.medico_id);
+  const { errors, setErrors, check, fromServer } = useFieldErrors();
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const input = check(schema, { label, scopes, medico_id: medicoId });
+    if (input) send(input, fromServer);
+  };
+
+  return (
+    <FormDialog {...dialog} wide onSubmit={submit}>
+      {intro}
+      <Field id={`${idPrefix}-label`} label="Label" error={errors.label} hint={labelHint}>
+        <input id={`${idPrefix}-label`} value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus={focusLabel} />
+      </Field>
+      <ScopePicker value={scopes} onChange={(next) => (setScopes(next), setErrors(({ scopes: _, ...rest }) => rest))} error={errors.scopes} />
+      <Field id={`${idPrefix}-medico`} label="Bound doctor" error={errors.medico_id} hint={medicoHint}>
+        <MedicoSelect id={`${idPrefix}-medico`} value={medicoId} onChange={setMedicoId} medicos={medicos.data} loading={medicos.isPending} />
+      </Field>
+    </FormDialog>
+  );
+}
+
 export function IssueKeyDialog({
   tenant,
   tenantName,
@@ -34,97 +95,51 @@ export function IssueKeyDialog({
   onIssued: (c: Credentials) => void;
 }) {
   const issue = useIssueKey(tenant);
-  const medicos = useMedicos(tenant);
-  const [label, setLabel] = useState('');
-  const [scopes, setScopes] = useState<string[]>([...SCOPE_PRESETS['read-only']]);
-  const [medicoId, setMedicoId] = useState(0);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const parsed = issueKeySchema.safeParse({ label, scopes, medico_id: medicoId });
-    if (!parsed.success) return setErrors(issuesToFields(parsed.error.issues));
-    setErrors({});
-    issue.mutate(parsed.data, {
-      onSuccess: onIssued,
-      onError: (error) => error instanceof ApiError && setErrors(error.fieldErrors()),
-    });
-  };
-
   return (
-    <Dialog open title={`New API key · ${tenantName ?? tenant}`} onClose={onClose} wide
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" form="issue-key-form" variant="primary" disabled={issue.isPending}>
-            {issue.isPending ? 'Issuing…' : 'Issue key'}
-          </Button>
-        </>
-      }
-    >
-      <form id="issue-key-form" onSubmit={submit} noValidate>
-        <ErrorBanner error={issue.error} title="The key was not issued" />
-        <Field id="key-label" label="Label" error={errors.label} hint="Who uses this key, e.g. “LIS integration – production”.">
-          <input id="key-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus />
-        </Field>
-        <ScopePicker value={scopes} onChange={(next) => (setScopes(next), setErrors(({ scopes: _, ...rest }) => rest))} error={errors.scopes} />
-        <Field
-          id="key-medico"
-          label="Bound doctor"
-          error={errors.medico_id}
-          hint="A bound key only sees that doctor's exams, reports and agendas (doctor auto-filter)."
-        >
-          <MedicoSelect id="key-medico" value={medicoId} onChange={setMedicoId} medicos={medicos.data} loading={medicos.isPending} />
-        </Field>
-      </form>
-    </Dialog>
+    <KeyFormDialog
+      title={`New API key · ${tenantName ?? tenant}`}
+      formId="issue-key-form"
+      label="Issue key"
+      pendingLabel="Issuing…"
+      pending={issue.isPending}
+      onClose={onClose}
+      tenant={tenant}
+      initial={{ label: '', scopes: [...SCOPE_PRESETS['read-only']], medico_id: 0 }}
+      schema={issueKeySchema}
+      send={(input, onError) => issue.mutate(input, { onSuccess: onIssued, onError })}
+      idPrefix="key"
+      focusLabel
+      labelHint="Who uses this key, e.g. “LIS integration – production”."
+      medicoHint="A bound key only sees that doctor's exams, reports and agendas (doctor auto-filter)."
+      intro={<ErrorBanner error={issue.error} title="The key was not issued" />}
+    />
   );
 }
 
 export function EditKeyDialog({ tenant, apiKey, onClose }: { tenant: string; apiKey: KeySummary; onClose: () => void }) {
   const update = useUpdateKey();
-  const medicos = useMedicos(tenant);
-  const [label, setLabel] = useState(apiKey.label);
-  const [scopes, setScopes] = useState<string[]>(apiKey.escopos);
-  const [medicoId, setMedicoId] = useState(apiKey.medico_id);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const parsed = updateKeySchema.safeParse({ label, scopes, medico_id: medicoId });
-    if (!parsed.success) return setErrors(issuesToFields(parsed.error.issues));
-    setErrors({});
-    update.mutate(
-      { id: apiKey.id, ...parsed.data },
-      { onSuccess: onClose, onError: (error) => error instanceof ApiError && setErrors(error.fieldErrors()) },
-    );
-  };
-
   return (
-    <Dialog open title={`Edit key #${apiKey.id}`} onClose={onClose} wide
-      footer={
+    <KeyFormDialog
+      title={`Edit key #${apiKey.id}`}
+      formId="edit-key-form"
+      label="Save changes"
+      pendingLabel="Saving…"
+      pending={update.isPending}
+      onClose={onClose}
+      tenant={tenant}
+      initial={{ label: apiKey.label, scopes: apiKey.escopos, medico_id: apiKey.medico_id }}
+      schema={updateKeySchema}
+      send={(input, onError) => update.mutate({ id: apiKey.id, ...input }, { onSuccess: onClose, onError })}
+      idPrefix="edit"
+      intro={
         <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" form="edit-key-form" variant="primary" disabled={update.isPending}>
-            {update.isPending ? 'Saving…' : 'Save changes'}
-          </Button>
+          <ErrorBanner error={update.error} title="The key was not changed" />
+          <p className="muted" style={{ marginTop: 0 }}>
+            <code>{apiKey.api_key_masked}</code> — changes apply to the next request signed with this key.
+          </p>
         </>
       }
-    >
-      <form id="edit-key-form" onSubmit={submit} noValidate>
-        <ErrorBanner error={update.error} title="The key was not changed" />
-        <p className="muted" style={{ marginTop: 0 }}>
-          <code>{apiKey.api_key_masked}</code> — changes apply to the next request signed with this key.
-        </p>
-        <Field id="edit-label" label="Label" error={errors.label}>
-          <input id="edit-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} />
-        </Field>
-        <ScopePicker value={scopes} onChange={(next) => (setScopes(next), setErrors(({ scopes: _, ...rest }) => rest))} error={errors.scopes} />
-        <Field id="edit-medico" label="Bound doctor" error={errors.medico_id}>
-          <MedicoSelect id="edit-medico" value={medicoId} onChange={setMedicoId} medicos={medicos.data} loading={medicos.isPending} />
-        </Field>
-      </form>
-    </Dialog>
+    />
   );
 }
 
@@ -146,71 +161,15 @@ export function SecretDialog({ credentials, rotated, onClose }: { credentials: C
         </>
       }
     >
-      <div className="secret-label" id="issued-api-key-label">API key (X-API-Key)</div>
-      <div className="secret-row">
-        <div className="value" role="textbox" aria-readonly="true" aria-labelledby="issued-api-key-label" data-testid="issued-api-key">
-          {credentials.api_key}
-        </div>
-        <CopyButton value={credentials.api_key} label="Copy key" />
-      </div>
-      <div className="secret-label" id="issued-api-secret-label">API secret</div>
-      <div className="secret-row">
-        <div className="value" role="textbox" aria-readonly="true" aria-labelledby="issued-api-secret-label" data-testid="issued-api-secret">
-          {credentials.api_secret}
-        </div>
-        <CopyButton value={credentials.api_secret} label="Copy secret" />
-      </div>
+      <CopyableValue label="API key (X-API-Key)" labelId="issued-api-key-label" value={credentials.api_key} testId="issued-api-key" copyLabel="Copy key" />
+      <CopyableValue label="API secret" labelId="issued-api-secret-label" value={credentials.api_secret} testId="issued-api-secret" copyLabel="Copy secret" />
       <div className="secret-label" id="first-call-label">
         First signed call (bash, openssl and curl)
       </div>
       <p className="hint" style={{ margin: '0 0 6px' }}>
         Paste it into a terminal: it signs <code>GET /v1/ping</code> with this key and should answer 200 with the key's clinic and scopes.
       </p>
-      <div className="snippet">
-        <pre className="json" data-testid="first-call" aria-labelledby="first-call-label">
-          {snippet}
-        </pre>
-        <CopyButton value={snippet} label="Copy command" />
-      </div>
+      <CopyableSnippet text={snippet} testId="first-call" labelledBy="first-call-label" copyLabel="Copy command" />
     </ShownOnceDialog>
-  );
-}
-
-export function ConfirmDialog({
-  title,
-  children,
-  confirmLabel,
-  danger,
-  pending,
-  error,
-  onConfirm,
-  onClose,
-}: {
-  title: string;
-  children: React.ReactNode;
-  confirmLabel: string;
-  danger?: boolean;
-  pending: boolean;
-  error: unknown;
-  onConfirm: () => void;
-  onClose: () => void;
-}) {
-  return (
-    <Dialog
-      open
-      title={title}
-      onClose={onClose}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button variant={danger ? 'danger' : 'primary'} className={danger ? 'solid' : ''} onClick={onConfirm} disabled={pending} autoFocus>
-            {pending ? 'Working…' : confirmLabel}
-          </Button>
-        </>
-      }
-    >
-      <ErrorBanner error={error} />
-      {children}
-    </Dialog>
   );
 }

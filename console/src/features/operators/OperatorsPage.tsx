@@ -2,8 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { changePasswordSchema } from '../../../../contracts/admin/auth.ts';
 import { createOperatorSchema, OPERATOR_PASSWORD_MIN, type OperatorRole } from '../../../../contracts/admin/operators.ts';
 import { ApiError } from '../../lib/api.ts';
+import { CopyableValue } from '../../lib/copy.tsx';
+import { ConfirmDialog, FormDialog, NoticeDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
+import { useFieldErrors } from '../../lib/forms.tsx';
 import { issuesToFields } from '../../lib/messages.ts';
-import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, ShownOnceDialog, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, PageHeader, formatDate, formatDateFull } from '../../lib/ui.tsx';
 import {
   explained,
   useChangePassword,
@@ -42,15 +46,13 @@ function PasswordShownOnce({ result, title, onClose }: { result: OperatorWithPas
       <p style={{ marginTop: 0 }}>
         <strong>{result.operator.username}</strong> · <RoleBadge role={result.operator.role} />
       </p>
-      <div className="secret-label" id="operator-password-label">
-        Password of {result.operator.username}
-      </div>
-      <div className="secret-row">
-        <div className="value" role="textbox" aria-readonly="true" aria-labelledby="operator-password-label" data-testid="operator-password">
-          {result.password}
-        </div>
-        <CopyButton value={result.password} label="Copy password" />
-      </div>
+      <CopyableValue
+        label={`Password of ${result.operator.username}`}
+        labelId="operator-password-label"
+        value={result.password}
+        testId="operator-password"
+        copyLabel="Copy password"
+      />
     </ShownOnceDialog>
   );
 }
@@ -59,44 +61,36 @@ function AddOperatorDialog({ onClose, onCreated }: { onClose: () => void; onCrea
   const create = useCreateOperator();
   const [username, setUsername] = useState('');
   const [role, setRole] = useState<OperatorRole>('viewer');
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { errors, check, fromServer } = useFieldErrors();
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = createOperatorSchema.safeParse({ username, role });
-    if (!parsed.success) return setErrors(issuesToFields(parsed.error.issues));
-    setErrors({});
-    create.mutate(parsed.data, { onSuccess: onCreated, onError: (e) => e instanceof ApiError && setErrors(e.fieldErrors()) });
+    const input = check(createOperatorSchema, { username, role });
+    if (input) create.mutate(input, { onSuccess: onCreated, onError: fromServer });
   };
   return (
-    <Dialog
-      open
+    <FormDialog
       title="New operator"
+      formId="add-operator-form"
+      label="Add operator"
+      pendingLabel="Adding…"
+      pending={create.isPending}
+      onSubmit={submit}
       onClose={onClose}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" form="add-operator-form" variant="primary" disabled={create.isPending}>
-            {create.isPending ? 'Adding…' : 'Add operator'}
-          </Button>
-        </>
-      }
     >
-      <form id="add-operator-form" onSubmit={submit} noValidate>
-        <ErrorBanner error={explained(create.error, username)} title="The operator was not added" />
-        <Field id="operator-username" label="Username" error={errors.username} hint="Lowercase letters, digits, dots, hyphens or underscores.">
-          <input id="operator-username" value={username} autoComplete="off" maxLength={64} onChange={(e) => setUsername(e.target.value)} autoFocus />
-        </Field>
-        <Field id="operator-role" label="Role" error={errors.role}>
-          <select id="operator-role" value={role} onChange={(e) => setRole(e.target.value as OperatorRole)}>
-            <option value="viewer">{ROLE_TEXT.viewer}</option>
-            <option value="admin">{ROLE_TEXT.admin}</option>
-          </select>
-        </Field>
-        <p className="hint" style={{ margin: 0 }}>
-          A password is generated and shown once. The operator signs in with it and can change it here.
-        </p>
-      </form>
-    </Dialog>
+      <ErrorBanner error={explained(create.error, username)} title="The operator was not added" />
+      <Field id="operator-username" label="Username" error={errors.username} hint="Lowercase letters, digits, dots, hyphens or underscores.">
+        <input id="operator-username" value={username} autoComplete="off" maxLength={64} onChange={(e) => setUsername(e.target.value)} autoFocus />
+      </Field>
+      <Field id="operator-role" label="Role" error={errors.role}>
+        <select id="operator-role" value={role} onChange={(e) => setRole(e.target.value as OperatorRole)}>
+          <option value="viewer">{ROLE_TEXT.viewer}</option>
+          <option value="admin">{ROLE_TEXT.admin}</option>
+        </select>
+      </Field>
+      <p className="hint" style={{ margin: 0 }}>
+        A password is generated and shown once. The operator signs in with it and can change it here.
+      </p>
+    </FormDialog>
   );
 }
 
@@ -105,7 +99,7 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { errors, setErrors, fromServer } = useFieldErrors();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const parsed = changePasswordSchema.safeParse({ current_password: current, new_password: next });
@@ -115,7 +109,7 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
     if (!parsed.success || Object.keys(found).length > 0) return;
     change.mutate(parsed.data, {
       onError: (e) => {
-        if (e instanceof ApiError) setErrors(e.fieldErrors());
+        fromServer(e);
         setCurrent('');
       },
     });
@@ -123,7 +117,7 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
   if (change.isSuccess) {
     const others = change.data.other_sessions_ended;
     return (
-      <Dialog open title="Password changed" onClose={onClose} footer={<Button variant="primary" onClick={onClose}>Done</Button>}>
+      <NoticeDialog title="Password changed" onClose={onClose}>
         <div className="banner banner-info" role="status">
           <strong>Your password was changed.</strong>
           <div>
@@ -131,36 +125,30 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
             {others > 0 ? `Your ${others} other session${others === 1 ? ' was' : 's were'} signed out.` : 'You had no other session.'}
           </div>
         </div>
-      </Dialog>
+      </NoticeDialog>
     );
   }
   return (
-    <Dialog
-      open
+    <FormDialog
       title="Change your password"
+      formId="change-password-form"
+      label="Change password"
+      pendingLabel="Changing…"
+      pending={change.isPending}
+      onSubmit={submit}
       onClose={onClose}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" form="change-password-form" variant="primary" disabled={change.isPending}>
-            {change.isPending ? 'Changing…' : 'Change password'}
-          </Button>
-        </>
-      }
     >
-      <form id="change-password-form" onSubmit={submit} noValidate>
-        <ErrorBanner error={change.error instanceof ApiError && change.error.code === 'VAL_INVALID_PARAM' ? null : change.error} title="The password was not changed" />
-        <Field id="current-password" label="Current password" error={errors.current_password}>
-          <input id="current-password" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} autoFocus />
-        </Field>
-        <Field id="new-password" label="New password" error={errors.new_password} hint={`At least ${OPERATOR_PASSWORD_MIN} characters. Your other sessions will be signed out.`}>
-          <input id="new-password" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
-        </Field>
-        <Field id="repeat-password" label="Repeat the new password" error={errors.repeat}>
-          <input id="repeat-password" type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />
-        </Field>
-      </form>
-    </Dialog>
+      <ErrorBanner error={change.error instanceof ApiError && change.error.code === 'VAL_INVALID_PARAM' ? null : change.error} title="The password was not changed" />
+      <Field id="current-password" label="Current password" error={errors.current_password}>
+        <input id="current-password" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} autoFocus />
+      </Field>
+      <Field id="new-password" label="New password" error={errors.new_password} hint={`At least ${OPERATOR_PASSWORD_MIN} characters. Your other sessions will be signed out.`}>
+        <input id="new-password" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
+      </Field>
+      <Field id="repeat-password" label="Repeat the new password" error={errors.repeat}>
+        <input id="repeat-password" type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+      </Field>
+    </FormDialog>
   );
 }
 
@@ -196,46 +184,29 @@ function ConfirmChange({ confirm, onClose, onReset }: { confirm: NonNullable<Con
     update.mutate({ id: o.id, change }, { onSuccess: onClose });
   };
   return (
-    <Dialog
-      open
+    <ConfirmDialog
       title={text.title}
+      label={text.action}
+      variant={confirm.kind === 'disable' || confirm.kind === 'reset' ? 'danger' : 'primary'}
+      pending={pending}
+      error={explained(update.error ?? reset.error, o.username)}
+      errorTitle="Nothing was changed"
+      onConfirm={run}
       onClose={onClose}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button variant={confirm.kind === 'disable' || confirm.kind === 'reset' ? 'danger' : 'primary'} className="solid" disabled={pending} onClick={run}>
-            {text.action}
-          </Button>
-        </>
-      }
     >
-      <ErrorBanner error={explained(update.error ?? reset.error, o.username)} title="Nothing was changed" />
       <p style={{ marginTop: 0 }}>{text.body}</p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
 function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => void }) {
   const operators = useOperators(true);
-  if (operators.isPending) return <Loading />;
   if (operators.error) return <ErrorBanner error={operators.error} title="Operators could not be loaded" />;
-  if (!operators.data.length) return <EmptyState title="No operators" />;
   return (
-    <div className="table-wrap">
-      <table className="data">
-        <thead>
-          <tr>
-            <th>Operator</th>
-            <th>Role</th>
-            <th>Status</th>
-            <th>Activity</th>
-            <th className="col-actions">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {operators.data.map((o) => (
+    <ListState pending={operators.isPending} rows={operators.data} empty={<EmptyState title="No operators" />}>
+      {(rows) => (
+        <DataTable actions columns={['Operator', 'Role', 'Status', 'Activity']}>
+          {rows.map((o) => (
             <tr key={o.id} data-operator={o.username}>
               <td>
                 <strong className="nowrap">{o.username}</strong>
@@ -269,7 +240,7 @@ function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => 
                   {o.password_changed_at ? `password changed ${formatDate(o.password_changed_at)}` : 'password never changed'}
                 </div>
               </td>
-              <td className="actions">
+              <ActionsCell>
                 {o.id !== me.id && (
                   <div className="row-actions">
                     {o.status === 'active' && (
@@ -288,12 +259,12 @@ function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => 
                     )}
                   </div>
                 )}
-              </td>
+              </ActionsCell>
             </tr>
           ))}
-        </tbody>
-      </table>
-    </div>
+        </DataTable>
+      )}
+    </ListState>
   );
 }
 

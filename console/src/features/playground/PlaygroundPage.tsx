@@ -1,7 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Badge, Button, CopyButton, ErrorBanner, Field, PageHeader } from '../../lib/ui.tsx';
+import { CopyableSnippet, CopyableValue } from '../../lib/copy.tsx';
+import { ClinicSelect } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
-import { clinicOptionLabel, HttpStatus, httpReason, keyOptionLabel } from '../../lib/vocabulary.tsx';
+import { Badge, Button, ErrorBanner, Field, PageHeader } from '../../lib/ui.tsx';
+import { HttpStatus, httpReason, keyOptionLabel } from '../../lib/vocabulary.tsx';
 import { useClockOffset, useFullApiKey, useSendSigned, useTenantKeys, useTenants, type SignedRequest } from './api.ts';
 import { curlCommand, newIdempotencyKey, signature, stringToSign, targetAsSent, WRITE_METHODS } from './signing.ts';
 
@@ -97,12 +99,7 @@ function ResponseView({ sent, origin, apiKey }: { sent: Sent; origin: string; ap
         </div>
       </div>
       <h3 style={{ marginTop: 16 }}>This request as curl</h3>
-      <div className="snippet">
-        <pre className="json" data-testid="sent-curl">
-          {curl}
-        </pre>
-        <CopyButton value={curl} label="Copy curl of this request" />
-      </div>
+      <CopyableSnippet text={curl} testId="sent-curl" copyLabel="Copy curl of this request" />
       <p className="hint" style={{ marginBottom: 0 }}>
         The same bytes, timestamp and signature{sent.idempotencyKey ? ' and Idempotency-Key (a repeat is answered as a replay)' : ''}: it works until the
         timestamp leaves the ±300 s window.
@@ -229,21 +226,16 @@ export function PlaygroundPage() {
           <h2 className="card-heading">Key</h2>
           <div>
             <Field id="pg-tenant" label="Clinic">
-              <select
+              <ClinicSelect
                 id="pg-tenant"
                 value={tenant}
-                onChange={(e) => {
-                  setTenant(e.target.value);
+                onChange={(slug) => {
+                  setTenant(slug);
                   setKeyId('');
                 }}
-              >
-                <option value="">Choose…</option>
-                {tenants.data?.map((t) => (
-                  <option key={t.slug} value={t.slug}>
-                    {clinicOptionLabel(t)}
-                  </option>
-                ))}
-              </select>
+                clinics={tenants.data}
+                blank="Choose…"
+              />
             </Field>
             <Field id="pg-key" label="Key" hint={chosenKey ? `${chosenKey.api_key_masked} · ${chosenKey.escopos.length} scopes` : 'Fills X-API-Key.'}>
               <select id="pg-key" value={keyId} disabled={!tenant} onChange={(e) => setKeyId(e.target.value)}>
@@ -340,22 +332,12 @@ export function PlaygroundPage() {
           <h2 className="card-heading">Signature (X-Signature)</h2>
           {result ? (
             <>
-              <div className="secret-row">
-                <div className="value mono" data-testid="signature">
-                  {result.hex}
-                </div>
-                <CopyButton value={result.hex} label="Copy signature" />
-              </div>
+              <CopyableValue value={result.hex} className="mono" testId="signature" copyLabel="Copy signature" />
               <p className="hint">
                 HMAC-SHA256 by <Badge tone="info">{result.engine}</Badge>, lowercase hex, 64 characters.
               </p>
               <h2 className="card-heading">curl</h2>
-              <div className="snippet">
-                <pre className="json" data-testid="curl">
-                  {curl}
-                </pre>
-                <CopyButton value={curl} label="Copy curl" />
-              </div>
+              <CopyableSnippet text={curl} testId="curl" copyLabel="Copy curl" />
               {WRITE_METHODS.has(method) && <p className="hint">Writes need an Idempotency-Key (not signed): the curl makes a fresh one.</p>}
             </>
           ) : (

@@ -1,9 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { storageFaultSchema } from '../../../../contracts/admin/storage-faults.ts';
 import { ApiError } from '../../lib/api.ts';
-import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { ClinicSelect } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
-import { ClinicName, clinicOptionLabel, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, PageHeader, SectionCard, formatDate } from '../../lib/ui.tsx';
+import { ClinicName, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useAddStorageFault, useClearStorageFaults, useRemoveStorageFault, useStorageFaults } from './api.ts';
 
 const EFFECT = '500 RES_ARQUIVO_S3_FALHA instead of the 302 to the file';
@@ -50,14 +52,7 @@ export function StorageFaultsPage() {
           <ErrorBanner error={add.error} title="The storage fault was not added" />
           <div className="grid-form">
             <Field id="storage-fault-tenant" label="Clinic" error={errors.tenant}>
-              <select id="storage-fault-tenant" value={form.tenant} onChange={(e) => setForm({ ...form, tenant: e.target.value })}>
-                <option value="*">Every clinic</option>
-                {clinics.data?.map((t) => (
-                  <option key={t.slug} value={t.slug}>
-                    {clinicOptionLabel(t)}
-                  </option>
-                ))}
-              </select>
+              <ClinicSelect id="storage-fault-tenant" value={form.tenant} onChange={(tenant) => setForm({ ...form, tenant })} clinics={clinics.data} blank="Every clinic" blankValue="*" />
             </Field>
             <Field id="storage-fault-rate" label="Rate 0–1" error={errors.failure_rate} hint="1 fails every download; 0.5 about half of them.">
               <input id="storage-fault-rate" inputMode="decimal" value={form.failure_rate} onChange={(e) => setForm({ ...form, failure_rate: e.target.value })} />
@@ -77,56 +72,41 @@ export function StorageFaultsPage() {
         </form>
       )}
       <ErrorBanner error={faults.error ?? remove.error ?? clear.error} title="Storage faults could not be loaded or changed" />
-      <section className="card" aria-label="Active storage faults">
-        <div className="section-title">
-          <h2>Active storage faults</h2>
-          {faults.data && <span className="muted">{faults.data.length} active · refreshed every 5 s</span>}
-        </div>
-        {faults.isPending ? (
-          <Loading />
-        ) : !faults.data?.length ? (
-          <EmptyState title="No storage faults — files download normally">Add one above; it takes effect on the next download.</EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="data" data-testid="storage-faults">
-              <thead>
-                <tr>
-                  <th>ID</th>
-                  <th>Clinic</th>
-                  <th>Fault</th>
-                  <th>Rate</th>
-                  <th title="Downloads it matched, failed or not">Hits</th>
-                  <th>Since</th>
-                  <th className="col-actions">
-                    <span className="sr-only">Actions</span>
-                  </th>
+      <SectionCard
+        label="Active storage faults"
+        title="Active storage faults"
+        meta={faults.data && <span className="muted">{faults.data.length} active · refreshed every 5 s</span>}
+      >
+        <ListState
+          pending={faults.isPending}
+          rows={faults.data}
+          empty={<EmptyState title="No storage faults — files download normally">Add one above; it takes effect on the next download.</EmptyState>}
+        >
+          {(rows) => (
+            <DataTable testId="storage-faults" actions columns={['ID', 'Clinic', 'Fault', 'Rate', { label: 'Hits', title: 'Downloads it matched, failed or not' }, 'Since']}>
+              {rows.map((f) => (
+                <tr key={f.id} data-fault-id={f.id}>
+                  <td className="mono">#{f.id}</td>
+                  <td>{f.tenant === '*' ? 'Every clinic' : <ClinicName slug={f.tenant} nome={clinics.nameOf(f.tenant)} />}</td>
+                  <td>
+                    <Badge tone="bad">File storage error</Badge>
+                  </td>
+                  <td className="mono">{Math.round(f.failure_rate * 100)}%</td>
+                  <td className="mono">{f.hits}</td>
+                  <td className="nowrap">{formatDate(f.criado_em)}</td>
+                  <ActionsCell>
+                    {canWrite && (
+                      <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn storage fault ${f.id} off`}>
+                        Turn off
+                      </Button>
+                    )}
+                  </ActionsCell>
                 </tr>
-              </thead>
-              <tbody>
-                {faults.data.map((f) => (
-                  <tr key={f.id} data-fault-id={f.id}>
-                    <td className="mono">#{f.id}</td>
-                    <td>{f.tenant === '*' ? 'Every clinic' : <ClinicName slug={f.tenant} nome={clinics.nameOf(f.tenant)} />}</td>
-                    <td>
-                      <Badge tone="bad">File storage error</Badge>
-                    </td>
-                    <td className="mono">{Math.round(f.failure_rate * 100)}%</td>
-                    <td className="mono">{f.hits}</td>
-                    <td className="nowrap">{formatDate(f.criado_em)}</td>
-                    <td className="actions">
-                      {canWrite && (
-                        <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn storage fault ${f.id} off`}>
-                          Turn off
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+              ))}
+            </DataTable>
+          )}
+        </ListState>
+      </SectionCard>
     </>
   );
 }

@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
-import { Button, Dialog, ErrorBanner, Field, Loading } from '../../lib/ui.tsx';
+import { FormDialog, NoticeDialog } from '../../lib/dialogs.tsx';
+import { ErrorBanner, Field, Loading } from '../../lib/ui.tsx';
 import { tenantResetPolicyView } from '../../../../contracts/admin/tenants.ts';
 import { useResetTenant, type TenantResetResult } from './api.ts';
 
@@ -43,56 +44,52 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
 
   if (reset.data) {
     return (
-      <Dialog open title={`Clinic ${slug} reset`} onClose={onClose} footer={<Button variant="primary" onClick={onClose}>Done</Button>}>
+      <NoticeDialog title={`Clinic ${slug} reset`} onClose={onClose}>
         <Summary result={reset.data} />
-      </Dialog>
+      </NoticeDialog>
     );
   }
 
   return (
-    <Dialog
-      open
+    <FormDialog
       title={`Reset ${slug}?`}
+      formId="reset-tenant-form"
+      label="Reset clinic"
+      pendingLabel="Resetting…"
+      variant="danger"
+      pending={reset.isPending}
+      disabled={!confirmed || !allowed}
+      onSubmit={submit}
       onClose={onClose}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" form="reset-tenant-form" variant="danger" className="solid" disabled={!confirmed || !allowed || reset.isPending}>
-            {reset.isPending ? 'Resetting…' : 'Reset clinic'}
-          </Button>
-        </>
-      }
     >
-      <form id="reset-tenant-form" onSubmit={submit} noValidate>
-        <ErrorBanner error={reset.error ?? policy.error} title="The clinic was not reset" />
-        {policy.isPending ? (
-          <Loading />
-        ) : policy.data && !policy.data.allowed ? (
-          <div className="banner banner-warn" role="alert" data-testid="reset-disabled">
-            <strong>Reset is disabled on this appliance.</strong>
-            <div>
-              It runs with <code>APP_ENV={policy.data.app_env}</code>: resetting a clinic is a development and test feature. To allow it
-              anyway, restart the appliance with <code>{policy.data.opt_in_variable}=true</code>.
-            </div>
+      <ErrorBanner error={reset.error ?? policy.error} title="The clinic was not reset" />
+      {policy.isPending ? (
+        <Loading />
+      ) : policy.data && !policy.data.allowed ? (
+        <div className="banner banner-warn" role="alert" data-testid="reset-disabled">
+          <strong>Reset is disabled on this appliance.</strong>
+          <div>
+            It runs with <code>APP_ENV={policy.data.app_env}</code>: resetting a clinic is a development and test feature. To allow it
+            anyway, restart the appliance with <code>{policy.data.opt_in_variable}=true</code>.
           </div>
-        ) : (
-          <div className="banner banner-warn" role="alert">
-            <strong>Everything written to this clinic since its first start is lost.</strong>
-            <div>
-              Patients, exams, reports, appointments, records and settings go back to exactly what the first start created
-              (same ids), and the idempotency keys used on it are forgotten. API keys stay valid. The journal is kept: its entries
-              stay, and this reset is recorded in it.
-            </div>
+        </div>
+      ) : (
+        <div className="banner banner-warn" role="alert">
+          <strong>Everything written to this clinic since its first start is lost.</strong>
+          <div>
+            Patients, exams, reports, appointments, records and settings go back to exactly what the first start created
+            (same ids), and the idempotency keys used on it are forgotten. API keys stay valid. The journal is kept: its entries
+            stay, and this reset is recorded in it.
           </div>
-        )}
-        <label className="checkbox" style={{ marginBottom: 12 }}>
-          <input type="checkbox" checked={files} disabled={!allowed} onChange={(e) => setFiles(e.target.checked)} />
-          Also delete the files uploaded for it
-        </label>
-        <Field id="reset-confirm" label={`Type ${slug} to confirm`}>
-          <input id="reset-confirm" value={typed} autoComplete="off" disabled={!allowed} onChange={(e) => setTyped(e.target.value)} autoFocus />
-        </Field>
-      </form>
-    </Dialog>
+        </div>
+      )}
+      <label className="checkbox" style={{ marginBottom: 12 }}>
+        <input type="checkbox" checked={files} disabled={!allowed} onChange={(e) => setFiles(e.target.checked)} />
+        Also delete the files uploaded for it
+      </label>
+      <Field id="reset-confirm" label={`Type ${slug} to confirm`}>
+        <input id="reset-confirm" value={typed} autoComplete="off" disabled={!allowed} onChange={(e) => setTyped(e.target.value)} autoFocus />
+      </Field>
+    </FormDialog>
   );
 }

@@ -1,8 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { createTenantSchema, tenantSettingsSchema } from '../../../../contracts/admin/tenants.ts';
-import { ApiError } from '../../lib/api.ts';
+import { FormDialog } from '../../lib/dialogs.tsx';
+import { useFieldErrors } from '../../lib/forms.tsx';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { Button, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
+import { Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { useCanWrite } from '../../lib/role.ts';
 import { StatusBadge } from '../../lib/vocabulary.tsx';
 import {
@@ -72,7 +74,7 @@ function SettingsPanel({ slug }: { slug: string }) {
   const unidades = useUnidades(slug);
   const convenios = useConvenios(slug);
   const doctors = useDoctors(slug);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { errors, setErrors, fromServer } = useFieldErrors();
 
   useEffect(() => {
     if (!settings.data) return;
@@ -99,7 +101,7 @@ function SettingsPanel({ slug }: { slug: string }) {
       return setErrors(Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.'), i.message])));
     }
     setErrors({});
-    save.mutate(parsed.data, { onError: (e) => e instanceof ApiError && setErrors(e.fieldErrors()) });
+    save.mutate(parsed.data, { onError: fromServer });
   };
 
   return (
@@ -168,44 +170,29 @@ function NewTenantDialog({ onClose }: { onClose: () => void }) {
   const create = useCreateTenant();
   const [slug, setSlug] = useState('');
   const [nome, setNome] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { errors, check, fromServer } = useFieldErrors();
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = createTenantSchema.safeParse({ slug, nome });
-    if (!parsed.success) return setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
-    setErrors({});
-    create.mutate(parsed.data, {
+    const input = check(createTenantSchema, { slug, nome });
+    if (!input) return;
+    create.mutate(input, {
       onSuccess: (t) => {
         onClose();
         navigate('/tenants', { tenant: t.slug });
       },
-      onError: (e) => e instanceof ApiError && setErrors(e.fieldErrors()),
+      onError: fromServer,
     });
   };
   return (
-    <Dialog
-      open
-      title="New clinic"
-      onClose={onClose}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" form="new-tenant-form" variant="primary" disabled={create.isPending}>
-            Create clinic
-          </Button>
-        </>
-      }
-    >
-      <form id="new-tenant-form" onSubmit={submit} noValidate>
-        <ErrorBanner error={create.error} title="The clinic was not created" />
-        <Field id="tenant-slug" label="Slug" error={errors.slug} hint="Lowercase letters, digits and hyphens; it cannot change later.">
-          <input id="tenant-slug" value={slug} onChange={(e) => setSlug(e.target.value)} autoFocus />
-        </Field>
-        <Field id="tenant-nome" label="Name" error={errors.nome}>
-          <input id="tenant-nome" value={nome} onChange={(e) => setNome(e.target.value)} />
-        </Field>
-      </form>
-    </Dialog>
+    <FormDialog title="New clinic" formId="new-tenant-form" label="Create clinic" pending={create.isPending} onSubmit={submit} onClose={onClose}>
+      <ErrorBanner error={create.error} title="The clinic was not created" />
+      <Field id="tenant-slug" label="Slug" error={errors.slug} hint="Lowercase letters, digits and hyphens; it cannot change later.">
+        <input id="tenant-slug" value={slug} onChange={(e) => setSlug(e.target.value)} autoFocus />
+      </Field>
+      <Field id="tenant-nome" label="Name" error={errors.nome}>
+        <input id="tenant-nome" value={nome} onChange={(e) => setNome(e.target.value)} />
+      </Field>
+    </FormDialog>
   );
 }
 
@@ -232,25 +219,14 @@ export function TenantsPage() {
       <ErrorBanner error={tenants.error} title="Clinics could not be loaded" />
       <div className="split">
         <section className="card" aria-label="Clinics">
-          {tenants.isPending ? (
-            <Loading />
-          ) : !tenants.data?.length ? (
-            <EmptyState title="No clinics yet">Create the first clinic to issue keys.</EmptyState>
-          ) : (
-            <table className="data">
-              <thead>
-                <tr>
-                  <th>Clinic</th>
-                  <th>Slug</th>
-                  <th>Active keys</th>
-                  <th>Created</th>
-                  <th className="col-actions">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tenants.data.map((t) => (
+          <ListState
+            pending={tenants.isPending}
+            rows={tenants.data}
+            empty={<EmptyState title="No clinics yet">Create the first clinic to issue keys.</EmptyState>}
+          >
+            {(rows) => (
+              <DataTable actions columns={['Clinic', 'Slug', 'Active keys', 'Created']}>
+                {rows.map((t) => (
                   <tr key={t.slug} aria-selected={t.slug === selected} className={t.slug === selected ? 'row-selected' : ''}>
                     <td>
                       {t.nome} {t.sandbox && <StatusBadge status="sandbox" />} {t.status !== 'active' && <StatusBadge status={t.status} />}
@@ -260,7 +236,7 @@ export function TenantsPage() {
                       <a href={href('/keys', { tenant: t.slug })}>{t.chaves_ativas}</a>
                     </td>
                     <td className="nowrap">{formatDate(t.created_at)}</td>
-                    <td className="actions">
+                    <ActionsCell>
                       <Button className="btn-sm" onClick={() => navigate('/tenants', { tenant: t.slug })} aria-label={`Settings of ${t.slug}`}>
                         Settings
                       </Button>{' '}
@@ -269,12 +245,12 @@ export function TenantsPage() {
                           Reset
                         </Button>
                       )}
-                    </td>
+                    </ActionsCell>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          )}
+              </DataTable>
+            )}
+          </ListState>
         </section>
         {selected && (
           <section className="card" aria-label="Clinic settings">

@@ -1,8 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, issueOperatorTokenSchema } from '../../../../contracts/admin/operator-tokens.ts';
-import { ApiError } from '../../lib/api.ts';
+import { CopyableValue } from '../../lib/copy.tsx';
+import { ConfirmDialog, FormDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
+import { useFieldErrors } from '../../lib/forms.tsx';
 import { englishMessage } from '../../lib/messages.ts';
-import { Badge, Button, CopyButton, Dialog, EmptyState, ErrorBanner, Field, Loading, PageHeader, ShownOnceDialog, formatDate } from '../../lib/ui.tsx';
+import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useClinicOptions, useIssueOperatorToken, useOperatorTokens, useRemoveOperatorToken, useRevokeOperatorToken, type IssuedOperatorToken, type OperatorToken } from './api.ts';
 import { useCanWrite } from '../../lib/role.ts';
@@ -32,7 +35,7 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
   const [allClinics, setAllClinics] = useState(false);
   const [chosen, setChosen] = useState<string[]>([]);
   const [days, setDays] = useState(String(OPERATOR_TOKEN_DEFAULT_DAYS));
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { errors, setErrors, fromServer } = useFieldErrors();
   const toggle = (slug: string) => setChosen((list) => (list.includes(slug) ? list.filter((s) => s !== slug) : [...list, slug]));
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -44,63 +47,57 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
     if (!parsed.success) for (const i of parsed.error.issues) found[String(i.path[0])] ??= i.message;
     setErrors(found);
     if (Object.keys(found).length > 0 || !parsed.success) return;
-    issue.mutate(parsed.data, { onSuccess: onIssued, onError: (e) => e instanceof ApiError && setErrors(e.fieldErrors()) });
+    issue.mutate(parsed.data, { onSuccess: onIssued, onError: fromServer });
   };
   return (
-    <Dialog
-      open
+    <FormDialog
       title="New operator token"
+      formId="issue-token-form"
+      label="Issue token"
+      pendingLabel="Issuing…"
+      pending={issue.isPending}
+      onSubmit={submit}
       onClose={onClose}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" form="issue-token-form" variant="primary" disabled={issue.isPending}>
-            {issue.isPending ? 'Issuing…' : 'Issue token'}
-          </Button>
-        </>
-      }
     >
-      <form id="issue-token-form" onSubmit={submit} noValidate>
-        <ErrorBanner error={issue.error} title="The token was not issued" />
-        <Field id="token-label" label="Label" error={errors.label} hint="Who uses it, e.g. “Playwright suite – CI”.">
-          <input id="token-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus />
-        </Field>
-        <fieldset className={`field ${errors.tenants ? 'field-error' : ''}`} aria-label="Clinics" style={{ border: 0, padding: 0, margin: '0 0 12px' }}>
-          <legend style={{ fontWeight: 600, marginBottom: 6 }}>Clinics it may reset</legend>
-          {clinics.isPending ? (
-            <Loading label="Loading clinics…" />
-          ) : (
-            <div role="group" aria-label="Clinic list">
-              {clinics.data?.map((c) => (
-                <label key={c.slug} className="checkbox" style={{ marginBottom: 6, opacity: allClinics ? 0.5 : 1 }}>
-                  <input type="checkbox" checked={!allClinics && chosen.includes(c.slug)} disabled={allClinics} onChange={() => toggle(c.slug)} aria-label={c.slug} />
-                  {c.nome} <span className="mono">({c.slug})</span>
-                </label>
-              ))}
-            </div>
-          )}
-          <label className="checkbox" style={{ marginTop: 8 }}>
-            <input type="checkbox" checked={allClinics} onChange={(e) => setAllClinics(e.target.checked)} />
-            All clinics (<code>*</code>), including clinics created later
-          </label>
-          {errors.tenants ? (
-            <div className="error-text" role="alert">
-              {englishMessage(errors.tenants)}
-            </div>
-          ) : (
-            <div className="hint">A token used on another clinic gets 403. Choose all clinics only when that is what the script needs.</div>
-          )}
-        </fieldset>
-        <Field
-          id="token-expires"
-          label="Expires in (days)"
-          error={errors.expires_in_days}
-          hint={`Default ${OPERATOR_TOKEN_DEFAULT_DAYS}, at most ${OPERATOR_TOKEN_MAX_DAYS}. After that the token answers 401; issue a new one.`}
-        >
-          <input id="token-expires" inputMode="numeric" value={days} onChange={(e) => setDays(e.target.value)} style={{ width: 120 }} />
-        </Field>
-      </form>
-    </Dialog>
+      <ErrorBanner error={issue.error} title="The token was not issued" />
+      <Field id="token-label" label="Label" error={errors.label} hint="Who uses it, e.g. “Playwright suite – CI”.">
+        <input id="token-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus />
+      </Field>
+      <fieldset className={`field ${errors.tenants ? 'field-error' : ''}`} aria-label="Clinics" style={{ border: 0, padding: 0, margin: '0 0 12px' }}>
+        <legend style={{ fontWeight: 600, marginBottom: 6 }}>Clinics it may reset</legend>
+        {clinics.isPending ? (
+          <Loading label="Loading clinics…" />
+        ) : (
+          <div role="group" aria-label="Clinic list">
+            {clinics.data?.map((c) => (
+              <label key={c.slug} className="checkbox" style={{ marginBottom: 6, opacity: allClinics ? 0.5 : 1 }}>
+                <input type="checkbox" checked={!allClinics && chosen.includes(c.slug)} disabled={allClinics} onChange={() => toggle(c.slug)} aria-label={c.slug} />
+                {c.nome} <span className="mono">({c.slug})</span>
+              </label>
+            ))}
+          </div>
+        )}
+        <label className="checkbox" style={{ marginTop: 8 }}>
+          <input type="checkbox" checked={allClinics} onChange={(e) => setAllClinics(e.target.checked)} />
+          All clinics (<code>*</code>), including clinics created later
+        </label>
+        {errors.tenants ? (
+          <div className="error-text" role="alert">
+            {englishMessage(errors.tenants)}
+          </div>
+        ) : (
+          <div className="hint">A token used on another clinic gets 403. Choose all clinics only when that is what the script needs.</div>
+        )}
+      </fieldset>
+      <Field
+        id="token-expires"
+        label="Expires in (days)"
+        error={errors.expires_in_days}
+        hint={`Default ${OPERATOR_TOKEN_DEFAULT_DAYS}, at most ${OPERATOR_TOKEN_MAX_DAYS}. After that the token answers 401; issue a new one.`}
+      >
+        <input id="token-expires" inputMode="numeric" value={days} onChange={(e) => setDays(e.target.value)} style={{ width: 120 }} />
+      </Field>
+    </FormDialog>
   );
 }
 
@@ -121,13 +118,7 @@ function TokenShownOnce({ issued, onClose }: { issued: IssuedOperatorToken; onCl
       <p style={{ marginTop: 0 }}>
         For <Clinics tenants={issued.tenants} />, until {formatDate(issued.expires_at)}.
       </p>
-      <div className="secret-label">Operator token (Authorization: Bearer …)</div>
-      <div className="secret-row">
-        <div className="value" data-testid="issued-operator-token">
-          {issued.token}
-        </div>
-        <CopyButton value={issued.token} label="Copy token" />
-      </div>
+      <CopyableValue label="Operator token (Authorization: Bearer …)" value={issued.token} testId="issued-operator-token" copyLabel="Copy token" />
       <div className="secret-label">Reset a clinic from a script or a test's beforeEach</div>
       <pre className="mono" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
         {resetSnippet(issued.token, issued.tenants === ALL_TENANTS ? 'demo' : issued.tenants[0])}
@@ -139,24 +130,20 @@ function TokenShownOnce({ issued, onClose }: { issued: IssuedOperatorToken; onCl
 function RevokeDialog({ token, onClose }: { token: OperatorToken; onClose: () => void }) {
   const revoke = useRevokeOperatorToken();
   return (
-    <Dialog
-      open
+    <ConfirmDialog
       title={`Revoke token #${token.id}?`}
+      label="Revoke token"
+      variant="danger"
+      pending={revoke.isPending}
+      error={revoke.error}
+      errorTitle="The token was not revoked"
+      onConfirm={() => revoke.mutate(token.id, { onSuccess: onClose })}
       onClose={onClose}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button variant="danger" className="solid" disabled={revoke.isPending} onClick={() => revoke.mutate(token.id, { onSuccess: onClose })}>
-            Revoke token
-          </Button>
-        </>
-      }
     >
-      <ErrorBanner error={revoke.error} title="The token was not revoked" />
       <p style={{ marginTop: 0 }}>
         <strong>{token.label}</strong> (<code>{token.prefix}</code>) stops working at once, for good. Scripts using it get 401.
       </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -189,28 +176,14 @@ export function TokensPage() {
       />
       <ErrorBanner error={tokens.error ?? remove.error} title="Tokens could not be loaded or removed" />
       <section className="card" aria-label="Operator tokens">
-        {tokens.isPending ? (
-          <Loading />
-        ) : !tokens.data?.length ? (
-          <EmptyState title="No operator tokens yet">Issue one for your test suite or CI.</EmptyState>
-        ) : (
-          <div className="table-wrap">
-          <table className="data">
-            <thead>
-              <tr>
-                <th>Label</th>
-                <th>Token</th>
-                <th>Clinics</th>
-                <th>Issued by</th>
-                <th>Status</th>
-                <th>Dates</th>
-                <th className="col-actions">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((t) => (
+        <ListState
+          pending={tokens.isPending}
+          rows={tokens.data}
+          empty={<EmptyState title="No operator tokens yet">Issue one for your test suite or CI.</EmptyState>}
+        >
+          {(rows) => (
+            <DataTable actions columns={['Label', 'Token', 'Clinics', 'Issued by', 'Status', 'Dates']}>
+              {rows.map((t) => (
                 <tr key={t.id}>
                   <td>{t.label}</td>
                   <td className="mono">{t.prefix}</td>
@@ -232,7 +205,7 @@ export function TokensPage() {
                       <span className="muted">Used</span> {t.last_used_at ? formatDate(t.last_used_at) : 'never'}
                     </div>
                   </td>
-                  <td className="actions">
+                  <ActionsCell>
                     {canWrite && t.status === 'active' && (
                       <Button className="btn-sm" variant="danger" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.id}`}>
                         Revoke
@@ -243,13 +216,12 @@ export function TokensPage() {
                         Remove
                       </Button>
                     )}
-                  </td>
+                  </ActionsCell>
                 </tr>
               ))}
-            </tbody>
-          </table>
-          </div>
-        )}
+            </DataTable>
+          )}
+        </ListState>
       </section>
       {issuing && (
         <IssueDialog
