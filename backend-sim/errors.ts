@@ -18,6 +18,12 @@ export class BackendError extends Error {
 
 export const notFound = () => new BackendError('RES_NOT_FOUND', 'Recurso nao encontrado.');
 
+/** The row a lookup found, or 404 RES_NOT_FOUND (a row hidden from the caller looks the same as a missing one). */
+export function found<T>(row: T | null | undefined): T {
+  if (!row) throw notFound();
+  return row;
+}
+
 /** The backend's error body: `{error: {code, message, details}}` with the table's status. */
 export function sendError(reply: { status(code: number): { send(body: unknown): unknown } }, err: BackendError) {
   return reply.status(err.status).send({ error: { code: err.code, message: err.message, details: err.details } });

@@ -1,5 +1,20 @@
-import type { Db } from '../db/database.ts';
+import type { SelectQueryBuilder } from 'kysely';
+import type { Database, Db } from '../db/database.ts';
 import { queryRows } from '../db/statements.ts';
+
+/**
+ * A page of a list built with Kysely: its rows and the count of `filtered` (the list's query with its joins
+ * and filters, before its select, order and limit), run side by side.
+ */
+export async function pageWithTotal<R>(rows: Promise<R[]>, filtered: SelectQueryBuilder<Database, any, any>): Promise<{ rows: R[]; total: number }> {
+  const [page, count] = await Promise.all([rows, filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()]);
+  return { rows: page, total: Number(count.total) };
+}
+
+/** A repository's page as a service answers it: each row through its view (row -> wire). */
+export function pageOf<R, V>(page: { rows: readonly R[]; total: number }, view: (row: R) => V): { data: V[]; total: number } {
+  return { data: page.rows.map((row) => view(row)), total: page.total };
+}
 
 /**
  * Totals and deep pages of a newest-first list (exams by realization date, reports by report date) from
@@ -67,3 +82,74 @@ function locate<T extends { n: number }>(buckets: T[], offset: number, before: n
   }
   return null;
 }
+
+/** A hand-written `FROM … WHERE …` of a list's table and the values of its placeholders. */
+export interface Filtered {
+  from: string;
+  params: readonly unknown[];
+}
+
+/**
+ * A list shown newest first by (date, id): its table, its date column, whether its id queries name the
+ * columns with the table (they may join another table that has the same columns), and the `SELECT … FROM
+ * <table> JOIN …` of the rows a page shows.
+ */
+export interface NewestFirstList {
+  table: 'exames' | 'laudos';
+  date: string;
+  qualified: boolean;
+  rows: string;
+}
+
+/** What one request asks of such a list: its filters, and how its total and page are found. */
+export interface NewestFirstFilters {
+  /** The trigger-kept counts that give the total, or null: the total is a COUNT(*) of `total`. */
+  counts: DateCounts | null;
+  total: Filtered;
+  /** The filters a page's ids are chosen with, once the total is known (a large total can choose another index). */
+  page: (total: number) => Filtered;
+  /** Whether the page starts from the counts (with `counts` only) rather than at an OFFSET. */
+  startFromCounts: boolean;
+  /** The filters that find the row at a position within one date, for that start; default: the page's. */
+  dated?: Filtered;
+}
+
+/**
+ * One page of the list and its total, read on one held connection (so the total and the page see the same
+ * rows). The page's ids are chosen first, then its rows are read: by OFFSET, or, when `startFromCounts`,
+ * from the (date, id) the per-date counts place at `offset` (pageStart), read on from there by key.
+ */
+export async function newestFirstPage<R>(
+  db: Db,
+  list: NewestFirstList,
+  at: { limit: number; offset: number },
+  filters: NewestFirstFilters,
+): Promise<{ rows: R[]; total: number }> {
+  const column = (name: string) => (list.qualified ? `${list.table}.${name}` : name);
+  const [id, date] = [column('id'), column(list.date)];
+  const order = `ORDER BY ${date} DESC, ${id} DESC`;
+  return db.connection().execute(async (conn) => {
+    const total = filters.counts
+      ? await countedTotal(conn, filters.counts)
+      : (await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total ${filters.total.from}`, filters.total.params))[0].total;
+    if (at.offset >= total) return { rows: [], total };
+    const { from, params } = filters.page(total);
+    let page = `SELECT ${id} ${from} ${order} LIMIT ?`;
+    let pageParams = [...params, at.limit];
+    if (filters.startFromCounts && filters.counts) {
+      const dated = filters.dated ?? { from, params };
+      const start = await pageStart(conn, filters.counts, at.offset, async (data, k) => {
+        const sql = `SELECT ${id} ${dated.from} AND ${date} = ? ORDER BY ${id} DESC LIMIT 1 OFFSET ?`;
+        return (await queryRows<{ id: number }>(conn, sql, [...dated.params, data, k]))[0]?.id;
+      });
+      page = `SELECT ${id} ${from} AND (${date}, ${id}) <= (?, ?) ${order} LIMIT ?`;
+      pageParams = [...params, start.data, start.id, at.limit];
+    } else if (at.offset > 0) {
+      page += ' OFFSET ?';
+      pageParams.push(at.offset);
+    }
+    const rows = await queryRows<R>(conn, `${list.rows} WHERE ${list.table}.id IN (${page}) ORDER BY ${list.table}.${list.date} DESC, ${list.table}.id DESC`, pageParams);
+    return { rows, total };
+  });
+}
+

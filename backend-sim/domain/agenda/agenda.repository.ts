@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { pageWithTotal } from '../paginas.ts';
 import type { AgendaConfigsTable } from '../../db/tables/agenda-configs.ts';
 import type { AgendamentoHistoricoTable, AgendamentosTable } from '../../db/tables/agendamentos.ts';
 import type { ApptListFilter, ConfigListFilter } from './agenda.schemas.ts';
@@ -22,7 +23,7 @@ export async function listConfigs(db: Db, f: ConfigListFilter, medicoFiltroId: n
   if (f.tipo_vinculo) q = q.where('ac.tipo_vinculo', '=', f.tipo_vinculo);
   if (f.ativo) q = q.where('ac.ativo', '=', Number(f.ativo));
   if (f.nome) q = q.where(sql<boolean>`instr(lower(ac.nome), lower(${f.nome.trim()})) > 0`);
-  const [rows, count] = await Promise.all([
+  return pageWithTotal(
     q
       .select(['ac.id', 'ac.nome', 'ac.tipo_vinculo', 'ac.medico_id', 'm.nome as medico_nome', 'ac.sala_id', 's.nome as sala_nome', 'ac.unidade_id', 'u.nome as unidade_nome', 'ac.ativo', 'ac.data_inicio', 'ac.data_fim', 'ac.criado_em'])
       .orderBy('ac.nome')
@@ -30,9 +31,8 @@ export async function listConfigs(db: Db, f: ConfigListFilter, medicoFiltroId: n
       .limit(f.limit)
       .offset(f.offset)
       .execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+    q,
+  );
 }
 
 export async function findAgenda(db: Db, id: number): Promise<AgendaRow | undefined> {
@@ -156,20 +156,15 @@ export async function listAgendamentos(db: Db, f: ApptListFilter, medicoFiltroId
   if (f.status) q = q.where('ag.status', '=', f.status);
   if (f.unidade_id) q = q.where('ag.unidade_id', '=', f.unidade_id);
   if (f.agenda_config_id) q = q.where('ag.agenda_config_id', '=', f.agenda_config_id);
-  const [rows, count] = await Promise.all([
+  return pageWithTotal(
     q.orderBy('ag.data_agendamento', 'desc').orderBy('ag.hora_inicio', 'desc').orderBy('ag.id', 'desc').limit(f.limit).offset(f.offset).execute(),
-    q.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+    q.clearSelect(),
+  );
 }
 
+/** An appointment (the doctor filter is the service's: it is on the agenda's doctor). */
 export async function findAgendamento(db: Db, id: number): Promise<ApptRow | undefined> {
   return apptQuery(db).where('ag.id', '=', id).executeTakeFirst();
-}
-
-/** The appointment just written. */
-export async function getAgendamento(db: Db, id: number): Promise<ApptRow> {
-  return apptQuery(db).where('ag.id', '=', id).executeTakeFirstOrThrow();
 }
 
 export async function findPlano(db: Db, id: number) {

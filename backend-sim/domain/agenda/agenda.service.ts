@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.ts';
 import { BackendError, notFound } from '../../errors.ts';
 import type { CallContext } from '../../lib/http.ts';
 import { addDays, fromMinutes, toMinutes, weekday } from '../../lib/time.ts';
+import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './agenda.repository.ts';
 import type { AgendaRow, ApptRow } from './agenda.repository.ts';
@@ -23,8 +24,7 @@ export interface Stamp {
 // ---------- agenda configs ----------
 
 export async function listConfigs(db: Db, f: ConfigListFilter, ctx: CallContext) {
-  const { rows, total } = await repo.listConfigs(db, f, ctx.medicoFiltroId);
-  return { total, data: rows.map(configItem) };
+  return pageOf(await repo.listConfigs(db, f, ctx.medicoFiltroId), configItem);
 }
 
 /** An agenda visible to the caller (SIMPLES: it must belong to the bound doctor), else 404. */
@@ -90,8 +90,7 @@ async function apptDetail(db: Db, r: ApptRow) {
 }
 
 export async function listAgendamentos(db: Db, f: ApptListFilter, ctx: CallContext) {
-  const { rows, total } = await repo.listAgendamentos(db, f, ctx.medicoFiltroId);
-  return { data: rows.map(apptItem), total };
+  return pageOf(await repo.listAgendamentos(db, f, ctx.medicoFiltroId), apptItem);
 }
 
 /** Visible appointment (with a patient; SIMPLES on the agenda's doctor) or 404. */
@@ -146,7 +145,7 @@ export async function createAgendamento(db: Db, b: ApptCreate, ctx: CallContext,
       criado_em: clock.now, criado_por_chave_id: ctx.chaveId,
     });
     await repo.insertHistorico(trx, { agendamento_id: id, status_anterior: null, status_novo: 'agendado', data_hora: clock.now, observacao: 'Agendamento criado via API', origem: 'API', chave_id: ctx.chaveId });
-    return apptDetail(trx, await repo.getAgendamento(trx, id));
+    return apptDetail(trx, (await repo.findAgendamento(trx, id))!);
   });
 }
 
@@ -200,7 +199,7 @@ export async function reagendarAgendamento(db: Db, id: number, b: Reagendar, ctx
     const nota = `Reagendado de ${anterior.data_agendamento} ${anterior.hora_inicio} para ${b.nova_data} ${b.nova_hora_inicio}${motivo ? `: ${motivo}` : ''}`;
     await repo.insertHistorico(trx, { agendamento_id: id, status_anterior: anterior.status, status_novo: 'agendado', data_hora: clock.now, observacao: nota, origem: 'API', chave_id: ctx.chaveId });
   });
-  const updated = await repo.getAgendamento(db, id);
+  const updated = (await repo.findAgendamento(db, id))!;
   return { ...(await apptDetail(db, updated)), reagendado_em: updated.reagendado_em, reagendado_motivo: updated.reagendado_motivo };
 }
 

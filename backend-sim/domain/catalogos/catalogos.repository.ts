@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { pageWithTotal } from '../paginas.ts';
 import type { CidsFilter, ConveniosFilter, ProcedimentosFilter, SimpleCatalogFilter } from './catalogos.schemas.ts';
 
 /** LIKE with the user's text taken literally ('%' and '_' escaped); SQLite LIKE is ASCII case-insensitive. */
@@ -7,17 +8,12 @@ export function likePrefix(s: string): string {
   return `${s.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-async function paginate<T>(rows: Promise<T[]>, total: Promise<{ total: number | bigint | string }>) {
-  const [data, count] = await Promise.all([rows, total]);
-  return { rows: data, total: Number(count.total) };
-}
-
 export async function listProcedimentos(db: Db, f: ProcedimentosFilter) {
   let q = db.selectFrom('procedimentos').where('ativo', '=', f.ativo === '0' ? 0 : 1);
   if (f.q) q = q.where(sql<boolean>`nome LIKE ${likePrefix(f.q)} ESCAPE '\\'`);
-  return paginate(
+  return pageWithTotal(
     q.selectAll().orderBy('nome').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    q,
   );
 }
 
@@ -25,9 +21,9 @@ export async function listConvenios(db: Db, f: ConveniosFilter) {
   let q = db.selectFrom('convenios');
   if (f.ativo) q = q.where('ativo', '=', Number(f.ativo));
   if (f.q) q = q.where(sql<boolean>`nome LIKE ${likePrefix(f.q)} ESCAPE '\\'`);
-  return paginate(
+  return pageWithTotal(
     q.selectAll().orderBy('nome').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    q,
   );
 }
 
@@ -47,18 +43,18 @@ export async function listCids(db: Db, needle: string, f: CidsFilter) {
         sql<boolean>`nome LIKE ${`%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`,
       ]),
     );
-  return paginate(
+  return pageWithTotal(
     q.selectAll().orderBy('codigo').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    q,
   );
 }
 
 export async function listUnidades(db: Db, f: SimpleCatalogFilter) {
   let q = db.selectFrom('unidades');
   if (f.ativo) q = q.where('ativo', '=', Number(f.ativo));
-  return paginate(
+  return pageWithTotal(
     q.selectAll().orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    q,
   );
 }
 
@@ -66,9 +62,9 @@ export async function listUnidades(db: Db, f: SimpleCatalogFilter) {
 export async function listByName(db: Db, table: 'complementos' | 'grupos_laudos', f: SimpleCatalogFilter) {
   let q = db.selectFrom(table);
   if (f.ativo) q = q.where('ativo', '=', Number(f.ativo));
-  return paginate(
+  return pageWithTotal(
     q.selectAll().orderBy('nome').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    q,
   );
 }
 

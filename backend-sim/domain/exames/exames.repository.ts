@@ -1,11 +1,11 @@
 import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
 import type { Database, Db } from '../../db/database.ts';
-import { queryRows } from '../../db/statements.ts';
+import { Conditions } from '../../db/conditions.ts';
 import type { ExclusaoColumns } from '../../db/tables/columns.ts';
 import type { ExameArquivosTable } from '../../db/tables/exame-arquivos.ts';
 import type { ExamesTable } from '../../db/tables/exames.ts';
 import type { LaudosTable } from '../../db/tables/laudos.ts';
-import { countedTotal, pageStart, type DateCounts } from '../paginas.ts';
+import { newestFirstPage, type DateCounts, type Filtered, type NewestFirstList } from '../paginas.ts';
 import type { ExameListFilter } from './exames.schemas.ts';
 
 type EB = ExpressionBuilder<Database, 'exames'>;
@@ -69,7 +69,8 @@ JOIN procedimentos pr ON pr.id = exames.procedimento_id
 LEFT JOIN medicos me ON me.id = exames.medico_exame_id
 LEFT JOIN medicos ml ON ml.id = exames.medico_laudo_id
 LEFT JOIN medicos ms ON ms.id = exames.medico_solicitante_id`;
-const NEWEST_FIRST = 'ORDER BY data_realizado DESC, id DESC';
+/** Its id queries read `exames` alone: unqualified columns. */
+const LIST: NewestFirstList = { table: 'exames', date: 'data_realizado', qualified: false, rows: LIST_SELECT };
 
 /**
  * Newest first; `medico` (0: none) is the doctor filter the caller resolved. Hand-written SQL (statements
@@ -89,80 +90,43 @@ export async function listExames(db: Db, f: ExameListFilter, medico: number): Pr
   const counts: DateCounts = { table: 'exames_contagem', filtro, valor, inicio: f.periodo_realizado_inicio, fim: f.periodo_realizado_fim };
 
   /** The filters on `exames`; `byDate` spells the doctor test so that SQLite walks the date index. */
-  const filters = (byDate: boolean) => {
-    const where = ['excluido_em IS NULL'];
-    const params: unknown[] = [];
-    if (medico) {
-      where.push(
+  const filters = (byDate: boolean): Filtered => {
+    const c = new Conditions('excluido_em IS NULL');
+    if (medico)
+      c.add(
         byDate
           ? '(+medico_exame_id = ? OR +medico_laudo_id = ? OR +medico_solicitante_id = ?)'
           : '(medico_exame_id = ? OR medico_laudo_id = ? OR medico_solicitante_id = ?)',
+        medico, medico, medico,
       );
-      params.push(medico, medico, medico);
-    }
-    if (f.paciente_id) {
-      where.push('paciente_id = ?');
-      params.push(f.paciente_id);
-    }
-    if (f.tipo_exame_id) {
-      where.push('procedimento_id = ?');
-      params.push(f.tipo_exame_id);
-    }
-    if (f.periodo_realizado_inicio) {
-      where.push('data_realizado >= ?');
-      params.push(f.periodo_realizado_inicio);
-    }
-    if (f.periodo_realizado_fim) {
-      where.push('data_realizado <= ?');
-      params.push(f.periodo_realizado_fim);
-    }
+    c.when(f.paciente_id, 'paciente_id = ?')
+      .when(f.tipo_exame_id, 'procedimento_id = ?')
+      .when(f.periodo_realizado_inicio, 'data_realizado >= ?')
+      .when(f.periodo_realizado_fim, 'data_realizado <= ?');
     // Spelled out (not via the CASE) so SQLite can use the partial indexes.
-    if (f.status_laudo === 'PENDENTE') where.push('arquivo_laudo_key IS NULL');
+    if (f.status_laudo === 'PENDENTE') c.add('arquivo_laudo_key IS NULL');
     // likely(): a per-row subquery, not a join preceded by a Bloom filter over every signed report (80 ms at 1M).
-    if (f.status_laudo === 'ASSINADO') where.push(`arquivo_laudo_key IS NOT NULL AND likely(${SIGNED_REPORT_EXISTS})`);
-    if (f.status_laudo === 'EMITIDO') where.push(`arquivo_laudo_key IS NOT NULL AND NOT ${SIGNED_REPORT_EXISTS}`);
-    return { where: where.join(' AND '), params };
+    if (f.status_laudo === 'ASSINADO') c.add(`arquivo_laudo_key IS NOT NULL AND likely(${SIGNED_REPORT_EXISTS})`);
+    if (f.status_laudo === 'EMITIDO') c.add(`arquivo_laudo_key IS NOT NULL AND NOT ${SIGNED_REPORT_EXISTS}`);
+    return { from: `FROM exames WHERE ${c.joined()}`, params: c.params };
   };
 
-  return db.connection().execute(async (conn) => {
-    const plain = filters(false);
-    const total = counted
-      ? await countedTotal(conn, counts)
-      : (await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total FROM exames WHERE ${plain.where}`, plain.params))[0].total;
-    if (f.offset >= total) return { rows: [], total };
-    const byDate = medico > 0 && !f.paciente_id && total > SCAN_BY_DATE_ABOVE;
-    const { where, params } = filters(byDate);
-    let page = `SELECT id FROM exames WHERE ${where} ${NEWEST_FIRST} LIMIT ?`;
-    let pageParams = [...params, f.limit];
+  return newestFirstPage<ExameItemRow>(db, LIST, f, {
+    counts: counted ? counts : null,
+    total: filters(false),
+    page: (total) => filters(medico > 0 && !f.paciente_id && total > SCAN_BY_DATE_ABOVE),
     // Statuses cluster by age (recent exams pending, older ones signed): a status page starts from the
     // counts even at offset 0, at its newest date, instead of walking the newer exams that do not match.
-    if (counted && (f.offset > 0 || status !== undefined)) {
-      const dated = filters(true);
-      const start = await pageStart(conn, counts, f.offset, async (data, k) => {
-        const sql = `SELECT id FROM exames WHERE ${dated.where} AND data_realizado = ? ORDER BY id DESC LIMIT 1 OFFSET ?`;
-        return (await queryRows<{ id: number }>(conn, sql, [...dated.params, data, k]))[0]?.id;
-      });
-      page = `SELECT id FROM exames WHERE ${where} AND (data_realizado, id) <= (?, ?) ${NEWEST_FIRST} LIMIT ?`;
-      pageParams = [...params, start.data, start.id, f.limit];
-    } else if (f.offset > 0) {
-      page += ' OFFSET ?';
-      pageParams.push(f.offset);
-    }
-    const rows = await queryRows<ExameItemRow>(conn, `${LIST_SELECT} WHERE exames.id IN (${page}) ORDER BY exames.data_realizado DESC, exames.id DESC`, pageParams);
-    return { rows, total };
+    startFromCounts: f.offset > 0 || status !== undefined,
+    dated: filters(true),
   });
 }
 
-/** A live exam row, visible to the bound doctor `medicoFiltroId` (0: anyone). */
-export async function findExame(db: Db, id: number, medicoFiltroId: number): Promise<ExameRow | undefined> {
+/** A live exam row, visible to the bound doctor `medicoFiltroId` (0: anyone, as for the exam just written). */
+export async function findExame(db: Db, id: number, medicoFiltroId = 0): Promise<ExameRow | undefined> {
   let q = baseQuery(db).where('exames.id', '=', id);
   if (medicoFiltroId) q = q.where((eb) => simplesFilter(eb, medicoFiltroId));
   return selectRow(q).executeTakeFirst();
-}
-
-/** The live exam just written. */
-export async function getExame(db: Db, id: number): Promise<ExameRow> {
-  return selectRow(baseQuery(db).where('exames.id', '=', id)).executeTakeFirstOrThrow();
 }
 
 export async function findProcedimento(db: Db, id: number) {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import { BackendError, notFound } from '../../errors.ts';
+import { BackendError, found } from '../../errors.ts';
 import type { CallContext } from '../../lib/http.ts';
 import type { FileStore } from '../../storage.ts';
 import { decodeFiles, requirePdf, uploadAll } from '../arquivos.ts';
@@ -7,6 +7,7 @@ import { getClinicaConfig } from '../clinica/clinica.repository.ts';
 import { getSettings } from '../clinica/clinica.service.ts';
 import { clinicRequires } from '../../../contracts/backend/settings.ts';
 import { medicoComPapel } from '../medicos/medicos.service.ts';
+import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './exames.repository.ts';
 import type { ExameCreate, ExameListFilter } from './exames.schemas.ts';
@@ -15,15 +16,12 @@ import { exameCreated, exameDetail, exameItem } from './exames.views.ts';
 export async function listExames(db: Db, f: ExameListFilter, ctx: CallContext) {
   // medico_id is ignored for bound keys (anti-enumeration), as the spec requires.
   const medico = ctx.medicoFiltroId || f.medico_id || 0;
-  const { rows, total } = await repo.listExames(db, f, medico);
-  return { data: rows.map(exameItem), total };
+  return pageOf(await repo.listExames(db, f, medico), exameItem);
 }
 
 /** A visible, live exam row or 404 RES_NOT_FOUND (hidden and missing look the same). */
 async function findVisibleExame(db: Db, id: number, ctx: CallContext) {
-  const row = await repo.findExame(db, id, ctx.medicoFiltroId);
-  if (!row) throw notFound();
-  return row;
+  return found(await repo.findExame(db, id, ctx.medicoFiltroId));
 }
 
 export async function getExame(db: Db, id: number, ctx: CallContext) {
@@ -129,7 +127,7 @@ export async function createExame(db: Db, files: FileStore, tenant: string, b: E
     await files.remove(stored.map((s) => s.object_key)).catch(() => undefined);
     throw err;
   }
-  return exameCreated(await repo.getExame(db, id));
+  return exameCreated((await repo.findExame(db, id))!);
 }
 
 /** Soft delete with cascade to the exam's live reports; refused when the external center issued the report. */

@@ -1,8 +1,8 @@
 import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { queryRows } from '../../db/statements.ts';
+import { Conditions } from '../../db/conditions.ts';
 import type { LaudosTable } from '../../db/tables/laudos.ts';
-import { countedTotal, pageStart, type DateCounts } from '../paginas.ts';
+import { newestFirstPage, type DateCounts, type Filtered, type NewestFirstList } from '../paginas.ts';
 import type { LaudoListFilter } from './laudos.schemas.ts';
 
 /**
@@ -46,7 +46,8 @@ LEFT JOIN exames e ON e.id = laudos.exame_id
 LEFT JOIN pacientes p ON p.id = e.paciente_id
 LEFT JOIN procedimentos pr ON pr.id = e.procedimento_id
 LEFT JOIN medicos ml ON ml.id = laudos.medico_laudo_id`;
-const NEWEST_FIRST = 'ORDER BY laudos.data_laudo DESC, laudos.id DESC';
+/** Its id queries may join `exames e`: columns named with their table. */
+const LIST: NewestFirstList = { table: 'laudos', date: 'data_laudo', qualified: true, rows: LIST_SELECT };
 
 /**
  * Newest first, like the exam list (exames.repository.ts); `bound` is the key's doctor (0: none), whose
@@ -60,70 +61,26 @@ export async function listLaudos(db: Db, f: LaudoListFilter, bound: number): Pro
   const [filtro, valor] = medico ? ['medico', medico] : f.assinado ? ['assinado', Number(f.assinado)] : ['todos', 0];
   const counts: DateCounts = { table: 'laudos_contagem', filtro, valor, inicio: f.periodo_laudo_inicio, fim: f.periodo_laudo_fim };
 
-  const where = ['laudos.excluido_em IS NULL'];
-  const params: unknown[] = [];
+  const c = new Conditions('laudos.excluido_em IS NULL');
   // The exam's columns are only needed (and joined) for the AMPLIADO rule and the patient filter.
   const joinExame = bound > 0 || !!f.paciente_id;
-  if (bound) {
-    where.push('(laudos.medico_laudo_id = ? OR e.medico_exame_id = ? OR e.medico_laudo_id = ? OR e.medico_solicitante_id = ?)');
-    params.push(bound, bound, bound, bound);
-  } else if (medico) {
-    where.push('laudos.medico_laudo_id = ?');
-    params.push(medico);
-  }
-  if (f.exame_id) {
-    where.push('laudos.exame_id = ?');
-    params.push(f.exame_id);
-  }
-  if (f.paciente_id) {
-    where.push('e.paciente_id = ?');
-    params.push(f.paciente_id);
-  }
-  if (f.assinado) {
-    where.push('laudos.assinado = ?');
-    params.push(Number(f.assinado));
-  }
-  if (f.periodo_laudo_inicio) {
-    where.push('laudos.data_laudo >= ?');
-    params.push(f.periodo_laudo_inicio);
-  }
-  if (f.periodo_laudo_fim) {
-    where.push('laudos.data_laudo <= ?');
-    params.push(f.periodo_laudo_fim);
-  }
-  const fromWhere = `FROM laudos${joinExame ? ' LEFT JOIN exames e ON e.id = laudos.exame_id' : ''} WHERE ${where.join(' AND ')}`;
+  if (bound) c.add('(laudos.medico_laudo_id = ? OR e.medico_exame_id = ? OR e.medico_laudo_id = ? OR e.medico_solicitante_id = ?)', bound, bound, bound, bound);
+  else c.when(medico, 'laudos.medico_laudo_id = ?');
+  c.when(f.exame_id, 'laudos.exame_id = ?')
+    .when(f.paciente_id, 'e.paciente_id = ?')
+    .when(f.assinado, 'laudos.assinado = ?', Number(f.assinado))
+    .when(f.periodo_laudo_inicio, 'laudos.data_laudo >= ?')
+    .when(f.periodo_laudo_fim, 'laudos.data_laudo <= ?');
+  const filtered: Filtered = { from: `FROM laudos${joinExame ? ' LEFT JOIN exames e ON e.id = laudos.exame_id' : ''} WHERE ${c.joined()}`, params: c.params };
 
-  return db.connection().execute(async (conn) => {
-    const total = counted ? await countedTotal(conn, counts) : (await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total ${fromWhere}`, params))[0].total;
-    if (f.offset >= total) return { rows: [], total };
-    let page = `SELECT laudos.id ${fromWhere} ${NEWEST_FIRST} LIMIT ?`;
-    let pageParams = [...params, f.limit];
-    if (f.offset > 0 && counted) {
-      const start = await pageStart(conn, counts, f.offset, async (data, k) => {
-        const sql = `SELECT laudos.id ${fromWhere} AND laudos.data_laudo = ? ORDER BY laudos.id DESC LIMIT 1 OFFSET ?`;
-        return (await queryRows<{ id: number }>(conn, sql, [...params, data, k]))[0]?.id;
-      });
-      page = `SELECT laudos.id ${fromWhere} AND (laudos.data_laudo, laudos.id) <= (?, ?) ${NEWEST_FIRST} LIMIT ?`;
-      pageParams = [...params, start.data, start.id, f.limit];
-    } else if (f.offset > 0) {
-      page += ' OFFSET ?';
-      pageParams.push(f.offset);
-    }
-    const rows = await queryRows<LaudoRow>(conn, `${LIST_SELECT} WHERE laudos.id IN (${page}) ${NEWEST_FIRST}`, pageParams);
-    return { rows, total };
-  });
+  return newestFirstPage<LaudoRow>(db, LIST, f, { counts: counted ? counts : null, total: filtered, page: () => filtered, startFromCounts: f.offset > 0 });
 }
 
-/** A live report, visible to the bound doctor `medicoFiltroId` (0: anyone). */
-export async function findLaudo(db: Db, id: number, medicoFiltroId: number): Promise<LaudoRow | undefined> {
+/** A live report, visible to the bound doctor `medicoFiltroId` (0: anyone, as for the report just written). */
+export async function findLaudo(db: Db, id: number, medicoFiltroId = 0): Promise<LaudoRow | undefined> {
   let q = baseQuery(db).where('laudos.id', '=', id);
   if (medicoFiltroId) q = ampliado(q, medicoFiltroId);
   return selectRow(q).executeTakeFirst();
-}
-
-/** The live report just written. */
-export async function getLaudo(db: Db, id: number): Promise<LaudoRow> {
-  return selectRow(baseQuery(db).where('laudos.id', '=', id)).executeTakeFirstOrThrow();
 }
 
 /** The exam a report is ingested for, deleted ones included. */

@@ -1,24 +1,22 @@
 import type { Db } from '../../db/database.ts';
-import { BackendError, notFound } from '../../errors.ts';
+import { BackendError, found, notFound } from '../../errors.ts';
 import type { CallContext } from '../../lib/http.ts';
 import type { FileStore } from '../../storage.ts';
 import { decodeFiles, requirePdf, uploadAll } from '../arquivos.ts';
 import { insertExameArquivo } from '../exames/exames.repository.ts';
 import { medicoComPapel } from '../medicos/medicos.service.ts';
+import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './laudos.repository.ts';
 import type { LaudoIngest, LaudoListFilter } from './laudos.schemas.ts';
 import { laudoDetail, laudoItem } from './laudos.views.ts';
 
 export async function listLaudos(db: Db, f: LaudoListFilter, ctx: CallContext) {
-  const { rows, total } = await repo.listLaudos(db, f, ctx.medicoFiltroId);
-  return { data: rows.map(laudoItem), total };
+  return pageOf(await repo.listLaudos(db, f, ctx.medicoFiltroId), laudoItem);
 }
 
 async function findVisibleLaudo(db: Db, id: number, ctx: CallContext) {
-  const row = await repo.findLaudo(db, id, ctx.medicoFiltroId);
-  if (!row) throw notFound();
-  return row;
+  return found(await repo.findLaudo(db, id, ctx.medicoFiltroId));
 }
 
 export async function getLaudo(db: Db, id: number, ctx: CallContext) {
@@ -67,5 +65,5 @@ export async function ingestLaudo(db: Db, files: FileStore, tenant: string, exam
     await files.remove([stored.object_key]).catch(() => undefined);
     throw err;
   }
-  return laudoDetail(await repo.getLaudo(db, id), true);
+  return laudoDetail((await repo.findLaudo(db, id))!, true);
 }

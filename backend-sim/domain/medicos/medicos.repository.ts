@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { pageWithTotal } from '../paginas.ts';
 import type { MedicosTable } from '../../db/tables/medicos.ts';
 import { likePrefix } from '../catalogos/catalogos.repository.ts';
 import type { MedicoListFilter } from './medicos.schemas.ts';
@@ -13,11 +14,10 @@ export async function listMedicos(db: Db, f: MedicoListFilter) {
   let q = db.selectFrom('medicos as m').leftJoin('saudacoes as s', 's.id', 'm.saudacao_id').where('m.ativo', '=', f.ativo === '0' ? 0 : 1);
   if (f.q) q = q.where(sql<boolean>`m.nome LIKE ${likePrefix(f.q)} ESCAPE '\\'`);
   if (f.papel.length) q = q.where(({ or, eb }) => or(f.papel.map((p) => eb(`m.${papelColumn[p]}`, '=', 1))));
-  const [rows, count] = await Promise.all([
+  return pageWithTotal(
     q.selectAll('m').select('s.nome as saudacao_nome').orderBy('m.nome').orderBy('m.id').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+    q,
+  );
 }
 
 export async function findMedico(db: Db, id: number) {

@@ -1,9 +1,10 @@
 import type { Db } from '../../db/database.ts';
-import { BackendError, notFound } from '../../errors.ts';
+import { BackendError, found } from '../../errors.ts';
 import type { CallContext } from '../../lib/http.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { blank, checkCpf, has } from '../campos.ts';
 import { enderecoColumns, enderecoEstado } from '../endereco.ts';
+import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './medicos.repository.ts';
 import type { MedicoRow } from './medicos.repository.ts';
@@ -11,15 +12,12 @@ import type { MedicoListFilter, MedicoWrite, Papel } from './medicos.schemas.ts'
 import { medicoDetail, medicoListItem } from './medicos.views.ts';
 
 export async function listMedicos(db: Db, f: MedicoListFilter) {
-  const { rows, total } = await repo.listMedicos(db, f);
-  return { total, data: rows.map(medicoListItem) };
+  return pageOf(await repo.listMedicos(db, f), medicoListItem);
 }
 
 /** The doctor's detail or 404. */
 export async function getMedico(db: Db, id: number) {
-  const m = await repo.findMedico(db, id);
-  if (!m) throw notFound();
-  return toDetail(db, m);
+  return toDetail(db, found(await repo.findMedico(db, id)));
 }
 
 async function toDetail(db: Db, m: MedicoRow) {
@@ -124,8 +122,7 @@ export async function createMedico(db: Db, input: MedicoWrite, ctx: CallContext,
 
 /** Read, merge, write: papeis/conselho/endereco replace the whole current value. Answers the detail. */
 export async function patchMedico(db: Db, id: number, input: MedicoWrite, ctx: CallContext, now: string) {
-  const current = await repo.findMedico(db, id);
-  if (!current) throw notFound();
+  const current = found(await repo.findMedico(db, id));
   const set: Partial<Omit<MedicoRow, 'id'>> = {};
   if (has(input, 'nome')) {
     const nome = blank(input.nome);

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { SEARCH_QUEUE_APPLY, SEARCH_QUEUE_PENDING } from '../../db/derived.ts';
+import { Conditions } from '../../db/conditions.ts';
 import { queryRows } from '../../db/statements.ts';
 import type { PacientesTable } from '../../db/tables/pacientes.ts';
 import type { PacienteListFilter } from './pacientes.schemas.ts';
@@ -44,16 +45,12 @@ const ftsPhrase = (needle: string) => `"${needle.replaceAll('"', '""')}"`;
  * index in id order) before its rows are read, so a deep OFFSET walks ids, not the table.
  */
 export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ rows: PacienteListRow[]; total: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
+  const c = new Conditions();
   // The needle as an FTS5 phrase when the index answers it; the matches drive the query unless a CPF
   // (one row at most, by its index) is given too.
   let search: string | null = null;
   let searchDrives = false;
-  if (f.cpf) {
-    where.push('p.cpf = ?');
-    params.push(f.cpf);
-  }
+  c.when(f.cpf, 'p.cpf = ?');
   if (f.nome) {
     // Names are stored upper case, so an upper-cased needle gives case-insensitive "contains" (accents
     // included): `instr` semantics, which the case-sensitive trigram index reproduces from 3 characters on.
@@ -63,46 +60,33 @@ export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ ro
     if ([...needle].length >= NOME_BUSCA_MIN && !needle.includes('\u0000')) {
       search = ftsPhrase(needle);
       searchDrives = !f.cpf;
-      if (f.cpf) {
-        where.push('EXISTS (SELECT 1 FROM pacientes_nome_busca b WHERE b.pacientes_nome_busca MATCH ? AND b.rowid = p.id)');
-        params.push(search);
-      }
+      if (f.cpf) c.add('EXISTS (SELECT 1 FROM pacientes_nome_busca b WHERE b.pacientes_nome_busca MATCH ? AND b.rowid = p.id)', search);
     } else {
       // The gateway asks for 3+ characters; shorter ones and ones with a NUL (direct calls) get the scan.
-      where.push('instr(p.nome, ?) > 0');
-      params.push(needle);
+      c.add('instr(p.nome, ?) > 0', needle);
     }
   }
-  if (f.periodo_cadastro_inicio) {
-    where.push('p.criado_em >= ?');
-    params.push(f.periodo_cadastro_inicio);
-  }
-  if (f.periodo_cadastro_fim) {
-    where.push('p.criado_em <= ?');
-    params.push(`${f.periodo_cadastro_fim}T23:59:59Z`);
-  }
-  if (f.ativo) {
-    where.push('p.ativo = ?');
-    params.push(Number(f.ativo));
-  }
-  const and = (conditions: string[]) => conditions.map((c) => ` AND ${c}`).join('');
+  c.when(f.periodo_cadastro_inicio, 'p.criado_em >= ?')
+    .when(f.periodo_cadastro_fim, 'p.criado_em <= ?', `${f.periodo_cadastro_fim}T23:59:59Z`)
+    .when(f.ativo, 'p.ativo = ?', Number(f.ativo));
+  const params = c.params;
   // The ids of the page and the total: from the counts, from the search index, or from the table.
-  let count: [string, unknown[]];
-  let pageIds: [string, unknown[]];
-  if (searchDrives && where.length === 0) {
+  let count: [string, readonly unknown[]];
+  let pageIds: [string, readonly unknown[]];
+  if (searchDrives && c.size === 0) {
     count = ['SELECT COUNT(*) AS total FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ?', [search]];
     pageIds = ['SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid LIMIT ? OFFSET ?', [search, f.limit, f.offset]];
   } else if (searchDrives) {
     // CROSS JOIN keeps the matches first: the planner would otherwise walk an index of the other filter.
-    const from = `FROM pacientes_nome_busca b CROSS JOIN pacientes p ON p.id = b.rowid WHERE b.pacientes_nome_busca MATCH ?${and(where)}`;
+    const from = `FROM pacientes_nome_busca b CROSS JOIN pacientes p ON p.id = b.rowid WHERE b.pacientes_nome_busca MATCH ?${c.appended()}`;
     count = [`SELECT COUNT(*) AS total ${from}`, [search, ...params]];
     pageIds = [`SELECT b.rowid ${from} ORDER BY b.rowid LIMIT ? OFFSET ?`, [search, ...params, f.limit, f.offset]];
   } else {
     count =
-      where.length === (f.ativo ? 1 : 0)
+      c.size === (f.ativo ? 1 : 0)
         ? [`SELECT COALESCE(SUM(n), 0) AS total FROM pacientes_contagem${f.ativo ? ' WHERE ativo = ?' : ''}`, params]
-        : [`SELECT COUNT(*) AS total FROM pacientes p WHERE ${where.join(' AND ')}`, params];
-    pageIds = [`SELECT p.id FROM pacientes p WHERE 1${and(where)} ORDER BY p.id LIMIT ? OFFSET ?`, [...params, f.limit, f.offset]];
+        : [`SELECT COUNT(*) AS total FROM pacientes p WHERE ${c.joined()}`, params];
+    pageIds = [`SELECT p.id FROM pacientes p WHERE 1${c.appended()} ORDER BY p.id LIMIT ? OFFSET ?`, [...params, f.limit, f.offset]];
   }
   return db.connection().execute(async (conn) => {
     // Patient writes queue their index updates (migration 007): a search applies what is pending first.

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
-import { BackendError, notFound } from '../../errors.ts';
+import { BackendError, found } from '../../errors.ts';
 import type { CallContext } from '../../lib/http.ts';
 import { hashPassword, lockedPassword } from '../../lib/password.ts';
 import { getClinicaConfig } from '../clinica/clinica.repository.ts';
+import { pageOf } from '../paginas.ts';
 import { blank, checkCpf, has } from '../campos.ts';
 import { enderecoColumns, type EnderecoInput } from '../endereco.ts';
 import * as repo from './pacientes.repository.ts';
@@ -12,15 +13,12 @@ import type { ConvenioInput, PacienteCreate, PacienteListFilter, PacientePatch }
 import { pacienteDetail, pacienteListItem } from './pacientes.views.ts';
 
 export async function listPacientes(db: Db, f: PacienteListFilter) {
-  const { rows, total } = await repo.listPacientes(db, f);
-  return { data: rows.map(pacienteListItem), total };
+  return pageOf(await repo.listPacientes(db, f), pacienteListItem);
 }
 
 /** The patient's detail ('read' shape) or 404. */
 export async function getPaciente(db: Db, id: number) {
-  const p = await repo.findPaciente(db, id);
-  if (!p) throw notFound();
-  return toDetail(db, p, 'read');
+  return toDetail(db, found(await repo.findPaciente(db, id)), 'read');
 }
 
 /** The detail with the rows it names read. */
@@ -171,8 +169,7 @@ async function freeNumeroProntuario(db: Db, id: number, from = 0): Promise<strin
 
 /** Updates the fields the body names and answers the detail ('write' shape). */
 export async function patchPaciente(db: Db, id: number, input: PacientePatch, ctx: CallContext, now: string) {
-  const current = await repo.findPaciente(db, id);
-  if (!current) throw notFound();
+  const current = found(await repo.findPaciente(db, id));
   const cfg = await getClinicaConfig(db);
   const set: Partial<Omit<PacienteRow, 'id'>> = {};
 

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { pageWithTotal } from '../paginas.ts';
 import type { ProntuarioAnexosTable, ProntuariosTable } from '../../db/tables/prontuarios.ts';
 import type { PageInput } from '../../lib/schemas.ts';
 import type { AnexoPage } from './prontuarios.schemas.ts';
@@ -17,20 +18,18 @@ export async function insertAnexo(trx: Db, values: Insertable<ProntuarioAnexosTa
 /** The patient's finished records (rascunho = 0), newest first, with their doctor's name. */
 export async function listProntuarios(db: Db, pacienteId: number, f: PageInput) {
   const q = db.selectFrom('prontuarios as pt').leftJoin('medicos as m', 'm.id', 'pt.medico_id').where('pt.paciente_id', '=', pacienteId).where('pt.rascunho', '=', 0);
-  const [rows, count] = await Promise.all([
+  return pageWithTotal(
     q.select(['pt.id', 'pt.data_emissao', 'pt.mensagem', 'pt.exibir', 'pt.rascunho', 'pt.medico_id', 'm.nome as medico_nome']).orderBy('pt.data_emissao', 'desc').orderBy('pt.id', 'desc').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+    q,
+  );
 }
 
 export async function listAnexos(db: Db, pacienteId: number, f: AnexoPage) {
   const q = db.selectFrom('prontuario_anexos').where('paciente_id', '=', pacienteId);
-  const [rows, count] = await Promise.all([
+  return pageWithTotal(
     q.select(['id', 'descricao', 'extensao', 'tamanho']).orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+    q,
+  );
 }
 
 /** The patient's attachment (another patient's is not found). */

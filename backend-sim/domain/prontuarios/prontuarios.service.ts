@@ -1,12 +1,14 @@
 import type { Db } from '../../db/database.ts';
-import { BackendError, notFound } from '../../errors.ts';
+import { BackendError, found, notFound } from '../../errors.ts';
 import type { CallContext } from '../../lib/http.ts';
 import type { PageInput } from '../../lib/schemas.ts';
 import type { FileStore } from '../../storage.ts';
 import { decodeFiles, uploadAll } from '../arquivos.ts';
+import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './prontuarios.repository.ts';
 import type { AnexoPage, ProntuarioCreate } from './prontuarios.schemas.ts';
+import { prontuarioItem } from './prontuarios.views.ts';
 
 async function assertPaciente(db: Db, id: number) {
   if (!(await exists(db, 'pacientes', id))) throw notFound();
@@ -65,24 +67,13 @@ export async function createProntuario(db: Db, files: FileStore, tenant: string,
  */
 export async function listProntuarios(db: Db, pacienteId: number, f: PageInput) {
   await assertPaciente(db, pacienteId);
-  const { rows, total } = await repo.listProntuarios(db, pacienteId, f);
-  return {
-    total,
-    data: rows.map((r) => ({
-      id: r.id,
-      data_emissao: r.data_emissao,
-      mensagem: r.mensagem,
-      exibir: r.exibir === 1,
-      rascunho: false as const,
-      medico: r.medico_id ? { id: r.medico_id, nome: r.medico_nome ?? '' } : null,
-    })),
-  };
+  return pageOf(await repo.listProntuarios(db, pacienteId, f), prontuarioItem);
 }
 
 export async function listAnexos(db: Db, pacienteId: number, f: AnexoPage) {
   await assertPaciente(db, pacienteId);
   const { rows, total } = await repo.listAnexos(db, pacienteId, f);
-  return { total, data: rows };
+  return { data: rows, total };
 }
 
 /**
@@ -90,8 +81,7 @@ export async function listAnexos(db: Db, pacienteId: number, f: AnexoPage) {
  * file was never stored (no object key) answers `null`: the gateway's 503 "backend returned no URL".
  */
 export async function locateAnexo(db: Db, files: FileStore, pacienteId: number, anexoId: number) {
-  const a = await repo.findAnexo(db, pacienteId, anexoId);
-  if (!a) throw notFound();
+  const a = found(await repo.findAnexo(db, pacienteId, anexoId));
   if (!a.object_key.trim()) return null;
   return files.locate(a.object_key);
 }
