@@ -1,7 +1,8 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { BackendError } from '../errors.ts';
 import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
+import { idParam } from './schemas.ts';
 
 /** Context the gateway sends on every tenant call. */
 export interface CallContext {
@@ -40,3 +41,40 @@ export interface Page {
   limit: number;
   offset: number;
 }
+
+// ---------------------------------------------------------------- route handlers
+// A route parses, calls a service and answers its result in the envelope `{data, meta}`: these write the last
+// part once. The services throw BackendError; the app's error handler writes the error envelope.
+
+/** The `:id` of the path, parsed (a malformed id is the contract bug `parse` reports). */
+export const idOf = (req: FastifyRequest): number => parse(idParam, req.params).id;
+
+/** A list: its query parsed by `schema`, the service's page answered with its total in `meta`. */
+export function listRoute<S extends z.ZodType>(schema: S, list: (req: FastifyRequest, query: z.infer<S>) => Promise<{ data: unknown[]; total: number }>) {
+  return async (req: FastifyRequest) => {
+    const { data, total } = await list(req, parse(schema, req.query));
+    return { data, meta: { total } };
+  };
+}
+
+/** A list below one item (`/pacientes/:id/prontuarios`): the item's `:id` parsed first, then the query. */
+export function listOfItemRoute<S extends z.ZodType>(
+  schema: S,
+  list: (req: FastifyRequest, id: number, query: z.infer<S>) => Promise<{ data: unknown[]; total: number }>,
+) {
+  return async (req: FastifyRequest) => {
+    const id = idOf(req);
+    return listRoute(schema, (r, query) => list(r, id, query))(req);
+  };
+}
+
+/** One item (a detail, the result of an update or an action): the service's answer, 200. */
+export function itemRoute(answer: (req: FastifyRequest) => Promise<unknown>) {
+  return async (req: FastifyRequest) => ({ data: await answer(req), meta: {} });
+}
+
+/** A create: the service's answer, 201. */
+export function createdRoute(create: (req: FastifyRequest) => Promise<unknown>) {
+  return async (req: FastifyRequest, reply: FastifyReply) => reply.status(201).send({ data: await create(req), meta: {} });
+}
+

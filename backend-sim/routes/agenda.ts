@@ -10,39 +10,22 @@ import {
   listConfigs,
   reagendarAgendamento,
 } from '../domain/agenda/agenda.service.ts';
-import { callContext, parse } from '../lib/http.ts';
-import { idParam } from '../lib/schemas.ts';
+import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
 
 export const agendaRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get('/agenda/configs', async (req) => {
-      const { data, total } = await listConfigs(req.tenant.db, parse(configListSchema, req.query), callContext(req));
-      return { data, meta: { total } };
-    });
-    app.get('/agenda/slots', async (req) => {
-      const { data, total } = await computeSlots(req.tenant.db, parse(slotsSchema, req.query), callContext(req), deps.clock());
-      return { data, meta: { total } };
-    });
-    app.get('/agenda/agendamentos', async (req) => {
-      const { data, total } = await listAgendamentos(req.tenant.db, parse(apptListSchema, req.query), callContext(req));
-      return { data, meta: { total } };
-    });
-    app.get('/agenda/agendamentos/:id', async (req) => {
-      const { id } = parse(idParam, req.params);
-      return { data: await getAgendamento(req.tenant.db, id, callContext(req)), meta: {} };
-    });
-    app.post('/agenda/agendamentos', async (req, reply) => {
-      const data = await createAgendamento(req.tenant.db, parse(apptCreateSchema, req.body), callContext(req), deps.stamp());
-      return reply.status(201).send({ data, meta: {} });
-    });
-    app.post('/agenda/agendamentos/:id/cancelar', async (req) => {
-      const { id } = parse(idParam, req.params);
-      const { motivo } = parse(cancelSchema, req.body);
-      return { data: await cancelAgendamento(req.tenant.db, id, motivo, callContext(req), deps.now()), meta: {} };
-    });
-    app.post('/agenda/agendamentos/:id/reagendar', async (req) => {
-      const { id } = parse(idParam, req.params);
-      return { data: await reagendarAgendamento(req.tenant.db, id, parse(reagendarSchema, req.body), callContext(req), deps.stamp()), meta: {} };
-    });
+    app.get('/agenda/configs', listRoute(configListSchema, (req, f) => listConfigs(req.tenant.db, f, callContext(req))));
+    app.get('/agenda/slots', listRoute(slotsSchema, (req, f) => computeSlots(req.tenant.db, f, callContext(req), deps.clock())));
+    app.get('/agenda/agendamentos', listRoute(apptListSchema, (req, f) => listAgendamentos(req.tenant.db, f, callContext(req))));
+    app.get('/agenda/agendamentos/:id', itemRoute((req) => getAgendamento(req.tenant.db, idOf(req), callContext(req))));
+    app.post('/agenda/agendamentos', createdRoute((req) => createAgendamento(req.tenant.db, parse(apptCreateSchema, req.body), callContext(req), deps.stamp())));
+    app.post(
+      '/agenda/agendamentos/:id/cancelar',
+      itemRoute((req) => cancelAgendamento(req.tenant.db, idOf(req), parse(cancelSchema, req.body).motivo, callContext(req), deps.now())),
+    );
+    app.post(
+      '/agenda/agendamentos/:id/reagendar',
+      itemRoute((req) => reagendarAgendamento(req.tenant.db, idOf(req), parse(reagendarSchema, req.body), callContext(req), deps.stamp())),
+    );
   };
