@@ -41,7 +41,7 @@ export const CACHE_POLICIES = {
 
 type Access = { scope: Scope; public?: undefined } | { public: true; scope?: undefined };
 
-type ZodOrUndefined = z.ZodType | undefined;
+export type ZodOrUndefined = z.ZodType | undefined;
 type Out<T extends ZodOrUndefined> = T extends z.ZodType ? z.output<T> : undefined;
 
 export interface OperationContext<P extends ZodOrUndefined, Q extends ZodOrUndefined, B extends ZodOrUndefined> {

@@ -17,8 +17,9 @@ import {
 import { totalMeta } from '../../../contracts/schemas/envelope.ts';
 import { addMeta } from '../../http/envelope.ts';
 import { defineOperation } from '../operation.ts';
+import { family } from './family.ts';
 
-const tags = ['Agenda'];
+const agenda = family({ tags: ['Agenda'], read: 'agenda:read', write: 'agenda:write' });
 
 /**
  * Agenda: SIMPLES doctor filter on reads and writes (an agenda is visible when its config belongs to
@@ -26,30 +27,17 @@ const tags = ['Agenda'];
  * it, ignores `medico_id` for bound keys and answers 404 for anything outside the filter.
  */
 export const agendaOperations = [
-  defineOperation({
-    method: 'GET',
+  agenda.list({
     url: '/agenda/agendamentos',
     summary: 'Agendamentos de um paciente',
     description:
       'paciente_id e obrigatorio (anti-dump). Agendamentos cancelados aparecem; agendamentos criados sem paciente_id nunca aparecem. ' +
       'Para chaves vinculadas a um medico, medico_id e ignorado e so aparecem agendamentos das agendas desse medico.',
-    tags,
-    scope: 'agenda:read',
     query: agendamentosListQuery,
-    response: { status: 200, data: z.array(agendamento), paginated: true },
-    errors: [],
+    item: agendamento,
     example: { query: { paciente_id: '1', status: 'agendado', limit: '20' } },
   }),
-  defineOperation({
-    method: 'GET',
-    url: '/agenda/agendamentos/:id',
-    summary: 'Detalhe de um agendamento, com historico',
-    tags,
-    scope: 'agenda:read',
-    params: agendamentoIdParams,
-    response: { status: 200, data: agendamentoDetail },
-    errors: ['RES_NOT_FOUND'],
-  }),
+  agenda.detail({ url: '/agenda/agendamentos/:id', summary: 'Detalhe de um agendamento, com historico', params: agendamentoIdParams, data: agendamentoDetail }),
   defineOperation({
     method: 'GET',
     url: '/agenda/slots',
@@ -57,7 +45,7 @@ export const agendaOperations = [
     description:
       'Um grupo por medico (ou sala) e unidade que oferece o procedimento com duracao configurada; proximo_slot null quando nao ha horario livre no horizonte. ' +
       'Ordem: proximo_slot.data (depois hora_inicio), nulos por ultimo por label. Encaixes nao bloqueiam a grade.',
-    tags,
+    tags: agenda.tags,
     scope: 'agenda:read',
     query: slotsQuery,
     response: { status: 200, data: z.array(slotGroup), meta: [totalMeta] },
@@ -69,64 +57,46 @@ export const agendaOperations = [
     errors: [],
     example: { query: { procedimento_id: '21', horizonte_dias: '30' } },
   }),
-  defineOperation({
-    method: 'GET',
+  agenda.list({
     url: '/agenda/configs',
     summary: 'Agendas configuradas',
-    tags,
-    scope: 'agenda:read',
     query: agendaConfigsQuery,
-    response: { status: 200, data: z.array(agendaConfig), paginated: true },
-    errors: [],
+    item: agendaConfig,
     example: { query: { tipo_vinculo: 'medico', ativo: '1' } },
   }),
-  defineOperation({
-    method: 'POST',
+  agenda.create({
     url: '/agenda/agendamentos',
     summary: 'Cria um agendamento',
     description:
       'hora_fim e calculado pela duracao do procedimento na agenda. Sem paciente_id, paciente_nome e paciente_celular sao obrigatorios; ' +
       'os dados pessoais enviados (paciente_cpf, paciente_celular, paciente_nascimento, paciente_sexo, paciente_email) sao guardados e nunca devolvidos.',
-    tags,
-    scope: 'agenda:write',
-    idempotent: true,
     body: agendamentoCreateBody,
-    response: {
-      status: 201,
-      data: agendamentoDetail,
-      location: (a) => `/v1/agenda/agendamentos/${a.id}`,
-      read: { url: '/agenda/agendamentos/:id', parameters: { id: '$response.body#/data/id' } },
-    },
+    data: agendamentoDetail,
+    readUrl: '/agenda/agendamentos/:id',
     errors: ['RES_NOT_FOUND', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'CONFLICT', 'DUPLICATE', 'BUSINESS_RULE'],
     example: { body: { agenda_config_id: 1, procedimento_id: 21, convenio_id: 0, data: '2026-12-01', hora_inicio: '09:00', paciente_id: 1 } },
   }),
-  defineOperation({
+  agenda.write({
     method: 'POST',
     url: '/agenda/agendamentos/:id/cancelar',
     summary: 'Cancela um agendamento',
     description: 'De qualquer status exceto cancelado e finalizado (422 INVALID_STATE). O historico e mantido.',
-    tags,
-    scope: 'agenda:write',
-    idempotent: true,
     params: agendamentoIdParams,
     body: cancelarBody,
-    response: { status: 200, data: agendamentoCancelado },
+    data: agendamentoCancelado,
     errors: ['RES_NOT_FOUND', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'INVALID_STATE', 'BUSINESS_RULE'],
     example: { body: { motivo: 'Paciente solicitou cancelamento' } },
   }),
-  defineOperation({
+  agenda.write({
     method: 'POST',
     url: '/agenda/agendamentos/:id/reagendar',
     summary: 'Reagenda um agendamento (mesmo id)',
     description:
       'O agendamento e atualizado no lugar e volta a agendado; uma entrada de historico registra a data e a hora anteriores. ' +
       'Com chave vinculada a um medico, o agendamento original e a agenda de destino devem ser desse medico (senao 404).',
-    tags,
-    scope: 'agenda:write',
-    idempotent: true,
     params: agendamentoIdParams,
     body: reagendarBody,
-    response: { status: 200, data: agendamentoReagendado },
+    data: agendamentoReagendado,
     errors: ['RES_NOT_FOUND', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'CONFLICT', 'INVALID_STATE', 'BUSINESS_RULE'],
     example: { body: { nova_data: '2026-12-02', nova_hora_inicio: '10:00', motivo: 'Paciente pediu outro dia' } },
   }),

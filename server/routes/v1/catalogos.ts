@@ -16,6 +16,7 @@ import { paginationMeta } from '../../../contracts/schemas/params.ts';
 import { API_RELEASE } from '../../config.ts';
 import { addMeta } from '../../http/envelope.ts';
 import { defineOperation, type OperationContext } from '../operation.ts';
+import { family } from './family.ts';
 
 /** Largest page the backend serves; the whole-catalog endpoints ask for it. */
 const WHOLE_CATALOG_LIMIT = 1000;
@@ -24,7 +25,7 @@ const WHOLE_CATALOG_LIMIT = 1000;
  * A catalog listing: the query forwarded as parsed, and the catalog meta (`version`, `timestamp`,
  * plus pagination when the catalog is paged, `total` when it is returned whole).
  */
-export function catalogHandler<S extends z.ZodType>(path: string, item: S, paged: boolean) {
+function catalogHandler<S extends z.ZodType>(path: string, item: S, paged: boolean) {
   return async (ctx: OperationContext<undefined, z.ZodType, undefined>): Promise<z.output<S>[]> => {
     const query = (ctx.query ?? {}) as Record<string, string | number | boolean | string[] | undefined>;
     const result = await ctx.backend.call(z.array(item), {
@@ -42,15 +43,16 @@ export function catalogHandler<S extends z.ZodType>(path: string, item: S, paged
   };
 }
 
-export const CATALOG_TAGS = ['Catalogos'];
-
 /** Every catalog: `catalogos:read`, no doctor filter, cacheable 5 minutes by the client. */
-const catalog = <S extends z.ZodType>(url: string, summary: string, query: z.ZodType, item: S, paged: boolean, example?: Record<string, string>) =>
+export const catalogs = family({ tags: ['Catalogos'], read: 'catalogos:read', cache: 'private-5min' });
+
+/** A catalog list: paged (pagination meta) or returned whole (`total`), with the catalog meta. */
+export const catalog = <S extends z.ZodType>(url: string, summary: string, query: z.ZodType, item: S, paged: boolean, example?: Record<string, string>) =>
   defineOperation({
     method: 'GET',
     url,
     summary,
-    tags: CATALOG_TAGS,
+    tags: catalogs.tags,
     scope: 'catalogos:read',
     cache: 'private-5min',
     query,

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   exameArquivoQuery,
   exameCreateBody,
@@ -9,16 +8,13 @@ import {
   exameIdParams,
   exameListItem,
   exameListQuery,
-  storedObject,
 } from '../../../contracts/schemas/exames.ts';
 import { exameCreateMeta } from '../../../contracts/schemas/envelope.ts';
-import { paginationMeta } from '../../../contracts/schemas/params.ts';
-import { addMeta } from '../../http/envelope.ts';
-import { PRESIGNED_URL_SECONDS } from '../../storage/presigner.ts';
-import { defineOperation, fileBodyLimit } from '../operation.ts';
+import { fileBodyLimit } from '../operation.ts';
 import { createExameHandler } from './exames-create.ts';
+import { family, listIgnoringForBoundKeys, PRESIGNED_FILE, presignedFile } from './family.ts';
 
-const tags = ['Exames'];
+const exames = family({ tags: ['Exames'], read: 'exames:read', write: 'exames:write' });
 
 /**
  * Exams (spec 02 § Exams). Reads and the file redirect use the SIMPLES doctor filter (backend-sim
@@ -26,74 +22,38 @@ const tags = ['Exames'];
  * have no doctor filter (spec 01 § Doctor auto-filter).
  */
 export const examesOperations = [
-  defineOperation({
-    method: 'GET',
+  exames.list({
     url: '/exames',
     summary: 'Lista exames',
     description: 'Filtro SIMPLES: uma chave vinculada a um medico ve os exames em que ele e medico do exame, laudador ou solicitante; medico_id e ignorado.',
-    tags,
-    scope: 'exames:read',
     query: exameListQuery,
-    response: { status: 200, data: z.array(exameListItem), paginated: true },
-    handler: async ({ query, auth, backend, reply }) => {
-      // Ignored silently for bound keys (anti-enumeration): never forwarded.
-      const { medico_id, ...rest } = query;
-      const result = await backend.call(z.array(exameListItem), { method: 'GET', path: '/exames', query: auth.medicoId ? rest : query });
-      addMeta(reply, paginationMeta(query.limit, query.offset, Number(result.meta.total ?? 0)));
-      return result.data;
-    },
-    errors: [],
+    item: exameListItem,
+    handler: listIgnoringForBoundKeys('/exames', exameListItem, 'medico_id'),
     example: { query: { status_laudo: 'ASSINADO', periodo_realizado_inicio: '2026-01-01', limit: '20' } },
   }),
-  defineOperation({
-    method: 'GET',
-    url: '/exames/:id',
-    summary: 'Detalhe de um exame',
-    tags,
-    scope: 'exames:read',
-    params: exameIdParams,
-    response: { status: 200, data: exameDetail },
-    errors: ['RES_NOT_FOUND'],
-  }),
-  defineOperation({
-    method: 'GET',
+  exames.detail({ url: '/exames/:id', summary: 'Detalhe de um exame', params: exameIdParams, data: exameDetail }),
+  exames.redirect({
     url: '/exames/:id/arquivo',
     summary: 'Redireciona (302) para o arquivo do exame ou do laudo',
-    description: `Location: URL pre-assinada valida ${PRESIGNED_URL_SECONDS} s; nao reassinar com HMAC nem guardar em cache.`,
-    tags,
-    scope: 'exames:read',
+    description: PRESIGNED_FILE,
     params: exameIdParams,
     query: exameArquivoQuery,
-    response: { status: 302 },
-    handler: async ({ params, query, auth, backend, presigner, request }) => {
-      const located = await backend.call(storedObject, { method: 'GET', path: `/exames/${params.id}/arquivo`, query: { tipo: query.tipo } });
-      const url = await presigner.presignGet(located.data, { tenant: auth.tenantSlug });
-      // Metadata only: never the storage key or the URL (spec § File redirects).
-      request.auditDetail = { id: params.id, tipo: query.tipo, expira_em_segundos: PRESIGNED_URL_SECONDS };
-      return url;
-    },
+    handler: (ctx) =>
+      presignedFile(ctx, { path: `/exames/${ctx.params.id}/arquivo`, query: { tipo: ctx.query.tipo } }, { id: ctx.params.id, tipo: ctx.query.tipo }),
     errors: ['RES_NOT_FOUND', 'RES_ARQUIVO_NAO_DISPONIVEL', 'RES_ARQUIVO_S3_FALHA'],
     example: { query: { tipo: 'exame' } },
   }),
-  defineOperation({
-    method: 'POST',
+  exames.create({
     url: '/exames',
     summary: 'Cria um exame (aliases, defaults do tenant, arquivos em base64)',
     description:
       'Ids ou aliases (paciente_cpf, procedimento_codigo_tuss, procedimento_abreviacao, convenio_codigo_ans, convenio_nome, medico_exame_crm, medico_laudo_crm, unidade_nome); sem id nem alias valem os defaults do tenant (GET /v1/config).',
-    tags,
-    scope: 'exames:write',
-    idempotent: true,
     // One exam file and one report PDF of the maximum size each.
     bodyLimit: fileBodyLimit(2),
     body: exameCreateBody,
-    response: {
-      status: 201,
-      data: exameCreated,
-      location: (e) => `/v1/exames/${e.id}`,
-      meta: [exameCreateMeta],
-      read: { url: '/exames/:id', parameters: { id: '$response.body#/data/id' } },
-    },
+    data: exameCreated,
+    meta: [exameCreateMeta],
+    readUrl: '/exames/:id',
     handler: createExameHandler,
     errors: [
       'VAL_FILE_TOO_LARGE',
@@ -116,17 +76,15 @@ export const examesOperations = [
       },
     },
   }),
-  defineOperation({
+  exames.write({
     method: 'DELETE',
     url: '/exames/:id',
     summary: 'Exclui um exame (e seus laudos, em cascata)',
     description: 'Escopo dedicado exames:delete. Corpo JSON assinado obrigatorio com motivo (3 a 500 caracteres).',
-    tags,
     scope: 'exames:delete',
-    idempotent: true,
     params: exameIdParams,
     body: exameDeleteBody,
-    response: { status: 200, data: exameDeleteResult },
+    data: exameDeleteResult,
     errors: ['NOT_FOUND', 'EXAME_LAUDO_CENTRAL', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'BACKEND_CENTRAL_SYNC'],
     example: { body: { motivo: 'Exame cadastrado em duplicidade.' } },
   }),

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   anexoLocation,
   anexoMeta,
@@ -13,8 +12,9 @@ import {
 import { ApiError } from '../../errors.ts';
 import { PRESIGNED_URL_SECONDS } from '../../storage/presigner.ts';
 import { defineOperation, fileBodyLimit, MAX_FILE_BYTES } from '../operation.ts';
+import { family } from './family.ts';
 
-const tags = ['Prontuarios'];
+const prontuarios = family({ tags: ['Prontuarios'], read: 'prontuarios:read', write: 'prontuarios:write' });
 
 /**
  * Body limit of a record create: two attachments of the maximum 20 MB (base64) plus the JSON around
@@ -35,7 +35,7 @@ export const prontuariosOperations = [
       `Anexos PDF, PNG ou JPG (a extensao do nome define o tipo), ate 20 MB cada depois de decodificado, prefixo data-URI aceito; ` +
       `ate ${PRONTUARIO_BODY_FILES} anexos de 20 MB por requisicao (corpo de no maximo ${fileBodyLimit(PRONTUARIO_BODY_FILES)} bytes). ` +
       'Gravado sempre finalizado (rascunho = 0).',
-    tags,
+    tags: prontuarios.tags,
     scope: 'prontuarios:write',
     idempotent: true,
     bodyLimit: fileBodyLimit(PRONTUARIO_BODY_FILES),
@@ -62,39 +62,29 @@ export const prontuariosOperations = [
       },
     },
   }),
-  defineOperation({
-    method: 'GET',
+  prontuarios.list({
     url: '/pacientes/:id/prontuarios',
     summary: 'Registros de prontuario de um paciente',
     description: 'Todos os registros (exibir 0 e 1), mais recentes primeiro; nunca o conteudo dos anexos.',
-    tags,
-    scope: 'prontuarios:read',
     params: prontuarioPacienteParams,
     query: prontuariosListQuery,
-    response: { status: 200, data: z.array(prontuario), paginated: true },
+    item: prontuario,
     errors: ['RES_NOT_FOUND'],
   }),
-  defineOperation({
-    method: 'GET',
+  prontuarios.list({
     url: '/pacientes/:id/prontuarios/anexos',
     summary: 'Metadados dos anexos de um paciente',
     description: 'id, descricao, extensao e tamanho; nunca uma URL ou caminho de armazenamento. O arquivo: GET .../anexos/{anexoId}/url.',
-    tags,
-    scope: 'prontuarios:read',
     params: prontuarioPacienteParams,
     query: prontuariosListQuery,
-    response: { status: 200, data: z.array(anexoMeta), paginated: true },
+    item: anexoMeta,
     errors: ['RES_NOT_FOUND'],
   }),
-  defineOperation({
-    method: 'GET',
+  prontuarios.redirect({
     url: '/pacientes/:id/prontuarios/anexos/:anexoId/url',
     summary: 'Redireciona para o arquivo de um anexo (URL pre-assinada, 300 s)',
     description: 'Nao guarde a URL nem assine o pedido redirecionado com HMAC. Anexo de outro paciente e anexo inexistente respondem o mesmo 404.',
-    tags,
-    scope: 'prontuarios:read',
     params: anexoUrlParams,
-    response: { status: 302 },
     handler: async (ctx) => {
       const { id, anexoId } = ctx.params;
       const { data } = await ctx.backend.call(anexoLocation, { method: 'GET', path: `/pacientes/${id}/prontuarios/anexos/${anexoId}/url` });
@@ -107,4 +97,3 @@ export const prontuariosOperations = [
     errors: ['RES_NOT_FOUND', 'RES_ARQUIVO_S3_FALHA'],
   }),
 ];
-
