@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { AuthGate } from '../features/auth/index.ts';
 import { KeysPage } from '../features/keys/index.ts';
 import { TenantsPage } from '../features/tenants/index.ts';
@@ -13,32 +14,25 @@ import type { Session } from '../features/auth/index.ts';
 import { useLocation } from '../lib/router.ts';
 import { Button, EmptyState } from '../lib/ui.tsx';
 
-const NAV = [
-  { path: '/keys', label: 'API keys' },
-  { path: '/tenants', label: 'Clinics' },
-  { path: '/audit', label: 'Audit log' },
-  { path: '/idempotency', label: 'Idempotency' },
-  { path: '/faults', label: 'Backend faults' },
-  { path: '/storage-faults', label: 'Storage faults' },
-  { path: '/clock', label: 'Clock' },
-  { path: '/tokens', label: 'Operator tokens' },
-  { path: '/playground', label: 'Signing playground' },
-  { path: '/operators', label: 'Operators' },
+/** The menu, in its order, and the screen each entry opens. */
+const SCREENS: Array<{ path: string; label: string; page: (session: Session) => ReactNode }> = [
+  { path: '/keys', label: 'API keys', page: () => <KeysPage /> },
+  { path: '/tenants', label: 'Clinics', page: () => <TenantsPage /> },
+  { path: '/audit', label: 'Audit log', page: () => <AuditPage /> },
+  { path: '/idempotency', label: 'Idempotency', page: () => <IdempotencyPage /> },
+  { path: '/faults', label: 'Backend faults', page: () => <FaultsPage /> },
+  { path: '/storage-faults', label: 'Storage faults', page: () => <StorageFaultsPage /> },
+  { path: '/clock', label: 'Clock', page: () => <ClockPage /> },
+  { path: '/tokens', label: 'Operator tokens', page: () => <TokensPage /> },
+  { path: '/playground', label: 'Signing playground', page: () => <PlaygroundPage /> },
+  { path: '/operators', label: 'Operators', page: (session) => <OperatorsPage me={session.operator} /> },
 ];
 
 function Page({ path, session }: { path: string; session: Session }) {
-  if (path === '/keys') return <KeysPage />;
-  if (path === '/tenants') return <TenantsPage />;
-  if (path === '/audit') return <AuditPage />;
-  if (path === '/idempotency') return <IdempotencyPage />;
   const detail = /^\/audit\/(\d+)$/.exec(path);
   if (detail) return <AuditDetailPage id={Number(detail[1])} />;
-  if (path === '/faults') return <FaultsPage />;
-  if (path === '/storage-faults') return <StorageFaultsPage />;
-  if (path === '/clock') return <ClockPage />;
-  if (path === '/tokens') return <TokensPage />;
-  if (path === '/playground') return <PlaygroundPage />;
-  if (path === '/operators') return <OperatorsPage me={session.operator} />;
+  const screen = SCREENS.find((s) => s.path === path);
+  if (screen) return screen.page(session);
   return <EmptyState title="Page not found">Pick a section in the menu.</EmptyState>;
 }
 
@@ -56,7 +50,7 @@ export function App() {
                 <div className="brand-sub">Operator console</div>
               </div>
             </div>
-            {NAV.map((item) => (
+            {SCREENS.map((item) => (
               <a
                 key={item.path}
                 className="nav-link"

@@ -114,29 +114,34 @@ function CancelAnd({ onClose, action, button }: { onClose: () => void; action: D
 }
 
 /**
- * A dialog around one form (issue a key, add an operator, create a clinic…): Cancel and the submit button in
- * its footer, the form's fields as children. The form validates itself (`noValidate`): errors come from the
- * contract's schema and the server, shown by each Field.
+ * A dialog around one form (issue a key, add an operator, create a clinic…): the form's fields as children,
+ * under the banner of what the server refused; Cancel and the submit button in the footer. The form
+ * validates itself (`noValidate`): field errors come from the contract's schema and the server, shown by each Field.
  */
 export function FormDialog({
   title,
-  formId,
   onSubmit,
   onClose,
+  error,
+  errorTitle,
   wide,
   children,
   ...action
 }: DialogAction & {
   title: string;
-  formId: string;
   onSubmit: (event: FormEvent) => void;
   onClose: () => void;
+  error: unknown;
+  errorTitle: string;
   wide?: boolean;
   children: ReactNode;
 }) {
+  // The submit button sits in the footer, outside the form: it names the form by id.
+  const formId = useId();
   return (
     <Dialog open title={title} onClose={onClose} wide={wide} footer={<CancelAnd onClose={onClose} action={action} button={{ type: 'submit', form: formId }} />}>
       <form id={formId} onSubmit={onSubmit} noValidate>
+        <ErrorBanner error={error} title={errorTitle} />
         {children}
       </form>
     </Dialog>

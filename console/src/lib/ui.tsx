@@ -152,6 +152,15 @@ export function formatDateFull(iso: string | null | undefined): string {
   return `${d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' })} (${iso})`;
 }
 
+/** One dated line of an activity cell: "Created 3 Feb, 14:05", every digit in its tooltip; `text` replaces the date ("2 h ago"). */
+export function DatedLine({ label, iso, text }: { label: string; iso: string | null | undefined; text?: string }) {
+  return (
+    <div className="nowrap" title={formatDateFull(iso)}>
+      <span className="muted">{label}</span> {text ?? formatDate(iso)}
+    </div>
+  );
+}
+
 export function relativeTime(iso: string | null | undefined): string {
   if (!iso) return 'never';
   const seconds = Math.round((Date.now() - new Date(iso).getTime()) / 1000);

@@ -1,7 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { auditQuerySchema } from '../../../../contracts/admin/audit.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { ClinicSelect, useFieldErrors } from '../../lib/forms.tsx';
+import { clinicOptions, Select, useFieldErrors, valueOptions } from '../../lib/forms.tsx';
 import { DataTable, ListState } from '../../lib/table.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
@@ -17,52 +17,45 @@ const toLocalInput = (iso: string | undefined) => {
 };
 const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : '');
 
+const SOURCES = [
+  { value: 'api', label: 'API (/v1)' },
+  { value: 'console', label: 'Console actions' },
+];
+
 function FiltersForm({ initial }: { initial: AuditFilters }) {
   const tenants = useClinicDirectory();
   const [draft, setDraft] = useState<AuditFilters>(initial);
-  const { errors, check } = useFieldErrors();
-  const set = (name: string) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setDraft({ ...draft, [name]: e.target.value });
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (check(auditQuerySchema, draft)) navigate('/audit', Object.fromEntries(FILTER_NAMES.map((n) => [n, draft[n]?.trim()])));
-  };
+  const { errors, submit } = useFieldErrors();
+  const set = (name: string) => (value: string) => setDraft({ ...draft, [name]: value });
+  const typed = (name: string) => (e: React.ChangeEvent<HTMLInputElement>) => set(name)(e.target.value);
+  const apply = submit(auditQuerySchema, draft, () => navigate('/audit', Object.fromEntries(FILTER_NAMES.map((n) => [n, draft[n]?.trim()]))));
 
   return (
-    <form className="card card-pad" onSubmit={submit} noValidate aria-label="Audit filters" style={{ marginBottom: 16 }}>
+    <form className="card card-pad" onSubmit={apply} noValidate aria-label="Audit filters" style={{ marginBottom: 16 }}>
       <div className="grid-filters">
         <Field id="f-tenant" label="Clinic">
-          <ClinicSelect id="f-tenant" value={draft.tenant ?? ''} onChange={(tenant) => setDraft({ ...draft, tenant })} clinics={tenants.data} blank="All clinics" />
+          <Select id="f-tenant" value={draft.tenant ?? ''} onChange={set('tenant')} options={clinicOptions(tenants.data)} blank="All clinics" />
         </Field>
         <Field id="f-key" label="Key id" error={errors.chave_id}>
-          <input id="f-key" inputMode="numeric" placeholder="e.g. 12" value={draft.chave_id ?? ''} onChange={set('chave_id')} />
+          <input id="f-key" inputMode="numeric" placeholder="e.g. 12" value={draft.chave_id ?? ''} onChange={typed('chave_id')} />
         </Field>
         <Field id="f-method" label="Method">
-          <select id="f-method" value={draft.method ?? ''} onChange={set('method')}>
-            <option value="">Any</option>
-            {['GET', 'POST', 'PATCH', 'DELETE'].map((m) => (
-              <option key={m}>{m}</option>
-            ))}
-          </select>
+          <Select id="f-method" value={draft.method ?? ''} onChange={set('method')} options={valueOptions(['GET', 'POST', 'PATCH', 'DELETE'])} blank="Any" />
         </Field>
         <Field id="f-path" label="Path starts with" error={errors.path}>
-          <input id="f-path" placeholder="/v1/pacientes" value={draft.path ?? ''} onChange={set('path')} />
+          <input id="f-path" placeholder="/v1/pacientes" value={draft.path ?? ''} onChange={typed('path')} />
         </Field>
         <Field id="f-status" label="Status" error={errors.status}>
-          <input id="f-status" inputMode="numeric" placeholder="e.g. 401" value={draft.status ?? ''} onChange={set('status')} />
+          <input id="f-status" inputMode="numeric" placeholder="e.g. 401" value={draft.status ?? ''} onChange={typed('status')} />
         </Field>
         <Field id="f-error" label="Error code">
-          <input id="f-error" placeholder="e.g. AUTH_KEY_REVOKED" value={draft.error_code ?? ''} onChange={set('error_code')} />
+          <input id="f-error" placeholder="e.g. AUTH_KEY_REVOKED" value={draft.error_code ?? ''} onChange={typed('error_code')} />
         </Field>
         <Field id="f-request" label="Request id">
-          <input id="f-request" className="mono" value={draft.request_id ?? ''} onChange={set('request_id')} />
+          <input id="f-request" className="mono" value={draft.request_id ?? ''} onChange={typed('request_id')} />
         </Field>
         <Field id="f-source" label="Source">
-          <select id="f-source" value={draft.source ?? ''} onChange={set('source')}>
-            <option value="">API and console</option>
-            <option value="api">API (/v1)</option>
-            <option value="console">Console actions</option>
-          </select>
+          <Select id="f-source" value={draft.source ?? ''} onChange={set('source')} options={SOURCES} blank="API and console" />
         </Field>
         <Field id="f-from" label="From" error={errors.from}>
           <input id="f-from" type="datetime-local" value={toLocalInput(draft.from)} onChange={(e) => setDraft({ ...draft, from: fromLocalInput(e.target.value) })} />

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api.ts';
+import { Select } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
 import { Badge, Button, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { useChangeClock, useClock, useResetClock } from './api.ts';
@@ -113,13 +114,7 @@ export function ClockPage() {
                   <input id="clock-amount" inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} />
                 </Field>
                 <Field id="clock-unit" label="Unit">
-                  <select id="clock-unit" value={unit} onChange={(e) => setUnit(Number(e.target.value))}>
-                    {UNITS.map((u) => (
-                      <option key={u.value} value={u.value}>
-                        {u.label}
-                      </option>
-                    ))}
-                  </select>
+                  <Select id="clock-unit" value={unit} onChange={(value) => setUnit(Number(value))} options={UNITS} />
                 </Field>
                 <div className="field">
                   <Button type="submit" variant="primary" disabled={change.isPending}>

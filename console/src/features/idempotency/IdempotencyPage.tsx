@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { ConfirmDialog } from '../../lib/dialogs.tsx';
-import { ClinicSelect } from '../../lib/forms.tsx';
+import { clinicOptions, keyOptions, Select } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
 import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
-import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull } from '../../lib/ui.tsx';
-import { Code, keyOptionLabel, shorten, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { Badge, Button, DatedLine, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import { Code, shorten, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import {
   useClinicIdempotency,
   useIdempotencyEntries,
@@ -47,11 +47,11 @@ function SearchForm({ tenant, idemKey, keyId }: { tenant: string | undefined; id
     <form className="card card-pad" role="search" aria-label="Idempotency search" onSubmit={search} noValidate style={{ marginBottom: 16, paddingBottom: 4 }}>
       <div className="grid-search">
         <Field id="idem-tenant" label="Clinic">
-          <ClinicSelect
+          <Select
             id="idem-tenant"
             value={tenant ?? ''}
             onChange={(slug) => navigate('/idempotency', { tenant: slug, idem_key: idemKey })}
-            clinics={clinics.data}
+            options={clinicOptions(clinics.data)}
             blank="Choose a clinic"
           />
         </Field>
@@ -72,14 +72,14 @@ function SearchForm({ tenant, idemKey, keyId }: { tenant: string | undefined; id
           </div>
         </Field>
         <Field id="idem-key" label="API key" hint="Or every live entry of one key.">
-          <select id="idem-key" value={keyId ?? ''} disabled={!tenant} onChange={(e) => navigate('/idempotency', { tenant, idem_key: idemKey, chave_id: e.target.value })}>
-            <option value="">{tenant ? 'Choose a key' : 'Choose a clinic first'}</option>
-            {keys.data?.map((k) => (
-              <option key={k.id} value={k.id} title={k.label}>
-                {keyOptionLabel(k)}
-              </option>
-            ))}
-          </select>
+          <Select
+            id="idem-key"
+            value={keyId ?? ''}
+            disabled={!tenant}
+            onChange={(id) => navigate('/idempotency', { tenant, idem_key: idemKey, chave_id: id })}
+            options={keyOptions(keys.data)}
+            blank={tenant ? 'Choose a key' : 'Choose a clinic first'}
+          />
         </Field>
       </div>
     </form>
@@ -157,12 +157,8 @@ function EntriesTable({ rows, onPurge, withKey }: { rows: Array<IdempotencyEntry
               <Fingerprint value={r.fingerprint} />
             </td>
             <td style={{ fontSize: 12.5 }}>
-              <div className="nowrap" title={formatDateFull(r.created_at)}>
-                <span className="muted">First use</span> {formatDate(r.created_at)}
-              </div>
-              <div className="nowrap" title={formatDateFull(r.expires_at)}>
-                <span className="muted">Expires</span> {formatDate(r.expires_at)}
-              </div>
+              <DatedLine label="First use" iso={r.created_at} />
+              <DatedLine label="Expires" iso={r.expires_at} />
             </td>
             <ActionsCell>
               {canWrite && (

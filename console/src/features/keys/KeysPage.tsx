@@ -2,9 +2,9 @@ import { useMemo, useState } from 'react';
 import { navigate, useLocation } from '../../lib/router.ts';
 import { useCanWrite } from '../../lib/role.ts';
 import { ConfirmDialog } from '../../lib/dialogs.tsx';
-import { ClinicSelect } from '../../lib/forms.tsx';
+import { clinicOptions, Select } from '../../lib/forms.tsx';
 import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
-import { Badge, Button, EmptyState, ErrorBanner, Field, PageHeader, formatDate, formatDateFull, relativeTime } from '../../lib/ui.tsx';
+import { Badge, Button, DatedLine, EmptyState, ErrorBanner, Field, PageHeader, formatDate, formatDateFull, relativeTime } from '../../lib/ui.tsx';
 import { StatusBadge } from '../../lib/vocabulary.tsx';
 import { useKeys, useMedicos, useRevokeKey, useRotateKey, useTenantOptions, type Credentials, type KeySummary } from './api.ts';
 import { EditKeyDialog, IssueKeyDialog, SecretDialog } from './dialogs.tsx';
@@ -67,7 +67,7 @@ export function KeysPage() {
       />
       <div className="toolbar">
         <Field id="keys-tenant" label="Clinic">
-          <ClinicSelect id="keys-tenant" value={tenant ?? ''} onChange={(slug) => navigate('/keys', { tenant: slug })} clinics={tenants.data} disabled={!tenants.data} />
+          <Select id="keys-tenant" value={tenant ?? ''} onChange={(slug) => navigate('/keys', { tenant: slug })} options={clinicOptions(tenants.data)} disabled={!tenants.data} />
         </Field>
         {revokedCount > 0 && (
           <label className="checkbox" style={{ marginBottom: 8 }}>
@@ -127,17 +127,9 @@ export function KeysPage() {
                     )}
                   </td>
                   <td className="key-activity">
-                    <div className="nowrap" title={formatDateFull(k.created_at)}>
-                      <span className="muted">Created</span> {formatDate(k.created_at)}
-                    </div>
-                    {k.rotated_at && (
-                      <div className="nowrap" title={formatDateFull(k.rotated_at)}>
-                        <span className="muted">Rotated</span> {formatDate(k.rotated_at)}
-                      </div>
-                    )}
-                    <div className="nowrap" title={formatDateFull(k.last_used_at)}>
-                      <span className="muted">Used</span> {relativeTime(k.last_used_at)}
-                    </div>
+                    <DatedLine label="Created" iso={k.created_at} />
+                    {k.rotated_at && <DatedLine label="Rotated" iso={k.rotated_at} />}
+                    <DatedLine label="Used" iso={k.last_used_at} text={relativeTime(k.last_used_at)} />
                   </td>
                   <ActionsCell>
                     {k.status !== 'revoked' && canWrite && (

@@ -1,10 +1,10 @@
-import { useState, type ComponentProps, type FormEvent, type ReactNode } from 'react';
+import { useState, type ComponentProps, type ReactNode } from 'react';
 import type { z } from 'zod';
 import { issueKeySchema, SCOPE_PRESETS, updateKeySchema } from '../../../../contracts/admin/keys.ts';
 import { CopyableSnippet, CopyableValue } from '../../lib/copy.tsx';
 import { FormDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
-import { ErrorBanner, Field } from '../../lib/ui.tsx';
+import { Field } from '../../lib/ui.tsx';
 import { useIssueKey, useMedicos, useUpdateKey, type Credentials, type KeySummary } from './api.ts';
 import { MedicoSelect } from './MedicoSelect.tsx';
 import { ScopePicker } from './ScopePicker.tsx';
@@ -53,23 +53,17 @@ function KeyFormDialog<S extends z.ZodType>({
   focusLabel?: boolean;
   labelHint?: string;
   medicoHint?: string;
-  /** Above the fields: the error banner, what is being edited. */
-  intro: ReactNode;
+  /** Above the fields: what is being edited. */
+  intro?: ReactNode;
 }) {
   const medicos = useMedicos(tenant);
   const [label, setLabel] = useState(initial.label);
   const [scopes, setScopes] = useState<string[]>(initial.scopes);
   const [medicoId, setMedicoId] = useState(initial.medico_id);
-  const { errors, setErrors, check, fromServer } = useFieldErrors();
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = check(schema, { label, scopes, medico_id: medicoId });
-    if (input) send(input, fromServer);
-  };
+  const { errors, setErrors, submit } = useFieldErrors();
 
   return (
-    <FormDialog {...dialog} wide onSubmit={submit}>
+    <FormDialog {...dialog} wide onSubmit={submit(schema, { label, scopes, medico_id: medicoId }, send)}>
       {intro}
       <Field id={`${idPrefix}-label`} label="Label" error={errors.label} hint={labelHint}>
         <input id={`${idPrefix}-label`} value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus={focusLabel} />
@@ -98,7 +92,6 @@ export function IssueKeyDialog({
   return (
     <KeyFormDialog
       title={`New API key · ${tenantName ?? tenant}`}
-      formId="issue-key-form"
       label="Issue key"
       pendingLabel="Issuing…"
       pending={issue.isPending}
@@ -111,7 +104,8 @@ export function IssueKeyDialog({
       focusLabel
       labelHint="Who uses this key, e.g. “LIS integration – production”."
       medicoHint="A bound key only sees that doctor's exams, reports and agendas (doctor auto-filter)."
-      intro={<ErrorBanner error={issue.error} title="The key was not issued" />}
+      error={issue.error}
+      errorTitle="The key was not issued"
     />
   );
 }
@@ -121,7 +115,6 @@ export function EditKeyDialog({ tenant, apiKey, onClose }: { tenant: string; api
   return (
     <KeyFormDialog
       title={`Edit key #${apiKey.id}`}
-      formId="edit-key-form"
       label="Save changes"
       pendingLabel="Saving…"
       pending={update.isPending}
@@ -131,13 +124,12 @@ export function EditKeyDialog({ tenant, apiKey, onClose }: { tenant: string; api
       schema={updateKeySchema}
       send={(input, onError) => update.mutate({ id: apiKey.id, ...input }, { onSuccess: onClose, onError })}
       idPrefix="edit"
+      error={update.error}
+      errorTitle="The key was not changed"
       intro={
-        <>
-          <ErrorBanner error={update.error} title="The key was not changed" />
-          <p className="muted" style={{ marginTop: 0 }}>
-            <code>{apiKey.api_key_masked}</code> — changes apply to the next request signed with this key.
-          </p>
-        </>
+        <p className="muted" style={{ marginTop: 0 }}>
+          <code>{apiKey.api_key_masked}</code> — changes apply to the next request signed with this key.
+        </p>
       }
     />
   );

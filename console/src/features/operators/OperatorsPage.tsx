@@ -61,23 +61,18 @@ function AddOperatorDialog({ onClose, onCreated }: { onClose: () => void; onCrea
   const create = useCreateOperator();
   const [username, setUsername] = useState('');
   const [role, setRole] = useState<OperatorRole>('viewer');
-  const { errors, check, fromServer } = useFieldErrors();
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = check(createOperatorSchema, { username, role });
-    if (input) create.mutate(input, { onSuccess: onCreated, onError: fromServer });
-  };
+  const { errors, submit } = useFieldErrors();
   return (
     <FormDialog
       title="New operator"
-      formId="add-operator-form"
       label="Add operator"
       pendingLabel="Adding…"
       pending={create.isPending}
-      onSubmit={submit}
+      onSubmit={submit(createOperatorSchema, { username, role }, (input, onError) => create.mutate(input, { onSuccess: onCreated, onError }))}
+      error={explained(create.error, username)}
+      errorTitle="The operator was not added"
       onClose={onClose}
     >
-      <ErrorBanner error={explained(create.error, username)} title="The operator was not added" />
       <Field id="operator-username" label="Username" error={errors.username} hint="Lowercase letters, digits, dots, hyphens or underscores.">
         <input id="operator-username" value={username} autoComplete="off" maxLength={64} onChange={(e) => setUsername(e.target.value)} autoFocus />
       </Field>
@@ -131,14 +126,14 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
   return (
     <FormDialog
       title="Change your password"
-      formId="change-password-form"
       label="Change password"
       pendingLabel="Changing…"
       pending={change.isPending}
       onSubmit={submit}
+      error={change.error instanceof ApiError && change.error.code === 'VAL_INVALID_PARAM' ? null : change.error}
+      errorTitle="The password was not changed"
       onClose={onClose}
     >
-      <ErrorBanner error={change.error instanceof ApiError && change.error.code === 'VAL_INVALID_PARAM' ? null : change.error} title="The password was not changed" />
       <Field id="current-password" label="Current password" error={errors.current_password}>
         <input id="current-password" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} autoFocus />
       </Field>

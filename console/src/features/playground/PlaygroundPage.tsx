@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { CopyableSnippet, CopyableValue } from '../../lib/copy.tsx';
-import { ClinicSelect } from '../../lib/forms.tsx';
+import { clinicOptions, keyOptions, Select, valueOptions } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
 import { Badge, Button, ErrorBanner, Field, PageHeader } from '../../lib/ui.tsx';
-import { HttpStatus, httpReason, keyOptionLabel } from '../../lib/vocabulary.tsx';
+import { HttpStatus, httpReason } from '../../lib/vocabulary.tsx';
 import { useClockOffset, useFullApiKey, useSendSigned, useTenantKeys, useTenants, type SignedRequest } from './api.ts';
 import { curlCommand, newIdempotencyKey, signature, stringToSign, targetAsSent, WRITE_METHODS } from './signing.ts';
 
@@ -226,28 +226,26 @@ export function PlaygroundPage() {
           <h2 className="card-heading">Key</h2>
           <div>
             <Field id="pg-tenant" label="Clinic">
-              <ClinicSelect
+              <Select
                 id="pg-tenant"
                 value={tenant}
                 onChange={(slug) => {
                   setTenant(slug);
                   setKeyId('');
                 }}
-                clinics={tenants.data}
+                options={clinicOptions(tenants.data)}
                 blank="Choose…"
               />
             </Field>
             <Field id="pg-key" label="Key" hint={chosenKey ? `${chosenKey.api_key_masked} · ${chosenKey.escopos.length} scopes` : 'Fills X-API-Key.'}>
-              <select id="pg-key" value={keyId} disabled={!tenant} onChange={(e) => setKeyId(e.target.value)}>
-                <option value="">{tenant ? 'Choose…' : 'Choose a clinic'}</option>
-                {keys.data
-                  ?.filter((k) => k.status === 'active')
-                  .map((k) => (
-                    <option key={k.id} value={k.id} title={k.label}>
-                      {keyOptionLabel(k)}
-                    </option>
-                  ))}
-              </select>
+              <Select
+                id="pg-key"
+                value={keyId}
+                disabled={!tenant}
+                onChange={setKeyId}
+                options={keyOptions(keys.data?.filter((k) => k.status === 'active'))}
+                blank={tenant ? 'Choose…' : 'Choose a clinic'}
+              />
             </Field>
           </div>
           <Field id="pg-api-key" label="API key (X-API-Key)" hint={chosenKey ? 'The chosen key, in full: it is not secret, and not signed.' : 'Not part of the signature; sent as is.'}>
@@ -272,11 +270,7 @@ export function PlaygroundPage() {
           <h2 className="card-heading">Request</h2>
           <div style={{ display: 'grid', gridTemplateColumns: '8rem minmax(0, 1fr)', gap: '0 12px' }}>
             <Field id="pg-method" label="Method">
-              <select id="pg-method" value={method} onChange={(e) => setMethod(e.target.value)}>
-                {METHODS.map((m) => (
-                  <option key={m}>{m}</option>
-                ))}
-              </select>
+              <Select id="pg-method" value={method} onChange={setMethod} options={valueOptions(METHODS)} />
             </Field>
             <Field id="pg-path" label="Path and query" hint="Exactly as sent: same order, same encoding, no host.">
               <input id="pg-path" className="mono" value={path} onChange={(e) => setPath(e.target.value)} spellCheck={false} />

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
 import { FormDialog, NoticeDialog } from '../../lib/dialogs.tsx';
-import { ErrorBanner, Field, Loading } from '../../lib/ui.tsx';
+import { Field, Loading } from '../../lib/ui.tsx';
 import { tenantResetPolicyView } from '../../../../contracts/admin/tenants.ts';
 import { useResetTenant, type TenantResetResult } from './api.ts';
 
@@ -53,16 +53,16 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
   return (
     <FormDialog
       title={`Reset ${slug}?`}
-      formId="reset-tenant-form"
       label="Reset clinic"
       pendingLabel="Resetting…"
       variant="danger"
       pending={reset.isPending}
       disabled={!confirmed || !allowed}
       onSubmit={submit}
+      error={reset.error ?? policy.error}
+      errorTitle="The clinic was not reset"
       onClose={onClose}
     >
-      <ErrorBanner error={reset.error ?? policy.error} title="The clinic was not reset" />
       {policy.isPending ? (
         <Loading />
       ) : policy.data && !policy.data.allowed ? (

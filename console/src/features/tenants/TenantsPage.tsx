@@ -170,22 +170,21 @@ function NewTenantDialog({ onClose }: { onClose: () => void }) {
   const create = useCreateTenant();
   const [slug, setSlug] = useState('');
   const [nome, setNome] = useState('');
-  const { errors, check, fromServer } = useFieldErrors();
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = check(createTenantSchema, { slug, nome });
-    if (!input) return;
-    create.mutate(input, {
-      onSuccess: (t) => {
-        onClose();
-        navigate('/tenants', { tenant: t.slug });
-      },
-      onError: fromServer,
-    });
+  const { errors, submit } = useFieldErrors();
+  const created = (t: { slug: string }) => {
+    onClose();
+    navigate('/tenants', { tenant: t.slug });
   };
   return (
-    <FormDialog title="New clinic" formId="new-tenant-form" label="Create clinic" pending={create.isPending} onSubmit={submit} onClose={onClose}>
-      <ErrorBanner error={create.error} title="The clinic was not created" />
+    <FormDialog
+      title="New clinic"
+      label="Create clinic"
+      pending={create.isPending}
+      error={create.error}
+      errorTitle="The clinic was not created"
+      onSubmit={submit(createTenantSchema, { slug, nome }, (input, onError) => create.mutate(input, { onSuccess: created, onError }))}
+      onClose={onClose}
+    >
       <Field id="tenant-slug" label="Slug" error={errors.slug} hint="Lowercase letters, digits and hyphens; it cannot change later.">
         <input id="tenant-slug" value={slug} onChange={(e) => setSlug(e.target.value)} autoFocus />
       </Field>

@@ -52,14 +52,14 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
   return (
     <FormDialog
       title="New operator token"
-      formId="issue-token-form"
       label="Issue token"
       pendingLabel="Issuing…"
       pending={issue.isPending}
       onSubmit={submit}
+      error={issue.error}
+      errorTitle="The token was not issued"
       onClose={onClose}
     >
-      <ErrorBanner error={issue.error} title="The token was not issued" />
       <Field id="token-label" label="Label" error={errors.label} hint="Who uses it, e.g. “Playwright suite – CI”.">
         <input id="token-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus />
       </Field>
