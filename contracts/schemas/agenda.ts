@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { birthDate, cpfField, emailField, positiveInt, resettable } from './fields.ts';
-import { dateString, flagQuery, orderedDates, paginationQuery, queryObject } from './params.ts';
+import { dateString, flagQuery, orderedDates, paginationQuery, queryObject, searchText } from './params.ts';
 import { DATE_JSON, documented, integerParam, trimmedLength } from './wire.ts';
 
 /**
@@ -73,12 +73,6 @@ const BLOCKED_CONFLICT_OVERRIDES = { force: NO_FORCE, ignorar_conflito: NO_FORCE
 
 // ---------------------------------------------------------------- query / path
 
-function periodoOrdenado(q: { data_inicio?: string; data_fim?: string }, ctx: z.RefinementCtx): void {
-  if (q.data_inicio && q.data_fim && q.data_inicio > q.data_fim) {
-    ctx.addIssue({ code: 'custom', path: ['data_fim'], message: 'Deve ser igual ou posterior a data_inicio.' });
-  }
-}
-
 export const agendamentoIdParams = z.strictObject({ id: idText() });
 
 /** `paciente_id` is required (anti-dump): no listing of a whole clinic's appointments. */
@@ -92,7 +86,7 @@ export const agendamentosListQuery = orderedDates(queryObject({
   unidade_id: idText().optional(),
   agenda_config_id: idText().optional(),
   ...paginationQuery,
-}).superRefine(periodoOrdenado), 'data_fim', 'data_inicio');
+}), 'data_fim', 'data_inicio');
 
 export const HORIZONTE_DIAS = { min: 1, max: 180, default: 60 } as const;
 
@@ -117,13 +111,7 @@ export const agendaConfigsQuery = queryObject({
   unidade_id: idText().optional(),
   tipo_vinculo: z.enum(['medico', 'sala'], 'Valores aceitos: medico, sala.').optional(),
   ativo: flagQuery.optional(),
-  nome: documented(
-    z
-      .string()
-      .transform((v) => v.trim())
-      .pipe(z.string().min(3, 'Informe ao menos 3 caracteres.').max(100, 'Deve ter no maximo 100 caracteres.')),
-    { replace: trimmedLength(3, 100, { printable: true }) },
-  ).optional(),
+  nome: searchText(3).optional(),
   ...paginationQuery,
 });
 

@@ -117,10 +117,6 @@ export const exameListQuery = orderedDates(queryObject({
   periodo_realizado_fim: dateString.optional(),
   status_laudo: z.enum(STATUS_LAUDO, `Valor aceito: ${STATUS_LAUDO.join(', ')}.`).optional(),
   ...paginationQuery,
-}).superRefine((q, ctx) => {
-  if (q.periodo_realizado_inicio && q.periodo_realizado_fim && q.periodo_realizado_inicio > q.periodo_realizado_fim) {
-    ctx.addIssue({ code: 'custom', path: ['periodo_realizado_fim'], message: 'Deve ser igual ou posterior a periodo_realizado_inicio.' });
-  }
 }), 'periodo_realizado_fim', 'periodo_realizado_inicio');
 
 export const exameArquivoQuery = queryObject({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { arquivoLaudoInput, blockedFields } from './exames.ts';
 import { closedObject, positiveInt, text } from './fields.ts';
-import { dateString, flagQuery, idParam, paginationQuery, positiveIntQuery, queryObject } from './params.ts';
+import { dateString, flagQuery, idParam, paginationQuery, periodInOrder, positiveIntQuery, queryObject } from './params.ts';
 
 /** Reports (spec 02 § Report (laudo), § Reports, § POST /v1/exames/{id}/laudo). */
 
@@ -15,11 +15,7 @@ export const laudosListQuery = queryObject({
   periodo_laudo_inicio: dateString.optional(),
   periodo_laudo_fim: dateString.optional(),
   ...paginationQuery,
-}).superRefine((q, ctx) => {
-  if (q.periodo_laudo_inicio && q.periodo_laudo_fim && q.periodo_laudo_inicio > q.periodo_laudo_fim) {
-    ctx.addIssue({ code: 'custom', path: ['periodo_laudo_fim'], message: 'Deve ser igual ou posterior a periodo_laudo_inicio.' });
-  }
-});
+}).superRefine(periodInOrder('periodo_laudo_inicio', 'periodo_laudo_fim'));
 
 /** Spec: blocked fields of report ingest (400): the report is always stored signed, the client cannot choose. */
 export const LAUDO_BLOCKED_FIELDS = ['rascunho', 'assinado_digitalmente', 'medico_senha', 'certificado', 'tipo_assinatura', 'exames_id', '_via_api_chave_id'] as const;

@@ -1,14 +1,12 @@
 import { z } from 'zod';
-import { idParam, paginationQuery, queryObject } from './params.ts';
-import { activeByDefault, searchText } from './catalogos.ts';
-import { documented, trimmedLength } from './wire.ts';
+import { idParam, paginationQuery, queryObject, searchText } from './params.ts';
+import { activeByDefault } from './catalogos.ts';
+import { documented } from './wire.ts';
 import {
   birthDate,
-  cepField,
   closedObject,
   cpfField,
   emailField,
-  numeroEndereco,
   positiveInt,
   resettable,
   SENHA_JSON,
@@ -19,6 +17,7 @@ import {
   USUARIO_JSON,
   usuarioField,
 } from './fields.ts';
+import { enderecoInputWith, enderecoView, nomePessoa, nullableText } from './pessoa.ts';
 
 export const PAPEIS = ['EXAME', 'LAUDO', 'SOLICITANTE'] as const;
 export type Papel = (typeof PAPEIS)[number];
@@ -78,25 +77,10 @@ export const conselhoInput = documented(closedObject(
   },
 });
 
-export const enderecoInput = closedObject({
-  cep: resettable(cepField),
-  logradouro: text(150),
-  numero: resettable(numeroEndereco),
-  complemento: text(100),
-  bairro: text(100),
-  /** Resolved by name in the backend (within `estado` when given). */
-  cidade: text(100),
-  cidade_id: positiveInt.nullable().optional(),
-  estado: resettable(ufField),
-}, 'endereco');
+/** `cidade`: resolved by name in the backend (within `estado` when given). */
+export const enderecoInput = enderecoInputWith({ cidade: text(100) });
 
-const nome = documented(
-  z
-    .string('Obrigatorio: texto de 5 a 100 caracteres.')
-    .transform((v) => v.trim())
-    .pipe(z.string().min(5, 'Deve ter de 5 a 100 caracteres.').max(100, 'Deve ter de 5 a 100 caracteres.')),
-  { replace: trimmedLength(5, 100) },
-);
+const nome = nomePessoa();
 
 const optionalFields = {
   nome_registro: text(100),
@@ -182,8 +166,6 @@ export function maskDocument(value: string | null): string | null {
   return '*'.repeat(Math.max(0, value.length - visible.length)) + visible;
 }
 
-const nullableText = z.string().nullable();
-
 export const medicoListItem = z.object({
   id: z.number().int(),
   nome: z.string(),
@@ -212,16 +194,7 @@ export const medicoDetail = z.object({
   telefone: nullableText,
   celular: nullableText,
   email: nullableText,
-  endereco: z.object({
-    cep: z.string(),
-    logradouro: z.string(),
-    numero: z.string(),
-    complemento: z.string(),
-    bairro: z.string(),
-    cidade: z.string(),
-    cidade_id: z.number().int().nullable(),
-    estado: z.string(),
-  }),
+  endereco: enderecoView,
   cor_agenda: z.string(),
   ativo: z.boolean(),
 });

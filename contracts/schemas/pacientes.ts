@@ -1,22 +1,20 @@
 import { z } from 'zod';
-import { dateString, paginationQuery, queryObject, idParam, flagQuery, orderedDates } from './params.ts';
-import { digitsUpTo, documented, MAX_SAFE, trimmedLength } from './wire.ts';
+import { dateString, paginationQuery, queryObject, idParam, flagQuery, orderedDates, searchText } from './params.ts';
+import { digitsUpTo, documented, MAX_SAFE } from './wire.ts';
 import {
   birthDate,
-  cepField,
   closedObject,
   cpfField,
   dropKeys,
   emailField,
-  numeroEndereco,
   positiveInt,
   resettable,
   senhaField,
   sexoField,
   text,
-  ufField,
   usuarioField,
 } from './fields.ts';
+import { enderecoInputWith, enderecoView, nomePessoa, nullableText } from './pessoa.ts';
 
 /** Spec § POST /v1/pacientes: accepted and dropped before the backend ever sees them. */
 export const PACIENTE_DISCARDED_FIELDS = [
@@ -40,36 +38,18 @@ export const PACIENTE_DISCARDED_FIELDS = [
 
 export const pacientesListQuery = orderedDates(queryObject({
   cpf: z.string().regex(/^\d{11}$/, 'CPF deve ter exatamente 11 digitos.').optional(),
-  nome: documented(
-    z
-      .string()
-      .transform((v) => v.trim())
-      .pipe(z.string().min(3, 'Informe ao menos 3 caracteres.').max(100, 'Deve ter no maximo 100 caracteres.')),
-    { replace: trimmedLength(3, 100, { printable: true }) },
-  ).optional(),
+  nome: searchText(3).optional(),
   periodo_cadastro_inicio: dateString.optional(),
   periodo_cadastro_fim: dateString.optional(),
   ativo: flagQuery.optional(),
   ...paginationQuery,
-}).superRefine((q, ctx) => {
-  if (q.periodo_cadastro_inicio && q.periodo_cadastro_fim && q.periodo_cadastro_inicio > q.periodo_cadastro_fim) {
-    ctx.addIssue({ code: 'custom', path: ['periodo_cadastro_fim'], message: 'Deve ser igual ou posterior a periodo_cadastro_inicio.' });
-  }
 }), 'periodo_cadastro_fim', 'periodo_cadastro_inicio');
 
 export const pacienteIdParams = z.strictObject({ id: idParam });
 
 // ---------------------------------------------------------------- bodies
 
-export const enderecoInput = closedObject({
-  cep: resettable(cepField),
-  logradouro: text(150),
-  numero: resettable(numeroEndereco),
-  complemento: text(100),
-  bairro: text(100),
-  cidade_id: positiveInt.nullable().optional(),
-  estado: resettable(ufField),
-}, 'endereco');
+export const enderecoInput = enderecoInputWith({});
 
 export const convenioInput = documented(
   closedObject(
@@ -95,13 +75,7 @@ export const convenioInput = documented(
   },
 );
 
-const nome = documented(
-  z
-    .string('Obrigatorio: texto de 5 a 100 caracteres.')
-    .transform((v) => v.trim())
-    .pipe(z.string().min(5, 'Deve ter de 5 a 100 caracteres.').max(100, 'Deve ter de 5 a 100 caracteres.')),
-  { replace: { ...trimmedLength(5, 100), description: 'De 5 a 100 caracteres depois de remover os espacos das pontas; gravado em caixa alta.' } },
-);
+const nome = nomePessoa('De 5 a 100 caracteres depois de remover os espacos das pontas; gravado em caixa alta.');
 
 /** Fields common to create and patch; every one except nome/data_nascimento accepts null or "" as "no value". */
 const optionalFields = {
@@ -187,8 +161,6 @@ export const unificarBody = closedObject({ paciente_id_principal: unifyId, pacie
 // ---------------------------------------------------------------- responses (what `data` may carry, nothing else)
 
 const timestamp = z.string();
-const nullableText = z.string().nullable();
-
 export const pacienteListItem = z.object({
   id: z.number().int(),
   nome: z.string(),
@@ -199,17 +171,6 @@ export const pacienteListItem = z.object({
   email: nullableText,
   ativo: z.boolean(),
   criado_em: timestamp,
-});
-
-const endereco = z.object({
-  cep: z.string(),
-  logradouro: z.string(),
-  numero: z.string(),
-  complemento: z.string(),
-  bairro: z.string(),
-  cidade: z.string(),
-  cidade_id: z.number().int().nullable(),
-  estado: z.string(),
 });
 
 const detailFields = {
@@ -227,7 +188,7 @@ const detailFields = {
   telefone: nullableText,
   celular: nullableText,
   email: nullableText,
-  endereco,
+  endereco: enderecoView,
   ativo: z.boolean(),
   criado_em: timestamp,
   atualizado_em: timestamp.nullable(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DATE_JSON, documented, integerParam, MAX_SAFE } from './wire.ts';
+import { DATE_JSON, documented, integerParam, MAX_SAFE, trimmedLength } from './wire.ts';
 
 // Portuguese validation messages (the spec's messages are Portuguese); accents are stripped where errors are written.
 z.config(z.locales.pt());
@@ -42,6 +42,16 @@ export const offsetQuery = documented(
 
 export const paginationQuery = { limit: limitQuery, offset: offsetQuery };
 
+/** Search text (a name, a prefix): trimmed, then at least `min` characters, at most 100. */
+export const searchText = (min: number) =>
+  documented(
+    z
+      .string()
+      .transform((v) => v.trim())
+      .pipe(z.string().min(min, `Informe ao menos ${min} caracteres.`).max(100, 'Deve ter no maximo 100 caracteres.')),
+    { replace: trimmedLength(min, 100, { printable: true }) },
+  );
+
 /** `0` or `1`, strictly. */
 export const flagQuery = documented(
   z.enum(['0', '1']).transform((v) => v === '1'),
@@ -59,12 +69,20 @@ export const dateString = documented(
   { json: DATE_JSON },
 );
 
+/** The rule of an inclusive period in a query: `later`, when sent with `earlier`, may not precede it. */
+export const periodInOrder =
+  (earlier: string, later: string) =>
+  (query: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    const [from, to] = [query[earlier] as string | undefined, query[later] as string | undefined];
+    if (from && to && from > to) ctx.addIssue({ code: 'custom', path: [later], message: `Deve ser igual ou posterior a ${earlier}.` });
+  };
+
 /**
- * A query whose `later` date may not precede `earlier` (both inclusive): the document says it with
- * `x-not-before` on the later parameter (no JSON Schema keyword compares two parameters).
+ * A query whose `later` date may not precede `earlier` (both inclusive): the rule (periodInOrder), and the
+ * document saying it with `x-not-before` on the later parameter (no JSON Schema keyword compares two parameters).
  */
-export const orderedDates = <T extends z.ZodType>(query: T, later: string, earlier: string): T =>
-  documented(query, { json: { 'x-not-before': { [later]: earlier } } });
+export const orderedDates = <T extends z.ZodObject>(query: T, later: string, earlier: string): T =>
+  documented(query.superRefine(periodInOrder(earlier, later)), { json: { 'x-not-before': { [later]: earlier } } });
 
 /**
  * Control characters (Unicode Cc: C0 including tab and line breaks, DEL, C1) have no place in a query or
