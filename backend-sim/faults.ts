@@ -1,3 +1,4 @@
+import { FaultTable } from '../shared-node/fault-table.ts';
 import { BackendError } from './errors.ts';
 import {
   BACKEND_FAULT_KINDS as FAULT_KINDS,
@@ -43,8 +44,7 @@ export function compileRoutePattern(pattern: string): RegExp {
 
 /** In-memory fault table: tests and the console switch faults on and off through the admin API. */
 export class FaultStore {
-  private readonly faults = new Map<number, Fault & { regex: RegExp }>();
-  private nextId = 1;
+  private readonly faults = new FaultTable<Fault & { regex: RegExp }>();
 
   add(input: FaultInput, now: string): Fault {
     let regex: RegExp;
@@ -55,8 +55,8 @@ export class FaultStore {
     }
     if (!input.kind && !input.latency_ms)
       throw new BackendError('VAL_INVALID_PARAM', 'Informe kind ou latency_ms.', { field: 'kind' });
-    const fault = {
-      id: this.nextId++,
+    const { regex: _regex, ...fault } = this.faults.add((id) => ({
+      id,
       tenant: input.tenant ?? '*',
       route: input.route,
       latency_ms: input.latency_ms,
@@ -64,35 +64,26 @@ export class FaultStore {
       kind: input.kind ?? null,
       criado_em: now,
       hits: 0,
-    };
-    this.faults.set(fault.id, { ...fault, regex });
+      regex,
+    }));
     return fault;
   }
 
   list(): Fault[] {
-    return [...this.faults.values()].map(({ regex: _regex, ...f }) => f);
+    return this.faults.all().map(({ regex: _regex, ...f }) => f);
   }
 
   remove(id: number): boolean {
-    return this.faults.delete(id);
+    return this.faults.remove(id);
   }
 
   clear(): number {
-    const n = this.faults.size;
-    this.faults.clear();
-    return n;
+    return this.faults.clear();
   }
 
   /** First matching fault for a tenant call; admin routes are never faulted so faults can always be removed. */
   match(method: string, path: string, tenant: string | null): (Fault & { regex: RegExp }) | undefined {
     const target = `${method} ${path}`;
-    for (const f of this.faults.values()) {
-      if (f.tenant !== '*' && f.tenant !== tenant) continue;
-      if (f.regex.test(target)) {
-        f.hits++;
-        return f;
-      }
-    }
-    return undefined;
+    return this.faults.first(tenant, (f) => f.regex.test(target));
   }
 }

@@ -1,3 +1,5 @@
+import { FaultTable } from '../../shared-node/fault-table.ts';
+
 /** A presign failure switched on by an operator or a test, like backend-sim's faults. */
 export interface StorageFault {
   id: number;
@@ -21,8 +23,7 @@ export interface StorageFaultInput {
  * Faults vanish on restart, as backend-sim's do.
  */
 export class StorageFaults {
-  private readonly faults = new Map<number, StorageFault>();
-  private nextId = 1;
+  private readonly faults = new FaultTable<StorageFault>();
 
   constructor(
     private readonly random: () => number = Math.random,
@@ -32,38 +33,25 @@ export class StorageFaults {
   add(input: StorageFaultInput = {}): StorageFault {
     const failureRate = input.failure_rate ?? 1;
     if (!(failureRate > 0 && failureRate <= 1)) throw new RangeError('failure_rate must be in (0, 1]');
-    const fault: StorageFault = {
-      id: this.nextId++,
-      tenant: input.tenant ?? '*',
-      failure_rate: failureRate,
-      criado_em: this.now().toISOString(),
-      hits: 0,
-    };
-    this.faults.set(fault.id, fault);
+    const fault = this.faults.add((id) => ({ id, tenant: input.tenant ?? '*', failure_rate: failureRate, criado_em: this.now().toISOString(), hits: 0 }));
     return { ...fault };
   }
 
   list(): StorageFault[] {
-    return [...this.faults.values()].map((fault) => ({ ...fault }));
+    return this.faults.all().map((fault) => ({ ...fault }));
   }
 
   remove(id: number): boolean {
-    return this.faults.delete(id);
+    return this.faults.remove(id);
   }
 
   clear(): number {
-    const removed = this.faults.size;
-    this.faults.clear();
-    return removed;
+    return this.faults.clear();
   }
 
   /** Whether this presign must fail: the first fault matching the tenant decides, with its failure rate. */
   shouldFail(tenant: string | null): boolean {
-    for (const fault of this.faults.values()) {
-      if (fault.tenant !== '*' && fault.tenant !== tenant) continue;
-      fault.hits++;
-      return this.random() < fault.failure_rate;
-    }
-    return false;
+    const fault = this.faults.first(tenant);
+    return fault ? this.random() < fault.failure_rate : false;
   }
 }
