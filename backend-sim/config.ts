@@ -1,12 +1,7 @@
-export interface BackendS3Config {
-  endPoint: string;
-  port: number;
-  useSSL: boolean;
-  accessKey: string;
-  secretKey: string;
-  bucket: string;
-  region?: string;
-}
+import type { S3Settings } from '../shared-node/s3-client.ts';
+
+/** The storage settings both services share; the region may be left out (storage.ts then uses us-east-1). */
+export type BackendS3Config = Omit<S3Settings, 'region'> & { region?: string };
 
 export interface BackendConfig {
   dataDir: string;

@@ -228,6 +228,13 @@ export function buildCli(): Command {
       info(describeReset(result));
     });
 
+  /** A key's secret, shown once (create, rotate): as JSON with --json, else as lines and `note` on stderr. */
+  const showSecret = (issued: { chave_id: number; api_key: string; api_secret: string }, json: boolean | undefined, note: string) => {
+    if (json) return print(JSON.stringify(issued));
+    print(`chave_id:   ${issued.chave_id}\napi_key:    ${issued.api_key}\napi_secret: ${issued.api_secret}`);
+    info(note);
+  };
+
   const keys = program.command('keys').description('API keys');
   keys
     .command('list')
@@ -265,9 +272,7 @@ export function buildCli(): Command {
         await requireMedico(s, opts.tenant, opts.medico ?? 0);
         return s.keys.create({ tenantSlug: opts.tenant, scopes: opts.scopes, medicoId: opts.medico, label: opts.label });
       });
-      if (opts.json) return print(JSON.stringify(issued));
-      print(`chave_id:   ${issued.chave_id}\napi_key:    ${issued.api_key}\napi_secret: ${issued.api_secret}`);
-      info('The secret is shown only now. Store it in a vault; it cannot be retrieved later (rotate to get a new one).');
+      showSecret(issued, opts.json, 'The secret is shown only now. Store it in a vault; it cannot be retrieved later (rotate to get a new one).');
     });
   keys
     .command('rotate')
@@ -276,9 +281,7 @@ export function buildCli(): Command {
     .option('--json', 'print only {"chave_id","api_key","api_secret"}')
     .action(async (id: number, opts: { json?: boolean }) => {
       const issued = await withServices((s) => s.keys.rotate(id));
-      if (opts.json) return print(JSON.stringify(issued));
-      print(`chave_id:   ${issued.chave_id}\napi_key:    ${issued.api_key}\napi_secret: ${issued.api_secret}`);
-      info('The previous secret no longer works. The new one is shown only now.');
+      showSecret(issued, opts.json, 'The previous secret no longer works. The new one is shown only now.');
     });
   keys
     .command('revoke')

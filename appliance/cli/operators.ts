@@ -107,17 +107,27 @@ export function addOperatorCommands(program: Command): void {
       info('The password is shown only now. The operator can change it in the console (Operators → Change password).');
     });
 
+  /** One change of an operator's role or status (`disable`, `enable`, `role`), journaled with what it was and what it is. */
+  const update = (
+    username: string,
+    command: string,
+    patch: { role?: OperatorRole; disabled?: boolean },
+    also: (result: Awaited<ReturnType<typeof updateOperator>>) => Record<string, unknown> = () => ({}),
+  ) =>
+    change('operator.update', command, username, async (db, at) => {
+      const target = await findOperator(db, { username });
+      const result = await updateOperator(db, target.id, patch, at);
+      const depois = { role: result.operator.role, disabled: result.operator.status === 'disabled' };
+      return { ...result, detail: { operator_id: target.id, antes: result.before, depois, ...also(result) } };
+    });
+
   operators
     .command('disable')
     .description('disable an operator: no sign-in, its sessions end and its operator tokens are revoked (not the last active admin)')
     .argument('<username>', 'the operator')
     .option('--json', 'machine-readable output')
     .action(async (username: string, opts: { json?: boolean }) => {
-      const updated = await change('operator.update', `operators disable ${username}`, username, async (db, at) => {
-        const target = await findOperator(db, { username });
-        const result = await updateOperator(db, target.id, { disabled: true }, at);
-        return { ...result, detail: { operator_id: target.id, antes: result.before, depois: { role: result.operator.role, disabled: true }, sessions_ended: result.sessionsEnded, tokens_revoked: result.tokensRevoked } };
-      });
+      const updated = await update(username, `operators disable ${username}`, { disabled: true }, (r) => ({ sessions_ended: r.sessionsEnded, tokens_revoked: r.tokensRevoked }));
       if (opts.json) return out(JSON.stringify(updated.operator, null, 2));
       info(`operator ${describe(updated.operator)}: ${updated.sessionsEnded} session(s) ended, ${updated.tokensRevoked} operator token(s) revoked`);
     });
@@ -128,11 +138,7 @@ export function addOperatorCommands(program: Command): void {
     .argument('<username>', 'the operator')
     .option('--json', 'machine-readable output')
     .action(async (username: string, opts: { json?: boolean }) => {
-      const updated = await change('operator.update', `operators enable ${username}`, username, async (db, at) => {
-        const target = await findOperator(db, { username });
-        const result = await updateOperator(db, target.id, { disabled: false }, at);
-        return { ...result, detail: { operator_id: target.id, antes: result.before, depois: { role: result.operator.role, disabled: false } } };
-      });
+      const updated = await update(username, `operators enable ${username}`, { disabled: false });
       if (opts.json) return out(JSON.stringify(updated.operator, null, 2));
       info(`operator ${describe(updated.operator)}`);
     });
@@ -144,11 +150,7 @@ export function addOperatorCommands(program: Command): void {
     .argument('<role>', 'admin or viewer', parseRole)
     .option('--json', 'machine-readable output')
     .action(async (username: string, role: OperatorRole, opts: { json?: boolean }) => {
-      const updated = await change('operator.update', `operators role ${username} ${role}`, username, async (db, at) => {
-        const target = await findOperator(db, { username });
-        const result = await updateOperator(db, target.id, { role }, at);
-        return { ...result, detail: { operator_id: target.id, antes: result.before, depois: { role, disabled: result.operator.status === 'disabled' } } };
-      });
+      const updated = await update(username, `operators role ${username} ${role}`, { role });
       if (opts.json) return out(JSON.stringify(updated.operator, null, 2));
       info(`operator ${describe(updated.operator)}`);
     });

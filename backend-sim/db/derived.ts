@@ -60,6 +60,36 @@ export function applySearchQueue(sqlite: SQLite.Database): void {
 }
 
 /**
+ * The rows of each per-date count table, as `SELECT filtro, valor, data, n` (the triggers' definitions,
+ * migrations 005, 006 and 008): a live exam counts for its date under 'todos', its procedure, each distinct
+ * doctor among its three and its report status; a live report under 'todos', its signed flag and its doctor.
+ */
+const DATE_COUNTS = {
+  exames_contagem: [
+    "SELECT 'todos', 0, data_realizado, COUNT(*) FROM exames WHERE excluido_em IS NULL GROUP BY data_realizado",
+    "SELECT 'procedimento', procedimento_id, data_realizado, COUNT(*) FROM exames WHERE excluido_em IS NULL GROUP BY procedimento_id, data_realizado",
+    `SELECT 'medico', medico_id, data, COUNT(*) FROM (
+        SELECT medico_exame_id AS medico_id, data_realizado AS data FROM exames
+          WHERE excluido_em IS NULL AND medico_exame_id IS NOT NULL
+        UNION ALL SELECT medico_laudo_id, data_realizado FROM exames
+          WHERE excluido_em IS NULL AND medico_laudo_id IS NOT NULL AND medico_laudo_id IS NOT medico_exame_id
+        UNION ALL SELECT medico_solicitante_id, data_realizado FROM exames
+          WHERE excluido_em IS NULL AND medico_solicitante_id IS NOT NULL
+            AND medico_solicitante_id IS NOT medico_exame_id AND medico_solicitante_id IS NOT medico_laudo_id
+      ) GROUP BY medico_id, data`,
+    `SELECT 'status', CASE WHEN arquivo_laudo_key IS NULL THEN 0
+        WHEN EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL) THEN 2 ELSE 1 END,
+        data_realizado, COUNT(*)
+      FROM exames WHERE excluido_em IS NULL GROUP BY 2, 3`,
+  ],
+  laudos_contagem: [
+    "SELECT 'todos', 0, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL GROUP BY data_laudo",
+    "SELECT 'assinado', assinado, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL GROUP BY assinado, data_laudo",
+    "SELECT 'medico', medico_laudo_id, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL AND medico_laudo_id IS NOT NULL GROUP BY medico_laudo_id, data_laudo",
+  ],
+} as const;
+
+/**
  * The trigger-kept counts, recomputed from the rows (same definitions as the triggers). A bulk loader
  * that gathered the exam and report counts while writing passes them in `gathered`.
  */
@@ -72,35 +102,8 @@ export function rebuildCounts(sqlite: SQLite.Database, gathered: ContagemBuilder
     gathered.write(sqlite);
     return;
   }
-  sqlite.exec(`
-    DELETE FROM exames_contagem;
-    INSERT INTO exames_contagem (filtro, valor, data, n)
-      SELECT 'todos', 0, data_realizado, COUNT(*) FROM exames WHERE excluido_em IS NULL GROUP BY data_realizado;
-    INSERT INTO exames_contagem (filtro, valor, data, n)
-      SELECT 'procedimento', procedimento_id, data_realizado, COUNT(*) FROM exames WHERE excluido_em IS NULL GROUP BY procedimento_id, data_realizado;
-    INSERT INTO exames_contagem (filtro, valor, data, n)
-      SELECT 'medico', medico_id, data, COUNT(*) FROM (
-        SELECT medico_exame_id AS medico_id, data_realizado AS data FROM exames
-          WHERE excluido_em IS NULL AND medico_exame_id IS NOT NULL
-        UNION ALL SELECT medico_laudo_id, data_realizado FROM exames
-          WHERE excluido_em IS NULL AND medico_laudo_id IS NOT NULL AND medico_laudo_id IS NOT medico_exame_id
-        UNION ALL SELECT medico_solicitante_id, data_realizado FROM exames
-          WHERE excluido_em IS NULL AND medico_solicitante_id IS NOT NULL
-            AND medico_solicitante_id IS NOT medico_exame_id AND medico_solicitante_id IS NOT medico_laudo_id
-      ) GROUP BY medico_id, data;
-    INSERT INTO exames_contagem (filtro, valor, data, n)
-      SELECT 'status', CASE WHEN arquivo_laudo_key IS NULL THEN 0
-        WHEN EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL) THEN 2 ELSE 1 END,
-        data_realizado, COUNT(*)
-      FROM exames WHERE excluido_em IS NULL GROUP BY 2, 3;
-    DELETE FROM laudos_contagem;
-    INSERT INTO laudos_contagem (filtro, valor, data, n)
-      SELECT 'todos', 0, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL GROUP BY data_laudo;
-    INSERT INTO laudos_contagem (filtro, valor, data, n)
-      SELECT 'assinado', assinado, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL GROUP BY assinado, data_laudo;
-    INSERT INTO laudos_contagem (filtro, valor, data, n)
-      SELECT 'medico', medico_laudo_id, data_laudo, COUNT(*) FROM laudos WHERE excluido_em IS NULL AND medico_laudo_id IS NOT NULL GROUP BY medico_laudo_id, data_laudo;
-  `);
+  for (const [table, selects] of Object.entries(DATE_COUNTS))
+    sqlite.exec([`DELETE FROM ${table};`, ...selects.map((select) => `INSERT INTO ${table} (filtro, valor, data, n) ${select};`)].join('\n'));
 }
 
 /**

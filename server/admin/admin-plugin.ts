@@ -168,18 +168,22 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     return payload;
   });
 
-  await app.register(authRoutes, deps);
-  await app.register(tenantRoutes, deps);
-  await app.register(keyRoutes, deps);
-  await app.register(auditRoutes, deps);
-  await app.register(faultRoutes, deps);
-  await app.register(storageFaultRoutes, deps);
-  await app.register(clockRoutes, deps);
-  await app.register(operatorTokenRoutes, deps);
-  await app.register(automationRoutes, deps);
-  await app.register(idempotencyRoutes, deps);
-  await app.register(playgroundRoutes, deps);
-  await app.register(operatorRoutes, deps);
+  // One module per console screen (and the automation routes), in this order.
+  for (const routes of [
+    authRoutes,
+    tenantRoutes,
+    keyRoutes,
+    auditRoutes,
+    faultRoutes,
+    storageFaultRoutes,
+    clockRoutes,
+    operatorTokenRoutes,
+    automationRoutes,
+    idempotencyRoutes,
+    playgroundRoutes,
+    operatorRoutes,
+  ])
+    await app.register(routes, deps);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

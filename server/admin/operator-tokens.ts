@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { GatewayDb } from '../db/database.ts';
+import type { OperatorToken } from '../db/tables/operator-tokens.ts';
 import type { ApplianceClock } from '../clock.ts';
 import { ApiError, invalidParam } from '../errors.ts';
 import { ALL_TENANTS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from '../../contracts/admin/operator-tokens.ts';
@@ -182,21 +183,8 @@ function tenantsOf(row: { tenants: string; all_tenants: number }): TokenTenants 
   }
 }
 
-function toView(
-  row: {
-    id: number;
-    label: string;
-    token_prefix: string;
-    tenants: string;
-    all_tenants: number;
-    created_at: string;
-    expires_at: string;
-    last_used_at: string | null;
-    revoked_at: string | null;
-    username: string | null;
-  },
-  now: number,
-): OperatorTokenView {
+/** A token's row (its hash and issuer id left out) with the issuer's username. */
+function toView(row: Omit<OperatorToken, 'token_hash' | 'operator_id'> & { username: string | null }, now: number): OperatorTokenView {
   return {
     id: row.id,
     label: row.label,

@@ -27,11 +27,15 @@ export async function listConfigs(db: Db, f: ConfigListFilter, ctx: CallContext)
   return pageOf(await repo.listConfigs(db, f, ctx.medicoFiltroId), configItem);
 }
 
-/** An agenda visible to the caller (SIMPLES: it must belong to the bound doctor), else 404. */
+/** SIMPLES on agendas: a row whose agenda belongs to another doctor than the bound one is hidden (404, as a missing one). */
+function visible<R>(row: R | undefined, medicoDaAgenda: (row: R) => number | null, ctx: CallContext): R {
+  if (!row || (ctx.medicoFiltroId && medicoDaAgenda(row) !== ctx.medicoFiltroId)) throw notFound();
+  return row;
+}
+
+/** An agenda visible to the caller, else 404. */
 async function visibleAgenda(db: Db, id: number, ctx: CallContext): Promise<AgendaRow> {
-  const a = await repo.findAgenda(db, id);
-  if (!a || (ctx.medicoFiltroId && a.medico_id !== ctx.medicoFiltroId)) throw notFound();
-  return a;
+  return visible(await repo.findAgenda(db, id), (a) => a.medico_id, ctx);
 }
 
 async function duracao(db: Db, agendaId: number, procedimentoId: number): Promise<number> {
@@ -95,9 +99,7 @@ export async function listAgendamentos(db: Db, f: ApptListFilter, ctx: CallConte
 
 /** Visible appointment (with a patient; SIMPLES on the agenda's doctor) or 404. */
 async function findVisibleAgendamento(db: Db, id: number, ctx: CallContext): Promise<ApptRow> {
-  const r = await repo.findAgendamento(db, id);
-  if (!r || (ctx.medicoFiltroId && r.agenda_medico_id !== ctx.medicoFiltroId)) throw notFound();
-  return r;
+  return visible(await repo.findAgendamento(db, id), (r) => r.agenda_medico_id, ctx);
 }
 
 export async function getAgendamento(db: Db, id: number, ctx: CallContext) {
