@@ -1,6 +1,7 @@
-import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
-import type { Database, Db } from '../../db/database.ts';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
 import { Conditions } from '../../db/conditions.ts';
+import { queryRows } from '../../db/statements.ts';
 import type { ExclusaoColumns } from '../../db/tables/columns.ts';
 import type { ExameArquivosTable } from '../../db/tables/exame-arquivos.ts';
 import type { ExamesTable } from '../../db/tables/exames.ts';
@@ -8,69 +9,58 @@ import type { LaudosTable } from '../../db/tables/laudos.ts';
 import { newestFirstPage, type DateCounts, type Filtered, type NewestFirstList } from '../paginas.ts';
 import type { ExameListFilter } from './exames.schemas.ts';
 
-type EB = ExpressionBuilder<Database, 'exames'>;
-
 /** status_laudo is derived on read: no report file → PENDENTE; file and a signed live report → ASSINADO; else EMITIDO. */
 const SIGNED_REPORT_EXISTS = 'EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)';
 const STATUS_LAUDO = `CASE
   WHEN exames.arquivo_laudo_key IS NULL THEN 'PENDENTE'
   WHEN ${SIGNED_REPORT_EXISTS} THEN 'ASSINADO'
   ELSE 'EMITIDO' END`;
-const statusLaudoSql = sql<'PENDENTE' | 'EMITIDO' | 'ASSINADO'>`${sql.raw(STATUS_LAUDO)}`;
 
-/** SIMPLES auto-filter: the bound doctor is exam doctor, report doctor or requester. */
-function simplesFilter(eb: EB, medicoId: number) {
-  return eb.or([eb('exames.medico_exame_id', '=', medicoId), eb('exames.medico_laudo_id', '=', medicoId), eb('exames.medico_solicitante_id', '=', medicoId)]);
-}
-
-function baseQuery(db: Db) {
-  return db
-    .selectFrom('exames')
-    .innerJoin('pacientes as p', 'p.id', 'exames.paciente_id')
-    .innerJoin('procedimentos as pr', 'pr.id', 'exames.procedimento_id')
-    .leftJoin('medicos as me', 'me.id', 'exames.medico_exame_id')
-    .leftJoin('medicos as ml', 'ml.id', 'exames.medico_laudo_id')
-    .leftJoin('medicos as ms', 'ms.id', 'exames.medico_solicitante_id')
-    .where('exames.excluido_em', 'is', null);
-}
-
-function selectRow(q: ReturnType<typeof baseQuery>) {
-  return q.select([
-    'exames.id', 'exames.paciente_id', 'p.nome as paciente_nome', 'exames.procedimento_id', 'pr.nome as procedimento_nome',
-    'exames.medico_exame_id', 'me.nome as medico_exame_nome', 'exames.medico_laudo_id', 'ml.nome as medico_laudo_nome',
-    'exames.medico_solicitante_id', 'ms.nome as solicitante_nome', 'exames.data_realizado', 'exames.hora_realizado',
-    'exames.arquivo_exame_key', 'exames.arquivo_laudo_key', 'exames.criado_em', 'exames.atualizado_em', 'exames.requer_laudo', 'exames.prioridade',
-    statusLaudoSql.as('status_laudo'),
-    sql<string | null>`(SELECT MAX(l.assinado_em) FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)`.as('laudo_assinado_em'),
-  ]);
-}
-export type ExameRow = Awaited<ReturnType<ReturnType<typeof selectRow>['executeTakeFirstOrThrow']>>;
+type Exame = Selectable<ExamesTable>;
 
 /** What a list item reads from its row (the list query selects exactly this). */
 export type ExameItemRow = Pick<
-  ExameRow,
-  | 'id' | 'paciente_id' | 'paciente_nome' | 'procedimento_id' | 'procedimento_nome' | 'medico_exame_id' | 'medico_exame_nome' | 'medico_laudo_id'
-  | 'medico_laudo_nome' | 'medico_solicitante_id' | 'solicitante_nome' | 'data_realizado' | 'status_laudo' | 'arquivo_exame_key' | 'arquivo_laudo_key' | 'criado_em'
->;
+  Exame,
+  'id' | 'paciente_id' | 'procedimento_id' | 'medico_exame_id' | 'medico_laudo_id' | 'medico_solicitante_id' | 'data_realizado' | 'arquivo_exame_key' | 'arquivo_laudo_key' | 'criado_em'
+> & {
+  paciente_nome: string;
+  procedimento_nome: string;
+  medico_exame_nome: string | null;
+  medico_laudo_nome: string | null;
+  solicitante_nome: string | null;
+  status_laudo: 'PENDENTE' | 'EMITIDO' | 'ASSINADO';
+};
+
+/** An exam's row as its detail and create answers read it: the item's columns and a few more. */
+export type ExameRow = ExameItemRow & Pick<Exame, 'hora_realizado' | 'atualizado_em' | 'requer_laudo' | 'prioridade'> & { laudo_assinado_em: string | null };
+
+/**
+ * One exam row for lists and details alike: the item's columns, the names of what it references, by hand-written
+ * SQL (statements cached per SQL text; building a Kysely query costs more than running a short one).
+ */
+const ITEM_COLUMNS = `exames.id, exames.paciente_id, p.nome AS paciente_nome, exames.procedimento_id, pr.nome AS procedimento_nome,
+  exames.medico_exame_id, me.nome AS medico_exame_nome, exames.medico_laudo_id, ml.nome AS medico_laudo_nome,
+  exames.medico_solicitante_id, ms.nome AS solicitante_nome, exames.data_realizado, exames.arquivo_exame_key, exames.arquivo_laudo_key,
+  exames.criado_em, ${STATUS_LAUDO} AS status_laudo`;
+const JOINED = `FROM exames
+JOIN pacientes p ON p.id = exames.paciente_id
+JOIN procedimentos pr ON pr.id = exames.procedimento_id
+LEFT JOIN medicos me ON me.id = exames.medico_exame_id
+LEFT JOIN medicos ml ON ml.id = exames.medico_laudo_id
+LEFT JOIN medicos ms ON ms.id = exames.medico_solicitante_id`;
+const LIST_SELECT = `SELECT ${ITEM_COLUMNS}
+${JOINED}`;
+const DETAIL_SELECT = `SELECT ${ITEM_COLUMNS}, exames.hora_realizado, exames.atualizado_em, exames.requer_laudo, exames.prioridade,
+  (SELECT MAX(l.assinado_em) FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL) AS laudo_assinado_em
+${JOINED}`;
+/** Its id queries read `exames` alone: unqualified columns. */
+const LIST: NewestFirstList = { table: 'exames', date: 'data_realizado', qualified: false, rows: LIST_SELECT };
 
 /** The report status as counted in `exames_contagem` (filtro 'status'). */
 const STATUS_CODE = { PENDENTE: 0, EMITIDO: 1, ASSINADO: 2 } as const;
 
 /** Above this many matches, a doctor-filtered page walks the date index instead of sorting the matches. */
 const SCAN_BY_DATE_ABOVE = 2000;
-
-const LIST_SELECT = `SELECT exames.id, exames.paciente_id, p.nome AS paciente_nome, exames.procedimento_id, pr.nome AS procedimento_nome,
-  exames.medico_exame_id, me.nome AS medico_exame_nome, exames.medico_laudo_id, ml.nome AS medico_laudo_nome,
-  exames.medico_solicitante_id, ms.nome AS solicitante_nome, exames.data_realizado, exames.arquivo_exame_key, exames.arquivo_laudo_key,
-  exames.criado_em, ${STATUS_LAUDO} AS status_laudo
-FROM exames
-JOIN pacientes p ON p.id = exames.paciente_id
-JOIN procedimentos pr ON pr.id = exames.procedimento_id
-LEFT JOIN medicos me ON me.id = exames.medico_exame_id
-LEFT JOIN medicos ml ON ml.id = exames.medico_laudo_id
-LEFT JOIN medicos ms ON ms.id = exames.medico_solicitante_id`;
-/** Its id queries read `exames` alone: unqualified columns. */
-const LIST: NewestFirstList = { table: 'exames', date: 'data_realizado', qualified: false, rows: LIST_SELECT };
 
 /**
  * Newest first; `medico` (0: none) is the doctor filter the caller resolved. Hand-written SQL (statements
@@ -122,11 +112,12 @@ export async function listExames(db: Db, f: ExameListFilter, medico: number): Pr
   });
 }
 
-/** A live exam row, visible to the bound doctor `medicoFiltroId` (0: anyone, as for the exam just written). */
+/** A live exam row, visible to the bound doctor `medicoFiltroId` (SIMPLES: exam doctor, report doctor or requester; 0: anyone, as for the exam just written). */
 export async function findExame(db: Db, id: number, medicoFiltroId = 0): Promise<ExameRow | undefined> {
-  let q = baseQuery(db).where('exames.id', '=', id);
-  if (medicoFiltroId) q = q.where((eb) => simplesFilter(eb, medicoFiltroId));
-  return selectRow(q).executeTakeFirst();
+  const c = new Conditions('exames.excluido_em IS NULL').add('exames.id = ?', id);
+  if (medicoFiltroId)
+    c.add('(exames.medico_exame_id = ? OR exames.medico_laudo_id = ? OR exames.medico_solicitante_id = ?)', medicoFiltroId, medicoFiltroId, medicoFiltroId);
+  return (await queryRows<ExameRow>(db, `${DETAIL_SELECT} WHERE ${c.joined()}`, c.params))[0];
 }
 
 export async function findProcedimento(db: Db, id: number) {

@@ -1,44 +1,25 @@
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { Conditions } from '../../db/conditions.ts';
+import { queryRows } from '../../db/statements.ts';
 import type { LaudosTable } from '../../db/tables/laudos.ts';
 import { newestFirstPage, type DateCounts, type Filtered, type NewestFirstList } from '../paginas.ts';
 import type { LaudoListFilter } from './laudos.schemas.ts';
 
+/** A report's row, for lists and details alike, with its exam's patient and procedure and its doctor's name. */
+export type LaudoRow = Pick<
+  Selectable<LaudosTable>,
+  'id' | 'exame_id' | 'medico_laudo_id' | 'data_laudo' | 'hora_laudo' | 'assinado' | 'assinado_em' | 'assinatura_tipo' | 'arquivo_key' | 'criado_em' | 'atualizado_em'
+> & { paciente_id: number | null; paciente_nome: string | null; procedimento_id: number | null; procedimento_nome: string | null; medico_laudo_nome: string | null };
+
+/** AMPLIADO: the report's doctor is the key's doctor, or its exam passes the SIMPLES rule (needs `exames e` joined). */
+const AMPLIADO = '(laudos.medico_laudo_id = ? OR e.medico_exame_id = ? OR e.medico_laudo_id = ? OR e.medico_solicitante_id = ?)';
+
 /**
- * Live reports. Deleting an exam soft-deletes its reports in the same transaction, so
- * `laudos.excluido_em IS NULL` alone also excludes reports of deleted exams.
+ * Live reports are `laudos.excluido_em IS NULL`: deleting an exam soft-deletes its reports in the same
+ * transaction, so that alone also excludes reports of deleted exams. Hand-written SQL (statements cached per text).
  */
-function baseQuery(db: Db) {
-  return db.selectFrom('laudos').leftJoin('exames as e', 'e.id', 'laudos.exame_id').where('laudos.excluido_em', 'is', null);
-}
-
-function selectRow(q: ReturnType<typeof baseQuery>) {
-  return q
-    .leftJoin('pacientes as p', 'p.id', 'e.paciente_id')
-    .leftJoin('procedimentos as pr', 'pr.id', 'e.procedimento_id')
-    .leftJoin('medicos as ml', 'ml.id', 'laudos.medico_laudo_id')
-    .select([
-    'laudos.id', 'laudos.exame_id', 'e.paciente_id', 'p.nome as paciente_nome', 'e.procedimento_id', 'pr.nome as procedimento_nome',
-    'laudos.medico_laudo_id', 'ml.nome as medico_laudo_nome', 'laudos.data_laudo', 'laudos.hora_laudo', 'laudos.assinado', 'laudos.assinado_em',
-    'laudos.assinatura_tipo', 'laudos.arquivo_key', 'laudos.criado_em', 'laudos.atualizado_em',
-  ]);
-}
-export type LaudoRow = Awaited<ReturnType<ReturnType<typeof selectRow>['executeTakeFirstOrThrow']>>;
-
-/** AMPLIADO: the report's doctor is the key's doctor, or its exam passes the SIMPLES rule. */
-function ampliado(q: ReturnType<typeof baseQuery>, medicoId: number) {
-  return q.where((eb) =>
-    eb.or([
-      eb('laudos.medico_laudo_id', '=', medicoId),
-      eb('e.medico_exame_id', '=', medicoId),
-      eb('e.medico_laudo_id', '=', medicoId),
-      eb('e.medico_solicitante_id', '=', medicoId),
-    ]),
-  );
-}
-
-const LIST_SELECT = `SELECT laudos.id, laudos.exame_id, e.paciente_id, p.nome AS paciente_nome, e.procedimento_id, pr.nome AS procedimento_nome,
+const ROW_SELECT = `SELECT laudos.id, laudos.exame_id, e.paciente_id, p.nome AS paciente_nome, e.procedimento_id, pr.nome AS procedimento_nome,
   laudos.medico_laudo_id, ml.nome AS medico_laudo_nome, laudos.data_laudo, laudos.hora_laudo, laudos.assinado, laudos.assinado_em,
   laudos.assinatura_tipo, laudos.arquivo_key, laudos.criado_em, laudos.atualizado_em
 FROM laudos
@@ -47,7 +28,7 @@ LEFT JOIN pacientes p ON p.id = e.paciente_id
 LEFT JOIN procedimentos pr ON pr.id = e.procedimento_id
 LEFT JOIN medicos ml ON ml.id = laudos.medico_laudo_id`;
 /** Its id queries may join `exames e`: columns named with their table. */
-const LIST: NewestFirstList = { table: 'laudos', date: 'data_laudo', qualified: true, rows: LIST_SELECT };
+const LIST: NewestFirstList = { table: 'laudos', date: 'data_laudo', qualified: true, rows: ROW_SELECT };
 
 /**
  * Newest first, like the exam list (exames.repository.ts); `bound` is the key's doctor (0: none), whose
@@ -64,7 +45,7 @@ export async function listLaudos(db: Db, f: LaudoListFilter, bound: number): Pro
   const c = new Conditions('laudos.excluido_em IS NULL');
   // The exam's columns are only needed (and joined) for the AMPLIADO rule and the patient filter.
   const joinExame = bound > 0 || !!f.paciente_id;
-  if (bound) c.add('(laudos.medico_laudo_id = ? OR e.medico_exame_id = ? OR e.medico_laudo_id = ? OR e.medico_solicitante_id = ?)', bound, bound, bound, bound);
+  if (bound) c.add(AMPLIADO, bound, bound, bound, bound);
   else c.when(medico, 'laudos.medico_laudo_id = ?');
   c.when(f.exame_id, 'laudos.exame_id = ?')
     .when(f.paciente_id, 'e.paciente_id = ?')
@@ -76,11 +57,11 @@ export async function listLaudos(db: Db, f: LaudoListFilter, bound: number): Pro
   return newestFirstPage<LaudoRow>(db, LIST, f, { counts: counted ? counts : null, total: filtered, page: () => filtered, startFromCounts: f.offset > 0 });
 }
 
-/** A live report, visible to the bound doctor `medicoFiltroId` (0: anyone, as for the report just written). */
+/** A live report, visible to the bound doctor `medicoFiltroId` (AMPLIADO; 0: anyone, as for the report just written). */
 export async function findLaudo(db: Db, id: number, medicoFiltroId = 0): Promise<LaudoRow | undefined> {
-  let q = baseQuery(db).where('laudos.id', '=', id);
-  if (medicoFiltroId) q = ampliado(q, medicoFiltroId);
-  return selectRow(q).executeTakeFirst();
+  const c = new Conditions('laudos.excluido_em IS NULL').add('laudos.id = ?', id);
+  if (medicoFiltroId) c.add(AMPLIADO, medicoFiltroId, medicoFiltroId, medicoFiltroId, medicoFiltroId);
+  return (await queryRows<LaudoRow>(db, `${ROW_SELECT} WHERE ${c.joined()}`, c.params))[0];
 }
 
 /** The exam a report is ingested for, deleted ones included. */
