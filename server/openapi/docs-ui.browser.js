@@ -226,42 +226,49 @@ function clinicDocs(mode, links) {
     });
     status('Not signing yet: paste a key and its secret, then "Try it out" requests to /v1 are signed in this page.', 'info');
 
-    return element('section', { class: 'clinic-signing', 'aria-label': 'Request signing' }, [
-      element('h2', {}, ['Try it out, signed in this page (development mode)']),
-      element('p', {}, [
-        'Every /v1 call carries X-API-Key, X-Timestamp and X-Signature: the lowercase hex HMAC-SHA256, keyed by the API secret, of ',
-        element('code', {}, ['<timestamp>.<METHOD> <path and query as sent>\\n<raw body>']),
-        '. Paste a key and its secret below: this page computes the signature of each request, with a fresh timestamp. The secret stays in this tab\'s memory only: it is never stored nor sent. How to sign in your code: ',
-        link(links.signing, 'the signing guide'),
-        '; typed clients and examples in other languages: ',
-        link(links.clients, 'clients'),
-        '.',
-      ]),
-      element('div', { class: 'clinic-signing__form' }, [
-        element('label', { for: 'clinic-api-key' }, ['API key']),
-        keyInput,
-        element('label', { for: 'clinic-api-secret' }, ['API secret']),
-        secretInput,
-        use,
-        forget,
-      ]),
-      statusLine,
-    ]);
+    return signingSection(
+      'Try it out, signed in this page (development mode)',
+      'Every /v1 call carries X-API-Key, X-Timestamp and X-Signature: the lowercase hex HMAC-SHA256, keyed by the API secret, of ',
+      '. Paste a key and its secret below: this page computes the signature of each request, with a fresh timestamp. The secret stays in this tab\'s memory only: it is never stored nor sent. How to sign in your code: ',
+      '; typed clients and examples in other languages: ',
+      [
+        element('div', { class: 'clinic-signing__form' }, [
+          element('label', { for: 'clinic-api-key' }, ['API key']),
+          keyInput,
+          element('label', { for: 'clinic-api-secret' }, ['API secret']),
+          secretInput,
+          use,
+          forget,
+        ]),
+        statusLine,
+      ],
+    );
   }
 
   function productionPanel() {
+    return signingSection(
+      'Calling the API',
+      'Every /v1 call is signed: X-API-Key, X-Timestamp (Unix seconds, within 300 s of the appliance clock) and X-Signature, the lowercase hex HMAC-SHA256, keyed by the API secret, of ',
+      '. A fixed value typed into this page can never work, and an API secret is not to be pasted into a web page in production: "Try it out" is off here (in development mode this page signs it). Sign in your code: ',
+      '; typed clients and examples in Python, PHP, C# and Java: ',
+      [],
+    );
+  }
+
+  /** The signing panel above the operations: how a call is signed (the string signed, the guides), then `more`. */
+  function signingSection(title, signed, howToSign, clients, more) {
     return element('section', { class: 'clinic-signing', 'aria-label': 'Request signing' }, [
-      element('h2', {}, ['Calling the API']),
+      element('h2', {}, [title]),
       element('p', {}, [
-        'Every /v1 call is signed: X-API-Key, X-Timestamp (Unix seconds, within 300 s of the appliance clock) and X-Signature, the lowercase hex HMAC-SHA256, keyed by the API secret, of ',
+        signed,
         element('code', {}, ['<timestamp>.<METHOD> <path and query as sent>\\n<raw body>']),
-        '. A fixed value typed into this page can never work, and an API secret is not to be pasted into a web page in production: "Try it out" is off here (in development mode this page signs it). Sign in your code: ',
+        howToSign,
         link(links.signing, 'the signing guide'),
-        '; typed clients and examples in Python, PHP, C# and Java: ',
+        clients,
         link(links.clients, 'clients'),
         '.',
       ]),
-    ]);
+    ].concat(more));
   }
 
   var panel = mode === 'development' ? developmentPanel() : productionPanel();
