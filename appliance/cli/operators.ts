@@ -107,41 +107,45 @@ export function addOperatorCommands(program: Command): void {
       info('The password is shown only now. The operator can change it in the console (Operators → Change password).');
     });
 
-  /** One change of an operator's role or status (`disable`, `enable`, `role`), journaled with what it was and what it is. */
-  const update = (
+  /**
+   * One change of an operator's role or status (`disable`, `enable`, `role`), journaled with what it was and what
+   * it is; prints the operator (as JSON with --json) and what else the change did (`also`: its journal detail and words).
+   */
+  const update = async (
     username: string,
     command: string,
     patch: { role?: OperatorRole; disabled?: boolean },
-    also: (result: Awaited<ReturnType<typeof updateOperator>>) => Record<string, unknown> = () => ({}),
-  ) =>
-    change('operator.update', command, username, async (db, at) => {
+    json: boolean | undefined,
+    also: (result: Awaited<ReturnType<typeof updateOperator>>) => { detail: Record<string, unknown>; words: string } = () => ({ detail: {}, words: '' }),
+  ) => {
+    const updated = await change('operator.update', command, username, async (db, at) => {
       const target = await findOperator(db, { username });
       const result = await updateOperator(db, target.id, patch, at);
       const depois = { role: result.operator.role, disabled: result.operator.status === 'disabled' };
-      return { ...result, detail: { operator_id: target.id, antes: result.before, depois, ...also(result) } };
+      return { ...result, detail: { operator_id: target.id, antes: result.before, depois, ...also(result).detail } };
     });
+    if (json) return out(JSON.stringify(updated.operator, null, 2));
+    info(`operator ${describe(updated.operator)}${also(updated).words}`);
+  };
 
   operators
     .command('disable')
     .description('disable an operator: no sign-in, its sessions end and its operator tokens are revoked (not the last active admin)')
     .argument('<username>', 'the operator')
     .option('--json', 'machine-readable output')
-    .action(async (username: string, opts: { json?: boolean }) => {
-      const updated = await update(username, `operators disable ${username}`, { disabled: true }, (r) => ({ sessions_ended: r.sessionsEnded, tokens_revoked: r.tokensRevoked }));
-      if (opts.json) return out(JSON.stringify(updated.operator, null, 2));
-      info(`operator ${describe(updated.operator)}: ${updated.sessionsEnded} session(s) ended, ${updated.tokensRevoked} operator token(s) revoked`);
-    });
+    .action((username: string, opts: { json?: boolean }) =>
+      update(username, `operators disable ${username}`, { disabled: true }, opts.json, (r) => ({
+        detail: { sessions_ended: r.sessionsEnded, tokens_revoked: r.tokensRevoked },
+        words: `: ${r.sessionsEnded} session(s) ended, ${r.tokensRevoked} operator token(s) revoked`,
+      })),
+    );
 
   operators
     .command('enable')
     .description('enable a disabled operator again (its revoked tokens stay revoked)')
     .argument('<username>', 'the operator')
     .option('--json', 'machine-readable output')
-    .action(async (username: string, opts: { json?: boolean }) => {
-      const updated = await update(username, `operators enable ${username}`, { disabled: false });
-      if (opts.json) return out(JSON.stringify(updated.operator, null, 2));
-      info(`operator ${describe(updated.operator)}`);
-    });
+    .action((username: string, opts: { json?: boolean }) => update(username, `operators enable ${username}`, { disabled: false }, opts.json));
 
   operators
     .command('role')
@@ -149,11 +153,7 @@ export function addOperatorCommands(program: Command): void {
     .argument('<username>', 'the operator')
     .argument('<role>', 'admin or viewer', parseRole)
     .option('--json', 'machine-readable output')
-    .action(async (username: string, role: OperatorRole, opts: { json?: boolean }) => {
-      const updated = await update(username, `operators role ${username} ${role}`, { role });
-      if (opts.json) return out(JSON.stringify(updated.operator, null, 2));
-      info(`operator ${describe(updated.operator)}`);
-    });
+    .action((username: string, role: OperatorRole, opts: { json?: boolean }) => update(username, `operators role ${username} ${role}`, { role }, opts.json));
 
   operators
     .command('reset')
