@@ -1,21 +1,12 @@
+import type { StorageFaultInput, StorageFaultView } from '../../contracts/admin/storage-faults.ts';
 import { FaultTable } from '../../shared-node/fault-table.ts';
 
-/** A presign failure switched on by an operator or a test, like backend-sim's faults. */
-export interface StorageFault {
-  id: number;
-  /** Tenant slug, or `*` for every clinic. */
-  tenant: string;
-  /** Probability (0 < rate <= 1) that a matching presign fails. */
-  failure_rate: number;
-  criado_em: string;
-  /** Presigns this fault matched (failed or not). */
-  hits: number;
-}
-
-export interface StorageFaultInput {
-  tenant?: string;
-  failure_rate?: number;
-}
+/**
+ * A presign failure switched on by an operator or a test, like backend-sim's faults: as the console lists it
+ * (contracts/admin/storage-faults.ts), and as the console API's `POST /storage-faults` asks for it.
+ */
+export type StorageFault = StorageFaultView;
+export type { StorageFaultInput };
 
 /**
  * In-memory table of presign faults, consulted by the Presigner (a hit becomes 500
