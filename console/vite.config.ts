@@ -28,7 +28,7 @@ export default defineConfig({
   server: {
     port: 5173,
     strictPort: true,
-    // Shared zod schemas live in server/admin/schemas.ts, outside the console root.
+    // The console API wire (contracts/admin) lives outside the console root.
     fs: { allow: [repoRoot] },
     proxy: {
       '/admin/api': { target: gateway, changeOrigin: false },
