@@ -5,7 +5,7 @@ import { removedAll, removedById } from '../../../contracts/admin/common.ts';
 import { api } from './api.ts';
 import { useFieldErrors } from './forms.tsx';
 import { useCanWrite } from './role.ts';
-import { ActionsCell, DataTable, ListState, type Column } from './table.tsx';
+import { ListTable, type Column } from './table.tsx';
 import { Button, ErrorBanner, PageHeader, SectionCard } from './ui.tsx';
 
 /**
@@ -97,24 +97,23 @@ export function FaultSwitchboard<F extends { id: number }, S extends z.ZodType>(
         title={`Active ${noun}s`}
         meta={faults.data && <span className="muted">{faults.data.length} active · refreshed every 5 s</span>}
       >
-        <ListState pending={faults.isPending} rows={faults.data} empty={empty}>
-          {(rows) => (
-            <DataTable testId={testId} actions columns={columns}>
-              {rows.map((f) => (
-                <tr key={f.id} data-fault-id={f.id}>
-                  {cells(f)}
-                  <ActionsCell>
-                    {canWrite && (
-                      <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn ${noun} ${f.id} off`}>
-                        Turn off
-                      </Button>
-                    )}
-                  </ActionsCell>
-                </tr>
-              ))}
-            </DataTable>
-          )}
-        </ListState>
+        <ListTable
+          pending={faults.isPending}
+          rows={faults.data}
+          empty={empty}
+          testId={testId}
+          columns={columns}
+          rowKey={(f) => f.id}
+          row={(f) => ({ 'data-fault-id': f.id })}
+          cells={cells}
+          actions={(f) =>
+            canWrite && (
+              <Button className="btn-sm" onClick={() => remove.mutate(f.id)} aria-label={`Turn ${noun} ${f.id} off`}>
+                Turn off
+              </Button>
+            )
+          }
+        />
       </SectionCard>
     </>
   );

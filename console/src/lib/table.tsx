@@ -1,4 +1,4 @@
-import type { CSSProperties, ReactNode } from 'react';
+import type { CSSProperties, HTMLAttributes, Key, ReactNode } from 'react';
 import { Loading } from './ui.tsx';
 
 /** A column heading: its words, or the words with a tooltip, a class or a style. `false` leaves a column out. */
@@ -9,7 +9,7 @@ export type Column = string | false | { label: ReactNode; title?: string; classN
  * screen reader only, as wide as its buttons), and a box that scrolls a table too wide for it instead of
  * the page. The rows (`<tr>`) are the children.
  */
-export function DataTable({
+function DataTable({
   columns,
   actions,
   testId,
@@ -49,24 +49,54 @@ export function DataTable({
   );
 }
 
-/** The last cell of a row: its buttons, right-aligned (none for a viewer, or for a row that offers nothing). */
-export function ActionsCell({ children }: { children?: ReactNode }) {
-  return <td className="actions">{children}</td>;
-}
+/** A row's own attributes: a class, a click, `aria-selected`, the `data-*` a test finds it by. */
+export type RowAttributes = HTMLAttributes<HTMLTableRowElement> & { [data: `data-${string}`]: string | number | undefined };
 
-/** A list's three states: loading, nothing to show (`empty`), or its rows. */
-export function ListState<T>({
-  pending,
+/**
+ * A list shown as a table, in its three states: loading, nothing to show (`empty`), or its rows. Each row
+ * is a `<tr>` of `cells`; a list whose rows offer buttons gives `actions`, which adds the actions column and
+ * each row's last cell (empty for a row that offers nothing). `footer` follows the table when there are rows
+ * (a pager).
+ */
+export function ListTable<T>({
+  pending = false,
   rows,
   empty,
-  children,
+  columns,
+  testId,
+  className,
+  rowKey,
+  row,
+  cells,
+  actions,
+  footer,
 }: {
-  pending: boolean;
+  pending?: boolean;
   rows: T[] | undefined;
   empty: ReactNode;
-  children: (rows: T[]) => ReactNode;
+  columns: Column[];
+  testId?: string;
+  className?: string;
+  rowKey: (item: T) => Key;
+  row?: (item: T) => RowAttributes;
+  cells: (item: T) => ReactNode;
+  actions?: (item: T) => ReactNode;
+  footer?: ReactNode;
 }) {
   if (pending) return <Loading />;
   if (!rows?.length) return <>{empty}</>;
-  return <>{children(rows)}</>;
+  return (
+    <>
+      <DataTable columns={columns} actions={actions !== undefined} testId={testId} className={className}>
+        {rows.map((item) => (
+          <tr key={rowKey(item)} {...row?.(item)}>
+            {cells(item)}
+            {/* Its buttons, right-aligned: none for a viewer, or for a row that offers nothing. */}
+            {actions && <td className="actions">{actions(item)}</td>}
+          </tr>
+        ))}
+      </DataTable>
+      {footer}
+    </>
+  );
 }

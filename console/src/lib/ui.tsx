@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { CSSProperties, ReactNode } from 'react';
 import { ApiError } from './api.ts';
 import { englishMessage, errorSentence } from './messages.ts';
 
@@ -59,9 +59,21 @@ export function ErrorBanner({ error, title = 'Something went wrong' }: { error: 
 }
 
 /** A card with a titled head (the title, then what is said about the list: a count, a button) and its body. */
-export function SectionCard({ label, title, meta, children }: { label: string; title: ReactNode; meta?: ReactNode; children: ReactNode }) {
+export function SectionCard({
+  label,
+  title,
+  meta,
+  style,
+  children,
+}: {
+  label: string;
+  title: ReactNode;
+  meta?: ReactNode;
+  style?: CSSProperties;
+  children: ReactNode;
+}) {
   return (
-    <section className="card" aria-label={label}>
+    <section className="card" aria-label={label} style={style}>
       <div className="section-title">
         <h2>{title}</h2>
         {meta}

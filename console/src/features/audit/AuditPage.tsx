@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { auditQuerySchema } from '../../../../contracts/admin/audit.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { clinicOptions, Select, useFieldErrors, valueOptions } from '../../lib/forms.tsx';
-import { DataTable, ListState } from '../../lib/table.tsx';
+import { ListTable } from '../../lib/table.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { actionLabel } from './actions.ts';
@@ -119,43 +119,36 @@ function UnattributedSection() {
         </p>
       </div>
       <ErrorBanner error={groups.error} title="The unattributed requests could not be loaded" />
-      <ListState
+      <ListTable
         pending={groups.isPending}
         rows={rows}
         empty={<EmptyState title="No unattributed requests">Every request kept named an existing key.</EmptyState>}
-      >
-        {(rows) => (
-          <>
-            <DataTable
-              testId="unattributed-groups"
-              columns={['Minute', 'Client address', 'Status', 'Error', { label: 'Requests', style: { textAlign: 'right' } }, 'Sample']}
-            >
-              {rows.map((g) => {
-                const sample = typeof g.sample === 'string' ? null : g.sample;
-                return (
-                  <tr key={g.id}>
-                    <td className="nowrap">{formatDate(g.first_ts)}</td>
-                    <td>
-                      <Code>{g.client_ip}</Code>
-                    </td>
-                    <td>
-                      <HttpStatus status={g.status} />
-                    </td>
-                    <td>{g.error_code ? <Code>{g.error_code}</Code> : ''}</td>
-                    <td className="mono" style={{ textAlign: 'right' }}>
-                      {count(g.count)}
-                    </td>
-                    <td className="path-cell mono" title={sample?.path}>
-                      {sample ? `${sample.method ?? ''} ${sample.path ?? ''}` : ''}
-                    </td>
-                  </tr>
-                );
-              })}
-            </DataTable>
-            <LoadMorePager shown={rows.length} noun="group" nouns="groups" query={groups} />
-          </>
-        )}
-      </ListState>
+        testId="unattributed-groups"
+        columns={['Minute', 'Client address', 'Status', 'Error', { label: 'Requests', style: { textAlign: 'right' } }, 'Sample']}
+        rowKey={(g) => g.id}
+        cells={(g) => {
+          const sample = typeof g.sample === 'string' ? null : g.sample;
+          return (
+            <>
+              <td className="nowrap">{formatDate(g.first_ts)}</td>
+              <td>
+                <Code>{g.client_ip}</Code>
+              </td>
+              <td>
+                <HttpStatus status={g.status} />
+              </td>
+              <td>{g.error_code ? <Code>{g.error_code}</Code> : ''}</td>
+              <td className="mono" style={{ textAlign: 'right' }}>
+                {count(g.count)}
+              </td>
+              <td className="path-cell mono" title={sample?.path}>
+                {sample ? `${sample.method ?? ''} ${sample.path ?? ''}` : ''}
+              </td>
+            </>
+          );
+        }}
+        footer={<LoadMorePager shown={rows.length} noun="group" nouns="groups" query={groups} />}
+      />
     </section>
   );
 }
@@ -189,66 +182,62 @@ export function AuditPage() {
       <FiltersForm key={filterKey} initial={filters} />
       <ErrorBanner error={pages.error} title="The audit log could not be loaded" />
       <section className="card" aria-label="Audit entries">
-        <ListState
+        <ListTable
           pending={pages.isPending}
           rows={rows}
           empty={<EmptyState title="No entries match these filters">Widen the date range or clear a filter.</EmptyState>}
-        >
-          {(rows) => (
+          columns={['Time', 'Source', 'Clinic', 'Key', 'Request', 'Status', { label: 'ms', style: { textAlign: 'right' } }]}
+          rowKey={(r) => r.id}
+          row={(r) => ({ className: 'clickable', onClick: () => navigate(`/audit/${r.id}`), 'data-request-id': r.request_id })}
+          cells={(r) => (
             <>
-              <DataTable columns={['Time', 'Source', 'Clinic', 'Key', 'Request', 'Status', { label: 'ms', style: { textAlign: 'right' } }]}>
-                {rows.map((r) => (
-                  <tr key={r.id} className="clickable" onClick={() => navigate(`/audit/${r.id}`)} data-request-id={r.request_id}>
-                    <td className="col-time">
-                      <a href={href(`/audit/${r.id}`)} onClick={(e) => e.stopPropagation()} title={r.ts}>
-                        {formatDate(r.ts)
-                          .split(', ')
-                          .map((part) => (
-                            <span key={part}>{part}</span>
-                          ))}
-                      </a>
-                    </td>
-                    <td>
-                      {r.source === 'console' ? (
-                        <span title={r.action ?? undefined} data-action={r.action ?? undefined}>
-                          <Badge tone="info">{actionLabel(r.action)}</Badge>
-                        </span>
-                      ) : (
-                        <Badge>API</Badge>
-                      )}
-                    </td>
-                    <td className="col-clinic">
-                      <ClinicName slug={r.tenant_slug} nome={r.tenant_slug ? clinics.nameOf(r.tenant_slug) : undefined} compact />
-                    </td>
-                    <td className="mono">
-                      {r.chave_id ? `#${r.chave_id}` : '—'}
-                      {r.verified === 0 && (
-                        <div title="The request named this key but did not prove it holds its secret">
-                          <Badge tone="warn">Unverified</Badge>
-                        </div>
-                      )}
-                    </td>
-                    <td className="path-cell" title={`${r.method} ${r.path}`}>
-                      <span className="method">{r.method}</span> {r.path}
-                    </td>
-                    <td>
-                      <HttpStatus status={r.status} />
-                      {r.error_code && (
-                        <div className="error-code">
-                          <Code>{r.error_code}</Code>
-                        </div>
-                      )}
-                    </td>
-                    <td className="mono" style={{ textAlign: 'right' }}>
-                      {r.duracao_ms}
-                    </td>
-                  </tr>
-                ))}
-              </DataTable>
-              <LoadMorePager shown={rows.length} noun="entry" nouns="entries" query={pages} />
+              <td className="col-time">
+                <a href={href(`/audit/${r.id}`)} onClick={(e) => e.stopPropagation()} title={r.ts}>
+                  {formatDate(r.ts)
+                    .split(', ')
+                    .map((part) => (
+                      <span key={part}>{part}</span>
+                    ))}
+                </a>
+              </td>
+              <td>
+                {r.source === 'console' ? (
+                  <span title={r.action ?? undefined} data-action={r.action ?? undefined}>
+                    <Badge tone="info">{actionLabel(r.action)}</Badge>
+                  </span>
+                ) : (
+                  <Badge>API</Badge>
+                )}
+              </td>
+              <td className="col-clinic">
+                <ClinicName slug={r.tenant_slug} nome={r.tenant_slug ? clinics.nameOf(r.tenant_slug) : undefined} compact />
+              </td>
+              <td className="mono">
+                {r.chave_id ? `#${r.chave_id}` : '—'}
+                {r.verified === 0 && (
+                  <div title="The request named this key but did not prove it holds its secret">
+                    <Badge tone="warn">Unverified</Badge>
+                  </div>
+                )}
+              </td>
+              <td className="path-cell" title={`${r.method} ${r.path}`}>
+                <span className="method">{r.method}</span> {r.path}
+              </td>
+              <td>
+                <HttpStatus status={r.status} />
+                {r.error_code && (
+                  <div className="error-code">
+                    <Code>{r.error_code}</Code>
+                  </div>
+                )}
+              </td>
+              <td className="mono" style={{ textAlign: 'right' }}>
+                {r.duracao_ms}
+              </td>
             </>
           )}
-        </ListState>
+          footer={<LoadMorePager shown={rows.length} noun="entry" nouns="entries" query={pages} />}
+        />
       </section>
       <UnattributedSection />
     </>

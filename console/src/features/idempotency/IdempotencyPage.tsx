@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { ConfirmDialog } from '../../lib/dialogs.tsx';
 import { clinicOptions, keyOptions, Select } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
-import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
-import { Badge, Button, DatedLine, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import { ListTable } from '../../lib/table.tsx';
+import { Badge, Button, DatedLine, EmptyState, ErrorBanner, Field, Loading, PageHeader, SectionCard, formatDate, formatDateFull } from '../../lib/ui.tsx';
 import { Code, shorten, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import {
   useClinicIdempotency,
@@ -111,20 +111,32 @@ function Fingerprint({ value }: { value: string | null }) {
   );
 }
 
-function EntriesTable({ rows, onPurge, withKey }: { rows: Array<IdempotencyEntry & { key?: KeyRef }>; onPurge: (p: Purging) => void; withKey?: boolean }) {
+/** Live entries: of one key, or (`withKey`) of one Idempotency-Key value across the clinic's keys, each with its key. */
+function EntriesList({
+  onPurge,
+  withKey,
+  ...states
+}: {
+  pending?: boolean;
+  rows: Array<IdempotencyEntry & { key?: KeyRef }> | undefined;
+  /** What is said when there is none: of this key, or with this value. */
+  empty: ReactNode;
+  onPurge: (p: Purging) => void;
+  withKey?: boolean;
+}) {
   // Purging is an admin's (the console API refuses a viewer's write anyway).
   const canWrite = useCanWrite();
   return (
-    <DataTable
+    <ListTable
+      {...states}
       testId={withKey ? 'idem-search-entries' : 'idempotency-table'}
-      actions
       columns={[withKey === true && 'API key', { label: 'Entry', title: 'Idempotency-Key, then the operation (method and path)' }, 'State', 'Fingerprint', 'Lifetime']}
-    >
-      {rows.map((r) => {
+      rowKey={(r) => `${r.key?.id ?? ''} ${r.entry}`}
+      row={(r) => ({ 'data-idem-key': r.idem_key, 'data-key-id': r.key?.id })}
+      cells={(r) => {
         const state = STATE_LABEL[r.state];
-        const keyId = r.key?.id;
         return (
-          <tr key={`${keyId ?? ''} ${r.entry}`} data-idem-key={r.idem_key} data-key-id={keyId}>
+          <>
             {withKey && (
               <td>
                 <KeyCell apiKey={r.key ?? null} />
@@ -160,24 +172,24 @@ function EntriesTable({ rows, onPurge, withKey }: { rows: Array<IdempotencyEntry
               <DatedLine label="First use" iso={r.created_at} />
               <DatedLine label="Expires" iso={r.expires_at} />
             </td>
-            <ActionsCell>
-              {canWrite && (
-                <Button
-                  className="btn-sm"
-                  variant="danger"
-                  disabled={r.state === 'in_flight'}
-                  title={r.state === 'in_flight' ? 'Still executing: wait for the answer' : undefined}
-                  onClick={() => onPurge({ keyId: keyId ?? -1, entry: r })}
-                  aria-label={`Purge ${r.idem_key}${withKey ? ` of key ${keyId}` : ''}`}
-                >
-                  Purge
-                </Button>
-              )}
-            </ActionsCell>
-          </tr>
+          </>
         );
-      })}
-    </DataTable>
+      }}
+      actions={(r) =>
+        canWrite && (
+          <Button
+            className="btn-sm"
+            variant="danger"
+            disabled={r.state === 'in_flight'}
+            title={r.state === 'in_flight' ? 'Still executing: wait for the answer' : undefined}
+            onClick={() => onPurge({ keyId: r.key?.id ?? -1, entry: r })}
+            aria-label={`Purge ${r.idem_key}${withKey ? ` of key ${r.key?.id}` : ''}`}
+          >
+            Purge
+          </Button>
+        )
+      }
+    />
   );
 }
 
@@ -202,11 +214,23 @@ function Side({ side, testId }: { side: ConflictSide | null; testId: string }) {
 
 const REASONS = { body: 'Another body', operation: 'Another operation' } as const;
 
-function ConflictsTable({ rows }: { rows: IdempotencyConflict[] }) {
+/** The retries refused with 422 IDEMPOTENCY_CONFLICT, each with the first use and this request side by side. */
+function ConflictsList({ pending, rows }: { pending: boolean; rows: IdempotencyConflict[] | undefined }) {
   return (
-    <DataTable testId="idem-conflicts" columns={['Time', 'API key', 'Idempotency-Key', 'Why', 'First use', 'This request']}>
-      {rows.map((c) => (
-        <tr key={c.audit_id} data-request-id={c.request_id} data-idem-key={c.idem_key ?? undefined}>
+    <ListTable
+      pending={pending}
+      rows={rows}
+      empty={
+        <EmptyState title="No conflicts">
+          A retry that reuses an Idempotency-Key with another body, or on another operation, is refused with 422 and listed here.
+        </EmptyState>
+      }
+      testId="idem-conflicts"
+      columns={['Time', 'API key', 'Idempotency-Key', 'Why', 'First use', 'This request']}
+      rowKey={(c) => c.audit_id}
+      row={(c) => ({ 'data-request-id': c.request_id, 'data-idem-key': c.idem_key ?? undefined })}
+      cells={(c) => (
+        <>
           <td className="nowrap" title={formatDateFull(c.ts)}>
             <a href={href(`/audit/${c.audit_id}`)}>{formatDate(c.ts)}</a>
           </td>
@@ -221,9 +245,9 @@ function ConflictsTable({ rows }: { rows: IdempotencyConflict[] }) {
           <td>
             <Side side={c.sent} testId="conflict-sent" />
           </td>
-        </tr>
-      ))}
-    </DataTable>
+        </>
+      )}
+    />
   );
 }
 
@@ -235,16 +259,21 @@ function ClinicSection({ tenant, idemKey, onPurge }: { tenant: string; idemKey: 
     <>
       <ErrorBanner error={result.error} title="The clinic's idempotency could not be loaded" />
       {idemKey !== undefined && (
-        <section className="card" aria-label="Entries of this Idempotency-Key" style={{ marginBottom: 16 }}>
-          <div className="section-title">
-            <h2>
+        <SectionCard
+          label="Entries of this Idempotency-Key"
+          title={
+            <>
               Entries with Idempotency-Key <Code>{idemKey}</Code>
-            </h2>
+            </>
+          }
+          meta={
             <Button className="btn-sm" onClick={() => void result.refetch()} disabled={result.isFetching}>
               {result.isFetching ? 'Refreshing…' : 'Refresh'}
             </Button>
-          </div>
-          <ListState
+          }
+          style={{ marginBottom: 16 }}
+        >
+          <EntriesList
             pending={result.isPending}
             rows={data?.entries}
             empty={
@@ -252,33 +281,26 @@ function ClinicSection({ tenant, idemKey, onPurge }: { tenant: string; idemKey: 
                 No key of {data?.tenant.nome ?? tenant} used it in the last 24 hours (or its entry was purged).
               </EmptyState>
             }
-          >
-            {(rows) => <EntriesTable rows={rows} onPurge={onPurge} withKey />}
-          </ListState>
-        </section>
+            onPurge={onPurge}
+            withKey
+          />
+        </SectionCard>
       )}
-      <section className="card" aria-label="Idempotency conflicts" style={{ marginBottom: 16 }}>
-        <div className="section-title">
-          <h2>Conflicts (422 IDEMPOTENCY_CONFLICT)</h2>
-          {data && (
+      <SectionCard
+        label="Idempotency conflicts"
+        title="Conflicts (422 IDEMPOTENCY_CONFLICT)"
+        meta={
+          data && (
             <span className="muted">
               {data.conflicts.length}
               {data.conflicts_truncated ? '+' : ''} {idemKey ? 'with this value' : 'newest'} · from the audit log
             </span>
-          )}
-        </div>
-        <ListState
-          pending={result.isPending}
-          rows={data?.conflicts}
-          empty={
-            <EmptyState title="No conflicts">
-              A retry that reuses an Idempotency-Key with another body, or on another operation, is refused with 422 and listed here.
-            </EmptyState>
-          }
-        >
-          {(rows) => <ConflictsTable rows={rows} />}
-        </ListState>
-      </section>
+          )
+        }
+        style={{ marginBottom: 16 }}
+      >
+        <ConflictsList pending={result.isPending} rows={data?.conflicts} />
+      </SectionCard>
     </>
   );
 }
@@ -286,7 +308,6 @@ function ClinicSection({ tenant, idemKey, onPurge }: { tenant: string; idemKey: 
 /** One key's live entries, as before issue 22 (from a row of the API keys page, or the key select). */
 function KeySection({ keyId, onPurge }: { keyId: number; onPurge: (p: Purging) => void }) {
   const entries = useIdempotencyEntries(keyId);
-  const rows = entries.data?.items ?? [];
   return (
     <>
       <ErrorBanner error={entries.error} title="The entries could not be loaded" />
@@ -306,11 +327,11 @@ function KeySection({ keyId, onPurge }: { keyId: number; onPurge: (p: Purging) =
               </Button>
             </div>
           </div>
-          {rows.length === 0 ? (
-            <EmptyState title="No live entries">Writes sent with an Idempotency-Key appear here for 24 hours.</EmptyState>
-          ) : (
-            <EntriesTable rows={rows} onPurge={(p) => onPurge({ ...p, keyId })} />
-          )}
+          <EntriesList
+            rows={entries.data?.items}
+            empty={<EmptyState title="No live entries">Writes sent with an Idempotency-Key appear here for 24 hours.</EmptyState>}
+            onPurge={(p) => onPurge({ ...p, keyId })}
+          />
           {entries.data?.truncated && <div className="pager">Showing the 200 newest entries.</div>}
         </section>
       )}

@@ -6,8 +6,8 @@ import { CopyableValue } from '../../lib/copy.tsx';
 import { ConfirmDialog, FormDialog, NoticeDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { issuesToFields } from '../../lib/messages.ts';
-import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
-import { Badge, Button, EmptyState, ErrorBanner, Field, PageHeader, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import { ListTable } from '../../lib/table.tsx';
+import { Badge, Button, EmptyState, ErrorBanner, Field, PageHeader, SectionCard, formatDate, formatDateFull } from '../../lib/ui.tsx';
 import {
   explained,
   useChangePassword,
@@ -198,68 +198,70 @@ function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => 
   const operators = useOperators(true);
   if (operators.error) return <ErrorBanner error={operators.error} title="Operators could not be loaded" />;
   return (
-    <ListState pending={operators.isPending} rows={operators.data} empty={<EmptyState title="No operators" />}>
-      {(rows) => (
-        <DataTable actions columns={['Operator', 'Role', 'Status', 'Activity']}>
-          {rows.map((o) => (
-            <tr key={o.id} data-operator={o.username}>
-              <td>
-                <strong className="nowrap">{o.username}</strong>
-                {o.id === me.id && <div className="key-meta">you</div>}
-              </td>
-              <td>
-                {o.id !== me.id && o.status === 'active' ? (
-                  // Choosing the other role asks for confirmation; the select shows the current one meanwhile.
-                  <select
-                    aria-label={`Role of ${o.username}`}
-                    style={{ font: 'inherit', fontSize: 13, padding: '3px 6px', borderRadius: 6, border: '1px solid var(--border-strong)', background: '#fff' }}
-                    value={o.role} onChange={(e) => e.target.value !== o.role && onConfirm({ kind: 'role', operator: o })}>
-                    <option value="admin">Admin</option>
-                    <option value="viewer">Viewer</option>
-                  </select>
-                ) : (
-                  <RoleBadge role={o.role} />
-                )}
-              </td>
-              <td title={o.disabled_at ? `Disabled ${formatDateFull(o.disabled_at)}` : undefined}>
-                <Badge tone={o.status === 'active' ? 'ok' : 'bad'}>{o.status === 'active' ? 'Active' : 'Disabled'}</Badge>
-              </td>
-              <td>
-                <div className="nowrap">
-                  {o.sessions} {o.sessions === 1 ? 'session' : 'sessions'} · {o.tokens} {o.tokens === 1 ? 'token' : 'tokens'}
-                </div>
-                <div className="key-meta nowrap" title={formatDateFull(o.created_at)}>
-                  created {formatDate(o.created_at)}
-                </div>
-                <div className="key-meta nowrap" title={formatDateFull(o.password_changed_at)}>
-                  {o.password_changed_at ? `password changed ${formatDate(o.password_changed_at)}` : 'password never changed'}
-                </div>
-              </td>
-              <ActionsCell>
-                {o.id !== me.id && (
-                  <div className="row-actions">
-                    {o.status === 'active' && (
-                      <Button className="btn-sm" onClick={() => onConfirm({ kind: 'reset', operator: o })} aria-label={`Reset password of ${o.username}`}>
-                        Reset password
-                      </Button>
-                    )}
-                    {o.status === 'active' ? (
-                      <Button className="btn-sm" variant="danger" onClick={() => onConfirm({ kind: 'disable', operator: o })} aria-label={`Disable ${o.username}`}>
-                        Disable
-                      </Button>
-                    ) : (
-                      <Button className="btn-sm" onClick={() => onConfirm({ kind: 'enable', operator: o })} aria-label={`Enable ${o.username}`}>
-                        Enable
-                      </Button>
-                    )}
-                  </div>
-                )}
-              </ActionsCell>
-            </tr>
-          ))}
-        </DataTable>
+    <ListTable
+      pending={operators.isPending}
+      rows={operators.data}
+      empty={<EmptyState title="No operators" />}
+      columns={['Operator', 'Role', 'Status', 'Activity']}
+      rowKey={(o) => o.id}
+      row={(o) => ({ 'data-operator': o.username })}
+      cells={(o) => (
+        <>
+          <td>
+            <strong className="nowrap">{o.username}</strong>
+            {o.id === me.id && <div className="key-meta">you</div>}
+          </td>
+          <td>
+            {o.id !== me.id && o.status === 'active' ? (
+              // Choosing the other role asks for confirmation; the select shows the current one meanwhile.
+              <select
+                aria-label={`Role of ${o.username}`}
+                style={{ font: 'inherit', fontSize: 13, padding: '3px 6px', borderRadius: 6, border: '1px solid var(--border-strong)', background: '#fff' }}
+                value={o.role} onChange={(e) => e.target.value !== o.role && onConfirm({ kind: 'role', operator: o })}>
+                <option value="admin">Admin</option>
+                <option value="viewer">Viewer</option>
+              </select>
+            ) : (
+              <RoleBadge role={o.role} />
+            )}
+          </td>
+          <td title={o.disabled_at ? `Disabled ${formatDateFull(o.disabled_at)}` : undefined}>
+            <Badge tone={o.status === 'active' ? 'ok' : 'bad'}>{o.status === 'active' ? 'Active' : 'Disabled'}</Badge>
+          </td>
+          <td>
+            <div className="nowrap">
+              {o.sessions} {o.sessions === 1 ? 'session' : 'sessions'} · {o.tokens} {o.tokens === 1 ? 'token' : 'tokens'}
+            </div>
+            <div className="key-meta nowrap" title={formatDateFull(o.created_at)}>
+              created {formatDate(o.created_at)}
+            </div>
+            <div className="key-meta nowrap" title={formatDateFull(o.password_changed_at)}>
+              {o.password_changed_at ? `password changed ${formatDate(o.password_changed_at)}` : 'password never changed'}
+            </div>
+          </td>
+        </>
       )}
-    </ListState>
+      actions={(o) =>
+        o.id !== me.id && (
+          <div className="row-actions">
+            {o.status === 'active' && (
+              <Button className="btn-sm" onClick={() => onConfirm({ kind: 'reset', operator: o })} aria-label={`Reset password of ${o.username}`}>
+                Reset password
+              </Button>
+            )}
+            {o.status === 'active' ? (
+              <Button className="btn-sm" variant="danger" onClick={() => onConfirm({ kind: 'disable', operator: o })} aria-label={`Disable ${o.username}`}>
+                Disable
+              </Button>
+            ) : (
+              <Button className="btn-sm" onClick={() => onConfirm({ kind: 'enable', operator: o })} aria-label={`Enable ${o.username}`}>
+                Enable
+              </Button>
+            )}
+          </div>
+        )
+      }
+    />
   );
 }
 
@@ -296,16 +298,13 @@ export function OperatorsPage({ me }: { me: Me }) {
         <Button onClick={() => setChanging(true)}>Change password</Button>
       </section>
       {isAdmin ? (
-        <section className="card" aria-label="Operators">
-          <div className="section-title">
-            <h2>All operators</h2>
-          </div>
+        <SectionCard label="Operators" title="All operators">
           <OperatorsTable me={me} onConfirm={setConfirm} />
           <p className="hint" style={{ margin: 0, padding: '10px 18px' }}>
             The last active admin can be neither disabled nor made a viewer. Nobody changes their own role, status or password here: another
             admin does (your password: <em>Change password</em> above).
           </p>
-        </section>
+        </SectionCard>
       ) : (
         <p className="muted">Only an admin sees and manages the other accounts.</p>
       )}

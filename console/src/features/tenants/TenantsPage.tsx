@@ -3,8 +3,8 @@ import { createTenantSchema, tenantSettingsSchema } from '../../../../contracts/
 import { FormDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
-import { Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { ListTable } from '../../lib/table.tsx';
+import { Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, SectionCard, formatDate } from '../../lib/ui.tsx';
 import { useCanWrite } from '../../lib/role.ts';
 import { StatusBadge } from '../../lib/vocabulary.tsx';
 import {
@@ -218,51 +218,53 @@ export function TenantsPage() {
       <ErrorBanner error={tenants.error} title="Clinics could not be loaded" />
       <div className="split">
         <section className="card" aria-label="Clinics">
-          <ListState
+          <ListTable
             pending={tenants.isPending}
             rows={tenants.data}
             empty={<EmptyState title="No clinics yet">Create the first clinic to issue keys.</EmptyState>}
-          >
-            {(rows) => (
-              <DataTable actions columns={['Clinic', 'Slug', 'Active keys', 'Created']}>
-                {rows.map((t) => (
-                  <tr key={t.slug} aria-selected={t.slug === selected} className={t.slug === selected ? 'row-selected' : ''}>
-                    <td>
-                      {t.nome} {t.sandbox && <StatusBadge status="sandbox" />} {t.status !== 'active' && <StatusBadge status={t.status} />}
-                    </td>
-                    <td className="mono">{t.slug}</td>
-                    <td>
-                      <a href={href('/keys', { tenant: t.slug })}>{t.chaves_ativas}</a>
-                    </td>
-                    <td className="nowrap">{formatDate(t.created_at)}</td>
-                    <ActionsCell>
-                      <Button className="btn-sm" onClick={() => navigate('/tenants', { tenant: t.slug })} aria-label={`Settings of ${t.slug}`}>
-                        Settings
-                      </Button>{' '}
-                      {canWrite && (
-                        <Button className="btn-sm" variant="danger" onClick={() => setResetting(t.slug)} aria-label={`Reset ${t.slug}`}>
-                          Reset
-                        </Button>
-                      )}
-                    </ActionsCell>
-                  </tr>
-                ))}
-              </DataTable>
+            columns={['Clinic', 'Slug', 'Active keys', 'Created']}
+            rowKey={(t) => t.slug}
+            row={(t) => ({ 'aria-selected': t.slug === selected, className: t.slug === selected ? 'row-selected' : '' })}
+            cells={(t) => (
+              <>
+                <td>
+                  {t.nome} {t.sandbox && <StatusBadge status="sandbox" />} {t.status !== 'active' && <StatusBadge status={t.status} />}
+                </td>
+                <td className="mono">{t.slug}</td>
+                <td>
+                  <a href={href('/keys', { tenant: t.slug })}>{t.chaves_ativas}</a>
+                </td>
+                <td className="nowrap">{formatDate(t.created_at)}</td>
+              </>
             )}
-          </ListState>
+            actions={(t) => (
+              <>
+                <Button className="btn-sm" onClick={() => navigate('/tenants', { tenant: t.slug })} aria-label={`Settings of ${t.slug}`}>
+                  Settings
+                </Button>{' '}
+                {canWrite && (
+                  <Button className="btn-sm" variant="danger" onClick={() => setResetting(t.slug)} aria-label={`Reset ${t.slug}`}>
+                    Reset
+                  </Button>
+                )}
+              </>
+            )}
+          />
         </section>
         {selected && (
-          <section className="card" aria-label="Clinic settings">
-            <div className="section-title">
-              <h2>
+          <SectionCard
+            label="Clinic settings"
+            title={
+              <>
                 Settings · {tenants.data?.find((t) => t.slug === selected)?.nome ?? selected}{' '}
                 <span className="mono muted" style={{ fontSize: 13, fontWeight: 400 }}>
                   ({selected})
                 </span>
-              </h2>
-            </div>
+              </>
+            }
+          >
             <SettingsPanel key={selected} slug={selected} />
-          </section>
+          </SectionCard>
         )}
       </div>
       {creating && <NewTenantDialog onClose={() => setCreating(false)} />}

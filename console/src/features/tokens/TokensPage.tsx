@@ -4,7 +4,7 @@ import { CopyableValue } from '../../lib/copy.tsx';
 import { ConfirmDialog, FormDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { englishMessage } from '../../lib/messages.ts';
-import { ActionsCell, DataTable, ListState } from '../../lib/table.tsx';
+import { ListTable } from '../../lib/table.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useClinicOptions, useIssueOperatorToken, useOperatorTokens, useRemoveOperatorToken, useRevokeOperatorToken, type IssuedOperatorToken, type OperatorToken } from './api.ts';
@@ -176,52 +176,49 @@ export function TokensPage() {
       />
       <ErrorBanner error={tokens.error ?? remove.error} title="Tokens could not be loaded or removed" />
       <section className="card" aria-label="Operator tokens">
-        <ListState
+        <ListTable
           pending={tokens.isPending}
           rows={tokens.data}
           empty={<EmptyState title="No operator tokens yet">Issue one for your test suite or CI.</EmptyState>}
-        >
-          {(rows) => (
-            <DataTable actions columns={['Label', 'Token', 'Clinics', 'Issued by', 'Status', 'Dates']}>
-              {rows.map((t) => (
-                <tr key={t.id}>
-                  <td>{t.label}</td>
-                  <td className="mono">{t.prefix}</td>
-                  <td>
-                    <Clinics tenants={t.tenants} />
-                  </td>
-                  <td>{t.operator ?? '—'}</td>
-                  <td>
-                    <StatusBadge status={t.status} />
-                  </td>
-                  <td style={{ fontSize: 13 }}>
-                    <div className="nowrap">
-                      <span className="muted">Created</span> {formatDate(t.created_at)}
-                    </div>
-                    <div className="nowrap">
-                      <span className="muted">{t.status === 'expired' ? 'Expired' : 'Expires'}</span> {formatDate(t.expires_at)}
-                    </div>
-                    <div className="nowrap">
-                      <span className="muted">Used</span> {t.last_used_at ? formatDate(t.last_used_at) : 'never'}
-                    </div>
-                  </td>
-                  <ActionsCell>
-                    {canWrite && t.status === 'active' && (
-                      <Button className="btn-sm" variant="danger" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.id}`}>
-                        Revoke
-                      </Button>
-                    )}
-                    {canWrite && t.status !== 'active' && (
-                      <Button className="btn-sm" onClick={() => remove.mutate(t.id)} disabled={remove.isPending} aria-label={`Remove token ${t.id} from the list`}>
-                        Remove
-                      </Button>
-                    )}
-                  </ActionsCell>
-                </tr>
-              ))}
-            </DataTable>
+          columns={['Label', 'Token', 'Clinics', 'Issued by', 'Status', 'Dates']}
+          rowKey={(t) => t.id}
+          cells={(t) => (
+            <>
+              <td>{t.label}</td>
+              <td className="mono">{t.prefix}</td>
+              <td>
+                <Clinics tenants={t.tenants} />
+              </td>
+              <td>{t.operator ?? '—'}</td>
+              <td>
+                <StatusBadge status={t.status} />
+              </td>
+              <td style={{ fontSize: 13 }}>
+                <div className="nowrap">
+                  <span className="muted">Created</span> {formatDate(t.created_at)}
+                </div>
+                <div className="nowrap">
+                  <span className="muted">{t.status === 'expired' ? 'Expired' : 'Expires'}</span> {formatDate(t.expires_at)}
+                </div>
+                <div className="nowrap">
+                  <span className="muted">Used</span> {t.last_used_at ? formatDate(t.last_used_at) : 'never'}
+                </div>
+              </td>
+            </>
           )}
-        </ListState>
+          actions={(t) =>
+            canWrite &&
+            (t.status === 'active' ? (
+              <Button className="btn-sm" variant="danger" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.id}`}>
+                Revoke
+              </Button>
+            ) : (
+              <Button className="btn-sm" onClick={() => remove.mutate(t.id)} disabled={remove.isPending} aria-label={`Remove token ${t.id} from the list`}>
+                Remove
+              </Button>
+            ))
+          }
+        />
       </section>
       {issuing && (
         <IssueDialog
