@@ -1,4 +1,5 @@
 /** Static pt-BR reference data for the generator. Codes look real; they are not a licensed table. */
+import cid10 from './cid10.json' with { type: 'json' };
 
 export const NOMES_FEMININOS = ['Maria', 'Ana', 'Francisca', 'Antonia', 'Adriana', 'Juliana', 'Marcia', 'Fernanda', 'Patricia', 'Aline', 'Sandra', 'Camila', 'Amanda', 'Bruna', 'Jessica', 'Leticia', 'Julia', 'Luciana', 'Vanessa', 'Mariana', 'Gabriela', 'Beatriz', 'Larissa', 'Raquel', 'Helena', 'Alice', 'Laura', 'Valentina', 'Sofia', 'Isabela', 'Manuela', 'Lívia', 'Cecília', 'Lúcia', 'Tânia', 'Débora', 'Simone', 'Renata', 'Cristina', 'Eliane'];
 export const NOMES_MASCULINOS = ['José', 'João', 'Antonio', 'Francisco', 'Carlos', 'Paulo', 'Pedro', 'Lucas', 'Luiz', 'Marcos', 'Luis', 'Gabriel', 'Rafael', 'Daniel', 'Marcelo', 'Bruno', 'Eduardo', 'Felipe', 'Raimundo', 'Rodrigo', 'Miguel', 'Arthur', 'Heitor', 'Bernardo', 'Davi', 'Theo', 'Lorenzo', 'Gustavo', 'Matheus', 'Vinícius', 'Thiago', 'Leonardo', 'Fábio', 'Sérgio', 'Ricardo', 'André', 'Otávio', 'Caio', 'Renato', 'Henrique'];
@@ -71,35 +72,8 @@ export const CONVENIOS: readonly (readonly [string, string, string, readonly str
   ['Particular', 'PART', '', []],
 ];
 
-/** ICD-10 [codigo, nome] */
-export const CIDS: readonly (readonly [string, string])[] = [
-  ['A09', 'Diarreia e gastroenterite de origem infecciosa presumível'], ['B34.9', 'Infecção viral não especificada'],
-  ['C50.9', 'Neoplasia maligna da mama, não especificada'], ['C61', 'Neoplasia maligna da próstata'],
-  ['D25.9', 'Leiomioma do útero, não especificado'], ['E03.9', 'Hipotireoidismo não especificado'],
-  ['E04.1', 'Nódulo tireoidiano solitário não-tóxico'], ['E11.9', 'Diabetes mellitus não-insulino-dependente sem complicações'],
-  ['E66.9', 'Obesidade não especificada'], ['E78.5', 'Hiperlipidemia não especificada'],
-  ['F32.9', 'Episódio depressivo não especificado'], ['F41.1', 'Ansiedade generalizada'],
-  ['G43.9', 'Enxaqueca, sem especificação'], ['G44.2', 'Cefaleia tensional'], ['G47.3', 'Apneia de sono'],
-  ['H90.5', 'Perda de audição neuro-sensorial não especificada'], ['I10', 'Hipertensão essencial (primária)'],
-  ['I20.9', 'Angina pectoris, não especificada'], ['I25.1', 'Doença aterosclerótica do coração'],
-  ['I48', 'Flutter e fibrilação atrial'], ['I49.9', 'Arritmia cardíaca não especificada'],
-  ['I50.9', 'Insuficiência cardíaca não especificada'], ['I65.2', 'Oclusão e estenose da artéria carótida'],
-  ['I83.9', 'Varizes dos membros inferiores sem úlcera ou inflamação'], ['J02.9', 'Faringite aguda não especificada'],
-  ['J18.9', 'Pneumonia não especificada'], ['J44.9', 'Doença pulmonar obstrutiva crônica não especificada'],
-  ['J45.9', 'Asma não especificada'], ['K21.9', 'Doença de refluxo gastroesofágico sem esofagite'],
-  ['K29.7', 'Gastrite não especificada'], ['K57.3', 'Doença diverticular do intestino grosso sem perfuração ou abscesso'],
-  ['K76.0', 'Degeneração gordurosa do fígado não classificada em outra parte'], ['K80.2', 'Calculose da vesícula biliar sem colecistite'],
-  ['M17.9', 'Gonartrose não especificada'], ['M25.5', 'Dor articular'], ['M51.1', 'Transtornos de discos lombares com radiculopatia'],
-  ['M54.2', 'Cervicalgia'], ['M54.5', 'Dor lombar baixa'], ['M81.0', 'Osteoporose pós-menopáusica'],
-  ['N18.9', 'Doença renal crônica não especificada'], ['N20.0', 'Calculose do rim'], ['N39.0', 'Infecção do trato urinário de localização não especificada'],
-  ['N40', 'Hiperplasia da próstata'], ['N60.1', 'Mastopatia cística difusa'], ['N83.2', 'Outros cistos ovarianos e os não especificados'],
-  ['O26.9', 'Afecções ligadas à gravidez, não especificadas'], ['R10.4', 'Outras dores abdominais e as não especificadas'],
-  ['R51', 'Cefaleia'], ['R07.4', 'Dor torácica, não especificada'], ['R42', 'Tontura e instabilidade'],
-  ['R55', 'Síncope e colapso'], ['R94.3', 'Resultados anormais de estudos de função cardiovascular'],
-  ['S83.2', 'Ruptura do menisco, atual'], ['Z00.0', 'Exame médico geral'], ['Z01.4', 'Exame ginecológico (geral) (de rotina)'],
-  ['Z12.3', 'Exame especial de rastreamento de neoplasia da mama'], ['Z13.6', 'Exame especial de rastreamento de doenças cardiovasculares'],
-  ['Z34.9', 'Supervisão de gravidez normal, não especificada'],
-];
+/** ICD-10 [codigo, nome], in the order of their ids (seed/cid10.json: a reference table is data, not code). */
+export const CIDS: readonly (readonly [string, string])[] = cid10.map(({ codigo, nome }) => [codigo, nome] as const);
 
 export const UNIDADES: readonly (readonly [string, string])[] = [
   ['Unidade Centro', 'CEN'], ['Unidade Jardins', 'JAR'], ['Unidade Zona Norte', 'ZN'],
