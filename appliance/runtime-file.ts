@@ -22,6 +22,13 @@ export const runtimeInfoSchema = z.object({
   gateway: z.object({ url, port, host: z.string() }),
   backend: z.object({ url, port: port.nullable(), external: z.boolean() }),
   storage: z.object({ internal_url: url, public_url: url, embedded: z.boolean(), port: port.nullable() }),
+  /**
+   * `npm run cluster`: every gateway process (`gateway` above is the first of them) and the database they
+   * share. The url has no password: the cluster's own PostgreSQL keeps it in DATA_DIR/postgres.credentials,
+   * a DATABASE_URL in the environment that set it. `managed`: started and stopped by the cluster.
+   */
+  gateways: z.array(z.object({ url, port, pid: z.number().int().positive() })).optional(),
+  database: z.object({ kind: z.literal('postgres'), url: z.string(), managed: z.boolean() }).optional(),
 });
 
 export type RuntimeInfo = z.infer<typeof runtimeInfoSchema>;

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_MAX_BYTES, DEFAULT_AUDIT_MAX_ROWS, DEFAULT_AUDIT_MIN_FREE_BYTES } from './audit/journal-budget.ts';
 
@@ -18,6 +20,20 @@ const envSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
+  // The gateway's state (server/db/gateway-database.ts): gateway.db under DATA_DIR unless this names a PostgreSQL
+  // database, which several gateway instances then share (docs/decisions.md § Scale out on PostgreSQL).
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'DATABASE_URL must be a postgres:// (or postgresql://) URL')
+    .optional(),
+  // Names this gateway among the instances sharing DATABASE_URL: what its idempotency reservations are tagged
+  // with, so a restart frees the ones it left (a random id per process when unset). Two live instances never share one.
+  GATEWAY_INSTANCE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'GATEWAY_INSTANCE_ID must be 1-64 characters [A-Za-z0-9_.-]')
+    .optional(),
+  // Connections of this instance's pool to DATABASE_URL (besides one for LISTEN/NOTIFY).
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
   APP_ENV: z.enum(['development', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
   PORTAL_ORIGIN: z.string().url().default('https://portal.clinica.example'),
@@ -73,10 +89,20 @@ export interface S3Endpoint {
   useSSL: boolean;
 }
 
+/** Where the gateway keeps its state: gateway.db under DATA_DIR, or the PostgreSQL database DATABASE_URL names. */
+export type DatabaseConfig = { kind: 'sqlite' } | { kind: 'postgres'; url: string; poolSize: number };
+
 export interface GatewayConfig {
   port: number;
   host: string;
   dataDir: string;
+  database: DatabaseConfig;
+  /**
+   * GATEWAY_INSTANCE_ID, or a random id made when the config is loaded (`<host>-<pid>-<random>`): tags this instance's
+   * idempotency reservations and its session on PostgreSQL. `fromEnvironment` false: nothing of a predecessor can be
+   * recognised as this instance's, so what a crashed process left waits for its lease.
+   */
+  instance: { id: string; fromEnvironment: boolean };
   appEnv: 'development' | 'production';
   logLevel: string;
   release: string;
@@ -109,6 +135,11 @@ export interface GatewayConfig {
   /** ALLOW_TENANT_RESET: tenant reset allowed with APP_ENV=production too (always allowed in development). */
   allowTenantReset: boolean;
   consoleDir: string;
+}
+
+/** A random instance id (`<host>-<pid>-<random>`) for a gateway started without GATEWAY_INSTANCE_ID. */
+export function randomInstanceId(): string {
+  return `${hostname().replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 32) || 'gateway'}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
 export function parseEndpoint(url: string): S3Endpoint {
@@ -162,6 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
+    database: e.DATABASE_URL ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE } : { kind: 'sqlite' },
+    instance: e.GATEWAY_INSTANCE_ID ? { id: e.GATEWAY_INSTANCE_ID, fromEnvironment: true } : { id: randomInstanceId(), fromEnvironment: false },
     appEnv: e.APP_ENV,
     logLevel: e.LOG_LEVEL,
     release: API_RELEASE,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type MigrationProvider, type Transaction } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider, type Transaction } from 'kysely';
 import type { TenantsTable } from './tables/tenants.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
 import type { OperatorsTable } from './tables/operators.ts';
@@ -9,7 +9,8 @@ import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import type { OperatorSessionsTable } from './tables/operator-sessions.ts';
 import type { ConsoleLoginFailuresTable } from './tables/console-login-failures.ts';
 import type { OperatorTokensTable } from './tables/operator-tokens.ts';
-import { migrations } from './migrations/index.ts';
+import type { RateLimitBucketsTable, StorageFaultsTable } from './tables/cluster.ts';
+import { sqliteMigrations } from './migrations/index.ts';
 import { ensurePrivateDir, restrictDatabaseFiles } from '../secrets-files.ts';
 
 export interface Database {
@@ -23,18 +24,26 @@ export interface Database {
   operator_sessions: OperatorSessionsTable;
   console_login_failures: ConsoleLoginFailuresTable;
   operator_tokens: OperatorTokensTable;
+  /** PostgreSQL only (migration 021): presign faults shared by the instances (server/storage/storage-faults.ts). */
+  storage_faults: StorageFaultsTable;
+  /** PostgreSQL only (migration 021): the cluster's rate-limit buckets (server/rate-limit/cluster-limiter.ts). */
+  rate_limit_buckets: RateLimitBucketsTable;
 }
 
 export type GatewayDb = Kysely<Database>;
 /** Repositories take either the database or a transaction. */
 export type DbOrTrx = Kysely<Database> | Transaction<Database>;
 
+/** gateway.db opened (server/db/gateway-database.ts has the PostgreSQL twin and the one entry point for both). */
 export interface OpenedGatewayDb {
+  kind: 'sqlite';
   db: GatewayDb;
+  /** The same connection, for the synchronous hot paths (idempotency reservation, audit batches, key lookups). */
   sqlite: SQLite.Database;
   close(): Promise<void>;
 }
 
+/** gateway.db under DATA_DIR, migrated (one gateway process owns it). */
 export async function openGatewayDb(dataDir: string): Promise<OpenedGatewayDb> {
   ensurePrivateDir(dataDir);
   const file = path.join(dataDir, 'gateway.db');
@@ -51,16 +60,16 @@ export async function openGatewayDb(dataDir: string): Promise<OpenedGatewayDb> {
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   await migrateToLatest(db);
-  return { db, sqlite, close: () => db.destroy() };
+  return { kind: 'sqlite', db, sqlite, close: () => db.destroy() };
 }
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
-
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+/** Applies the migrations not yet applied, in name order (`migrations`: SQLite's list unless told). */
+export async function migrateToLatest(db: Kysely<any>, migrations: Record<string, Migration> = sqliteMigrations, name = 'gateway.db'): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`gateway.db migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
+    throw new Error(`${name} migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
   }
 }
 

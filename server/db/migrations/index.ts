@@ -12,9 +12,19 @@ import * as m017 from './2026-11-25-017-operator-token-scope.ts';
 import * as m018 from './2026-11-25-018-idempotency-operation.ts';
 import * as m019 from './2026-11-25-019-audit-arrival-order.ts';
 import * as m020 from './2026-11-25-020-operator-roles.ts';
+import * as m021 from './2026-11-26-021-instances.ts';
+import * as postgresBaseline from './postgres/2026-11-26-000-postgres-baseline.ts';
 
-/** Date-prefixed, applied in name order by Kysely's Migrator. */
-export const migrations: Record<string, Migration> = {
+/**
+ * Migrations from 021 on are dialect-aware: one file for both databases (server/db/dialect.ts isPostgres where
+ * they differ). Listed in both lists below.
+ */
+const dialectAware: Record<string, Migration> = {
+  '2026-11-26-021-instances': m021,
+};
+
+/** gateway.db (SQLite): date-prefixed, applied in name order by Kysely's Migrator. */
+export const sqliteMigrations: Record<string, Migration> = {
   '2026-11-21-001-tenants-keys-operators': m001,
   '2026-11-21-002-audit-idempotency': m002,
   '2026-11-21-010-operator-sessions': m010,
@@ -28,4 +38,17 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-018-idempotency-operation': m018,
   '2026-11-25-019-audit-arrival-order': m019,
   '2026-11-25-020-operator-roles': m020,
+  ...dialectAware,
+};
+
+/** The SQLite list under its earlier name. */
+export const migrations = sqliteMigrations;
+
+/**
+ * PostgreSQL (DATABASE_URL): support starts at issue 24 with a baseline that creates, at once, the schema SQLite
+ * reached through 001-020; then the same dialect-aware migrations as SQLite.
+ */
+export const postgresMigrations: Record<string, Migration> = {
+  '2026-11-26-000-postgres-baseline': postgresBaseline,
+  ...dialectAware,
 };

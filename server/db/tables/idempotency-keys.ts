@@ -43,6 +43,11 @@ export interface IdempotencyKeysTable {
   expires_at: number;
   /** The request that executed (or is executing) the write: links the entry to its audit row. Null before issue 14. */
   request_id: string | null;
+  /**
+   * The gateway instance that reserved the entry (GATEWAY_INSTANCE_ID or its random id; migration 021): on
+   * PostgreSQL an instance frees at start only the reservations it left. Null on rows written before.
+   */
+  instance_id: Generated<string | null>;
 }
 
 export type IdempotencyRecord = Selectable<IdempotencyKeysTable>;
