@@ -4,6 +4,7 @@ import { isPublishedS3Secret, type GatewayConfig } from '../server/config.ts';
 import { openGatewayDb, type OpenedGatewayDb } from '../server/db/database.ts';
 import { loadMasterKey, SecretBox } from '../server/keys/secret-box.ts';
 import { KeysService } from '../server/keys/keys.service.ts';
+import { sqliteKeySource } from '../server/keys/key-sources.ts';
 import { TenantsService } from '../server/tenants/tenants.service.ts';
 import { BackendClient } from '../server/backend/client.ts';
 import { buildApp } from '../server/app.ts';
@@ -30,7 +31,7 @@ export interface GatewayServices {
 export async function openGatewayServices(config: GatewayConfig, backendUrl = config.backend.url): Promise<GatewayServices> {
   const gatewayDb = await openGatewayDb(config.dataDir);
   const box = new SecretBox(loadMasterKey(config.dataDir, config.masterKeyHex));
-  const keys = new KeysService(gatewayDb.db, box, gatewayDb.sqlite);
+  const keys = new KeysService(gatewayDb.db, box, sqliteKeySource(gatewayDb.sqlite));
   const backend = new BackendClient(backendUrl, backendTokenFor(config.dataDir, config.backend.token), config.backend.timeoutMs);
   const tenants = new TenantsService(gatewayDb.db, backend, () => keys.invalidate());
   return {

@@ -24,7 +24,7 @@ import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
 import { authenticateOperatorToken, OperatorTokenStore } from './operator-tokens.ts';
-import { StorageFaults } from '../storage/storage-faults.ts';
+import { StorageFaults, type PresignFaults } from '../storage/storage-faults.ts';
 import type { AuditStorageStatus } from '../audit/audit-retention.ts';
 import './context.ts';
 
@@ -38,7 +38,7 @@ export interface AdminPluginOptions {
   tenants: TenantsService;
   backend: Backend;
   /** Presign faults the Presigner consults (`/storage-faults`); a private table when omitted. */
-  storageFaults?: StorageFaults;
+  storageFaults?: PresignFaults;
   lockout?: LockoutPolicy;
   session?: SessionPolicy;
   /** Where console audit entries go: the gateway's audit writer (server/app.ts). */

@@ -36,13 +36,18 @@ export default fp<AuditPluginOptions>(
     app.addHook('onSend', (request, reply, payload, done) => {
       const url = request.raw.url ?? request.url;
       if (skipPrefixes.some((prefix) => url.startsWith(prefix))) return done(null, payload);
-      let entry;
-      try {
-        entry = entries.of(request, reply.statusCode, url, payload);
-      } catch (error) {
-        return done(error as Error);
-      }
-      writer.writeThen(entry, (error) => (error ? done(null, refuseUnrecorded(request, reply)) : done(null, payload)));
+      const record = () => {
+        let entry;
+        try {
+          entry = entries.of(request, reply.statusCode, url, payload);
+        } catch (error) {
+          return done(error as Error);
+        }
+        writer.writeThen(entry, (error) => (error ? done(null, refuseUnrecorded(request, reply)) : done(null, payload)));
+      };
+      const lookup = entries.keyLookup(request);
+      if (lookup) lookup.then(record);
+      else record();
     });
   },
   { name: 'audit', dependencies: ['envelope'] },

@@ -245,12 +245,12 @@ export class AuditWriter {
   }
 
   /** Deletes entries older than the retention, in chunks so the database is never locked for long. */
-  purgeOlderThan(cutoffIso: string): number {
+  purgeOlderThan(cutoffIso: string): number | Promise<number> {
     return this.budget.purgeOlderThan(cutoffIso);
   }
 
   /** Retention counts on the appliance clock: moved 31 days ahead, today's entries are past it. */
-  purgeExpired(now = this.clock?.now() ?? Date.now()): number {
+  purgeExpired(now = this.clock?.now() ?? Date.now()): number | Promise<number> {
     return this.purgeOlderThan(new Date(now - AUDIT_RETENTION_DAYS * 86_400_000).toISOString());
   }
 

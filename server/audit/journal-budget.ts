@@ -1,6 +1,7 @@
 import { statfsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type SQLite from 'better-sqlite3';
+import { allSettledLoop } from './sync-or-async.ts';
 
 /** The journal's classes, shed in this order's reverse: unattributed noise first, verified history never (by volume). */
 export type JournalClass = 'verified' | 'unverified' | 'unattributed';
@@ -66,6 +67,100 @@ export interface JournalStatus {
 
 type Delta = Partial<Record<JournalClass, ClassTotals>>;
 
+/** The deletions the budget makes: the retention purge (audit_log, groups) and the shedding of noise. */
+export type JournalDeletion = 'purge_log' | 'purge_groups' | 'shed_groups' | 'shed_unverified';
+
+/**
+ * What the budget needs of the database holding the journal: gateway.db (sqliteJournalStore, synchronous) or the
+ * cluster's PostgreSQL (server/audit/postgres-journal.ts, asynchronous). Each deletion and its totals commit together.
+ */
+export interface JournalStore {
+  readTotals(): Array<{ kind: JournalClass } & ClassTotals> | Promise<Array<{ kind: JournalClass } & ClassTotals>>;
+  /** Writes (and deletes) `bytes` of probe: resolves true when the database takes writes again. */
+  probe(bytes: number): boolean | Promise<boolean>;
+  /** Room inside the database that new entries can use without growing its files (SQLite's free pages; 0 where unknown). */
+  reusableBytes(): number;
+  /** One chunk of a deletion (`parameter`: a cutoff, or a row count) with its totals; the negative delta and the rows deleted. */
+  deleteChunk(what: JournalDeletion, parameter: string | number): DeletedChunk | Promise<DeletedChunk>;
+  /** Whether the database is still open (a shed in progress stops at close). */
+  isOpen(): boolean;
+  /** Several processes write this journal (PostgreSQL): the budget reads the totals again every second. */
+  readonly shared: boolean;
+}
+
+export interface DeletedChunk {
+  delta: Record<JournalClass, ClassTotals>;
+  rows: number;
+}
+
+/** The deleted rows' classes and weights as a negative delta (rows of audit_log carry `verified`; groups have null). */
+export function deletedChunkOf(rows: Array<{ verified: number | null; bytes: number }>): DeletedChunk {
+  const delta: Record<JournalClass, ClassTotals> = {
+    verified: { rows: 0, bytes: 0 },
+    unverified: { rows: 0, bytes: 0 },
+    unattributed: { rows: 0, bytes: 0 },
+  };
+  for (const row of rows) {
+    const kind: JournalClass = row.verified === null ? 'unattributed' : row.verified === 1 ? 'verified' : 'unverified';
+    delta[kind].rows -= 1;
+    delta[kind].bytes -= row.bytes;
+  }
+  return { delta, rows: rows.length };
+}
+
+/** gateway.db's journal: prepared statements on the gateway's connection; RETURNING gives each deleted row's class and weight. */
+export function sqliteJournalStore(sqlite: SQLite.Database): JournalStore {
+  const statements: Record<JournalDeletion, SQLite.Statement> = {
+    purge_log: sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT 2000) RETURNING verified, bytes'),
+    purge_groups: sqlite.prepare(
+      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT 2000) RETURNING NULL AS verified, bytes',
+    ),
+    shed_groups: sqlite.prepare(
+      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT ?) RETURNING NULL AS verified, bytes',
+    ),
+    shed_unverified: sqlite.prepare(
+      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT ?) RETURNING verified, bytes',
+    ),
+  };
+  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+  const probeInsert = sqlite.prepare('INSERT INTO audit_probe (v) VALUES (randomblob(?))');
+  const probeDelete = sqlite.prepare('DELETE FROM audit_probe');
+  const freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
+  const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
+  const deleteChunk = sqlite.transaction((what: JournalDeletion, parameter: string | number) => {
+    const chunk = deletedChunkOf(statements[what].all(parameter) as Array<{ verified: number | null; bytes: number }>);
+    for (const kind of JOURNAL_CLASSES) if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
+    return chunk;
+  });
+  return {
+    shared: false,
+    readTotals: () => sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget').all() as Array<{ kind: JournalClass } & ClassTotals>,
+    probe(bytes) {
+      try {
+        probeInsert.run(bytes);
+        probeDelete.run();
+        return true;
+      } catch {
+        try {
+          probeDelete.run();
+        } catch {
+          // Still failing: the next probe tries again.
+        }
+        return false;
+      }
+    },
+    reusableBytes() {
+      try {
+        return (freePages.get() as number) * pageSize;
+      } catch {
+        return 0;
+      }
+    },
+    deleteChunk: (what, parameter) => deleteChunk.immediate(what, parameter),
+    isOpen: () => sqlite.open,
+  };
+}
+
 /**
  * The journal's byte and row budget (issue 19). Totals per class are kept in `audit_budget` with every
  * batch (AuditWriter) and every deletion here, so a start reads three rows instead of scanning. Rules:
@@ -87,25 +182,21 @@ export class JournalBudget {
   private freeCheckedAt = -Infinity;
   private lastWriteError: string | null = null;
   private lastProbeAt = -Infinity;
+  private probing = false;
   private readonly recoveredListeners: Array<() => void> = [];
-  private readonly probeInsert: SQLite.Statement;
-  private readonly probeDelete: SQLite.Statement;
   private lastShedAt: number | null = null;
   private shedRowsTotal = 0;
   private shedding: Promise<number> | null = null;
   private reportedState: JournalState = 'ok';
-  private readonly freePages: SQLite.Statement;
-  private readonly pageSize: number;
-  private readonly purgeLog: SQLite.Statement;
-  private readonly purgeGroups: SQLite.Statement;
-  private readonly shedGroups: SQLite.Statement;
-  private readonly shedUnverified: SQLite.Statement;
-  private readonly updateTotals: SQLite.Statement;
+  private totalsTimer: NodeJS.Timeout | null = null;
+  private readonly store: JournalStore;
 
+  /** `sqlite`: gateway.db's connection (its store is made here); or any JournalStore. Call `open()` for a store whose totals are read asynchronously. */
   constructor(
-    private readonly sqlite: SQLite.Database,
+    database: SQLite.Database | JournalStore,
     private readonly options: JournalBudgetOptions,
   ) {
+    this.store = 'prepare' in database ? sqliteJournalStore(database) : database;
     this.maxBytes = options.maxBytes;
     this.maxRows = options.maxRows;
     this.minFreeBytes = options.minFreeBytes;
@@ -115,25 +206,38 @@ export class JournalBudget {
     });
     this.log = options.log ?? ((level, message) => console[level](`audit journal: ${message}`));
     this.totals = { verified: { rows: 0, bytes: 0 }, unverified: { rows: 0, bytes: 0 }, unattributed: { rows: 0, bytes: 0 } };
-    for (const row of sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget').all() as Array<{ kind: JournalClass } & ClassTotals>) {
-      if (row.kind in this.totals) this.totals[row.kind] = { rows: row.rows, bytes: row.bytes };
+    const totals = this.store.readTotals();
+    if (!(totals instanceof Promise)) this.setTotals(totals);
+  }
+
+  /** Reads the totals (a store that answers asynchronously) and, where several processes write the journal, again every second. */
+  async open(): Promise<this> {
+    this.setTotals(await this.store.readTotals());
+    if (this.store.shared && !this.totalsTimer) {
+      this.totalsTimer = setInterval(() => {
+        Promise.resolve(this.store.readTotals()).then(
+          (rows) => {
+            this.setTotals(rows);
+            if (this.overBudget()) void this.shed();
+            this.reportState();
+          },
+          () => undefined,
+        );
+      }, 1000);
+      this.totalsTimer.unref();
     }
-    this.freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
-    this.pageSize = sqlite.pragma('page_size', { simple: true }) as number;
-    // RETURNING gives each deleted row's class and weight, so the totals follow in the same transaction.
-    this.purgeLog = sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT 2000) RETURNING verified, bytes');
-    this.purgeGroups = sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT 2000) RETURNING NULL AS verified, bytes',
-    );
-    this.shedGroups = sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT ?) RETURNING NULL AS verified, bytes',
-    );
-    this.shedUnverified = sqlite.prepare(
-      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT ?) RETURNING verified, bytes',
-    );
-    this.updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
-    this.probeInsert = sqlite.prepare('INSERT INTO audit_probe (v) VALUES (randomblob(?))');
-    this.probeDelete = sqlite.prepare('DELETE FROM audit_probe');
+    return this;
+  }
+
+  close(): void {
+    if (this.totalsTimer) clearInterval(this.totalsTimer);
+    this.totalsTimer = null;
+  }
+
+  private setTotals(rows: Array<{ kind: JournalClass } & ClassTotals>): void {
+    for (const row of rows) {
+      if (row.kind in this.totals) this.totals[row.kind] = { rows: Number(row.rows), bytes: Number(row.bytes) };
+    }
   }
 
   /** Totals after a committed batch or deletion (the same numbers went into audit_budget in its transaction). */
@@ -163,7 +267,7 @@ export class JournalBudget {
     if (this.lastWriteError !== null && !this.probe()) return false;
     const v = this.totals.verified;
     if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) return false;
-    if (this.lowOnSpace()) return this.freelistBytes() >= LOW_SPACE_RESERVE_BYTES;
+    if (this.lowOnSpace()) return this.store.reusableBytes() >= LOW_SPACE_RESERVE_BYTES;
     return true;
   }
 
@@ -219,24 +323,33 @@ export class JournalBudget {
    */
   private probe(): boolean {
     const t = performance.now();
-    if (t - this.lastProbeAt < PROBE_INTERVAL_MS) return false;
+    if (this.probing || t - this.lastProbeAt < PROBE_INTERVAL_MS) return false;
     this.lastProbeAt = t;
-    try {
-      this.probeInsert.run(PROBE_BYTES);
-      this.probeDelete.run();
-    } catch {
-      try {
-        this.probeDelete.run();
-      } catch {
-        // Still failing: the next probe tries again.
-      }
+    const passed = this.store.probe(PROBE_BYTES);
+    if (passed instanceof Promise) {
+      // Asynchronous store: requests are refused until the probe, off their path, has passed.
+      this.probing = true;
+      passed.then(
+        (ok) => {
+          this.probing = false;
+          if (ok) this.recovered();
+        },
+        () => {
+          this.probing = false;
+        },
+      );
       return false;
     }
+    if (!passed) return false;
+    this.recovered();
+    return true;
+  }
+
+  private recovered(): void {
     this.lastWriteError = null;
     this.log('info', 'the journal takes writes again');
     for (const listener of this.recoveredListeners) listener();
     this.reportState();
-    return true;
   }
 
   /** Runs `listener` each time the journal takes writes again after a failed commit. */
@@ -265,48 +378,38 @@ export class JournalBudget {
     return this.shedding;
   }
 
-  /** Deletes every entry older than `cutoffIso`, whatever its class (the spec's 30-day retention). */
-  purgeOlderThan(cutoffIso: string): number {
-    let total = 0;
-    for (;;) {
-      const n = this.deleteChunk(this.purgeLog, cutoffIso) + this.deleteChunk(this.purgeGroups, cutoffIso.slice(0, 16));
-      total += n;
-      if (n === 0) return total;
-    }
+  /**
+   * Deletes every entry older than `cutoffIso`, whatever its class (the spec's 30-day retention): at once on
+   * gateway.db (the number deleted), as a promise on an asynchronous store.
+   */
+  purgeOlderThan(cutoffIso: string): number | Promise<number> {
+    return allSettledLoop(
+      () => [this.deleteChunk('purge_log', cutoffIso), this.deleteChunk('purge_groups', cutoffIso.slice(0, 16))],
+      (deleted) => deleted > 0,
+    );
   }
 
   /** One deletion and its totals in one transaction; returns the rows deleted. */
-  private deleteChunk(statement: SQLite.Statement, parameter: unknown): number {
-    const delta = this.sqlite.transaction(() => {
-      const rows = statement.all(parameter) as Array<{ verified: number | null; bytes: number }>;
-      const d: Record<JournalClass, ClassTotals> = {
-        verified: { rows: 0, bytes: 0 },
-        unverified: { rows: 0, bytes: 0 },
-        unattributed: { rows: 0, bytes: 0 },
-      };
-      for (const row of rows) {
-        const kind: JournalClass = row.verified === null ? 'unattributed' : row.verified === 1 ? 'verified' : 'unverified';
-        d[kind].rows -= 1;
-        d[kind].bytes -= row.bytes;
+  private deleteChunk(what: JournalDeletion, parameter: string | number): number | Promise<number> {
+    const applied = (chunk: DeletedChunk) => {
+      if (chunk.rows > 0) {
+        for (const kind of JOURNAL_CLASSES) {
+          this.totals[kind].rows += chunk.delta[kind].rows;
+          this.totals[kind].bytes += chunk.delta[kind].bytes;
+        }
       }
-      for (const kind of JOURNAL_CLASSES) if (d[kind].rows !== 0) this.updateTotals.run(d[kind].rows, d[kind].bytes, kind);
-      return { d, n: rows.length };
-    }).immediate();
-    if (delta.n > 0) {
-      for (const kind of JOURNAL_CLASSES) {
-        this.totals[kind].rows += delta.d[kind].rows;
-        this.totals[kind].bytes += delta.d[kind].bytes;
-      }
-    }
-    return delta.n;
+      return chunk.rows;
+    };
+    const chunk = this.store.deleteChunk(what, parameter);
+    return chunk instanceof Promise ? chunk.then(applied) : applied(chunk);
   }
 
   private async runShed(chunkRows: number, pauseMs: number): Promise<number> {
     let deleted = 0;
     const lowSpace = () => this.lowOnSpace();
     try {
-      while (this.sqlite.open && (this.overBudget() || (lowSpace() && this.noise().rows > 0))) {
-        const n = this.totals.unattributed.rows > 0 ? this.deleteChunk(this.shedGroups, chunkRows) : this.deleteChunk(this.shedUnverified, chunkRows);
+      while (this.store.isOpen() && (this.overBudget() || (lowSpace() && this.noise().rows > 0))) {
+        const n = await this.deleteChunk(this.totals.unattributed.rows > 0 ? 'shed_groups' : 'shed_unverified', chunkRows);
         if (n === 0) break;
         deleted += n;
         await sleep(pauseMs);
@@ -351,14 +454,6 @@ export class JournalBudget {
   private lowOnSpace(): boolean {
     const free = this.currentFreeBytes();
     return free !== null && free < this.minFreeBytes;
-  }
-
-  private freelistBytes(): number {
-    try {
-      return (this.freePages.get() as number) * this.pageSize;
-    } catch {
-      return 0;
-    }
   }
 
   private stateOf(accepting: boolean, warned: boolean): JournalState {

@@ -31,7 +31,7 @@ export interface JournalEntriesOptions {
   /** Keys the journal's digests of unparsed bodies are made with (a subkey of the master key). */
   digestKey: KeyObject;
   /** Resolves an X-API-Key the auth hooks never saw (a signed request to an unknown route). */
-  resolveKey?: (apiKey: string) => ResolvedKey | undefined;
+  resolveKey?: (apiKey: string) => ResolvedKey | undefined | Promise<ResolvedKey | undefined>;
 }
 
 /** Who an entry is about, and whether the request proved it. */
@@ -100,11 +100,36 @@ export class JournalEntries {
     };
   }
 
-  private keyFromHeader(request: FastifyRequest): ResolvedKey | undefined {
+  /**
+   * For a request the auth hooks never saw (an unknown route): when its X-API-Key needs an asynchronous
+   * lookup (PostgreSQL), a promise to await before `of`, so the entry still names the key.
+   */
+  keyLookup(request: FastifyRequest): Promise<void> | undefined {
+    if (request.auth || request.presentedKey || request.journalUnattributed) return undefined;
+    const apiKey = this.presentedHeader(request);
+    if (!apiKey) return undefined;
+    const found = this.options.resolveKey!(apiKey);
+    if (!(found instanceof Promise)) return undefined;
+    return found.then(
+      (key) => {
+        if (key) request.presentedKey = key;
+      },
+      () => undefined,
+    );
+  }
+
+  private presentedHeader(request: FastifyRequest): string | undefined {
     const header = request.headers['x-api-key'];
     const apiKey = Array.isArray(header) ? header[0] : header;
-    if (!apiKey || !this.options.resolveKey || !API_KEY_PATTERN.test(apiKey)) return undefined;
-    return this.options.resolveKey(apiKey);
+    return apiKey && this.options.resolveKey && API_KEY_PATTERN.test(apiKey) ? apiKey : undefined;
+  }
+
+  private keyFromHeader(request: FastifyRequest): ResolvedKey | undefined {
+    const apiKey = this.presentedHeader(request);
+    if (!apiKey) return undefined;
+    const found = this.options.resolveKey!(apiKey);
+    // Not awaited here (a refusal journaled outside the routes): unattributed unless the key was at hand.
+    return found instanceof Promise ? undefined : found;
   }
 
   /**

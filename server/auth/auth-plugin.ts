@@ -45,11 +45,20 @@ export default fp<AuthPluginOptions>(
       ? { perKey: new AddressLimiter({ perMinute: EXPLANATIONS_PER_MINUTE }), perAddress: new AddressLimiter({ perMinute: EXPLANATIONS_PER_MINUTE }), refusals: options.refusals }
       : null;
 
-    app.addHook('onRequest', syncHook((request) => {
-      if (request.routeOptions.config?.corsPreflight) return;
-      refuseAboveCeiling(request);
-      checkHeaders(request, options.keys, now);
-    }));
+    // Callback style: synchronous when the key is cached or gateway.db answers, asynchronous only when
+    // the key source does (PostgreSQL, on a cache miss).
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (request.routeOptions.config?.corsPreflight) return done();
+      let checked: ResolvedKey | Promise<ResolvedKey>;
+      try {
+        refuseAboveCeiling(request);
+        checked = checkHeaders(request, options.keys, now);
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (checked instanceof Promise) checked.then(() => done(), done);
+      else done();
+    });
 
     app.addHook('preValidation', syncHook((request) => {
       if (request.routeOptions.config?.corsPreflight) return;
@@ -67,7 +76,7 @@ function refuseAboveCeiling(request: FastifyRequest): void {
   if (length > MAX_BODY_BYTES) throw bodyTooLarge(MAX_BODY_BYTES);
 }
 
-function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => number): ResolvedKey {
+function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => number): ResolvedKey | Promise<ResolvedKey> {
   const apiKey = header(request, 'x-api-key');
   const timestamp = header(request, 'x-timestamp');
   const signature = header(request, 'x-signature');
@@ -85,9 +94,15 @@ function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => num
   // The key first: every refusal below is journaled under the key it names (issue 19), so the console's
   // "Calls" of a key show why its integrator fails (clock, revocation, signature).
   const resolved = keys.resolve(apiKey!);
+  if (resolved instanceof Promise) return resolved.then((found) => checkPresentedKey(request, found, timestamp!, now));
+  return checkPresentedKey(request, resolved, timestamp!, now);
+}
+
+/** The checks that need the key: every refusal from here on names it in the journal. */
+function checkPresentedKey(request: FastifyRequest, resolved: ResolvedKey | undefined, timestamp: string, now: () => number): ResolvedKey {
   if (!resolved) throw unauthorized('AUTH_KEY_NOT_FOUND', 'Chave de API nao encontrada.');
   request.presentedKey = resolved;
-  if (!/^\d{1,12}$/.test(timestamp!)) {
+  if (!/^\d{1,12}$/.test(timestamp)) {
     throw unauthorized('AUTH_INVALID_TIMESTAMP', 'X-Timestamp deve ser um inteiro em segundos (epoch Unix).', { field: 'X-Timestamp' });
   }
   const serverNow = now();

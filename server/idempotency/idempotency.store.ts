@@ -65,7 +65,102 @@ export interface StoredResponse {
   body: string;
 }
 
-const SEAL_VERSION = 1;
+/** A completed 2xx entry still within its 24 h (the start-time consistency check reads them). */
+export interface RecentSuccess {
+  operation: OperationKey;
+  status: number;
+  createdAt: number;
+}
+
+/**
+ * What the idempotency plugin and the start-time check need of a store: gateway.db's (IdempotencyStore,
+ * synchronous) or the cluster's PostgreSQL (server/idempotency/postgres-idempotency.store.ts).
+ */
+export interface IdempotencyEntries {
+  /**
+   * `op`: the request's key, verb, raw path and resolved operation (non-null). `bodyHash`: the canonical
+   * body's SHA-256 (canonicalBodyHash). `requestId`: the request that executes when it wins, kept in plain
+   * text so the console links an entry to its audit row without opening it.
+   */
+  reserve(op: OperationKey, bodyHash: string, now?: number, requestId?: string | null): Reservation | Promise<Reservation>;
+  /** Records the answer (with the audit entry's commit where the store was given one). */
+  complete(op: OperationKey, response: StoredResponse): void;
+  /** Frees the key so a retry executes again (outcomes that are not final, e.g. a gateway timeout). */
+  release(op: OperationKey): void;
+  purgeExpired(now?: number): number | Promise<number>;
+  /** The newest completed 2xx entries still within their 24 h, newest first. */
+  recentSuccesses(limit: number, now?: number): RecentSuccess[] | Promise<RecentSuccess[]>;
+}
+
+export const SEAL_VERSION = 1;
+
+/** What a reservation does with the rows a key already has (the expired ones left out). */
+export type ReservationStep =
+  | { kind: 'insert' }
+  | { kind: 'take_over'; entry: OperationKey }
+  | { kind: 'answer'; reservation: Reservation };
+
+/**
+ * The reservation rule, the same on both databases: no row → insert; the row bound to this operation (a
+ * row of an earlier release, without one, answers only its own verb and raw path) → replay, conflict on
+ * another body, in flight while its lease runs, taken over once a crash left it; no row of this operation
+ * → conflict. `open` opens a completed row's sealed answer.
+ */
+export function reservationStep(
+  rows: IdempotencyRecord[],
+  op: OperationKey,
+  fingerprint: string,
+  now: number,
+  open: (entry: OperationKey, record: IdempotencyRecord) => IdempotencyRecord,
+): ReservationStep {
+  if (rows.length === 0) return { kind: 'insert' };
+  const record = rows.find((row) => (row.operation === null ? row.method === op.method && row.path === op.path : row.operation === op.operation));
+  if (!record) return { kind: 'answer', reservation: { kind: 'conflict', reason: 'operation', stored: conflictingEntry(rows[0]), fingerprint } };
+  const entry = entryOf(record);
+  if (record.body_hash !== fingerprint) return { kind: 'answer', reservation: { kind: 'conflict', reason: 'body', stored: conflictingEntry(record), fingerprint } };
+  if (record.state === 'completed') return { kind: 'answer', reservation: { kind: 'replay', record: open(entry, record) } };
+  if (record.lease_until > now) return { kind: 'answer', reservation: { kind: 'in_flight' } };
+  // Left in flight by a crash: its lease ran out, so this request takes it over, under the same row
+  // (and so the same backend token) whatever spelling of the path it came by.
+  return { kind: 'take_over', entry };
+}
+
+/**
+ * Sealing shared by both stores. Cached responses carry patient data, so nothing of them rests in
+ * plaintext: the response (headers and body) is sealed with AES-256-GCM under a subkey of the master
+ * key, the associated data binding it to its row (API key id, method, path, Idempotency-Key, status,
+ * and the operation when the row has one), and the body fingerprint is an HMAC under another subkey.
+ */
+export class IdempotencySeal {
+  private readonly box: SecretBox;
+  private readonly fingerprintKey: KeyObject;
+
+  constructor(masterKey: Buffer) {
+    this.box = new SecretBox(deriveKey(masterKey, 'clinic-gateway/idempotency/response/v1'));
+    this.fingerprintKey = createSecretKey(deriveKey(masterKey, 'clinic-gateway/idempotency/fingerprint/v1'));
+  }
+
+  fingerprint(bodyHash: string): string {
+    return createHmac('sha256', this.fingerprintKey).update(bodyHash).digest('hex');
+  }
+
+  seal(op: OperationKey, status: number, headersJson: string, body: string): Buffer {
+    // JSON.stringify never leaves a raw line feed in its output: the first one ends the headers.
+    return this.box.sealBytes(`${headersJson}\n${body}`, associatedData(op, status));
+  }
+
+  sealResponse(op: OperationKey, response: StoredResponse): Buffer {
+    return this.seal(op, response.status, JSON.stringify(response.headers), response.body);
+  }
+
+  /** The record with its response opened; throws if the sealed value was altered or moved to another row. */
+  opened(op: OperationKey, record: IdempotencyRecord): IdempotencyRecord {
+    if (!record.response_sealed) return { ...record, response_headers: null, response_body: null };
+    const text = this.box.openBytes(record.response_sealed, associatedData(op, record.status ?? 0));
+    const split = text.indexOf('\n');
+    return { ...record, response_headers: text.slice(0, split), response_body: text.slice(split + 1), response_sealed: null };
+  }
+}
 
 /**
  * The idempotency store over gateway.db. Reservation is one synchronous SQLite transaction,
@@ -73,14 +168,9 @@ const SEAL_VERSION = 1;
  *
  * A key has one entry per API key (spec § Idempotency: "Scope: per API key"): found by (API key id,
  * Idempotency-Key), it answers the operation it is bound to and is a conflict for any other.
- *
- * Cached responses carry patient data, so nothing of them rests in plaintext: the response (headers
- * and body) is sealed with AES-256-GCM under a subkey of the master key, the associated data binding
- * it to its row (API key id, method, path, Idempotency-Key, status, and the operation when the row has
- * one), and the body fingerprint is an HMAC under another subkey. Rows of earlier releases are sealed
- * in place when the store opens.
+ * Answers are sealed (IdempotencySeal); rows of earlier releases are sealed in place when the store opens.
  */
-export class IdempotencyStore {
+export class IdempotencyStore implements IdempotencyEntries {
   private readonly selectKey: SQLite.Statement;
   private readonly removeExpiredOfKey: SQLite.Statement;
   private readonly insert: SQLite.Statement;
@@ -90,8 +180,7 @@ export class IdempotencyStore {
   private readonly purge: SQLite.Statement;
   private readonly selectRecentSuccesses: SQLite.Statement;
   private readonly reserveTx: SQLite.Transaction<(op: OperationKey, fingerprint: string, now: number, requestId: string | null) => Reservation>;
-  private readonly box: SecretBox;
-  private readonly fingerprintKey: KeyObject;
+  private readonly sealing: IdempotencySeal;
 
   constructor(
     sqlite: SQLite.Database,
@@ -109,8 +198,7 @@ export class IdempotencyStore {
      */
     private readonly commit: (statement: () => void, rollback?: () => void) => void = (statement) => statement(),
   ) {
-    this.box = new SecretBox(deriveKey(masterKey, 'clinic-gateway/idempotency/response/v1'));
-    this.fingerprintKey = createSecretKey(deriveKey(masterKey, 'clinic-gateway/idempotency/fingerprint/v1'));
+    this.sealing = new IdempotencySeal(masterKey);
     const pk = 'chave_id = ? AND idem_key = ? AND method = ? AND path = ?';
     // The primary key starts with (chave_id, idem_key): both statements walk it.
     this.selectKey = sqlite.prepare('SELECT * FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?');
@@ -137,22 +225,17 @@ export class IdempotencyStore {
         this.removeExpiredOfKey.run(op.chaveId, op.idemKey, now);
         rows = rows.filter((row) => row.expires_at > now);
       }
-      if (rows.length === 0) {
-        this.insert.run(op.chaveId, op.idemKey, op.method, op.path, op.operation, fingerprint, now + this.leaseMs, now, now + IDEMPOTENCY_TTL_MS, requestId);
-        return { kind: 'execute', entry: op };
+      const step = reservationStep(rows, op, fingerprint, now, (entry, record) => this.sealing.opened(entry, record));
+      switch (step.kind) {
+        case 'insert':
+          this.insert.run(op.chaveId, op.idemKey, op.method, op.path, op.operation, fingerprint, now + this.leaseMs, now, now + IDEMPOTENCY_TTL_MS, requestId);
+          return { kind: 'execute', entry: op };
+        case 'take_over':
+          this.takeOver.run(now + this.leaseMs, requestId, step.entry.chaveId, step.entry.idemKey, step.entry.method, step.entry.path);
+          return { kind: 'execute', entry: step.entry };
+        case 'answer':
+          return step.reservation;
       }
-      // A row of an earlier release (no operation) answers only its own verb and raw path; it may share
-      // its key with others of its time, written on other paths before keys were bound to one operation.
-      const record = rows.find((row) => (row.operation === null ? row.method === op.method && row.path === op.path : row.operation === op.operation));
-      if (!record) return { kind: 'conflict', reason: 'operation', stored: conflictingEntry(rows[0]), fingerprint };
-      const entry = entryOf(record);
-      if (record.body_hash !== fingerprint) return { kind: 'conflict', reason: 'body', stored: conflictingEntry(record), fingerprint };
-      if (record.state === 'completed') return { kind: 'replay', record: this.opened(entry, record) };
-      if (record.lease_until > now) return { kind: 'in_flight' };
-      // Left in flight by a crash: its lease ran out, so this request takes it over, under the same row
-      // (and so the same backend token) whatever spelling of the path it came by.
-      this.takeOver.run(now + this.leaseMs, requestId, entry.chaveId, entry.idemKey, entry.method, entry.path);
-      return { kind: 'execute', entry };
     });
 
     this.sealLegacyRows(sqlite);
@@ -162,17 +245,12 @@ export class IdempotencyStore {
     sqlite.prepare(`UPDATE idempotency_keys SET lease_until = 0 WHERE state = 'in_flight'`).run();
   }
 
-  /**
-   * `op`: the request's key, verb, raw path and resolved operation (non-null). `bodyHash`: the canonical
-   * body's SHA-256 (canonicalBodyHash). `requestId`: the request that executes when it wins, kept in plain
-   * text so the console links an entry to its audit row without opening it.
-   */
   reserve(op: OperationKey, bodyHash: string, now = this.clock(), requestId: string | null = null): Reservation {
-    return this.reserveTx.immediate(op, this.fingerprint(bodyHash), now, requestId);
+    return this.reserveTx.immediate(op, this.sealing.fingerprint(bodyHash), now, requestId);
   }
 
   complete(op: OperationKey, response: StoredResponse): void {
-    const sealed = this.seal(op, response.status, JSON.stringify(response.headers), response.body);
+    const sealed = this.sealing.sealResponse(op, response);
     // The commit failed (the journal could not record the request, which is then refused): the key is
     // freed so the retry executes, and backend-sim answers it from its record of the same write.
     this.commit(
@@ -195,31 +273,8 @@ export class IdempotencyStore {
    * The newest completed 2xx entries still within their 24 h, newest first: the writes the start-time
    * consistency check (server/integrity/idempotency-consistency.ts) confirms against backend-sim's markers.
    */
-  recentSuccesses(limit: number, now = this.clock()): Array<{ operation: OperationKey; status: number; createdAt: number }> {
-    type Row = Pick<IdempotencyRecord, 'chave_id' | 'idem_key' | 'method' | 'path' | 'operation' | 'status' | 'created_at'>;
-    const rows = this.selectRecentSuccesses.all(now, limit) as Row[];
-    return rows.map((row) => ({
-      operation: entryOf(row),
-      status: row.status ?? 0,
-      createdAt: row.created_at,
-    }));
-  }
-
-  private fingerprint(bodyHash: string): string {
-    return createHmac('sha256', this.fingerprintKey).update(bodyHash).digest('hex');
-  }
-
-  private seal(op: OperationKey, status: number, headersJson: string, body: string): Buffer {
-    // JSON.stringify never leaves a raw line feed in its output: the first one ends the headers.
-    return this.box.sealBytes(`${headersJson}\n${body}`, associatedData(op, status));
-  }
-
-  /** The record with its response opened; throws if the sealed value was altered or moved to another row. */
-  private opened(op: OperationKey, record: IdempotencyRecord): IdempotencyRecord {
-    if (!record.response_sealed) return { ...record, response_headers: null, response_body: null };
-    const text = this.box.openBytes(record.response_sealed, associatedData(op, record.status ?? 0));
-    const split = text.indexOf('\n');
-    return { ...record, response_headers: text.slice(0, split), response_body: text.slice(split + 1), response_sealed: null };
+  recentSuccesses(limit: number, now = this.clock()): RecentSuccess[] {
+    return (this.selectRecentSuccesses.all(now, limit) as RecentSuccessRow[]).map(recentSuccessOf);
   }
 
   /**
@@ -239,8 +294,8 @@ export class IdempotencyStore {
       for (const row of rows) {
         const op = entryOf(row);
         const sealed =
-          row.state === 'completed' ? this.seal(op, row.status ?? 0, row.response_headers ?? '{}', row.response_body ?? 'null') : null;
-        update.run(this.fingerprint(row.body_hash), sealed, op.chaveId, op.idemKey, op.method, op.path);
+          row.state === 'completed' ? this.sealing.seal(op, row.status ?? 0, row.response_headers ?? '{}', row.response_body ?? 'null') : null;
+        update.run(this.sealing.fingerprint(row.body_hash), sealed, op.chaveId, op.idemKey, op.method, op.path);
       }
       return rows.length;
     });
@@ -250,8 +305,16 @@ export class IdempotencyStore {
   }
 }
 
+export type RecentSuccessRow = Pick<IdempotencyRecord, 'chave_id' | 'idem_key' | 'method' | 'path' | 'operation' | 'status' | 'created_at'>;
+
+export const recentSuccessOf = (row: RecentSuccessRow): RecentSuccess => ({
+  operation: entryOf(row),
+  status: row.status ?? 0,
+  createdAt: row.created_at,
+});
+
 /** The entry a row is (its primary key and the operation it is bound to). */
-const entryOf = (row: Pick<IdempotencyRecord, 'chave_id' | 'idem_key' | 'method' | 'path' | 'operation'>): OperationKey => ({
+export const entryOf = (row: Pick<IdempotencyRecord, 'chave_id' | 'idem_key' | 'method' | 'path' | 'operation'>): OperationKey => ({
   chaveId: row.chave_id,
   idemKey: row.idem_key,
   method: row.method,

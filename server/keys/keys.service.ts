@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type SQLite from 'better-sqlite3';
 import type { GatewayDb } from '../db/database.ts';
 import { nowIso } from '../db/database.ts';
 import type { ApiKeyRow } from '../db/tables/api-keys.ts';
@@ -69,56 +68,65 @@ export function summarize(row: ApiKeyRow): KeySummary {
 const newSecret = (): string => randomBytes(32).toString('hex');
 const associatedData = (keyId: number, version: number): string => `api_key:${keyId}:v${version}`;
 
-export class KeysService {
+/**
+ * Where authentication finds a key by its public identifier: gateway.db (server/keys/key-sources.ts
+ * SqliteKeySource, synchronous) or the cluster's PostgreSQL (PostgresKeySource, a query on a cache miss).
+ */
+export interface KeySource {
+  /** Called before every cache read; a source that notices outside changes synchronously empties the cache here. */
+  beforeRead(): void;
+  /** The key row with its tenant's columns (t_*), or undefined. */
+  find(apiKey: string): repo.KeyTenantRow | undefined | Promise<repo.KeyTenantRow | undefined>;
+  /** Whether a found key may be kept in the cache (false while the source cannot hear of changes). */
+  cacheable(): boolean;
+  /** Unknown identifiers are remembered where a lookup is a round trip and creations are heard of (PostgreSQL). */
+  readonly remembersUnknown: boolean;
+}
+
+/** What a key source tells the cache: one key changed (by its identifier), or any may have. */
+export interface KeyCacheControl {
+  invalidate(apiKey?: string): void;
+}
+
+export class KeysService implements KeyCacheControl {
   /** Decrypted secrets by key id and secret version: a rotation changes the version, so no stale hit. */
   private readonly secretCache = new Map<string, string>();
 
-  /** The per-request key lookup, as one prepared statement: it runs on every signed call. */
-  private readonly lookup: SQLite.Statement;
   /**
-   * Resolved keys by api_key. Emptied by every change made through this service and whenever
-   * another connection (the CLI) commits to gateway.db — `PRAGMA data_version` tells — so a
-   * rotation or revocation takes effect on the very next request.
+   * Resolved keys by api_key. Emptied by every change made through this service and by the source when
+   * another writer changed a key (SQLite: the CLI's commit, seen in `PRAGMA data_version`; PostgreSQL: a
+   * NOTIFY from any instance, the CLI or plain SQL), so a rotation or revocation takes effect on the next
+   * request (within the notification's delay on another instance).
    */
   private readonly resolvedCache = new Map<string, ResolvedKey>();
-  private readonly dataVersion: SQLite.Statement;
-  private seenDataVersion = -1;
-  /** Set while the current turn of the event loop has read `PRAGMA data_version` already. */
-  private versionReadThisTurn = false;
+  /**
+   * Identifiers a lookup did not find, for sources where a lookup costs a round trip (PostgreSQL): an
+   * unknown-key flood then costs one query per identifier, not per request. Bounded; a key created
+   * anywhere is removed from it by its notification.
+   */
+  private readonly unknownCache = new Set<string>();
+  /** Bumped by every invalidation: a lookup that started before one does not fill the cache with what it read. */
+  private generation = 0;
+  private readonly source: KeySource;
 
   constructor(
     private readonly db: GatewayDb,
     private readonly box: SecretBox,
-    sqlite: SQLite.Database,
+    source: KeySource | ((cache: KeyCacheControl) => KeySource),
   ) {
-    this.lookup = sqlite.prepare(
-      `SELECT k.*, t.id AS t_id, t.slug AS t_slug, t.nome AS t_nome, t.status AS t_status, t.is_sandbox AS t_is_sandbox
-       FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.api_key = ?`,
-    );
-    this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+    this.source = typeof source === 'function' ? source(this) : source;
   }
 
-  /**
-   * Empties the cache when another connection (the CLI) committed to gateway.db. Read once per turn
-   * of the event loop: the requests parsed in the same turn arrived together, before any commit the
-   * CLI makes after them, so one read serves them all; the next turn reads again.
-   */
-  private noticeOtherConnections(): void {
-    if (this.versionReadThisTurn) return;
-    this.versionReadThisTurn = true;
-    setImmediate(() => {
-      this.versionReadThisTurn = false;
-    });
-    const version = this.dataVersion.get() as number;
-    if (version !== this.seenDataVersion) {
+  /** Forgets one resolved key (by its identifier), or every one: called after any change to keys or tenants. */
+  invalidate(apiKey?: string): void {
+    this.generation += 1;
+    if (apiKey === undefined) {
       this.resolvedCache.clear();
-      this.seenDataVersion = version;
+      this.unknownCache.clear();
+      return;
     }
-  }
-
-  /** Forget every resolved key: called after any change to keys or tenants. */
-  invalidate(): void {
-    this.resolvedCache.clear();
+    this.resolvedCache.delete(apiKey);
+    this.unknownCache.delete(apiKey);
   }
 
   async create(input: { tenantSlug: string; scopes: Scope[]; medicoId?: number; label?: string }): Promise<IssuedCredentials> {
@@ -214,30 +222,55 @@ export class KeysService {
     return summarize(await this.requireKey(id));
   }
 
-  /** The key row with its tenant, and the decrypted secret when it has one. */
-  resolve(apiKey: string): ResolvedKey | undefined {
-    this.noticeOtherConnections();
+  /**
+   * The key row with its tenant, and the decrypted secret when it has one: at once from the cache or
+   * gateway.db, or as a promise when the source answers asynchronously (PostgreSQL, on a cache miss).
+   */
+  resolve(apiKey: string): ResolvedKey | undefined | Promise<ResolvedKey | undefined> {
+    this.source.beforeRead();
     const hit = this.resolvedCache.get(apiKey);
     if (hit) return hit;
-    const found = repo.splitKeyRow(this.lookup.get(apiKey) as repo.KeyTenantRow | undefined);
-    if (!found) return undefined;
+    if (this.unknownCache.has(apiKey)) return undefined;
+    const generation = this.generation;
+    const found = this.source.find(apiKey);
+    if (found instanceof Promise) return found.then((row) => this.resolvedFrom(apiKey, row, generation));
+    return this.resolvedFrom(apiKey, found, generation);
+  }
+
+  /** Only what the cache holds (the journal's attribution of a request that never reached authentication). */
+  resolveCached(apiKey: string): ResolvedKey | undefined {
+    return this.resolvedCache.get(apiKey);
+  }
+
+  private resolvedFrom(apiKey: string, row: repo.KeyTenantRow | undefined, generation: number): ResolvedKey | undefined {
+    const found = repo.splitKeyRow(row);
+    const cacheable = generation === this.generation && this.source.cacheable();
+    if (!found) {
+      if (cacheable && this.source.remembersUnknown) {
+        if (this.unknownCache.size >= 10_000) this.unknownCache.clear();
+        this.unknownCache.add(apiKey);
+      }
+      return undefined;
+    }
     const { key } = found;
+    let resolved: ResolvedKey;
     if (!key.secret_sealed) {
-      const legacy = { ...found, secret: null, scopes: parseScopes(found.key.scopes) };
-      this.resolvedCache.set(apiKey, legacy);
-      return legacy;
+      resolved = { ...found, secret: null, scopes: parseScopes(found.key.scopes) };
+    } else {
+      const cacheKey = `${key.id}:${key.secret_version}`;
+      let secret = this.secretCache.get(cacheKey);
+      if (secret === undefined) {
+        secret = this.box.open(key.secret_sealed, associatedData(key.id, key.secret_version));
+        if (this.secretCache.size > 10_000) this.secretCache.clear();
+        this.secretCache.set(cacheKey, secret);
+      }
+      resolved = { ...found, secret, scopes: parseScopes(key.scopes) };
     }
-    const cacheKey = `${key.id}:${key.secret_version}`;
-    let secret = this.secretCache.get(cacheKey);
-    if (secret === undefined) {
-      secret = this.box.open(key.secret_sealed, associatedData(key.id, key.secret_version));
-      if (this.secretCache.size > 10_000) this.secretCache.clear();
-      this.secretCache.set(cacheKey, secret);
+    // Only known keys are kept, so unknown-key floods cannot grow this cache.
+    if (cacheable) {
+      if (this.resolvedCache.size > 10_000) this.resolvedCache.clear();
+      this.resolvedCache.set(apiKey, resolved);
     }
-    const resolved = { ...found, secret, scopes: parseScopes(key.scopes) };
-    // Only known keys are kept, so unknown-key floods cannot grow the cache.
-    if (this.resolvedCache.size > 10_000) this.resolvedCache.clear();
-    this.resolvedCache.set(apiKey, resolved);
     return resolved;
   }
 

@@ -1,23 +1,16 @@
 import fp from 'fastify-plugin';
-import { syncHook } from '../http/sync-hooks.ts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../errors.ts';
+import { LocalKeyRateLimiter, type KeyRateLimiter, type RateVerdict } from './key-limiter.ts';
 import '../http/request-context.ts';
 
 export interface RateLimitPluginOptions {
   perMinute: number;
   sandboxPerMinute: number;
-  /**
-   * A monotonic clock in milliseconds (default `performance.now`), never the wall clock: a wall clock
-   * stepped back (NTP, an operator, a VM resumed) would make every bucket wait out the step, and one
-   * stepped forward would refill them all. Tests inject their own monotonic clock here.
-   */
+  /** Where the buckets live: this process's (default, on a monotonic clock `now`) or the cluster's. */
+  limiter?: KeyRateLimiter;
+  /** The local buckets' monotonic clock in milliseconds (default `performance.now`); tests inject their own. */
   now?: () => number;
-}
-
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
 }
 
 /**
@@ -26,37 +19,32 @@ interface Bucket {
  */
 export default fp<RateLimitPluginOptions>(
   async function rateLimitPlugin(app: FastifyInstance, options) {
-    const now = options.now ?? (() => performance.now());
-    const buckets = new Map<number, Bucket>();
+    const limiter = options.limiter ?? new LocalKeyRateLimiter(options.now);
 
-    app.addHook('preValidation', syncHook((request, reply) => {
+    // Callback style: synchronous with the local buckets, a round trip with the cluster's.
+    app.addHook('preValidation', (request, reply, done) => {
       const auth = request.auth;
-      if (!auth) return;
+      if (!auth) return done();
       const limit = auth.sandbox ? options.sandboxPerMinute : options.perMinute;
-      const perMs = limit / 60_000;
-      const t = now();
-      let bucket = buckets.get(auth.chaveId);
-      if (!bucket) {
-        bucket = { tokens: limit, updatedAt: t };
-        buckets.set(auth.chaveId, bucket);
-      }
-      // Never negative, even from an injected clock that is not monotonic: time going back refills nothing and takes nothing.
-      bucket.tokens = Math.min(limit, bucket.tokens + Math.max(0, t - bucket.updatedAt) * perMs);
-      bucket.updatedAt = t;
       reply.header('x-ratelimit-limit', String(limit));
-      if (bucket.tokens < 1) {
-        const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
-        reply.header('x-ratelimit-remaining', '0');
-        throw new ApiError(
-          'RATE_LIMIT_EXCEEDED',
-          'Limite de requisicoes excedido. Reduza a concorrencia e aplique backoff exponencial.',
-          { limite_por_minuto: limit },
-          { headers: { 'retry-after': String(retryAfter) } },
-        );
-      }
-      bucket.tokens -= 1;
-      reply.header('x-ratelimit-remaining', String(Math.floor(bucket.tokens)));
-    }));
+      const verdict = limiter.take(auth.chaveId, limit);
+      if (verdict instanceof Promise) verdict.then((v) => done(answer(reply, v, limit)), done);
+      else done(answer(reply, verdict, limit));
+    });
   },
   { name: 'rate-limit', dependencies: ['auth'] },
 );
+
+function answer(reply: FastifyReply, verdict: RateVerdict, limit: number): ApiError | undefined {
+  if (verdict.ok) {
+    reply.header('x-ratelimit-remaining', String(verdict.remaining));
+    return undefined;
+  }
+  reply.header('x-ratelimit-remaining', '0');
+  return new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    'Limite de requisicoes excedido. Reduza a concorrencia e aplique backoff exponencial.',
+    { limite_por_minuto: limit },
+    { headers: { 'retry-after': String(verdict.retryAfterSeconds) } },
+  );
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type * as Minio from 'minio';
 import { ApiError } from '../errors.ts';
 import { createS3Client, type S3Settings } from '../../shared-node/s3-client.ts';
-import type { StorageFaults } from './storage-faults.ts';
+import type { PresignFaults } from './storage-faults.ts';
 
 /** Spec § File redirects: presigned URLs are valid 300 seconds. */
 export const PRESIGNED_URL_SECONDS = 300;
@@ -15,7 +15,7 @@ export interface StoredObject {
 
 export interface PresignerOptions {
   /** Injected presign failures (console API `/admin/api/storage-faults`). */
-  faults?: StorageFaults;
+  faults?: PresignFaults;
   /** Where the real cause of a failure goes (the client only sees RES_ARQUIVO_S3_FALHA). */
   onError?: (error: unknown) => void;
   /** The URL's signing date (X-Amz-Date): the appliance clock with the embedded storage; real time when omitted. */

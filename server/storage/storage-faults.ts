@@ -9,11 +9,31 @@ export type StorageFault = StorageFaultView;
 export type { StorageFaultInput };
 
 /**
+ * Presign faults as the Presigner consults them (synchronously, on every presign) and the console API switches
+ * them: this process's table (StorageFaults) or the cluster's (server/storage/shared-storage-faults.ts).
+ */
+export interface PresignFaults {
+  add(input?: StorageFaultInput): StorageFault | Promise<StorageFault>;
+  list(): StorageFault[] | Promise<StorageFault[]>;
+  remove(id: number): boolean | Promise<boolean>;
+  clear(): number | Promise<number>;
+  /** Whether this presign must fail: the first fault matching the tenant decides, with its failure rate. */
+  shouldFail(tenant: string | null): boolean;
+}
+
+/** The failure rate an operator asked for, checked: in (0, 1], 1 when not given. */
+export function failureRateOf(input: StorageFaultInput): number {
+  const failureRate = input.failure_rate ?? 1;
+  if (!(failureRate > 0 && failureRate <= 1)) throw new RangeError('failure_rate must be in (0, 1]');
+  return failureRate;
+}
+
+/**
  * In-memory table of presign faults, consulted by the Presigner (a hit becomes 500
  * RES_ARQUIVO_S3_FALHA) and switched through the console API (`/admin/api/storage-faults`).
  * Faults vanish on restart, as backend-sim's do.
  */
-export class StorageFaults {
+export class StorageFaults implements PresignFaults {
   private readonly faults = new FaultTable<StorageFault>();
 
   constructor(
@@ -22,8 +42,7 @@ export class StorageFaults {
   ) {}
 
   add(input: StorageFaultInput = {}): StorageFault {
-    const failureRate = input.failure_rate ?? 1;
-    if (!(failureRate > 0 && failureRate <= 1)) throw new RangeError('failure_rate must be in (0, 1]');
+    const failureRate = failureRateOf(input);
     const fault = this.faults.add((id) => ({ id, tenant: input.tenant ?? '*', failure_rate: failureRate, criado_em: this.now().toISOString(), hits: 0 }));
     return { ...fault };
   }

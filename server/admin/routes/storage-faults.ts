@@ -17,7 +17,7 @@ export default async function storageFaultRoutes(app: FastifyInstance, deps: Adm
     const input = parseInput(storageFaultSchema, request.body);
     const tenant = input.tenant === '*' ? null : await deps.tenants.get(input.tenant);
     if (tenant === undefined) throw invalidParam('tenant', 'Clinica nao encontrada.');
-    const fault = deps.storageFaults.add({ tenant: input.tenant, failure_rate: input.failure_rate });
+    const fault = await deps.storageFaults.add({ tenant: input.tenant, failure_rate: input.failure_rate });
     request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { storage_fault_id: fault.id } };
     reply.status(201);
     return fault;
@@ -26,9 +26,9 @@ export default async function storageFaultRoutes(app: FastifyInstance, deps: Adm
   app.delete('/storage-faults/:id', { config: { consoleAction: 'storage_fault.delete' } }, async (request): Promise<z.infer<typeof removedById>> => {
     const { id } = parseInput(idParams, request.params);
     request.adminAudit = { detail: { storage_fault_id: id } };
-    if (!deps.storageFaults.remove(id)) throw new ApiError('RES_NOT_FOUND', 'Falha de armazenamento nao encontrada.');
+    if (!(await deps.storageFaults.remove(id))) throw new ApiError('RES_NOT_FOUND', 'Falha de armazenamento nao encontrada.');
     return { id, removida: true as const };
   });
 
-  app.delete('/storage-faults', { config: { consoleAction: 'storage_fault.clear' } }, async (): Promise<z.infer<typeof removedAll>> => ({ removidas: deps.storageFaults.clear() }));
+  app.delete('/storage-faults', { config: { consoleAction: 'storage_fault.clear' } }, async (): Promise<z.infer<typeof removedAll>> => ({ removidas: await deps.storageFaults.clear() }));
 }

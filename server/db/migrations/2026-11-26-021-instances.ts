@@ -60,4 +60,26 @@ export async function up(db: Kysely<any>): Promise<void> {
       ON storage_faults FOR EACH STATEMENT EXECUTE FUNCTION gateway_notify_storage_faults()`.execute(db);
 
   await sql`CREATE UNLOGGED TABLE rate_limit_buckets (chave_id integer PRIMARY KEY, tat double precision NOT NULL)`.execute(db);
+  // The generic cell rate algorithm under the bucket's row lock, on the database server's clock (one for every
+  // instance): allowed while the theoretical arrival time stays within `burst` ms ahead. A bucket further ahead
+  // than that (the server clock was stepped back) starts afresh instead of refusing for the length of the step.
+  await sql`
+    CREATE FUNCTION gateway_rate_take(key integer, step double precision, burst double precision)
+    RETURNS TABLE (allowed boolean, wait_ms double precision, remaining integer) LANGUAGE plpgsql AS $$
+    DECLARE
+      t double precision := extract(epoch FROM clock_timestamp()) * 1000;
+      current double precision;
+      next double precision;
+    BEGIN
+      INSERT INTO rate_limit_buckets (chave_id, tat) VALUES (key, t) ON CONFLICT (chave_id) DO NOTHING;
+      SELECT b.tat INTO current FROM rate_limit_buckets b WHERE b.chave_id = key FOR UPDATE;
+      IF current < t OR current > t + burst THEN current := t; END IF;
+      next := current + step;
+      IF next - t <= burst THEN
+        UPDATE rate_limit_buckets SET tat = next WHERE chave_id = key;
+        RETURN QUERY SELECT true, 0::double precision, floor((burst - (next - t)) / step)::integer;
+      ELSE
+        RETURN QUERY SELECT false, next - burst - t, 0;
+      END IF;
+    END $$`.execute(db);
 }

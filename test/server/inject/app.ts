@@ -9,6 +9,7 @@ import { BackendContractError, type Backend, type BackendCall, type BackendResul
 import { ephemeralConfig } from '../../../server/config.ts';
 import { openGatewayDb } from '../../../server/db/database.ts';
 import { KeysService } from '../../../server/keys/keys.service.ts';
+import { sqliteKeySource } from '../../../server/keys/key-sources.ts';
 import { loadMasterKey, SecretBox } from '../../../server/keys/secret-box.ts';
 import { TenantsService } from '../../../server/tenants/tenants.service.ts';
 import { sign } from '../../helpers/signed-client.ts';
@@ -75,7 +76,7 @@ export async function injectApp(backend: Backend, options: { tenantSlug?: string
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-inject-'));
   const config = ephemeralConfig(dataDir);
   const gatewayDb = await openGatewayDb(dataDir);
-  const keys = new KeysService(gatewayDb.db, new SecretBox(loadMasterKey(dataDir, config.masterKeyHex)), gatewayDb.sqlite);
+  const keys = new KeysService(gatewayDb.db, new SecretBox(loadMasterKey(dataDir, config.masterKeyHex)), sqliteKeySource(gatewayDb.sqlite));
   const tenants = new TenantsService(gatewayDb.db, backend, () => keys.invalidate());
   const tenantSlug = options.tenantSlug ?? 'clinica-inject';
   await tenants.create({ slug: tenantSlug, nome: 'Clinica Inject' });

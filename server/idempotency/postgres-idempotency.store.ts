@@ -1,0 +1,162 @@
+import type pg from 'pg';
+import type { IdempotencyRecord } from '../db/tables/idempotency-keys.ts';
+import {
+  IDEMPOTENCY_TTL_MS,
+  IdempotencySeal,
+  recentSuccessOf,
+  reservationStep,
+  SEAL_VERSION,
+  type IdempotencyEntries,
+  type OperationKey,
+  type RecentSuccess,
+  type RecentSuccessRow,
+  type Reservation,
+  type StoredResponse,
+} from './idempotency.store.ts';
+
+/** Something that runs a parameterised statement: the pool, or the client of an open transaction. */
+export type Queryable = Pick<pg.ClientBase, 'query'>;
+
+/** Where a write's answer is committed: by default at once on the pool; the gateway passes the audit batch's transaction. */
+export type PostgresCommit = (statement: (q: Queryable) => Promise<unknown>, rollback?: (q: Queryable) => Promise<unknown>) => void;
+
+const PK = 'chave_id = $1 AND idem_key = $2 AND method = $3 AND path = $4';
+const pkValues = (op: OperationKey) => [op.chaveId, op.idemKey, op.method, op.path];
+
+/**
+ * The idempotency store on the cluster's PostgreSQL: the same rule (reservationStep) and sealing as gateway.db's,
+ * correct across instances. One entry per (API key, Idempotency-Key) bound to an operation is a unique index
+ * (migration 021), so a reservation is one `INSERT … ON CONFLICT DO NOTHING`: of concurrent requests on any
+ * instances exactly one inserts; the others wait for its commit and then find its row (in flight: 409; done:
+ * the replay). Only a key that already has an entry pays for a transaction that locks it (FOR UPDATE).
+ *
+ * Each reservation is tagged with its instance (GATEWAY_INSTANCE_ID): at start an instance frees those it
+ * left in flight when it died; those of an instance that does not come back wait for their lease.
+ */
+export class PostgresIdempotencyStore implements IdempotencyEntries {
+  private readonly sealing: IdempotencySeal;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: {
+      leaseMs: number;
+      masterKey: Buffer;
+      instanceId: string;
+      clock?: () => number;
+      commit?: PostgresCommit;
+    },
+  ) {
+    this.sealing = new IdempotencySeal(options.masterKey);
+  }
+
+  private get clock(): () => number {
+    return this.options.clock ?? Date.now;
+  }
+
+  /** What this instance left in flight when it last stopped without finishing (its id came from the environment). */
+  async freeOwnReservations(): Promise<number> {
+    const result = await this.pool.query(`UPDATE idempotency_keys SET lease_until = 0 WHERE state = 'in_flight' AND instance_id = $1`, [this.options.instanceId]);
+    return result.rowCount ?? 0;
+  }
+
+  async reserve(op: OperationKey, bodyHash: string, now = this.clock(), requestId: string | null = null): Promise<Reservation> {
+    const fingerprint = this.sealing.fingerprint(bodyHash);
+    // Bounded: each round either decides or saw a concurrent insert or delete of the same key.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (await this.insert(this.pool, op, fingerprint, now, requestId)) return { kind: 'execute', entry: op };
+      const decided = await this.reserveExisting(op, fingerprint, now, requestId);
+      if (decided) return decided;
+    }
+    // The key changed under us five times in a row: another request is working on it.
+    return { kind: 'in_flight' };
+  }
+
+  private async insert(q: Queryable, op: OperationKey, fingerprint: string, now: number, requestId: string | null): Promise<boolean> {
+    const result = await q.query(
+      `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, operation, body_hash, state, lease_until, created_at, expires_at, seal_version, request_id, instance_id)
+       VALUES ($1, $2, $3, $4, $5, $6, 'in_flight', $7, $8, $9, ${SEAL_VERSION}, $10, $11)
+       ON CONFLICT DO NOTHING`,
+      [op.chaveId, op.idemKey, op.method, op.path, op.operation, fingerprint, now + this.options.leaseMs, now, now + IDEMPOTENCY_TTL_MS, requestId, this.options.instanceId],
+    );
+    return result.rowCount === 1;
+  }
+
+  /** The key has an entry (or had one a moment ago): decided under a row lock. Null: try the insert again. */
+  private async reserveExisting(op: OperationKey, fingerprint: string, now: number, requestId: string | null): Promise<Reservation | null> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<IdempotencyRecord>('SELECT * FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 FOR UPDATE', [op.chaveId, op.idemKey]);
+      const live = rows.filter((row) => row.expires_at > now);
+      if (live.length < rows.length) {
+        await client.query('DELETE FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 AND expires_at <= $3', [op.chaveId, op.idemKey, now]);
+      }
+      const step = reservationStep(live, op, fingerprint, now, (entry, record) => this.sealing.opened(entry, record));
+      let decided: Reservation | null;
+      switch (step.kind) {
+        case 'insert':
+          decided = (await this.insert(client, op, fingerprint, now, requestId)) ? { kind: 'execute', entry: op } : null;
+          break;
+        case 'take_over':
+          await client.query(`UPDATE idempotency_keys SET lease_until = $5, request_id = $6, instance_id = $7 WHERE ${PK} AND state = 'in_flight'`, [
+            ...pkValues(step.entry),
+            now + this.options.leaseMs,
+            requestId,
+            this.options.instanceId,
+          ]);
+          decided = { kind: 'execute', entry: step.entry };
+          break;
+        case 'answer':
+          decided = step.reservation;
+      }
+      await client.query('COMMIT');
+      return decided;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  complete(op: OperationKey, response: StoredResponse): void {
+    const sealed = this.sealing.sealResponse(op, response);
+    // The commit failed (the journal could not record the request, which is then refused): the key is
+    // freed so the retry executes, and backend-sim answers it from its record of the same write.
+    this.commit(
+      (q) => q.query(`UPDATE idempotency_keys SET state = 'completed', status = $5, response_sealed = $6, response_headers = NULL, response_body = NULL WHERE ${PK}`, [
+        ...pkValues(op),
+        response.status,
+        sealed,
+      ]),
+      (q) => q.query(`DELETE FROM idempotency_keys WHERE ${PK}`, pkValues(op)),
+    );
+  }
+
+  release(op: OperationKey): void {
+    const remove = (q: Queryable) => q.query(`DELETE FROM idempotency_keys WHERE ${PK}`, pkValues(op));
+    this.commit(remove, remove);
+  }
+
+  private commit(statement: (q: Queryable) => Promise<unknown>, rollback: (q: Queryable) => Promise<unknown>): void {
+    if (this.options.commit) return this.options.commit(statement, rollback);
+    statement(this.pool).catch((error: Error) => {
+      console.error(`idempotency: an answer was not recorded (${error.message}); its key is freed`);
+      return rollback(this.pool).catch(() => undefined);
+    });
+  }
+
+  async purgeExpired(now = this.clock()): Promise<number> {
+    const result = await this.pool.query('DELETE FROM idempotency_keys WHERE expires_at <= $1', [now]);
+    return result.rowCount ?? 0;
+  }
+
+  async recentSuccesses(limit: number, now = this.clock()): Promise<RecentSuccess[]> {
+    const { rows } = await this.pool.query<RecentSuccessRow>(
+      `SELECT chave_id, idem_key, method, path, operation, status, created_at FROM idempotency_keys
+       WHERE expires_at > $1 AND state = 'completed' AND status BETWEEN 200 AND 299 ORDER BY expires_at DESC LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map(recentSuccessOf);
+  }
+}
