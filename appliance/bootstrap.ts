@@ -5,7 +5,7 @@ import type { RunningStack } from './stack.ts';
 import { ALL_SCOPES, READ_ONLY_SCOPES, SANDBOX_SCOPES, type Scope } from '../contracts/scopes.ts';
 import { ensureOperator } from '../server/admin/operators.ts';
 import { writePrivateFile } from '../server/secrets-files.ts';
-import { openGatewayDb } from '../server/db/database.ts';
+import { openGatewayDatabase } from '../server/db/gateway-database.ts';
 import { takeFirstStartSnapshot } from '../server/tenants/tenant-reset.ts';
 // Plain data, shared with the seed (what each default clinic is seeded with).
 import { DEFAULT_TENANTS } from '../seed/default-tenants.ts';
@@ -28,13 +28,34 @@ export interface DemoCredentials {
   keys: Record<string, IssuedDemoKey>;
 }
 
-/** First start = no tenant registered yet in gateway.db. */
-export async function isFirstStart(dataDir: string): Promise<boolean> {
-  if (!existsSync(path.join(dataDir, 'gateway.db'))) return true;
-  const opened = await openGatewayDb(dataDir);
+/** An appliance's state in gateway.db that PostgreSQL does not have yet: started on PostgreSQL, it would look new. */
+export class UnmovedStateError extends Error {}
+
+/**
+ * First start = no clinic registered yet in the gateway's database (gateway.db, or DATABASE_URL's PostgreSQL, whose
+ * migrations this runs). A PostgreSQL without clinics beside a gateway.db that has some is an appliance not moved
+ * yet: refused (UnmovedStateError) rather than started empty beside its own history.
+ */
+export async function isFirstStart(config: Pick<GatewayConfig, 'dataDir' | 'database' | 'instance'>): Promise<boolean> {
+  const file = path.join(config.dataDir, 'gateway.db');
+  if (config.database.kind === 'sqlite' && !existsSync(file)) return true;
+  const clinics = await countClinics(config);
+  if (clinics > 0 || config.database.kind === 'sqlite') return clinics === 0;
+  const left = existsSync(file) ? await countClinics({ ...config, database: { kind: 'sqlite' } }) : 0;
+  if (left > 0) {
+    throw new UnmovedStateError(
+      `${file} holds this appliance's state (${left} clinic(s), their keys and journal) and the PostgreSQL database has none: ` +
+        'copy it first with `npm run cli -- db copy-to-postgres` (DATABASE_URL names the target), then start again',
+    );
+  }
+  return true;
+}
+
+async function countClinics(config: Pick<GatewayConfig, 'dataDir' | 'database' | 'instance'>): Promise<number> {
+  const opened = await openGatewayDatabase(config);
   try {
     const row = await opened.db.selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return Number(row.n) === 0;
+    return Number(row.n);
   } finally {
     await opened.close();
   }

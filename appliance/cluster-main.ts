@@ -1,10 +1,8 @@
 import path from 'node:path';
-import { existsSync } from 'node:fs';
-import SQLite from 'better-sqlite3';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.ts';
-import { openGatewayServices } from './stack.ts';
-import { CREDENTIALS_FILE, firstCallCommand, seedDefaultData } from './bootstrap.ts';
+import { CREDENTIALS_FILE, firstCallCommand, isFirstStart, seedDefaultData, UnmovedStateError } from './bootstrap.ts';
 import { ClusterStartError, startCluster, type RunningCluster } from './cluster.ts';
 import { runClusterGateway } from './cluster-gateway.ts';
 import { PostgresSetupError } from './postgres.ts';
@@ -41,42 +39,6 @@ function parseInstances(argv: string[]): number | 'help' {
     instances = Number(value);
   }
   return instances;
-}
-
-/** Tenants in a single-process appliance's gateway.db (0 when there is none). */
-function sqliteTenants(dataDir: string): number {
-  const file = path.join(dataDir, 'gateway.db');
-  if (!existsSync(file)) return 0;
-  const db = new SQLite(file, { readonly: true, fileMustExist: true });
-  try {
-    const row = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'tenants'").get() as { n: number };
-    return row.n === 0 ? 0 : (db.prepare('SELECT count(*) AS n FROM tenants').get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
-
-/**
- * Opens the gateway database (running its migrations, once, before any gateway starts) and says whether it has no
- * clinic yet. A PostgreSQL without clinics beside a gateway.db that has some is an appliance not yet moved: refused.
- */
-async function isFirstStart(config: GatewayConfig): Promise<boolean> {
-  const services = await openGatewayServices(config);
-  let count: number;
-  try {
-    count = (await services.tenants.list()).length;
-  } finally {
-    await services.close();
-  }
-  if (count > 0) return false;
-  const left = sqliteTenants(config.dataDir);
-  if (left > 0) {
-    throw new ClusterStartError(
-      `${path.join(config.dataDir, 'gateway.db')} holds this appliance's state (${left} clinic(s), their keys and journal) and the PostgreSQL database has none: ` +
-        `copy it first with \`npm run cli -- db copy-to-postgres${config.database.kind === 'postgres' && process.env.DATABASE_URL ? ' --url "$DATABASE_URL"' : ''}\`, then start the cluster again`,
-    );
-  }
-  return true;
 }
 
 async function supervise(): Promise<void> {
@@ -140,9 +102,16 @@ async function supervise(): Promise<void> {
       instances,
       postgres: { port: env.POSTGRES_PORT, binDir: env.POSTGRES_BIN_DIR },
       backendPort: env.BACKEND_PORT,
-      // This same entry, as it was started (the bundle through appliance/start.mjs, or the sources under tsx).
-      gatewayCommand: { command: process.execPath, args: [...process.execArgv, process.argv[1]] },
-      isFirstStart,
+      // This same module, as it runs (the bundle appliance/start.mjs built, or the source under tsx's loader):
+      // each gateway starts without the launcher's staleness check.
+      gatewayCommand: { command: process.execPath, args: [...process.execArgv, fileURLToPath(import.meta.url)] },
+      isFirstStart: async (c) => {
+        try {
+          return await isFirstStart(c);
+        } catch (error) {
+          throw error instanceof UnmovedStateError ? new ClusterStartError(error.message) : error;
+        }
+      },
       seedDefaultData: (c) => seedDefaultData(c, () => import('../seed/seed.ts')),
       log,
       onGatewayExit: (g, code, signal) => console.error(`gateway ${g.index} (pid ${g.pid}, ${g.url}) exited (${signal ?? `code ${code}`}); the others keep answering`),

@@ -160,7 +160,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         log,
       });
       databaseUrl = postgres.url;
-      config.database = { kind: 'postgres', url: databaseUrl, poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10) };
+      config.database = { kind: 'postgres', url: databaseUrl, poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10), diskDir: path.join(config.dataDir, 'postgres') };
     }
 
     const clock = new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });

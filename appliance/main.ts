@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.ts';
 import { startStack } from './stack.ts';
-import { bootstrapFirstStart, CREDENTIALS_FILE, firstCallCommand, isFirstStart, seedDefaultData } from './bootstrap.ts';
+import { bootstrapFirstStart, CREDENTIALS_FILE, firstCallCommand, isFirstStart, seedDefaultData, UnmovedStateError } from './bootstrap.ts';
 import { buildConsoleIfChanged } from './build-console-if-changed.ts';
 import { assertPortsFree, portErrorMessage, PortInUseError } from './port-check.ts';
 import { clientHost, httpUrl, readRuntimeFile, removeRuntimeFile, RUNTIME_FILE, writeRuntimeFile } from './runtime-file.ts';
@@ -29,7 +29,14 @@ async function main(): Promise<void> {
   await assertPortsFree(config, running ? `an appliance (pid ${running.pid}) is already running on this DATA_DIR at ${running.gateway.url}` : undefined);
   if (process.argv.includes('--build-console-if-changed')) await buildConsoleIfChanged({ log: (line) => console.log(line) });
 
-  const firstStart = await isFirstStart(config.dataDir);
+  let firstStart: boolean;
+  try {
+    firstStart = await isFirstStart(config);
+  } catch (error) {
+    if (!(error instanceof UnmovedStateError)) throw error;
+    console.error(error.message);
+    process.exit(2);
+  }
   let doctors: Record<string, number[]> = {};
   if (firstStart) console.log(`First start: creating ${config.dataDir} with demo, sandbox and clinica-b…`);
 

@@ -378,3 +378,14 @@ async function ensureGatewayDatabase(psql: string, port: number, credentials: Cr
   const database = await sql(`SELECT 1 FROM pg_database WHERE datname = '${GATEWAY_DATABASE}'`);
   if (database.stdout.trim() !== '1') await sql(`CREATE DATABASE ${GATEWAY_DATABASE} OWNER ${GATEWAY_ROLE} ENCODING 'UTF8' TEMPLATE template0`);
 }
+
+/**
+ * The gateway database of a cluster running on DATA_DIR with its own PostgreSQL (runtime.json names it, its
+ * password is in DATA_DIR/postgres.credentials): what the CLI opens when no DATABASE_URL is set. Null when no
+ * such cluster runs.
+ */
+export function runningClusterDatabaseUrl(dataDir: string, database: { url: string; managed: boolean } | undefined): string | null {
+  if (!database?.managed) return null;
+  const port = Number(new URL(database.url).port);
+  return Number.isInteger(port) && port > 0 ? localPostgresUrl(dataDir, port) : null;
+}

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { isPublishedS3Secret, type GatewayConfig } from '../server/config.ts';
-import { openGatewayDb, type OpenedGatewayDb } from '../server/db/database.ts';
+import { openGatewayDatabase, type OpenedGatewayDatabase } from '../server/db/gateway-database.ts';
 import { loadMasterKey, SecretBox } from '../server/keys/secret-box.ts';
 import { KeysService } from '../server/keys/keys.service.ts';
-import { sqliteKeySource } from '../server/keys/key-sources.ts';
+import { postgresKeySource, sqliteKeySource } from '../server/keys/key-sources.ts';
+import { PostgresIdempotencyStore } from '../server/idempotency/postgres-idempotency.store.ts';
 import { TenantsService } from '../server/tenants/tenants.service.ts';
 import { BackendClient } from '../server/backend/client.ts';
 import { buildApp } from '../server/app.ts';
@@ -21,7 +22,7 @@ import { z } from 'zod';
 
 /** What the gateway needs from its data dir, without listening: used by the stack and the CLI. */
 export interface GatewayServices {
-  gatewayDb: OpenedGatewayDb;
+  gatewayDb: OpenedGatewayDatabase;
   keys: KeysService;
   tenants: TenantsService;
   backend: BackendClient;
@@ -29,9 +30,9 @@ export interface GatewayServices {
 }
 
 export async function openGatewayServices(config: GatewayConfig, backendUrl = config.backend.url): Promise<GatewayServices> {
-  const gatewayDb = await openGatewayDb(config.dataDir);
+  const gatewayDb = await openGatewayDatabase(config);
   const box = new SecretBox(loadMasterKey(config.dataDir, config.masterKeyHex));
-  const keys = new KeysService(gatewayDb.db, box, sqliteKeySource(gatewayDb.sqlite));
+  const keys = new KeysService(gatewayDb.db, box, gatewayDb.kind === 'sqlite' ? sqliteKeySource(gatewayDb.sqlite) : postgresKeySource(gatewayDb));
   const backend = new BackendClient(backendUrl, backendTokenFor(config.dataDir, config.backend.token), config.backend.timeoutMs);
   const tenants = new TenantsService(gatewayDb.db, backend, () => keys.invalidate());
   return {
@@ -144,19 +145,24 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
     }
 
     // Before the gateway listens, so no key replays a success for a write backend-sim lost.
-    const integrity = integrityStatusFor(services.gatewayDb.sqlite);
-    const consistency = await checkIdempotencyConsistency({
-      db: services.gatewayDb.db,
-      store: new IdempotencyStore(services.gatewayDb.sqlite, config.backend.timeoutMs + 15_000, loadMasterKey(config.dataDir, config.masterKeyHex), () =>
-        clock.now(),
-      ),
-      backend: services.backend,
-    });
+    const gatewayDb = services.gatewayDb;
+    const integrity = integrityStatusFor(gatewayDb.kind === 'sqlite' ? gatewayDb.sqlite : gatewayDb.pool);
+    const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
+    const leaseMs = config.backend.timeoutMs + 15_000;
+    let store;
+    if (gatewayDb.kind === 'sqlite') {
+      store = new IdempotencyStore(gatewayDb.sqlite, leaseMs, masterKey, () => clock.now());
+    } else {
+      store = new PostgresIdempotencyStore(gatewayDb.pool, { leaseMs, masterKey, instanceId: config.instance.id, clock: () => clock.now() });
+      // One gateway.db has one process, which frees every reservation at open; on a shared database an instance
+      // frees only those it left itself (its GATEWAY_INSTANCE_ID): the others' are theirs until their lease ends.
+      if (config.instance.fromEnvironment) await store.freeOwnReservations();
+    }
+    const consistency = await checkIdempotencyConsistency({ db: gatewayDb.db, store, backend: services.backend });
     integrity.consistencyChecked(consistency);
 
     const app = await buildApp(config, {
-      db: services.gatewayDb.db,
-      sqlite: services.gatewayDb.sqlite,
+      database: services.gatewayDb,
       keys: services.keys,
       tenants: services.tenants,
       backend: services.backend,
@@ -168,7 +174,9 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
     const gatewayDrain = drainable(app.server);
     await app.listen({ host: config.host, port: config.port });
     // The databases' integrity, off the main thread, once the gateway answers: the start does not wait for it.
-    const running = startQuickCheck(config.dataDir, applianceDatabases(config.dataDir, !config.backend.external));
+    // gateway.db only where it holds the state (a file left by an appliance moved to PostgreSQL is not checked).
+    const databases = applianceDatabases(config.dataDir, !config.backend.external).filter((file) => config.database.kind === 'sqlite' || path.basename(file) !== 'gateway.db');
+    const running = startQuickCheck(config.dataDir, databases);
     integrity.quickCheckStarted();
     stops.push(() => running.stop());
     const quickCheck = running.done.then(

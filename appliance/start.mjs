@@ -1,4 +1,5 @@
-// `npm start` and `npm run cli`: run appliance/main.ts (or the operator CLI, `--entry=cli`) from one bundle that
+// `npm start`, `npm run cli` and `npm run cluster`: run appliance/main.ts (or the operator CLI, `--entry=cli`, or the
+// cluster's supervisor and gateways, `--entry=cluster`) from one bundle that
 // esbuild builds and then reuses until one of its inputs changes. Under tsx every start loaded ~600 ES modules
 // through tsx's loader hooks and the packages file by file (about a second on the 2-core machine, ~3 s of CPU
 // per CLI command); one plain-JS file, packages included, loads in a fraction of that. Plain JavaScript on
@@ -28,6 +29,7 @@ if (major < 20 || (major === 20 && minor < 19)) {
 const ENTRIES = {
   server: { source: 'appliance/main.ts', bundle: 'main.mjs', manifest: 'manifest.json', name: 'server bundle', failure: 'Startup failed', quiet: false },
   cli: { source: 'appliance/cli/run.ts', bundle: 'cli.mjs', manifest: 'cli.manifest.json', name: 'cli bundle', failure: 'CLI failed', quiet: true },
+  cluster: { source: 'appliance/cluster-main.ts', bundle: 'cluster.mjs', manifest: 'cluster.manifest.json', name: 'cluster bundle', failure: 'Cluster failed', quiet: false },
 };
 // `--entry=<name>` is the launcher's own argument: taken out of argv, so the entry sees only its own.
 const entryArg = process.argv[2]?.startsWith('--entry=') ? process.argv.splice(2, 1)[0].slice('--entry='.length) : 'server';

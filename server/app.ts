@@ -1,13 +1,12 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GatewayConfig } from './config.ts';
-import type { GatewayDb } from './db/database.ts';
+import type { OpenedGatewayDatabase } from './db/gateway-database.ts';
 import type { KeysService } from './keys/keys.service.ts';
 import type { TenantsService } from './tenants/tenants.service.ts';
 import type { Backend } from './backend/client.ts';
 import { INTERNAL_HEADERS } from '../contracts/backend/headers.ts';
 import { ApplianceClock } from './clock.ts';
-import type SQLite from 'better-sqlite3';
 import envelopePlugin from './http/envelope-plugin.ts';
 import { newRequestId } from './http/envelope.ts';
 import { registerRawBodyParsers } from './http/body.ts';
@@ -17,7 +16,12 @@ import corsPlugin from './http/cors-plugin.ts';
 import authPlugin from './auth/auth-plugin.ts';
 import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin, { completeIdempotentWrites } from './idempotency/idempotency-plugin.ts';
-import { IdempotencyStore } from './idempotency/idempotency.store.ts';
+import { IdempotencyStore, type IdempotencyEntries } from './idempotency/idempotency.store.ts';
+import { PostgresIdempotencyStore } from './idempotency/postgres-idempotency.store.ts';
+import { postgresBatchCommitter, postgresJournalStore } from './audit/postgres-journal.ts';
+import { PostgresKeyRateLimiter } from './rate-limit/key-limiter.ts';
+import { SharedStorageFaults } from './storage/shared-storage-faults.ts';
+import { integrityStatusFor } from './integrity/integrity-status.ts';
 import { createSecretKey } from 'node:crypto';
 import { deriveKey, loadMasterKey } from './keys/secret-box.ts';
 import { auditStorageStatus } from './audit/audit-retention.ts';
@@ -39,9 +43,11 @@ import { backendTokenFor } from './secrets-files.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
 
 export interface AppDeps {
-  db: GatewayDb;
-  /** The same gateway.db, for the synchronous hot paths (idempotency reservation, audit batches). */
-  sqlite: SQLite.Database;
+  /**
+   * The gateway's state: gateway.db (its connection also serves the synchronous hot paths: idempotency
+   * reservation, audit batches, key lookups) or the cluster's PostgreSQL (asynchronous, shared by the instances).
+   */
+  database: OpenedGatewayDatabase;
   keys: KeysService;
   tenants: TenantsService;
   backend: Backend;
@@ -54,7 +60,7 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     /** Shared with the console API, which audits operator actions through the same batches. */
-    auditWriter: AuditWriter;
+    auditWriter: AuditWriter<any>;
     /** The file redirects' presigner (tests reach it to check the storage faults the console switches). */
     presigner: Presigner;
     /** Appliance time (real time plus the development-mode offset): `/v1/ping`'s server_time. */
@@ -67,14 +73,22 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const clock = deps.clock ?? new ApplianceClock({ dataDir: null, enabled: false, base: deps.now });
   const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
   let log: FastifyInstance['log'] | null = null;
-  const budget = new JournalBudget(deps.sqlite, {
+  const { database } = deps;
+  const budgetOptions = {
     maxBytes: config.audit.maxBytes,
     maxRows: config.audit.maxRows,
     minFreeBytes: config.audit.minFreeBytes,
-    dataDir: config.dataDir,
-    log: (level, message) => (log ? log[level](`audit journal: ${message}`) : console[level](`audit journal: ${message}`)),
-  });
-  const auditWriter = new AuditWriter(deps.sqlite, { clock, budget });
+    // On PostgreSQL the free-space guard watches DATA_DIR only where the cluster's own server keeps its files there.
+    dataDir: config.database.kind === 'postgres' ? config.database.diskDir : config.dataDir,
+    log: (level: 'warn' | 'error' | 'info', message: string) => (log ? log[level](`audit journal: ${message}`) : console[level](`audit journal: ${message}`)),
+  };
+  let closing = false;
+  const budget =
+    database.kind === 'sqlite'
+      ? new JournalBudget(database.sqlite, budgetOptions)
+      : await new JournalBudget(postgresJournalStore(database.pool, () => !closing), budgetOptions).open();
+  const auditWriter: AuditWriter<any> =
+    database.kind === 'sqlite' ? new AuditWriter(database.sqlite, { clock, budget }) : new AuditWriter(postgresBatchCommitter(database.pool), { clock, budget });
   const journalEntries = new JournalEntries({
     digestKey: createSecretKey(deriveKey(masterKey, 'clinic-gateway/journal/body-digest/v1')),
     resolveKey: (apiKey) => deps.keys.resolve(apiKey),
@@ -114,7 +128,10 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   await app.register(openApiPlugin, { release: config.release, appEnv: config.appEnv });
   // /healthz and /readyz: unsigned, outside /v1, enveloped (docs/decisions.md § Integrator toolkit).
   await app.register(healthPlugin, {
-    sqlite: deps.sqlite,
+    database: {
+      ping: database.kind === 'sqlite' ? async () => database.sqlite.prepare('SELECT 1 AS ok').get() !== undefined : async () => (await database.pool.query('SELECT 1 AS ok')).rowCount === 1,
+      integrity: integrityStatusFor(database.kind === 'sqlite' ? database.sqlite : database.pool),
+    },
     backend: { url: config.backend.url, token: backendTokenFor(config.dataDir, config.backend.token) },
     storage: { ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
     journal: config.audit.enabled ? () => budget.status() : undefined,
@@ -122,14 +139,13 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
 
   // Backend timeout plus a margin: an in-flight entry left by a crash frees its key soon after.
   // Cached responses hold patient data: sealed under a subkey of the master key (the API secrets' key).
-  const idempotencyStore = new IdempotencyStore(
-    deps.sqlite,
-    config.backend.timeoutMs + 15_000,
-    masterKey,
-    () => clock.now(),
-    // A write's answer commits with its audit entry (one commit instead of two per write).
-    config.audit.enabled ? (statement, rollback) => auditWriter.alongNextCommit(statement, rollback) : undefined,
-  );
+  // A write's answer commits with its audit entry (one commit instead of two per write).
+  const alongAudit = config.audit.enabled ? (statement: (q: any) => unknown, rollback?: (q: any) => unknown) => auditWriter.alongNextCommit(statement, rollback) : undefined;
+  const leaseMs = config.backend.timeoutMs + 15_000;
+  const idempotencyStore: IdempotencyEntries =
+    database.kind === 'sqlite'
+      ? new IdempotencyStore(database.sqlite, leaseMs, masterKey, () => clock.now(), alongAudit)
+      : new PostgresIdempotencyStore(database.pool, { leaseMs, masterKey, instanceId: config.instance.id, clock: () => clock.now(), commit: alongAudit });
   // Root-level and before the audit plugin's hook, so the answer is queued before the audit entry.
   app.addHook('onSend', completeIdempotentWrites(idempotencyStore));
 
@@ -139,10 +155,13 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.decorate('auditWriter', auditWriter);
   app.decorate('applianceClock', clock);
   const purge = () => {
-    idempotencyStore.purgeExpired();
-    auditWriter.purgeExpired();
-    // Then the budget: noise past its share or past a cap is shed, oldest first, in short chunks.
-    if (budget.overBudget()) void budget.shed();
+    const failed = (error: Error) => app.log.error({ err: error }, 'purge failed');
+    Promise.resolve()
+      .then(() => idempotencyStore.purgeExpired())
+      .then(() => auditWriter.purgeExpired())
+      // Then the budget: noise past its share or past a cap is shed, oldest first, in short chunks.
+      .then(() => (budget.overBudget() ? budget.shed() : 0))
+      .catch(failed);
   };
   purge();
   const purgeTimer = setInterval(purge, 10 * 60_000).unref();
@@ -151,11 +170,13 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);
     stopPurgeOnClockChange();
-    auditWriter.close();
+    await auditWriter.close();
+    closing = true;
+    budget.close();
   });
 
   // Presign faults: switched in the console API, consulted by the presigner of the file redirects.
-  const storageFaults = new StorageFaults();
+  const storageFaults = database.kind === 'sqlite' ? new StorageFaults() : await SharedStorageFaults.open(database);
   const presigner = new Presigner(
     { ...config.s3.public, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
     {
@@ -187,6 +208,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       await v1.register(rateLimitPlugin, {
         perMinute: config.rateLimit.perMinute,
         sandboxPerMinute: config.rateLimit.sandboxPerMinute,
+        // Several instances share one quota per key: the buckets live in the database they share.
+        limiter: database.kind === 'postgres' ? new PostgresKeyRateLimiter(database.pool) : undefined,
       });
       // A request runs only if its entry can be committed without evicting verified history (fail closed).
       if (config.audit.enabled) {
@@ -209,13 +232,13 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   // Operator console: its API (session + CSRF, audited through the same writer) and its static build.
   await app.register(adminPlugin, {
     prefix: ADMIN_PREFIX,
-    db: deps.db,
+    db: database.db,
     keys: deps.keys,
     tenants: deps.tenants,
     backend: deps.backend,
     storageFaults,
     auditSink: writerConsoleAudit(auditWriter),
-    auditStorage: () => auditStorageStatus(deps.sqlite, budget),
+    auditStorage: () => auditStorageStatus(database, budget),
     clock,
   });
   await registerConsoleStatic(app, config.consoleDir);

@@ -34,6 +34,9 @@ const envSchema = z.object({
     .optional(),
   // Connections of this instance's pool to DATABASE_URL (besides one for LISTEN/NOTIFY).
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
+  // A directory on the file system holding the PostgreSQL server's files, whose free space the journal's guard
+  // watches (npm run cluster sets it for its own server under DATA_DIR); unset, a remote server's disk is not watched.
+  DATABASE_DISK_DIR: z.string().min(1).optional(),
   APP_ENV: z.enum(['development', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
   PORTAL_ORIGIN: z.string().url().default('https://portal.clinica.example'),
@@ -90,7 +93,7 @@ export interface S3Endpoint {
 }
 
 /** Where the gateway keeps its state: gateway.db under DATA_DIR, or the PostgreSQL database DATABASE_URL names. */
-export type DatabaseConfig = { kind: 'sqlite' } | { kind: 'postgres'; url: string; poolSize: number };
+export type DatabaseConfig = { kind: 'sqlite' } | { kind: 'postgres'; url: string; poolSize: number; diskDir: string | null };
 
 export interface GatewayConfig {
   port: number;
@@ -193,7 +196,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
-    database: e.DATABASE_URL ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE } : { kind: 'sqlite' },
+    database: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, diskDir: e.DATABASE_DISK_DIR ? path.resolve(e.DATABASE_DISK_DIR) : null }
+      : { kind: 'sqlite' },
     instance: e.GATEWAY_INSTANCE_ID ? { id: e.GATEWAY_INSTANCE_ID, fromEnvironment: true } : { id: randomInstanceId(), fromEnvironment: false },
     appEnv: e.APP_ENV,
     logLevel: e.LOG_LEVEL,

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ServiceError } from '../../server/service-error.ts';
 import { z } from 'zod';
 import { API_RELEASE, loadConfig, ConfigError } from '../../server/config.ts';
+import { loadApplianceConfig } from '../gateway-config.ts';
 import type { GatewayServices } from '../stack.ts';
 import { ALL_SCOPES, SCOPE_PRESETS, isScope, type Scope } from '../../contracts/scopes.ts';
 import { KeyServiceError } from '../../server/keys/keys.service.ts';
@@ -71,7 +72,7 @@ function asApiError(error: unknown): unknown {
 const tenantsText = (tenants: TokenTenants): string => (tenants === ALL_TENANTS ? '* (all clinics)' : tenants.join(', '));
 
 async function withServices<T>(fn: (services: GatewayServices) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+  const config = loadApplianceConfig();
   // The stack running on DATA_DIR, on whatever ports it was started with (DATA_DIR/runtime.json);
   // without one, the backend the environment names (BACKEND_URL, BACKEND_PORT).
   const running = readRuntimeFile(config.dataDir);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConfig } from '../../server/config.ts';
+import { loadApplianceConfig } from '../gateway-config.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import type { DbOrTrx } from '../../server/db/database.ts';
 import { ApiError } from '../../server/errors.ts';
@@ -24,11 +24,11 @@ function parseUsername(value: string): string {
 
 /** The gateway database of DATA_DIR and the appliance clock (operator tokens' times follow it). */
 async function withDb<T>(work: (db: DbOrTrx, at: { now: string; applianceNow: string }) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+  const config = loadApplianceConfig();
   const clock = new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });
   // Loaded when a command runs: `--help` does not open the database.
-  const { openGatewayDb } = await import('../../server/db/database.ts');
-  const opened = await openGatewayDb(config.dataDir);
+  const { openGatewayDatabase } = await import('../../server/db/gateway-database.ts');
+  const opened = await openGatewayDatabase(config);
   try {
     return await work(opened.db, { now: new Date().toISOString(), applianceNow: new Date(clock.now()).toISOString() });
   } finally {

@@ -44,7 +44,7 @@ export interface AdminPluginOptions {
   /** Where console audit entries go: the gateway's audit writer (server/app.ts). */
   auditSink: ConsoleAuditSink;
   /** The audit log's size against its cap (`GET /audit/storage`). */
-  auditStorage: () => AuditStorageStatus;
+  auditStorage: () => Promise<AuditStorageStatus>;
   /** The appliance clock (`/clock`); a disabled one (real time, no control) when omitted. */
   clock?: ApplianceClock;
   now?: () => number;

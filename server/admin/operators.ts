@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
+import { isPostgres } from '../db/dialect.ts';
 import { sql } from 'kysely';
 import type { FastifyRequest } from 'fastify';
 import type { DbOrTrx, GatewayDb } from '../db/database.ts';
@@ -187,6 +188,15 @@ async function inTransaction<T>(db: DbOrTrx, work: (trx: DbOrTrx) => Promise<T>)
   return work(db);
 }
 
+/**
+ * gateway.db runs one write transaction at a time; PostgreSQL under READ COMMITTED would let two admins
+ * disabling each other both see the other still active (write skew) and leave none. There, changes to roles
+ * and states wait for each other on a transaction-scoped advisory lock.
+ */
+async function serializeAccountChanges(trx: DbOrTrx): Promise<void> {
+  if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(1734440038)`.execute(trx);
+}
+
 /** Ends every console session of an operator (but `keepTokenHash`'s); returns how many. */
 export async function endSessionsOf(db: DbOrTrx, operatorId: number, keepTokenHash?: string): Promise<number> {
   let query = db.deleteFrom('operator_sessions').where('operator_id', '=', operatorId);
@@ -208,6 +218,7 @@ export async function updateOperator(
   at: { now: string; applianceNow: string },
 ): Promise<{ operator: OperatorView; before: { role: OperatorRole; disabled: boolean }; sessionsEnded: number; tokensRevoked: number }> {
   const result = await inTransaction(db, async (trx) => {
+    await serializeAccountChanges(trx);
     const current = await findOperator(trx, { id });
     const before = { role: current.role, disabled: current.disabled_at !== null };
     const role = change.role ?? current.role;
@@ -332,15 +343,15 @@ async function countAttempt(db: GatewayDb, pair: Pair, at: number, windowMs: num
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', at)]))
     .execute();
   const { rows } = await sql<{ failures: number; locked_until: number | null }>`
-    INSERT INTO console_login_failures (username_hash, address, failures, locked_until, last_failure_at)
+    INSERT INTO console_login_failures AS f (username_hash, address, failures, locked_until, last_failure_at)
     VALUES (${pair.hash}, ${pair.address}, 1, NULL, ${at})
     ON CONFLICT (username_hash, address) DO UPDATE SET
       failures = CASE
-        WHEN locked_until > ${at} THEN failures
-        WHEN locked_until IS NOT NULL OR last_failure_at < ${at - windowMs} THEN 1
-        ELSE failures + 1 END,
-      locked_until = CASE WHEN locked_until > ${at} THEN locked_until ELSE NULL END,
-      last_failure_at = CASE WHEN locked_until > ${at} THEN last_failure_at ELSE ${at} END
+        WHEN f.locked_until > ${at} THEN f.failures
+        WHEN f.locked_until IS NOT NULL OR f.last_failure_at < ${at - windowMs} THEN 1
+        ELSE f.failures + 1 END,
+      locked_until = CASE WHEN f.locked_until > ${at} THEN f.locked_until ELSE NULL END,
+      last_failure_at = CASE WHEN f.locked_until > ${at} THEN f.last_failure_at ELSE ${at} END
     RETURNING failures, locked_until`.execute(db);
   return rows[0];
 }

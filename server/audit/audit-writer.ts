@@ -26,13 +26,17 @@ export type AuditRecord = Omit<Selectable<AuditLogTable>, 'id' | 'source' | 'ver
 /** Called once the entry's batch is committed (`null`) or failed to commit (the error). */
 export type Committed = (error: Error | null) => void;
 
-/** A write of the same connection that rides on the next commit; `rollback` runs if that commit fails. */
-interface Companion {
-  run: () => void;
-  rollback?: () => void;
+/**
+ * A write that rides on the next commit, in its transaction; `rollback` runs if that commit fails. `Q` is what
+ * runs it: nothing on gateway.db (the same connection), the transaction's client on PostgreSQL.
+ */
+export interface Companion<Q = void> {
+  run: (q: Q) => unknown;
+  rollback?: (q: Q) => unknown;
 }
 
-const COLUMNS = [
+/** The audit_log columns a batch inserts, in order. */
+export const COLUMNS = [
   'request_id', 'ts', 'source', 'tenant_id', 'tenant_slug', 'chave_id', 'operator_id', 'method', 'path',
   'status', 'error_code', 'duracao_ms', 'client_ip', 'body', 'detail', 'error_message', 'response_body', 'request_headers',
   'verified', 'bytes',
@@ -43,6 +47,128 @@ interface Group {
   first: AuditRecord;
   count: number;
   lastTs: string;
+}
+
+/** One batch as both databases write it: audit_log rows with their weights, unattributed groups merged, keys' last use. */
+export interface PreparedBatch {
+  /** Each attributed entry's values in COLUMNS order. */
+  entries: unknown[][];
+  /** Per class: what the attributed entries add (groups are counted by the database: a new group only). */
+  delta: Record<JournalClass, ClassTotals>;
+  groups: Array<{ minute: string; client_ip: string; status: number; error_code: string; count: number; first_ts: string; last_ts: string; sample: string; bytes: number }>;
+  lastUse: Map<number, string>;
+}
+
+export function prepareBatch(rows: AuditRecord[]): PreparedBatch {
+  const delta: Record<JournalClass, ClassTotals> = {
+    verified: { rows: 0, bytes: 0 },
+    unverified: { rows: 0, bytes: 0 },
+    unattributed: { rows: 0, bytes: 0 },
+  };
+  const entries: unknown[][] = [];
+  const lastUse = new Map<number, string>();
+  let groups: Map<string, Group> | null = null;
+  for (const row of rows) {
+    if (row.journal_class === 'unattributed') {
+      groups ??= new Map();
+      const key = `${row.ts.slice(0, 16)}|${row.client_ip}|${row.status}|${row.error_code ?? ''}`;
+      const group = groups.get(key);
+      if (group) {
+        group.count += 1;
+        if (row.ts > group.lastTs) group.lastTs = row.ts;
+      } else groups.set(key, { first: row, count: 1, lastTs: row.ts });
+      continue;
+    }
+    const bytes = entryBytes(row);
+    const verified = row.journal_class === 'verified' ? 1 : 0;
+    entries.push([
+      row.request_id, row.ts, row.source, row.tenant_id, row.tenant_slug, row.chave_id, row.operator_id, row.method, row.path,
+      row.status, row.error_code, row.duracao_ms, row.client_ip, row.body, row.detail, row.error_message, row.response_body,
+      row.request_headers, verified, bytes,
+    ]);
+    const d = delta[row.journal_class];
+    d.rows += 1;
+    d.bytes += bytes;
+    if (row.chave_id !== null && row.source === 'api' && verified === 1 && row.status < 400) lastUse.set(row.chave_id, row.ts);
+  }
+  return {
+    entries,
+    delta,
+    groups: groups
+      ? [...groups.values()].map(({ first, count, lastTs }) => {
+          const sample = groupSample(first);
+          return {
+            minute: first.ts.slice(0, 16),
+            client_ip: first.client_ip,
+            status: first.status,
+            error_code: first.error_code ?? '',
+            count,
+            first_ts: first.ts,
+            last_ts: lastTs,
+            sample,
+            bytes: entryBytes({ ...first, path: '', request_headers: null, body: null, response_body: null, detail: null, error_message: null }) + sample.length,
+          };
+        })
+      : [],
+    lastUse,
+  };
+}
+
+/**
+ * Commits one batch and its companions in one transaction and answers what it added per class: gateway.db's
+ * (synchronous, below) or PostgreSQL's (server/audit/postgres-journal.ts).
+ */
+export interface BatchCommitter<Q> {
+  commit(rows: AuditRecord[], companions: Array<Companion<Q>>): Delta | Promise<Delta>;
+  /** Runs a failed batch's rollbacks outside it; false when the database takes no write yet. */
+  rollback(rollback: (q: Q) => unknown): unknown;
+}
+
+type Delta = Partial<Record<JournalClass, ClassTotals>>;
+
+/** gateway.db: prepared statements on the request connection, one synchronous transaction per batch. */
+export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<void> {
+  // Positional parameters: binding an array is cheaper than binding an object by name.
+  const insert = sqlite.prepare(`INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+  const upsertGroup = sqlite.prepare(
+    `INSERT INTO audit_unattributed (minute, client_ip, status, error_code, count, first_ts, last_ts, sample, bytes)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (minute, client_ip, status, error_code) DO UPDATE SET count = count + excluded.count, last_ts = max(last_ts, excluded.last_ts)
+     RETURNING count`,
+  ).pluck();
+  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+  const touchKey = sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+  const insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Array<Companion<void>>) => {
+    for (const companion of companions) {
+      try {
+        companion.run();
+      } catch (error) {
+        // The file cannot take writes: the whole batch fails and its requests are refused.
+        if (isStorageFailure(error)) throw error;
+        console.error(`audit writer: a write committed with the audit batch failed: ${(error as Error).message}`);
+      }
+    }
+    const batch = prepareBatch(rows);
+    for (const values of batch.entries) insert.run(...values);
+    for (const g of batch.groups) {
+      const total = upsertGroup.get(g.minute, g.client_ip, g.status, g.error_code, g.count, g.first_ts, g.last_ts, g.sample, g.bytes) as number;
+      // A new group starts at this batch's count; an existing one only counts on (its weight is unchanged).
+      if (total === g.count) {
+        batch.delta.unattributed.rows += 1;
+        batch.delta.unattributed.bytes += g.bytes;
+      }
+    }
+    for (const kind of ['verified', 'unverified', 'unattributed'] as const) {
+      if (batch.delta[kind].rows !== 0) updateTotals.run(batch.delta[kind].rows, batch.delta[kind].bytes, kind);
+    }
+    // "Last used" rides on the audit batch instead of costing a write per request.
+    for (const [id, ts] of batch.lastUse) touchKey.run(ts, id, ts);
+    return batch.delta;
+  });
+  return {
+    commit: (rows, companions) => insertBatch(rows, companions),
+    rollback: (rollback) => rollback(),
+  };
 }
 
 /**
@@ -59,95 +185,28 @@ interface Group {
  * emptied the key cache on every batch (server/keys/keys.service.ts). flush() commits what is
  * queued at once (read-your-writes for the console and tests); close() flushes.
  */
-export class AuditWriter {
+export class AuditWriter<Q = void> {
   private queue: AuditRecord[] = [];
   /** Callbacks of the queued entries, in queue order (undefined: nobody waits). */
   private callbacks: Array<Committed | undefined> = [];
-  /** Other writes of the same connection that ride on the next commit (server/idempotency: a write's answer). */
-  private companions: Companion[] = [];
-  /** Rollbacks that failed with their commit (the file took no write at all): run once it takes writes again. */
-  private deferredRollbacks: Array<() => void> = [];
+  /** Other writes that ride on the next commit (server/idempotency: a write's answer). */
+  private companions: Array<Companion<Q>> = [];
+  /** Rollbacks that failed with their commit (the database took no write at all): run once it takes writes again. */
+  private deferredRollbacks: Array<(q: Q) => unknown> = [];
   private scheduled = false;
-  private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[], companions: Companion[]) => Partial<Record<JournalClass, ClassTotals>>>;
+  /** An asynchronous committer's batch being committed: the next batch waits for it (one at a time, group commit). */
+  private inFlight: Promise<void> | null = null;
+  private readonly committer: BatchCommitter<Q>;
   private closed = false;
   private readonly clock: AuditClock | undefined;
   readonly budget: JournalBudget;
 
-  constructor(sqlite: SQLite.Database, options: { clock?: AuditClock; budget: JournalBudget }) {
+  /** `database`: gateway.db's connection (its committer is made here), or any BatchCommitter. */
+  constructor(database: SQLite.Database | BatchCommitter<Q>, options: { clock?: AuditClock; budget: JournalBudget }) {
     this.clock = options.clock;
     this.budget = options.budget;
     this.budget.onRecovered(() => this.runDeferredRollbacks());
-    // Positional parameters: binding an array is cheaper than binding an object by name.
-    const insert = sqlite.prepare(`INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
-    const upsertGroup = sqlite.prepare(
-      `INSERT INTO audit_unattributed (minute, client_ip, status, error_code, count, first_ts, last_ts, sample, bytes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (minute, client_ip, status, error_code) DO UPDATE SET count = count + excluded.count, last_ts = max(last_ts, excluded.last_ts)
-       RETURNING count`,
-    ).pluck();
-    const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
-    const touchKey = sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
-    this.insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Companion[]) => {
-      for (const companion of companions) {
-        try {
-          companion.run();
-        } catch (error) {
-          // The file cannot take writes: the whole batch fails and its requests are refused.
-          if (isStorageFailure(error)) throw error;
-          console.error(`audit writer: a write committed with the audit batch failed: ${(error as Error).message}`);
-        }
-      }
-      const delta: Record<JournalClass, ClassTotals> = {
-        verified: { rows: 0, bytes: 0 },
-        unverified: { rows: 0, bytes: 0 },
-        unattributed: { rows: 0, bytes: 0 },
-      };
-      const lastUse = new Map<number, string>();
-      let groups: Map<string, Group> | null = null;
-      for (const row of rows) {
-        if (row.journal_class === 'unattributed') {
-          groups ??= new Map();
-          const key = `${row.ts.slice(0, 16)}|${row.client_ip}|${row.status}|${row.error_code ?? ''}`;
-          const group = groups.get(key);
-          if (group) {
-            group.count += 1;
-            if (row.ts > group.lastTs) group.lastTs = row.ts;
-          } else groups.set(key, { first: row, count: 1, lastTs: row.ts });
-          continue;
-        }
-        const bytes = entryBytes(row);
-        const verified = row.journal_class === 'verified' ? 1 : 0;
-        insert.run(
-          row.request_id, row.ts, row.source, row.tenant_id, row.tenant_slug, row.chave_id, row.operator_id, row.method, row.path,
-          row.status, row.error_code, row.duracao_ms, row.client_ip, row.body, row.detail, row.error_message, row.response_body,
-          row.request_headers, verified, bytes,
-        );
-        const d = delta[row.journal_class];
-        d.rows += 1;
-        d.bytes += bytes;
-        if (row.chave_id !== null && row.source === 'api' && verified === 1 && row.status < 400) lastUse.set(row.chave_id, row.ts);
-      }
-      if (groups) {
-        for (const { first, count, lastTs } of groups.values()) {
-          const sample = groupSample(first);
-          const bytes = entryBytes({ ...first, path: '', request_headers: null, body: null, response_body: null, detail: null, error_message: null }) + sample.length;
-          const total = upsertGroup.get(
-            first.ts.slice(0, 16), first.client_ip, first.status, first.error_code ?? '', count, first.ts, lastTs, sample, bytes,
-          ) as number;
-          // A new group starts at this batch's count; an existing one only counts on (its weight is unchanged).
-          if (total === count) {
-            delta.unattributed.rows += 1;
-            delta.unattributed.bytes += bytes;
-          }
-        }
-      }
-      for (const kind of ['verified', 'unverified', 'unattributed'] as const) {
-        if (delta[kind].rows !== 0) updateTotals.run(delta[kind].rows, delta[kind].bytes, kind);
-      }
-      // "Last used" rides on the audit batch instead of costing a write per request.
-      for (const [id, ts] of lastUse) touchKey.run(ts, id, ts);
-      return delta;
-    });
+    this.committer = 'prepare' in database ? (sqliteBatchCommitter(database) as unknown as BatchCommitter<Q>) : database;
   }
 
   /** Resolves once the entry is committed, rejects when its commit failed: await it before the response is sent. */
@@ -167,13 +226,17 @@ export class AuditWriter {
    * commit's entries: an entry queued after it is never committed without it. One commit then serves
    * both, which spares a write request a commit of its own. `rollback` runs if that commit fails.
    */
-  alongNextCommit(statement: () => void, rollback?: () => void): void {
+  alongNextCommit(statement: (q: Q) => unknown, rollback?: (q: Q) => unknown): void {
     this.companions.push({ run: statement, rollback });
     this.kick();
   }
 
-  /** Commits everything queued so far before returning (read-your-writes for the console and tests). */
-  flush(): void {
+  /**
+   * Commits everything queued so far (read-your-writes for the console and tests): before returning on
+   * gateway.db; on PostgreSQL the promise resolves once it is committed.
+   */
+  flush(): void | Promise<void> {
+    if (this.inFlight) return this.inFlight.then(() => this.flush());
     const rows = this.queue;
     const callbacks = this.callbacks;
     const companions = this.companions;
@@ -181,19 +244,46 @@ export class AuditWriter {
     this.callbacks = [];
     this.companions = [];
     if (rows.length === 0 && companions.length === 0) return;
-    let failure: Error | null = null;
+    let delta;
     try {
-      this.budget.apply(this.insertBatch(rows, companions));
+      delta = this.committer.commit(rows, companions);
     } catch (error) {
-      failure = error as Error;
-      console.error(`audit writer: ${rows.length} entries not written, their requests refused: ${failure.message}`);
+      this.settle(rows.length, companions, callbacks, error as Error);
+      return;
+    }
+    if (!(delta instanceof Promise)) {
+      this.budget.apply(delta);
+      this.settle(rows.length, companions, callbacks, null);
+      return;
+    }
+    const committed = delta.then(
+      (d) => {
+        this.budget.apply(d);
+        this.settle(rows.length, companions, callbacks, null);
+      },
+      (error: Error) => this.settle(rows.length, companions, callbacks, error),
+    );
+    this.inFlight = committed.finally(() => {
+      this.inFlight = null;
+      // What queued meanwhile is the next batch.
+      if (this.queue.length > 0 || this.companions.length > 0) this.kick();
+    });
+    return this.inFlight;
+  }
+
+  /** Releases a batch's requests: served once committed, refused (and their writes rolled back) when the commit failed. */
+  private settle(entries: number, companions: Array<Companion<Q>>, callbacks: Array<Committed | undefined>, failure: Error | null): void {
+    if (failure) {
+      console.error(`audit writer: ${entries} entries not written, their requests refused: ${failure.message}`);
       this.budget.commitFailed(failure);
       for (const companion of companions) {
         if (!companion.rollback) continue;
+        const rollback = companion.rollback;
         try {
-          companion.rollback();
+          const done = this.committer.rollback(rollback);
+          if (done instanceof Promise) done.catch(() => this.deferredRollbacks.push(rollback));
         } catch {
-          this.deferredRollbacks.push(companion.rollback);
+          this.deferredRollbacks.push(rollback);
         }
       }
     }
@@ -206,13 +296,14 @@ export class AuditWriter {
     }
   }
 
-  /** Rollbacks a failed commit could not make; if the file still takes none, the store's leases free the keys. */
+  /** Rollbacks a failed commit could not make; if the database still takes none, the store's leases free the keys. */
   private runDeferredRollbacks(): void {
     const rollbacks = this.deferredRollbacks;
     this.deferredRollbacks = [];
     for (const rollback of rollbacks) {
       try {
-        rollback();
+        const done = this.committer.rollback(rollback);
+        if (done instanceof Promise) done.catch((error: Error) => console.error(`audit writer: a deferred rollback failed: ${error.message}`));
       } catch (error) {
         console.error(`audit writer: a deferred rollback failed: ${(error as Error).message}`);
       }
@@ -221,12 +312,15 @@ export class AuditWriter {
 
   /** One commit per turn of the event loop for everything queued during it (group commit). */
   private kick(): void {
-    if (this.closed) return this.flush();
-    if (this.scheduled) return;
+    if (this.closed) {
+      void this.flush();
+      return;
+    }
+    if (this.scheduled || this.inFlight) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.flush();
+      void this.flush();
     });
   }
 
@@ -254,9 +348,9 @@ export class AuditWriter {
     return this.purgeOlderThan(new Date(now - AUDIT_RETENTION_DAYS * 86_400_000).toISOString());
   }
 
-  close(): void {
+  close(): void | Promise<void> {
     this.closed = true;
-    this.flush();
+    return this.flush();
   }
 }
 

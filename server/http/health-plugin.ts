@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type SQLite from 'better-sqlite3';
 import { request } from 'undici';
 import { ApiError } from '../errors.ts';
 import { createS3Client, type S3Settings } from '../../shared-node/s3-client.ts';
-import { integrityStatusFor } from '../integrity/integrity-status.ts';
+import type { IntegrityStatus } from '../integrity/integrity-status.ts';
 import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
 import { BACKEND_HEALTH_PATH, backendHealthAnswer } from '../../contracts/backend/health.ts';
 
@@ -24,8 +23,11 @@ export interface ComponentStatus {
 }
 
 export interface HealthPluginOptions {
-  /** gateway.db: a `SELECT 1` on the connection the hot paths use. */
-  sqlite: SQLite.Database;
+  /**
+   * The gateway's database: `ping` is a `SELECT 1` (on gateway.db's connection the hot paths use, or through
+   * the PostgreSQL pool); `integrity`, what the start-time checks found (server/integrity/).
+   */
+  database: { ping: () => Promise<boolean>; integrity: IntegrityStatus };
   /** backend-sim: `GET /health` with the internal token. */
   backend: { url: string; token: string };
   /** The storage the services write to, probed with a signed HEAD of the bucket (the embedded S3 refuses unsigned requests). */
@@ -46,9 +48,8 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
   const timeoutMs = options.timeoutMs ?? READINESS_TIMEOUT_MS;
   const s3 = createS3Client(options.storage);
   const backendHealthUrl = new URL(BACKEND_HEALTH_PATH, options.backend.url).toString();
-  const selectOne = options.sqlite.prepare('SELECT 1 AS ok');
   // What the stack's start-time checks found (server/integrity/): the databases' quick_check, idempotency orphans.
-  const integrity = integrityStatusFor(options.sqlite);
+  const integrity = options.database.integrity;
   const details: Partial<Record<ComponentName, () => Record<string, unknown>>> = {
     integrity: () => ({ ...integrity.details() }),
   };
@@ -56,7 +57,7 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
   const probes: Record<Exclude<ComponentName, 'journal'>, (signal: AbortSignal) => Promise<ComponentStatus['erro'] | null>> = {
     gateway_db: async () => {
       try {
-        return selectOne.get() ? null : 'query_failed';
+        return (await options.database.ping()) ? null : 'query_failed';
       } catch {
         return 'query_failed';
       }

@@ -5,7 +5,7 @@ import { ApiError, invalidParam } from '../errors.ts';
 import { addMeta, replayEnvelope } from '../http/envelope.ts';
 import { canonicalBodyHash } from './canonical-hash.ts';
 import { syncPayloadHook } from '../http/sync-hooks.ts';
-import { operationIdentity, type IdempotencyStore, type OperationKey } from './idempotency.store.ts';
+import { operationIdentity, type IdempotencyEntries, type OperationKey } from './idempotency.store.ts';
 import '../http/request-context.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../contracts/idempotency-key.ts';
 
@@ -14,7 +14,7 @@ export { IDEMPOTENCY_KEY_PATTERN };
 const REPLAYED_HEADERS = ['location'];
 
 export interface IdempotencyPluginOptions {
-  store: IdempotencyStore;
+  store: IdempotencyEntries;
 }
 
 /** The writes being executed under their key, with what their backend calls need. */
@@ -58,7 +58,7 @@ export function backendIdempotency(request: FastifyRequest, method: string): { i
  * added before the audit plugin's, so the answer is queued before the audit entry and both go in one
  * commit (IdempotencyStore's `commit`).
  */
-export function completeIdempotentWrites(store: IdempotencyStore) {
+export function completeIdempotentWrites(store: IdempotencyEntries) {
   return syncPayloadHook(function completeIdempotentWrite(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
     const operation = request.idempotentOperation;
     if (!operation) return payload;
@@ -113,7 +113,7 @@ export default fp<IdempotencyPluginOptions>(
         path: request.url.split('?', 1)[0],
         operation: operationIdentity(request.method, request.routeOptions.url ?? request.url.split('?', 1)[0], request.params),
       };
-      const reservation = store.reserve(requested, canonicalBodyHash(request.body, request.rawBody), undefined, request.id);
+      const reservation = await store.reserve(requested, canonicalBodyHash(request.body, request.rawBody), undefined, request.id);
       switch (reservation.kind) {
         case 'conflict':
           // The journal keeps both fingerprints (keyed HMACs, safe to show): the console lists conflicts with them.

@@ -1,7 +1,7 @@
 import type { GatewayDb } from '../db/database.ts';
 import type { BackendClient } from '../backend/client.ts';
 import { ApiError } from '../errors.ts';
-import type { IdempotencyStore, OperationKey } from '../idempotency/idempotency.store.ts';
+import type { IdempotencyEntries, OperationKey } from '../idempotency/idempotency.store.ts';
 import { backendWriteToken } from '../idempotency/idempotency-plugin.ts';
 import { idempotencyMarkersPath, MARKER_LOOKUP_MAX_TOKENS, markerLookupResponse } from '../../contracts/backend/idempotency-markers.ts';
 
@@ -35,7 +35,7 @@ export interface ConsistencyReport {
 
 export interface ConsistencyDeps {
   db: GatewayDb;
-  store: IdempotencyStore;
+  store: IdempotencyEntries;
   backend: BackendClient;
   limit?: number;
 }
@@ -51,7 +51,7 @@ export interface ConsistencyDeps {
  */
 export async function checkIdempotencyConsistency(deps: ConsistencyDeps): Promise<ConsistencyReport> {
   const started = performance.now();
-  const entries = deps.store.recentSuccesses(deps.limit ?? CONSISTENCY_CHECK_ENTRIES);
+  const entries = await deps.store.recentSuccesses(deps.limit ?? CONSISTENCY_CHECK_ENTRIES);
   const report: ConsistencyReport = { checked: 0, orphaned: [], unchecked: [], ms: 0 };
   if (entries.length === 0) return { ...report, ms: Math.round(performance.now() - started) };
 

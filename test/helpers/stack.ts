@@ -4,9 +4,18 @@ import path from 'node:path';
 import { ephemeralConfig, type GatewayConfig } from '../../server/config.ts';
 import { startStack, type RunningStack } from '../../appliance/stack.ts';
 import { ALL_SCOPES, type Scope } from '../../contracts/scopes.ts';
+import type { OpenedGatewayDb } from '../../server/db/database.ts';
+import type { OpenedGatewayDatabase } from '../../server/db/gateway-database.ts';
+import { createTestDatabase, testDatabaseUrl } from './postgres.ts';
 import { signedRequest, rawRequest, type Credentials, type SignedRequest, type SignedResponse } from './signed-client.ts';
 
-export interface TestStack extends RunningStack {
+export interface TestStack extends Omit<RunningStack, 'gatewayDb'> {
+  /**
+   * gateway.db, typed as SQLite for the tests that read it directly; on a PostgreSQL run (TEST_DATABASE_URL)
+   * its `sqlite` throws, naming the test as one that runs on SQLite only. `database` is the store as opened.
+   */
+  gatewayDb: OpenedGatewayDb;
+  database: OpenedGatewayDatabase;
   dataDir: string;
   /** Default tenant `clinica-teste` and a key with every scope. */
   tenantSlug: string;
@@ -24,9 +33,17 @@ export async function startTestStack(
   options: { now?: () => number; configure?: (config: GatewayConfig) => void; dataDir?: string } = {},
 ): Promise<TestStack> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'gw-test-'));
-  const config = ephemeralConfig(dataDir, env);
+  // The postgres project: the gateway's state in a database of its own on the suite's PostgreSQL.
+  const database = testDatabaseUrl() && env.DATABASE_URL === undefined ? await createTestDatabase() : null;
+  const config = ephemeralConfig(dataDir, database ? { DATABASE_URL: database.url, GATEWAY_INSTANCE_ID: 'test-gateway', ...env } : env);
   options.configure?.(config);
-  const stack = await startStack(config, { now: options.now });
+  let stack: RunningStack;
+  try {
+    stack = await startStack(config, { now: options.now });
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
   const tenantSlug = 'clinica-teste';
   if (!(await stack.tenants.get(tenantSlug))) await stack.tenants.create({ slug: tenantSlug, nome: 'Clinica Teste' });
 
@@ -37,6 +54,8 @@ export async function startTestStack(
   const creds = await newKey();
   return {
     ...stack,
+    gatewayDb: sqliteOnly(stack.gatewayDb),
+    database: stack.gatewayDb,
     dataDir,
     tenantSlug,
     creds,
@@ -50,9 +69,23 @@ export async function startTestStack(
     stop: async () => {
       const violations = [...stack.backend.contractViolations];
       await stack.close();
+      await database?.drop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       // backend-sim answered outside the contract (unknown error code, data its schema refuses): fail the file.
       if (violations.length > 0) throw new Error(`backend contract violations:\n${violations.join('\n')}`);
     },
   };
+}
+
+/** gateway.db as the SQLite-only tests read it; on PostgreSQL, a handle whose `sqlite` says why it is not there. */
+function sqliteOnly(database: OpenedGatewayDatabase): OpenedGatewayDb {
+  if (database.kind === 'sqlite') return database;
+  return {
+    kind: 'sqlite',
+    db: database.db,
+    close: () => database.close(),
+    get sqlite(): never {
+      throw new Error('this test reads gateway.db directly: it runs on SQLite only (leave it out of the postgres project in vitest.config.ts)');
+    },
+  } as OpenedGatewayDb;
 }

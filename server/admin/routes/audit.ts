@@ -12,7 +12,7 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
   app.get('/audit', async (request): Promise<AuditPage> => {
     const q = parseInput(auditQuerySchema, request.query);
     // Read-your-writes: entries still in the writer's batch are committed before the page is read.
-    app.auditWriter.flush();
+    await app.auditWriter.flush();
     // Filter on tenant_id when the clinic is known: that column has the (tenant_id, id) index (migration 019).
     let tenantId: number | null = null;
     if (q.tenant) tenantId = (await deps.tenants.get(q.tenant))?.id ?? null;
@@ -22,19 +22,19 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
   /** Requests that named no existing key, per minute, client address, status and code (issue 19). */
   app.get('/audit/unattributed', async (request): Promise<z.infer<typeof unattributedPage>> => {
     const q = parseInput(unattributedQuerySchema, request.query);
-    app.auditWriter.flush();
+    await app.auditWriter.flush();
     return queryUnattributed(deps.db, q);
   });
 
   /** The journal's budget and state, oldest entry, database size (the audit page's storage line and the console banner). */
   app.get('/audit/storage', async (): Promise<AuditStorage> => {
-    app.auditWriter.flush();
-    return { ...deps.auditStorage(), retention_days: AUDIT_RETENTION_DAYS };
+    await app.auditWriter.flush();
+    return { ...(await deps.auditStorage()), retention_days: AUDIT_RETENTION_DAYS };
   });
 
   app.get('/audit/:id', async (request): Promise<AuditDetail> => {
     const { id } = parseInput(idParams, request.params);
-    app.auditWriter.flush();
+    await app.auditWriter.flush();
     const entry = await findAuditEntry(deps.db, id);
     if (!entry) throw notFound();
     const operator = entry.operator_id

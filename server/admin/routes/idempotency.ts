@@ -99,7 +99,7 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
   const auditIdsOf = async (requestIds: Array<string | null>): Promise<Map<string, number>> => {
     const ids = [...new Set(requestIds.filter((r): r is string => r !== null))];
     if (ids.length === 0) return new Map();
-    app.auditWriter.flush();
+    await app.auditWriter.flush();
     const rows = await deps.db.selectFrom('audit_log').select(['id', 'request_id']).where('request_id', 'in', ids).where('source', '=', 'api').execute();
     return new Map(rows.map((a) => [a.request_id, a.id]));
   };
@@ -152,7 +152,7 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
             .limit(LIST_LIMIT)
             .execute();
 
-    app.auditWriter.flush();
+    await app.auditWriter.flush();
     // The clinic's newest conflicts (the partial error-code index, newest id first), then the search's value.
     const newest = deps.db
       .selectFrom('audit_log')

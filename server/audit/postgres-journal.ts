@@ -1,0 +1,122 @@
+import type pg from 'pg';
+import { COLUMNS, prepareBatch, type BatchCommitter, type Companion } from './audit-writer.ts';
+import { deletedChunkOf, JOURNAL_CLASSES, type ClassTotals, type JournalClass, type JournalDeletion, type JournalStore } from './journal-budget.ts';
+import type { Queryable } from '../idempotency/postgres-idempotency.store.ts';
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** PostgreSQL's limit is 65,535 parameters a statement: batches are inserted in chunks well under it. */
+const ROWS_PER_INSERT = 1000;
+
+/**
+ * The journal on the cluster's PostgreSQL: every instance commits its own batches (group commit per instance),
+ * each batch with its companions (a write's idempotent answer) in one transaction on one pooled connection, so
+ * an entry is committed before its response leaves, as on gateway.db. The running totals in audit_budget are
+ * shared: each batch adds to them in its transaction, and each instance's budget reads them again every second.
+ */
+export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable> {
+  return {
+    async commit(rows, companions: Array<Companion<Queryable>>) {
+      const batch = prepareBatch(rows);
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        for (const companion of companions) await companion.run(client);
+        for (let i = 0; i < batch.entries.length; i += ROWS_PER_INSERT) {
+          const chunk = batch.entries.slice(i, i + ROWS_PER_INSERT);
+          const values: unknown[] = [];
+          const tuples = chunk.map((entry) => `(${entry.map((value) => `$${values.push(value)}`).join(', ')})`);
+          await client.query(`INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+        }
+        // Groups in key order, for the same reason as the keys below.
+        const groups = [...batch.groups].sort((a, b) => compare(a.minute, b.minute) || compare(a.client_ip, b.client_ip) || a.status - b.status || compare(a.error_code, b.error_code));
+        for (const g of groups) {
+          const { rows: counted } = await client.query<{ count: number }>(
+            `INSERT INTO audit_unattributed AS u (minute, client_ip, status, error_code, count, first_ts, last_ts, sample, bytes)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             ON CONFLICT (minute, client_ip, status, error_code) DO UPDATE SET count = u.count + excluded.count, last_ts = greatest(u.last_ts, excluded.last_ts)
+             RETURNING count`,
+            [g.minute, g.client_ip, g.status, g.error_code, g.count, g.first_ts, g.last_ts, g.sample, g.bytes],
+          );
+          // A new group starts at this batch's count; an existing one only counts on (its weight is unchanged).
+          if (counted[0].count === g.count) {
+            batch.delta.unattributed.rows += 1;
+            batch.delta.unattributed.bytes += g.bytes;
+          }
+        }
+        // "Last used" rides on the audit batch instead of costing a write per request. In id order, as
+        // every instance does, so two batches never wait on each other's rows in a cycle.
+        for (const [id, ts] of [...batch.lastUse].sort(([a], [b]) => a - b)) {
+          await client.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)', [ts, id]);
+        }
+        // Last before the commit: every instance's batch takes these rows' locks, so they are held the shortest time.
+        for (const kind of JOURNAL_CLASSES) {
+          const d = batch.delta[kind];
+          if (d.rows !== 0) await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [d.rows, d.bytes, kind]);
+        }
+        await client.query('COMMIT');
+        return batch.delta;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    rollback: (rollback) => rollback(pool),
+  };
+}
+
+const DELETIONS: Record<JournalDeletion, string> = {
+  purge_log: 'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < $1 LIMIT 2000) RETURNING verified, bytes',
+  purge_groups: 'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < $1 LIMIT 2000) RETURNING NULL::integer AS verified, bytes',
+  shed_groups: 'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT $1) RETURNING NULL::integer AS verified, bytes',
+  shed_unverified: 'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT $1) RETURNING verified, bytes',
+};
+
+/**
+ * The budget's deletions and probe on PostgreSQL. Several instances may shed at once: each chunk locks the rows
+ * it deletes (SKIP LOCKED is not needed: a row deleted by another instance is simply not returned), and the totals
+ * move by what each deleted. Space inside the database is not measured (PostgreSQL reuses it after vacuum), so
+ * with the disk low the journal refuses rather than count on it.
+ */
+export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): JournalStore {
+  return {
+    shared: true,
+    async readTotals() {
+      const { rows } = await pool.query<{ kind: JournalClass } & ClassTotals>('SELECT kind, rows, bytes FROM audit_budget');
+      return rows;
+    },
+    async probe(bytes) {
+      try {
+        await pool.query('INSERT INTO audit_probe (v) SELECT decode(repeat(\'00\', $1), \'hex\')', [bytes]);
+        await pool.query('DELETE FROM audit_probe');
+        return true;
+      } catch {
+        await pool.query('DELETE FROM audit_probe').catch(() => undefined);
+        return false;
+      }
+    },
+    reusableBytes: () => 0,
+    async deleteChunk(what, parameter) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ verified: number | null; bytes: number }>(DELETIONS[what], [parameter]);
+        const chunk = deletedChunkOf(rows);
+        for (const kind of JOURNAL_CLASSES) {
+          const d = chunk.delta[kind];
+          if (d.rows !== 0) await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [d.rows, d.bytes, kind]);
+        }
+        await client.query('COMMIT');
+        return chunk;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    isOpen,
+  };
+}
