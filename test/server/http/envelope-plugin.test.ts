@@ -142,7 +142,7 @@ test('500 for a true internal fault: generic message, no stack trace or internal
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-500-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', BACKEND_URL: 'http://127.0.0.1:9' });
   const services = await openGatewayServices(config);
-  const app = await buildApp(config, { db: services.gatewayDb.db, sqlite: services.gatewayDb.sqlite, keys: services.keys, tenants: services.tenants, backend: services.backend });
+  const app = await buildApp(config, { database: services.gatewayDb, keys: services.keys, tenants: services.tenants, backend: services.backend });
   // A route that fails the way a bug would: a plain Error carrying internals.
   app.get('/v1/falha-interna', { config: { public: true } }, async () => {
     throw new Error('SQLITE_CORRUPT at /var/lib/secret/path.db: SELECT * FROM api_keys');

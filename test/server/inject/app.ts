@@ -82,7 +82,7 @@ export async function injectApp(backend: Backend, options: { tenantSlug?: string
   await tenants.create({ slug: tenantSlug, nome: 'Clinica Inject' });
   const issued = await keys.create({ tenantSlug, scopes: options.scopes ?? [...ALL_SCOPES] });
   const creds = { apiKey: issued.api_key, apiSecret: issued.api_secret, chaveId: issued.chave_id };
-  const app = await buildApp(config, { db: gatewayDb.db, sqlite: gatewayDb.sqlite, keys, tenants, backend });
+  const app = await buildApp(config, { database: gatewayDb, keys, tenants, backend });
   await app.ready();
   return {
     app,
