@@ -13,13 +13,14 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { UNSUPPORTED_NODE_EXIT_CODE, unsupportedNodeReason } from './node-engine.mjs';
 
-// The Node.js the dependencies need (package.json `engines`; better-sqlite3 12 and Vite 7 want 20.19+; Node 22 works
-// too): said plainly before anything loads, instead of a crash somewhere in a dependency.
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 20 || (major === 20 && minor < 19)) {
-  console.error(`Node.js ${process.versions.node} is too old: the appliance needs Node.js 20.19 or newer (package.json "engines").`);
-  process.exit(2);
+// The Node.js the dependencies need (package.json `engines`, appliance/node-engine.mjs): said plainly before anything
+// loads, exit 2, instead of a crash somewhere in a dependency.
+const unsupported = unsupportedNodeReason(process.versions.node);
+if (unsupported) {
+  console.error(unsupported);
+  process.exit(UNSUPPORTED_NODE_EXIT_CODE);
 }
 
 /**

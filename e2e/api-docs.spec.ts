@@ -1,9 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import swagger from '@fastify/swagger';
 import type { Page, Request } from '@playwright/test';
-import Fastify from 'fastify';
-import { registerDocsUi } from '../server/openapi/docs-ui.ts';
+import { startStack } from '../appliance/stack.ts';
+import { ephemeralConfig } from '../server/config.ts';
 import { expect, sign, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 
@@ -196,25 +197,38 @@ test('/docs links the signing and clients guides, served by the gateway', async 
   await expect(guide.getByRole('heading', { level: 1, name: 'Signed calls from the shell' })).toBeVisible();
 });
 
-test('/docs in production mode explains signing and links the guide; no "Try it out"', async ({ page }) => {
-  // A gateway page of its own in production mode (the shared e2e stack runs in development mode).
-  const app = Fastify();
-  await app.register(swagger, { openapi: { openapi: '3.1.0', info: { title: 'Clinic Exams Gateway API', version: 'test' } } });
-  app.get('/v1/ping', { schema: { summary: 'Ping', tags: ['Saude'] } }, async () => ({ ok: true }));
-  await registerDocsUi(app, { appEnv: 'production' });
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+// The real gateway in production mode: a stack of its own (the shared e2e stack runs in development mode).
+test('/docs in production mode (the real gateway) explains signing and links the guides; no signing panel, no "Try it out"', async ({ page }) => {
+  test.skip(Boolean(env.external), 'starts a production-mode stack of its own');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-docs-prod-'));
+  const stack = await startStack(ephemeralConfig(dataDir, { APP_ENV: 'production' }));
   try {
-    await page.goto(`${url}/docs`);
+    await page.goto(`${stack.gatewayUrl}/docs`);
     const panel = page.getByRole('region', { name: 'Request signing' });
     await expect(panel.getByRole('heading', { name: 'Calling the API' })).toBeVisible();
+    // How a call is signed, in words and the string to sign.
+    await expect(panel).toContainText('Every /v1 call is signed: X-API-Key, X-Timestamp');
+    await expect(panel).toContainText('HMAC-SHA256, keyed by the API secret');
+    await expect(panel.locator('code')).toHaveText('<timestamp>.<METHOD> <path and query as sent>\\n<raw body>');
     await expect(panel).toContainText('"Try it out" is off here');
+    // No signing panel: nothing takes a key or a secret, nothing offers to sign.
+    await expect(panel.getByLabel('API key')).toHaveCount(0);
     await expect(panel.getByLabel('API secret')).toHaveCount(0);
-    await page.locator('.opblock-summary-path', { hasText: /^\/v1\/ping$/ }).click();
-    await expect(page.locator('.opblock-body')).toBeVisible();
+    await expect(page.locator('input[type="password"]')).toHaveCount(0);
+    await expect(panel.getByRole('button')).toHaveCount(0);
+    // The real document's operations, read-only: a list and a write, opened.
+    await page.locator('.opblock-get .opblock-summary-path', { hasText: /^\/v1\/pacientes$/ }).click();
+    await page.locator('.opblock-post .opblock-summary-path', { hasText: /^\/v1\/pacientes$/ }).click();
+    await expect(page.locator('.opblock-body')).toHaveCount(2);
     await expect(page.getByRole('button', { name: 'Try it out' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Authorize' })).toHaveCount(0);
+    // The guides it links are served by this gateway, in production too.
+    await expect(panel.getByRole('link', { name: 'clients' })).toHaveAttribute('href', '/docs/clients');
     await panel.getByRole('link', { name: 'the signing guide' }).click();
+    await expect(page).toHaveURL(`${stack.gatewayUrl}/docs/signing`);
     await expect(page.getByRole('heading', { level: 1, name: 'Signed calls from the shell' })).toBeVisible();
   } finally {
-    await app.close();
+    await stack.close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -50,8 +50,9 @@ export class BackendContractError extends Error {
 export const BACKEND_RETRY_AFTER_SECONDS = 5;
 const retryLater = { headers: { 'retry-after': String(BACKEND_RETRY_AFTER_SECONDS) } };
 
-const unavailable = (): ApiError =>
-  new ApiError('SERVICE_UNAVAILABLE', 'Servico temporariamente indisponivel. Tente novamente.', null, retryLater);
+/** The 503 of a backend failure, with `Retry-After`; `message` when the failure has more to say than "try again". */
+export const backendUnavailable = (message = 'Servico temporariamente indisponivel. Tente novamente.'): ApiError =>
+  new ApiError('SERVICE_UNAVAILABLE', message, null, retryLater);
 
 const INTERNAL_MESSAGES: Record<BackendInternalCode, string> = {
   INTERNAL_AUTH_FAILED: 'Servico temporariamente indisponivel. Tente novamente.',
@@ -120,17 +121,17 @@ export class BackendClient implements Backend {
       text = await response.body.text();
     } catch (error) {
       if (isTimeout(error)) throw new ApiError('SERVICE_TIMEOUT', 'O sistema da clinica nao respondeu a tempo.');
-      throw unavailable();
+      throw backendUnavailable();
     }
     let parsed: { data?: unknown; meta?: Record<string, unknown>; error?: { code?: unknown; message?: unknown; details?: unknown } };
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw unavailable();
+      throw backendUnavailable();
     }
-    if (parsed === null || typeof parsed !== 'object') throw unavailable();
+    if (parsed === null || typeof parsed !== 'object') throw backendUnavailable();
     if (status >= 200 && status < 300) {
-      if (!('data' in parsed)) throw unavailable();
+      if (!('data' in parsed)) throw backendUnavailable();
       const checked = schema.safeParse(parsed.data);
       if (!checked.success) {
         throw this.violation(`${call.method} ${call.path}: data does not match its schema: ${checked.error.message}`);

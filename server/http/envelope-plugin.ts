@@ -3,7 +3,7 @@ import { syncHook, syncPayloadHook } from './sync-hooks.ts';
 import FindMyWay from 'find-my-way';
 import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError, invalidParam } from '../errors.ts';
-import { BackendContractError } from '../backend/client.ts';
+import { BackendContractError, backendUnavailable } from '../backend/client.ts';
 import { bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 import { isEnvelope, sendError, successEnvelope } from './envelope.ts';
@@ -117,7 +117,9 @@ type RouteSchemas = Record<string, unknown>;
 /** Maps anything thrown to the spec's codes. Only true internal faults become 500. */
 export function toApiError(error: unknown, schemas?: RouteSchemas): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof BackendContractError) return new ApiError('SERVICE_UNAVAILABLE', 'Servico temporariamente indisponivel. Tente novamente.');
+  // A backend answer outside the contract (logged and counted): to the integrator a backend failure like any other,
+  // with its Retry-After; the cause is fixed on the appliance's side, and a client waits rather than hammers.
+  if (error instanceof BackendContractError) return backendUnavailable();
   // gateway.db cannot take a write (disk full, I/O error): nothing was done; a retry may succeed later.
   if (isStorageFailure(error)) {
     return new ApiError('SERVICE_UNAVAILABLE', 'Armazenamento do gateway indisponivel: nada foi executado. Tente novamente.', null, {

@@ -40,6 +40,28 @@ export interface HealthPluginOptions {
 class ProbeTimeout extends Error {}
 
 /**
+ * `Retry-After` of a not-ready `/readyz`, by why a component is down: what comes back by itself (a component
+ * restarting or unreachable; the journal, as /v1's unrecorded requests say) gets the seconds worth waiting; damage
+ * found by the integrity check and a missing bucket need an operator, so a 503 naming one carries none.
+ */
+const READY_RETRY_AFTER_SECONDS: Record<NonNullable<ComponentStatus['erro']>, number | null> = {
+  timeout: 5,
+  connection_failed: 5,
+  unexpected_answer: 5,
+  query_failed: 5,
+  journal_write_failed: 30,
+  journal_full: 30,
+  bucket_missing: null,
+  integrity_failed: null,
+};
+
+/** The longest wait among the down components, or null when one of them needs an operator. */
+function retryAfterSeconds(down: ComponentStatus[]): number | null {
+  const waits = down.map((c) => READY_RETRY_AFTER_SECONDS[c.erro!]);
+  return waits.includes(null) ? null : Math.max(...(waits as number[]));
+}
+
+/**
  * `GET /healthz` (the process answers) and `GET /readyz` (gateway DB, backend-sim and storage
  * reachable), unsigned and outside /v1, in the usual envelope. Concurrent `/readyz` calls share one
  * probe round, so polling it harder does not multiply the calls to the components.
@@ -133,9 +155,15 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
 
   app.get('/readyz', async () => {
     const componentes = await readiness();
-    const down = Object.entries(componentes).filter(([, c]) => c.status === 'down').map(([name]) => name);
+    const down = Object.entries(componentes).filter(([, c]) => c.status === 'down');
     if (down.length > 0) {
-      throw new ApiError('SERVICE_UNAVAILABLE', `Servico nao esta pronto: ${down.join(', ')} indisponivel.`, { status: 'not_ready', componentes });
+      const wait = retryAfterSeconds(down.map(([, c]) => c));
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        `Servico nao esta pronto: ${down.map(([name]) => name).join(', ')} indisponivel.`,
+        { status: 'not_ready', componentes },
+        wait === null ? {} : { headers: { 'retry-after': String(wait) } },
+      );
     }
     return { status: 'ready', componentes };
   });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedRequest } from '../helpers/signed-client.ts';
 import { bannerUrl, loopbackStackEnv } from '../helpers/child-stack.ts';
+import { UNSUPPORTED_NODE_EXIT_CODE, unsupportedNodeReason } from '../../appliance/node-engine.mjs';
 
 /**
  * Issue 13 § Start: `npm start` runs appliance/start.mjs, which bundles appliance/main.ts once into a cache
@@ -182,5 +183,35 @@ describe('npm run cli through the bundling launcher (--entry=cli)', () => {
     const { code, out } = await finished(child);
     expect(code).toBe(2);
     expect(out).toMatch(/unknown --entry=nope; one of: server, cli/);
+  }, 30_000);
+});
+
+/**
+ * Issue 21 § 6: the launcher checks the Node.js version before anything loads (appliance/node-engine.mjs, whose
+ * range is tested in node-engine.test.ts). A preload makes this Node report itself as 22.12.0, a version vite and
+ * dependency-cruiser's watskeburt refuse.
+ */
+describe('an unsupported Node.js', () => {
+  it('npm start and npm run cli refuse it with one line saying what to install, exit 2, nothing built', async () => {
+    const asNode2212 = `data:text/javascript,${encodeURIComponent("Object.defineProperty(process.versions, 'node', { value: '22.12.0' });")}`;
+    const cache = path.join(work, 'old-node-cache');
+    for (const entry of [[], ['--entry=cli', '--version']]) {
+      const child = spawn(process.execPath, ['--import', asNode2212, LAUNCHER, ...entry], {
+        cwd: ROOT,
+        env: { ...loopbackStackEnv(dataDir), START_CACHE_DIR: cache },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      running.push(child);
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d) => (stdout += d));
+      child.stderr!.on('data', (d) => (stderr += d));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code, entry.join(' ')).toBe(UNSUPPORTED_NODE_EXIT_CODE);
+      expect(stderr).toBe(`${unsupportedNodeReason('22.12.0')}\n`);
+      expect(stderr).toMatch(/^Node\.js 22\.12\.0 cannot run the appliance: .*22\.13 or a later 22\.x/);
+      expect(stdout).toBe('');
+      expect(existsSync(cache)).toBe(false);
+    }
   }, 30_000);
 });

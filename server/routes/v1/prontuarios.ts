@@ -9,6 +9,7 @@ import {
   prontuarioPacienteParams,
   prontuariosListQuery,
 } from '../../../contracts/schemas/prontuarios.ts';
+import { backendUnavailable } from '../../backend/client.ts';
 import { ApiError } from '../../errors.ts';
 import { PRESIGNED_URL_SECONDS } from '../../storage/presigner.ts';
 import { defineOperation, fileBodyLimit, MAX_FILE_BYTES } from '../operation.ts';
@@ -88,7 +89,7 @@ export const prontuariosOperations = [
     handler: async (ctx) => {
       const { id, anexoId } = ctx.params;
       const { data } = await ctx.backend.call(anexoLocation, { method: 'GET', path: `/pacientes/${id}/prontuarios/anexos/${anexoId}/url` });
-      if (!data) throw new ApiError('SERVICE_UNAVAILABLE', 'O sistema da clinica nao forneceu a URL do anexo. Tente novamente mais tarde.');
+      if (!data) throw backendUnavailable('O sistema da clinica nao forneceu a URL do anexo. Tente novamente mais tarde.');
       const url = await ctx.presigner.presignGet(data);
       // Metadata only: never the storage key or the URL.
       ctx.request.auditDetail = { id: anexoId, tipo: 'anexo', expira_em_segundos: PRESIGNED_URL_SECONDS };

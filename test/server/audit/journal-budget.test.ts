@@ -201,6 +201,8 @@ describe('verified history fills the budget (AUDIT_MAX_ROWS=25): refused, never 
     const ready = await stack.raw({ path: '/readyz' });
     expect(ready.status).toBe(503);
     expect(ready.body.error.details.componentes.journal).toMatchObject({ status: 'down', erro: 'journal_full' });
+    // The wait /v1's refusals give (issue 21 § 4).
+    expect(ready.headers['retry-after']).toBe('30');
   });
 });
 

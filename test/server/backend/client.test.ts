@@ -161,7 +161,7 @@ describe('backend error codes through the contract', () => {
     expect(client.contractViolations.length).toBe(before + 1);
     expect(client.contractViolations.at(-1)).toContain('CODIGO_NOVO_DESCONHECIDO');
     const { toApiError } = await import('../../../server/http/envelope-plugin.ts');
-    expect(toApiError(error)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    expect(toApiError(error)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, headers: { 'retry-after': String(BACKEND_RETRY_AFTER_SECONDS) } });
   });
 
   test('data its schema refuses is a contract violation too (parsed, never cast)', async () => {

@@ -32,6 +32,7 @@ describe('a whole stack: backend-sim stopped → not ready', () => {
   test('/readyz answers without signing: every component up, with its latency', async () => {
     const res = await stack.raw({ path: '/readyz' });
     expect(res.status).toBe(200);
+    expect(res.headers['retry-after']).toBeUndefined();
     expectEnvelope(res);
     expect(res.body.error).toBeNull();
     expect(res.body.data.status).toBe('ready');
@@ -65,6 +66,8 @@ describe('a whole stack: backend-sim stopped → not ready', () => {
     expect(res.body.error.details.status).toBe('not_ready');
     const { componentes } = res.body.error.details;
     expect(componentes.backend_sim).toMatchObject({ status: 'down', erro: 'connection_failed' });
+    // A component that comes back by itself: worth asking again in 5 s (issue 21 § 4).
+    expect(res.headers['retry-after']).toBe('5');
     expect(componentes.gateway_db.status).toBe('up');
     expect(componentes.storage.status).toBe('up');
     // Nothing about where the component lives.
@@ -95,6 +98,7 @@ describe('storage stopped → not ready (storage owned by the test through S3_EN
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
     expect(res.body.error.details.componentes.storage).toMatchObject({ status: 'down', erro: 'connection_failed' });
+    expect(res.headers['retry-after']).toBe('5');
     expect(res.body.error.details.componentes.backend_sim.status).toBe('up');
   });
 });

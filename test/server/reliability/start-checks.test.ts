@@ -35,12 +35,12 @@ async function start(dataDir: string): Promise<{ baseUrl: string; output: () => 
 }
 
 /** Waits (bounded) until the background quick_check has finished, and returns /readyz's integrity component. */
-async function integrityOnceChecked(baseUrl: string): Promise<{ status: number; component: any }> {
+async function integrityOnceChecked(baseUrl: string): Promise<{ status: number; component: any; retryAfter: unknown }> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const res = await rawRequest(baseUrl, { method: 'GET', path: '/readyz' });
     const component = (res.body.data ?? res.body.error?.details)?.componentes?.integrity;
-    if (component?.detalhes?.verificacao === 'concluida' || Date.now() > deadline) return { status: res.status, component };
+    if (component?.detalhes?.verificacao === 'concluida' || Date.now() > deadline) return { status: res.status, component, retryAfter: res.headers['retry-after'] };
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -143,6 +143,8 @@ describe('start-time consistency', () => {
     ready = await integrityOnceChecked(s.baseUrl);
     expect(ready.status).toBe(503);
     expect(ready.component).toMatchObject({ status: 'down', erro: 'integrity_failed', detalhes: { verificacao: 'concluida', bancos_danificados: 1 } });
+    // Damage is not repaired by waiting: no Retry-After (issue 21 § 4).
+    expect(ready.retryAfter).toBeUndefined();
     // No file or clinic name in the unauthenticated probe; the log names it.
     expect(JSON.stringify(ready.component)).not.toMatch(/clinica-b/);
     const out = s.output();

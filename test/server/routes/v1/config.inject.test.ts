@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ClinicSettings } from '../../../../contracts/backend/settings.ts';
+import { BACKEND_RETRY_AFTER_SECONDS } from '../../../../server/backend/client.ts';
 import { FakeBackend, injectApp, type InjectApp } from '../../inject/app.ts';
 
 // GET /v1/config's tenant defaults (spec 02 § Capabilities), in process: read from backend-sim's settings
@@ -31,9 +32,10 @@ test('the clinic defaults exam create applies, null where there is none', async 
   expect(fake.callsTo(`GET /tenants/${T}/settings`)).toHaveLength(1);
 });
 
-test('settings outside the contract are a backend contract violation (503), not a guess', async () => {
+test('settings outside the contract are a backend contract violation (503 with Retry-After, as any backend failure), not a guess', async () => {
   settings = { defaults: {} } as unknown as ClinicSettings;
   const res = await gw.request({ path: '/v1/config' });
   expect(res.status).toBe(503);
   expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+  expect(res.headers['retry-after']).toBe(String(BACKEND_RETRY_AFTER_SECONDS));
 });

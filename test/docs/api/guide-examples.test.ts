@@ -8,7 +8,8 @@ import { seedDefaultTenants } from '../../../seed/seed.ts';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 
 /**
- * The shell examples of docs/api/agenda.md and docs/api/prontuarios.md, run as written (bash, curl, openssl, node)
+ * The shell examples of docs/api/agenda.md and docs/api/prontuarios.md, and the first one of each other resource guide
+ * (pacientes, exames, laudos, catalogos, medicos), run as written (bash, curl, openssl, node)
  * against a stack seeded by the real seed: the docs promise "signed examples that work on the seeded demo data".
  * Only the credential lines (API=, CRED=, KEY=) are replaced by this stack's URL and a demo key.
  */
@@ -101,4 +102,43 @@ test.skipIf(!hasTools)('docs/api/prontuarios.md: record with a PDF → listings 
   expect(got.map((a) => a.status)).toEqual([201, 200, 200]);
   expect(got[0].body.data.anexos[0]).toMatchObject({ descricao: 'Pedido medico', extensao: 'PDF' });
   expect(out).toContain('identico');
+});
+
+/** The answers to a guide's first shell example, run as written after agenda.md's setup block (the `call` helper). */
+const firstExample = async (doc: string) => answers(await run([bashBlocks('docs/api/agenda.md')[0], bashBlocks(doc)[0]]));
+
+test.skipIf(!hasTools)("docs/api/pacientes.md's first example lists the seeded clinic's patients it announces (3)", async () => {
+  const [list] = await firstExample('docs/api/pacientes.md');
+  expect(list.status).toBe(200);
+  expect(list.body.data).toHaveLength(3);
+  for (const patient of list.body.data) {
+    expect(patient.nome).toMatch(/SILVA/);
+    expect(patient.ativo).toBe(true);
+  }
+});
+
+test.skipIf(!hasTools)("docs/api/exames.md's first example lists signed-report exams", async () => {
+  const [list] = await firstExample('docs/api/exames.md');
+  expect(list.status).toBe(200);
+  expect(list.body.data).toHaveLength(2);
+  expect(list.body.meta.has_more).toBe(true);
+  for (const exam of list.body.data) expect(exam.status_laudo).toBe('ASSINADO');
+});
+
+test.skipIf(!hasTools)("docs/api/laudos.md's first example lists signed reports and reads the orphan report it names", async () => {
+  const [list, orphan] = await firstExample('docs/api/laudos.md');
+  expect(list.status).toBe(200);
+  expect(list.body.data).toHaveLength(2);
+  expect(orphan.status).toBe(200);
+  expect(orphan.body.data).toMatchObject({ id: 562, exame: null, tem_arquivo: false, url_arquivo: null });
+});
+
+test.skipIf(!hasTools)("docs/api/catalogos.md's and medicos.md's first examples find what they announce (the three radiographs, Ricardo)", async () => {
+  const [procedures] = await firstExample('docs/api/catalogos.md');
+  expect(procedures.status).toBe(200);
+  expect(procedures.body.data.length).toBeGreaterThan(0);
+  expect(procedures.body.data.map((p: { nome: string }) => p.nome)).toEqual(['Radiografia de coluna lombossacra', 'Radiografia de joelho', 'Radiografia de tórax PA e perfil']);
+  const [doctors] = await firstExample('docs/api/medicos.md');
+  expect(doctors.status).toBe(200);
+  expect(doctors.body.data).toEqual([expect.objectContaining({ nome: 'Ricardo Rocha Azevedo', papeis: expect.arrayContaining(['EXAME', 'LAUDO']) })]);
 });
