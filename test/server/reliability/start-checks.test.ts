@@ -7,13 +7,14 @@ import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { spawnStack, stopStack } from '../../helpers/child-stack.ts';
 import { rawRequest, signedRequest, type Credentials } from '../../helpers/signed-client.ts';
+import { ConsoleClient } from '../admin/console-client.ts';
 
 /**
  * Issue 20 § 8: after a flipped backend WAL, 40 of 40 acknowledged records were gone while their 40
  * Idempotency-Keys kept replaying `201 Idempotency-Replay: true` for records that no longer existed,
  * and the stack started without a word. Now the start compares the recent completed idempotency
- * entries with backend-sim's markers (orphans: their keys are freed, the retry executes and the record
- * exists again; the start log says what was found), and checks the databases' integrity in the
+ * entries with backend-sim's markers (orphans are flagged: they replay nothing, the console's inspector
+ * lists them, the retry executes and the record exists again; the start log says what was found), and checks the databases' integrity in the
  * background (PRAGMA quick_check: the log and /readyz report damage) without delaying the start.
  */
 
@@ -26,12 +27,27 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(dataDir: string): Promise<{ baseUrl: string; output: () => string; creds: Credentials }> {
+async function start(dataDir: string): Promise<{ baseUrl: string; output: () => string; creds: Credentials & { chaveId: number }; operator: { username: string; password: string } }> {
   let out = '';
   const started = await spawnStack(dataDir, { RATE_LIMIT_PER_MINUTE: '1000000' }, { output: (chunk) => (out += chunk), timeoutMs: 60_000 });
   child = started.child;
-  const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
-  return { baseUrl: started.baseUrl, output: () => out, creds: { apiKey: demo.api_key, apiSecret: demo.api_secret } };
+  const credentials = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'));
+  const demo = credentials.keys.demo;
+  return {
+    baseUrl: started.baseUrl,
+    output: () => out,
+    creds: { apiKey: demo.api_key, apiSecret: demo.api_secret, chaveId: demo.chave_id },
+    operator: credentials.operator,
+  };
+}
+
+/** The console's idempotency inspector: the demo key's live entries, by Idempotency-Key. */
+async function inspectorEntries(s: Awaited<ReturnType<typeof start>>): Promise<Map<string, { state: string; status: number | null; method: string; path: string }>> {
+  const operator = new ConsoleClient(s.baseUrl);
+  expect((await operator.login(s.operator.username, s.operator.password)).status).toBe(200);
+  const res = await operator.call('GET', `/admin/api/keys/${s.creds.chaveId}/idempotency`);
+  expect(res.status, res.text).toBe(200);
+  return new Map(res.body.data.items.map((e: { idem_key: string; state: string; status: number | null; method: string; path: string }) => [e.idem_key, e]));
 }
 
 /** Waits (bounded) until the background quick_check has finished, and returns /readyz's integrity component. */
@@ -46,7 +62,7 @@ async function integrityOnceChecked(baseUrl: string): Promise<{ status: number; 
 }
 
 describe('start-time consistency', () => {
-  test(`a flipped backend WAL loses ${WRITES} acknowledged patient creates: the start says so, their keys no longer replay a success, each retry executes and the record exists again`, async () => {
+  test(`a flipped backend WAL loses ${WRITES} acknowledged patient creates: the start says so, the console's inspector lists them as orphaned, their keys no longer replay a success, each retry executes and the record exists again`, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-orphans-'));
     dirs.push(dataDir);
     let s = await start(dataDir);
@@ -91,6 +107,15 @@ describe('start-time consistency', () => {
     const ready = await integrityOnceChecked(s.baseUrl);
     expect(ready.component.detalhes).toMatchObject({ idempotencia_verificadas: WRITES, idempotencia_orfas: WRITES });
 
+    // Flagged, not forgotten: the console's inspector lists every one as orphaned, with the status it was answered.
+    const flagged = await inspectorEntries(s);
+    for (const w of writes) expect(flagged.get(w.key)).toMatchObject({ state: 'orphaned', status: 201, method: 'POST', path: '/v1/pacientes' });
+    // Still bound to its request: the key with another body is the usual 422, and executes nothing.
+    const [first] = lost;
+    const otherBody = await signedRequest(s.baseUrl, s.creds, { method: 'POST', path: '/v1/pacientes', body: { ...first.body, nome: `${first.body.nome} outro` }, idempotencyKey: first.key });
+    expect(otherBody.status, otherBody.text).toBe(422);
+    expect(otherBody.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+
     for (const w of lost) {
       const retry = await signedRequest(s.baseUrl, s.creds, { method: 'POST', path: '/v1/pacientes', body: w.body, idempotencyKey: w.key });
       expect(retry.status, retry.text).toBe(201);
@@ -104,6 +129,9 @@ describe('start-time consistency', () => {
       expect(again.headers['idempotency-replay']).toBe('true');
       expect(again.body.data.id).toBe(retry.body.data.id);
     }
+    // Executed again, each entry is an ordinary completed one.
+    const retried = await inspectorEntries(s);
+    for (const w of writes) expect(retried.get(w.key)).toMatchObject({ state: 'completed', status: 201 });
     await stopStack(child, 'SIGTERM');
 
     // The next start finds nothing to say about them: every recent entry is in backend-sim again.
