@@ -13,7 +13,7 @@ import { registerRawBodyParsers } from './http/body.ts';
 import { envelopeSerializerCompiler } from './http/schemas.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http/connection-errors.ts';
 import corsPlugin from './http/cors-plugin.ts';
-import authPlugin from './auth/auth-plugin.ts';
+import authPlugin, { type AuthPluginOptions } from './auth/auth-plugin.ts';
 import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin, { completeIdempotentWrites } from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore, type IdempotencyEntries } from './idempotency/idempotency.store.ts';
@@ -55,6 +55,8 @@ export interface AppDeps {
   now?: () => number;
   /** The appliance clock (server/clock.ts) every time rule of the spec reads; real time when omitted. */
   clock?: ApplianceClock;
+  /** Development mode's signature explanation (explainSignatureMismatch when omitted); tests wrap it to count what is computed. */
+  explainSignature?: AuthPluginOptions['explain'];
 }
 
 declare module 'fastify' {
@@ -204,6 +206,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
         now: () => clock.now(),
         explainSignatures: config.appEnv === 'development',
         refusals,
+        explain: deps.explainSignature,
       });
       await v1.register(rateLimitPlugin, {
         perMinute: config.rateLimit.perMinute,

@@ -11,8 +11,12 @@ export const idempotencySearchQuery = z.object({
     .pipe(z.string().regex(IDEMPOTENCY_KEY_PATTERN, 'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].').optional()),
 });
 
-/** An entry's state as an operator reads it; `stored_503` is a lost backend's 503, replayed for 24 h as the spec requires; `abandoned`: left in flight by a crash, its lease over. */
-export const IDEMPOTENCY_ENTRY_STATES = ['in_flight', 'abandoned', 'completed', 'stored_503'] as const;
+/**
+ * An entry's state as an operator reads it; `stored_503` is a lost backend's 503, replayed for 24 h as the spec
+ * requires; `abandoned`: left in flight by a crash, its lease over; `orphaned`: acknowledged (`status`), but the
+ * start-time check found that backend-sim no longer holds the write, so it replays nothing and its retry executes.
+ */
+export const IDEMPOTENCY_ENTRY_STATES = ['in_flight', 'abandoned', 'completed', 'stored_503', 'orphaned'] as const;
 export type IdempotencyEntryState = (typeof IDEMPOTENCY_ENTRY_STATES)[number];
 
 export const idempotencyEntryView = z.object({

@@ -6,7 +6,7 @@ import { bodyTooLarge, MAX_BODY_BYTES, parseJsonBody } from '../http/body.ts';
 import type { KeysService, ResolvedKey } from '../keys/keys.service.ts';
 import { API_KEY_PATTERN, maskApiKey } from '../keys/keys.service.ts';
 import { computeSignature, signaturesMatch, signingPayload } from './signing.ts';
-import { explainSignatureMismatch } from './signature-debug.ts';
+import { explainSignatureMismatch, type SignatureMismatch } from './signature-debug.ts';
 import { AddressLimiter } from '../rate-limit/address-limiter.ts';
 import { formatDuration } from '../clock.ts';
 import '../http/request-context.ts';
@@ -21,6 +21,8 @@ export interface AuthPluginOptions {
   explainSignatures?: boolean;
   /** The unauthenticated refusals' limiter: an address past its quota gets no explanation computed. */
   refusals?: AddressLimiter;
+  /** Computes an explanation (explainSignatureMismatch by default; tests wrap it to count what is computed). */
+  explain?: (input: SignatureMismatch) => Record<string, unknown>;
 }
 
 /**
@@ -42,7 +44,12 @@ export default fp<AuthPluginOptions>(
   async function authPlugin(app: FastifyInstance, options) {
     const now = options.now ?? (() => Date.now());
     const explainer = options.explainSignatures
-      ? { perKey: new AddressLimiter({ perMinute: EXPLANATIONS_PER_MINUTE }), perAddress: new AddressLimiter({ perMinute: EXPLANATIONS_PER_MINUTE }), refusals: options.refusals }
+      ? {
+          perKey: new AddressLimiter({ perMinute: EXPLANATIONS_PER_MINUTE }),
+          perAddress: new AddressLimiter({ perMinute: EXPLANATIONS_PER_MINUTE }),
+          refusals: options.refusals,
+          explain: options.explain ?? explainSignatureMismatch,
+        }
       : null;
 
     // Callback style: synchronous when the key is cached or gateway.db answers, asynchronous only when
@@ -156,11 +163,11 @@ interface Explainer {
   perKey: AddressLimiter;
   perAddress: AddressLimiter;
   refusals?: AddressLimiter;
+  explain: (input: SignatureMismatch) => Record<string, unknown>;
 }
 
 /** Whether this refusal may have its (costly) explanation: development mode, and the key's and address's rations. */
-function mayExplain(explainer: Explainer | null, request: FastifyRequest, keyId: number): boolean {
-  if (!explainer) return false;
+function mayExplain(explainer: Explainer, request: FastifyRequest, keyId: number): boolean {
   if (explainer.refusals && !explainer.refusals.hasRoom(request.ip)) return false;
   return explainer.perKey.take(String(keyId)).ok && explainer.perAddress.take(request.ip).ok;
 }
@@ -172,8 +179,8 @@ function verifySignature(request: FastifyRequest, explainer: Explainer | null): 
   const payload = signingPayload(timestamp, request.method, pathAndQuery, request.rawBody);
   const sent = header(request, 'x-signature')!;
   if (!signaturesMatch(computeSignature(secret!, payload), sent)) {
-    const details = mayExplain(explainer, request, key.id)
-      ? explainSignatureMismatch({
+    const details = explainer && mayExplain(explainer, request, key.id)
+      ? explainer.explain({
           secret: secret!,
           timestamp,
           method: request.method,

@@ -87,6 +87,12 @@ export interface IdempotencyEntries {
   complete(op: OperationKey, response: StoredResponse): void;
   /** Frees the key so a retry executes again (outcomes that are not final, e.g. a gateway timeout). */
   release(op: OperationKey): void;
+  /**
+   * Marks a completed entry whose write backend-sim no longer holds (the start-time consistency check): it
+   * no longer replays its answer, which is dropped; the retry with the same key and body executes again
+   * (reserve), and until then the console's inspector shows the entry as `orphaned`.
+   */
+  flagOrphan(op: OperationKey): boolean | Promise<boolean>;
   purgeExpired(now?: number): number | Promise<number>;
   /** The newest completed 2xx entries still within their 24 h, newest first. */
   recentSuccesses(limit: number, now?: number): RecentSuccess[] | Promise<RecentSuccess[]>;
@@ -119,9 +125,10 @@ export function reservationStep(
   const entry = entryOf(record);
   if (record.body_hash !== fingerprint) return { kind: 'answer', reservation: { kind: 'conflict', reason: 'body', stored: conflictingEntry(record), fingerprint } };
   if (record.state === 'completed') return { kind: 'answer', reservation: { kind: 'replay', record: open(entry, record) } };
-  if (record.lease_until > now) return { kind: 'answer', reservation: { kind: 'in_flight' } };
-  // Left in flight by a crash: its lease ran out, so this request takes it over, under the same row
-  // (and so the same backend token) whatever spelling of the path it came by.
+  if (record.state === 'in_flight' && record.lease_until > now) return { kind: 'answer', reservation: { kind: 'in_flight' } };
+  // Left in flight by a crash (its lease ran out), or orphaned (its write was lost by backend-sim, found
+  // at start): this request takes it over and executes, under the same row (and so the same backend
+  // token) whatever spelling of the path it came by.
   return { kind: 'take_over', entry };
 }
 
@@ -175,6 +182,7 @@ export class IdempotencyStore implements IdempotencyEntries {
   private readonly removeExpiredOfKey: SQLite.Statement;
   private readonly insert: SQLite.Statement;
   private readonly takeOver: SQLite.Statement;
+  private readonly flagOrphanStmt: SQLite.Statement;
   private readonly remove: SQLite.Statement;
   private readonly completeStmt: SQLite.Statement;
   private readonly purge: SQLite.Statement;
@@ -207,7 +215,13 @@ export class IdempotencyStore implements IdempotencyEntries {
       `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, operation, body_hash, state, lease_until, created_at, expires_at, seal_version, request_id)
        VALUES (?, ?, ?, ?, ?, ?, 'in_flight', ?, ?, ?, ${SEAL_VERSION}, ?)`,
     );
-    this.takeOver = sqlite.prepare(`UPDATE idempotency_keys SET lease_until = ?, request_id = ? WHERE ${pk} AND state = 'in_flight'`);
+    this.takeOver = sqlite.prepare(
+      `UPDATE idempotency_keys SET state = 'in_flight', status = NULL, response_sealed = NULL, lease_until = ?, request_id = ?
+       WHERE ${pk} AND state IN ('in_flight', 'orphaned')`,
+    );
+    this.flagOrphanStmt = sqlite.prepare(
+      `UPDATE idempotency_keys SET state = 'orphaned', response_sealed = NULL, lease_until = 0 WHERE ${pk} AND state = 'completed'`,
+    );
     this.remove = sqlite.prepare(`DELETE FROM idempotency_keys WHERE ${pk}`);
     this.completeStmt = sqlite.prepare(
       `UPDATE idempotency_keys SET state = 'completed', status = ?, response_sealed = ?, response_headers = NULL, response_body = NULL
@@ -263,6 +277,10 @@ export class IdempotencyStore implements IdempotencyEntries {
   release(op: OperationKey): void {
     const remove = () => this.remove.run(op.chaveId, op.idemKey, op.method, op.path);
     this.commit(remove, remove);
+  }
+
+  flagOrphan(op: OperationKey): boolean {
+    return this.flagOrphanStmt.run(op.chaveId, op.idemKey, op.method, op.path).changes > 0;
   }
 
   purgeExpired(now = this.clock()): number {

@@ -98,12 +98,16 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
           decided = (await this.insert(client, op, fingerprint, now, requestId)) ? { kind: 'execute', entry: op } : null;
           break;
         case 'take_over':
-          await client.query(`UPDATE idempotency_keys SET lease_until = $5, request_id = $6, instance_id = $7 WHERE ${PK} AND state = 'in_flight'`, [
+          await client.query(
+            `UPDATE idempotency_keys SET state = 'in_flight', status = NULL, response_sealed = NULL, lease_until = $5, request_id = $6, instance_id = $7
+             WHERE ${PK} AND state IN ('in_flight', 'orphaned')`,
+            [
             ...pkValues(step.entry),
-            now + this.options.leaseMs,
-            requestId,
-            this.options.instanceId,
-          ]);
+              now + this.options.leaseMs,
+              requestId,
+              this.options.instanceId,
+            ],
+          );
           decided = { kind: 'execute', entry: step.entry };
           break;
         case 'answer':
@@ -144,6 +148,11 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
       console.error(`idempotency: an answer was not recorded (${error.message}); its key is freed`);
       return rollback(this.pool).catch(() => undefined);
     });
+  }
+
+  async flagOrphan(op: OperationKey): Promise<boolean> {
+    const result = await this.pool.query(`UPDATE idempotency_keys SET state = 'orphaned', response_sealed = NULL, lease_until = 0 WHERE ${PK} AND state = 'completed'`, pkValues(op));
+    return (result.rowCount ?? 0) > 0;
   }
 
   async purgeExpired(now = this.clock()): Promise<number> {

@@ -26,7 +26,7 @@ export interface OrphanedEntry {
 export interface ConsistencyReport {
   /** Completed 2xx entries compared with backend-sim's markers. */
   checked: number;
-  /** Entries whose write backend-sim no longer holds: their keys were freed (the retry executes). */
+  /** Entries whose write backend-sim no longer holds: flagged `orphaned` (the retry executes; the console's inspector shows them). */
   orphaned: OrphanedEntry[];
   /** Entries that could not be compared, per tenant, with the reason (backend unreachable, unknown tenant). */
   unchecked: Array<{ tenant: string; entries: number; reason: string }>;
@@ -45,9 +45,11 @@ export interface ConsistencyDeps {
  * consistency): gateway.db's completed idempotency entry (what a retry replays) and backend-sim's marker,
  * committed with the write in the tenant database. An entry without a marker is an orphan: the backend
  * lost the write (a flipped WAL loses every frame from the damaged one on) while the gateway would keep
- * replaying `201 Idempotency-Replay: true` for a record that no longer exists. Its key is freed
- * (IdempotencyStore.release), so the retry executes again and the record exists once more; the report
- * says what was found. Run before the gateway listens, so no orphan is replayed.
+ * replaying `201 Idempotency-Replay: true` for a record that no longer exists. The entry is flagged
+ * `orphaned` (IdempotencyStore.flagOrphan): it replays nothing, the retry with the same key and body
+ * executes again and the record exists once more, and until then the console's idempotency inspector
+ * lists it; the report (start log, `/readyz`) says what was found. Run before the gateway listens, so
+ * no orphan is replayed.
  */
 export async function checkIdempotencyConsistency(deps: ConsistencyDeps): Promise<ConsistencyReport> {
   const started = performance.now();
@@ -77,7 +79,7 @@ export async function checkIdempotencyConsistency(deps: ConsistencyDeps): Promis
       report.checked += list.length;
       for (const { operation, createdAt } of list) {
         if (tokensOf(operation).some((token) => known.has(token))) continue;
-        deps.store.release(operation);
+        await deps.store.flagOrphan(operation);
         report.orphaned.push({ tenant, chaveId: operation.chaveId, method: operation.method, path: operation.path, createdAt });
       }
     } catch (error) {
@@ -125,7 +127,8 @@ export function describeConsistency(report: ConsistencyReport): string {
     const where = [...perTenant].map(([tenant, n]) => `${tenant}: ${n}`).join(', ');
     lines.push(
       `idempotency check: ${report.orphaned.length} of ${report.checked} acknowledged write(s) of the last 24 h are missing from backend-sim (${where}); ` +
-        'their Idempotency-Keys no longer replay a success: a retry with the same key executes again',
+        'their Idempotency-Keys no longer replay a success: a retry with the same key and body executes again; ' +
+        'until then the console\'s idempotency inspector lists them as orphaned',
     );
   } else if (report.checked > 0) {
     lines.push(`idempotency check: the ${report.checked} acknowledged write(s) of the last 24 h checked are all in backend-sim (${report.ms} ms)`);

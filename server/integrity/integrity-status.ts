@@ -13,7 +13,7 @@ export interface IntegrityDetails {
   verificacao: 'pendente' | 'em_andamento' | 'concluida' | 'falhou';
   bancos_verificados: number;
   bancos_danificados: number;
-  /** Completed idempotency entries compared with backend-sim's markers at start, and those found orphaned (keys freed). */
+  /** Completed idempotency entries compared with backend-sim's markers at start, and those found orphaned (flagged; their retry executes). */
   idempotencia_verificadas: number;
   idempotencia_orfas: number;
 }

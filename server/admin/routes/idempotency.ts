@@ -78,6 +78,7 @@ function decodeEntry(entry: string): { method: string; path: string; idem_key: s
 
 function stateOf(row: { state: string; status: number | null; lease_until: number }, now: number): IdempotencyEntryState {
   if (row.state === 'completed') return row.status === 503 ? 'stored_503' : 'completed';
+  if (row.state === 'orphaned') return 'orphaned';
   return row.lease_until > now ? 'in_flight' : 'abandoned';
 }
 

@@ -22,7 +22,10 @@ export interface IdempotencyKeysTable {
    * CPF could be reversed by trying every CPF). seal_version 0 rows held the bare SHA-256.
    */
   body_hash: string;
-  /** `in_flight` or `completed`. */
+  /**
+   * `in_flight`, `completed`, or `orphaned`: completed, but the start-time check found that backend-sim no
+   * longer holds its write (server/integrity/idempotency-consistency.ts); it replays nothing, its retry executes.
+   */
   state: string;
   /** Epoch ms until which an in-flight entry blocks its key; a crash leaves it to expire quickly. */
   lease_until: number;

@@ -6,8 +6,9 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { MAX_CHECKED_BODY_BYTES } from '../../../server/auth/signature-debug.ts';
 import { EXPLANATIONS_PER_MINUTE } from '../../../server/auth/auth-plugin.ts';
+import { explainSignatureMismatch, MAX_CHECKED_BODY_BYTES } from '../../../server/auth/signature-debug.ts';
+import { FakeBackend, injectApp } from '../inject/app.ts';
 import { nowSeconds, sign, signedRequest, type Credentials, type SignedRequest, type SignedResponse } from '../../helpers/signed-client.ts';
 
 /**
@@ -364,20 +365,74 @@ describe('explanations cost little and are rationed (issue 20 § 1: a CPU amplif
   });
 });
 
-test('an address past its quota of unauthenticated refusals gets 429 with Retry-After, and no explanation is computed', async () => {
-  const stack = await startTestStack({ UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '5' });
-  try {
-    const key = await stack.newKey();
-    const send = () => stack.call({ method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.31' }, key);
-    for (let i = 0; i < 5; i++) expect((await send()).status).toBe(401);
-    const refused = await send();
-    expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { escopo: 'endereco_cliente', limite_por_minuto: 5 } });
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    // Another address is not affected, and a valid call from the limited address is never charged nor refused.
-    expect((await stack.call({ method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.32' }, key)).status).toBe(401);
-    expect((await stack.call({ path: '/v1/ping', localAddress: '127.0.0.31' }, key)).status).toBe(200);
-  } finally {
-    await stack.stop();
-  }
+describe('an address past its quota of unauthenticated refusals', () => {
+  const QUOTA = 5;
+
+  test('gets 429 RATE_LIMIT_EXCEEDED with Retry-After over HTTP; another address is not affected, a valid call from it passes', async () => {
+    const stack = await startTestStack({ UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(QUOTA) });
+    try {
+      const key = await stack.newKey();
+      const send = () => stack.call({ method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.31' }, key);
+      for (let i = 0; i < QUOTA; i++) expect((await send()).status).toBe(401);
+      const refused = await send();
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { escopo: 'endereco_cliente', limite_por_minuto: QUOTA } });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // Another address is not affected, and a valid call from the limited address is never charged nor refused.
+      expect((await stack.call({ method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.32' }, key)).status).toBe(401);
+      expect((await stack.call({ path: '/v1/ping', localAddress: '127.0.0.31' }, key)).status).toBe(200);
+    } finally {
+      await stack.stop();
+    }
+  });
+
+  test('has no explanation computed: the explainer (the real one, counted) runs once per explained 401 and never for a 429', async () => {
+    let computed = 0;
+    const gateway = await injectApp(new FakeBackend(), {
+      env: { APP_ENV: 'development', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(QUOTA) },
+      explainSignature: (input) => {
+        computed += 1;
+        return explainSignatureMismatch(input);
+      },
+    });
+    try {
+      const { apiKey, apiSecret } = gateway.creds;
+      // Signed over `{} ` and sent as `{}`: a signature mismatch, explained in development mode.
+      const send = async (remoteAddress: string, signedBody = '{} ') => {
+        const ts = String(nowSeconds());
+        const res = await gateway.app.inject({
+          method: 'POST',
+          url: '/v1/ping',
+          remoteAddress,
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-timestamp': ts, 'x-signature': sign(apiSecret, ts, 'POST', '/v1/ping', signedBody) },
+          payload: '{}',
+        });
+        return { status: res.statusCode, body: JSON.parse(res.payload) };
+      };
+      for (let i = 1; i <= QUOTA; i++) {
+        const res = await send('127.0.0.41');
+        expect(res.status).toBe(401);
+        expect(res.body.error.code).toBe('AUTH_INVALID_SIGNATURE');
+        expect(res.body.error.details.payload_assinado).toEqual(expect.any(String));
+        expect(computed).toBe(i);
+      }
+      for (let i = 0; i < 10; i++) {
+        const res = await send('127.0.0.41');
+        expect(res.status).toBe(429);
+        expect(res.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+      }
+      // Ten refusals past the quota, none explained.
+      expect(computed).toBe(QUOTA);
+      // Another address with the same key is explained (counted).
+      const elsewhere = await send('127.0.0.42');
+      expect(elsewhere.status).toBe(401);
+      expect(elsewhere.body.error.details).not.toBeNull();
+      expect(computed).toBe(QUOTA + 1);
+      // A valid call from the limited address passes and computes nothing.
+      expect((await send('127.0.0.41', '{}')).status).toBe(200);
+      expect(computed).toBe(QUOTA + 1);
+    } finally {
+      await gateway.close();
+    }
+  });
 });

@@ -8,6 +8,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { makeCpf } from '../../helpers/fixtures.ts';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
 import { IdempotencyStore, operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
+import { backendWriteToken } from '../../../server/idempotency/idempotency-plugin.ts';
 import { loadMasterKey } from '../../../server/keys/secret-box.ts';
 
 // Issue 12 § PII sealed at rest: no patient datum sent in a write body rests in plaintext under DATA_DIR,
@@ -204,6 +205,14 @@ test('rows of earlier releases (plaintext) are sealed when the gateway starts, a
        WHERE chave_id = ? AND idem_key = ?`,
     ).run(bodyHash, replay.record.response_headers, replay.record.response_body, own.creds.chaveId, key);
     db.close();
+    // Such a row's write went to backend-sim under that release's token (verb and raw path): its marker says so,
+    // or the start-time check would rightly find the row orphaned.
+    const backendDb = new SQLite(path.join(own.dataDir, 'backend', `${own.tenantSlug}.db`));
+    const moved = backendDb
+      .prepare('UPDATE idempotency_markers SET token = ? WHERE token = ?')
+      .run(backendWriteToken({ ...op, operation: null }, 0), backendWriteToken(op, 0));
+    backendDb.close();
+    expect(moved.changes).toBe(1);
     expect(readFileSync(path.join(own.dataDir, 'gateway.db')).includes(pii.cpf)).toBe(true);
 
     restarted = await startTestStack({}, { dataDir: own.dataDir });
@@ -211,6 +220,8 @@ test('rows of earlier releases (plaintext) are sealed when the gateway starts, a
     expect(again.status).toBe(201);
     expect(again.headers['idempotency-replay']).toBe('true');
     expect(again.headers.location).toBe(first.headers.location);
+    // Replayed by the gateway from the converted row, which the start found consistent.
+    expect(restarted.integrity.consistency).toMatchObject({ checked: 1, orphaned: [] });
     expect(again.body.data).toEqual(first.body.data);
     const legacy = restarted.gatewayDb.sqlite.prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE seal_version = 0 OR response_body IS NOT NULL').get();
     expect(legacy).toEqual({ n: 0 });

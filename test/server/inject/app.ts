@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { ALL_SCOPES, type Scope } from '../../../contracts/scopes.ts';
-import { buildApp } from '../../../server/app.ts';
+import { buildApp, type AppDeps } from '../../../server/app.ts';
 import { BackendContractError, type Backend, type BackendCall, type BackendResult } from '../../../server/backend/client.ts';
 import { ephemeralConfig } from '../../../server/config.ts';
 import { openGatewayDb } from '../../../server/db/database.ts';
@@ -72,9 +72,12 @@ export interface InjectApp {
  * The gateway built in-process (`buildApp`, never listening) on a fresh data dir, with `backend` in place
  * of backend-sim: for the gateway's own route logic, fast. The end-to-end suites cover the real client.
  */
-export async function injectApp(backend: Backend, options: { tenantSlug?: string; scopes?: Scope[] } = {}): Promise<InjectApp> {
+export async function injectApp(
+  backend: Backend,
+  options: { tenantSlug?: string; scopes?: Scope[]; env?: Record<string, string>; explainSignature?: AppDeps['explainSignature'] } = {},
+): Promise<InjectApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-inject-'));
-  const config = ephemeralConfig(dataDir);
+  const config = ephemeralConfig(dataDir, options.env);
   const gatewayDb = await openGatewayDb(dataDir);
   const keys = new KeysService(gatewayDb.db, new SecretBox(loadMasterKey(dataDir, config.masterKeyHex)), sqliteKeySource(gatewayDb.sqlite));
   const tenants = new TenantsService(gatewayDb.db, backend, () => keys.invalidate());
@@ -82,7 +85,7 @@ export async function injectApp(backend: Backend, options: { tenantSlug?: string
   await tenants.create({ slug: tenantSlug, nome: 'Clinica Inject' });
   const issued = await keys.create({ tenantSlug, scopes: options.scopes ?? [...ALL_SCOPES] });
   const creds = { apiKey: issued.api_key, apiSecret: issued.api_secret, chaveId: issued.chave_id };
-  const app = await buildApp(config, { database: gatewayDb, keys, tenants, backend });
+  const app = await buildApp(config, { database: gatewayDb, keys, tenants, backend, explainSignature: options.explainSignature });
   await app.ready();
   return {
     app,

@@ -23,6 +23,11 @@ const STATE_LABEL: Record<EntryState, { label: string; tone: 'info' | 'ok' | 'ba
   abandoned: { label: 'Abandoned', tone: 'warn', help: 'Left in flight by a crash; its lease is over, so the next retry executes.' },
   completed: { label: 'Completed', tone: 'ok', help: 'A retry with the same body replays this answer; another body gets 422.' },
   stored_503: { label: 'Stored 503', tone: 'bad', help: 'The backend was unavailable; the spec replays this 503 for 24 h. Purge it to let the client retry now.' },
+  orphaned: {
+    label: 'Orphaned',
+    tone: 'bad',
+    help: 'Answered with this status, but at the last start the backend no longer held the write (a damaged database). It replays nothing: a retry with the same key and body executes again.',
+  },
 };
 
 /** The header's syntax (server/idempotency/idempotency-plugin.ts IDEMPOTENCY_KEY_PATTERN): nothing else was ever stored. */
