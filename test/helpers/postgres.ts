@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 
 /**
- * The suite's PostgreSQL (the `postgres` project in vitest.config.ts: test/helpers/postgres-global-setup.ts starts
- * one from Debian's binaries and sets TEST_DATABASE_URL). Each test stack gets a database of its own, dropped after.
+ * The suite's PostgreSQL in the `postgres` project of vitest.config.ts (test/helpers/postgres-global-setup.ts starts
+ * one from Debian's binaries and provides its URL); undefined in the `sqlite` project. Each test stack gets a
+ * database of its own there, dropped after.
  */
-export const testDatabaseUrl = (): string | undefined => process.env.TEST_DATABASE_URL || undefined;
+export const testDatabaseUrl = (): string | undefined => {
+  try {
+    return inject('testDatabaseUrl') || undefined;
+  } catch {
+    return undefined;
+  }
+};
 
 export interface TestDatabase {
   url: string;
@@ -15,7 +23,7 @@ export interface TestDatabase {
 
 /** A fresh, empty database on the suite's server (the gateway migrates it when it opens it). */
 export async function createTestDatabase(serverUrl = testDatabaseUrl()): Promise<TestDatabase> {
-  if (!serverUrl) throw new Error('TEST_DATABASE_URL is not set: this test needs the suite PostgreSQL (npx vitest run --project postgres)');
+  if (!serverUrl) throw new Error('no suite PostgreSQL here: this test runs in the postgres project (npx vitest run --project postgres)');
   const name = `gw_t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

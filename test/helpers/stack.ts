@@ -16,6 +16,8 @@ export interface TestStack extends Omit<RunningStack, 'gatewayDb'> {
    */
   gatewayDb: OpenedGatewayDb;
   database: OpenedGatewayDatabase;
+  /** What a CLI started by the test needs to reach this stack's state and backend (DATA_DIR, BACKEND_URL, DATABASE_URL). */
+  cliEnv: Record<string, string>;
   dataDir: string;
   /** Default tenant `clinica-teste` and a key with every scope. */
   tenantSlug: string;
@@ -27,21 +29,26 @@ export interface TestStack extends Omit<RunningStack, 'gatewayDb'> {
   stop(): Promise<void>;
 }
 
+const databasesByDataDir = new Map<string, { url: string; drop(): Promise<void> }>();
+
 /** A whole stack (embedded S3, backend-sim, gateway) on free loopback ports with a fresh data dir. */
 export async function startTestStack(
   env: Record<string, string> = {},
   options: { now?: () => number; configure?: (config: GatewayConfig) => void; dataDir?: string } = {},
 ): Promise<TestStack> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'gw-test-'));
-  // The postgres project: the gateway's state in a database of its own on the suite's PostgreSQL.
-  const database = testDatabaseUrl() && env.DATABASE_URL === undefined ? await createTestDatabase() : null;
+  // The postgres project: the gateway's state in a database of its own on the suite's PostgreSQL, the same one
+  // again when a test restarts a stack on its data dir (dropped with the run's server, not by stop()).
+  const reused = databasesByDataDir.get(dataDir);
+  const database = reused ?? (testDatabaseUrl() && env.DATABASE_URL === undefined ? await createTestDatabase() : null);
+  if (database && options.dataDir) databasesByDataDir.set(dataDir, database);
   const config = ephemeralConfig(dataDir, database ? { DATABASE_URL: database.url, GATEWAY_INSTANCE_ID: 'test-gateway', ...env } : env);
   options.configure?.(config);
   let stack: RunningStack;
   try {
     stack = await startStack(config, { now: options.now });
   } catch (error) {
-    await database?.drop();
+    if (!reused && !options.dataDir) await database?.drop();
     throw error;
   }
   const tenantSlug = 'clinica-teste';
@@ -54,6 +61,7 @@ export async function startTestStack(
   const creds = await newKey();
   return {
     ...stack,
+    cliEnv: { DATA_DIR: dataDir, BACKEND_URL: stack.backendUrl, ...(database ? { DATABASE_URL: database.url } : {}) },
     gatewayDb: sqliteOnly(stack.gatewayDb),
     database: stack.gatewayDb,
     dataDir,
@@ -69,7 +77,7 @@ export async function startTestStack(
     stop: async () => {
       const violations = [...stack.backend.contractViolations];
       await stack.close();
-      await database?.drop();
+      if (!options.dataDir) await database?.drop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       // backend-sim answered outside the contract (unknown error code, data its schema refuses): fail the file.
       if (violations.length > 0) throw new Error(`backend contract violations:\n${violations.join('\n')}`);

@@ -19,7 +19,7 @@ const TSX = path.resolve('node_modules/.bin/tsx');
 
 function cli(stack: TestStack, env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, DATA_DIR: stack.dataDir, BACKEND_URL: stack.backendUrl, ...env } }, (error, stdout, stderr) => {
+    execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, ...stack.cliEnv, ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
