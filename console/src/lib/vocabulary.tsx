@@ -96,16 +96,20 @@ export function HttpStatus({ status }: { status: number }) {
 }
 
 /**
- * A code, slug or path that may be long (AUTH_TIMESTAMP_EXPIRED, /v1/pacientes/12/prontuarios): it may
- * break after `_ . / - :` and nowhere else, so a narrow column never splits a word ("EXP/IRED").
+ * Long text without spaces (a code, a path, a parameter name in a message): a line may break after
+ * `_ . / : - ? & =` and nowhere else, so a narrow column never splits a word ("EXP/IRED").
  */
-export function Code({ children, className = '' }: { children: string; className?: string }) {
-  const parts = children.split(/(?<=[_./:-])/);
-  const content: ReactNode = parts.map((part, i) => (
+export function breakable(text: string): ReactNode {
+  const parts = text.split(/(?<=[_./:?&=-])/);
+  return parts.map((part, i) => (
     <Fragment key={i}>
       {i > 0 && <wbr />}
       {part}
     </Fragment>
   ));
-  return <code className={`code ${className}`.trim()}>{content}</code>;
+}
+
+/** A code, slug or path that may be long (AUTH_TIMESTAMP_EXPIRED, /v1/pacientes/12/prontuarios), breakable as above. */
+export function Code({ children, className = '' }: { children: string; className?: string }) {
+  return <code className={`code ${className}`.trim()}>{breakable(children)}</code>;
 }
