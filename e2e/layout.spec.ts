@@ -65,14 +65,14 @@ async function problems(page: Page): Promise<string[]> {
       if (box.scrollWidth > box.clientWidth + 1) out.push(`${label}: table ${box.scrollWidth} px wide in a ${box.clientWidth} px box`);
     });
 
-    // Words broken across lines, everywhere in the document (menu and dialogs included). JSON blocks are left
-    // out: a long token in them (a URL, a hash) wraps where it must, by design; they are held to their card below.
+    // Words broken across lines, everywhere in the document (menu, dialogs, JSON blocks and snippets included:
+    // their long lines break at spaces and punctuation, never inside a word).
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     const range = document.createRange();
     const broken = new Set<string>();
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
-      if (!parent || parent.closest('.sr-only, option, script, style, textarea, pre, [hidden]') || !visible(parent)) continue;
+      if (!parent || parent.closest('.sr-only, option, script, style, textarea, [hidden]') || !visible(parent)) continue;
       const text = node.textContent ?? '';
       for (const match of text.matchAll(/[\p{L}\p{N}]+/gu)) {
         // Hashes, keys and ids (25 characters and more) may wrap inside a narrow card; words may not.

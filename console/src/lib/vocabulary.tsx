@@ -1,9 +1,8 @@
-import { Fragment, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { tenantView } from '../../../contracts/admin/tenants.ts';
 import { api } from './api.ts';
-import { Badge, statusTone } from './ui.tsx';
+import { Badge, breakable, statusTone } from './ui.tsx';
 
 /**
  * One vocabulary for every screen (issue 22 § 2): how a clinic is named, how a status reads, how a code
@@ -95,21 +94,7 @@ export function HttpStatus({ status }: { status: number }) {
   );
 }
 
-/**
- * Long text without spaces (a code, a path, a parameter name in a message): a line may break after
- * `_ . / : - ? & =` and nowhere else, so a narrow column never splits a word ("EXP/IRED").
- */
-export function breakable(text: string): ReactNode {
-  const parts = text.split(/(?<=[_./:?&=-])/);
-  return parts.map((part, i) => (
-    <Fragment key={i}>
-      {i > 0 && <wbr />}
-      {part}
-    </Fragment>
-  ));
-}
-
-/** A code, slug or path that may be long (AUTH_TIMESTAMP_EXPIRED, /v1/pacientes/12/prontuarios), breakable as above. */
+/** A code, slug or path that may be long (AUTH_TIMESTAMP_EXPIRED, /v1/pacientes/12/prontuarios): `breakable` (ui.tsx). */
 export function Code({ children, className = '' }: { children: string; className?: string }) {
   return <code className={`code ${className}`.trim()}>{breakable(children)}</code>;
 }

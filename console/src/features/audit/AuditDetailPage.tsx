@@ -1,6 +1,6 @@
 import { href } from '../../lib/router.ts';
-import { Badge, ErrorBanner, JsonBlock, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
-import { breakable, ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { Badge, breakable, ErrorBanner, JsonBlock, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { actionLabel } from './actions.ts';
 import { useAuditEntry, type AuditDetail } from './api.ts';
 

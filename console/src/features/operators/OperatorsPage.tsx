@@ -7,8 +7,8 @@ import { ConfirmDialog, FormDialog, NoticeDialog, ShownOnceDialog } from '../../
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { issuesToFields } from '../../lib/messages.ts';
 import { ListTable } from '../../lib/table.tsx';
-import { breakable, StatusBadge } from '../../lib/vocabulary.tsx';
-import { Badge, Button, EmptyState, ErrorBanner, Field, PageHeader, SectionCard, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import { StatusBadge } from '../../lib/vocabulary.tsx';
+import { Badge, breakable, Button, EmptyState, ErrorBanner, Field, PageHeader, SectionCard, formatDate, formatDateFull } from '../../lib/ui.tsx';
 import {
   explained,
   useChangePassword,
