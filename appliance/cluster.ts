@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { GatewayConfig } from '../server/config.ts';
 import { ApplianceClock } from '../server/clock.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from '../server/storage/embedded-s3.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.ts';
 import { backendTokenFor, ensurePrivateDir, storageCredentialsFor } from '../server/secrets-files.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
 import { redactDatabaseUrl, startLocalPostgres, type LocalPostgres } from './postgres.ts';

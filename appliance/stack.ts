@@ -9,7 +9,7 @@ import { PostgresIdempotencyStore } from '../server/idempotency/postgres-idempot
 import { TenantsService } from '../server/tenants/tenants.service.ts';
 import { BackendClient } from '../server/backend/client.ts';
 import { buildApp } from '../server/app.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from '../server/storage/embedded-s3.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
 import { backendTokenFor, ensurePrivateDir, storageCredentialsFor } from '../server/secrets-files.ts';
 import { ApplianceClock, formatDuration } from '../server/clock.ts';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { ConsoleApi, expect, SignedClient, test, type E2eEnv } from './kit/index.ts';
 
 // Writes patients: start from the e2e clinic's first-start settings (another spec may have made CPF required).
@@ -27,7 +27,11 @@ async function shot(page: Page, name: string): Promise<void> {
  *   lines — a badge, a code, a button, a heading or a cell broke inside a word;
  * - a select does not show its chosen option whole (its text is wider than the select's text area);
  * - a button, heading, label or badge is wider than its own box, or a control sticks out of its card or
- *   the window.
+ *   the window;
+ * - anything inside a card or an open dialog reaches past its edges without a scroll box of its own between
+ *   them (long JSON must wrap or scroll inside its card), or a block's text is wider than the block;
+ * - an open dialog is wider than the window or scrolls sideways;
+ * - a card has nothing in it but its heading, or a heading ends in a dash with nothing after it ("Detail —").
  */
 async function problems(page: Page): Promise<string[]> {
   return page.evaluate(() => {
@@ -36,7 +40,8 @@ async function problems(page: Page): Promise<string[]> {
       const text = (el.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
       const id = el.id ? `#${el.id}` : '';
       const cls = typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
-      return `<${el.tagName.toLowerCase()}${id}${cls}> "${text}"`;
+      const label = el.getAttribute('aria-label') ? `[aria-label="${el.getAttribute('aria-label')}"]` : '';
+      return `<${el.tagName.toLowerCase()}${id}${cls}${label}> "${text}"`;
     };
     const visible = (el: Element) => {
       const r = el.getBoundingClientRect();
@@ -46,7 +51,12 @@ async function problems(page: Page): Promise<string[]> {
     };
 
     const root = document.scrollingElement ?? document.documentElement;
-    if (root.scrollWidth > root.clientWidth) out.push(`page scrolls sideways: ${root.scrollWidth} > ${root.clientWidth}`);
+    if (root.scrollWidth > root.clientWidth) {
+      // Named by the innermost elements past the window's edge: what pushes the page.
+      const past = [...document.body.querySelectorAll('*')].filter((el) => el.getBoundingClientRect().right > root.clientWidth + 1);
+      const culprits = past.filter((el) => !past.some((other) => other !== el && el.contains(other))).slice(0, 3);
+      out.push(`page scrolls sideways: ${root.scrollWidth} > ${root.clientWidth} (${culprits.map((el) => describe(el).slice(0, 60)).join('; ')})`);
+    }
     const main = document.querySelector('main');
     if (!main) return ['no <main>'];
     main.querySelectorAll('table').forEach((table, i) => {
@@ -55,7 +65,8 @@ async function problems(page: Page): Promise<string[]> {
       if (box.scrollWidth > box.clientWidth + 1) out.push(`${label}: table ${box.scrollWidth} px wide in a ${box.clientWidth} px box`);
     });
 
-    // Words broken across lines, everywhere in the document (menu included).
+    // Words broken across lines, everywhere in the document (menu, dialogs, JSON blocks and snippets included:
+    // their long lines break at spaces and punctuation, never inside a word).
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     const range = document.createRange();
     const broken = new Set<string>();
@@ -110,8 +121,113 @@ async function problems(page: Page): Promise<string[]> {
         break;
       }
     });
+
+    // Open dialogs: inside the window, no sideways scrolling.
+    document.querySelectorAll('dialog[open]').forEach((dialog) => {
+      const r = dialog.getBoundingClientRect();
+      if (r.right > window.innerWidth + 1 || r.left < -1) out.push(`dialog ${describe(dialog)} is wider than the window`);
+      dialog.querySelectorAll('*').forEach((el) => {
+        const box = el as HTMLElement;
+        if (visible(el) && getComputedStyle(el).overflowX !== 'visible' && box.scrollWidth > box.clientWidth + 1) {
+          out.push(`${describe(el)} in a dialog scrolls sideways: ${box.scrollWidth} px in ${box.clientWidth} px`);
+        }
+      });
+    });
+
+    // Cards and dialogs hold what is in them: nothing reaches past their edges unless a scroll box between
+    // holds it (a JSON block scrolls inside its card); no block's own text is wider than the block.
+    const boxes = [...main.querySelectorAll('.card'), ...document.querySelectorAll('dialog[open]')].filter(visible);
+    for (const box of boxes) {
+      const edge = box.getBoundingClientRect();
+      const reported: Element[] = [];
+      for (const el of box.querySelectorAll('*')) {
+        if (!visible(el) || el.closest('.sr-only') || reported.some((r) => r.contains(el))) continue;
+        let held = false;
+        for (let up = el.parentElement; up && up !== box; up = up.parentElement) {
+          if (getComputedStyle(up).overflowX !== 'visible') held = true;
+        }
+        if (held) continue;
+        const r = el.getBoundingClientRect();
+        const style = getComputedStyle(el);
+        if (r.right > edge.right + 1 || r.left < edge.left - 1) {
+          out.push(`${describe(el)} reaches past the edge of ${describe(box).slice(0, 70)}`);
+          reported.push(el);
+        } else if (style.overflowX === 'visible' && style.display !== 'inline' && (el as HTMLElement).scrollWidth > (el as HTMLElement).clientWidth + 1 && (el as HTMLElement).clientWidth > 0) {
+          out.push(`${describe(el)}: its content is ${(el as HTMLElement).scrollWidth} px wide in a ${(el as HTMLElement).clientWidth} px box`);
+          reported.push(el);
+        }
+      }
+    }
+
+    // No empty card, no heading left hanging ("Detail —").
+    for (const card of main.querySelectorAll('.card')) {
+      if (!visible(card)) continue;
+      const content = [...card.querySelectorAll('*')].filter((el) => !el.closest('h1, h2, h3, h4, .section-title') && visible(el));
+      const hasContent = content.some((el) => el.matches('input, select, textarea, button, table, pre, img, svg, canvas')) || content.some((el) => [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() && (n.textContent ?? '').trim() !== '—'));
+      if (!hasContent) out.push(`${describe(card)} is an empty card`);
+    }
+    for (const heading of document.querySelectorAll('h1, h2, h3, h4')) {
+      if (visible(heading) && /[—–:·-]\s*$/.test((heading.textContent ?? '').trim())) out.push(`heading ${describe(heading)} ends with nothing after its dash`);
+    }
     return out;
   });
+}
+
+interface ClinicRef {
+  slug: string;
+  nome: string;
+}
+
+/**
+ * Words that must not reach the operator as they are stored (issue 22 § 2, one vocabulary), as sentences:
+ * - a status, state or fault kind as its raw code: a text that is exactly `active`, `revoked`, `in_flight`,
+ *   `http500`…, or a fault kind such as `http500` / `invalid_json` anywhere in a sentence;
+ * - a clinic's slug where its name is nowhere near (the same row, heading, option, line, banner or dialog):
+ *   a clinic is its name, with the slug where an integrator needs it.
+ * Code spans, monospace values and JSON blocks are data and may hold codes and slugs; option texts count.
+ */
+async function wording(page: Page, clinics: ClinicRef[]): Promise<string[]> {
+  return page.evaluate((clinics) => {
+    const out = new Set<string>();
+    const RAW_ALONE = /^(active|revoked|expired|disabled|inactive|legacy|sandbox|in_flight|abandoned|completed|stored_503|http500|invalid_json|drop|hang|latency)$/;
+    const RAW_ANYWHERE = /\b(http\d{3}|invalid_json|in_flight|stored_503)\b/;
+    const DATA = 'code, pre, kbd, .mono, .sr-only, script, style, textarea, [hidden]';
+    const visible = (el: Element) => {
+      const r = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      return r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
+    };
+    const where = (el: Element) => `<${el.tagName.toLowerCase()}${typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : ''}>`;
+    const texts: Array<{ text: string; el: Element; data: boolean }> = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      const text = (node.textContent ?? '').trim();
+      if (!parent || !text || parent.closest('option, script, style') || !visible(parent)) continue;
+      texts.push({ text, el: parent, data: Boolean(parent.closest(DATA)) });
+    }
+    document.querySelectorAll('select').forEach((select) => {
+      if (!visible(select)) return;
+      for (const option of select.options) texts.push({ text: (option.textContent ?? '').trim(), el: option, data: false });
+    });
+    for (const { text, el, data } of texts) {
+      if (data) continue;
+      if (RAW_ALONE.test(text)) out.add(`raw code "${text}" shown in ${where(el)}`);
+      const inside = RAW_ANYWHERE.exec(text);
+      if (inside) out.add(`raw code "${inside[1]}" in "${text.slice(0, 60)}" (${where(el)})`);
+    }
+    const UNITS = 'tr, li, option, dd, h1, h2, h3, h4, p, .banner, dialog, .card, .toolbar, nav';
+    for (const { text, el, data } of texts) {
+      // A slug inside a path or a code span is data (POST /admin/api/tenants/<slug>/keys), not a clinic's display.
+      if (data) continue;
+      for (const clinic of clinics) {
+        if (!new RegExp(`(^|[^a-z0-9-])${clinic.slug.replace(/[-]/g, '\\-')}($|[^a-z0-9-])`).test(text)) continue;
+        const unit = el.closest(UNITS) ?? el.parentElement ?? el;
+        if (!(unit.textContent ?? '').includes(clinic.nome)) out.add(`clinic "${clinic.slug}" without its name "${clinic.nome}" in ${where(unit)} "${(unit.textContent ?? '').trim().slice(0, 60)}"`);
+      }
+    }
+    return [...out];
+  }, clinics);
 }
 
 /** A screen at its widest: wait for it to load, show revoked keys too, then look. */
@@ -124,19 +240,70 @@ async function settle(page: Page): Promise<void> {
   await page.evaluate(() => document.fonts.ready);
 }
 
+/** The open dialog, once what it loads has arrived. */
+async function settleDialog(page: Page): Promise<Locator> {
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toBeVisible();
+  await expect(dialog.locator('.loading')).toHaveCount(0);
+  await page.waitForLoadState('networkidle');
+  await page.evaluate(() => document.fonts.ready);
+  return dialog;
+}
+
+/** Both checks, soft: one run lists every problem of every screen, state and dialog. */
+async function look(page: Page, what: string, clinics: ClinicRef[]): Promise<void> {
+  expect.soft(await problems(page), `layout: ${what}`).toEqual([]);
+  expect.soft(await wording(page, clinics), `wording: ${what}`).toEqual([]);
+}
+
+async function clinicsOf(consoleApi: ConsoleApi): Promise<ClinicRef[]> {
+  return (await consoleApi.call<ClinicRef[]>('GET', '/tenants')).map(({ slug, nome }) => ({ slug, nome }));
+}
+
+async function signInThroughTheForm(page: Page, username: string, password: string): Promise<void> {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+}
+
+/** The spec's operators, the same accounts every run (operators are disabled, never deleted: nothing piles up). */
+const VIEWER = 'layout.viewer.somente-leitura';
+const DISABLED_OPERATOR = 'layout.operador-desativado.laboratorio-central-campinas';
+
+/**
+ * One of the spec's viewers, found or added: `enabled` with a fresh password (shown once, so reset each run), or
+ * `disabled` (a disabled account's row, with its Enable button, is part of a day's Operators screen).
+ */
+async function layoutOperator(consoleApi: ConsoleApi, username: string, state: 'enabled' | 'disabled'): Promise<{ id: number; password: string }> {
+  type Operator = { id: number; username: string; status: 'active' | 'disabled' };
+  let operator = (await consoleApi.call<Operator[]>('GET', '/operators')).find((o) => o.username === username);
+  let password = '';
+  if (!operator) ({ operator, password } = await consoleApi.call<{ operator: Operator; password: string }>('POST', '/operators', { username, role: 'viewer' }));
+  const wanted = state === 'disabled' ? 'disabled' : 'active';
+  if (operator.status !== wanted) await consoleApi.call('PATCH', `/operators/${operator.id}`, { disabled: state === 'disabled' });
+  if (state === 'enabled' && !password) password = (await consoleApi.call<{ password: string }>('POST', `/operators/${operator.id}/reset-password`)).password;
+  return { id: operator.id, password };
+}
+
+/** A query parameter no route knows, long and without a space: its 400 answer is a JSON line wider than any card. */
+const LONG_PARAMETER = 'parametro_de_filtro_que_o_integrador_inventou_e_que_nao_existe_na_especificacao_da_api_v1';
+
 interface Seeded {
   custom: { id: number; apiKey: string; apiSecret: string };
   revokedId: number;
   idem: string;
   conflictAuditId: number;
   keyCreateAuditId: number;
+  longAnswerAuditId: number;
   tokenIds: number[];
 }
 
 /**
  * What an operator's screens look like after a day of work: keys with custom scopes bound to a doctor (one
  * revoked), refusals with long codes (AUTH_TIMESTAMP_EXPIRED, AUTH_INSUFFICIENT_SCOPE, IDEMPOTENCY_CONFLICT),
- * an unattributed request, backend and storage faults on, operator tokens active and revoked.
+ * an unattributed request, a refusal whose journaled answer has a long unbroken line, backend and storage
+ * faults on, operator tokens active and revoked, a disabled operator with a long username.
  */
 async function seed(consoleApi: ConsoleApi, appliance: E2eEnv): Promise<Seeded> {
   const tenant = appliance.tenant;
@@ -157,11 +324,15 @@ async function seed(consoleApi: ConsoleApi, appliance: E2eEnv): Promise<Seeded> 
   expect((await client.get('/v1/ping', { timestamp: Math.floor(Date.now() / 1000) - 3600 })).json?.error?.code).toBe('AUTH_TIMESTAMP_EXPIRED');
   expect((await client.post('/v1/pacientes', { nome: 'X' })).status).toBe(400);
   expect((await fetch(`${appliance.baseUrl}/v1/ping`)).status).toBe(401);
+  const longAnswer = await client.get(`/v1/pacientes?${LONG_PARAMETER}=${'1'.repeat(40)}`);
+  expect(longAnswer.status).toBe(400);
+  expect(JSON.stringify(longAnswer.json)).toContain(LONG_PARAMETER);
 
   await consoleApi.call('POST', '/faults', { tenant, method: 'GET', path: '/v1/exames/*/arquivos/laudo-assinado*', kind: 'http500', latency_ms: 0, failure_rate: 1 });
   await consoleApi.call('POST', '/faults', { tenant: '*', method: '*', path: '/v1/agenda*', kind: 'latency', latency_ms: 1500, failure_rate: 0.25 });
   await consoleApi.call('POST', '/storage-faults', { tenant, failure_rate: 0.5 });
   await consoleApi.call('POST', '/storage-faults', { tenant: '*', failure_rate: 1 });
+  await layoutOperator(consoleApi, DISABLED_OPERATOR, 'disabled');
   const active = await consoleApi.call<{ id: number }>('POST', '/operator-tokens', { label: 'Suíte Playwright do laboratório — CI noturno', tenants: [tenant] });
   const gone = await consoleApi.call<{ id: number }>('POST', '/operator-tokens', { label: 'Script de reset antigo', tenants: '*' });
   await consoleApi.call('POST', `/operator-tokens/${gone.id}/revoke`);
@@ -173,6 +344,7 @@ async function seed(consoleApi: ConsoleApi, appliance: E2eEnv): Promise<Seeded> 
     idem,
     conflictAuditId: await auditId(`request_id=${conflict.json.meta.request_id}`),
     keyCreateAuditId: await auditId(`source=console&chave_id=${custom.id}`),
+    longAnswerAuditId: await auditId(`request_id=${longAnswer.json.meta.request_id}`),
     tokenIds: [active.id, gone.id],
   };
 }
@@ -181,11 +353,97 @@ async function cleanUp(consoleApi: ConsoleApi, seeded: Seeded | undefined): Prom
   await consoleApi.call('DELETE', '/faults').catch(() => undefined);
   await consoleApi.call('DELETE', '/storage-faults').catch(() => undefined);
   if (!seeded) return;
-  await consoleApi.call('POST', `/keys/${seeded.custom.id}/revoke`).catch(() => undefined);
-  for (const id of seeded.tokenIds) await consoleApi.call('POST', `/operator-tokens/${id}/revoke`).catch(() => undefined);
+  await consoleApi.revokeKey(seeded.custom.id).catch(() => undefined);
+  for (const id of seeded.tokenIds) await consoleApi.removeOperatorToken(id).catch(() => undefined);
 }
 
-test('every screen holds at 1440×900 and 1024×768 with realistic data: no word broken, no control or select cut, no sideways scrolling', async ({
+interface Screen {
+  name: string;
+  label: string;
+  href: string;
+  then?: (page: Page) => Promise<void>;
+}
+
+/** The menu's screens, read from the menu itself: a screen added later is walked too. */
+async function menuScreens(page: Page): Promise<Screen[]> {
+  const nav = page.getByRole('navigation', { name: 'Main' }).locator('a.nav-link');
+  const links = await nav.evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, label: a.textContent!.trim() })));
+  expect(links.length).toBeGreaterThanOrEqual(10);
+  return links.map((l) => ({ name: l.href.replace(/^#\//, '').replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '') || 'home', label: l.label, href: l.href }));
+}
+
+/**
+ * The states the menu does not open: one clinic's keys and settings, a key's calls, journal entries, searches,
+ * the playground filled in and sent (a viewer's Send is an admin's write: filled in, Send offered disabled).
+ */
+function stateScreens(tenant: string, seeded: Seeded, role: 'admin' | 'viewer'): Screen[] {
+  return [
+    { name: 'keys-clinic', label: 'API keys of the e2e clinic', href: `#/keys?tenant=${tenant}` },
+    { name: 'tenants-settings', label: 'Clinic settings', href: `#/tenants?tenant=${tenant}` },
+    { name: 'audit-key', label: 'Calls of a key', href: `#/audit?chave_id=${seeded.custom.id}` },
+    { name: 'audit-conflict', label: 'Audit entry of a 422 conflict', href: `#/audit/${seeded.conflictAuditId}` },
+    { name: 'audit-console', label: 'Audit entry of a console action', href: `#/audit/${seeded.keyCreateAuditId}` },
+    {
+      name: 'audit-long-answer',
+      label: 'Audit entry whose answer has a long unbroken line',
+      href: `#/audit/${seeded.longAnswerAuditId}`,
+      then: async (p) => {
+        // The long line is there, and its block stays inside the Response card: it wraps or scrolls within it.
+        const json = p.getByTestId('detail-response').locator('pre');
+        await expect(json).toContainText(LONG_PARAMETER);
+        const held = await json.evaluate((el) => {
+          const card = el.closest('.card')!.getBoundingClientRect();
+          const r = el.getBoundingClientRect();
+          const scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+          return { insideItsCard: r.left >= card.left - 1 && r.right <= card.right + 1, wrapsOrScrolls: el.scrollWidth <= el.clientWidth + 1 || scrolls };
+        });
+        expect(held).toEqual({ insideItsCard: true, wrapsOrScrolls: true });
+      },
+    },
+    { name: 'idempotency-search', label: 'Idempotency search', href: `#/idempotency?tenant=${tenant}&idem_key=${seeded.idem}` },
+    { name: 'idempotency-key', label: 'Idempotency of a key', href: `#/idempotency?tenant=${tenant}&chave_id=${seeded.custom.id}` },
+    {
+      name: role === 'admin' ? 'playground-sent' : 'playground-filled',
+      label: role === 'admin' ? 'Playground after a send' : 'Playground filled in',
+      href: '#/playground',
+      then: async (p) => {
+        await p.getByLabel('Clinic').selectOption(tenant);
+        await p.getByLabel('Key', { exact: true }).selectOption(String(seeded.custom.id));
+        await expect(p.getByLabel('API key (X-API-Key)')).toHaveValue(seeded.custom.apiKey);
+        await p.getByLabel('API secret').fill(seeded.custom.apiSecret);
+        await p.getByLabel('Path and query').fill('/v1/pacientes?limit=2&offset=0');
+        const send = p.getByRole('button', { name: 'Send', exact: true });
+        if (role === 'viewer') return expect(send).toBeDisabled();
+        await send.click();
+        await expect(p.getByTestId('response-status')).toHaveAttribute('data-status', '200');
+      },
+    },
+  ];
+}
+
+/** Every screen at both sizes, each from a fresh load; `shots`: the prefix of its pictures (E2E_SCREENSHOTS=1). */
+async function walk(page: Page, baseUrl: string, screens: Screen[], clinics: ClinicRef[], who: string, shots?: string): Promise<void> {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    for (const screen of screens) {
+      const what = `${screen.label} at ${size.width}×${size.height} (${who})`;
+      await test.step(what, async () => {
+        // A hash change keeps the page's state; a reload starts each screen fresh.
+        await page.goto(`${baseUrl}/console/${screen.href}`);
+        await page.reload();
+        await settle(page);
+        if (screen.then) {
+          await screen.then(page);
+          await settle(page);
+        }
+        await look(page, what, clinics);
+        if (shots) await shot(page, `${shots}-${screen.name}-${size.width}`);
+      });
+    }
+  }
+}
+
+test('every screen holds at 1440×900 and 1024×768 with realistic data: no word broken, no control or select cut, no sideways scrolling, no raw code', async ({
   page,
   consoleApi,
   appliance,
@@ -194,77 +452,180 @@ test('every screen holds at 1440×900 and 1024×768 with realistic data: no word
   let seeded: Seeded | undefined;
   try {
     seeded = await seed(consoleApi, appliance);
-    const { tenant } = appliance;
-    await page.goto(`${appliance.baseUrl}/console/#/keys?tenant=${tenant}`);
-    await page.getByLabel('Username').fill(appliance.operator);
-    await page.getByLabel('Password').fill(appliance.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(`${appliance.baseUrl}/console/#/keys?tenant=${appliance.tenant}`);
+    await signInThroughTheForm(page, appliance.operator, appliance.password);
     await expect(page.getByRole('heading', { name: 'API keys' })).toBeVisible();
-
-    // Links are read from the menu, so screens added later are walked too; then the states the menu does not open.
-    const nav = page.getByRole('navigation', { name: 'Main' }).locator('a.nav-link');
-    const links = await nav.evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, label: a.textContent!.trim() })));
-    expect(links.length).toBeGreaterThanOrEqual(9);
-    const screens: Array<{ name: string; label: string; href: string; then?: (page: Page) => Promise<void> }> = [
-      ...links.map((l) => ({ name: l.href.replace(/^#\//, '').replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '') || 'home', label: l.label, href: l.href })),
-      { name: 'keys-clinic', label: 'API keys of the e2e clinic', href: `#/keys?tenant=${tenant}` },
-      { name: 'tenants-settings', label: 'Clinic settings', href: `#/tenants?tenant=${tenant}` },
-      { name: 'audit-key', label: 'Calls of a key', href: `#/audit?chave_id=${seeded.custom.id}` },
-      { name: 'audit-conflict', label: 'Audit entry of a 422 conflict', href: `#/audit/${seeded.conflictAuditId}` },
-      { name: 'audit-console', label: 'Audit entry of a console action', href: `#/audit/${seeded.keyCreateAuditId}` },
-      { name: 'idempotency-search', label: 'Idempotency search', href: `#/idempotency?tenant=${tenant}&idem_key=${seeded.idem}` },
-      { name: 'idempotency-key', label: 'Idempotency of a key', href: `#/idempotency?tenant=${tenant}&chave_id=${seeded.custom.id}` },
-      {
-        name: 'playground-sent',
-        label: 'Playground after a send',
-        href: '#/playground',
-        then: async (p) => {
-          await p.getByLabel('Clinic').selectOption(tenant);
-          await p.getByLabel('Key', { exact: true }).selectOption(String(seeded!.custom.id));
-          await expect(p.getByLabel('API key (X-API-Key)')).toHaveValue(seeded!.custom.apiKey);
-          await p.getByLabel('API secret').fill(seeded!.custom.apiSecret);
-          await p.getByLabel('Path and query').fill('/v1/pacientes?limit=2&offset=0');
-          await p.getByRole('button', { name: 'Send', exact: true }).click();
-          await expect(p.getByTestId('response-status')).toHaveAttribute('data-status', '200');
-        },
-      },
-    ];
-
-    for (const size of SIZES) {
-      await page.setViewportSize(size);
-      for (const screen of screens) {
-        await test.step(`${screen.label} at ${size.width}×${size.height}`, async () => {
-          // A hash change keeps the page's state; a reload starts each screen fresh.
-          await page.goto(`${appliance.baseUrl}/console/${screen.href}`);
-          await page.reload();
-          await settle(page);
-          if (screen.then) {
-            await screen.then(page);
-            await settle(page);
-          }
-          expect.soft(await problems(page), `${screen.label} at ${size.width}×${size.height}`).toEqual([]);
-          await shot(page, `screen-${screen.name}-${size.width}`);
-        });
-      }
-    }
+    const screens = [...(await menuScreens(page)), ...stateScreens(appliance.tenant, seeded, 'admin')];
+    await walk(page, appliance.baseUrl, screens, await clinicsOf(consoleApi), 'admin', 'screen');
   } finally {
     await cleanUp(consoleApi, seeded);
   }
 });
 
-test('the check itself: a badge that breaks inside its word, a cut select and a sideways page are caught', async ({ operatorPage: page }) => {
+test("the viewer's screens hold too: the same menu and states, read-only, at both sizes", async ({ browser, consoleApi, appliance }) => {
+  test.setTimeout(240_000);
+  let seeded: Seeded | undefined;
+  let viewerId: number | undefined;
+  const context = await browser.newContext();
+  try {
+    seeded = await seed(consoleApi, appliance);
+    const viewer = await layoutOperator(consoleApi, VIEWER, 'enabled');
+    viewerId = viewer.id;
+    const page = await context.newPage();
+    await page.goto(`${appliance.baseUrl}/console/#/keys?tenant=${appliance.tenant}`);
+    await signInThroughTheForm(page, VIEWER, viewer.password);
+    await expect(page.getByTestId('read-only-role')).toBeVisible();
+    const screens = [...(await menuScreens(page)), ...stateScreens(appliance.tenant, seeded, 'viewer')];
+    await walk(page, appliance.baseUrl, screens, await clinicsOf(consoleApi), 'viewer');
+  } finally {
+    await context.close();
+    if (viewerId) await consoleApi.call('PATCH', `/operators/${viewerId}`, { disabled: true }).catch(() => undefined);
+    await cleanUp(consoleApi, seeded);
+  }
+});
+
+test('dialogs and the sign-in page hold at both sizes: new key and its secret, rotate, revoke, clinic reset, new operator, change password; sign-in refused and expired', async ({
+  page,
+  consoleApi,
+  appliance,
+}) => {
+  test.setTimeout(180_000);
+  const { tenant, baseUrl } = appliance;
+  const clinics = await clinicsOf(consoleApi);
+  const medico = appliance.medicoId ? { medico_id: appliance.medicoId } : {};
+  const target = await consoleApi.issueKey(tenant, ['pacientes:read', 'pacientes:write', 'exames:read', 'laudos:read', 'agenda:read'], {
+    label: 'Laboratório Central — integração LIS de produção (unidade Campinas)',
+    ...medico,
+  });
+  const issued: number[] = [];
+  const open = async (name: string, button: Locator) => {
+    await button.click();
+    const dialog = await settleDialog(page);
+    await look(page, name, clinics);
+    return dialog;
+  };
+  try {
+    await page.goto(`${baseUrl}/console/#/keys?tenant=${tenant}`);
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      const at = `at ${size.width}×${size.height}`;
+
+      await test.step(`sign-in page, refused and expired ${at}`, async () => {
+        const signOut = page.getByRole('button', { name: 'Sign out' });
+        if (await signOut.count()) await signOut.click();
+        await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+        await look(page, `sign-in ${at}`, clinics);
+        // A username nobody has: its own lockout pair, so the operator's sign-in is not touched.
+        await page.getByLabel('Username').fill(`layout.nobody.${size.width}`);
+        await page.getByLabel('Password').fill('not-the-password');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await expect(page.getByRole('alert')).toContainText('Wrong username or password.');
+        await look(page, `sign-in refused ${at}`, clinics);
+        await signInThroughTheForm(page, appliance.operator, appliance.password);
+        // The session ends on the server, as the idle timeout ends it; the next request finds out.
+        const csrf = (await (await page.request.get(`${baseUrl}/admin/api/auth/session`)).json()).data.csrf_token as string;
+        expect((await page.request.post(`${baseUrl}/admin/api/auth/logout`, { headers: { 'x-csrf-token': csrf } })).status()).toBe(200);
+        await page.getByRole('link', { name: 'Audit log' }).click();
+        await expect(page.getByTestId('session-expired')).toBeVisible();
+        await look(page, `sign-in after the session expired ${at}`, clinics);
+        await signInThroughTheForm(page, appliance.operator, appliance.password);
+      });
+
+      await test.step(`key dialogs ${at}`, async () => {
+        await page.goto(`${baseUrl}/console/#/keys?tenant=${tenant}`);
+        await page.reload();
+        await settle(page);
+        const form = await open(`new key ${at}`, page.getByRole('button', { name: '+ New key' }));
+        await form.getByLabel('Label').fill('Laboratório Central — integração LIS de produção (unidade Campinas, turno da noite)');
+        if (appliance.medicoId) await form.getByLabel('Bound doctor').selectOption(String(appliance.medicoId));
+        await look(page, `new key, filled in ${at}`, clinics);
+        await form.getByRole('button', { name: 'Issue key' }).click();
+        const secret = page.getByRole('dialog');
+        await expect(secret.getByRole('heading', { name: /^Key #\d+ issued$/ })).toBeVisible();
+        const id = Number(/#(\d+)/.exec((await secret.getByRole('heading').textContent())!)![1]);
+        issued.push(id);
+        consoleApi.track(id);
+        await settleDialog(page);
+        await look(page, `secret shown once ${at}`, clinics);
+        await secret.getByLabel('I have stored the secret safely').check();
+        await secret.getByRole('button', { name: 'Done' }).click();
+        await expect(page.getByRole('dialog')).toHaveCount(0);
+
+        for (const action of ['Rotate', 'Revoke']) {
+          const confirm = await open(`${action.toLowerCase()} confirmation ${at}`, page.getByRole('button', { name: `${action} key ${target.id}` }));
+          await confirm.getByRole('button', { name: 'Cancel' }).click();
+          await expect(page.getByRole('dialog')).toHaveCount(0);
+        }
+      });
+
+      await test.step(`clinic reset dialog ${at}`, async () => {
+        await page.goto(`${baseUrl}/console/#/tenants?tenant=${tenant}`);
+        await page.reload();
+        await settle(page);
+        const reset = await open(`clinic reset ${at}`, page.getByRole('button', { name: `Reset ${tenant}` }));
+        await reset.getByLabel(`Type ${tenant} to confirm`).fill(tenant);
+        await look(page, `clinic reset, confirmed ${at}`, clinics);
+        await reset.getByRole('button', { name: 'Cancel' }).click();
+        await expect(page.getByRole('dialog')).toHaveCount(0);
+      });
+
+      await test.step(`operator dialogs ${at}`, async () => {
+        await page.goto(`${baseUrl}/console/#/operators`);
+        await page.reload();
+        await settle(page);
+        const add = await open(`new operator ${at}`, page.getByRole('button', { name: '+ New operator' }));
+        // Sent empty: the form's own errors, under their fields (nothing reaches the server).
+        await add.getByRole('button', { name: 'Add operator' }).click();
+        await expect(add.getByRole('alert').first()).toBeVisible();
+        await look(page, `new operator with its errors ${at}`, clinics);
+        await add.getByRole('button', { name: 'Cancel' }).click();
+        const change = await open(`change password ${at}`, page.getByRole('button', { name: 'Change password' }));
+        await change.getByRole('button', { name: 'Change password' }).click();
+        await expect(change.getByRole('alert').first()).toBeVisible();
+        await look(page, `change password with its errors ${at}`, clinics);
+        await change.getByRole('button', { name: 'Cancel' }).click();
+        await expect(page.getByRole('dialog')).toHaveCount(0);
+      });
+    }
+  } finally {
+    for (const id of [target.id, ...issued]) await consoleApi.revokeKey(id).catch(() => undefined);
+  }
+});
+
+test('the checks themselves: a broken word, a cut select, a sideways page, an empty card, JSON past its card, raw codes and a bare slug are caught', async ({
+  operatorPage: page,
+  appliance,
+  consoleApi,
+}) => {
   await page.setViewportSize({ width: 1024, height: 768 });
   await settle(page);
-  await page.evaluate(() => {
+  const clinics = await clinicsOf(consoleApi);
+  const nome = clinics.find((c) => c.slug === appliance.tenant)!.nome;
+  expect(await wording(page, clinics), 'the keys screen as it is').toEqual([]);
+  await page.evaluate((slug) => {
     const main = document.querySelector('main')!;
     const probe = document.createElement('div');
     probe.innerHTML = `<div class="card" style="width: 60px"><span class="badge" style="white-space: normal; overflow-wrap: anywhere">Unverified</span></div>
       <select id="probe-select" style="width: 80px"><option>Backend error (HTTP 500)</option></select>
-      <div style="width: 2000px; height: 4px"></div>`;
+      <div style="width: 2000px; height: 4px"></div>
+      <section class="card card-pad" id="probe-empty"><h3>Detail —</h3></section>
+      <section class="card card-pad" id="probe-past" style="width: 300px"><pre style="white-space: pre; overflow: visible">{"field": "${'x'.repeat(120)}"}</pre><div id="probe-wide" style="width: 500px; height: 4px"></div></section>
+      <section class="card card-pad" id="probe-scrolls" style="width: 300px"><pre style="white-space: pre; overflow: auto">{"field": "${'y'.repeat(120)}"}</pre></section>
+      <span class="badge">http500</span> <span class="badge">active</span> <h2 id="probe-slug">Reset ${slug}?</h2>`;
     main.appendChild(probe);
-  });
+  }, appliance.tenant);
   const found = await problems(page);
   expect(found.some((p) => /"Unverified" breaks across lines/.test(p))).toBe(true);
   expect(found.some((p) => /select #probe-select cuts "Backend error \(HTTP 500\)"/.test(p))).toBe(true);
   expect(found.some((p) => /page scrolls sideways/.test(p))).toBe(true);
+  expect(found.some((p) => /#probe-empty.* is an empty card/.test(p))).toBe(true);
+  expect(found.some((p) => /heading <h3> "Detail —" ends with nothing after its dash/.test(p))).toBe(true);
+  expect(found.some((p) => /<pre> "\{"field": "x+.*: its content is \d+ px wide in a \d+ px box/.test(p))).toBe(true);
+  expect(found.some((p) => /<div#probe-wide> "" reaches past the edge of <section#probe-past/.test(p))).toBe(true);
+  // A block that scrolls inside its card is held: nothing about the second probe.
+  expect(found.filter((p) => /probe-scrolls|"y{10}/.test(p))).toEqual([]);
+  const words = await wording(page, clinics);
+  expect(words).toContain('raw code "http500" shown in <span.badge>');
+  expect(words).toContain('raw code "active" shown in <span.badge>');
+  expect(words.some((w) => w.startsWith(`clinic "${appliance.tenant}" without its name "${nome}" in <h2>`))).toBe(true);
 });

@@ -7,7 +7,7 @@ import type { TenantDatabase } from '../../backend-sim/db/database.ts';
 import { applySearchQueue } from '../../backend-sim/db/derived.ts';
 import { startBackendSim, type RunningBackendSim } from '../../backend-sim/main.ts';
 import { createTenantDatabase } from '../../backend-sim/tenants.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../server/storage/embedded-s3.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../appliance/storage/embedded-s3.ts';
 
 export const TOKEN = 'test-internal-token';
 

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { Button } from './ui.tsx';
+import { breakable, Button } from './ui.tsx';
 
 /** Copies text; falls back to a hidden textarea where the Clipboard API is unavailable (plain http). */
 export function CopyButton({ value, label = 'Copy' }: { value: string; label?: string }) {
@@ -71,7 +71,7 @@ export function CopyableSnippet({ text, copyLabel, testId, labelledBy }: { text:
   return (
     <div className="snippet">
       <pre className="json" data-testid={testId} aria-labelledby={labelledBy}>
-        {text}
+        {breakable(text)}
       </pre>
       <CopyButton value={text} label={copyLabel} />
     </div>

@@ -1,4 +1,4 @@
-import type { CSSProperties, ReactNode } from 'react';
+import { Fragment, type CSSProperties, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
 import { englishMessage, errorSentence } from './messages.ts';
 
@@ -184,5 +184,24 @@ export function relativeTime(iso: string | null | undefined): string {
 
 export function JsonBlock({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span className="muted">—</span>;
-  return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
+  return <pre className="json">{breakable(JSON.stringify(value, null, 2))}</pre>;
+}
+
+/** Past this length text is left whole (a huge body would become thousands of nodes); CSS still wraps it, anywhere. */
+const BREAKABLE_MAX = 50_000;
+
+/**
+ * Long text without spaces (a code, a path, JSON, a parameter name in a message): a line may break after
+ * `_ . / : - ? & =` and, with the block's `overflow-wrap`, inside a piece only when that piece is longer than the
+ * whole line, so a narrow column never splits a word ("EXP/IRED", "inv/entou"). `<wbr>` adds no character:
+ * the text, its copy and its test reads are unchanged.
+ */
+export function breakable(text: string): ReactNode {
+  if (text.length > BREAKABLE_MAX) return text;
+  return text.split(/(?<=[_./:?&=-])/).map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && <wbr />}
+      {part}
+    </Fragment>
+  ));
 }

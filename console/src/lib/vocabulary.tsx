@@ -1,9 +1,8 @@
-import { Fragment, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { tenantView } from '../../../contracts/admin/tenants.ts';
 import { api } from './api.ts';
-import { Badge, statusTone } from './ui.tsx';
+import { Badge, breakable, statusTone } from './ui.tsx';
 
 /**
  * One vocabulary for every screen (issue 22 § 2): how a clinic is named, how a status reads, how a code
@@ -95,17 +94,7 @@ export function HttpStatus({ status }: { status: number }) {
   );
 }
 
-/**
- * A code, slug or path that may be long (AUTH_TIMESTAMP_EXPIRED, /v1/pacientes/12/prontuarios): it may
- * break after `_ . / - :` and nowhere else, so a narrow column never splits a word ("EXP/IRED").
- */
+/** A code, slug or path that may be long (AUTH_TIMESTAMP_EXPIRED, /v1/pacientes/12/prontuarios): `breakable` (ui.tsx). */
 export function Code({ children, className = '' }: { children: string; className?: string }) {
-  const parts = children.split(/(?<=[_./:-])/);
-  const content: ReactNode = parts.map((part, i) => (
-    <Fragment key={i}>
-      {i > 0 && <wbr />}
-      {part}
-    </Fragment>
-  ));
-  return <code className={`code ${className}`.trim()}>{content}</code>;
+  return <code className={`code ${className}`.trim()}>{breakable(children)}</code>;
 }

@@ -10,7 +10,7 @@ import {
   type ExameAlias,
   type ExameCreateBody,
 } from '../../../contracts/schemas/exames.ts';
-import { resolucaoMatches, type ExameCreateResolved } from '../../../contracts/backend/exames.ts';
+import { exameCreateResolved, resolucaoMatches } from '../../../contracts/backend/exames.ts';
 import { clinicRequires, exameSettings, type ExameSettings } from '../../../contracts/backend/settings.ts';
 import { ApiError } from '../../errors.ts';
 import { addMeta } from '../../http/envelope.ts';
@@ -289,7 +289,10 @@ export async function createExameHandler(ctx: OperationContext<undefined, undefi
   }
   if (forward.data_exame === null) delete forward.data_exame;
   if (forward.arquivos === null) delete forward.arquivos;
-  const result = await ctx.backend.call(exameCreated, { method: 'POST', path: '/exames', body: { ...forward, ...ids } as ExameCreateResolved });
+  // Parsed with backend-sim's own contract rather than cast: a body the resolution got wrong is the gateway's bug
+  // (500, logged), never a request backend-sim has to guess about.
+  const resolvedBody = exameCreateResolved.parse({ ...forward, ...ids });
+  const result = await ctx.backend.call(exameCreated, { method: 'POST', path: '/exames', body: resolvedBody });
 
   if (Object.keys(resolvido).length) addMeta(ctx.reply, { resolvido });
   if (Object.keys(defaultsAplicados).length) addMeta(ctx.reply, { defaults_aplicados: defaultsAplicados });

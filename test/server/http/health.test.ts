@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../../server/storage/embedded-s3.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../../appliance/storage/embedded-s3.ts';
 
 // Issue 13 § Health and readiness: GET /healthz and GET /readyz, unsigned, outside /v1, in the envelope.
 

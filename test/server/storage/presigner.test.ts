@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../../server/storage/embedded-s3.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../../appliance/storage/embedded-s3.ts';
 import { createS3Client, type S3Settings } from '../../../shared-node/s3-client.ts';
 import { Presigner, PRESIGNED_URL_SECONDS } from '../../../server/storage/presigner.ts';
 import { StorageFaults } from '../../../server/storage/storage-faults.ts';

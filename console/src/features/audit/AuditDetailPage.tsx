@@ -1,5 +1,5 @@
 import { href } from '../../lib/router.ts';
-import { Badge, ErrorBanner, JsonBlock, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import { Badge, breakable, ErrorBanner, JsonBlock, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { actionLabel } from './actions.ts';
 import { useAuditEntry, type AuditDetail } from './api.ts';
@@ -125,8 +125,8 @@ export function AuditDetailPage({ id }: { id: number }) {
                   )}
                 </dd>
                 <dt>Method and path</dt>
-                <dd className="mono" style={{ overflowWrap: 'anywhere' }}>
-                  {e.method} {e.path}
+                <dd>
+                  <Code>{`${e.method} ${e.path}`}</Code>
                 </dd>
                 <dt>Duration</dt>
                 <dd>{e.duracao_ms} ms</dd>
@@ -170,7 +170,7 @@ export function AuditDetailPage({ id }: { id: number }) {
                 <dt>Error code</dt>
                 <dd data-testid="detail-error-code">{e.error_code ? <Code>{e.error_code}</Code> : '—'}</dd>
                 <dt>Message</dt>
-                <dd data-testid="detail-error-message">{e.error_message ?? '—'}</dd>
+                <dd data-testid="detail-error-message">{e.error_message ? breakable(e.error_message) : '—'}</dd>
               </dl>
               <h4 style={{ margin: '12px 0 6px' }}>Body (redacted)</h4>
               {e.response_body === null ? (

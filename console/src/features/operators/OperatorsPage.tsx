@@ -7,7 +7,8 @@ import { ConfirmDialog, FormDialog, NoticeDialog, ShownOnceDialog } from '../../
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { issuesToFields } from '../../lib/messages.ts';
 import { ListTable } from '../../lib/table.tsx';
-import { Badge, Button, EmptyState, ErrorBanner, Field, PageHeader, SectionCard, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import { StatusBadge } from '../../lib/vocabulary.tsx';
+import { Badge, breakable, Button, EmptyState, ErrorBanner, Field, PageHeader, SectionCard, formatDate, formatDateFull } from '../../lib/ui.tsx';
 import {
   explained,
   useChangePassword,
@@ -76,10 +77,11 @@ function AddOperatorDialog({ onClose, onCreated }: { onClose: () => void; onCrea
       <Field id="operator-username" label="Username" error={errors.username} hint="Lowercase letters, digits, dots, hyphens or underscores.">
         <input id="operator-username" value={username} autoComplete="off" maxLength={64} onChange={(e) => setUsername(e.target.value)} autoFocus />
       </Field>
-      <Field id="operator-role" label="Role" error={errors.role}>
+      {/* Short options, so the select shows the chosen one whole; what the role may do is the hint under it. */}
+      <Field id="operator-role" label="Role" error={errors.role} hint={ROLE_TEXT[role]}>
         <select id="operator-role" value={role} onChange={(e) => setRole(e.target.value as OperatorRole)}>
-          <option value="viewer">{ROLE_TEXT.viewer}</option>
-          <option value="admin">{ROLE_TEXT.admin}</option>
+          <option value="viewer">Viewer (read-only)</option>
+          <option value="admin">Admin</option>
         </select>
       </Field>
       <p className="hint" style={{ margin: 0 }}>
@@ -208,7 +210,7 @@ function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => 
       cells={(o) => (
         <>
           <td>
-            <strong className="nowrap">{o.username}</strong>
+            <strong>{breakable(o.username)}</strong>
             {o.id === me.id && <div className="key-meta">you</div>}
           </td>
           <td>
@@ -226,7 +228,7 @@ function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => 
             )}
           </td>
           <td title={o.disabled_at ? `Disabled ${formatDateFull(o.disabled_at)}` : undefined}>
-            <Badge tone={o.status === 'active' ? 'ok' : 'bad'}>{o.status === 'active' ? 'Active' : 'Disabled'}</Badge>
+            <StatusBadge status={o.status} />
           </td>
           <td>
             <div className="nowrap">

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { CopyableSnippet, CopyableValue } from '../../lib/copy.tsx';
 import { clinicOptions, keyOptions, Select, valueOptions } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
-import { Badge, Button, ErrorBanner, Field, PageHeader } from '../../lib/ui.tsx';
+import { Badge, breakable, Button, ErrorBanner, Field, PageHeader } from '../../lib/ui.tsx';
 import { HttpStatus, httpReason } from '../../lib/vocabulary.tsx';
 import { useClockOffset, useFullApiKey, useSendSigned, useTenantKeys, useTenants, type SignedRequest } from './api.ts';
 import { curlCommand, newIdempotencyKey, signature, stringToSign, targetAsSent, WRITE_METHODS } from './signing.ts';
@@ -19,7 +19,7 @@ function VisiblePayload({ payload }: { payload: string }) {
     <pre className="json" data-testid="string-to-sign" style={{ margin: 0 }}>
       {parts.map((part, i) => (
         <span key={i}>
-          {part}
+          {breakable(part)}
           {i < parts.length - 1 && (
             <>
               <span aria-label="line feed" title="line feed (LF, 0x0A)" style={LF_STYLE}>
@@ -94,7 +94,7 @@ function ResponseView({ sent, origin, apiKey }: { sent: Sent; origin: string; ap
         <div>
           <h3>Body</h3>
           <pre className="json" data-testid="response-body">
-            {prettyBody(sent.text) || '(empty)'}
+            {breakable(prettyBody(sent.text) || '(empty)')}
           </pre>
         </div>
       </div>

@@ -4,6 +4,7 @@ import { api } from '../../lib/api.ts';
 import { FormDialog, NoticeDialog } from '../../lib/dialogs.tsx';
 import { Field, Loading } from '../../lib/ui.tsx';
 import { tenantResetPolicyView } from '../../../../contracts/admin/tenants.ts';
+import { clinicOptionLabel, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useResetTenant, type TenantResetResult } from './api.ts';
 
 /** Whether this appliance resets clinics: production refuses unless ALLOW_TENANT_RESET is set (fixed at start). */
@@ -32,6 +33,8 @@ function Summary({ result }: { result: TenantResetResult }) {
 export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: () => void }) {
   const reset = useResetTenant(slug);
   const policy = useResetPolicy();
+  const nome = useClinicDirectory().nameOf(slug);
+  const clinic = nome ? clinicOptionLabel({ slug, nome }) : slug;
   const [files, setFiles] = useState(false);
   const [typed, setTyped] = useState('');
   const confirmed = typed.trim() === slug;
@@ -44,7 +47,7 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
 
   if (reset.data) {
     return (
-      <NoticeDialog title={`Clinic ${slug} reset`} onClose={onClose}>
+      <NoticeDialog title={`${clinic} reset`} onClose={onClose}>
         <Summary result={reset.data} />
       </NoticeDialog>
     );
@@ -52,7 +55,7 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
 
   return (
     <FormDialog
-      title={`Reset ${slug}?`}
+      title={`Reset ${clinic}?`}
       label="Reset clinic"
       pendingLabel="Resetting…"
       variant="danger"

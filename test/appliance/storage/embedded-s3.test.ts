@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import type * as Minio from 'minio';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../../server/storage/embedded-s3.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../../appliance/storage/embedded-s3.ts';
 import { createS3Client } from '../../../shared-node/s3-client.ts';
 import { Presigner, PRESIGNED_URL_SECONDS } from '../../../server/storage/presigner.ts';
 

@@ -3,8 +3,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedRequestsOnly, UsedSignatures } from './signed-requests-only.ts';
 import { PrivateFilesystemStore } from './private-store.ts';
-import { ensurePrivateDir } from '../secrets-files.ts';
-import { drainable, type DrainResult } from '../drain.ts';
+import { ensurePrivateDir } from '../../server/secrets-files.ts';
+import { drainable, type DrainResult } from '../../server/drain.ts';
 
 const require = createRequire(import.meta.url);
 // @20minutes/s3rver verifies SigV4 signatures, so presigned URLs are checked for real.
@@ -35,7 +35,7 @@ export interface EmbeddedS3 {
 /**
  * The embedded S3 (default storage), locked down: only SigV4-signed requests (the services'
  * credentials, presigned URLs) get through, anything else is 403, and presigned GET URLs are
- * single-use (server/storage/signed-requests-only.ts).
+ * single-use (appliance/storage/signed-requests-only.ts).
  */
 export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<EmbeddedS3> {
   // Files 0600 in folders 0700 (private-store.ts), from the root folder down.
