@@ -7,7 +7,7 @@ import { ALL_SCOPES } from '../../contracts/scopes.ts';
 import { startCluster, type RunningCluster } from '../../appliance/cluster.ts';
 import { isFirstStart } from '../../appliance/bootstrap.ts';
 import { openGatewayServices, type GatewayServices } from '../../appliance/stack.ts';
-import { readRuntimeFile } from '../../appliance/runtime-file.ts';
+import { runtimeInfoSchema } from '../../appliance/runtime-file.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { signedRequest, type Credentials } from '../helpers/signed-client.ts';
 import { ConsoleClient } from '../server/admin/console-client.ts';
@@ -15,7 +15,7 @@ import { ConsoleClient } from '../server/admin/console-client.ts';
 // Issue 24 § 2 and § 6: three gateway processes on one PostgreSQL (the suite's, a database of its own) behave as
 // one gateway. The cluster is started as `npm run cluster` starts it (appliance/cluster.ts), each gateway its own
 // process running appliance/cluster-main.ts; this process opens the same database as the CLI would.
-const RATE_LIMIT = 40;
+const RATE_LIMIT = 100;
 let dataDir: string;
 let database: TestDatabase;
 let cluster: RunningCluster;
@@ -27,13 +27,22 @@ const urls = () => cluster.gateways.map((g) => g.url);
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'gw-cluster-'));
   database = await createTestDatabase();
-  const config = ephemeralConfig(dataDir, { DATABASE_URL: database.url, DATABASE_POOL_SIZE: '4', OPERATOR_PASSWORD: 'cluster-operator-password' });
+  // The gateways' own environment: the cluster passes its settings down, as npm run cluster's environment would.
+  const gatewayEnv = {
+    OPERATOR_PASSWORD: 'cluster-operator-password',
+    RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+    DRAIN_TIMEOUT_MS: '2000',
+    DATABASE_POOL_SIZE: '4',
+    LOG_LEVEL: 'warn',
+    SEED_ON_FIRST_START: 'false',
+  };
+  const config = ephemeralConfig(dataDir, { DATABASE_URL: database.url, ...gatewayEnv });
   cluster = await startCluster({
     config,
     instances: 3,
     gatewayCommand: { command: process.execPath, args: ['--import', 'tsx', path.resolve('appliance/cluster-main.ts')] },
     isFirstStart,
-    gatewayEnv: { RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT), DRAIN_TIMEOUT_MS: '2000', BACKEND_TIMEOUT_MS: '5000' },
+    gatewayEnv,
     startTimeoutMs: 90_000,
   });
   services = await openGatewayServices({ ...config, backend: { ...config.backend, url: cluster.backendUrl } }, cluster.backendUrl);
@@ -62,7 +71,7 @@ describe('npm run cluster -- --instances 3', () => {
   it('answers signed calls on every port; runtime.json lists the gateways and the database without its password', async () => {
     expect(cluster.gateways).toHaveLength(3);
     for (const url of urls()) expect((await call(url, { path: '/v1/ping' })).status).toBe(200);
-    const runtime = readRuntimeFile(dataDir)!;
+    const runtime = runtimeInfoSchema.parse(JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')));
     expect(runtime.gateways!.map((g) => g.port)).toEqual(cluster.gateways.map((g) => g.port));
     expect(runtime.gateways!.map((g) => g.pid)).toEqual(cluster.gateways.map((g) => g.pid));
     expect(runtime.database).toMatchObject({ kind: 'postgres', managed: false });
@@ -93,7 +102,7 @@ describe('correct across instances', () => {
       expect(again.body.data.id).toBe(executed[0].body.data.id);
     }
     const found = await call(urls()[0], { path: `/v1/pacientes?nome=${encodeURIComponent('Corrida Cluster')}` }, key);
-    expect(found.body.data.filter((p: { nome: string }) => p.nome === body.nome)).toHaveLength(1);
+    expect(found.body.data.filter((p: { nome: string }) => p.nome.toUpperCase() === body.nome.toUpperCase())).toHaveLength(1);
   });
 
   it('a rotation made through the CLI\'s connection and a revocation through one instance\'s console are seen by every instance within 1 s', async () => {
@@ -140,7 +149,7 @@ describe('correct across instances', () => {
   it('the journal is one and complete, in the order the requests arrived, whichever instance answered', async () => {
     const key = await freshKey();
     const ids: string[] = [];
-    for (let i = 0; i < 12; i++) ids.push((await call(urls()[i % 3], { path: `/v1/ping?n=${i}` }, key)).headers['x-request-id']);
+    for (let i = 0; i < 12; i++) ids.push((await call(urls()[i % 3], { path: `/v1/ping?n=${i}` }, key)).body.meta.request_id);
     const { rows } = await services.gatewayDb.db
       .selectFrom('audit_log')
       .select(['request_id', 'id'])
@@ -187,16 +196,28 @@ describe('one instance killed with SIGKILL during writes', () => {
     const key = await freshKey();
     const victim = cluster.gateways[1];
     const body = (i: number) => ({ nome: `Paciente Queda ${String(i).padStart(2, '0')}`, cpf: null, data_nascimento: '1970-05-06' });
-    const writes = Array.from({ length: 24 }, (_, i) =>
-      call(victim.url, { method: 'POST', path: '/v1/pacientes', body: body(i), idempotencyKey: `queda-${i}` }, key).then(
-        (answer) => ({ i, answer }),
-        () => ({ i, answer: null }),
-      ),
-    );
-    await sleep(150);
-    victim.child.kill('SIGKILL');
-    const results = await Promise.all(writes);
+    const TOTAL = 60;
+    type Result = { i: number; answer: Awaited<ReturnType<typeof call>> | null };
+    const results: Result[] = [];
+    let next = 0;
+    let killed = false;
+    // Six writers, each sending its next write as soon as the last is answered; the victim dies after ten answers.
+    const writer = async () => {
+      while (next < TOTAL) {
+        const i = next++;
+        const answer = await call(victim.url, { method: 'POST', path: '/v1/pacientes', body: body(i), idempotencyKey: `queda-${i}` }, key).catch(() => null);
+        results.push({ i, answer });
+        if (!killed && results.filter((r) => r.answer?.status === 201).length >= 10) {
+          killed = true;
+          victim.child.kill('SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, writer));
     await victim.exited;
+    expect(killed).toBe(true);
+    // Some writes were cut by the kill (no answer), some were answered before it.
+    expect(results.filter((r) => r.answer === null).length).toBeGreaterThan(0);
     const acknowledged = results.filter((r) => r.answer?.status === 201);
     // The others keep answering while it is down.
     for (const url of [urls()[0], urls()[2]]) expect((await call(url, { path: '/v1/ping' }, key)).status).toBe(200);
@@ -209,13 +230,13 @@ describe('one instance killed with SIGKILL during writes', () => {
       if (first) expect(retry.body.data.id).toBe(first.answer!.body.data.id);
     }
     const listed = await call(urls()[0], { path: `/v1/pacientes?nome=${encodeURIComponent('Paciente Queda')}&limit=100` }, key);
-    const names = listed.body.data.map((p: { nome: string }) => p.nome).sort();
-    expect(names).toEqual(Array.from({ length: 24 }, (_, i) => body(i).nome).sort());
+    const names = listed.body.data.map((p: { nome: string }) => p.nome.toUpperCase()).sort();
+    expect(names).toEqual(Array.from({ length: TOTAL }, (_, i) => body(i).nome.toUpperCase()).sort());
     // Every acknowledged write is in the journal.
     const journaled = new Set(
       (await services.gatewayDb.db.selectFrom('audit_log').select('request_id').where('chave_id', '=', key.chaveId).execute()).map((r) => r.request_id),
     );
-    for (const a of acknowledged) expect(journaled.has(a.answer!.headers['x-request-id'])).toBe(true);
+    for (const a of acknowledged) expect(journaled.has(a.answer!.body.meta.request_id)).toBe(true);
   }, 120_000);
 });
 
