@@ -20,8 +20,9 @@ const ON_POSTGRES = [
   'test/server/reliability/exactly-once.test.ts',
   'test/server/db/**/*.test.ts',
   'test/appliance/cluster*.test.ts',
+  'test/appliance/cli/copy-to-postgres.test.ts',
 ];
-const POSTGRES_ONLY = ['test/server/db/postgres*.test.ts', 'test/appliance/cluster*.test.ts'];
+const POSTGRES_ONLY = ['test/server/db/postgres*.test.ts', 'test/appliance/cluster*.test.ts', 'test/appliance/cli/copy-to-postgres.test.ts'];
 
 export default defineConfig({
   test: {

@@ -11,6 +11,7 @@ import { resetTenant } from '../../server/tenants/tenant-reset.ts';
 import { AUDIT_FLAG_GONE, confirmReset, describeReset, explainResetFailure, resetRefusalFor, type ResetCliOptions } from './tenant-reset.ts';
 import { addClockCommands } from './clock.ts';
 import { addOperatorCommands } from './operators.ts';
+import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { journalCliAction } from './journal.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { OperatorTokenStore, type TokenTenants } from '../../server/admin/operator-tokens.ts';
@@ -410,6 +411,7 @@ export function buildCli(): Command {
     });
   addClockCommands(program);
   addOperatorCommands(program);
+  addDatabaseCommands(program);
   return program;
 }
 
@@ -422,7 +424,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : 2;
     }
-    if (error instanceof KeyServiceError || error instanceof TenantServiceError || error instanceof UsageError || error instanceof ConfigError) {
+    if (error instanceof KeyServiceError || error instanceof TenantServiceError || error instanceof UsageError || error instanceof ConfigError || error instanceof CopyRefused) {
       info(`error: ${error.message}`);
       return 1;
     }

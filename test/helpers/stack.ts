@@ -34,13 +34,19 @@ const databasesByDataDir = new Map<string, { url: string; drop(): Promise<void> 
 /** A whole stack (embedded S3, backend-sim, gateway) on free loopback ports with a fresh data dir. */
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: { now?: () => number; configure?: (config: GatewayConfig) => void; dataDir?: string } = {},
+  options: {
+    now?: () => number;
+    configure?: (config: GatewayConfig) => void;
+    dataDir?: string;
+    /** `sqlite`: gateway.db even in the postgres project (a test that moves an appliance from it). */
+    database?: 'sqlite';
+  } = {},
 ): Promise<TestStack> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'gw-test-'));
   // The postgres project: the gateway's state in a database of its own on the suite's PostgreSQL, the same one
   // again when a test restarts a stack on its data dir (dropped with the run's server, not by stop()).
   const reused = databasesByDataDir.get(dataDir);
-  const database = reused ?? (testDatabaseUrl() && env.DATABASE_URL === undefined ? await createTestDatabase() : null);
+  const database = reused ?? (testDatabaseUrl() && env.DATABASE_URL === undefined && options.database !== 'sqlite' ? await createTestDatabase() : null);
   if (database && options.dataDir) databasesByDataDir.set(dataDir, database);
   const config = ephemeralConfig(dataDir, database ? { DATABASE_URL: database.url, GATEWAY_INSTANCE_ID: 'test-gateway', ...env } : env);
   options.configure?.(config);
