@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../db/tables/audit-log.ts';
 import { capText, entryBytes, JOURNAL_LIMITS } from './bounded.ts';
-import type { ClassTotals, JournalBudget, JournalClass } from './journal-budget.ts';
+import type { ClassTotals, Delta, JournalBudget, JournalClass } from './journal-budget.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 
 export const AUDIT_RETENTION_DAYS = 30;
@@ -68,7 +68,7 @@ export class AuditWriter {
   /** Rollbacks that failed with their commit (the file took no write at all): run once it takes writes again. */
   private deferredRollbacks: Array<() => void> = [];
   private scheduled = false;
-  private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[], companions: Companion[]) => Partial<Record<JournalClass, ClassTotals>>>;
+  private readonly insertBatch: SQLite.Transaction<(rows: AuditRecord[], companions: Companion[]) => Delta>;
   private closed = false;
   private readonly clock: AuditClock | undefined;
   readonly budget: JournalBudget;
@@ -87,7 +87,8 @@ export class AuditWriter {
     ).pluck();
     const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
     const touchKey = sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
-    this.insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Companion[]) => {
+    const budget = this.budget;
+    this.insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Companion[]): Delta => {
       for (const companion of companions) {
         try {
           companion.run();
@@ -97,6 +98,8 @@ export class AuditWriter {
           console.error(`audit writer: a write committed with the audit batch failed: ${(error as Error).message}`);
         }
       }
+      // The journal's pages: what its inserts took, measured around them (the companions' writes are not the journal's).
+      const pagesBefore = budget.pagesInUse();
       const delta: Record<JournalClass, ClassTotals> = {
         verified: { rows: 0, bytes: 0 },
         unverified: { rows: 0, bytes: 0 },
@@ -144,9 +147,10 @@ export class AuditWriter {
       for (const kind of ['verified', 'unverified', 'unattributed'] as const) {
         if (delta[kind].rows !== 0) updateTotals.run(delta[kind].rows, delta[kind].bytes, kind);
       }
+      const pages = budget.pagesInUse() - pagesBefore;
       // "Last used" rides on the audit batch instead of costing a write per request.
       for (const [id, ts] of lastUse) touchKey.run(ts, id, ts);
-      return delta;
+      return { ...delta, pages };
     });
   }
 
@@ -172,20 +176,45 @@ export class AuditWriter {
     this.kick();
   }
 
-  /** Commits everything queued so far before returning (read-your-writes for the console and tests). */
+  /**
+   * Commits everything queued so far before returning (read-your-writes for the console and tests), in
+   * transactions of at most budget.batchEntries entries and budget.batchBytes of weight each, so that one
+   * commit's pages stay within half the WAL's share (server/audit/journal-budget.ts). The companions ride
+   * on the first one; once one fails, the rest are not tried and fail with it (no entry queued after a
+   * companion commits without it).
+   */
   flush(): void {
     const rows = this.queue;
     const callbacks = this.callbacks;
-    const companions = this.companions;
+    let companions = this.companions;
     this.queue = [];
     this.callbacks = [];
     this.companions = [];
     if (rows.length === 0 && companions.length === 0) return;
+    let start = 0;
     let failure: Error | null = null;
+    do {
+      let end = start;
+      let weight = 0;
+      while (end < rows.length && end - start < this.budget.batchEntries) {
+        weight += entryBytes(rows[end]);
+        if (end > start && weight > this.budget.batchBytes) break;
+        end += 1;
+      }
+      if (failure === null) failure = this.commit(rows.slice(start, end), companions);
+      release(callbacks.slice(start, end), failure);
+      companions = [];
+      start = end;
+    } while (start < rows.length);
+  }
+
+  /** One transaction: the companions, then the entries; returns its error (the journal then refuses until it recovers). */
+  private commit(rows: AuditRecord[], companions: Companion[]): Error | null {
     try {
       this.budget.apply(this.insertBatch(rows, companions));
+      return null;
     } catch (error) {
-      failure = error as Error;
+      const failure = error as Error;
       console.error(`audit writer: ${rows.length} entries not written, their requests refused: ${failure.message}`);
       this.budget.commitFailed(failure);
       for (const companion of companions) {
@@ -196,13 +225,7 @@ export class AuditWriter {
           this.deferredRollbacks.push(companion.rollback);
         }
       }
-    }
-    // In a microtask of their own: the responses they release are not sent from inside the commit's
-    // stack (a profile then shows the commit and the sending apart).
-    if (callbacks.length > 0) {
-      queueMicrotask(function releaseCommitted() {
-        for (const committed of callbacks) committed?.(failure);
-      });
+      return failure;
     }
   }
 
@@ -258,6 +281,17 @@ export class AuditWriter {
     this.closed = true;
     this.flush();
   }
+}
+
+/**
+ * Calls back the entries of a transaction in a microtask of their own: the responses they release are not
+ * sent from inside the commit's stack (a profile then shows the commit and the sending apart).
+ */
+function release(callbacks: Array<Committed | undefined>, failure: Error | null): void {
+  if (callbacks.length === 0) return;
+  queueMicrotask(function releaseCommitted() {
+    for (const committed of callbacks) committed?.(failure);
+  });
 }
 
 /** What an unattributed group keeps of its first request: enough to recognise it, bounded tighter than an entry. */

@@ -24,6 +24,34 @@ const PROBE_INTERVAL_MS = 1000;
 /** What the probe writes (and deletes): about the largest entry, so a pass means a whole entry fits. */
 const PROBE_BYTES = 32 * 1024;
 const RECENT_SHED_MS = 10 * 60_000;
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** The tables whose pages are the journal's share of gateway.db (their indexes included). */
+export const JOURNAL_TABLES = ['audit_log', 'audit_unattributed', 'audit_budget', 'audit_probe'] as const;
+/** The WAL's index (gateway.db-shm): 32 KiB while the WAL stays under 4,062 frames, which its share keeps it. */
+export const SHM_BYTES = 32 * KiB;
+/** SQLite's frame header: each page in the WAL takes this much more than the page itself. */
+const WAL_FRAME_HEADER = 24;
+
+/**
+ * The WAL's share of the budget: 1/16 of it, between 256 KiB and 8 MiB. Half of it is where SQLite
+ * checkpoints (wal_autocheckpoint) and what the file is cut back to after a checkpoint
+ * (journal_size_limit); the journal's transactions are kept under the other half, so the file never
+ * holds more than the share (gateway.db-wal carries gateway.db's other writes too: counted wholly here).
+ */
+export function walShareBytes(maxBytes: number): number {
+  return Math.min(8 * MiB, Math.max(256 * KiB, Math.floor(maxBytes / 16)));
+}
+
+/**
+ * Room kept under AUDIT_MAX_BYTES for what is committed between two checks (the entries of requests in
+ * flight, the batch that crossed the line): noise is shed from `budget − margin` on, /v1 is refused
+ * from `budget − margin / 2`. 1/32 of the budget, at least 128 KiB.
+ */
+export function diskMarginBytes(maxBytes: number): number {
+  return Math.max(128 * KiB, Math.floor(maxBytes / 32));
+}
 
 export interface JournalBudgetOptions {
   maxBytes: number;
@@ -45,7 +73,29 @@ export interface ClassTotals {
 export type JournalState = 'ok' | 'warning' | 'full' | 'failing';
 
 /** Why the state is not ok, as codes (the console words them; `avisos` words them for the API). */
-export type JournalReason = 'write_failed' | 'verified_full' | 'verified_near_full' | 'low_space' | 'near_low_space' | 'noise_shed';
+export type JournalReason =
+  | 'write_failed'
+  | 'verified_full'
+  | 'verified_near_full'
+  | 'disk_full'
+  | 'disk_near_full'
+  | 'low_space'
+  | 'near_low_space'
+  | 'noise_shed';
+
+/**
+ * The journal on DATA_DIR, in bytes: the pages its tables and indexes take in gateway.db, plus the WAL's
+ * share and its index (fixed, counted whole). `footprint` never passes AUDIT_MAX_BYTES.
+ */
+export interface JournalDisk {
+  pages_bytes: number;
+  wal_share_bytes: number;
+  shm_bytes: number;
+  footprint_bytes: number;
+  /** Past this footprint noise is shed; past `refuse_at_bytes` /v1 answers 503. */
+  shed_at_bytes: number;
+  refuse_at_bytes: number;
+}
 
 export interface JournalStatus {
   state: JournalState;
@@ -58,22 +108,28 @@ export interface JournalStatus {
   min_free_bytes: number;
   noise_cap_bytes: number;
   totals: Record<JournalClass, ClassTotals>;
+  disk: JournalDisk;
   free_bytes: number | null;
   last_shed_at: string | null;
   shed_rows_total: number;
   last_write_error: string | null;
 }
 
-type Delta = Partial<Record<JournalClass, ClassTotals>>;
+/** What a committed batch changed: rows and weights per class, and the journal's pages in gateway.db. */
+export type Delta = Partial<Record<JournalClass, ClassTotals>> & { pages?: number };
 
 /**
  * The journal's byte and row budget (issue 19). Totals per class are kept in `audit_budget` with every
  * batch (AuditWriter) and every deletion here, so a start reads three rows instead of scanning. Rules:
  * - noise (unverified refusals and unattributed groups) takes at most NOISE_SHARE of each cap; past it,
  *   or past a cap, or with the disk low, the oldest noise is deleted (unattributed groups, then unverified);
- * - verified entries inside the retention are never deleted by volume: when they alone reach a cap, or
- *   the disk is low and gateway.db has no free page left, the journal is full and /v1 answers 503 until
- *   the retention purge, a larger budget or free space makes room;
+ * - on disk, the journal's footprint (its pages in gateway.db, counted exactly: every transaction that
+ *   writes its tables measures SQLite's pages in use before and after, plus the WAL's share and its
+ *   index) stays under AUDIT_MAX_BYTES: noise is shed from `budget − margin`, /v1 is refused from
+ *   `budget − margin / 2` (diskMarginBytes), whatever the entries' weights say;
+ * - verified entries inside the retention are never deleted by volume: when they alone reach a cap or
+ *   the disk line, or the disk is low and gateway.db has no free page left, the journal is full and /v1
+ *   answers 503 until the retention purge, a larger budget or free space makes room;
  * - a failed commit (disk full, I/O error) marks the journal failing until a commit succeeds.
  */
 export class JournalBudget {
@@ -101,6 +157,14 @@ export class JournalBudget {
   private readonly shedGroups: SQLite.Statement;
   private readonly shedUnverified: SQLite.Statement;
   private readonly updateTotals: SQLite.Statement;
+  private readonly pagesInUseStatement: SQLite.Statement;
+  /** Pages of gateway.db the journal's tables and indexes take (measured at start, then kept with every write). */
+  private journalPages: number;
+  readonly walShareBytes: number;
+  private readonly marginBytes: number;
+  /** At most this many entries, and this much weight, per journal transaction: its pages stay within half the WAL's share. */
+  readonly batchEntries: number;
+  readonly batchBytes: number;
 
   constructor(
     private readonly sqlite: SQLite.Database,
@@ -120,10 +184,24 @@ export class JournalBudget {
     }
     this.freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
     this.pageSize = sqlite.pragma('page_size', { simple: true }) as number;
+    this.walShareBytes = walShareBytes(this.maxBytes);
+    this.marginBytes = diskMarginBytes(this.maxBytes);
+    // Half the WAL's share: where SQLite checkpoints, and what the file is cut back to afterwards.
+    const walHalf = Math.floor(this.walShareBytes / 2);
+    sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walHalf / (this.pageSize + WAL_FRAME_HEADER)))}`);
+    sqlite.pragma(`journal_size_limit = ${walHalf}`);
+    // A transaction's pages: its rows, and a leaf of the one index whose order is random (request_id) per entry;
+    // the other indexes end in the id, so a transaction's entries share their leaves.
+    this.batchEntries = Math.max(1, Math.floor(walHalf / this.pageSize / 2));
+    this.batchBytes = Math.floor(walHalf / 2);
+    this.pagesInUseStatement = sqlite
+      .prepare('SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count())')
+      .pluck();
+    this.journalPages = journalPagesOf(sqlite);
     // RETURNING gives each deleted row's class and weight, so the totals follow in the same transaction.
-    this.purgeLog = sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT 2000) RETURNING verified, bytes');
+    this.purgeLog = sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT ?) RETURNING verified, bytes');
     this.purgeGroups = sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT 2000) RETURNING NULL AS verified, bytes',
+      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT ?) RETURNING NULL AS verified, bytes',
     );
     this.shedGroups = sqlite.prepare(
       'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT ?) RETURNING NULL AS verified, bytes',
@@ -136,6 +214,14 @@ export class JournalBudget {
     this.probeDelete = sqlite.prepare('DELETE FROM audit_probe');
   }
 
+  /**
+   * gateway.db's pages in use (all tables): read inside a journal transaction before and after its writes,
+   * the difference is what the journal's tables took or gave back.
+   */
+  pagesInUse(): number {
+    return this.pagesInUseStatement.get() as number;
+  }
+
   /** Totals after a committed batch or deletion (the same numbers went into audit_budget in its transaction). */
   apply(delta: Delta): void {
     for (const kind of JOURNAL_CLASSES) {
@@ -144,6 +230,7 @@ export class JournalBudget {
       this.totals[kind].rows += d.rows;
       this.totals[kind].bytes += d.bytes;
     }
+    this.journalPages += delta.pages ?? 0;
     if (this.overBudget()) void this.shed();
     this.reportState();
   }
@@ -163,8 +250,24 @@ export class JournalBudget {
     if (this.lastWriteError !== null && !this.probe()) return false;
     const v = this.totals.verified;
     if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) return false;
+    // Noise never costs a verified request its answer: at the line, what noise is left goes first, now.
+    if (this.footprintBytes() >= this.refuseAtBytes()) this.shedNow(() => this.footprintBytes() >= this.refuseAtBytes());
+    if (this.footprintBytes() >= this.refuseAtBytes()) return false;
     if (this.lowOnSpace()) return this.freelistBytes() >= LOW_SPACE_RESERVE_BYTES;
     return true;
+  }
+
+  /** The journal on DATA_DIR: its pages in gateway.db, the WAL's share and the WAL's index. */
+  footprintBytes(): number {
+    return this.journalPages * this.pageSize + this.walShareBytes + SHM_BYTES;
+  }
+
+  private shedAtBytes(): number {
+    return this.maxBytes - this.marginBytes;
+  }
+
+  private refuseAtBytes(): number {
+    return this.maxBytes - Math.floor(this.marginBytes / 2);
   }
 
   status(): JournalStatus {
@@ -182,6 +285,16 @@ export class JournalBudget {
     } else if (v.bytes >= this.maxBytes * WARN_SHARE || v.rows >= this.maxRows * WARN_SHARE) {
       reasons.push('verified_near_full');
       avisos.push(`Journal acima de ${Math.round(WARN_SHARE * 100)}% do limite com entradas verificadas.`);
+    }
+    const footprint = this.footprintBytes();
+    if (footprint >= this.refuseAtBytes()) {
+      reasons.push('disk_full');
+      avisos.push(
+        `Arquivos do journal em DATA_DIR (${footprint} bytes com o WAL) no limite de AUDIT_MAX_BYTES (${this.maxBytes}): /v1 responde 503. Aumente AUDIT_MAX_BYTES.`,
+      );
+    } else if (footprint >= this.maxBytes * WARN_SHARE) {
+      reasons.push('disk_near_full');
+      avisos.push(`Arquivos do journal em DATA_DIR acima de ${Math.round(WARN_SHARE * 100)}% de AUDIT_MAX_BYTES (${footprint} de ${this.maxBytes} bytes).`);
     }
     const free = this.currentFreeBytes();
     if (free !== null && free < this.minFreeBytes) {
@@ -205,6 +318,14 @@ export class JournalBudget {
       min_free_bytes: this.minFreeBytes,
       noise_cap_bytes: Math.floor(this.maxBytes * NOISE_SHARE),
       totals: structuredClone(this.totals),
+      disk: {
+        pages_bytes: this.journalPages * this.pageSize,
+        wal_share_bytes: this.walShareBytes,
+        shm_bytes: SHM_BYTES,
+        footprint_bytes: footprint,
+        shed_at_bytes: this.shedAtBytes(),
+        refuse_at_bytes: this.refuseAtBytes(),
+      },
       free_bytes: free,
       last_shed_at: this.lastShedAt === null ? null : new Date(Date.now() - (performance.now() - this.lastShedAt)).toISOString(),
       shed_rows_total: this.shedRowsTotal,
@@ -244,41 +365,84 @@ export class JournalBudget {
     this.recoveredListeners.push(listener);
   }
 
-  /** Whether noise should go: past its share, past a cap, or the disk low. */
+  /** Whether noise should go: past its share, past a cap, past the disk line, or the disk low. */
   overBudget(): boolean {
     const noise = this.noise();
     if (noise.rows === 0) return false;
     if (noise.bytes > this.maxBytes * NOISE_SHARE || noise.rows > this.maxRows * NOISE_SHARE) return true;
     const all = this.all();
     if (all.bytes > this.maxBytes || all.rows > this.maxRows) return true;
+    if (this.footprintBytes() > this.shedAtBytes()) return true;
     return this.lowOnSpace();
   }
 
   /**
    * Deletes the oldest noise, unattributed groups first, then unverified refusals, in short transactions
-   * with a pause between them, until the budget holds. One run at a time; resolves to the rows deleted.
+   * with a turn of the event loop between them (requests go on), until the budget holds. One run at a
+   * time; resolves to the rows deleted.
    */
   shed(options: { chunkRows?: number; pauseMs?: number } = {}): Promise<number> {
-    this.shedding ??= this.runShed(options.chunkRows ?? 500, options.pauseMs ?? 2).finally(() => {
+    this.shedding ??= this.runShed(options.chunkRows ?? 500, options.pauseMs ?? 0).finally(() => {
       this.shedding = null;
     });
     return this.shedding;
+  }
+
+  /**
+   * Sheds noise at once, oldest first, while `needed` says so and noise is left (the background shedding
+   * may lag behind a flood); a storage error stops it (the commit path reports those).
+   */
+  private shedNow(needed: () => boolean): void {
+    let deleted = 0;
+    try {
+      while (this.sqlite.open && needed() && this.noise().rows > 0) {
+        const n = this.deleteNoiseChunk(500);
+        if (n === 0) break;
+        deleted += n;
+      }
+    } catch {
+      // Reported by the next commit that fails, if the file takes no writes.
+    }
+    if (deleted > 0) this.recordShed(deleted);
+  }
+
+  /** One chunk of the oldest noise: unattributed groups first, then unverified refusals. */
+  private deleteNoiseChunk(chunkRows: number): number {
+    return this.totals.unattributed.rows > 0
+      ? this.deleteChunk(this.shedGroups, this.chunkRows('unattributed', chunkRows))
+      : this.deleteChunk(this.shedUnverified, this.chunkRows('unverified', chunkRows));
+  }
+
+  private recordShed(deleted: number): void {
+    this.lastShedAt = performance.now();
+    this.shedRowsTotal += deleted;
+    this.log('warn', `${deleted} unauthenticated entries shed to keep the journal within its budget`);
   }
 
   /** Deletes every entry older than `cutoffIso`, whatever its class (the spec's 30-day retention). */
   purgeOlderThan(cutoffIso: string): number {
     let total = 0;
     for (;;) {
-      const n = this.deleteChunk(this.purgeLog, cutoffIso) + this.deleteChunk(this.purgeGroups, cutoffIso.slice(0, 16));
+      const n =
+        this.deleteChunk(this.purgeLog, cutoffIso, this.chunkRows('verified', 2000)) +
+        this.deleteChunk(this.purgeGroups, cutoffIso.slice(0, 16), this.chunkRows('unattributed', 2000));
       total += n;
       if (n === 0) return total;
     }
   }
 
-  /** One deletion and its totals in one transaction; returns the rows deleted. */
-  private deleteChunk(statement: SQLite.Statement, parameter: unknown): number {
+  /** Rows of `kind` one deletion may take: at most `max`, and within a transaction's share of the WAL. */
+  private chunkRows(kind: JournalClass, max: number): number {
+    const { rows, bytes } = this.totals[kind];
+    const average = rows > 0 ? bytes / rows : 1;
+    return Math.max(1, Math.min(max, this.batchEntries, Math.floor(this.batchBytes / average)));
+  }
+
+  /** One deletion, its totals and the pages it gave back, in one transaction; returns the rows deleted. */
+  private deleteChunk(statement: SQLite.Statement, ...parameters: unknown[]): number {
     const delta = this.sqlite.transaction(() => {
-      const rows = statement.all(parameter) as Array<{ verified: number | null; bytes: number }>;
+      const pagesBefore = this.pagesInUse();
+      const rows = statement.all(...parameters) as Array<{ verified: number | null; bytes: number }>;
       const d: Record<JournalClass, ClassTotals> = {
         verified: { rows: 0, bytes: 0 },
         unverified: { rows: 0, bytes: 0 },
@@ -290,7 +454,7 @@ export class JournalBudget {
         d[kind].bytes -= row.bytes;
       }
       for (const kind of JOURNAL_CLASSES) if (d[kind].rows !== 0) this.updateTotals.run(d[kind].rows, d[kind].bytes, kind);
-      return { d, n: rows.length };
+      return { d, n: rows.length, pages: this.pagesInUse() - pagesBefore };
     }).immediate();
     if (delta.n > 0) {
       for (const kind of JOURNAL_CLASSES) {
@@ -298,6 +462,7 @@ export class JournalBudget {
         this.totals[kind].bytes += delta.d[kind].bytes;
       }
     }
+    this.journalPages += delta.pages;
     return delta.n;
   }
 
@@ -306,19 +471,16 @@ export class JournalBudget {
     const lowSpace = () => this.lowOnSpace();
     try {
       while (this.sqlite.open && (this.overBudget() || (lowSpace() && this.noise().rows > 0))) {
-        const n = this.totals.unattributed.rows > 0 ? this.deleteChunk(this.shedGroups, chunkRows) : this.deleteChunk(this.shedUnverified, chunkRows);
+        const n = this.deleteNoiseChunk(chunkRows);
         if (n === 0) break;
         deleted += n;
-        await sleep(pauseMs);
+        // Requests run between two chunks (a chunk is one short transaction): a timer's pause, or just a turn of the event loop.
+        await (pauseMs > 0 ? sleep(pauseMs) : new Promise((resolve) => setImmediate(resolve)));
       }
     } catch (error) {
       this.log('error', `shedding stopped: ${(error as Error).message}`);
     }
-    if (deleted > 0) {
-      this.lastShedAt = performance.now();
-      this.shedRowsTotal += deleted;
-      this.log('warn', `${deleted} unauthenticated entries shed to keep the journal within its budget`);
-    }
+    if (deleted > 0) this.recordShed(deleted);
     this.reportState();
     return deleted;
   }
@@ -372,6 +534,7 @@ export class JournalBudget {
     const warned =
       v.bytes >= this.maxBytes * WARN_SHARE ||
       v.rows >= this.maxRows * WARN_SHARE ||
+      this.footprintBytes() >= this.maxBytes * WARN_SHARE ||
       (free !== null && free < 2 * this.minFreeBytes) ||
       (this.lastShedAt !== null && performance.now() - this.lastShedAt < RECENT_SHED_MS);
     return this.stateOf(this.accepting(), warned);
@@ -386,4 +549,15 @@ export class JournalBudget {
     if (state === 'ok') this.log('info', `state ${previous} -> ok`);
     else this.log(state === 'warning' ? 'warn' : 'error', `state ${previous} -> ${state}: ${this.status().avisos.join(' ')}`);
   }
+}
+
+/** Pages the journal's tables and indexes take in gateway.db, from SQLite's own page map (dbstat; once, at start). */
+export function journalPagesOf(sqlite: SQLite.Database): number {
+  const names = sqlite
+    .prepare(`SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') AND tbl_name IN (${JOURNAL_TABLES.map(() => '?').join(', ')})`)
+    .pluck()
+    .all(...JOURNAL_TABLES) as string[];
+  // One b-tree at a time: dbstat walks only the pages of the name it is given.
+  const pagesOf = sqlite.prepare('SELECT count(*) FROM dbstat WHERE name = ?').pluck();
+  return names.reduce((sum, name) => sum + (pagesOf.get(name) as number), 0);
 }
