@@ -109,6 +109,8 @@ test('operator issues, uses, audits, rotates, binds and revokes a key', async ({
     await expect(page.getByTestId('audit-storage')).toContainText(/[\d.]+ MB \/ 2048\.0 MB/);
     await expect(page.getByTestId('audit-storage')).toContainText(/[1-9][\d,]* \/ 5,000,000 rows/);
     await expect(page.getByTestId('audit-storage')).toContainText('Oldest entry');
+    // …and its files on DATA_DIR against the same budget (its pages in gateway.db, the WAL's share of 8 MiB and its 32 KiB index).
+    await expect(page.getByTestId('audit-storage')).toContainText(/On disk the journal takes [\d.]+ MB of its 2048\.0 MB \(its pages in\s+gateway\.db, 8\.0 MB for the WAL\)/);
     await page.getByLabel('Key id').fill('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect(page.locator('tbody tr').first()).toBeVisible();

@@ -102,6 +102,12 @@ test('QA resets a clinic with an operator token and from the console; a revoked 
     const view = listed.data.find((t: { label: string }) => t.label === 'Playwright beforeEach');
     expect(view.tenants).toEqual([SLUG]);
     expect(Date.parse(view.expires_at) - Date.parse(view.created_at)).toBe(7 * 86_400_000);
+    // The list shows that expiry: its day, month and time as the browser words them ("9 Mar, 14:05"), a week after today.
+    const expiry = await page.evaluate((iso) => {
+      const d = new Date(iso);
+      return { day: d.toLocaleString('en-GB', { day: 'numeric', month: 'short' }), time: d.toLocaleString('en-GB', { hour: '2-digit', minute: '2-digit', hour12: false }) };
+    }, view.expires_at as string);
+    await expect(row).toContainText(new RegExp(`Expires ${expiry.day}( \\d{4})?, ${expiry.time}`));
   });
 
   await test.step("a test's beforeEach resets the clinic with the token", async () => {

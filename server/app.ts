@@ -112,8 +112,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
           },
     genReqId: newRequestId,
     exposeHeadRoutes: false,
-    frameworkErrors: frameworkErrorHandler(config.release, refusalJournal),
-    clientErrorHandler: clientErrorHandler(config.release, refusalJournal),
+    frameworkErrors: frameworkErrorHandler(config.release, refusalJournal, (request, error) => gateUnauthenticatedRefusal(refusals, request, error)),
+    clientErrorHandler: clientErrorHandler(config.release, refusalJournal, (address) => addressOverQuota(refusals, address)),
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -258,9 +258,16 @@ function gateUnauthenticatedRefusal(refusals: AddressLimiter, request: FastifyRe
   if (request.auth || error.status < 400 || error.status >= 500 || error.status === 429) return error;
   const url = request.raw.url ?? request.url;
   if (url.startsWith(ADMIN_PREFIX) || url.startsWith('/console') || url.startsWith('/docs')) return error;
-  const verdict = refusals.take(request.ip);
-  if (verdict.ok) return error;
+  const limited = addressOverQuota(refusals, request.ip);
+  if (!limited) return error;
   request.journalUnattributed = true;
+  return limited;
+}
+
+/** Charges one refusal to `address`: null while it has quota left, else the 429 to answer instead. */
+function addressOverQuota(refusals: AddressLimiter, address: string): ApiError | null {
+  const verdict = refusals.take(address);
+  if (verdict.ok) return null;
   return new ApiError(
     'RATE_LIMIT_EXCEEDED',
     'Muitas requisicoes nao autenticadas recusadas deste endereco. Corrija a autenticacao e aplique backoff.',

@@ -63,9 +63,11 @@ const envSchema = z.object({
   AUDIT_ENABLED: bool.default(true),
   // The journal's budget on top of its 30-day retention (server/audit/journal-budget.ts, README § Audit
   // journal sizing): unauthenticated noise is shed to stay within it; verified entries never are, so
-  // when they fill it /v1 answers 503 rather than lose history.
+  // when they fill it /v1 answers 503 rather than lose history. It bounds the journal's files on DATA_DIR
+  // (its pages in gateway.db and the WAL's share): at least 1 MiB, of which about 470 KiB is fixed (WAL, its
+  // index, the empty tables, the margin).
   AUDIT_MAX_ROWS: z.coerce.number().int().min(1).default(DEFAULT_AUDIT_MAX_ROWS),
-  AUDIT_MAX_BYTES: z.coerce.number().int().min(64 * 1024).default(DEFAULT_AUDIT_MAX_BYTES),
+  AUDIT_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).default(DEFAULT_AUDIT_MAX_BYTES),
   AUDIT_MIN_FREE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_AUDIT_MIN_FREE_BYTES),
   // Refusals of requests that did not authenticate, per client address (429 past it).
   UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),

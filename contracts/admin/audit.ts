@@ -113,7 +113,9 @@ const classTotals = z.object({ rows: z.number(), bytes: z.number() });
 /** The journal's budget and state (server/audit/journal-budget.ts). */
 export const journalStatus = z.object({
   state: z.enum(['ok', 'warning', 'full', 'failing']),
-  reasons: z.array(z.enum(['write_failed', 'verified_full', 'verified_near_full', 'low_space', 'near_low_space', 'noise_shed'])),
+  reasons: z.array(
+    z.enum(['write_failed', 'verified_full', 'verified_near_full', 'disk_full', 'disk_near_full', 'low_space', 'near_low_space', 'noise_shed']),
+  ),
   /** The same reasons in the API's words (Portuguese; /readyz shows them). */
   avisos: z.array(z.string()),
   accepting: z.boolean(),
@@ -122,6 +124,18 @@ export const journalStatus = z.object({
   min_free_bytes: z.number(),
   noise_cap_bytes: z.number(),
   totals: z.object({ verified: classTotals, unverified: classTotals, unattributed: classTotals }),
+  /**
+   * The journal on DATA_DIR: its pages in gateway.db, plus the WAL's share and the WAL's index; the footprint
+   * stays under max_bytes (noise shed from shed_at_bytes, /v1 refused from refuse_at_bytes).
+   */
+  disk: z.object({
+    pages_bytes: z.number(),
+    wal_share_bytes: z.number(),
+    shm_bytes: z.number(),
+    footprint_bytes: z.number(),
+    shed_at_bytes: z.number(),
+    refuse_at_bytes: z.number(),
+  }),
   free_bytes: z.number().nullable(),
   last_shed_at: z.string().nullable(),
   shed_rows_total: z.number(),

@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../db/tables/audit-log.ts';
 import { capText, entryBytes, JOURNAL_LIMITS } from './bounded.ts';
-import type { ClassTotals, JournalBudget, JournalClass } from './journal-budget.ts';
+import { sqlitePagesInUse, type ClassTotals, type Delta, type JournalBudget, type JournalClass } from './journal-budget.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 
 export const AUDIT_RETENTION_DAYS = 30;
@@ -115,18 +115,19 @@ export function prepareBatch(rows: AuditRecord[]): PreparedBatch {
 }
 
 /**
- * Commits one batch and its companions in one transaction and answers what it added per class: gateway.db's
- * (synchronous, below) or PostgreSQL's (server/audit/postgres-journal.ts).
+ * Commits one batch and its companions in one transaction and answers what it added: gateway.db's (synchronous,
+ * below) or PostgreSQL's (server/audit/postgres-journal.ts).
  */
 export interface BatchCommitter<Q> {
   commit(rows: AuditRecord[], companions: Array<Companion<Q>>): Delta | Promise<Delta>;
-  /** Runs a failed batch's rollbacks outside it; false when the database takes no write yet. */
+  /** Runs a failed batch's rollback outside it. */
   rollback(rollback: (q: Q) => unknown): unknown;
 }
 
-type Delta = Partial<Record<JournalClass, ClassTotals>>;
-
-/** gateway.db: prepared statements on the request connection, one synchronous transaction per batch. */
+/**
+ * gateway.db: prepared statements on the request connection, one synchronous transaction per batch; the journal's
+ * pages it took are SQLite's pages in use read around its inserts (the companions' writes are not the journal's).
+ */
 export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<void> {
   // Positional parameters: binding an array is cheaper than binding an object by name.
   const insert = sqlite.prepare(`INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
@@ -138,7 +139,8 @@ export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<vo
   ).pluck();
   const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
   const touchKey = sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
-  const insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Array<Companion<void>>) => {
+  const pagesInUse = sqlitePagesInUse(sqlite);
+  const insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Array<Companion<void>>): Delta => {
     for (const companion of companions) {
       try {
         companion.run();
@@ -148,6 +150,7 @@ export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<vo
         console.error(`audit writer: a write committed with the audit batch failed: ${(error as Error).message}`);
       }
     }
+    const pagesBefore = pagesInUse();
     const batch = prepareBatch(rows);
     for (const values of batch.entries) insert.run(...values);
     for (const g of batch.groups) {
@@ -161,9 +164,10 @@ export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<vo
     for (const kind of ['verified', 'unverified', 'unattributed'] as const) {
       if (batch.delta[kind].rows !== 0) updateTotals.run(batch.delta[kind].rows, batch.delta[kind].bytes, kind);
     }
+    const pages = pagesInUse() - pagesBefore;
     // "Last used" rides on the audit batch instead of costing a write per request.
     for (const [id, ts] of batch.lastUse) touchKey.run(ts, id, ts);
-    return batch.delta;
+    return { ...batch.delta, pages };
   });
   return {
     commit: (rows, companions) => insertBatch(rows, companions),
@@ -233,7 +237,10 @@ export class AuditWriter<Q = void> {
 
   /**
    * Commits everything queued so far (read-your-writes for the console and tests): before returning on
-   * gateway.db; on PostgreSQL the promise resolves once it is committed.
+   * gateway.db, by the promise's end on PostgreSQL. In transactions of at most budget.batchEntries entries
+   * and budget.batchBytes of weight each, so that one commit's pages stay within half the WAL's share
+   * (server/audit/journal-budget.ts). The companions ride on the first one; once one fails, the rest are
+   * not tried and fail with it (no entry queued after a companion commits without it).
    */
   flush(): void | Promise<void> {
     if (this.inFlight) return this.inFlight.then(() => this.flush());
@@ -244,26 +251,40 @@ export class AuditWriter<Q = void> {
     this.callbacks = [];
     this.companions = [];
     if (rows.length === 0 && companions.length === 0) return;
-    let delta;
-    try {
-      delta = this.committer.commit(rows, companions);
-    } catch (error) {
-      this.settle(rows.length, companions, callbacks, error as Error);
-      return;
-    }
-    if (!(delta instanceof Promise)) {
-      this.budget.apply(delta);
-      this.settle(rows.length, companions, callbacks, null);
-      return;
-    }
-    const committed = delta.then(
-      (d) => {
-        this.budget.apply(d);
-        this.settle(rows.length, companions, callbacks, null);
-      },
-      (error: Error) => this.settle(rows.length, companions, callbacks, error),
-    );
-    this.inFlight = committed.finally(() => {
+    const chunks: Array<[number, number]> = [];
+    let start = 0;
+    do {
+      let end = start;
+      let weight = 0;
+      while (end < rows.length && end - start < this.budget.batchEntries) {
+        weight += entryBytes(rows[end]);
+        if (end > start && weight > this.budget.batchBytes) break;
+        end += 1;
+      }
+      chunks.push([start, end]);
+      start = end;
+    } while (start < rows.length);
+    const run = (index: number, failure: Error | null): void | Promise<void> => {
+      for (let i = index; i < chunks.length; i++) {
+        const [from, to] = chunks[i];
+        if (failure !== null) {
+          release(callbacks.slice(from, to), failure);
+          continue;
+        }
+        const outcome = this.commit(rows.slice(from, to), i === 0 ? companions : []);
+        if (outcome instanceof Promise) {
+          return outcome.then((error) => {
+            release(callbacks.slice(from, to), error);
+            return run(i + 1, error);
+          });
+        }
+        failure = outcome;
+        release(callbacks.slice(from, to), failure);
+      }
+    };
+    const done = run(0, null);
+    if (!(done instanceof Promise)) return;
+    this.inFlight = done.finally(() => {
       this.inFlight = null;
       // What queued meanwhile is the next batch.
       if (this.queue.length > 0 || this.companions.length > 0) this.kick();
@@ -271,29 +292,41 @@ export class AuditWriter<Q = void> {
     return this.inFlight;
   }
 
-  /** Releases a batch's requests: served once committed, refused (and their writes rolled back) when the commit failed. */
-  private settle(entries: number, companions: Array<Companion<Q>>, callbacks: Array<Committed | undefined>, failure: Error | null): void {
-    if (failure) {
-      console.error(`audit writer: ${entries} entries not written, their requests refused: ${failure.message}`);
-      this.budget.commitFailed(failure);
-      for (const companion of companions) {
-        if (!companion.rollback) continue;
-        const rollback = companion.rollback;
-        try {
-          const done = this.committer.rollback(rollback);
-          if (done instanceof Promise) done.catch(() => this.deferredRollbacks.push(rollback));
-        } catch {
-          this.deferredRollbacks.push(rollback);
-        }
+  /** One transaction: the companions, then the entries; returns its error (the journal then refuses until it recovers). */
+  private commit(rows: AuditRecord[], companions: Array<Companion<Q>>): Error | null | Promise<Error | null> {
+    let delta;
+    try {
+      delta = this.committer.commit(rows, companions);
+    } catch (error) {
+      return this.failed(rows.length, companions, error as Error);
+    }
+    if (delta instanceof Promise) {
+      return delta.then(
+        (d) => {
+          this.budget.apply(d);
+          return null;
+        },
+        (error: Error) => this.failed(rows.length, companions, error),
+      );
+    }
+    this.budget.apply(delta);
+    return null;
+  }
+
+  private failed(entries: number, companions: Array<Companion<Q>>, failure: Error): Error {
+    console.error(`audit writer: ${entries} entries not written, their requests refused: ${failure.message}`);
+    this.budget.commitFailed(failure);
+    for (const companion of companions) {
+      if (!companion.rollback) continue;
+      const rollback = companion.rollback;
+      try {
+        const done = this.committer.rollback(rollback);
+        if (done instanceof Promise) done.catch(() => this.deferredRollbacks.push(rollback));
+      } catch {
+        this.deferredRollbacks.push(rollback);
       }
     }
-    // In a microtask of their own: the responses they release are not sent from inside the commit's
-    // stack (a profile then shows the commit and the sending apart).
-    if (callbacks.length > 0) {
-      queueMicrotask(function releaseCommitted() {
-        for (const committed of callbacks) committed?.(failure);
-      });
-    }
+    return failure;
   }
 
   /** Rollbacks a failed commit could not make; if the database still takes none, the store's leases free the keys. */
@@ -352,6 +385,17 @@ export class AuditWriter<Q = void> {
     this.closed = true;
     return this.flush();
   }
+}
+
+/**
+ * Calls back the entries of a transaction in a microtask of their own: the responses they release are not
+ * sent from inside the commit's stack (a profile then shows the commit and the sending apart).
+ */
+function release(callbacks: Array<Committed | undefined>, failure: Error | null): void {
+  if (callbacks.length === 0) return;
+  queueMicrotask(function releaseCommitted() {
+    for (const committed of callbacks) committed?.(failure);
+  });
 }
 
 /** What an unattributed group keeps of its first request: enough to recognise it, bounded tighter than an entry. */

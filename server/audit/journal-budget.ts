@@ -25,6 +25,34 @@ const PROBE_INTERVAL_MS = 1000;
 /** What the probe writes (and deletes): about the largest entry, so a pass means a whole entry fits. */
 const PROBE_BYTES = 32 * 1024;
 const RECENT_SHED_MS = 10 * 60_000;
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** The tables whose pages are the journal's share of gateway.db (their indexes included). */
+export const JOURNAL_TABLES = ['audit_log', 'audit_unattributed', 'audit_budget', 'audit_probe'] as const;
+/** The WAL's index (gateway.db-shm): 32 KiB while the WAL stays under 4,062 frames, which its share keeps it. */
+export const SHM_BYTES = 32 * KiB;
+/** SQLite's frame header: each page in the WAL takes this much more than the page itself. */
+const WAL_FRAME_HEADER = 24;
+
+/**
+ * The WAL's share of the budget: 1/16 of it, between 256 KiB and 8 MiB. Half of it is where SQLite
+ * checkpoints (wal_autocheckpoint) and what the file is cut back to after a checkpoint
+ * (journal_size_limit); the journal's transactions are kept under the other half, so the file never
+ * holds more than the share (gateway.db-wal carries gateway.db's other writes too: counted wholly here).
+ */
+export function walShareBytes(maxBytes: number): number {
+  return Math.min(8 * MiB, Math.max(256 * KiB, Math.floor(maxBytes / 16)));
+}
+
+/**
+ * Room kept under AUDIT_MAX_BYTES for what is committed between two checks (the entries of requests in
+ * flight, the batch that crossed the line): noise is shed from `budget − margin` on, /v1 is refused
+ * from `budget − margin / 2`. 1/32 of the budget, at least 128 KiB.
+ */
+export function diskMarginBytes(maxBytes: number): number {
+  return Math.max(128 * KiB, Math.floor(maxBytes / 32));
+}
 
 export interface JournalBudgetOptions {
   maxBytes: number;
@@ -46,7 +74,29 @@ export interface ClassTotals {
 export type JournalState = 'ok' | 'warning' | 'full' | 'failing';
 
 /** Why the state is not ok, as codes (the console words them; `avisos` words them for the API). */
-export type JournalReason = 'write_failed' | 'verified_full' | 'verified_near_full' | 'low_space' | 'near_low_space' | 'noise_shed';
+export type JournalReason =
+  | 'write_failed'
+  | 'verified_full'
+  | 'verified_near_full'
+  | 'disk_full'
+  | 'disk_near_full'
+  | 'low_space'
+  | 'near_low_space'
+  | 'noise_shed';
+
+/**
+ * The journal on DATA_DIR, in bytes: the pages its tables and indexes take in gateway.db, plus the WAL's
+ * share and its index (fixed, counted whole). `footprint` never passes AUDIT_MAX_BYTES.
+ */
+export interface JournalDisk {
+  pages_bytes: number;
+  wal_share_bytes: number;
+  shm_bytes: number;
+  footprint_bytes: number;
+  /** Past this footprint noise is shed; past `refuse_at_bytes` /v1 answers 503. */
+  shed_at_bytes: number;
+  refuse_at_bytes: number;
+}
 
 export interface JournalStatus {
   state: JournalState;
@@ -59,42 +109,57 @@ export interface JournalStatus {
   min_free_bytes: number;
   noise_cap_bytes: number;
   totals: Record<JournalClass, ClassTotals>;
+  disk: JournalDisk;
   free_bytes: number | null;
   last_shed_at: string | null;
   shed_rows_total: number;
   last_write_error: string | null;
 }
 
-type Delta = Partial<Record<JournalClass, ClassTotals>>;
+/** What a committed batch changed: rows and weights per class, and the journal's pages in gateway.db. */
+export type Delta = Partial<Record<JournalClass, ClassTotals>> & { pages?: number };
 
 /** The deletions the budget makes: the retention purge (audit_log, groups) and the shedding of noise. */
 export type JournalDeletion = 'purge_log' | 'purge_groups' | 'shed_groups' | 'shed_unverified';
 
-/**
- * What the budget needs of the database holding the journal: gateway.db (sqliteJournalStore, synchronous) or the
- * cluster's PostgreSQL (server/audit/postgres-journal.ts, asynchronous). Each deletion and its totals commit together.
- */
-export interface JournalStore {
-  readTotals(): Array<{ kind: JournalClass } & ClassTotals> | Promise<Array<{ kind: JournalClass } & ClassTotals>>;
-  /** Writes (and deletes) `bytes` of probe: resolves true when the database takes writes again. */
-  probe(bytes: number): boolean | Promise<boolean>;
-  /** Room inside the database that new entries can use without growing its files (SQLite's free pages; 0 where unknown). */
-  reusableBytes(): number;
-  /** One chunk of a deletion (`parameter`: a cutoff, or a row count) with its totals; the negative delta and the rows deleted. */
-  deleteChunk(what: JournalDeletion, parameter: string | number): DeletedChunk | Promise<DeletedChunk>;
-  /** Whether the database is still open (a shed in progress stops at close). */
-  isOpen(): boolean;
-  /** Several processes write this journal (PostgreSQL): the budget reads the totals again every second. */
-  readonly shared: boolean;
-}
-
+/** One chunk of a deletion: its negative delta per class, the rows deleted and the pages it gave back. */
 export interface DeletedChunk {
   delta: Record<JournalClass, ClassTotals>;
   rows: number;
+  pages: number;
+}
+
+/**
+ * What the budget needs of the database holding the journal: gateway.db (sqliteJournalStore, synchronous, its
+ * pages counted exactly) or the cluster's PostgreSQL (server/audit/postgres-journal.ts, asynchronous, its
+ * relations' sizes read again every second). Each deletion and its totals commit together.
+ */
+export interface JournalStore {
+  readTotals(): Array<{ kind: JournalClass } & ClassTotals> | Promise<Array<{ kind: JournalClass } & ClassTotals>>;
+  /** Writes (and deletes) `bytes` of probe: true when the database takes writes again. */
+  probe(bytes: number): boolean | Promise<boolean>;
+  /** Room inside the database that new entries can use without growing its files (SQLite's free pages; 0 where unknown). */
+  reusableBytes(): number;
+  /** One chunk of a deletion (`parameter`: a cutoff, or nothing for the shedding) of at most `limit` rows, with its totals. */
+  deleteChunk(what: JournalDeletion, parameter: string | null, limit: number): DeletedChunk | Promise<DeletedChunk>;
+  /** Whether the database is still open (a shed in progress stops at close). */
+  isOpen(): boolean;
+  /** Bytes per page (what `pages` counts in). */
+  readonly pageSize: number;
+  /** The journal's pages in the database now (SQLite: dbstat, once at start; PostgreSQL: its relations' sizes). */
+  journalPages(): number | Promise<number>;
+  /** The WAL's share of the budget and its index, counted whole (SQLite); 0 where the log is the server's own (PostgreSQL). */
+  readonly walShareBytes: number;
+  readonly shmBytes: number;
+  /** Several processes write this journal (PostgreSQL): the budget reads the totals and pages again every second. */
+  readonly shared: boolean;
+  /** At most this many entries, and this much weight, per journal transaction. */
+  readonly batchEntries: number;
+  readonly batchBytes: number;
 }
 
 /** The deleted rows' classes and weights as a negative delta (rows of audit_log carry `verified`; groups have null). */
-export function deletedChunkOf(rows: Array<{ verified: number | null; bytes: number }>): DeletedChunk {
+export function deletedChunkOf(rows: Array<{ verified: number | null; bytes: number }>, pages: number): DeletedChunk {
   const delta: Record<JournalClass, ClassTotals> = {
     verified: { rows: 0, bytes: 0 },
     unverified: { rows: 0, bytes: 0 },
@@ -105,15 +170,33 @@ export function deletedChunkOf(rows: Array<{ verified: number | null; bytes: num
     delta[kind].rows -= 1;
     delta[kind].bytes -= row.bytes;
   }
-  return { delta, rows: rows.length };
+  return { delta, rows: rows.length, pages };
 }
 
-/** gateway.db's journal: prepared statements on the gateway's connection; RETURNING gives each deleted row's class and weight. */
-export function sqliteJournalStore(sqlite: SQLite.Database): JournalStore {
+/**
+ * gateway.db's pages in use (all tables): read inside a journal transaction before and after its writes, the
+ * difference is what the journal's tables took or gave back.
+ */
+export function sqlitePagesInUse(sqlite: SQLite.Database): () => number {
+  const statement = sqlite.prepare('SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count())').pluck();
+  return () => statement.get() as number;
+}
+
+/**
+ * gateway.db's journal: prepared statements on the gateway's connection; RETURNING gives each deleted row's class
+ * and weight, and SQLite's pages in use read around each transaction what it gave back. Sets the WAL's policy for
+ * `maxBytes`: half its share is where SQLite checkpoints and what the file is cut back to afterwards.
+ */
+export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): JournalStore {
+  const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
+  const walShare = walShareBytes(maxBytes);
+  const walHalf = Math.floor(walShare / 2);
+  sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walHalf / (pageSize + WAL_FRAME_HEADER)))}`);
+  sqlite.pragma(`journal_size_limit = ${walHalf}`);
   const statements: Record<JournalDeletion, SQLite.Statement> = {
-    purge_log: sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT 2000) RETURNING verified, bytes'),
+    purge_log: sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT ?) RETURNING verified, bytes'),
     purge_groups: sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT 2000) RETURNING NULL AS verified, bytes',
+      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT ?) RETURNING NULL AS verified, bytes',
     ),
     shed_groups: sqlite.prepare(
       'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT ?) RETURNING NULL AS verified, bytes',
@@ -126,14 +209,26 @@ export function sqliteJournalStore(sqlite: SQLite.Database): JournalStore {
   const probeInsert = sqlite.prepare('INSERT INTO audit_probe (v) VALUES (randomblob(?))');
   const probeDelete = sqlite.prepare('DELETE FROM audit_probe');
   const freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
-  const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
-  const deleteChunk = sqlite.transaction((what: JournalDeletion, parameter: string | number) => {
-    const chunk = deletedChunkOf(statements[what].all(parameter) as Array<{ verified: number | null; bytes: number }>);
+  const pagesInUse = sqlitePagesInUse(sqlite);
+  const deleteChunk = sqlite.transaction((what: JournalDeletion, parameter: string | null, limit: number) => {
+    const pagesBefore = pagesInUse();
+    const parameters = parameter === null ? [limit] : [parameter, limit];
+    const rows = statements[what].all(...parameters) as Array<{ verified: number | null; bytes: number }>;
+    const chunk = deletedChunkOf(rows, 0);
     for (const kind of JOURNAL_CLASSES) if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
+    chunk.pages = pagesInUse() - pagesBefore;
     return chunk;
   });
   return {
     shared: false,
+    pageSize,
+    walShareBytes: walShare,
+    shmBytes: SHM_BYTES,
+    // A transaction's pages: its rows, and a leaf of the one index whose order is random (request_id) per entry;
+    // the other indexes end in the id, so a transaction's entries share their leaves.
+    batchEntries: Math.max(1, Math.floor(walHalf / pageSize / 2)),
+    batchBytes: Math.floor(walHalf / 2),
+    journalPages: () => journalPagesOf(sqlite),
     readTotals: () => sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget').all() as Array<{ kind: JournalClass } & ClassTotals>,
     probe(bytes) {
       try {
@@ -156,7 +251,7 @@ export function sqliteJournalStore(sqlite: SQLite.Database): JournalStore {
         return 0;
       }
     },
-    deleteChunk: (what, parameter) => deleteChunk.immediate(what, parameter),
+    deleteChunk: (what, parameter, limit) => deleteChunk.immediate(what, parameter, limit),
     isOpen: () => sqlite.open,
   };
 }
@@ -166,9 +261,13 @@ export function sqliteJournalStore(sqlite: SQLite.Database): JournalStore {
  * batch (AuditWriter) and every deletion here, so a start reads three rows instead of scanning. Rules:
  * - noise (unverified refusals and unattributed groups) takes at most NOISE_SHARE of each cap; past it,
  *   or past a cap, or with the disk low, the oldest noise is deleted (unattributed groups, then unverified);
- * - verified entries inside the retention are never deleted by volume: when they alone reach a cap, or
- *   the disk is low and gateway.db has no free page left, the journal is full and /v1 answers 503 until
- *   the retention purge, a larger budget or free space makes room;
+ * - on disk, the journal's footprint (its pages in gateway.db, counted exactly: every transaction that
+ *   writes its tables measures SQLite's pages in use before and after, plus the WAL's share and its
+ *   index) stays under AUDIT_MAX_BYTES: noise is shed from `budget − margin`, /v1 is refused from
+ *   `budget − margin / 2` (diskMarginBytes), whatever the entries' weights say;
+ * - verified entries inside the retention are never deleted by volume: when they alone reach a cap or
+ *   the disk line, or the disk is low and gateway.db has no free page left, the journal is full and /v1
+ *   answers 503 until the retention purge, a larger budget or free space makes room;
  * - a failed commit (disk full, I/O error) marks the journal failing until a commit succeeds.
  */
 export class JournalBudget {
@@ -188,15 +287,26 @@ export class JournalBudget {
   private shedRowsTotal = 0;
   private shedding: Promise<number> | null = null;
   private reportedState: JournalState = 'ok';
-  private totalsTimer: NodeJS.Timeout | null = null;
+  private readonly pageSize: number;
+  /** Pages of the database the journal's tables and indexes take (measured at start, then kept with every write). */
+  private journalPages = 0;
+  readonly walShareBytes: number;
+  private readonly marginBytes: number;
+  /** At most this many entries, and this much weight, per journal transaction: its pages stay within half the WAL's share. */
+  readonly batchEntries: number;
+  readonly batchBytes: number;
   private readonly store: JournalStore;
+  private refreshTimer: NodeJS.Timeout | null = null;
 
-  /** `sqlite`: gateway.db's connection (its store is made here); or any JournalStore. Call `open()` for a store whose totals are read asynchronously. */
+  /**
+   * `database`: gateway.db's connection (its store is made here, and everything is read at once), or a store;
+   * call `open()` for one that answers asynchronously.
+   */
   constructor(
     database: SQLite.Database | JournalStore,
     private readonly options: JournalBudgetOptions,
   ) {
-    this.store = 'prepare' in database ? sqliteJournalStore(database) : database;
+    this.store = 'prepare' in database ? sqliteJournalStore(database, options.maxBytes) : database;
     this.maxBytes = options.maxBytes;
     this.maxRows = options.maxRows;
     this.minFreeBytes = options.minFreeBytes;
@@ -206,32 +316,47 @@ export class JournalBudget {
     });
     this.log = options.log ?? ((level, message) => console[level](`audit journal: ${message}`));
     this.totals = { verified: { rows: 0, bytes: 0 }, unverified: { rows: 0, bytes: 0 }, unattributed: { rows: 0, bytes: 0 } };
+    this.pageSize = this.store.pageSize;
+    this.walShareBytes = this.store.walShareBytes;
+    this.marginBytes = diskMarginBytes(this.maxBytes);
+    this.batchEntries = this.store.batchEntries;
+    this.batchBytes = this.store.batchBytes;
     const totals = this.store.readTotals();
+    const pages = this.store.journalPages();
     if (!(totals instanceof Promise)) this.setTotals(totals);
+    if (!(pages instanceof Promise)) this.journalPages = pages;
   }
 
-  /** Reads the totals (a store that answers asynchronously) and, where several processes write the journal, again every second. */
+  /**
+   * Reads what an asynchronous store answers (totals, the journal's pages) and, where several processes write
+   * the journal, reads it again every second: the other instances' batches and deletions move it too.
+   */
   async open(): Promise<this> {
-    this.setTotals(await this.store.readTotals());
-    if (this.store.shared && !this.totalsTimer) {
-      this.totalsTimer = setInterval(() => {
-        Promise.resolve(this.store.readTotals()).then(
-          (rows) => {
-            this.setTotals(rows);
+    await this.refresh();
+    if (this.store.shared && !this.refreshTimer) {
+      this.refreshTimer = setInterval(() => {
+        this.refresh().then(
+          () => {
             if (this.overBudget()) void this.shed();
             this.reportState();
           },
           () => undefined,
         );
       }, 1000);
-      this.totalsTimer.unref();
+      this.refreshTimer.unref();
     }
     return this;
   }
 
+  private async refresh(): Promise<void> {
+    const [totals, pages] = await Promise.all([this.store.readTotals(), this.store.journalPages()]);
+    this.setTotals(totals);
+    this.journalPages = pages;
+  }
+
   close(): void {
-    if (this.totalsTimer) clearInterval(this.totalsTimer);
-    this.totalsTimer = null;
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
+    this.refreshTimer = null;
   }
 
   private setTotals(rows: Array<{ kind: JournalClass } & ClassTotals>): void {
@@ -248,6 +373,7 @@ export class JournalBudget {
       this.totals[kind].rows += d.rows;
       this.totals[kind].bytes += d.bytes;
     }
+    this.journalPages += delta.pages ?? 0;
     if (this.overBudget()) void this.shed();
     this.reportState();
   }
@@ -267,8 +393,24 @@ export class JournalBudget {
     if (this.lastWriteError !== null && !this.probe()) return false;
     const v = this.totals.verified;
     if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) return false;
+    // Noise never costs a verified request its answer: at the line, what noise is left goes first, now.
+    if (this.footprintBytes() >= this.refuseAtBytes()) this.shedNow(() => this.footprintBytes() >= this.refuseAtBytes());
+    if (this.footprintBytes() >= this.refuseAtBytes()) return false;
     if (this.lowOnSpace()) return this.store.reusableBytes() >= LOW_SPACE_RESERVE_BYTES;
     return true;
+  }
+
+  /** The journal on DATA_DIR: its pages in gateway.db, the WAL's share and the WAL's index. */
+  footprintBytes(): number {
+    return this.journalPages * this.pageSize + this.walShareBytes + this.store.shmBytes;
+  }
+
+  private shedAtBytes(): number {
+    return this.maxBytes - this.marginBytes;
+  }
+
+  private refuseAtBytes(): number {
+    return this.maxBytes - Math.floor(this.marginBytes / 2);
   }
 
   status(): JournalStatus {
@@ -286,6 +428,16 @@ export class JournalBudget {
     } else if (v.bytes >= this.maxBytes * WARN_SHARE || v.rows >= this.maxRows * WARN_SHARE) {
       reasons.push('verified_near_full');
       avisos.push(`Journal acima de ${Math.round(WARN_SHARE * 100)}% do limite com entradas verificadas.`);
+    }
+    const footprint = this.footprintBytes();
+    if (footprint >= this.refuseAtBytes()) {
+      reasons.push('disk_full');
+      avisos.push(
+        `Arquivos do journal em DATA_DIR (${footprint} bytes com o WAL) no limite de AUDIT_MAX_BYTES (${this.maxBytes}): /v1 responde 503. Aumente AUDIT_MAX_BYTES.`,
+      );
+    } else if (footprint >= this.maxBytes * WARN_SHARE) {
+      reasons.push('disk_near_full');
+      avisos.push(`Arquivos do journal em DATA_DIR acima de ${Math.round(WARN_SHARE * 100)}% de AUDIT_MAX_BYTES (${footprint} de ${this.maxBytes} bytes).`);
     }
     const free = this.currentFreeBytes();
     if (free !== null && free < this.minFreeBytes) {
@@ -309,6 +461,14 @@ export class JournalBudget {
       min_free_bytes: this.minFreeBytes,
       noise_cap_bytes: Math.floor(this.maxBytes * NOISE_SHARE),
       totals: structuredClone(this.totals),
+      disk: {
+        pages_bytes: this.journalPages * this.pageSize,
+        wal_share_bytes: this.walShareBytes,
+        shm_bytes: this.store.shmBytes,
+        footprint_bytes: footprint,
+        shed_at_bytes: this.shedAtBytes(),
+        refuse_at_bytes: this.refuseAtBytes(),
+      },
       free_bytes: free,
       last_shed_at: this.lastShedAt === null ? null : new Date(Date.now() - (performance.now() - this.lastShedAt)).toISOString(),
       shed_rows_total: this.shedRowsTotal,
@@ -327,7 +487,7 @@ export class JournalBudget {
     this.lastProbeAt = t;
     const passed = this.store.probe(PROBE_BYTES);
     if (passed instanceof Promise) {
-      // Asynchronous store: requests are refused until the probe, off their path, has passed.
+      // An asynchronous store: requests are refused until the probe, off their path, has passed.
       this.probing = true;
       passed.then(
         (ok) => {
@@ -357,25 +517,63 @@ export class JournalBudget {
     this.recoveredListeners.push(listener);
   }
 
-  /** Whether noise should go: past its share, past a cap, or the disk low. */
+  /** Whether noise should go: past its share, past a cap, past the disk line, or the disk low. */
   overBudget(): boolean {
     const noise = this.noise();
     if (noise.rows === 0) return false;
     if (noise.bytes > this.maxBytes * NOISE_SHARE || noise.rows > this.maxRows * NOISE_SHARE) return true;
     const all = this.all();
     if (all.bytes > this.maxBytes || all.rows > this.maxRows) return true;
+    if (this.footprintBytes() > this.shedAtBytes()) return true;
     return this.lowOnSpace();
   }
 
   /**
    * Deletes the oldest noise, unattributed groups first, then unverified refusals, in short transactions
-   * with a pause between them, until the budget holds. One run at a time; resolves to the rows deleted.
+   * with a turn of the event loop between them (requests go on), until the budget holds. One run at a
+   * time; resolves to the rows deleted.
    */
   shed(options: { chunkRows?: number; pauseMs?: number } = {}): Promise<number> {
-    this.shedding ??= this.runShed(options.chunkRows ?? 500, options.pauseMs ?? 2).finally(() => {
+    this.shedding ??= this.runShed(options.chunkRows ?? 500, options.pauseMs ?? 0).finally(() => {
       this.shedding = null;
     });
     return this.shedding;
+  }
+
+  /**
+   * Sheds noise at once, oldest first, while `needed` says so and noise is left (the background shedding
+   * may lag behind a flood); a storage error stops it (the commit path reports those).
+   */
+  private shedNow(needed: () => boolean): void {
+    // An asynchronous store cannot shed on the request's path: the background shedding does, and the request is refused meanwhile.
+    if (this.store.shared) {
+      void this.shed();
+      return;
+    }
+    let deleted = 0;
+    try {
+      while (this.store.isOpen() && needed() && this.noise().rows > 0) {
+        const n = this.deleteNoiseChunk(500) as number;
+        if (n === 0) break;
+        deleted += n;
+      }
+    } catch {
+      // Reported by the next commit that fails, if the file takes no writes.
+    }
+    if (deleted > 0) this.recordShed(deleted);
+  }
+
+  /** One chunk of the oldest noise: unattributed groups first, then unverified refusals. */
+  private deleteNoiseChunk(chunkRows: number): number | Promise<number> {
+    return this.totals.unattributed.rows > 0
+      ? this.deleteChunk('shed_groups', null, this.chunkRows('unattributed', chunkRows))
+      : this.deleteChunk('shed_unverified', null, this.chunkRows('unverified', chunkRows));
+  }
+
+  private recordShed(deleted: number): void {
+    this.lastShedAt = performance.now();
+    this.shedRowsTotal += deleted;
+    this.log('warn', `${deleted} unauthenticated entries shed to keep the journal within its budget`);
   }
 
   /**
@@ -384,13 +582,23 @@ export class JournalBudget {
    */
   purgeOlderThan(cutoffIso: string): number | Promise<number> {
     return allSettledLoop(
-      () => [this.deleteChunk('purge_log', cutoffIso), this.deleteChunk('purge_groups', cutoffIso.slice(0, 16))],
+      () => [
+        this.deleteChunk('purge_log', cutoffIso, this.chunkRows('verified', 2000)),
+        this.deleteChunk('purge_groups', cutoffIso.slice(0, 16), this.chunkRows('unattributed', 2000)),
+      ],
       (deleted) => deleted > 0,
     );
   }
 
-  /** One deletion and its totals in one transaction; returns the rows deleted. */
-  private deleteChunk(what: JournalDeletion, parameter: string | number): number | Promise<number> {
+  /** Rows of `kind` one deletion may take: at most `max`, and within a transaction's share of the WAL. */
+  private chunkRows(kind: JournalClass, max: number): number {
+    const { rows, bytes } = this.totals[kind];
+    const average = rows > 0 ? bytes / rows : 1;
+    return Math.max(1, Math.min(max, this.batchEntries, Math.floor(this.batchBytes / average)));
+  }
+
+  /** One deletion, its totals and the pages it gave back, in one transaction; returns the rows deleted. */
+  private deleteChunk(what: JournalDeletion, parameter: string | null, limit: number): number | Promise<number> {
     const applied = (chunk: DeletedChunk) => {
       if (chunk.rows > 0) {
         for (const kind of JOURNAL_CLASSES) {
@@ -398,9 +606,10 @@ export class JournalBudget {
           this.totals[kind].bytes += chunk.delta[kind].bytes;
         }
       }
+      this.journalPages += chunk.pages;
       return chunk.rows;
     };
-    const chunk = this.store.deleteChunk(what, parameter);
+    const chunk = this.store.deleteChunk(what, parameter, limit);
     return chunk instanceof Promise ? chunk.then(applied) : applied(chunk);
   }
 
@@ -409,19 +618,16 @@ export class JournalBudget {
     const lowSpace = () => this.lowOnSpace();
     try {
       while (this.store.isOpen() && (this.overBudget() || (lowSpace() && this.noise().rows > 0))) {
-        const n = await this.deleteChunk(this.totals.unattributed.rows > 0 ? 'shed_groups' : 'shed_unverified', chunkRows);
+        const n = await this.deleteNoiseChunk(chunkRows);
         if (n === 0) break;
         deleted += n;
-        await sleep(pauseMs);
+        // Requests run between two chunks (a chunk is one short transaction): a timer's pause, or just a turn of the event loop.
+        await (pauseMs > 0 ? sleep(pauseMs) : new Promise((resolve) => setImmediate(resolve)));
       }
     } catch (error) {
       this.log('error', `shedding stopped: ${(error as Error).message}`);
     }
-    if (deleted > 0) {
-      this.lastShedAt = performance.now();
-      this.shedRowsTotal += deleted;
-      this.log('warn', `${deleted} unauthenticated entries shed to keep the journal within its budget`);
-    }
+    if (deleted > 0) this.recordShed(deleted);
     this.reportState();
     return deleted;
   }
@@ -467,6 +673,7 @@ export class JournalBudget {
     const warned =
       v.bytes >= this.maxBytes * WARN_SHARE ||
       v.rows >= this.maxRows * WARN_SHARE ||
+      this.footprintBytes() >= this.maxBytes * WARN_SHARE ||
       (free !== null && free < 2 * this.minFreeBytes) ||
       (this.lastShedAt !== null && performance.now() - this.lastShedAt < RECENT_SHED_MS);
     return this.stateOf(this.accepting(), warned);
@@ -481,4 +688,15 @@ export class JournalBudget {
     if (state === 'ok') this.log('info', `state ${previous} -> ok`);
     else this.log(state === 'warning' ? 'warn' : 'error', `state ${previous} -> ${state}: ${this.status().avisos.join(' ')}`);
   }
+}
+
+/** Pages the journal's tables and indexes take in gateway.db, from SQLite's own page map (dbstat; once, at start). */
+export function journalPagesOf(sqlite: SQLite.Database): number {
+  const names = sqlite
+    .prepare(`SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') AND tbl_name IN (${JOURNAL_TABLES.map(() => '?').join(', ')})`)
+    .pluck()
+    .all(...JOURNAL_TABLES) as string[];
+  // One b-tree at a time: dbstat walks only the pages of the name it is given.
+  const pagesOf = sqlite.prepare('SELECT count(*) FROM dbstat WHERE name = ?').pluck();
+  return names.reduce((sum, name) => sum + (pagesOf.get(name) as number), 0);
 }

@@ -68,21 +68,33 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
 }
 
 const DELETIONS: Record<JournalDeletion, string> = {
-  purge_log: 'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < $1 LIMIT 2000) RETURNING verified, bytes',
-  purge_groups: 'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < $1 LIMIT 2000) RETURNING NULL::integer AS verified, bytes',
+  purge_log: 'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < $1 LIMIT $2) RETURNING verified, bytes',
+  purge_groups: 'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < $1 LIMIT $2) RETURNING NULL::integer AS verified, bytes',
   shed_groups: 'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT $1) RETURNING NULL::integer AS verified, bytes',
   shed_unverified: 'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT $1) RETURNING verified, bytes',
 };
 
+/** PostgreSQL's block size (the default build's): what the journal's pages are counted in. */
+const PAGE_SIZE = 8192;
+
 /**
  * The budget's deletions and probe on PostgreSQL. Several instances may shed at once: each chunk locks the rows
- * it deletes (SKIP LOCKED is not needed: a row deleted by another instance is simply not returned), and the totals
- * move by what each deleted. Space inside the database is not measured (PostgreSQL reuses it after vacuum), so
- * with the disk low the journal refuses rather than count on it.
+ * it deletes (a row another instance deleted first is simply not returned), and the totals move by what each
+ * deleted. The budget counts the entries' weight (rows and bytes per class, shared in audit_budget); the files'
+ * size is the server's to manage (the console shows the database's size), its write-ahead log too. With the disk
+ * low (DATABASE_DISK_DIR) the journal refuses rather than count on space freed inside the relations.
  */
 export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): JournalStore {
   return {
     shared: true,
+    pageSize: PAGE_SIZE,
+    walShareBytes: 0,
+    shmBytes: 0,
+    batchEntries: 1000,
+    batchBytes: 4 * 1024 * 1024,
+    // Not the relations' size: PostgreSQL keeps deleted tuples' space in its files for reuse (vacuum), so a size
+    // that only grows would hold the journal at its line for good. AUDIT_MAX_BYTES bounds the entries' weight here.
+    journalPages: () => 0,
     async readTotals() {
       const { rows } = await pool.query<{ kind: JournalClass } & ClassTotals>('SELECT kind, rows, bytes FROM audit_budget');
       return rows;
@@ -98,12 +110,13 @@ export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): Jour
       }
     },
     reusableBytes: () => 0,
-    async deleteChunk(what, parameter) {
+    async deleteChunk(what, parameter, limit) {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const { rows } = await client.query<{ verified: number | null; bytes: number }>(DELETIONS[what], [parameter]);
-        const chunk = deletedChunkOf(rows);
+        const { rows } = await client.query<{ verified: number | null; bytes: number }>(DELETIONS[what], parameter === null ? [limit] : [parameter, limit]);
+        // Deleted tuples free no file space until vacuum: the relations' size, read every second, says what is taken.
+        const chunk = deletedChunkOf(rows, 0);
         for (const kind of JOURNAL_CLASSES) {
           const d = chunk.delta[kind];
           if (d.rows !== 0) await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [d.rows, d.bytes, kind]);

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { invalidParam } from '../errors.ts';
+import { invalidParam, type ApiError } from '../errors.ts';
 import { newRequestId, sendError } from './envelope.ts';
 import type { AuditRecord } from '../audit/audit-writer.ts';
 import { redactQuery } from '../audit/journal-entries.ts';
@@ -13,16 +13,24 @@ export interface RefusalJournal {
 }
 
 /**
- * Requests Fastify refuses before routing (an undecodable URL) still get the envelope and headers,
- * and their audit entry (no route hook runs for them) before the answer leaves.
+ * The last word on a refusal of a request that did not authenticate (server/app.ts): the per-address
+ * limiter turns it into a 429 with Retry-After once the address has spent its quota.
  */
-export function frameworkErrorHandler(release: string, journal: RefusalJournal | null) {
+export type RefusalGate = (request: FastifyRequest, error: ApiError) => ApiError;
+
+/**
+ * Requests Fastify refuses before routing (an undecodable URL) still get the envelope and headers,
+ * and their audit entry (no route hook runs for them) before the answer leaves. They are refusals of
+ * requests that did not authenticate: charged to their address like any other (`gate`).
+ */
+export function frameworkErrorHandler(release: string, journal: RefusalJournal | null, gate?: RefusalGate) {
   return (_error: Error, request: FastifyRequest, reply: FastifyReply): void => {
     request.startedAt = performance.now();
     reply.header('x-api-version', 'v1');
     reply.header('x-api-release', release);
     reply.header('x-content-type-options', 'nosniff');
-    const error = invalidParam('path', 'URL invalida: caminho ou query string mal codificados.');
+    const refusal = invalidParam('path', 'URL invalida: caminho ou query string mal codificados.');
+    const error = gate ? gate(request, refusal) : refusal;
     request.errorCode = error.code;
     const answer = () => void sendError(request, reply, error);
     // The journal's answer: the envelope sendError is about to write (its timing aside).
@@ -36,21 +44,26 @@ export function frameworkErrorHandler(release: string, journal: RefusalJournal |
  * Requests node's HTTP parser refuses (headers too large, malformed request line) never reach
  * Fastify: answer them on the socket, in the envelope, before closing it, once their audit entry
  * (with what is known: the request line if it could be read, the client address) is committed.
+ * They are charged to their client address like any unauthenticated refusal (`overQuota`): past the
+ * quota the answer is a 429 with Retry-After instead, as long as the socket still takes it (a client
+ * that already hung up gets nothing, and its refusal is journaled all the same).
  */
-export function clientErrorHandler(release: string, journal: RefusalJournal | null) {
+export function clientErrorHandler(release: string, journal: RefusalJournal | null, overQuota?: (address: string) => ApiError | null) {
   return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const [status, reason, field, message] =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'headers', 'Cabecalhos da requisicao excedem o tamanho maximo.']
+    const limited = overQuota?.(socket.remoteAddress ?? '') ?? null;
+    const [status, reason, code, message, details, headers]: [number, string, string, string, Record<string, unknown>, string] = limited
+      ? [limited.status, 'Too Many Requests', limited.code, limited.message, limited.details ?? {}, headerLines(limited.headers)]
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'VAL_INVALID_PARAM', 'Cabecalhos da requisicao excedem o tamanho maximo.', { field: 'headers' }, '']
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'Request Timeout', 'request', 'A requisicao nao chegou completa a tempo.']
-          : [400, 'Bad Request', 'request', 'Requisicao HTTP malformada.'];
+          ? [408, 'Request Timeout', 'VAL_INVALID_PARAM', 'A requisicao nao chegou completa a tempo.', { field: 'request' }, '']
+          : [400, 'Bad Request', 'VAL_INVALID_PARAM', 'Requisicao HTTP malformada.', { field: 'request' }, ''];
     const requestId = newRequestId();
     const body = JSON.stringify({
       data: null,
       meta: { request_id: requestId, duracao_ms: 0 },
-      error: { code: 'VAL_INVALID_PARAM', message, details: { field } },
+      error: { code, message, details },
     });
     const line = requestLine(Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined);
     const answer = () => {
@@ -59,7 +72,7 @@ export function clientErrorHandler(release: string, journal: RefusalJournal | nu
           `HTTP/1.1 ${status} ${reason}\r\n` +
             'Content-Type: application/json; charset=utf-8\r\n' +
             `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-            `X-Api-Version: v1\r\nX-Api-Release: ${release}\r\n` +
+            `X-Api-Version: v1\r\nX-Api-Release: ${release}\r\n${headers}` +
             'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n' +
             body,
         );
@@ -78,7 +91,7 @@ export function clientErrorHandler(release: string, journal: RefusalJournal | nu
       method: line.method,
       path: line.path,
       status,
-      error_code: 'VAL_INVALID_PARAM',
+      error_code: code,
       duracao_ms: 0,
       client_ip: socket.remoteAddress ?? '',
       body: null,
@@ -89,6 +102,13 @@ export function clientErrorHandler(release: string, journal: RefusalJournal | nu
       journal_class: 'unattributed',
     }).then(answer, answer);
   };
+}
+
+/** `Name: value` lines of an error's headers (Retry-After), each ending in CRLF. */
+function headerLines(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([name, value]) => `${name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())}: ${value}\r\n`)
+    .join('');
 }
 
 /** Method and target of a raw request line, when it can be read; the query is redacted like any audited URL. */

@@ -3,6 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { makeCpf } from '../../helpers/fixtures.ts';
 import { auditedHeaders, auditedResponse } from '../../../server/audit/journal-entries.ts';
+import { JOURNAL_LIMITS, TRUNCATED_MARK } from '../../../server/audit/bounded.ts';
+import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ConsoleClient } from '../admin/console-client.ts';
 
 // Issue 14 item 3: the audit log as a request journal (error message, redacted response, request headers).
 let stack: TestStack;
@@ -118,6 +121,89 @@ describe('the journal columns', () => {
     expect(row.response_body).toBeNull();
     expect(row.error_message).toBeNull();
     expect(JSON.parse(row.request_headers)['x-api-key']).toBe(stack.creds.apiKey);
+  });
+});
+
+describe('every field has its cap, end to end (issue 19 § Bounded entries): a real request, then its journal row', () => {
+  test(`a request body past ${JOURNAL_LIMITS.body} characters of JSON: pruned under _truncado (first levels and items, the rest counted), long strings summarised`, async () => {
+    const itens = Array.from({ length: 400 }, (_, n) => ({ nome: `Item de teste numero ${n}`, n }));
+    // Refused for its unknown fields, after parsing: the parsed body is what the journal keeps (ping takes 2 KB at most).
+    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { itens, anexo: 'A'.repeat(5000) }, idempotencyKey: randomUUID() });
+    expect(res.status, res.text).toBe(400);
+    const row = rowFor(res.body.meta.request_id);
+    expect(row.body.length).toBeLessThanOrEqual(JOURNAL_LIMITS.body);
+    const stored = JSON.parse(row.body);
+    expect(stored._truncado.limite).toBe(JOURNAL_LIMITS.body);
+    expect(stored._truncado.caracteres).toBeGreaterThan(JOURNAL_LIMITS.body);
+    expect(stored.amostra.itens.slice(0, 2)).toEqual(itens.slice(0, 2));
+    expect(stored.amostra.itens.at(-1)).toMatch(/^\[\+\d+ itens\]$/);
+    expect(stored.amostra.anexo).toBe('[omitido: 5000 caracteres]');
+  });
+
+  test(`request headers: at most ${JOURNAL_LIMITS.headers} names, the rest counted in _omitidos; long values and names shortened; the whole within 4 KB`, async () => {
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 60; i++) many[`x-extra-${String(i).padStart(2, '0')}`] = 'v';
+    const counted = await stack.call({ path: '/v1/ping', headers: { 'user-agent': 'u'.repeat(600), ...many } });
+    expect(counted.status).toBe(200);
+    const byCount = JSON.parse(rowFor(counted.body.meta.request_id).request_headers);
+    const kept = Object.keys(byCount).filter((name) => name !== '_omitidos');
+    expect(kept).toHaveLength(JOURNAL_LIMITS.headers);
+    // 60 of its own plus the signing headers and the transport's: everything not kept is counted, nothing silently lost.
+    expect(kept.length + byCount._omitidos).toBeGreaterThanOrEqual(60 + 3);
+    expect(byCount['x-api-key']).toBe(stack.creds.apiKey);
+    expect(byCount['user-agent']).toBe('[omitido: 600 caracteres]');
+
+    const long: Record<string, string> = {};
+    for (let i = 0; i < 50; i++) long[`x-${'n'.repeat(140)}-${String(i).padStart(2, '0')}`] = 'v';
+    const sized = await stack.call({ path: '/v1/ping', headers: long });
+    expect(sized.status).toBe(200);
+    const text = rowFor(sized.body.meta.request_id).request_headers as string;
+    expect(text.length).toBeLessThanOrEqual(4096);
+    const bySize = JSON.parse(text);
+    const names = Object.keys(bySize).filter((name) => name !== '_omitidos');
+    expect(names.length).toBeLessThan(JOURNAL_LIMITS.headers);
+    expect(bySize._omitidos).toBeGreaterThan(0);
+    const longNames = names.filter((name) => name.startsWith('x-nnn'));
+    expect(longNames.length).toBeGreaterThan(0);
+    expect(longNames.every((name) => name.includes(TRUNCATED_MARK))).toBe(true);
+  });
+
+  test(`an error message past ${JOURNAL_LIMITS.errorMessage} characters (it names an unknown field of 1,000 characters): cut and marked`, async () => {
+    const field = `campo_${'x'.repeat(1000)}`;
+    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Campo Longo', data_nascimento: '1990-01-01', [field]: 1 }, idempotencyKey: randomUUID() });
+    expect(res.status, res.text).toBe(400);
+    const message: string = res.body.error.message;
+    expect(message).toContain(field);
+    const row = rowFor(res.body.meta.request_id);
+    expect(row.error_message).toBe(`${message.slice(0, JOURNAL_LIMITS.errorMessage)}${TRUNCATED_MARK} ${message.length} caracteres]`);
+    // The answer kept in the journal summarises the same long string instead of copying it.
+    expect(JSON.parse(row.response_body).error.message).toBe(`[omitido: ${message.length} caracteres]`);
+  });
+
+  test(`a detail past ${JOURNAL_LIMITS.detail} characters (an operator token for 100 clinics of 40-character slugs): pruned under _truncado`, async () => {
+    // No /v1 request can build a detail that long (the gateway writes them: ids, fingerprints, 64-character keys);
+    // the console's token issuance names every clinic of the token. Clinics as rows of gateway.db (the
+    // issuance only checks that they exist), removed afterwards.
+    const slugs = Array.from({ length: 100 }, (_, i) => `clinica-detalhe-${String(i).padStart(3, '0')}-${'d'.repeat(20)}`);
+    const insert = stack.gatewayDb.sqlite.prepare("INSERT INTO tenants (slug, nome, is_sandbox, status, created_at) VALUES (?, ?, 0, 'active', ?)");
+    for (const slug of slugs) insert.run(slug, slug, new Date().toISOString());
+    try {
+      await ensureOperator(stack.gatewayDb.db, 'operador-detalhe', 'detalhe-password-1');
+      const console = new ConsoleClient(stack.gatewayUrl);
+      expect((await console.login('operador-detalhe', 'detalhe-password-1')).status).toBe(200);
+      const issued = await console.call('POST', '/admin/api/operator-tokens', { label: 'Detalhe longo', tenants: slugs, expires_in_days: 1 });
+      expect(issued.status, issued.text).toBe(201);
+      const row = rowFor(issued.body.meta.request_id as string);
+      expect(row.detail.length).toBeLessThanOrEqual(JOURNAL_LIMITS.detail);
+      const detail = JSON.parse(row.detail);
+      expect(detail._truncado.limite).toBe(JOURNAL_LIMITS.detail);
+      expect(detail._truncado.caracteres).toBeGreaterThan(JOURNAL_LIMITS.detail);
+      expect(detail.amostra).toMatchObject({ action: 'operator_token.create', token_id: issued.body.data.id });
+      expect(detail.amostra.tenants.slice(0, 2)).toEqual(slugs.slice(0, 2));
+      expect(detail.amostra.tenants.at(-1)).toMatch(/^\[\+\d+ itens\]$/);
+    } finally {
+      stack.gatewayDb.sqlite.prepare(`DELETE FROM tenants WHERE slug IN (${slugs.map(() => '?').join(', ')})`).run(...slugs);
+    }
   });
 });
 

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
+import { journalRow } from '../../helpers/journal.ts';
 import SQLite from 'better-sqlite3';
 import path from 'node:path';
 
@@ -131,4 +132,79 @@ test('a write whose journal commit fails after it ran: 503, its key released, an
   expect(retry.status, retry.text).toBe(201);
   expect(retry.headers['idempotency-replay']).toBe('true');
   expect(patientIds(nome)).toEqual([retry.body.data.id]);
+});
+
+describe('SQLITE_FULL in the idempotency reservation itself, while the journal can still commit', () => {
+  /**
+   * The reservation's INSERT is made to need more pages than the file may grow by: a temporary trigger
+   * (this connection only) writes a ballast blob larger than the pages left under `max_page_count`, so
+   * that very statement fails with SQLITE_FULL, as on a full disk, while the journal's small entries
+   * still fit in the pages left.
+   */
+  function reservationNeedsMoreThanTheDiskHas(): () => void {
+    const db = sqlite();
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    const free = db.pragma('freelist_count', { simple: true }) as number;
+    const headroom = 64;
+    db.exec('CREATE TABLE IF NOT EXISTS test_ballast (b BLOB)');
+    db.exec(
+      `CREATE TEMP TRIGGER reservation_needs_room BEFORE INSERT ON main.idempotency_keys
+       BEGIN INSERT INTO main.test_ballast VALUES (randomblob(${(free + headroom + 16) * pageSize * 2})); END`,
+    );
+    db.pragma(`max_page_count = ${pages + headroom}`);
+    return () => {
+      db.exec('DROP TRIGGER temp.reservation_needs_room');
+      freeDisk();
+      db.exec('DROP TABLE test_ballast');
+    };
+  }
+
+  const recordsOf = (pacienteId: number): number => {
+    const db = new SQLite(path.join(stack.dataDir, 'backend', `${stack.tenantSlug}.db`), { readonly: true });
+    try {
+      return db.prepare('SELECT COUNT(*) FROM prontuarios WHERE paciente_id = ?').pluck().get(pacienteId) as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  test('a patient create and a patient record write: 503 SERVICE_UNAVAILABLE (never 500), journaled, nothing executed, the keys free; the retries execute once', async () => {
+    const nome = `Paciente Reserva Cheia ${randomUUID().slice(0, 8)}`;
+    const owner = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: `${nome} Dono`, data_nascimento: '1970-01-01' }, idempotencyKey: randomUUID() });
+    expect(owner.status, owner.text).toBe(201);
+    const pacienteId = owner.body.data.id as number;
+    const writes = [
+      { method: 'POST', path: '/v1/pacientes', body: { nome, data_nascimento: '1985-07-08' }, idempotencyKey: randomUUID() },
+      { method: 'POST', path: `/v1/pacientes/${pacienteId}/prontuarios`, body: { mensagem: 'Retorno em 15 dias' }, idempotencyKey: randomUUID() },
+    ];
+    const restore = reservationNeedsMoreThanTheDiskHas();
+    const refused = [];
+    try {
+      for (const write of writes) refused.push(await stack.call(write));
+    } finally {
+      restore();
+    }
+    for (const res of refused) {
+      expect(res.status, res.text).toBe(503);
+      expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(res.body.data).toBeNull();
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      // Journaled: the entry of the refusal itself committed (the journal was never failing).
+      expect(journalRow(stack, res.body.meta.request_id)).toMatchObject({ status: 503, error_code: 'SERVICE_UNAVAILABLE', chave_id: stack.creds.chaveId });
+    }
+    expect(stack.app.auditWriter.budget.status().last_write_error).toBeNull();
+    // Nothing executed, and no key was taken.
+    expect(patientIds(nome)).toEqual([]);
+    expect(recordsOf(pacienteId)).toBe(0);
+    for (const write of writes) expect(sqlite().prepare('SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = ?').pluck().get(write.idempotencyKey)).toBe(0);
+    // Room again: the same requests execute, once.
+    for (const write of writes) {
+      const retry = await stack.call(write);
+      expect(retry.status, retry.text).toBe(201);
+      expect(retry.headers['idempotency-replay']).toBe('false');
+    }
+    expect(patientIds(nome)).toHaveLength(1);
+    expect(recordsOf(pacienteId)).toBe(1);
+  });
 });

@@ -1,11 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { spawnStack, stopStack } from '../../helpers/child-stack.ts';
+import { rawRequest } from '../../helpers/signed-client.ts';
 import { journalRows, unattributedGroups } from '../../helpers/journal.ts';
 import { loadConfig } from '../../../server/config.ts';
-import { DEFAULT_AUDIT_MAX_BYTES, DEFAULT_AUDIT_MAX_ROWS, DEFAULT_AUDIT_MIN_FREE_BYTES, NOISE_SHARE } from '../../../server/audit/journal-budget.ts';
+import {
+  DEFAULT_AUDIT_MAX_BYTES,
+  DEFAULT_AUDIT_MAX_ROWS,
+  DEFAULT_AUDIT_MIN_FREE_BYTES,
+  JOURNAL_TABLES,
+  journalPagesOf,
+  NOISE_SHARE,
+} from '../../../server/audit/journal-budget.ts';
 import { JOURNAL_LIMITS } from '../../../server/audit/bounded.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
@@ -31,6 +43,8 @@ test('AUDIT_MAX_BYTES, AUDIT_MAX_ROWS, AUDIT_MIN_FREE_BYTES, UNAUTHENTICATED_RAT
   expect(config.rateLimit.unauthenticatedPerMinute).toBe(600);
   expect(loadConfig({ AUDIT_MAX_BYTES: '1048576' }).audit.maxBytes).toBe(1_048_576);
   expect(() => loadConfig({ AUDIT_MAX_BYTES: '1000' })).toThrow(/AUDIT_MAX_BYTES/);
+  // Below 1 MiB the fixed part (the WAL's share, its index, the empty tables, the margin) would leave little room.
+  expect(() => loadConfig({ AUDIT_MAX_BYTES: String(512 * 1024) })).toThrow(/AUDIT_MAX_BYTES/);
   expect(() => loadConfig({ AUDIT_MAX_ROWS: '0' })).toThrow(/AUDIT_MAX_ROWS/);
   expect(() => loadConfig({ AUDIT_MIN_FREE_BYTES: '-1' })).toThrow(/AUDIT_MIN_FREE_BYTES/);
   expect(() => loadConfig({ UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE/);
@@ -101,23 +115,71 @@ describe('outsiders cannot evict history (AUDIT_MAX_ROWS=1000)', () => {
     // …and was there: the refusals were journaled (then shed, oldest first).
     expect(stack.app.auditWriter.budget.status().shed_rows_total).toBeGreaterThan(0);
   });
+
+  test('noise shed: the journal warns, still serving; /readyz is ready and says why in the journal\'s avisos', async () => {
+    expect(stack.app.auditWriter.budget.status()).toMatchObject({ state: 'warning', accepting: true, reasons: expect.arrayContaining(['noise_shed']) });
+    expect((await stack.call({ path: '/v1/ping' })).status).toBe(200);
+    const ready = await stack.raw({ path: '/readyz' });
+    expect(ready.status, ready.text).toBe(200);
+    expect(ready.body.data.componentes.journal).toMatchObject({ status: 'up' });
+    expect(ready.body.data.componentes.journal.avisos.join(' ')).toMatch(/Ruido nao autenticado descartado/);
+  });
 });
 
-describe('a 30-minute flood at a small budget (AUDIT_MAX_BYTES=512 KiB), minutes moved on the appliance clock', () => {
-  const MAX_BYTES = 512 * 1024;
+/**
+ * The journal's share of DATA_DIR, read from the files as they are (no checkpoint forced): gateway.db less
+ * the pages its other tables take (SQLite's page map; free pages count as the journal's), and the WAL and
+ * its index whole. gateway.db is taken at the larger of its file size and its size in pages (pages still
+ * only in the WAL are then counted twice: an upper bound).
+ */
+function journalShareOfDataDir(s: TestStack): { total: number; wal: number } {
+  const size = (suffix: string) => {
+    const file = path.join(s.dataDir, `gateway.db${suffix}`);
+    return existsSync(file) ? statSync(file).size : 0;
+  };
+  const db = s.gatewayDb.sqlite;
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const journal = db
+    .prepare(`SELECT name FROM sqlite_schema WHERE tbl_name IN (${JOURNAL_TABLES.map(() => '?').join(', ')})`)
+    .pluck()
+    .all(...JOURNAL_TABLES) as string[];
+  const others = db.prepare(`SELECT count(*) FROM dbstat WHERE name NOT IN (${journal.map(() => '?').join(', ')})`).pluck().get(...journal) as number;
+  const database = Math.max(size(''), (db.pragma('page_count', { simple: true }) as number) * pageSize);
+  return { total: database - others * pageSize + size('-wal') + size('-shm'), wal: size('-wal') };
+}
+
+/** A verified entry of about 10 KB or more: a signed write refused for its 15 unknown fields of 500 characters, its body kept. */
+const heavySignedEntry = (s: TestStack, n: number, timestamp?: number) =>
+  s.call({
+    method: 'POST',
+    timestamp,
+    path: '/v1/pacientes',
+    body: Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`campo_${i}`, `${n}:${i}:`.padEnd(500, 'abcdefghij')])),
+    idempotencyKey: randomUUID(),
+  });
+
+describe('a 30-minute flood at a small budget (AUDIT_MAX_BYTES=1 MiB), minutes moved on the appliance clock', () => {
+  const MAX_BYTES = 1024 * 1024;
   let stack: TestStack;
   beforeAll(async () => {
+    // The address limiter out of the way: every refusal reaches the journal, more entries per address and minute than
+    // a flood at the bench's top rate leaves (there, past 600 refusals a minute, one 429 group a minute per address).
     stack = await startTestStack({ AUDIT_MAX_BYTES: String(MAX_BYTES), UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '100000' });
   });
   afterAll(async () => stack?.stop());
 
-  test('no attributed entry is pushed out, the journal stays within its budget, gateway.db does not grow past it', async () => {
-    const file = path.join(stack.dataDir, 'gateway.db');
-    stack.gatewayDb.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    const sizeBefore = statSync(file).size;
+  test('no attributed entry is pushed out; the journal\'s files on DATA_DIR (its pages, the WAL and its index) never pass the budget', async () => {
     const signed: string[] = [];
     const from = addresses(8);
     let refused = 0;
+    let largest = 0;
+    let largestWal = 0;
+    const measure = () => {
+      const share = journalShareOfDataDir(stack);
+      largest = Math.max(largest, share.total);
+      largestWal = Math.max(largestWal, share.wal);
+    };
+    measure();
     for (let minute = 0; minute < 30; minute++) {
       const ts = Math.floor(stack.clock.now() / 1000);
       const res = await stack.call({ method: 'POST', path: '/v1/ping', body: { minuto: minute }, timestamp: ts });
@@ -141,24 +203,75 @@ describe('a 30-minute flood at a small budget (AUDIT_MAX_BYTES=512 KiB), minutes
         }),
       );
       await stack.clock.advance(60_000);
+      measure();
     }
     await settle(stack);
+    measure();
     expect(refused).toBe(30 * 8 * 12);
     // Every attributed (signed) entry is still there.
     const kept = verifiedIds(stack);
     for (const id of signed) expect(kept).toContain(id);
-    // Within the budget, noise within its share.
-    const { totals } = stack.app.auditWriter.budget.status();
+    // On DATA_DIR, measured on the files after every minute: never past the budget, the WAL within its share.
+    expect(largest).toBeLessThanOrEqual(MAX_BYTES);
+    // The budget's own count of its pages is SQLite's (nothing drifted), and the weights are the rows' own.
+    const status = stack.app.auditWriter.budget.status();
+    const pageSize = stack.gatewayDb.sqlite.pragma('page_size', { simple: true }) as number;
+    expect(status.disk.pages_bytes).toBe(journalPagesOf(stack.gatewayDb.sqlite) * pageSize);
+    expect(status.disk.footprint_bytes).toBeLessThanOrEqual(MAX_BYTES);
+    expect(largestWal).toBeLessThanOrEqual(status.disk.wal_share_bytes);
+    const { totals } = status;
     const all = totals.verified.bytes + totals.unverified.bytes + totals.unattributed.bytes;
     expect(all).toBeLessThanOrEqual(MAX_BYTES);
     expect(totals.unverified.bytes + totals.unattributed.bytes).toBeLessThanOrEqual(MAX_BYTES * NOISE_SHARE);
-    // The totals are the rows' own weights (nothing drifted).
     const sum = stack.gatewayDb.sqlite.prepare('SELECT coalesce(SUM(bytes), 0) FROM audit_log').pluck().get() as number;
     const groups = stack.gatewayDb.sqlite.prepare('SELECT coalesce(SUM(bytes), 0) FROM audit_unattributed').pluck().get() as number;
     expect(sum + groups).toBe(all);
-    // On disk: the database file grew by no more than twice the budget (the weight counts text and a fixed overhead).
-    stack.gatewayDb.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    expect(statSync(file).size - sizeBefore).toBeLessThanOrEqual(2 * MAX_BYTES);
+    // The noise was there, and was shed (oldest first) to stay within the budget.
+    expect(status.shed_rows_total).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('verified history meets the disk line (AUDIT_MAX_BYTES=1 MiB): refused, never evicted, the files within the budget', () => {
+  const MAX_BYTES = 1024 * 1024;
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ AUDIT_MAX_BYTES: String(MAX_BYTES) });
+  });
+  afterAll(async () => stack?.stop());
+
+  test('entries of 10 KB and more, with noise beside them, until /v1 answers 503: the journal\'s files stay under AUDIT_MAX_BYTES and /readyz names disk_full', async () => {
+    const signed: string[] = [];
+    let largest = 0;
+    let res = await heavySignedEntry(stack, 0);
+    for (let n = 1; res.status === 400 && n < 400; n++) {
+      signed.push(res.body.meta.request_id);
+      // Noise beside it: bad signatures under the real key, each an unverified entry of several KB.
+      for (let i = 0; i < 2; i++) {
+        const bad = await stack.call({ method: 'POST', path: '/v1/pacientes', localAddress: '127.0.0.90', body: { lixo: 'x'.repeat(7000), n, i }, signature: '0'.repeat(64) });
+        expect(bad.status).toBe(401);
+      }
+      largest = Math.max(largest, journalShareOfDataDir(stack).total);
+      res = await heavySignedEntry(stack, n);
+    }
+    await settle(stack);
+    largest = Math.max(largest, journalShareOfDataDir(stack).total);
+    expect(res.status, res.text).toBe(503);
+    expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    const status = stack.app.auditWriter.budget.status();
+    expect(status.reasons).toContain('disk_full');
+    // The disk line came first: by weight, verified entries are still under the budget.
+    expect(status.totals.verified.bytes).toBeLessThan(MAX_BYTES);
+    // …and it sheds noise below its own share by weight: all of it, once verified history alone reaches the line.
+    expect(status.shed_rows_total).toBeGreaterThan(0);
+    expect(status.totals.unverified.rows + status.totals.unattributed.rows).toBe(0);
+    expect(largest).toBeLessThanOrEqual(MAX_BYTES);
+    const kept = verifiedIds(stack);
+    for (const id of signed) expect(kept).toContain(id);
+    const ready = await stack.raw({ path: '/readyz' });
+    expect(ready.status).toBe(503);
+    expect(ready.body.error.details.componentes.journal).toMatchObject({ status: 'down', erro: 'journal_full' });
+    expect(ready.body.error.details.componentes.journal.avisos.join(' ')).toMatch(/AUDIT_MAX_BYTES/);
   }, 120_000);
 });
 
@@ -224,5 +337,34 @@ describe('free-space guard (AUDIT_MIN_FREE_BYTES above what the disk has)', () =
     expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
     const ready = await stack.raw({ path: '/readyz' });
     expect(ready.body.error.details.componentes.journal).toMatchObject({ status: 'down', erro: 'journal_full' });
+  });
+});
+
+describe('the warning in the log of the appliance (its own process, LOG_LEVEL=warn as in production)', () => {
+  let dataDir: string;
+  let child: ChildProcess | undefined;
+  let baseUrl: string;
+  let output = '';
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'gw-journal-log-'));
+    ({ child, baseUrl } = await spawnStack(dataDir, { LOG_LEVEL: 'warn', AUDIT_MAX_ROWS: '100' }, { output: (chunk) => (output += chunk) }));
+  }, 60_000);
+  afterAll(async () => {
+    await stopStack(child);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('unauthenticated noise past its share (10 of 100 rows) is shed: one line says so and one the change of state, with the reason', async () => {
+    // 15 addresses, one group each: past the noise share of AUDIT_MAX_ROWS.
+    for (const localAddress of Array.from({ length: 15 }, (_, i) => `127.0.0.${120 + i}`)) {
+      expect((await rawRequest(baseUrl, { path: '/v1/ping', localAddress })).status).toBe(401);
+    }
+    for (let i = 0; i < 100 && !/state ok -> warning/.test(output); i++) await sleep(100);
+    expect(output).toMatch(/audit journal: \d+ unauthenticated entries shed to keep the journal within its budget/);
+    expect(output).toMatch(/audit journal: state ok -> warning: Ruido nao autenticado descartado/);
+    // The warning is in /readyz too, and the appliance still serves.
+    const ready = await rawRequest(baseUrl, { path: '/readyz' });
+    expect(ready.status).toBe(200);
+    expect(ready.body.data.componentes.journal.avisos.join(' ')).toMatch(/Ruido nao autenticado descartado/);
   });
 });

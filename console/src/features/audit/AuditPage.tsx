@@ -89,7 +89,7 @@ function StorageLine({ storage: s }: { storage: AuditStorage | undefined }) {
   if (!s) return null;
   const j = s.journal;
   const used = j.totals.verified.bytes + j.totals.unverified.bytes + j.totals.unattributed.bytes;
-  const share = Math.max(used / j.max_bytes, s.rows / s.max_rows);
+  const share = Math.max(used / j.max_bytes, s.rows / s.max_rows, j.disk.footprint_bytes / j.max_bytes);
   return (
     <p className="hint" data-testid="audit-storage" style={{ margin: '-8px 0 16px' }}>
       <Badge tone={j.state === 'ok' ? (share >= 0.8 ? 'warn' : 'neutral') : j.state === 'warning' ? 'warn' : 'bad'}>
@@ -99,7 +99,8 @@ function StorageLine({ storage: s }: { storage: AuditStorage | undefined }) {
       {count(j.totals.unattributed.rows)} unattributed groups ({count(s.rows)} / {count(s.max_rows)} rows). Oldest entry{' '}
       {s.oldest_ts ? formatDate(s.oldest_ts) : '—'}. Entries older than {s.retention_days} days are deleted every 10 minutes;
       unverified and unattributed entries are held to {megabytes(j.noise_cap_bytes)} (oldest dropped first), verified ones are never
-      dropped to make room. gateway.db {megabytes(s.database_bytes)} ({megabytes(s.free_bytes)} free for reuse)
+      dropped to make room. On disk the journal takes {megabytes(j.disk.footprint_bytes)} of its {megabytes(j.max_bytes)} (its pages in
+      gateway.db, {megabytes(j.disk.wal_share_bytes + j.disk.shm_bytes)} for the WAL). gateway.db {megabytes(s.database_bytes)} ({megabytes(s.free_bytes)} free for reuse)
       {j.free_bytes !== null ? `; ${megabytes(j.free_bytes)} free on disk` : ''}.
     </p>
   );

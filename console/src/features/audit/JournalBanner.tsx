@@ -11,6 +11,10 @@ function reasonText(reason: JournalStatus['reasons'][number], j: JournalStatus):
       return 'Verified entries fill the journal budget: API requests are refused with 503 (history inside the 30-day retention is never deleted to make room). Raise AUDIT_MAX_BYTES or AUDIT_MAX_ROWS.';
     case 'verified_near_full':
       return `Verified entries use over 80% of the journal budget (${mb(j.totals.verified.bytes)} of ${mb(j.max_bytes)}).`;
+    case 'disk_full':
+      return `The journal's files in DATA_DIR (${mb(j.disk.footprint_bytes)} with the WAL) reach AUDIT_MAX_BYTES (${mb(j.max_bytes)}): API requests are refused with 503 (history inside the 30-day retention is never deleted to make room). Raise AUDIT_MAX_BYTES.`;
+    case 'disk_near_full':
+      return `The journal's files in DATA_DIR use over 80% of AUDIT_MAX_BYTES (${mb(j.disk.footprint_bytes)} of ${mb(j.max_bytes)}, the WAL included).`;
     case 'low_space':
       return `DATA_DIR has ${mb(j.free_bytes ?? 0)} free, below AUDIT_MIN_FREE_BYTES (${mb(j.min_free_bytes)}): unauthenticated noise was dropped, and API requests are refused once gateway.db has no free page left.`;
     case 'near_low_space':
