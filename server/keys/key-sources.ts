@@ -52,9 +52,15 @@ export function postgresKeySource(opened: OpenedPostgresDb) {
   return (cache: KeyCacheControl): KeySource => {
     opened.listen(KEY_CHANGES_CHANNEL, (payload) => cache.invalidate(payload === '*' || payload === '' ? undefined : payload));
     opened.onReconnect(() => cache.invalidate());
+    let heard = false;
     return {
       remembersUnknown: true,
-      beforeRead() {},
+      // A lost listener may have missed a change: what the cache holds is dropped at the first read after.
+      beforeRead() {
+        const listening = opened.listening(KEY_CHANGES_CHANNEL);
+        if (heard && !listening) cache.invalidate();
+        heard = listening;
+      },
       find: async (apiKey) => {
         const { rows } = await sql<KeyTenantRow>`${sql.raw(KEY_WITH_TENANT)}${apiKey}`.execute(opened.db);
         return rows[0];

@@ -47,7 +47,7 @@ export async function startTestStack(
   // again when a test restarts a stack on its data dir (dropped with the run's server, not by stop()).
   const reused = databasesByDataDir.get(dataDir);
   const database = reused ?? (testDatabaseUrl() && env.DATABASE_URL === undefined && options.database !== 'sqlite' ? await createTestDatabase() : null);
-  if (database && options.dataDir) databasesByDataDir.set(dataDir, database);
+  if (database) databasesByDataDir.set(dataDir, database);
   const config = ephemeralConfig(dataDir, database ? { DATABASE_URL: database.url, GATEWAY_INSTANCE_ID: 'test-gateway', ...env } : env);
   options.configure?.(config);
   let stack: RunningStack;

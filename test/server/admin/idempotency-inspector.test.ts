@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
 import { ConsoleClient } from './console-client.ts';
+import { gatewayRows } from '../../helpers/journal.ts';
 
 // Issue 14 item 4: the idempotency inspector (GET /admin/api/keys/:id/idempotency, DELETE one entry).
 let stack: TestStack;
@@ -17,14 +18,14 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop());
 
 /** A row as the store writes it, for the states a test cannot easily reach through the API (in flight, stored 503). */
-function insertEntry(chaveId: number, idemKey: string, fields: { state: string; status: number | null; leaseUntil: number }) {
+async function insertEntry(chaveId: number, idemKey: string, fields: { state: string; status: number | null; leaseUntil: number }) {
   const now = Date.now();
-  stack.gatewayDb.sqlite
-    .prepare(
-      `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, body_hash, state, lease_until, status, created_at, expires_at, seal_version, request_id)
-       VALUES (?, ?, 'POST', '/v1/pacientes', ?, ?, ?, ?, ?, ?, 1, NULL)`,
-    )
-    .run(chaveId, idemKey, 'f'.repeat(64), fields.state, fields.leaseUntil, fields.status, now, now + 86_400_000);
+  await gatewayRows(
+    stack,
+    `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, body_hash, state, lease_until, status, created_at, expires_at, seal_version, request_id)
+     VALUES (?, ?, 'POST', '/v1/pacientes', ?, ?, ?, ?, ?, ?, 1, NULL)`,
+    chaveId, idemKey, 'f'.repeat(64), fields.state, fields.leaseUntil, fields.status, now, now + 86_400_000,
+  );
 }
 
 const list = (chaveId: number) => client.call('GET', `/admin/api/keys/${chaveId}/idempotency`);
@@ -38,9 +39,9 @@ describe('idempotency inspector', () => {
       key,
     );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    insertEntry(key.chaveId, 'em-voo', { state: 'in_flight', status: null, leaseUntil: Date.now() + 60_000 });
-    insertEntry(key.chaveId, 'abandonada', { state: 'in_flight', status: null, leaseUntil: Date.now() - 1 });
-    insertEntry(key.chaveId, 'backend-fora', { state: 'completed', status: 503, leaseUntil: 0 });
+    await insertEntry(key.chaveId, 'em-voo', { state: 'in_flight', status: null, leaseUntil: Date.now() + 60_000 });
+    await insertEntry(key.chaveId, 'abandonada', { state: 'in_flight', status: null, leaseUntil: Date.now() - 1 });
+    await insertEntry(key.chaveId, 'backend-fora', { state: 'completed', status: 503, leaseUntil: 0 });
 
     const res = await list(key.chaveId);
     expect(res.status).toBe(200);
@@ -73,7 +74,7 @@ describe('idempotency inspector', () => {
     const body = { nome: 'Paciente Purga', data_nascimento: '1990-01-01', sexo: 'FEM' };
     const first = await stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: idem }, key);
     expect(first.status).toBe(201);
-    insertEntry(key.chaveId, 'em-voo', { state: 'in_flight', status: null, leaseUntil: Date.now() + 60_000 });
+    await insertEntry(key.chaveId, 'em-voo', { state: 'in_flight', status: null, leaseUntil: Date.now() + 60_000 });
     const items = (await list(key.chaveId)).body.data.items as any[];
     const entry = items.find((i) => i.idem_key === idem);
     const inFlight = items.find((i) => i.idem_key === 'em-voo');
@@ -92,10 +93,7 @@ describe('idempotency inspector', () => {
     expect(purged.body.data).toMatchObject({ purged: true, idem_key: idem, state: 'completed' });
     expect(((await list(key.chaveId)).body.data.items as any[]).some((i) => i.idem_key === idem)).toBe(false);
 
-    stack.app.auditWriter.flush();
-    const row = stack.gatewayDb.sqlite
-      .prepare(`SELECT * FROM audit_log WHERE source = 'console' AND request_id = ?`)
-      .get(purged.headers['x-request-id'] ?? purged.body.meta.request_id) as any;
+    const [row] = await gatewayRows(stack, `SELECT * FROM audit_log WHERE source = 'console' AND request_id = ?`, purged.headers['x-request-id'] ?? purged.body.meta.request_id);
     expect(row).toMatchObject({ chave_id: key.chaveId, method: 'DELETE', status: 200 });
     expect(JSON.parse(row.detail)).toMatchObject({ action: 'idempotency.purge', idem_key: idem, method: 'POST', path: '/v1/pacientes', state: 'completed' });
 

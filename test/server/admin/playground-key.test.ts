@@ -3,6 +3,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
 import { ConsoleClient } from './console-client.ts';
 import { sign } from '../../helpers/signed-client.ts';
+import { journalEntry } from '../../helpers/journal.ts';
 
 // Issue 22 § 4: the signing playground fills X-API-Key from the key an operator picks.
 let stack: TestStack;
@@ -49,8 +50,7 @@ describe('POST /admin/api/playground/send', () => {
     expect(headers['content-type']).toMatch(/application\/json/);
     expect(headers).not.toHaveProperty('set-cookie');
 
-    stack.app.auditWriter.flush();
-    const row = stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log WHERE request_id = ?').get(answer.meta.request_id) as any;
+    const row = await journalEntry(stack, answer.meta.request_id);
     expect(row).toMatchObject({ source: 'api', chave_id: key.chaveId, path: target, status: 200, verified: 1 });
   });
 

@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { NEW_PATIENT } from '../../helpers/first-start.ts';
-import { journalRows } from '../../helpers/journal.ts';
+import { journalEntries } from '../../helpers/journal.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
 import { ConsoleClient } from './console-client.ts';
 
@@ -52,7 +52,7 @@ async function writePatient(stack: TestStack): Promise<number> {
   return created.body.data.id;
 }
 
-const journalOf = (stack: TestStack) => journalRows(stack).filter((e) => e.tenant_slug === stack.tenantSlug);
+const journalOf = async (stack: TestStack) => (await journalEntries(stack)).filter((e) => e.tenant_slug === stack.tenantSlug);
 
 describe('APP_ENV=production, no opt-in: every way to reset is refused and nothing is touched', () => {
   let stack: TestStack;
@@ -68,7 +68,7 @@ describe('APP_ENV=production, no opt-in: every way to reset is refused and nothi
     expect(policy.body.data).toEqual({ allowed: false, app_env: 'production', opt_in: false, opt_in_variable: 'ALLOW_TENANT_RESET' });
 
     const patientId = await writePatient(stack);
-    const before = journalOf(stack);
+    const before = await journalOf(stack);
     expect(before.length).toBeGreaterThanOrEqual(2);
 
     for (const body of [{ audit: true, files: true }, {}]) {
@@ -86,7 +86,7 @@ describe('APP_ENV=production, no opt-in: every way to reset is refused and nothi
 
     // The patient is still there, every earlier entry too, and the four refusals were journaled under the clinic.
     expect((await stack.call({ path: `/v1/pacientes/${patientId}` })).status).toBe(200);
-    const after = journalOf(stack);
+    const after = await journalOf(stack);
     expect(after.map((e) => e.id).slice(0, before.length)).toEqual(before.map((e) => e.id));
     const refusals = after.slice(before.length).filter((e) => e.source === 'console');
     expect(refusals.map((e) => [e.status, e.error_code, JSON.parse(e.detail).action])).toEqual(Array(4).fill([403, 'OPERATION_NOT_ALLOWED', 'tenant.reset']));
@@ -94,11 +94,11 @@ describe('APP_ENV=production, no opt-in: every way to reset is refused and nothi
 
   it('the CLI refuses too, naming the opt-in, and changes nothing', async () => {
     const patientId = await writePatient(stack);
-    const before = journalOf(stack).length;
+    const before = (await journalOf(stack)).length;
     const res = await cli(stack, { APP_ENV: 'production' }, 'tenants', 'reset', stack.tenantSlug, '--yes');
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/disabled with APP_ENV=production: set ALLOW_TENANT_RESET=true/);
-    const after = journalOf(stack);
+    const after = await journalOf(stack);
     expect(after).toHaveLength(before + 1);
     expect(after.at(-1)).toMatchObject({ method: 'CLI', status: 403, error_code: 'OPERATION_NOT_ALLOWED' });
     expect((await stack.call({ path: `/v1/pacientes/${patientId}` })).status).toBe(200);
@@ -125,7 +125,7 @@ describe('APP_ENV=production with ALLOW_TENANT_RESET=true: the reset runs and th
     expect(policy.body.data).toEqual({ allowed: true, app_env: 'production', opt_in: true, opt_in_variable: 'ALLOW_TENANT_RESET' });
 
     const patientId = await writePatient(stack);
-    const before = journalOf(stack);
+    const before = await journalOf(stack);
     const viaConsole = await client.call('POST', `/admin/api/tenants/${stack.tenantSlug}/reset`, { files: true });
     expect(viaConsole.status, viaConsole.text).toBe(200);
     expect((await stack.call({ path: `/v1/pacientes/${patientId}` })).status).toBe(404);
@@ -137,7 +137,7 @@ describe('APP_ENV=production with ALLOW_TENANT_RESET=true: the reset runs and th
     // Still refused with the opt-in: deleting the journal.
     expect((await automationReset(stack, token, { audit: true })).status).toBe(400);
 
-    const after = journalOf(stack);
+    const after = await journalOf(stack);
     expect(after.map((e) => e.id).slice(0, before.length)).toEqual(before.map((e) => e.id));
     const resets = after.filter((e) => e.status === 200 && JSON.parse(e.detail ?? '{}').action === 'tenant.reset');
     expect(resets.map((e) => JSON.parse(e.detail).via)).toEqual(['console', 'operator_token']);
@@ -148,7 +148,7 @@ describe('APP_ENV=production with ALLOW_TENANT_RESET=true: the reset runs and th
     const res = await cli(stack, { APP_ENV: 'production', ALLOW_TENANT_RESET: 'true' }, 'tenants', 'reset', stack.tenantSlug, '--yes', '--json');
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ slug: stack.tenantSlug });
-    expect(journalOf(stack).at(-1)).toMatchObject({ method: 'CLI', status: 200, error_code: null });
+    expect((await journalOf(stack)).at(-1)).toMatchObject({ method: 'CLI', status: 200, error_code: null });
     expect((await stack.call({ path: `/v1/pacientes/${patientId}` })).status).toBe(404);
   });
 });

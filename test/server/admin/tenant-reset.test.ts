@@ -7,6 +7,7 @@ import { clinicLists, NEW_PATIENT, startFirstStartStack, writeOnDemo, type First
 import type { TestStack } from '../../helpers/stack.ts';
 import type { Credentials } from '../../helpers/signed-client.ts';
 import { ConsoleClient } from './console-client.ts';
+import { gatewayStateAtRest } from '../../helpers/journal.ts';
 
 // Issue 13 § Reset a tenant without restarting: the console route (session + CSRF) and the automation route
 // (operator API token), on the default tenants as the first start makes them (the real seed, then bootstrap).
@@ -148,11 +149,7 @@ describe('reset through the automation route (operator token)', () => {
     (stack.app as any).auditWriter.flush();
     const audit = await stack.gatewayDb.db.selectFrom('audit_log').selectAll().execute();
     expect(JSON.stringify(audit)).not.toContain(token.slice(10));
-    stack.gatewayDb.sqlite.pragma('wal_checkpoint(PASSIVE)');
-    for (const file of ['gateway.db', 'gateway.db-wal']) {
-      const p = path.join(dataDir, file);
-      if (existsSync(p)) expect(readFileSync(p).includes(token.slice(10)), file).toBe(false);
-    }
+    expect((await gatewayStateAtRest(stack)).includes(token.slice(10))).toBe(false);
   });
 
   it('a reset deletes no journal entry and writes exactly one; audit: true is refused (400) and deletes nothing (issue 19)', async () => {

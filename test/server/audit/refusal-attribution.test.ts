@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { journalRow } from '../../helpers/journal.ts';
+import { journalEntry } from '../../helpers/journal.ts';
 import { nowSeconds } from '../../helpers/signed-client.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
@@ -27,7 +27,7 @@ afterAll(async () => stack?.stop());
 
 /** The request's entry and what the console's "Calls" of the key list. */
 async function entryAndCalls(requestId: string, chaveId: number) {
-  const row = journalRow(stack, requestId);
+  const row = await journalEntry(stack, requestId);
   const calls = await console.call('GET', `/admin/api/audit?chave_id=${chaveId}&limit=200`);
   expect(calls.status).toBe(200);
   return { row, listed: calls.body.data.items.find((item: { request_id: string }) => item.request_id === requestId) };
@@ -88,5 +88,5 @@ test('rate-limited: 429 RATE_LIMIT_EXCEEDED under the key (verified: its signatu
 test('an unknown key names nobody: no entry under any key (counted with the unattributed groups)', async () => {
   const res = await stack.call({ path: '/v1/ping' }, { apiKey: `ce_live_${'1'.repeat(32)}`, apiSecret: 'x' });
   expect(res.body.error.code).toBe('AUTH_KEY_NOT_FOUND');
-  expect(journalRow(stack, res.body.meta.request_id)).toBeUndefined();
+  expect(await journalEntry(stack, res.body.meta.request_id)).toBeUndefined();
 });

@@ -5,6 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { nowSeconds, sign } from '../../helpers/signed-client.ts';
+import { gatewayStateAtRest } from '../../helpers/journal.ts';
 
 // Spec 01 § Authentication and § Authentication codes: one test per AUTH_* code.
 let stack: TestStack;
@@ -264,10 +265,9 @@ except urllib.error.HTTPError as e:
 });
 
 describe('secrets at rest', () => {
-  test('the api_secret is stored AES-256-GCM sealed: its hex never appears in gateway.db', async () => {
+  test('the api_secret is stored AES-256-GCM sealed: its hex never appears in the gateway database', async () => {
     const creds = await stack.newKey();
-    stack.gatewayDb.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    const file = readFileSync(path.join(stack.dataDir, 'gateway.db'));
+    const file = await gatewayStateAtRest(stack);
     expect(file.includes(Buffer.from(creds.apiSecret))).toBe(false);
     expect(file.includes(Buffer.from(creds.apiSecret, 'hex'))).toBe(false);
     const row = await stack.gatewayDb.db.selectFrom('api_keys').select('secret_sealed').where('id', '=', creds.chaveId).executeTakeFirstOrThrow();

@@ -4,9 +4,9 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
-import { IdempotencyStore, operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
+import { operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
-import { loadMasterKey } from '../../../server/keys/secret-box.ts';
+import { gatewayRows, idempotencyStoreOf } from '../../helpers/journal.ts';
 
 // Spec 01 § Idempotency contract (all writes), exercised on POST /v1/pacientes.
 let stack: TestStack;
@@ -174,44 +174,11 @@ describe('a key is bound to the operation the router resolved', () => {
     const body = { mensagem: `Escrita com resposta perdida ${randomUUID()}` };
     expect((await addRecord(`/v1/pacientes/${id}/prontuarios`, key, body)).status).toBe(201);
     // What a timeout leaves: backend-sim committed the write with the token the gateway sent, the gateway freed the key.
-    stack.gatewayDb.sqlite.prepare('DELETE FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?').run(stack.creds.chaveId, key);
+    await gatewayRows(stack, 'DELETE FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?', stack.creds.chaveId, key);
     const retry = await addRecord(`/v1/pacientes/${encodedDigits(id)}/prontuarios`, key, body);
     expect(retry.status, JSON.stringify(retry.body)).toBe(201);
     expect(retry.headers['idempotency-replay']).toBe('true');
     expect(await recordCount(id)).toBe(1);
-  });
-
-  test('an entry written before keys were bound to an operation (migration 018) still replays on its verb and raw path, and is a conflict elsewhere', async () => {
-    const key = randomUUID();
-    const patient = newPatient();
-    const first = await create(patient, key);
-    expect(first.status).toBe(201);
-    // Made into a row of an earlier release: no operation, plaintext response and bare SHA-256 (sealed again,
-    // with the associated data of its time, when a store opens gateway.db).
-    const bodyHash = canonicalBodyHash(patient, Buffer.alloc(0));
-    const opened = new IdempotencyStore(stack.gatewayDb.sqlite, 45_000, loadMasterKey(stack.dataDir)).reserve(
-      { chaveId: stack.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) },
-      bodyHash,
-    );
-    if (opened.kind !== 'replay') throw new Error(`expected a replay, got ${opened.kind}`);
-    stack.gatewayDb.sqlite
-      .prepare(
-        `UPDATE idempotency_keys SET operation = NULL, seal_version = 0, body_hash = ?, response_headers = ?, response_body = ?, response_sealed = NULL
-         WHERE chave_id = ? AND idem_key = ?`,
-      )
-      .run(bodyHash, opened.record.response_headers, opened.record.response_body, stack.creds.chaveId, key);
-    new IdempotencyStore(stack.gatewayDb.sqlite, 45_000, loadMasterKey(stack.dataDir));
-    const row = stack.gatewayDb.sqlite.prepare('SELECT operation, seal_version FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?').get(stack.creds.chaveId, key);
-    expect(row).toEqual({ operation: null, seal_version: 1 });
-
-    const replay = await create(patient, key);
-    expect(replay.status).toBe(201);
-    expect(replay.headers['idempotency-replay']).toBe('true');
-    expect(replay.body.data).toEqual(first.body.data);
-    const elsewhere = await stack.call({ method: 'PATCH', path: `/v1/pacientes/${first.body.data.id}`, body: { telefone: '1133334444' }, idempotencyKey: key });
-    expect(elsewhere.status).toBe(422);
-    expect(elsewhere.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
-    expect(countPatientsNamed(stack.dataDir, stack.tenantSlug, patient.nome)).toBe(1);
   });
 });
 
@@ -236,9 +203,8 @@ test('50 concurrent requests with the same key and body execute the write exactl
 });
 
 describe('in-flight lease', () => {
-  const store = () => new IdempotencyStore(stack.gatewayDb.sqlite, 45_000, loadMasterKey(stack.dataDir));
-  const reserveAsCrashedRequest = (body: unknown, key: string, at: number) =>
-    store().reserve(
+  const reserveAsCrashedRequest = async (body: unknown, key: string, at: number) =>
+    idempotencyStoreOf(stack).reserve(
       { chaveId: stack.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) },
       canonicalBodyHash(body, Buffer.alloc(0)),
       at,
@@ -247,7 +213,7 @@ describe('in-flight lease', () => {
   test('while the first request holds the key: 409 CONCURRENT_REQUEST with Retry-After: 2', async () => {
     const body = newPatient();
     const key = randomUUID();
-    expect(reserveAsCrashedRequest(body, key, Date.now()).kind).toBe('execute');
+    expect((await reserveAsCrashedRequest(body, key, Date.now())).kind).toBe('execute');
     const res = await create(body, key);
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('CONCURRENT_REQUEST');
@@ -258,7 +224,7 @@ describe('in-flight lease', () => {
     const body = newPatient();
     const key = randomUUID();
     // A request reserved the key 46 s ago and its process died before completing.
-    expect(reserveAsCrashedRequest(body, key, Date.now() - 46_000).kind).toBe('execute');
+    expect((await reserveAsCrashedRequest(body, key, Date.now() - 46_000)).kind).toBe('execute');
     const res = await create(body, key);
     expect(res.status).toBe(201);
     expect(res.headers['idempotency-replay']).toBe('false');
@@ -303,17 +269,17 @@ test('lifetime 24 h from first use: an expired record no longer replays, and the
   const body = newPatient();
   const key = randomUUID();
   await create(body, key);
-  const sqlite = stack.gatewayDb.sqlite;
-  const row = sqlite.prepare('SELECT created_at, expires_at FROM idempotency_keys WHERE idem_key = ?').get(key) as { created_at: number; expires_at: number };
+  const [row] = await gatewayRows<{ created_at: number; expires_at: number }>(stack, 'SELECT created_at, expires_at FROM idempotency_keys WHERE idem_key = ?', key);
   expect(row.expires_at - row.created_at).toBe(24 * 60 * 60 * 1000);
-  const s = new IdempotencyStore(sqlite, 45_000, loadMasterKey(stack.dataDir));
-  s.purgeExpired(row.expires_at - 1);
-  expect(sqlite.prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE idem_key = ?').get(key)).toEqual({ n: 1 });
-  s.purgeExpired(row.expires_at);
-  expect(sqlite.prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE idem_key = ?').get(key)).toEqual({ n: 0 });
+  const s = idempotencyStoreOf(stack);
+  const rowsOfKey = async () => (await gatewayRows(stack, 'SELECT idem_key FROM idempotency_keys WHERE idem_key = ?', key)).length;
+  await s.purgeExpired(row.expires_at - 1);
+  expect(await rowsOfKey()).toBe(1);
+  await s.purgeExpired(row.expires_at);
+  expect(await rowsOfKey()).toBe(0);
 });
 
-test('records survive a gateway restart: the replay comes from gateway.db, not memory', async () => {
+test('records survive a gateway restart: the replay comes from the gateway database, not memory', async () => {
   const restartable = await startTestStack();
   const body = newPatient();
   const key = randomUUID();

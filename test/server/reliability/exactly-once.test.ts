@@ -5,10 +5,10 @@ import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
 import { backendWriteToken } from '../../../server/idempotency/idempotency-plugin.ts';
-import { IdempotencyStore, operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
-import { loadMasterKey } from '../../../server/keys/secret-box.ts';
+import { operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { idempotencyStoreOf } from '../../helpers/journal.ts';
 
 // Exactly once across crashes (issue 12 item 1, docs/architecture.md), in process: the gateway's
 // record and backend-sim's marker meet on the token. The SIGKILL of the whole stack is crash.test.ts.
@@ -119,16 +119,16 @@ describe('a gateway record left in flight by a dead process', () => {
     first = await startTestStack();
     body = newPatient();
     lostBody = newPatient();
-    const store = new IdempotencyStore(first.gatewayDb.sqlite, 45_000, loadMasterKey(first.dataDir));
-    const reserveLikeTheDeadProcess = (b: unknown, k: string) => {
+    const store = idempotencyStoreOf(first);
+    const reserveLikeTheDeadProcess = async (b: unknown, k: string) => {
       const op = createEntry(first.creds.chaveId, k);
-      expect(store.reserve(op, canonicalBodyHash(b, Buffer.alloc(0))).kind).toBe('execute');
+      expect((await store.reserve(op, canonicalBodyHash(b, Buffer.alloc(0)))).kind).toBe('execute');
     };
     // `key`: backend-sim committed the write, its answer never reached the gateway.
-    reserveLikeTheDeadProcess(body, key);
+    await reserveLikeTheDeadProcess(body, key);
     committedId = await commitInBackend(first, body, key);
     // `lostKey`: the process died before backend-sim committed anything.
-    reserveLikeTheDeadProcess(lostBody, lostKey);
+    await reserveLikeTheDeadProcess(lostBody, lostKey);
   });
   afterAll(async () => first?.stop());
 

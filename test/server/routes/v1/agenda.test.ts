@@ -8,6 +8,7 @@ import { seedDefaultTenants } from '../../../../seed/seed.ts';
 import { makeCpf, TenantFixtures } from '../../../helpers/fixtures.ts';
 import type { Credentials, SignedResponse } from '../../../helpers/signed-client.ts';
 import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
+import { journalEntries, journalEntry } from '../../../helpers/journal.ts';
 
 // Spec 02 § Agenda, § Appointment status, § Appointment (agendamento), § Free-slot group, § Agenda config;
 // spec 01 § Doctor auto-filter (SIMPLES), § Sandbox, § Data protection rules, § Idempotency contract.
@@ -952,12 +953,11 @@ describe('data protection (spec 01 § Data protection rules)', () => {
       expect((await get(`/v1/agenda/agendamentos?paciente_id=${p}&limit=200`)).body.data.map((a: any) => a.id)).not.toContain(id);
     }
 
-    stack.app.auditWriter.flush();
-    const row = stack.gatewayDb.sqlite.prepare('SELECT body FROM audit_log WHERE request_id = ?').get(created.body.meta.request_id) as { body: string };
+    const row = (await journalEntry(stack, created.body.meta.request_id))!;
     const audited = JSON.parse(row.body);
     for (const field of AGENDAMENTO_SNAPSHOT_FIELDS) expect(audited[field], field).toBe('[REDACTED]');
     expect(audited.paciente_nome).toBe('Sentinela Sem Cadastro');
-    const dump = JSON.stringify(stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log').all());
+    const dump = JSON.stringify(await journalEntries(stack));
     for (const value of [SNAPSHOT.paciente_cpf, SNAPSHOT.paciente_celular, SNAPSHOT.paciente_email, SNAPSHOT.paciente_nascimento]) expect(dump).not.toContain(value);
   });
 

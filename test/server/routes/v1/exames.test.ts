@@ -6,6 +6,7 @@ import { backendAdmin, TenantFixtures } from '../../../helpers/fixtures.ts';
 import type { Credentials } from '../../../helpers/signed-client.ts';
 import { ConsoleClient } from '../../admin/console-client.ts';
 import { ensureOperator } from '../../../../server/admin/operators.ts';
+import { gatewayRows, journalEntries } from '../../../helpers/journal.ts';
 
 // Spec 02 § Exams (GET list, GET detail, file redirect, DELETE), § Exam (list item), § Exam detail,
 // § Exam deletion result; spec 01 § Doctor auto-filter (SIMPLES), § File redirects.
@@ -272,14 +273,11 @@ describe('GET /v1/exames/{id}/arquivo?tipo= (spec § File redirects)', () => {
   test('the audit entry of a redirect records only metadata (id, type, expiry seconds), never the storage path or the URL', async () => {
     const res = await get(`/v1/exames/${comArquivos.id}/arquivo?tipo=exame`);
     expect(res.status).toBe(302);
-    stack.app.auditWriter.flush();
-    const rows = stack.gatewayDb.sqlite
-      .prepare(`SELECT * FROM audit_log WHERE path = ? AND status = 302 ORDER BY id`)
-      .all(`/v1/exames/${comArquivos.id}/arquivo?tipo=exame`) as Record<string, unknown>[];
+    const rows = await gatewayRows(stack, 'SELECT * FROM audit_log WHERE path = ? AND status = 302 ORDER BY id', `/v1/exames/${comArquivos.id}/arquivo?tipo=exame`);
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.parse(rows.at(-1)!.detail as string)).toEqual({ id: comArquivos.id, tipo: 'exame', expira_em_segundos: 300 });
     const key = fx.get('exames', comArquivos.id)!.arquivo_exame_key as string;
-    const everything = JSON.stringify(stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log').all());
+    const everything = JSON.stringify(await journalEntries(stack));
     expect(everything).not.toContain(key);
     expect(everything).not.toContain('X-Amz');
   });

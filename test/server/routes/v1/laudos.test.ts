@@ -6,6 +6,7 @@ import { TenantFixtures } from '../../../helpers/fixtures.ts';
 import type { Credentials } from '../../../helpers/signed-client.ts';
 import { ConsoleClient } from '../../admin/console-client.ts';
 import { ensureOperator } from '../../../../server/admin/operators.ts';
+import { gatewayRows } from '../../../helpers/journal.ts';
 
 // Spec 02 § Report (laudo), § Reports (GET list, GET detail, file redirect), § POST /v1/exames/{id}/laudo,
 // § Report status of an exam; spec 01 § Doctor auto-filter (AMPLIADO), § File redirects.
@@ -241,8 +242,7 @@ describe('POST /v1/exames/{id}/laudo', () => {
       const download = await fetch(redirect.headers.location);
       expect(Buffer.from(await download.arrayBuffer()).equals(PDF_BYTES)).toBe(true);
     }
-    stack.app.auditWriter.flush();
-    const audit = stack.gatewayDb.sqlite.prepare('SELECT detail FROM audit_log WHERE path = ? AND status = 302').get(`/v1/laudos/${l.id}/arquivo`) as { detail: string };
+    const [audit] = await gatewayRows<{ detail: string }>(stack, 'SELECT detail FROM audit_log WHERE path = ? AND status = 302', `/v1/laudos/${l.id}/arquivo`);
     expect(JSON.parse(audit.detail)).toEqual({ id: l.id, tipo: 'laudo', expira_em_segundos: 300 });
   });
 

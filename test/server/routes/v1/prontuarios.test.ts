@@ -6,6 +6,7 @@ import { PRONTUARIO_BODY_FILES } from '../../../../server/routes/v1/prontuarios.
 import { TenantFixtures } from '../../../helpers/fixtures.ts';
 import type { Credentials, SignedResponse } from '../../../helpers/signed-client.ts';
 import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
+import { gatewayRows, journalEntries } from '../../../helpers/journal.ts';
 
 // Spec 02 § Patient records, § Patient record (prontuario); spec 01 § File redirects, § Limits
 // ("Inline file size 20 MB per file ... patient record attachments"; "record attachments PDF/PNG/JPG").
@@ -291,17 +292,18 @@ describe('GET /v1/pacientes/{id}/prontuarios/anexos/{anexoId}/url', () => {
     const again = await get(`/v1/pacientes/${p}/prontuarios/anexos/${anexo.id}/url`);
     expect(again.status).toBe(302);
 
-    stack.app.auditWriter.flush();
-    const rows = stack.gatewayDb.sqlite
-      .prepare('SELECT path, status, detail FROM audit_log WHERE path = ? ORDER BY id')
-      .all(`/v1/pacientes/${p}/prontuarios/anexos/${anexo.id}/url`) as { path: string; status: number; detail: string }[];
+    const rows = await gatewayRows<{ path: string; status: number; detail: string }>(
+      stack,
+      'SELECT path, status, detail FROM audit_log WHERE path = ? ORDER BY id',
+      `/v1/pacientes/${p}/prontuarios/anexos/${anexo.id}/url`,
+    );
     expect(rows).toHaveLength(2);
     for (const row of rows) {
       expect(row.status).toBe(302);
       expect(JSON.parse(row.detail)).toEqual({ id: anexo.id, tipo: 'anexo', expira_em_segundos: 300 });
     }
     const objectKey = fx.get('prontuario_anexos', anexo.id)!.object_key as string;
-    const dump = JSON.stringify(stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log').all());
+    const dump = JSON.stringify(await journalEntries(stack));
     expect(dump).not.toContain(objectKey);
     expect(dump).not.toContain('X-Amz-Signature');
   });

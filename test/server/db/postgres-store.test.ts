@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresDb, type OpenedPostgresDb } from '../../../server/db/postgres.ts';
+import { KeysService } from '../../../server/keys/keys.service.ts';
+import { postgresKeySource } from '../../../server/keys/key-sources.ts';
+import { SecretBox } from '../../../server/keys/secret-box.ts';
+import { PostgresKeyRateLimiter } from '../../../server/rate-limit/key-limiter.ts';
+import { PostgresIdempotencyStore } from '../../../server/idempotency/postgres-idempotency.store.ts';
+import { operationIdentity, type OperationKey } from '../../../server/idempotency/idempotency.store.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/postgres.ts';
+
+// Issue 24: the gateway's hot-path stores on PostgreSQL, each against a real server (the suite's), with a second
+// connection standing for another instance, the CLI or plain SQL.
+let database: TestDatabase;
+let opened: OpenedPostgresDb;
+let other: pg.Pool;
+const masterKey = randomBytes(32);
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  opened = await openPostgresDb({ url: database.url, poolSize: 4, applicationName: 'store-test', log: () => undefined });
+  other = new pg.Pool({ connectionString: database.url, max: 4 });
+  await opened.db.insertInto('tenants').values({ slug: 'clinica-pg', nome: 'Clinica PG', is_sandbox: 0, status: 'active', created_at: new Date().toISOString() }).execute();
+});
+
+afterAll(async () => {
+  await other?.end();
+  await opened?.close();
+  await database?.drop();
+});
+
+const until = async (what: () => Promise<boolean> | boolean, ms = 3000): Promise<boolean> => {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await what()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return what();
+};
+
+describe('key resolution: cached, and emptied by the database\'s notifications', () => {
+  let keys: KeysService;
+  let id: number;
+  let apiKey: string;
+  beforeAll(async () => {
+    keys = new KeysService(opened.db, new SecretBox(masterKey), postgresKeySource(opened));
+    await until(() => opened.listening('gateway_keys'));
+    const issued = await keys.create({ tenantSlug: 'clinica-pg', scopes: ['pacientes:read'] });
+    id = issued.chave_id;
+    apiKey = issued.api_key;
+  });
+
+  it('a found key is served from memory; a change made by another connection reaches it through NOTIFY', async () => {
+    const first = await keys.resolve(apiKey);
+    expect(first?.key.status).toBe('active');
+    // Cached once the notifications of its own creation have arrived: then an answer without a promise.
+    const servedFromMemory = async () => {
+      const answer = keys.resolve(apiKey);
+      if (!(answer instanceof Promise)) return true;
+      await answer;
+      return false;
+    };
+    expect(await until(servedFromMemory)).toBe(true);
+    await other.query(`UPDATE api_keys SET status = 'revoked' WHERE id = $1`, [id]);
+    expect(await until(async () => (await keys.resolve(apiKey))?.key.status === 'revoked')).toBe(true);
+    await other.query(`UPDATE api_keys SET status = 'active' WHERE id = $1`, [id]);
+    expect(await until(async () => (await keys.resolve(apiKey))?.key.status === 'active')).toBe(true);
+  });
+
+  it('an unknown identifier costs one query, until a key with it is created anywhere', async () => {
+    const unknown = `ce_live_${randomBytes(16).toString('hex')}`;
+    expect(await keys.resolve(unknown)).toBeUndefined();
+    // Remembered: answered without a promise.
+    expect(keys.resolve(unknown)).toBeUndefined();
+    await other.query(`INSERT INTO api_keys (tenant_id, api_key, scopes, secret_sealed) SELECT id, $1, '["pacientes:read"]', NULL FROM tenants WHERE slug = 'clinica-pg'`, [unknown]);
+    expect(await until(async () => (await keys.resolve(unknown)) !== undefined)).toBe(true);
+  });
+
+  it('a clinic\'s change empties every key of the cache', async () => {
+    await keys.resolve(apiKey);
+    await other.query(`UPDATE tenants SET status = 'inactive' WHERE slug = 'clinica-pg'`);
+    expect(await until(async () => (await keys.resolve(apiKey))?.tenant?.status === 'inactive')).toBe(true);
+    await other.query(`UPDATE tenants SET status = 'active' WHERE slug = 'clinica-pg'`);
+    expect(await until(async () => (await keys.resolve(apiKey))?.tenant?.status === 'active')).toBe(true);
+  });
+
+  it('while the listening connection is lost nothing is cached, so no change is missed; it comes back by itself', async () => {
+    await keys.resolve(apiKey);
+    await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'store-test-listen'`);
+    expect(await until(() => !opened.listening('gateway_keys'), 2000)).toBe(true);
+    // A change nobody is told of while the listener is down: the next read sees it all the same.
+    await other.query(`UPDATE api_keys SET scopes = '["pacientes:write"]' WHERE id = $1`, [id]);
+    expect((await keys.resolve(apiKey))?.scopes).toEqual(['pacientes:write']);
+    expect(await until(() => opened.listening('gateway_keys'), 5000)).toBe(true);
+    await other.query(`UPDATE api_keys SET scopes = '["pacientes:read"]' WHERE id = $1`, [id]);
+    expect(await until(async () => (await keys.resolve(apiKey))?.scopes[0] === 'pacientes:read')).toBe(true);
+  });
+});
+
+describe('the cluster\'s rate limit (gateway_rate_take)', () => {
+  it('one quota per key for every connection: a burst of a minute\'s quota, then 429 with the wait', async () => {
+    const here = new PostgresKeyRateLimiter(opened.pool);
+    const there = new PostgresKeyRateLimiter(other);
+    const verdicts = [await here.take(9001, 3), await there.take(9001, 3), await here.take(9001, 3), await there.take(9001, 3)];
+    expect(verdicts.map((v) => v.ok)).toEqual([true, true, true, false]);
+    expect(verdicts[0]).toEqual({ ok: true, remaining: 2 });
+    const refused = verdicts[3];
+    // One request every 20 s at 3 a minute: the next one is due within 20 s.
+    expect(!refused.ok && refused.retryAfterSeconds >= 1 && refused.retryAfterSeconds <= 20).toBe(true);
+    // Another key has its own bucket.
+    expect((await there.take(9002, 3)).ok).toBe(true);
+  });
+
+  it('a bucket left far ahead by a server clock stepped back starts afresh instead of refusing for the length of the step', async () => {
+    const limiter = new PostgresKeyRateLimiter(opened.pool);
+    expect((await limiter.take(9003, 60)).ok).toBe(true);
+    await other.query('UPDATE rate_limit_buckets SET tat = tat + 3600000 WHERE chave_id = 9003');
+    expect(await limiter.take(9003, 60)).toEqual({ ok: true, remaining: 59 });
+  });
+});
+
+describe('idempotency across instances', () => {
+  const op = (idemKey: string, path = '/v1/pacientes'): OperationKey => ({
+    chaveId: 1,
+    idemKey,
+    method: 'POST',
+    path,
+    operation: operationIdentity('POST', '/v1/pacientes/:id/prontuarios', { id: 1 }),
+  });
+
+  it('of twenty reservations of one key on two instances, one executes; the others are in flight, then replays', async () => {
+    const a = new PostgresIdempotencyStore(opened.pool, { leaseMs: 45_000, masterKey, instanceId: 'a' });
+    const b = new PostgresIdempotencyStore(other, { leaseMs: 45_000, masterKey, instanceId: 'b' });
+    const key = `corrida-${randomBytes(4).toString('hex')}`;
+    // Two spellings of the path: one operation.
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).reserve(op(key, i % 2 ? '/v1/pacientes/1/prontuarios' : '/v1/pacientes/%31/prontuarios'), 'hash')));
+    const executed = outcomes.filter((o) => o.kind === 'execute');
+    expect(executed).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === 'in_flight')).toHaveLength(19);
+    const entry = (executed[0] as { entry: OperationKey }).entry;
+    a.complete(entry, { status: 201, headers: { location: '/v1/x/1' }, body: '{"id":1}' });
+    expect(await until(async () => (await b.reserve(op(key), 'hash')).kind === 'replay')).toBe(true);
+    const replay = await b.reserve(op(key, '/v1/pacientes/%31/prontuarios'), 'hash');
+    expect(replay.kind === 'replay' && replay.record.response_body).toBe('{"id":1}');
+    // Another body is a conflict; another operation too.
+    expect((await a.reserve(op(key), 'other-hash')).kind).toBe('conflict');
+    expect((await a.reserve({ ...op(key), operation: operationIdentity('POST', '/v1/pacientes', {}) }, 'hash')).kind).toBe('conflict');
+  });
+
+  it('an instance frees at start only the reservations it left in flight', async () => {
+    const a = new PostgresIdempotencyStore(opened.pool, { leaseMs: 45_000, masterKey, instanceId: 'gateway-a' });
+    const b = new PostgresIdempotencyStore(other, { leaseMs: 45_000, masterKey, instanceId: 'gateway-b' });
+    const mine = `minha-${randomBytes(4).toString('hex')}`;
+    const theirs = `deles-${randomBytes(4).toString('hex')}`;
+    expect((await a.reserve(op(mine), 'h')).kind).toBe('execute');
+    expect((await b.reserve(op(theirs), 'h')).kind).toBe('execute');
+    // gateway-a restarts (same GATEWAY_INSTANCE_ID): its own entry is free at once, gateway-b's waits for its lease.
+    const restarted = new PostgresIdempotencyStore(opened.pool, { leaseMs: 45_000, masterKey, instanceId: 'gateway-a' });
+    expect(await restarted.freeOwnReservations()).toBe(1);
+    expect((await restarted.reserve(op(mine), 'h')).kind).toBe('execute');
+    expect((await restarted.reserve(op(theirs), 'h')).kind).toBe('in_flight');
+  });
+});
