@@ -128,8 +128,11 @@ export class JournalEntries {
     const apiKey = this.presentedHeader(request);
     if (!apiKey) return undefined;
     const found = this.options.resolveKey!(apiKey);
-    // Not awaited here (a refusal journaled outside the routes): unattributed unless the key was at hand.
-    return found instanceof Promise ? undefined : found;
+    // Not awaited here (a refusal journaled outside the routes): unattributed unless the key was at hand; a
+    // lookup that fails (the database away) only leaves the entry unattributed.
+    if (!(found instanceof Promise)) return found;
+    found.catch(() => undefined);
+    return undefined;
   }
 
   /**
