@@ -16,7 +16,8 @@ const bool = z
   .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
 
 /** Every environment variable the appliance reads, with its default (README § Configuration). */
-const envSchema = z.object({
+/** The variables the gateway reads (docker-compose.yml and the README name only these). */
+export const envSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
