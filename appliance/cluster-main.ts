@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.ts
 import { CREDENTIALS_FILE, firstCallCommand, isFirstStart, seedDefaultData, UnmovedStateError } from './bootstrap.ts';
 import { ClusterStartError, startCluster, type RunningCluster } from './cluster.ts';
 import { runClusterGateway } from './cluster-gateway.ts';
+import { buildConsoleIfChanged } from './build-console-if-changed.ts';
 import { PostgresSetupError } from './postgres.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 
@@ -32,6 +33,8 @@ function parseInstances(argv: string[]): number | 'help' {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') return 'help';
+    // What `npm run cluster` passes, as `npm start` does: handled in supervise().
+    if (arg === '--build-console-if-changed') continue;
     const inline = /^--instances=(.*)$/.exec(arg);
     const value = inline ? inline[1] : arg === '--instances' ? argv[++i] : undefined;
     if (value === undefined) throw new ConfigError(`unknown argument ${arg}\n\n${USAGE}`);
@@ -61,6 +64,7 @@ async function supervise(): Promise<void> {
   }
   const started = Date.now();
   const log = (line: string) => console.log(line);
+  if (process.argv.includes('--build-console-if-changed')) await buildConsoleIfChanged({ log });
   let cluster: RunningCluster | null = null;
   let stopping = false;
   let startingAborted = false;
@@ -102,9 +106,9 @@ async function supervise(): Promise<void> {
       instances,
       postgres: { port: env.POSTGRES_PORT, binDir: env.POSTGRES_BIN_DIR },
       backendPort: env.BACKEND_PORT,
-      // This same module, as it runs (the bundle appliance/start.mjs built, or the source under tsx's loader):
-      // each gateway starts without the launcher's staleness check.
-      gatewayCommand: { command: process.execPath, args: [...process.execArgv, fileURLToPath(import.meta.url)] },
+      // This same module, as it runs (the bundle appliance/start.mjs built and names, or the source under tsx's
+      // loader): each gateway starts without the launcher's staleness check.
+      gatewayCommand: { command: process.execPath, args: [...process.execArgv, (globalThis as { applianceBundle?: string }).applianceBundle ?? fileURLToPath(import.meta.url)] },
       isFirstStart: async (c) => {
         try {
           return await isFirstStart(c);

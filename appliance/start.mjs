@@ -195,4 +195,6 @@ if (reason) {
 }
 // Stack traces name the TypeScript sources, as they did under tsx.
 process.setSourceMapsEnabled(true);
+// The file this entry runs from: a process the entry starts again (the cluster's gateways) runs it directly.
+globalThis.applianceBundle = BUNDLE;
 await import(pathToFileURL(BUNDLE).href);
