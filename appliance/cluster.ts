@@ -5,8 +5,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { GatewayConfig } from '../server/config.ts';
 import { ApplianceClock } from '../server/clock.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.ts';
-import { backendTokenFor, ensurePrivateDir, storageCredentialsFor } from '../server/secrets-files.ts';
+import { resolveStorageCredentials, startConfiguredStorage } from './stack.ts';
+import { backendTokenFor, ensurePrivateDir } from '../server/secrets-files.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
 import { redactDatabaseUrl, startLocalPostgres, type LocalPostgres } from './postgres.ts';
 import { clientHost, httpUrl, readRuntimeFile, removeRuntimeFile, writeRuntimeFile, type RuntimeInfo } from './runtime-file.ts';
@@ -167,22 +167,9 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     stops.push(async () => clock.close());
     clock.watch();
 
-    if (config.s3.credentials === 'data_dir') Object.assign(config.s3, storageCredentialsFor(config.dataDir));
-    let s3: EmbeddedS3 | null = null;
-    if (config.s3.embedded) {
-      s3 = await startEmbeddedS3({
-        directory: path.join(config.dataDir, 's3'),
-        port: config.s3.embeddedPort,
-        accessKey: config.s3.accessKey,
-        secretKey: config.s3.secretKey,
-        buckets: [config.s3.bucket],
-        now: () => clock.now(),
-      });
-      stops.push(() => s3!.close());
-      const samePublic = config.s3.public.port === config.s3.internal.port && config.s3.public.endPoint === config.s3.internal.endPoint;
-      config.s3.internal = { ...config.s3.internal, port: s3.port };
-      if (samePublic) config.s3.public = { ...config.s3.internal };
-    }
+    resolveStorageCredentials(config);
+    const s3 = await startConfiguredStorage(config, clock);
+    if (s3) stops.push(() => s3.close());
 
     // Migrations run here, once, before any gateway starts; then whether this is the first start.
     const firstStart = await options.isFirstStart(config);

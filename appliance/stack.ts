@@ -103,21 +103,8 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
       onError: (error) => config.logLevel !== 'silent' && console.warn(`warning: clock: ${error instanceof Error ? error.message : String(error)}`),
     });
     stops.push(async () => clock.close());
-    let s3: EmbeddedS3 | null = null;
-    if (config.s3.embedded) {
-      s3 = await startEmbeddedS3({
-        directory: path.join(config.dataDir, 's3'),
-        port: config.s3.embeddedPort,
-        accessKey: config.s3.accessKey,
-        secretKey: config.s3.secretKey,
-        buckets: [config.s3.bucket],
-        now: () => clock.now(),
-      });
-      stops.push(() => s3!.close());
-      const samePublic = config.s3.public.port === config.s3.internal.port && config.s3.public.endPoint === config.s3.internal.endPoint;
-      config.s3.internal = { ...config.s3.internal, port: s3.port };
-      if (samePublic) config.s3.public = { ...config.s3.internal };
-    }
+    const s3 = await startConfiguredStorage(config, clock);
+    if (s3) stops.push(() => s3.close());
 
     await hooks.beforeBackend?.(config);
 
@@ -234,10 +221,30 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
 }
 
 /**
+ * The embedded S3 when no S3_ENDPOINT is set (null otherwise), listening on S3_PORT (0: a free port, which `config`
+ * then names as its internal endpoint, and as its public one where they were the same).
+ */
+export async function startConfiguredStorage(config: GatewayConfig, clock: ApplianceClock): Promise<EmbeddedS3 | null> {
+  if (!config.s3.embedded) return null;
+  const s3 = await startEmbeddedS3({
+    directory: path.join(config.dataDir, 's3'),
+    port: config.s3.embeddedPort,
+    accessKey: config.s3.accessKey,
+    secretKey: config.s3.secretKey,
+    buckets: [config.s3.bucket],
+    now: () => clock.now(),
+  });
+  const samePublic = config.s3.public.port === config.s3.internal.port && config.s3.public.endPoint === config.s3.internal.endPoint;
+  config.s3.internal = { ...config.s3.internal, port: s3.port };
+  if (samePublic) config.s3.public = { ...config.s3.internal };
+  return s3;
+}
+
+/**
  * The storage's key pair: S3_ACCESS_KEY/S3_SECRET_KEY, or the one generated into DATA_DIR/storage.credentials
  * (never s3rver's published S3RVER/S3RVER). Production refuses a published secret wherever it comes from.
  */
-function resolveStorageCredentials(config: GatewayConfig): void {
+export function resolveStorageCredentials(config: GatewayConfig): void {
   if (config.s3.credentials === 'data_dir') Object.assign(config.s3, storageCredentialsFor(config.dataDir));
   if (!isPublishedS3Secret(config.s3.secretKey)) return;
   if (config.appEnv === 'production') {

@@ -11,6 +11,7 @@ import {
 } from './harness.ts';
 import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
+import { measureTopologies, topologyTable } from './cluster.ts';
 import { CONSISTENCY_CHECK_ENTRIES } from '../server/integrity/idempotency-consistency.ts';
 
 /**
@@ -266,6 +267,16 @@ async function main(): Promise<void> {
     console.log(JSON_OUTPUT ? JSON.stringify({ second_start_ms: start.runs, checked: start.checked, check_ms: start.checkMs }) : secondStartLine(start));
     return;
   }
+  if (only === 'cluster') {
+    const workDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-topologies-'));
+    try {
+      const topologies = await measureTopologies(workDir);
+      console.log(JSON_OUTPUT ? JSON.stringify({ topologies }, null, 2) : topologyTable(topologies));
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+    return;
+  }
   if (only === 'cli') {
     const cli = measureCli();
     console.log(JSON_OUTPUT ? JSON.stringify({ cli }, null, 2) : cliTable(cli));
@@ -333,6 +344,13 @@ async function main(): Promise<void> {
       const cli = measureCli();
       report.cli = cli;
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);
+      const topologies = await measureTopologies(workDir);
+      report.topologies = topologies.map((t) => ({
+        topology: t.topology,
+        ping: { req_s: Math.round(t.ping.rps), server_cpu_us_per_request: Math.round(t.ping.cpuUs), p50_ms: t.ping.p50, p99_ms: t.ping.p99 },
+        create: { req_s: Math.round(t.create.rps), server_cpu_us_per_request: Math.round(t.create.cpuUs), p50_ms: t.create.p50, p99_ms: t.create.p99 },
+      }));
+      if (!JSON_OUTPUT) console.log(`\n${topologyTable(topologies)}`);
     }
     if (JSON_OUTPUT) console.log(JSON.stringify(report, null, 2));
   } finally {

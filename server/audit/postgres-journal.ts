@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { COLUMNS, prepareBatch, type BatchCommitter, type Companion } from './audit-writer.ts';
 import { deletedChunkOf, JOURNAL_CLASSES, type ClassTotals, type JournalClass, type JournalDeletion, type JournalStore } from './journal-budget.ts';
 import type { Queryable } from '../idempotency/postgres-idempotency.store.ts';
+import { inPostgresTransaction } from '../db/postgres.ts';
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -18,9 +19,7 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
   return {
     async commit(rows, companions: Array<Companion<Queryable>>) {
       const batch = prepareBatch(rows);
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      return inPostgresTransaction(pool, async (client) => {
         for (const companion of companions) await companion.run(client);
         for (let i = 0; i < batch.entries.length; i += ROWS_PER_INSERT) {
           const chunk = batch.entries.slice(i, i + ROWS_PER_INSERT);
@@ -54,14 +53,8 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
           const d = batch.delta[kind];
           if (d.rows !== 0) await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [d.rows, d.bytes, kind]);
         }
-        await client.query('COMMIT');
         return batch.delta;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     },
     rollback: (rollback) => rollback(pool),
   };
@@ -110,10 +103,8 @@ export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): Jour
       }
     },
     reusableBytes: () => 0,
-    async deleteChunk(what, parameter, limit) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+    deleteChunk: (what, parameter, limit) =>
+      inPostgresTransaction(pool, async (client) => {
         const { rows } = await client.query<{ verified: number | null; bytes: number }>(DELETIONS[what], parameter === null ? [limit] : [parameter, limit]);
         // Deleted tuples free no file space until vacuum: the relations' size, read every second, says what is taken.
         const chunk = deletedChunkOf(rows, 0);
@@ -121,15 +112,8 @@ export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): Jour
           const d = chunk.delta[kind];
           if (d.rows !== 0) await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [d.rows, d.bytes, kind]);
         }
-        await client.query('COMMIT');
         return chunk;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
+      }),
     isOpen,
   };
 }

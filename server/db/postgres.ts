@@ -163,3 +163,19 @@ async function migrateLocked(pool: pg.Pool, db: GatewayDb): Promise<void> {
     client.release();
   }
 }
+
+/** `work` in one transaction on one pooled connection: committed when it resolves, rolled back when it throws. */
+export async function inPostgresTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { IdempotencyRecord } from '../db/tables/idempotency-keys.ts';
+import { inPostgresTransaction } from '../db/postgres.ts';
 import {
   IDEMPOTENCY_TTL_MS,
   IdempotencySeal,
@@ -83,9 +84,7 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
 
   /** The key has an entry (or had one a moment ago): decided under a row lock. Null: try the insert again. */
   private async reserveExisting(op: OperationKey, fingerprint: string, now: number, requestId: string | null): Promise<Reservation | null> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inPostgresTransaction(this.pool, async (client) => {
       const { rows } = await client.query<IdempotencyRecord>('SELECT * FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 FOR UPDATE', [op.chaveId, op.idemKey]);
       const live = rows.filter((row) => row.expires_at > now);
       if (live.length < rows.length) {
@@ -113,14 +112,8 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
         case 'answer':
           decided = step.reservation;
       }
-      await client.query('COMMIT');
       return decided;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   complete(op: OperationKey, response: StoredResponse): void {
