@@ -122,6 +122,8 @@ export interface BatchCommitter<Q> {
   commit(rows: AuditRecord[], companions: Array<Companion<Q>>): Delta | Promise<Delta>;
   /** Runs a failed batch's rollback outside it. */
   rollback(rollback: (q: Q) => unknown): unknown;
+  /** Writes what the committer keeps aside (PostgreSQL: keys' last use), once the last batch is committed. */
+  close?(): Promise<void>;
 }
 
 /**
@@ -383,7 +385,10 @@ export class AuditWriter<Q = void> {
 
   close(): void | Promise<void> {
     this.closed = true;
-    return this.flush();
+    const flushed = this.flush();
+    const { committer } = this;
+    if (!committer.close) return flushed;
+    return Promise.resolve(flushed).then(() => committer.close!());
   }
 }
 

@@ -14,20 +14,57 @@ const ROWS_PER_INSERT = 1000;
  * each batch with its companions (a write's idempotent answer) in one transaction on one pooled connection, so
  * an entry is committed before its response leaves, as on gateway.db. The running totals in audit_budget are
  * shared: each batch adds to them in its transaction, and each instance's budget reads them again every second.
+ * A batch of attributed entries alone (reads: no companion, no unattributed group) is one statement, so one
+ * round trip: the inserts and the totals in a single atomic command. Keys' "last used" is not part of any batch:
+ * each instance writes it at most once a second (in key order), off the requests' commits and their locks.
  */
-export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable> {
+export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable> & { close(): Promise<void> } {
+  const lastUse = new Map<number, string>();
+  const touch = async () => {
+    if (lastUse.size === 0) return;
+    const entries = [...lastUse].sort(([a], [b]) => a - b);
+    lastUse.clear();
+    await pool
+      .query(
+        `UPDATE api_keys k SET last_used_at = v.ts FROM unnest($1::integer[], $2::text[]) AS v(id, ts)
+         WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.ts)`,
+        [entries.map(([id]) => id), entries.map(([, ts]) => ts)],
+      )
+      .catch(() => undefined);
+  };
+  const timer = setInterval(() => void touch(), 1000);
+  timer.unref();
+  const insertEntries = (entries: unknown[][]) => {
+    const values: unknown[] = [];
+    const tuples = entries.map((entry) => `(${entry.map((value) => `$${values.push(value)}`).join(', ')})`);
+    return { text: `INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values };
+  };
   return {
     async commit(rows, companions: Array<Companion<Queryable>>) {
       const batch = prepareBatch(rows);
+      for (const [id, ts] of batch.lastUse) if ((lastUse.get(id) ?? '') < ts) lastUse.set(id, ts);
+      if (companions.length === 0 && batch.groups.length === 0 && batch.entries.length <= ROWS_PER_INSERT) {
+        const insert = insertEntries(batch.entries);
+        const kinds = JOURNAL_CLASSES.filter((kind) => batch.delta[kind].rows !== 0);
+        if (kinds.length === 0) return batch.delta;
+        const first = insert.values.length;
+        // A data-modifying WITH runs to completion whether or not the main statement reads it: one atomic command.
+        await pool.query(
+          `WITH added AS (${insert.text})
+           UPDATE audit_budget b SET rows = b.rows + d.rows, bytes = b.bytes + d.bytes
+           FROM unnest($${first + 1}::text[], $${first + 2}::bigint[], $${first + 3}::bigint[]) AS d(kind, rows, bytes)
+           WHERE b.kind = d.kind`,
+          [...insert.values, kinds, kinds.map((k) => batch.delta[k].rows), kinds.map((k) => batch.delta[k].bytes)],
+        );
+        return batch.delta;
+      }
       return inPostgresTransaction(pool, async (client) => {
         for (const companion of companions) await companion.run(client);
         for (let i = 0; i < batch.entries.length; i += ROWS_PER_INSERT) {
-          const chunk = batch.entries.slice(i, i + ROWS_PER_INSERT);
-          const values: unknown[] = [];
-          const tuples = chunk.map((entry) => `(${entry.map((value) => `$${values.push(value)}`).join(', ')})`);
-          await client.query(`INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+          const insert = insertEntries(batch.entries.slice(i, i + ROWS_PER_INSERT));
+          await client.query(insert.text, insert.values);
         }
-        // Groups in key order, for the same reason as the keys below.
+        // Groups in key order, so two instances' batches never wait on each other's rows in a cycle.
         const groups = [...batch.groups].sort((a, b) => compare(a.minute, b.minute) || compare(a.client_ip, b.client_ip) || a.status - b.status || compare(a.error_code, b.error_code));
         for (const g of groups) {
           const { rows: counted } = await client.query<{ count: number }>(
@@ -43,11 +80,6 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
             batch.delta.unattributed.bytes += g.bytes;
           }
         }
-        // "Last used" rides on the audit batch instead of costing a write per request. In id order, as
-        // every instance does, so two batches never wait on each other's rows in a cycle.
-        for (const [id, ts] of [...batch.lastUse].sort(([a], [b]) => a - b)) {
-          await client.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)', [ts, id]);
-        }
         // Last before the commit: every instance's batch takes these rows' locks, so they are held the shortest time.
         for (const kind of JOURNAL_CLASSES) {
           const d = batch.delta[kind];
@@ -57,6 +89,10 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
       });
     },
     rollback: (rollback) => rollback(pool),
+    async close() {
+      clearInterval(timer);
+      await touch();
+    },
   };
 }
 

@@ -41,19 +41,42 @@ export class LocalKeyRateLimiter implements KeyRateLimiter {
 }
 
 /**
- * One bucket per key for the whole cluster, in PostgreSQL (rate_limit_buckets and gateway_rate_take, migration
- * 021): instances never disagree and a key gets its quota once, not once per instance. One round trip per
- * request: the price of a limit exact across instances.
+ * One bucket per key for the whole cluster, in PostgreSQL (rate_limit_buckets, gateway_rate_take and
+ * gateway_rate_take_many, migrations 021 and 022): instances never disagree and a key gets its quota once, not
+ * once per instance. The takes asked during one turn of the event loop go in one statement (group take), so under
+ * load a round trip serves many requests, as the journal's group commit does.
  */
 export class PostgresKeyRateLimiter implements KeyRateLimiter {
+  private pending: Array<{ chaveId: number; step: number; resolve: (v: RateVerdict) => void; reject: (e: Error) => void }> = [];
+  private scheduled = false;
+
   constructor(private readonly pool: pg.Pool) {}
 
-  async take(chaveId: number, limit: number): Promise<RateVerdict> {
-    const { rows } = await this.pool.query<{ allowed: boolean; wait_ms: number; remaining: number }>('SELECT * FROM gateway_rate_take($1, $2, 60000)', [
-      chaveId,
-      60_000 / limit,
-    ]);
-    const { allowed, wait_ms, remaining } = rows[0];
-    return allowed ? { ok: true, remaining } : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait_ms / 1000)) };
+  take(chaveId: number, limit: number): Promise<RateVerdict> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ chaveId, step: 60_000 / limit, resolve, reject });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.flush();
+      });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      const { rows } = await this.pool.query<{ ord: number; allowed: boolean; wait_ms: number; remaining: number }>(
+        'SELECT * FROM gateway_rate_take_many($1::integer[], $2::double precision[], 60000)',
+        [batch.map((b) => b.chaveId), batch.map((b) => b.step)],
+      );
+      for (const { ord, allowed, wait_ms, remaining } of rows) {
+        batch[ord - 1].resolve(allowed ? { ok: true, remaining } : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait_ms / 1000)) });
+      }
+    } catch (error) {
+      for (const b of batch) b.reject(error as Error);
+    }
   }
 }

@@ -112,6 +112,13 @@ describe('the cluster\'s rate limit (gateway_rate_take)', () => {
     expect((await there.take(9002, 3)).ok).toBe(true);
   });
 
+  it('takes asked in one turn go in one statement and still count one by one, duplicates and other keys mixed', async () => {
+    const limiter = new PostgresKeyRateLimiter(opened.pool);
+    const verdicts = await Promise.all([9010, 9011, 9010, 9010, 9011, 9010].map((key) => limiter.take(key, 3)));
+    expect(verdicts.map((v) => v.ok)).toEqual([true, true, true, true, true, false]);
+    expect(verdicts.slice(0, 4).map((v) => (v.ok ? v.remaining : -1))).toEqual([2, 2, 1, 0]);
+  });
+
   it('a bucket left far ahead by a server clock stepped back starts afresh instead of refusing for the length of the step', async () => {
     const limiter = new PostgresKeyRateLimiter(opened.pool);
     expect((await limiter.take(9003, 60)).ok).toBe(true);
