@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -116,6 +116,11 @@ try {
   console.log(`${which}: ${Math.round(measure.rps)} req/s, ${Math.round(measure.cpuUs)} µs of server CPU per request (under the profiler), p50 ${measure.p50} ms`);
   // The load process needs about a second to start sending: the window is trimmed at its start.
   console.log(summarize(main, startUs + 1.5e6, endUs));
+  // BENCH_PROFILE_OUT=file.cpuprofile keeps the raw profile (Chrome DevTools, speedscope) with the measured window.
+  if (process.env.BENCH_PROFILE_OUT) {
+    copyFileSync(main, process.env.BENCH_PROFILE_OUT);
+    console.log(`profile kept in ${process.env.BENCH_PROFILE_OUT} (measured window: ${Math.round((startUs + 1.5e6) / 1000)}–${Math.round(endUs / 1000)} ms after spawn)`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
   log('');
