@@ -107,10 +107,16 @@ export class BackendClient implements Backend {
    * fails); n the first and every nth after it.
    */
   verifyOneStampedIn = VERIFY_ONE_STAMPED_IN;
-  /** Cleared by the first stamped answer found outside its contract: from then on every answer is parsed. */
-  private trustsStamps = true;
+  /**
+   * Cleared by the first contract violation, until the gateway restarts: from then on every answer is parsed in
+   * full (a test clears it to compare both paths).
+   */
+  trustsStamps = true;
   private stampedSeen = 0;
-  /** Relayed reads by how they went: `relayed` as the backend's text, `parsed` in full (unstamped, or stamped but checked). */
+  /**
+   * Successful reads through `relay`, by how their `data` went: `relayed` as the backend's text, `verified` the
+   * same after a full check, `parsed` in full (unstamped, another schema's stamp, or stamps not trusted).
+   */
   readonly relays = { relayed: 0, verified: 0, parsed: 0 };
 
   constructor(
@@ -128,18 +134,19 @@ export class BackendClient implements Backend {
   async relay<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S> | RelayedJson>> {
     const answer = await this.exchange(call);
     const contract = answer.stamp !== undefined && answer.status === 200 && this.trustsStamps ? contractOf(schema) : null;
-    const parts = contract?.stamp === answer.stamp ? splitStamped(answer.text) : null;
+    const parts = contract !== null && contract.stamp === answer.stamp ? splitStamped(answer.text) : null;
     if (!parts) {
+      const result = this.checked(call, schema, answer);
       this.relays.parsed++;
-      return this.checked(call, schema, answer);
+      return result;
     }
     if (this.stampedSeen++ % this.verifyOneStampedIn === 0) {
-      this.relays.verified++;
       const { data } = this.checked(call, schema, answer);
       // Parsed by the schema it names, the backend's `data` is the schema's own output: nothing stripped, nothing changed.
       if (!isDeepStrictEqual(data, (JSON.parse(answer.text) as { data: unknown }).data)) {
         throw this.violation(`${call.method} ${call.path}: stamped data is not what its schema makes of it`);
       }
+      this.relays.verified++;
     } else {
       this.relays.relayed++;
     }
