@@ -31,9 +31,9 @@ const INCLUSIVE: Array<[string, (frame: string, fn: string) => boolean]> = [
   ['audit log (entry built, SQLite insert and group commit)', (f, fn) => f.includes('/server/audit/') && fn !== '' && fn !== 'releaseCommitted'],
   ['idempotency store (reserve, seal, complete)', (f) => f.includes('/server/idempotency/')],
   ['authentication (headers, key cache, HMAC)', (f) => f.includes('/server/auth/') || f.includes('/server/keys/')],
-  ['backend client (undici request, JSON.parse, zod)', (f) => f.includes('/server/backend/client')],
-  ['backend-sim (its Fastify routes, domain, SQLite)', (f) => f.includes('/backend-sim/')],
-  ['response serialization (JSON.stringify)', (f) => f.includes('/server/http/schemas')],
+  ['backend client (undici request; JSON.parse and zod of answers not relayed or checked)', (f) => f.includes('/server/backend/client')],
+  ['backend-sim (its Fastify routes, domain, SQLite, contract check of its reads)', (f) => f.includes('/backend-sim/')],
+  ['response serialization (JSON.stringify, relayed data spliced)', (f) => f.includes('/server/http/schemas')],
 ];
 
 function summarize(file: string, skipUs: number, endUs: number): string {

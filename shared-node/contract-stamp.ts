@@ -1,6 +1,6 @@
 // The stamp of a contract schema (a zod schema of contracts/schemas, the `data` of a backend answer): backend-sim
 // parses an answer with the schema, serializes the result and sends the schema's stamp with it; the gateway,
-// expecting the schema with the same stamp, relays that `data` without parsing it again (docs/decisions.md H25-1).
+// expecting the schema with the same stamp, relays that `data` without parsing it again (docs/decisions.md HOP1).
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 

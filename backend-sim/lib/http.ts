@@ -50,7 +50,7 @@ export interface Page {
 // A read given the contract schema of its `data` (contracts/schemas, the schema the gateway parses that answer
 // with) answers it parsed by that schema, written by a serializer Fastify compiles from it, `meta` first, with
 // the schema's stamp in `x-contract-schema`: the gateway relays such a `data` without parsing it (docs/decisions.md
-// H25-1). An answer its own schema refuses goes out as it is and unstamped, for the gateway to refuse.
+// HOP1). An answer its own schema refuses goes out as it is and unstamped, for the gateway to refuse.
 
 /** The `:id` of the path, parsed (a malformed id is the contract bug `parse` reports). */
 export const idOf = (req: FastifyRequest): number => parse(idParam, req.params).id;

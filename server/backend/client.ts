@@ -75,12 +75,12 @@ export interface Backend {
   call<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S>>>;
   /**
    * A read whose `data` the caller answers as it is: the same contract as `call`, but `data` may come back as the
-   * backend's JSON text (RelayedJson) when the backend stamped it with `schema` (docs/decisions.md H25-1).
+   * backend's JSON text (RelayedJson) when the backend stamped it with `schema` (docs/decisions.md HOP1).
    */
   relay<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S> | RelayedJson>>;
 }
 
-/** Stamped answers checked in full: the first one, then one in this many (docs/decisions.md H25-1). */
+/** Stamped answers checked in full: the first one, then one in this many (docs/decisions.md HOP1). */
 export const VERIFY_ONE_STAMPED_IN = 64;
 
 /** What came back from backend-sim, before its contract is checked. */

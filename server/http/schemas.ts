@@ -21,7 +21,7 @@ export function conforming<T>(data: T): T {
 
 /**
  * `data` as the backend's JSON text, written into the envelope as it is: the backend stamped it with the
- * route's own schema after parsing it with that schema (BackendClient.relay, docs/decisions.md H25-1).
+ * route's own schema after parsing it with that schema (BackendClient.relay, docs/decisions.md HOP1).
  */
 export class RelayedJson {
   constructor(readonly json: string) {}

@@ -9,7 +9,7 @@ import { contractOf } from '../../shared-node/contract-stamp.ts';
 import { createTenant, startHarness, TOKEN, type Harness } from './helpers.ts';
 
 /**
- * Issue 25 § 2 (docs/decisions.md H25-1): a read given its contract schema answers its `data` parsed by that
+ * Issue 25 § 2 (docs/decisions.md HOP1): a read given its contract schema answers its `data` parsed by that
  * schema, written `meta` first, stamped with the schema's stamp in `x-contract-schema`; the gateway relays such
  * a `data` without parsing it. An answer its own schema refuses goes out unstamped, for the gateway to refuse.
  */

@@ -179,7 +179,7 @@ describe('backend error codes through the contract', () => {
 /**
  * Issue 25 § 2: a read's `data` stamped by the backend with the schema the gateway expects is relayed as the
  * backend's JSON text, never parsed again, except the first stamped answer and one in `verifyOneStampedIn` after
- * it, which are checked in full; any violation stops the trust until restart (docs/decisions.md H25-1). A loopback
+ * it, which are checked in full; any violation stops the trust until restart (docs/decisions.md HOP1). A loopback
  * stub plays the backend, honest or not.
  */
 describe('stamped reads (BackendClient.relay)', () => {

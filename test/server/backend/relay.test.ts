@@ -6,7 +6,7 @@ import { OTHER_ID, seedOtherTenant } from '../../helpers/other-tenant.ts';
 import type { Credentials } from '../../helpers/signed-client.ts';
 
 /**
- * Issue 25 § 2 (docs/decisions.md H25-1): every /v1 read that forwards a list or a detail relays backend-sim's
+ * Issue 25 § 2 (docs/decisions.md HOP1): every /v1 read that forwards a list or a detail relays backend-sim's
  * stamped `data` unparsed, and answers exactly what parsing it would have answered. A clinic with a row of id
  * OTHER_ID in every table gives each read something to show.
  */
