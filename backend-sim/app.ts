@@ -4,7 +4,7 @@ import type { BackendConfig } from './config.ts';
 import type { TenantDatabase } from './db/database.ts';
 import { BackendError, sendError } from './errors.ts';
 import { INTERNAL_HEADERS } from '../contracts/backend/headers.ts';
-import { FaultStore } from './faults.ts';
+import { FaultStore, type Fault } from './faults.ts';
 import { registerWriteIdempotency } from './idempotency.ts';
 import { isoDate, isoSeconds } from './lib/time.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -50,6 +50,31 @@ function tokenMatches(sent: string | string[] | undefined, expected: string): bo
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Applies a matching fault: its latency, then (at its failure rate) its failure. True when the request was answered or hijacked. */
+async function injectFault(fault: Fault, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  if (fault.latency_ms) await sleep(fault.latency_ms);
+  if (!fault.kind || Math.random() >= fault.failure_rate) return false;
+  switch (fault.kind) {
+    case 'http500':
+      sendError(reply, new BackendError('FAULT_INJECTED', 'Falha injetada.', { fault_id: fault.id }));
+      return true;
+    case 'invalid_json':
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      reply.raw.end('{"data": {"id": 1, "nome": "trunc');
+      return true;
+    case 'drop':
+      reply.hijack();
+      req.raw.socket.destroy();
+      return true;
+    case 'hang':
+      // Never answer; the socket stays open until the client gives up (or the server closes).
+      reply.hijack();
+      return true;
+  }
+  return false;
+}
+
 export async function buildBackendApp(config: BackendConfig): Promise<FastifyInstance> {
   // The base clock plus the offset a gateway in another process sets (routes/clock.ts; 0 otherwise).
   const clockOffset = new ClockOffset();
@@ -88,49 +113,41 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
   });
   app.setNotFoundHandler((_req, reply) => sendError(reply, new BackendError('ROUTE_NOT_FOUND', 'Rota inexistente.')));
 
+  // The hooks every call runs are in Fastify's callback style: an async hook costs each request a promise and a
+  // microtask even when it has nothing to do.
   // Internal credential first: nothing else (faults included) runs for an unauthenticated caller.
-  app.addHook('onRequest', async (req, reply) => {
-    if (!tokenMatches(req.headers[INTERNAL_HEADERS.token], config.internalToken))
-      return sendError(reply, new BackendError('INTERNAL_AUTH_FAILED', 'Credencial interna invalida.'));
+  app.addHook('onRequest', (req, reply, done) => {
+    if (tokenMatches(req.headers[INTERNAL_HEADERS.token], config.internalToken)) return done();
+    sendError(reply, new BackendError('INTERNAL_AUTH_FAILED', 'Credencial interna invalida.'));
   });
 
-  app.addHook('onRequest', async (req, reply) => {
-    const path = req.url.split('?')[0];
+  app.addHook('onRequest', (req, reply, done) => {
+    const query = req.url.indexOf('?');
+    const path = query < 0 ? req.url : req.url.slice(0, query);
     const tenantMatch = /^\/tenants\/([^/]+)/.exec(path);
     // Admin and settings routes are never faulted, so a fault can always be inspected and removed.
-    if (!tenantMatch || path.endsWith('/settings')) return;
-    const fault = deps.faults.match(req.method, path, tenantMatch[1]);
-    if (!fault) return;
-    if (fault.latency_ms) await sleep(fault.latency_ms);
-    if (!fault.kind || Math.random() >= fault.failure_rate) return;
-    switch (fault.kind) {
-      case 'http500':
-        return sendError(reply, new BackendError('FAULT_INJECTED', 'Falha injetada.', { fault_id: fault.id }));
-      case 'invalid_json':
-        reply.hijack();
-        reply.raw.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-        reply.raw.end('{"data": {"id": 1, "nome": "trunc');
-        return;
-      case 'drop':
-        reply.hijack();
-        req.raw.socket.destroy();
-        return;
-      case 'hang':
-        // Never answer; the socket stays open until the client gives up (or the server closes).
-        reply.hijack();
-        return;
-    }
+    const fault = tenantMatch && !path.endsWith('/settings') ? deps.faults.match(req.method, path, tenantMatch[1]) : undefined;
+    if (!fault) return done();
+    // Answered (or hijacked) by the fault: the request goes no further.
+    injectFault(fault, req, reply).then((answered) => (answered ? undefined : done()), done);
   });
-
   await app.register(adminRoutes(deps));
   await app.register(clockRoutes(clockOffset, clock));
   await app.register(healthRoutes(deps));
   await app.register(
     async (tenantScope) => {
-      tenantScope.addHook('preHandler', async (req) => {
+      tenantScope.addHook('preHandler', (req, _reply, done) => {
         const { slug } = req.params as { slug: string };
         req.tenantSlug = slug;
-        req.tenant = await deps.tenants.get(slug);
+        const opened = deps.tenants.opened(slug);
+        if (opened) {
+          req.tenant = opened;
+          return done();
+        }
+        deps.tenants.get(slug).then((tenant) => {
+          req.tenant = tenant;
+          done();
+        }, done);
       });
       // Writes the gateway runs under an Idempotency-Key: replayed if recorded, else committed with their answer.
       registerWriteIdempotency(tenantScope, () => clock().getTime());

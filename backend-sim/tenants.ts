@@ -27,6 +27,8 @@ export async function createTenantDatabase(dataDir: string, slug: string): Promi
 /** Keeps one open connection per tenant for the life of the service. */
 export class TenantRegistry {
   private readonly open = new Map<string, Promise<TenantDatabase>>();
+  /** The databases whose opening has finished, for the request path to take without awaiting. */
+  private readonly ready = new Map<string, TenantDatabase>();
 
   constructor(private readonly dataDir: string) {}
 
@@ -42,6 +44,11 @@ export class TenantRegistry {
 
   exists(slug: string): boolean {
     return SLUG_PATTERN.test(slug) && existsSync(tenantFile(this.dataDir, slug));
+  }
+
+  /** The tenant's database if it is open already (else `get` opens it). */
+  opened(slug: string): TenantDatabase | undefined {
+    return this.ready.get(slug);
   }
 
   /** Opens an existing tenant; 404 TENANT_NOT_FOUND / 500 TENANT_OPEN_FAILED. */
@@ -62,12 +69,19 @@ export class TenantRegistry {
   }
 
   private async remember(slug: string, opening: Promise<TenantDatabase>): Promise<TenantDatabase> {
-    const guarded = opening.catch((err: unknown) => {
-      this.open.delete(slug);
-      throw new BackendError('TENANT_OPEN_FAILED', 'Falha ao abrir o banco da clinica.', {
-        causa: err instanceof Error ? err.message : String(err),
-      });
-    });
+    const guarded = opening.then(
+      (tenant) => {
+        // Still the one remembered (closeAll may have cleared it meanwhile).
+        if (this.open.get(slug) === guarded) this.ready.set(slug, tenant);
+        return tenant;
+      },
+      (err: unknown) => {
+        this.open.delete(slug);
+        throw new BackendError('TENANT_OPEN_FAILED', 'Falha ao abrir o banco da clinica.', {
+          causa: err instanceof Error ? err.message : String(err),
+        });
+      },
+    );
     this.open.set(slug, guarded);
     return guarded;
   }
@@ -75,6 +89,7 @@ export class TenantRegistry {
   async closeAll(): Promise<void> {
     const all = [...this.open.values()];
     this.open.clear();
+    this.ready.clear();
     await Promise.all(all.map(async (p) => (await p.catch(() => null))?.close()));
   }
 }

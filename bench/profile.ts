@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -31,9 +31,9 @@ const INCLUSIVE: Array<[string, (frame: string, fn: string) => boolean]> = [
   ['audit log (entry built, SQLite insert and group commit)', (f, fn) => f.includes('/server/audit/') && fn !== '' && fn !== 'releaseCommitted'],
   ['idempotency store (reserve, seal, complete)', (f) => f.includes('/server/idempotency/')],
   ['authentication (headers, key cache, HMAC)', (f) => f.includes('/server/auth/') || f.includes('/server/keys/')],
-  ['backend client (undici request, JSON.parse, zod)', (f) => f.includes('/server/backend/client')],
-  ['backend-sim (its Fastify routes, domain, SQLite)', (f) => f.includes('/backend-sim/')],
-  ['response serialization (JSON.stringify)', (f) => f.includes('/server/http/schemas')],
+  ['backend client (undici request; JSON.parse and zod of answers not relayed or checked)', (f) => f.includes('/server/backend/client')],
+  ['backend-sim (its Fastify routes, domain, SQLite, contract check of its reads)', (f) => f.includes('/backend-sim/')],
+  ['response serialization (JSON.stringify, relayed data spliced)', (f) => f.includes('/server/http/schemas')],
 ];
 
 function summarize(file: string, skipUs: number, endUs: number): string {
@@ -116,6 +116,11 @@ try {
   console.log(`${which}: ${Math.round(measure.rps)} req/s, ${Math.round(measure.cpuUs)} µs of server CPU per request (under the profiler), p50 ${measure.p50} ms`);
   // The load process needs about a second to start sending: the window is trimmed at its start.
   console.log(summarize(main, startUs + 1.5e6, endUs));
+  // BENCH_PROFILE_OUT=file.cpuprofile keeps the raw profile (Chrome DevTools, speedscope) with the measured window.
+  if (process.env.BENCH_PROFILE_OUT) {
+    copyFileSync(main, process.env.BENCH_PROFILE_OUT);
+    console.log(`profile kept in ${process.env.BENCH_PROFILE_OUT} (measured window: ${Math.round((startUs + 1.5e6) / 1000)}–${Math.round(endUs / 1000)} ms after spawn)`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
   log('');

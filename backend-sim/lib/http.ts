@@ -1,7 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import type { FastifyReply, FastifyRequest, RouteShorthandOptionsWithHandler } from 'fastify';
+import { z } from 'zod';
 import { BackendError } from '../errors.ts';
 import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
+import { contractOf } from '../../shared-node/contract-stamp.ts';
 import { idParam } from './schemas.ts';
 
 /** Context the gateway sends on every tenant call. */
@@ -45,36 +46,73 @@ export interface Page {
 // ---------------------------------------------------------------- route handlers
 // A route parses, calls a service and answers its result in the envelope `{data, meta}`: these write the last
 // part once. The services throw BackendError; the app's error handler writes the error envelope.
+//
+// A read given the contract schema of its `data` (contracts/schemas, the schema the gateway parses that answer
+// with) answers it parsed by that schema, written by a serializer Fastify compiles from it, `meta` first, with
+// the schema's stamp in `x-contract-schema`: the gateway relays such a `data` without parsing it (docs/decisions.md
+// HOP1). An answer its own schema refuses goes out as it is and unstamped, for the gateway to refuse.
 
 /** The `:id` of the path, parsed (a malformed id is the contract bug `parse` reports). */
 export const idOf = (req: FastifyRequest): number => parse(idParam, req.params).id;
 
-/** A list: its query parsed by `schema`, the service's page answered with its total in `meta`. */
-export function listRoute<S extends z.ZodType>(schema: S, list: (req: FastifyRequest, query: z.infer<S>) => Promise<{ data: unknown[]; total: number }>) {
-  return async (req: FastifyRequest) => {
+type Answer = { data: unknown; meta: { total?: number } };
+type Route = RouteShorthandOptionsWithHandler;
+
+/** The route of a read answering `answer(req)`, checked, serialized and stamped by `contract` when given. */
+function readRoute(answer: (req: FastifyRequest) => Promise<Answer>, contract?: z.ZodType): Route {
+  const stamped = contract ? contractOf(contract) : null;
+  if (!contract || !stamped) return { handler: answer };
+  const envelope = {
+    type: 'object',
+    properties: { meta: { type: 'object', properties: { total: { type: 'integer' } } }, data: stamped.serialization ?? {} },
+  };
+  return {
+    // Without a serializer schema (a `$ref`), `data` is written by JSON.stringify, still `meta` first.
+    ...(stamped.serialization ? { schema: { response: { 200: envelope } } } : {}),
+    handler: async (req, reply) => {
+      const { data, meta } = await answer(req);
+      const checked = contract.safeParse(data);
+      if (!checked.success) {
+        req.log.error({ issues: checked.error.issues }, 'answer outside its contract schema');
+        return reply.type('application/json; charset=utf-8').send(JSON.stringify({ data, meta }));
+      }
+      reply.header(INTERNAL_HEADERS.contractSchema, stamped.stamp);
+      return { meta, data: checked.data };
+    },
+  };
+}
+
+/** A list: its query parsed by `schema`, the service's page answered with its total in `meta`; `item`: the contract of each item. */
+export function listRoute<S extends z.ZodType>(
+  schema: S,
+  list: (req: FastifyRequest, query: z.infer<S>) => Promise<{ data: unknown[]; total: number }>,
+  item?: z.ZodType,
+): Route {
+  return readRoute(async (req) => {
     const { data, total } = await list(req, parse(schema, req.query));
     return { data, meta: { total } };
-  };
+  }, item && z.array(item));
 }
 
 /** A list below one item (`/pacientes/:id/prontuarios`): the item's `:id` parsed first, then the query. */
 export function listOfItemRoute<S extends z.ZodType>(
   schema: S,
   list: (req: FastifyRequest, id: number, query: z.infer<S>) => Promise<{ data: unknown[]; total: number }>,
-) {
-  return async (req: FastifyRequest) => {
+  item?: z.ZodType,
+): Route {
+  return readRoute(async (req) => {
     const id = idOf(req);
-    return listRoute(schema, (r, query) => list(r, id, query))(req);
-  };
+    const { data, total } = await list(req, id, parse(schema, req.query));
+    return { data, meta: { total } };
+  }, item && z.array(item));
 }
 
-/** One item (a detail, the result of an update or an action): the service's answer, 200. */
-export function itemRoute(answer: (req: FastifyRequest) => Promise<unknown>) {
-  return async (req: FastifyRequest) => ({ data: await answer(req), meta: {} });
+/** One item (a detail, the result of an update or an action): the service's answer, 200; `contract`: the schema of a read's item. */
+export function itemRoute(answer: (req: FastifyRequest) => Promise<unknown>, contract?: z.ZodType): Route {
+  return readRoute(async (req) => ({ data: await answer(req), meta: {} }), contract);
 }
 
 /** A create: the service's answer, 201. */
 export function createdRoute(create: (req: FastifyRequest) => Promise<unknown>) {
   return async (req: FastifyRequest, reply: FastifyReply) => reply.status(201).send({ data: await create(req), meta: {} });
 }
-

@@ -11,14 +11,15 @@ import {
   reagendarAgendamento,
 } from '../domain/agenda/agenda.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import { agendaConfig, agendamento, agendamentoDetail, slotGroup } from '../../contracts/schemas/agenda.ts';
 
 export const agendaRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get('/agenda/configs', listRoute(configListSchema, (req, f) => listConfigs(req.tenant.db, f, callContext(req))));
-    app.get('/agenda/slots', listRoute(slotsSchema, (req, f) => computeSlots(req.tenant.db, f, callContext(req), deps.clock())));
-    app.get('/agenda/agendamentos', listRoute(apptListSchema, (req, f) => listAgendamentos(req.tenant.db, f, callContext(req))));
-    app.get('/agenda/agendamentos/:id', itemRoute((req) => getAgendamento(req.tenant.db, idOf(req), callContext(req))));
+    app.get('/agenda/configs', listRoute(configListSchema, (req, f) => listConfigs(req.tenant.db, f, callContext(req)), agendaConfig));
+    app.get('/agenda/slots', listRoute(slotsSchema, (req, f) => computeSlots(req.tenant.db, f, callContext(req), deps.clock()), slotGroup));
+    app.get('/agenda/agendamentos', listRoute(apptListSchema, (req, f) => listAgendamentos(req.tenant.db, f, callContext(req)), agendamento));
+    app.get('/agenda/agendamentos/:id', itemRoute((req) => getAgendamento(req.tenant.db, idOf(req), callContext(req)), agendamentoDetail));
     app.post('/agenda/agendamentos', createdRoute((req) => createAgendamento(req.tenant.db, parse(apptCreateSchema, req.body), callContext(req), deps.stamp())));
     app.post(
       '/agenda/agendamentos/:id/cancelar',

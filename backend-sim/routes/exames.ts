@@ -6,14 +6,15 @@ import { createExame, deleteExame, getExame, listExames, locateExameArquivo } fr
 import { convenioQuery, medicoQuery, pacienteQuery, procedimentoQuery, unidadeQuery } from '../domain/resolucao/resolucao.schemas.ts';
 import { convenios, medicosPorCrm, pacientesPorCpf, procedimentos, unidadesPorNome } from '../domain/resolucao/resolucao.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import { exameDetail, exameListItem } from '../../contracts/schemas/exames.ts';
 
 const arquivoQuery = z.object({ tipo: z.enum(['exame', 'laudo']) });
 
 export const exameRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get('/exames', listRoute(exameListSchema, (req, f) => listExames(req.tenant.db, f, callContext(req))));
-    app.get('/exames/:id', itemRoute((req) => getExame(req.tenant.db, idOf(req), callContext(req))));
+    app.get('/exames', listRoute(exameListSchema, (req, f) => listExames(req.tenant.db, f, callContext(req)), exameListItem));
+    app.get('/exames/:id', itemRoute((req) => getExame(req.tenant.db, idOf(req), callContext(req)), exameDetail));
     app.get(
       '/exames/:id/arquivo',
       itemRoute((req) => locateExameArquivo(req.tenant.db, deps.files, idOf(req), parse(arquivoQuery, req.query).tipo, callContext(req))),

@@ -5,6 +5,7 @@ import { anexoPageSchema, prontuarioCreateSchema } from '../domain/prontuarios/p
 import { createProntuario, listAnexos, listProntuarios, locateAnexo } from '../domain/prontuarios/prontuarios.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, listOfItemRoute, parse } from '../lib/http.ts';
 import { pageSchema } from '../lib/schemas.ts';
+import { anexoMeta, prontuario } from '../../contracts/schemas/prontuarios.ts';
 
 const anexoParams = z.object({ id: z.coerce.number().int().positive(), anexoId: z.coerce.number().int().positive() });
 
@@ -17,8 +18,8 @@ export const prontuarioRoutes =
         createProntuario(req.tenant.db, deps.files, req.tenantSlug, idOf(req), parse(prontuarioCreateSchema, req.body), callContext(req), deps.now()),
       ),
     );
-    app.get('/pacientes/:id/prontuarios', listOfItemRoute(pageSchema, (req, id, page) => listProntuarios(req.tenant.db, id, page)));
-    app.get('/pacientes/:id/prontuarios/anexos', listOfItemRoute(anexoPageSchema, (req, id, page) => listAnexos(req.tenant.db, id, page)));
+    app.get('/pacientes/:id/prontuarios', listOfItemRoute(pageSchema, (req, id, page) => listProntuarios(req.tenant.db, id, page), prontuario));
+    app.get('/pacientes/:id/prontuarios/anexos', listOfItemRoute(anexoPageSchema, (req, id, page) => listAnexos(req.tenant.db, id, page), anexoMeta));
     app.get(
       '/pacientes/:id/prontuarios/anexos/:anexoId/url',
       itemRoute((req) => {

@@ -15,4 +15,9 @@ export const INTERNAL_HEADERS = {
   idempotencyToken: 'x-idempotency-token',
   /** Answer header: `true` when the answer was replayed from that marker. */
   idempotentReplay: 'x-idempotent-replay',
+  /**
+   * Answer header of a read: the stamp of the contract schema its `data` was parsed with before it was written,
+   * `meta` first (shared-node/contract-stamp.ts); the gateway relays such a `data` without parsing it again.
+   */
+  contractSchema: 'x-contract-schema',
 } as const;

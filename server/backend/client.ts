@@ -1,8 +1,11 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import { BACKEND_INTERNAL_OUTCOME, isBackendErrorCode, type BackendInternalCode } from '../../contracts/errors.ts';
 import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
+import { contractOf } from '../../shared-node/contract-stamp.ts';
 import { ApiError } from '../errors.ts';
+import { RelayedJson } from '../http/schemas.ts';
 
 export interface BackendCallContext {
   chaveId: number;
@@ -70,11 +73,28 @@ const INTERNAL_MESSAGES: Record<BackendInternalCode, string> = {
  */
 export interface Backend {
   call<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S>>>;
+  /**
+   * A read whose `data` the caller answers as it is: the same contract as `call`, but `data` may come back as the
+   * backend's JSON text (RelayedJson) when the backend stamped it with `schema` (docs/decisions.md HOP1).
+   */
+  relay<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S> | RelayedJson>>;
+}
+
+/** Stamped answers checked in full: the first one, then one in this many (docs/decisions.md HOP1). */
+export const VERIFY_ONE_STAMPED_IN = 64;
+
+/** What came back from backend-sim, before its contract is checked. */
+interface Exchange {
+  status: number;
+  text: string;
+  /** `x-contract-schema`: the stamp of the schema `data` was parsed with, when the backend sent one. */
+  stamp: string | undefined;
 }
 
 /**
  * The gateway's only way to the clinic data. Every answer is checked against the contract:
- * `data` is parsed by the caller's zod schema (never cast), error codes are mapped through
+ * `data` is parsed by the caller's zod schema (never cast), or, relayed, stamped with that schema by a
+ * backend that parsed it so (checked in full on a sample); error codes are mapped through
  * contracts/errors.ts. Transport failures follow the spec: refused/dropped connection or invalid
  * JSON → 503; no answer in time → 504.
  */
@@ -82,6 +102,22 @@ export class BackendClient implements Backend {
   private readonly pool: Pool;
   /** Contract violations seen since start (message per violation). */
   readonly contractViolations: string[] = [];
+  /**
+   * Stamped answers checked in full: 1 checks every one (the test stack, so a test that meets a violation
+   * fails); n the first and every nth after it.
+   */
+  verifyOneStampedIn = VERIFY_ONE_STAMPED_IN;
+  /**
+   * Cleared by the first contract violation, until the gateway restarts: from then on every answer is parsed in
+   * full (a test clears it to compare both paths).
+   */
+  trustsStamps = true;
+  private stampedSeen = 0;
+  /**
+   * Successful reads through `relay`, by how their `data` went: `relayed` as the backend's text, `verified` the
+   * same after a full check, `parsed` in full (unstamped, another schema's stamp, or stamps not trusted).
+   */
+  readonly relays = { relayed: 0, verified: 0, parsed: 0 };
 
   constructor(
     private readonly baseUrl: string,
@@ -92,6 +128,32 @@ export class BackendClient implements Backend {
   }
 
   async call<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S>>> {
+    return this.checked(call, schema, await this.exchange(call));
+  }
+
+  async relay<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S> | RelayedJson>> {
+    const answer = await this.exchange(call);
+    const contract = answer.stamp !== undefined && answer.status === 200 && this.trustsStamps ? contractOf(schema) : null;
+    const parts = contract !== null && contract.stamp === answer.stamp ? splitStamped(answer.text) : null;
+    if (!parts) {
+      const result = this.checked(call, schema, answer);
+      this.relays.parsed++;
+      return result;
+    }
+    if (this.stampedSeen++ % this.verifyOneStampedIn === 0) {
+      const { data } = this.checked(call, schema, answer);
+      // Parsed by the schema it names, the backend's `data` is the schema's own output: nothing stripped, nothing changed.
+      if (!isDeepStrictEqual(data, (JSON.parse(answer.text) as { data: unknown }).data)) {
+        throw this.violation(`${call.method} ${call.path}: stamped data is not what its schema makes of it`);
+      }
+      this.relays.verified++;
+    } else {
+      this.relays.relayed++;
+    }
+    return { status: answer.status, data: new RelayedJson(parts.data), meta: parts.meta };
+  }
+
+  private async exchange(call: BackendCall): Promise<Exchange> {
     const headers: Record<string, string> = { [INTERNAL_HEADERS.token]: this.token, accept: 'application/json' };
     if (call.context) {
       headers[INTERNAL_HEADERS.chaveId] = String(call.context.chaveId);
@@ -104,8 +166,6 @@ export class BackendClient implements Backend {
       body = JSON.stringify(call.body);
       headers['content-type'] = 'application/json';
     }
-    let status: number;
-    let text: string;
     try {
       const response = await this.pool.request({
         method: call.method,
@@ -116,13 +176,17 @@ export class BackendClient implements Backend {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
-      status = response.statusCode;
       if (response.headers[INTERNAL_HEADERS.idempotentReplay] === 'true') call.context?.onReplay?.();
-      text = await response.body.text();
+      const stamp = response.headers[INTERNAL_HEADERS.contractSchema];
+      return { status: response.statusCode, text: await response.body.text(), stamp: typeof stamp === 'string' ? stamp : undefined };
     } catch (error) {
       if (isTimeout(error)) throw new ApiError('SERVICE_TIMEOUT', 'O sistema da clinica nao respondeu a tempo.');
       throw backendUnavailable();
     }
+  }
+
+  /** The answer parsed in full: `data` by the caller's schema, an error by the contract's codes. */
+  private checked<S extends z.ZodType>(call: BackendCall, schema: S, { status, text }: Exchange): BackendResult<z.output<S>> {
     let parsed: { data?: unknown; meta?: Record<string, unknown>; error?: { code?: unknown; message?: unknown; details?: unknown } };
     try {
       parsed = JSON.parse(text);
@@ -155,12 +219,51 @@ export class BackendClient implements Backend {
 
   private violation(message: string): BackendContractError {
     this.contractViolations.push(message);
+    // A backend that broke the contract is not trusted with stamps again until the gateway restarts.
+    this.trustsStamps = false;
     return new BackendContractError(message);
   }
 
   async close(): Promise<void> {
     await this.pool.close();
   }
+}
+
+const META_FIRST = '{"meta":';
+const THEN_DATA = ',"data":';
+
+/**
+ * `meta` (parsed) and the text of `data` of a stamped answer, written `{"meta":{…},"data":…}`; null for any other
+ * layout (then the answer is parsed in full). Only `meta` is scanned: to its closing brace, outside strings.
+ */
+export function splitStamped(text: string): { meta: Record<string, unknown>; data: string } | null {
+  if (!text.startsWith(META_FIRST) || text.charCodeAt(text.length - 1) !== 0x7d) return null;
+  let depth = 0;
+  let inString = false;
+  let end = -1;
+  for (let i = META_FIRST.length; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) {
+        end = i + 1;
+        break;
+      }
+    } else if (depth === 0) return null;
+  }
+  if (end < 0 || !text.startsWith(THEN_DATA, end)) return null;
+  let meta: unknown;
+  try {
+    meta = JSON.parse(text.slice(META_FIRST.length, end));
+  } catch {
+    return null;
+  }
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return null;
+  return { meta: meta as Record<string, unknown>, data: text.slice(end + THEN_DATA.length, -1) };
 }
 
 /** Query values as backend-sim reads them: booleans as `1`/`0`, arrays repeated, absent dropped. */

@@ -19,11 +19,21 @@ export function conforming<T>(data: T): T {
   return data;
 }
 
+/**
+ * `data` as the backend's JSON text, written into the envelope as it is: the backend stamped it with the
+ * route's own schema after parsing it with that schema (BackendClient.relay, docs/decisions.md HOP1).
+ */
+export class RelayedJson {
+  constructor(readonly json: string) {}
+}
+
 export const envelopeSerializerCompiler: FastifySerializerCompiler<ZodType> =
   ({ schema, method, url }) =>
   (payload) => {
     if (!isEnvelope(payload) || payload.error !== null) return JSON.stringify(payload);
     const data = payload.data;
+    // The key order of JSON.stringify(payload) below: data, meta, error.
+    if (data instanceof RelayedJson) return `{"data":${data.json},"meta":${JSON.stringify(payload.meta)},"error":null}`;
     if (data !== null && typeof data === 'object' && conformingData.has(data)) return JSON.stringify(payload);
     const result = schema.safeParse(data);
     if (!result.success) {

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { ApiErrorCode } from '../../contracts/errors.ts';
 import type { Scope } from '../../contracts/scopes.ts';
 import { CONTROL_CHARACTER_MESSAGE, emptyQuery, fieldWithControlCharacter, paginationMeta } from '../../contracts/schemas/params.ts';
-import type { Backend, BackendQuery } from '../backend/client.ts';
+import type { Backend, BackendCall, BackendQuery } from '../backend/client.ts';
 import { tenantPath } from '../../contracts/backend/tenants.ts';
 import { invalidParam } from '../errors.ts';
 import { addMeta } from '../http/envelope.ts';
-import { conforming } from '../http/schemas.ts';
+import { conforming, RelayedJson } from '../http/schemas.ts';
 import { syncHook } from '../http/sync-hooks.ts';
 import { backendIdempotency } from '../idempotency/idempotency-plugin.ts';
 import type { AuthContext } from '../http/request-context.ts';
@@ -109,8 +109,11 @@ interface OperationBase<P extends ZodOrUndefined, Q extends ZodOrUndefined, B ex
 export type JsonOperation<P extends ZodOrUndefined, Q extends ZodOrUndefined, B extends ZodOrUndefined, R extends z.ZodType> = Access &
   OperationBase<P, Q, B> & {
     response: JsonResponse<R>;
-    /** Default: forward to the same path in backend-sim (`backendPath` overrides) and parse `data` with `response.data`. */
-    handler?: (ctx: OperationContext<P, Q, B>) => Promise<z.input<R> | z.output<R>>;
+    /**
+     * Default: forward to the same path in backend-sim (`backendPath` overrides) and parse `data` with `response.data`
+     * (a GET relays it: TenantBackend.relay). A handler may answer a relayed `data` as it came.
+     */
+    handler?: (ctx: OperationContext<P, Q, B>) => Promise<z.input<R> | z.output<R> | RelayedJson>;
     backendPath?: string;
   };
 
@@ -144,43 +147,59 @@ export class TenantBackend {
     private readonly request: FastifyRequest,
   ) {}
 
-  async call<S extends z.ZodType>(
-    schema: S,
-    call: { method: OperationMethod; path: string; query?: BackendQuery; body?: unknown },
-  ): Promise<{ data: z.output<S>; meta: Record<string, unknown> }> {
+  async call<S extends z.ZodType>(schema: S, call: TenantCall): Promise<{ data: z.output<S>; meta: Record<string, unknown> }> {
+    return this.client.call(this.scoped(call), schema);
+  }
+
+  /**
+   * A read whose `data` the handler answers untouched: stamped by backend-sim with `schema`, it comes back as the
+   * backend's JSON text (RelayedJson) and is written into the envelope without being parsed (Backend.relay).
+   */
+  async relay<S extends z.ZodType>(schema: S, call: TenantCall): Promise<{ data: z.output<S> | RelayedJson; meta: Record<string, unknown> }> {
+    return this.client.relay(this.scoped(call), schema);
+  }
+
+  private scoped(call: TenantCall): BackendCall {
     const auth = this.request.auth!;
-    return this.client.call(
-      {
-        method: call.method,
-        path: tenantPath(auth.tenantSlug, call.path),
-        query: call.query,
-        body: call.body,
-        context: { chaveId: auth.chaveId, medicoFiltroId: auth.medicoId, requestId: this.request.id, ...backendIdempotency(this.request, call.method) },
-      },
-      schema,
-    );
+    return {
+      method: call.method,
+      path: tenantPath(auth.tenantSlug, call.path),
+      query: call.query,
+      body: call.body,
+      context: { chaveId: auth.chaveId, medicoFiltroId: auth.medicoId, requestId: this.request.id, ...backendIdempotency(this.request, call.method) },
+    };
   }
 }
+
+type TenantCall = { method: OperationMethod; path: string; query?: BackendQuery; body?: unknown };
+
+/** How many items a list's answer has when its `meta` has no total: the parsed array's length (a relayed list always has its total). */
+export const totalOf = (result: { data: unknown; meta: Record<string, unknown> }): number =>
+  Number(result.meta.total ?? (Array.isArray(result.data) ? result.data.length : 0));
 
 /** `/pacientes/:id` with `{id: 7}` → `/pacientes/7`. */
 export function fillPath(url: string, params: Record<string, unknown> | undefined): string {
   return url.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => encodeURIComponent(String(params?.[name])));
 }
 
-/** The default handler: the same operation on backend-sim, its `data` parsed by the response schema. */
+/**
+ * The default handler: the same operation on backend-sim, its `data` parsed by the response schema; a read's
+ * `data` relayed (TenantBackend.relay). A write's is parsed: its `Location` is made from it.
+ */
 async function forwardToBackend(operation: JsonOperation<any, any, any, any>, ctx: OperationContext<any, any, any>): Promise<unknown> {
-  const result = await ctx.backend.call(operation.response.data, {
+  const call = {
     method: operation.method,
     path: fillPath(operation.backendPath ?? operation.url, ctx.params),
     query: operation.method === 'GET' ? (ctx.query as BackendQuery | undefined) : undefined,
     body: ctx.body,
-  });
+  };
+  const result = operation.method === 'GET' ? await ctx.backend.relay(operation.response.data, call) : await ctx.backend.call(operation.response.data, call);
   if (operation.response.paginated) {
     const { limit, offset } = ctx.query as { limit: number; offset: number };
     addMeta(ctx.reply, paginationMeta(limit, offset, Number(result.meta.total ?? 0)));
   }
   // Parsed by this very schema in the client: the serializer need not parse it again.
-  return conforming(result.data);
+  return result.data instanceof RelayedJson ? result.data : conforming(result.data);
 }
 
 export interface RegisteredOperation {

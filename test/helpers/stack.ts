@@ -57,6 +57,8 @@ export async function startTestStack(
     if (!reused && !options.dataDir) await database?.drop();
     throw error;
   }
+  // Every stamped backend answer checked in full (production checks a sample): a violation anywhere fails the file.
+  stack.backend.verifyOneStampedIn = 1;
   const tenantSlug = 'clinica-teste';
   if (!(await stack.tenants.get(tenantSlug))) await stack.tenants.create({ slug: tenantSlug, nome: 'Clinica Teste' });
 

@@ -16,10 +16,11 @@ import {
 } from '../../../contracts/schemas/agenda.ts';
 import { totalMeta } from '../../../contracts/schemas/envelope.ts';
 import { addMeta } from '../../http/envelope.ts';
-import { defineOperation } from '../operation.ts';
+import { defineOperation, totalOf } from '../operation.ts';
 import { family } from './family.ts';
 
 const agenda = family({ tags: ['Agenda'], read: 'agenda:read', write: 'agenda:write' });
+const slotGroups = z.array(slotGroup);
 
 /**
  * Agenda: SIMPLES doctor filter on reads and writes (an agenda is visible when its config belongs to
@@ -48,10 +49,10 @@ export const agendaOperations = [
     tags: agenda.tags,
     scope: 'agenda:read',
     query: slotsQuery,
-    response: { status: 200, data: z.array(slotGroup), meta: [totalMeta] },
+    response: { status: 200, data: slotGroups, meta: [totalMeta] },
     handler: async (ctx) => {
-      const result = await ctx.backend.call(z.array(slotGroup), { method: 'GET', path: '/agenda/slots', query: ctx.query });
-      addMeta(ctx.reply, { total: Number(result.meta.total ?? result.data.length) });
+      const result = await ctx.backend.relay(slotGroups, { method: 'GET', path: '/agenda/slots', query: ctx.query });
+      addMeta(ctx.reply, { total: totalOf(result) });
       return result.data;
     },
     errors: [],

@@ -15,7 +15,8 @@ import { catalogMeta, paginationMeta as paginationMetaSchema, totalMeta } from '
 import { paginationMeta } from '../../../contracts/schemas/params.ts';
 import { API_RELEASE } from '../../config.ts';
 import { addMeta } from '../../http/envelope.ts';
-import { defineOperation, type OperationContext } from '../operation.ts';
+import type { RelayedJson } from '../../http/schemas.ts';
+import { defineOperation, totalOf, type OperationContext } from '../operation.ts';
 import { family } from './family.ts';
 
 /** Largest page the backend serves; the whole-catalog endpoints ask for it. */
@@ -26,14 +27,15 @@ const WHOLE_CATALOG_LIMIT = 1000;
  * plus pagination when the catalog is paged, `total` when it is returned whole).
  */
 function catalogHandler<S extends z.ZodType>(path: string, item: S, paged: boolean) {
-  return async (ctx: OperationContext<undefined, z.ZodType, undefined>): Promise<z.output<S>[]> => {
+  const page = z.array(item);
+  return async (ctx: OperationContext<undefined, z.ZodType, undefined>): Promise<z.output<S>[] | RelayedJson> => {
     const query = (ctx.query ?? {}) as Record<string, string | number | boolean | string[] | undefined>;
-    const result = await ctx.backend.call(z.array(item), {
+    const result = await ctx.backend.relay(page, {
       method: 'GET',
       path,
       query: paged ? query : { ...query, limit: WHOLE_CATALOG_LIMIT },
     });
-    const total = Number(result.meta.total ?? result.data.length);
+    const total = totalOf(result);
     addMeta(ctx.reply, {
       version: API_RELEASE,
       timestamp: new Date().toISOString(),

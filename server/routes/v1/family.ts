@@ -6,6 +6,7 @@ import { storedObject } from '../../../contracts/schemas/exames.ts';
 import type { BackendQuery } from '../../backend/client.ts';
 import { PRESIGNED_URL_SECONDS } from '../../storage/presigner.ts';
 import { addMeta } from '../../http/envelope.ts';
+import type { RelayedJson } from '../../http/schemas.ts';
 import { CACHE_POLICIES, defineOperation, fillPath, type JsonOperation, type Operation, type OperationContext, type RedirectOperation, type ZodOrUndefined } from '../operation.ts';
 
 /** What an operation of a family says for itself: everything but what the family and the kind of operation decide. */
@@ -96,9 +97,10 @@ export function family(f: Family) {
  * (anti-enumeration; backend-sim applies the key's doctor instead), and silently: no error says it was sent.
  */
 export function listIgnoringForBoundKeys<I extends z.ZodType>(path: string, item: I, param: string) {
-  return async ({ query, auth, backend, reply }: OperationContext<ZodOrUndefined, z.ZodType, undefined>): Promise<z.output<I>[]> => {
+  const page = z.array(item);
+  return async ({ query, auth, backend, reply }: OperationContext<ZodOrUndefined, z.ZodType, undefined>): Promise<z.output<I>[] | RelayedJson> => {
     const { [param]: _ignored, ...rest } = query as BackendQuery;
-    const result = await backend.call(z.array(item), { method: 'GET', path, query: auth.medicoId ? rest : (query as BackendQuery) });
+    const result = await backend.relay(page, { method: 'GET', path, query: auth.medicoId ? rest : (query as BackendQuery) });
     const { limit, offset } = query as { limit: number; offset: number };
     addMeta(reply, paginationMeta(limit, offset, Number(result.meta.total ?? 0)));
     return result.data;

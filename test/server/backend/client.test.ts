@@ -175,3 +175,120 @@ describe('backend error codes through the contract', () => {
     expect(ok.data).toEqual({ id: 7 });
   });
 });
+
+/**
+ * Issue 25 § 2: a read's `data` stamped by the backend with the schema the gateway expects is relayed as the
+ * backend's JSON text, never parsed again, except the first stamped answer and one in `verifyOneStampedIn` after
+ * it, which are checked in full; any violation stops the trust until restart (docs/decisions.md HOP1). A loopback
+ * stub plays the backend, honest or not.
+ */
+describe('stamped reads (BackendClient.relay)', () => {
+  let server: import('node:http').Server;
+  let url: string;
+  let answer: { body: string; stamp?: string; status?: number } = { body: '{}' };
+  const clients: Array<import('../../../server/backend/client.ts').BackendClient> = [];
+
+  beforeAll(async () => {
+    const http = await import('node:http');
+    server = http.createServer((_req, res) => {
+      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...(answer.stamp ? { 'x-contract-schema': answer.stamp } : {}) });
+      res.end(answer.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const fresh = async (verifyOneStampedIn: number) => {
+    const { BackendClient } = await import('../../../server/backend/client.ts');
+    const client = new BackendClient(url, 'token-of-the-stub-0123', 2000);
+    client.verifyOneStampedIn = verifyOneStampedIn;
+    clients.push(client);
+    return client;
+  };
+  const schemas = async () => {
+    const { z } = await import('zod');
+    const { contractOf } = await import('../../../shared-node/contract-stamp.ts');
+    const item = z.object({ id: z.number().int(), nome: z.string() });
+    const list = z.array(item);
+    return { list, stamp: contractOf(list)!.stamp, otherStamp: contractOf(z.array(z.object({ id: z.number() })))!.stamp };
+  };
+  const read = { method: 'GET' as const, path: '/tenants/t/coisas' };
+  const honest = '{"meta":{"total":7},"data":[{"id":1,"nome":"UM"},{"id":2,"nome":"DOIS \\"},\\"data\\":"}]}';
+
+  test("an answer stamped with the expected schema: data relayed as the backend's text, meta parsed", async () => {
+    const { RelayedJson } = await import('../../../server/http/schemas.ts');
+    const { list, stamp } = await schemas();
+    const client = await fresh(3);
+    answer = { body: honest, stamp };
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await client.relay(read, list));
+    for (const result of results) {
+      expect(result.data).toBeInstanceOf(RelayedJson);
+      expect((result.data as InstanceType<typeof RelayedJson>).json).toBe('[{"id":1,"nome":"UM"},{"id":2,"nome":"DOIS \\"},\\"data\\":"}]');
+      expect(result.meta).toEqual({ total: 7 });
+    }
+    // The first and the fourth (one in 3 after the first) checked in full, the others relayed unparsed.
+    expect(client.relays).toEqual({ relayed: 2, verified: 2, parsed: 0 });
+    expect(client.contractViolations).toEqual([]);
+  });
+
+  test('unstamped, stamped with another schema, or not meta first: parsed in full, keys outside the schema stripped', async () => {
+    const { list, stamp, otherStamp } = await schemas();
+    const client = await fresh(1000);
+    const withExtra = '{"meta":{"total":1},"data":[{"id":1,"nome":"UM","senha_hash":"x"}]}';
+    for (const sent of [{ body: withExtra }, { body: withExtra, stamp: otherStamp }, { body: '{"data":[{"id":1,"nome":"UM","senha_hash":"x"}],"meta":{"total":1}}', stamp }]) {
+      answer = sent;
+      const result = await client.relay(read, list);
+      expect(result.data).toEqual([{ id: 1, nome: 'UM' }]);
+      expect(result.meta).toEqual({ total: 1 });
+    }
+    expect(client.relays).toEqual({ relayed: 0, verified: 0, parsed: 3 });
+  });
+
+  test('a checked stamped answer outside its schema: a counted violation (503), and no stamp is trusted afterwards', async () => {
+    const { RelayedJson } = await import('../../../server/http/schemas.ts');
+    const { list, stamp } = await schemas();
+    const client = await fresh(1000);
+    // More than its schema names (a field it would strip), on the first stamped answer, which is always checked.
+    answer = { body: '{"meta":{"total":1},"data":[{"id":1,"nome":"UM","senha_hash":"x"}]}', stamp };
+    await expect(client.relay(read, list)).rejects.toMatchObject({ name: 'BackendContractError' });
+    expect(client.contractViolations).toHaveLength(1);
+    expect(client.contractViolations[0]).toContain('stamped data is not what its schema makes of it');
+    // A type its schema refuses, stamped: refused the same way.
+    const other = await fresh(1000);
+    answer = { body: '{"meta":{"total":1},"data":[{"id":"um","nome":"UM"}]}', stamp };
+    await expect(other.relay(read, list)).rejects.toMatchObject({ name: 'BackendContractError' });
+    // From then on even an honest stamped answer is parsed in full.
+    answer = { body: honest, stamp };
+    const after = await client.relay(read, list);
+    expect(after.data).not.toBeInstanceOf(RelayedJson);
+    expect(after.data).toEqual([{ id: 1, nome: 'UM' }, { id: 2, nome: 'DOIS "},"data":' }]);
+    expect(client.trustsStamps).toBe(false);
+  });
+
+  test('an error answer is mapped as by call(), stamp or not', async () => {
+    const { list, stamp } = await schemas();
+    const client = await fresh(1);
+    answer = { status: 404, stamp, body: JSON.stringify({ error: { code: 'RES_NOT_FOUND', message: 'Nao encontrado.', details: null } }) };
+    await expect(client.relay(read, list)).rejects.toMatchObject({ code: 'RES_NOT_FOUND', status: 404 });
+    expect(client.relays).toEqual({ relayed: 0, verified: 0, parsed: 0 });
+  });
+});
+
+describe('splitStamped', () => {
+  test('meta up to its closing brace, strings and nesting included; data is the rest', async () => {
+    const { splitStamped } = await import('../../../server/backend/client.ts');
+    expect(splitStamped('{"meta":{},"data":{"id":1}}')).toEqual({ meta: {}, data: '{"id":1}' });
+    expect(splitStamped('{"meta":{"a":"},\\"data\\":{","b":[{"c":"]"}]},"data":[1]}')).toEqual({ meta: { a: '},"data":{', b: [{ c: ']' }] }, data: '[1]' });
+  });
+  test('any other layout: null (the answer is then parsed in full)', async () => {
+    const { splitStamped } = await import('../../../server/backend/client.ts');
+    for (const text of ['{"data":[],"meta":{}}', '{"meta":null,"data":[]}', '{"meta":{},"other":[]}', '{"meta":{"a":1}', ' {"meta":{},"data":[]}', '{"meta":{"a":}},"data":[]}', '{"meta":[],"data":[]}']) {
+      expect(splitStamped(text), text).toBeNull();
+    }
+  });
+});
