@@ -41,6 +41,8 @@ export interface ScaleOptions {
   warmup?: number;
   /** Upper bound per list, both tenants included (default 30 s). */
   caseTimeLimitMs?: number;
+  /** Only the lists whose name contains one of these (default: env SCALE_CASES, comma-separated; empty: all). */
+  cases?: string[];
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
 }
@@ -249,8 +251,9 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
       { name: 'reports, first page', targets: same('/v1/laudos?limit=50'), target: 2 },
       { name: 'reports, deep page (80 %)', targets: deep(reportTotals, '/v1/laudos?limit=50'), target: 5 },
     ];
+    const wanted = options.cases ?? (process.env.SCALE_CASES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     const results: ScaleResult[] = [];
-    for (const c of cases) {
+    for (const c of cases.filter((c) => wanted.length === 0 || wanted.some((w) => c.name.includes(w)))) {
       log(`measuring ${c.name}`);
       const m = await measureCase(agent, served, c.targets, slugs, o);
       const ratio = m.large.p50 / m.small.p50;
