@@ -50,8 +50,6 @@ export const SEARCH_QUEUE_APPLY = [
   'DELETE FROM pacientes_nome_busca_fila',
 ] as const;
 
-export const SEARCH_QUEUE_PENDING = 'SELECT EXISTS (SELECT 1 FROM pacientes_nome_busca_fila) AS pendente';
-
 /** SEARCH_QUEUE_APPLY on a raw connection (tests, tools). */
 export function applySearchQueue(sqlite: SQLite.Database): void {
   sqlite.transaction(() => {
