@@ -32,8 +32,8 @@ export interface RecordedOutcome {
 /**
  * One backend request executing a write under the gateway's idempotency token. Its statements run in
  * this async context (AsyncLocalStorage); the driver below opens the request's write transaction at
- * its first mutation, inserts the marker there, and keeps that transaction open until the response is
- * known, so write, marker and response commit together or not at all.
+ * its first mutation and keeps it open until the response is known, then inserts the marker with the
+ * response and commits, so write, marker and response commit together or not at all.
  */
 export class WriteScope {
   /** Tenant databases whose write transaction this request holds open. */
@@ -94,17 +94,21 @@ interface OpenWrite {
   scope: WriteScope;
   /** The Kysely transaction running inside it: the one that opened it ('top'), a nested one ('savepoint'), or none. */
   kysely: 'top' | 'savepoint' | null;
-  /** The connection's total_changes() once the marker was inserted: unchanged at the answer means nothing was written. */
-  changesAfterMarker: number;
+  /** The marker's `created_at`: the clock when the write transaction began. */
+  createdAt: number;
+  /** The connection's total_changes() when the write transaction began: unchanged at the answer means nothing was written. */
+  changesBefore: number;
 }
 
 /**
  * Kysely's SqliteDriver (its single connection and mutex), plus, for a request in a WriteScope:
- * - a transaction it begins gets the marker row right after BEGIN, and its COMMIT is deferred:
+ * - a transaction it begins is a write transaction from its BEGIN IMMEDIATE (the write lock taken at
+ *   once, as the marker inserted right after BEGIN took it before issue 25), and its COMMIT is deferred:
  *   the connection stays locked for this request (its later queries reuse it, other requests wait)
- *   until `finish` writes the response into the marker and commits;
+ *   until `finish` inserts the marker with the response and commits (one statement for the marker,
+ *   written once, at the end of the table);
  * - a mutation outside any transaction (autocommit: doctor create, patient PATCH) first opens that
- *   write transaction (BEGIN, marker) the same way;
+ *   write transaction the same way;
  * - a transaction begun while the request already holds its write transaction is a savepoint.
  * Outside a WriteScope (reads, the seed, the admin API, migrations) it is Kysely's driver unchanged.
  * As inside any Kysely transaction on SQLite, a request must not start a query in parallel with its
@@ -163,8 +167,9 @@ export class IdempotentDriver implements Driver {
       this.#open.kysely = 'savepoint';
       return;
     }
-    await this.#inner.beginTransaction(connection);
-    if (scope) this.#startWrite(scope, 'top');
+    if (!scope) return this.#inner.beginTransaction(connection);
+    this.#sqlite.exec('BEGIN IMMEDIATE');
+    this.#startWrite(scope, 'top');
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -206,7 +211,7 @@ export class IdempotentDriver implements Driver {
     await this.#inner.destroy();
   }
 
-  /** Writes the response into the marker and commits write, marker and response at once. */
+  /** Inserts the marker with the response and commits write, marker and response at once. */
   finish(scope: WriteScope, outcome: { status: number; contentType: string | null; body: string | null }): void {
     const open = this.#open;
     if (!open || open.scope !== scope) return;
@@ -215,12 +220,18 @@ export class IdempotentDriver implements Driver {
     try {
       if (open.kysely) throw new Error('backend-sim: a transaction of an idempotent write was still running when it answered');
       const markers = this.#markers();
-      if (markers.totalChanges.get() === open.changesAfterMarker) {
+      if (markers.totalChanges.get() === open.changesBefore) {
         // Its only mutation failed (a unique index refused it): nothing to remember, the retry may execute.
         this.#sqlite.exec('ROLLBACK');
         return;
       }
-      markers.complete.run(outcome.status, outcome.contentType, outcome.body, scope.token);
+      // An expired marker of the same token is replaced; a live one is left alone (no change).
+      const { changes } = markers.record.run(scope.token, scope.method, scope.path, outcome.status, outcome.contentType, outcome.body, open.createdAt, open.createdAt - MARKER_TTL_MS);
+      if (changes === 0) {
+        // The request hooks replay a recorded token before the handler runs and run one request per
+        // token at a time; a live marker here means a second backend process on the same file.
+        throw new BackendError('INTERNAL_ERROR', 'Escrita idempotente ja registrada por outra execucao.');
+      }
       this.#sqlite.exec('COMMIT');
     } catch (error) {
       if (this.#sqlite.inTransaction) this.#sqlite.exec('ROLLBACK');
@@ -253,42 +264,39 @@ export class IdempotentDriver implements Driver {
     const kind = query.query.kind;
     if (kind === 'SelectQueryNode') return;
     if (!MUTATIONS.has(kind) && prepared(this.#sqlite, query.sql).readonly) return;
-    this.#sqlite.exec('BEGIN');
+    this.#sqlite.exec('BEGIN IMMEDIATE');
     this.#startWrite(scope, null);
   }
 
-  /** Called right after BEGIN: the marker row, in the same transaction as the write. */
+  /** Called right after BEGIN IMMEDIATE: expired markers purged now and then, the state `finish` compares with. */
   #startWrite(scope: WriteScope, kysely: OpenWrite['kysely']): void {
+    let createdAt: number;
+    let changesBefore: number;
     try {
       const markers = this.#markers();
-      const now = scope.now();
-      if (now - this.#lastPurge > PURGE_EVERY_MS) {
-        markers.purge.run(now - MARKER_TTL_MS);
-        this.#lastPurge = now;
+      createdAt = scope.now();
+      if (createdAt - this.#lastPurge > PURGE_EVERY_MS) {
+        markers.purge.run(createdAt - MARKER_TTL_MS);
+        this.#lastPurge = createdAt;
       }
-      const existing = markers.createdAt.get(scope.token) as number | undefined;
-      if (existing !== undefined && existing > now - MARKER_TTL_MS) {
-        // The request hooks replay a recorded token before the handler runs and run one request per
-        // token at a time; a live marker here means a second backend process on the same file.
-        throw new BackendError('INTERNAL_ERROR', 'Escrita idempotente ja registrada por outra execucao.');
-      }
-      if (existing !== undefined) markers.remove.run(scope.token);
-      markers.insert.run(scope.token, scope.method, scope.path, now);
+      changesBefore = markers.totalChanges.get() as number;
     } catch (error) {
       this.#sqlite.exec('ROLLBACK');
       throw error;
     }
-    this.#open = { scope, kysely, changesAfterMarker: this.#markers().totalChanges.get() as number };
+    this.#open = { scope, kysely, createdAt, changesBefore };
     scope.held.add(this);
   }
 }
 
 function markerStatements(sqlite: SQLite.Database) {
   return {
-    createdAt: sqlite.prepare('SELECT created_at FROM idempotency_markers WHERE token = ?').pluck(),
-    insert: sqlite.prepare('INSERT INTO idempotency_markers (token, method, path, created_at) VALUES (?, ?, ?, ?)'),
-    remove: sqlite.prepare('DELETE FROM idempotency_markers WHERE token = ?'),
-    complete: sqlite.prepare('UPDATE idempotency_markers SET status = ?, content_type = ?, response = ? WHERE token = ?'),
+    record: sqlite.prepare(
+      `INSERT INTO idempotency_markers (token, method, path, status, content_type, response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (token) DO UPDATE SET method = excluded.method, path = excluded.path, status = excluded.status,
+         content_type = excluded.content_type, response = excluded.response, created_at = excluded.created_at
+       WHERE idempotency_markers.created_at <= ?`,
+    ),
     purge: sqlite.prepare('DELETE FROM idempotency_markers WHERE created_at <= ?'),
     totalChanges: sqlite.prepare('SELECT total_changes()').pluck(),
   };
