@@ -259,7 +259,7 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
       // The small tenant has few SILVAs: at limit=50 the large answer also carries more items (gateway
       // validation and JSON per item). At limit=3 both answers carry 3 items: the search and its count alone.
       { name: 'patients, nome=SILVA, 3 items each', targets: same('/v1/pacientes?limit=3&nome=SILVA'), target: 2 },
-      // A total is counted once per database state (decisions P25-1): the rows above answer the same search
+      // A total is counted once per database state (decisions P25-B1): the rows above answer the same search
       // again on an unchanged clinic. Here a create (not measured) comes before each search, so each one
       // applies the search index's queue and counts its matches afresh.
       { name: 'patients, nome=SILVA, 3 items, a create before each', targets: same('/v1/pacientes?limit=3&nome=SILVA'), target: 2, writeFirst: true },

@@ -147,7 +147,7 @@ class CommitGroup {
 
 /**
  * Kysely's SQLite driver (one connection, used by one request at a time), plus, for requests in a
- * WriteScope, group commit (issue 25 § 3, decisions P25-2):
+ * WriteScope, group commit (issue 25 § 3, decisions P25-B2):
  * - a request's first mutation (a Kysely transaction, or an autocommit statement: doctor create, patient
  *   PATCH) opens its part: a savepoint in the group's write transaction, begun (BEGIN IMMEDIATE) by the
  *   first part. The connection stays with the request (its later queries reuse it, other requests wait)

@@ -2,7 +2,7 @@ import type { Db } from './database.ts';
 import { queryRows } from './statements.ts';
 
 /**
- * Exact list totals counted once per database state (issue 25 § 4, decisions P25-1). A total the rows must
+ * Exact list totals counted once per database state (issue 25 § 4, decisions P25-B1). A total the rows must
  * be walked for (the name search counts its matches in the trigram index: ~0.1 µs each, 8,412 SILVAs in a
  * large clinic) is remembered under the state it was counted in, and answered again while that state lasts:
  * the connection's `total_changes()` (every row this connection inserted, updated or deleted, triggers

@@ -223,7 +223,7 @@ describe('the driver: write, marker and answer commit together or not at all', (
     expect(await marker(s.token)).toBeUndefined();
   });
 
-  describe('group commit: parts of several write requests in one transaction (decisions P25-2)', () => {
+  describe('group commit: parts of several write requests in one transaction (decisions P25-B2)', () => {
     /** A write request's part opened, and the promise of a second one still waiting for the connection. */
     const visible = async (nome: string) => (await t.db.selectFrom('estados_civis').select('id').where('nome', '=', nome).execute()).length;
 

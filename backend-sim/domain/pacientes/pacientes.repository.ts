@@ -43,7 +43,7 @@ const ftsPhrase = (needle: string) => `"${needle.replaceAll('"', '""')}"`;
  * the total and the page see the same rows. Totals are exact (spec: the count satisfying the filter) and
  * come from the trigger-kept counts (`ativo` alone or no filter) or from the search index (`nome` given:
  * its matches drive the query, the other filters are checked on those rows only), counted once per
- * database state (decisions P25-1); a page is chosen by ids (on a covering index, or from the search
+ * database state (decisions P25-B1); a page is chosen by ids (on a covering index, or from the search
  * index in id order) before its rows are read, so a deep OFFSET walks ids, not the table.
  */
 export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ rows: PacienteListRow[]; total: number }> {

@@ -139,7 +139,7 @@ describe('GET /pacientes totals and deep pages', () => {
   });
 });
 
-describe('totals counted once per database state (decisions P25-1)', () => {
+describe('totals counted once per database state (decisions P25-B1)', () => {
   it('a total asked again is still the count of the stored rows after every kind of write, by this connection or another', async () => {
     const other = await createTenant(h, 'contagem');
     const path = '/tenants/contagem/pacientes';
