@@ -165,16 +165,29 @@ const INSERT_COLUMNS = [
 const INSERT_PACIENTE = `INSERT INTO pacientes (id, ${INSERT_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(INSERT_COLUMNS.length)}) RETURNING *`;
 
 /**
- * The id the next INSERT gets from SQLite (a rowid table without AUTOINCREMENT: the largest id + 1, or 1)
- * and whether that id, as text, is already someone's record number: read in the write transaction, so no
- * other insert comes between.
+ * The id the next INSERT gets from SQLite (a rowid table without AUTOINCREMENT: the largest id + 1, or 1),
+ * read in the write transaction, so no other insert comes between.
  */
-const NEXT_ID =
-  'SELECT n.id, EXISTS (SELECT 1 FROM pacientes WHERE numero_prontuario = CAST(n.id AS TEXT)) AS ocupado FROM (SELECT COALESCE(MAX(id), 0) + 1 AS id FROM pacientes) n';
-
-export async function nextId(trx: Db): Promise<{ id: number; ocupado: number }> {
-  const [next] = await queryRows<{ id: number; ocupado: number }>(trx, NEXT_ID, []);
+export async function nextId(trx: Db): Promise<{ id: number }> {
+  const [next] = await queryRows<{ id: number }>(trx, 'SELECT COALESCE(MAX(id), 0) + 1 AS id FROM pacientes', []);
   return next;
+}
+
+/**
+ * The same INSERT with the id SQLite would pick (the largest + 1) and that id, as text, for its record number,
+ * in one statement: no row when another patient already holds that number (typed by hand).
+ */
+const INSERT_PACIENTE_NUMERO_AUTO = `INSERT INTO pacientes (id, ${INSERT_COLUMNS.join(', ')})
+  SELECT n.id, ${INSERT_COLUMNS.map((c) => (c === 'numero_prontuario' ? 'CAST(n.id AS TEXT)' : '?')).join(', ')}
+  FROM (SELECT COALESCE(MAX(id), 0) + 1 AS id FROM pacientes) n
+  WHERE NOT EXISTS (SELECT 1 FROM pacientes WHERE numero_prontuario = CAST(n.id AS TEXT))
+  RETURNING *`;
+const COLUMNS_BUT_NUMERO = INSERT_COLUMNS.filter((c) => c !== 'numero_prontuario');
+
+/** Inserts the row numbered by its own id (see above), or answers undefined when that number is taken. */
+export async function insertPacienteNumeroAuto(trx: Db, row: Omit<PacienteRow, 'id'>): Promise<PacienteRow | undefined> {
+  const [inserted] = await queryRows<PacienteRow>(trx, INSERT_PACIENTE_NUMERO_AUTO, COLUMNS_BUT_NUMERO.map((c) => row[c]));
+  return inserted;
 }
 
 /** Inserts the row (with `id`, or the one SQLite picks when null) and answers it as stored. */
