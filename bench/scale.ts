@@ -79,9 +79,14 @@ interface CachedTenant {
   medicoExame: number;
 }
 
-/** The cache key: sizes, seed and the generator's sources (a changed generator may produce other rows). */
+/**
+ * The cache key: sizes, seed, the generator's sources (a changed generator may produce other rows) and
+ * backend-sim's migrations (a cached tenant is migrated in place: a checkout without one of them could not
+ * open it).
+ */
 function cacheKey(size: TenantSize): string {
   const h = createHash('sha256').update(JSON.stringify(size));
+  h.update(readdirSync(path.join(ROOT, 'backend-sim/db/migrations')).sort().join('\n'));
   const sources = (dir: string): string[] =>
     readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
