@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { markerLookupRequest, type MarkerLookupResponse } from '../contracts/backend/idempotency-markers.ts';
 import { INTERNAL_HEADERS } from '../contracts/backend/headers.ts';
 import { recordedOutcome, WriteScope } from './db/idempotent-dialect.ts';
-import { prepared } from './db/statements.ts';
+import { queryRows } from './db/statements.ts';
 import { BackendError } from './errors.ts';
 import { parse } from './lib/http.ts';
 
@@ -96,8 +96,8 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
     try {
       const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
       const contentType = reply.getHeader('content-type');
-      // A failed commit becomes this request's 500 (the error handler answers; nothing was written).
-      write.scope.finish({ status: reply.statusCode, contentType: contentType === undefined ? null : String(contentType), body });
+      // Sent once committed; a failed commit becomes this request's 500 (the error handler answers; nothing was written).
+      await write.scope.finish({ status: reply.statusCode, contentType: contentType === undefined ? null : String(contentType), body });
     } finally {
       write.release();
     }
@@ -109,9 +109,8 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
   // (a damaged WAL) takes its marker with it.
   scope.post('/idempotency-markers/lookup', async (req) => {
     const { tokens } = parse(markerLookupRequest, req.body);
-    const known = prepared(req.tenant.sqlite, 'SELECT token FROM idempotency_markers WHERE token IN (SELECT value FROM json_each(?))')
-      .pluck()
-      .all(JSON.stringify(tokens)) as string[];
+    // Through the tenant's connection: a group of writes still waiting for its commit commits first.
+    const known = (await queryRows<{ token: string }>(req.tenant.db, 'SELECT token FROM idempotency_markers WHERE token IN (SELECT value FROM json_each(?))', [JSON.stringify(tokens)])).map((r) => r.token);
     const data: MarkerLookupResponse = { known };
     return { data, meta: {} };
   });

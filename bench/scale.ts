@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -41,6 +41,8 @@ export interface ScaleOptions {
   warmup?: number;
   /** Upper bound per list, both tenants included (default 30 s). */
   caseTimeLimitMs?: number;
+  /** Only the lists whose name contains one of these (default: env SCALE_CASES, comma-separated; empty: all). */
+  cases?: string[];
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
 }
@@ -77,9 +79,14 @@ interface CachedTenant {
   medicoExame: number;
 }
 
-/** The cache key: sizes, seed and the generator's sources (a changed generator may produce other rows). */
+/**
+ * The cache key: sizes, seed, the generator's sources (a changed generator may produce other rows) and
+ * backend-sim's migrations (a cached tenant is migrated in place: a checkout without one of them could not
+ * open it).
+ */
 function cacheKey(size: TenantSize): string {
   const h = createHash('sha256').update(JSON.stringify(size));
+  h.update(readdirSync(path.join(ROOT, 'backend-sim/db/migrations')).sort().join('\n'));
   const sources = (dir: string): string[] =>
     readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
@@ -140,10 +147,23 @@ function signedHeaders(key: { apiKey: string; apiSecret: string }, method: strin
 
 /** One signed GET; resolves with its duration (ms, from sending to the last byte) and parsed body. */
 function timedGet(agent: http.Agent, base: URL, key: Served['keys'][string], target: string): Promise<{ ms: number; status: number; body: any }> {
-  const headers = signedHeaders(key, 'GET', target, '');
+  return timedRequest(agent, base, key, 'GET', target, '');
+}
+
+/** One signed request (a POST with a fresh Idempotency-Key); its duration and parsed body. */
+function timedRequest(
+  agent: http.Agent,
+  base: URL,
+  key: Served['keys'][string],
+  method: 'GET' | 'POST',
+  target: string,
+  body: string,
+): Promise<{ ms: number; status: number; body: any }> {
+  const headers: Record<string, string> = signedHeaders(key, method, target, body);
+  if (method === 'POST') Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': randomUUID() });
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = http.request({ host: base.hostname, port: base.port, path: target, method: 'GET', headers, agent }, (res) => {
+    const req = http.request({ host: base.hostname, port: base.port, path: target, method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -155,7 +175,7 @@ function timedGet(agent: http.Agent, base: URL, key: Served['keys'][string], tar
     });
     req.setTimeout(30_000, () => req.destroy(new Error(`timeout on ${target}`)));
     req.on('error', reject);
-    req.end();
+    req.end(body || undefined);
   });
 }
 
@@ -168,12 +188,19 @@ async function measureCase(
   served: Served,
   targets: { small: string; large: string },
   slugs: { small: string; large: string },
-  o: { requests: number; warmup: number; limitMs: number },
+  o: { requests: number; warmup: number; limitMs: number; writeFirst?: boolean },
 ): Promise<{ small: TenantLatency; large: TenantLatency }> {
   const base = new URL(served.url);
   const times = { small: [] as number[], large: [] as number[] };
   const totals = { small: -1, large: -1 };
+  let written = 0;
   const once = async (which: 'small' | 'large', record: boolean) => {
+    if (o.writeFirst) {
+      // Not measured: a patient whose name matches no search of this bench, so the totals stay put.
+      const body = JSON.stringify({ nome: `Escrita Antes Da Busca ${++written}`, data_nascimento: '1980-01-01' });
+      const w = await timedRequest(agent, base, served.keys[slugs[which]], 'POST', '/v1/pacientes', body);
+      if (w.status !== 201) throw new Error(`the write before ${targets[which]} on ${slugs[which]}: ${w.status} ${JSON.stringify(w.body).slice(0, 300)}`);
+    }
     const r = await timedGet(agent, base, served.keys[slugs[which]], targets[which]);
     if (r.status !== 200) throw new Error(`${targets[which]} on ${slugs[which]}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
     totals[which] = r.body.meta.total;
@@ -230,13 +257,17 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
       large: `${prefix}&offset=${Math.floor(totals.large * 0.8)}`,
     });
     const same = (p: string) => ({ small: p, large: p });
-    const cases: { name: string; targets: { small: string; large: string }; target: number }[] = [
+    const cases: { name: string; targets: { small: string; large: string }; target: number; writeFirst?: boolean }[] = [
       { name: 'patients, first page', targets: same('/v1/pacientes?limit=50'), target: 2 },
       { name: 'patients, deep page (80 %)', targets: deep(patientTotals, '/v1/pacientes?limit=50'), target: 5 },
       { name: 'patients, nome=SILVA', targets: same('/v1/pacientes?limit=50&nome=SILVA'), target: 2 },
       // The small tenant has few SILVAs: at limit=50 the large answer also carries more items (gateway
       // validation and JSON per item). At limit=3 both answers carry 3 items: the search and its count alone.
       { name: 'patients, nome=SILVA, 3 items each', targets: same('/v1/pacientes?limit=3&nome=SILVA'), target: 2 },
+      // A total is counted once per database state (decisions P25-B1): the rows above answer the same search
+      // again on an unchanged clinic. Here a create (not measured) comes before each search, so each one
+      // applies the search index's queue and counts its matches afresh.
+      { name: 'patients, nome=SILVA, 3 items, a create before each', targets: same('/v1/pacientes?limit=3&nome=SILVA'), target: 2, writeFirst: true },
       { name: 'patients, ativo=1', targets: same('/v1/pacientes?limit=50&ativo=1'), target: 2 },
       { name: 'exams, first page', targets: same('/v1/exames?limit=50'), target: 2 },
       {
@@ -249,10 +280,11 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
       { name: 'reports, first page', targets: same('/v1/laudos?limit=50'), target: 2 },
       { name: 'reports, deep page (80 %)', targets: deep(reportTotals, '/v1/laudos?limit=50'), target: 5 },
     ];
+    const wanted = options.cases ?? (process.env.SCALE_CASES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     const results: ScaleResult[] = [];
-    for (const c of cases) {
+    for (const c of cases.filter((c) => wanted.length === 0 || wanted.some((w) => c.name.includes(w)))) {
       log(`measuring ${c.name}`);
-      const m = await measureCase(agent, served, c.targets, slugs, o);
+      const m = await measureCase(agent, served, c.targets, slugs, { ...o, writeFirst: c.writeFirst });
       const ratio = m.large.p50 / m.small.p50;
       results.push({ name: c.name, small: m.small, large: m.large, ratio: Math.round(ratio * 100) / 100, target: c.target, met: ratio <= c.target });
     }

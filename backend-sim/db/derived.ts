@@ -38,19 +38,18 @@ export function rebuildSearchIndexes(sqlite: SQLite.Database): void {
 }
 
 /**
- * Applies the queued patient-name changes to the search index (what the trigger of migration 007 does
- * when the queue reaches 64): the names it holds for queued ids out, their current names in. Run in one
- * transaction, before a search reads the index.
+ * Applies the queued patient-name changes to the search index (what the trigger of migration 007, 009
+ * since, does when the queue reaches 64): the names it holds for queued ids out, their current names in.
+ * Run in one transaction, before a search reads the index. The queued ids drive (CROSS JOIN): on an
+ * analyzed tenant the planner would otherwise scan every patient (the queue has no statistics).
  */
 export const SEARCH_QUEUE_APPLY = [
   `INSERT INTO pacientes_nome_busca (pacientes_nome_busca, rowid, nome)
      SELECT 'delete', id, nome_indexado FROM pacientes_nome_busca_fila WHERE nome_indexado IS NOT NULL`,
   `INSERT INTO pacientes_nome_busca (rowid, nome)
-     SELECT p.id, p.nome FROM pacientes_nome_busca_fila f JOIN pacientes p ON p.id = f.id`,
+     SELECT p.id, p.nome FROM pacientes_nome_busca_fila f CROSS JOIN pacientes p ON p.id = f.id`,
   'DELETE FROM pacientes_nome_busca_fila',
 ] as const;
-
-export const SEARCH_QUEUE_PENDING = 'SELECT EXISTS (SELECT 1 FROM pacientes_nome_busca_fila) AS pendente';
 
 /** SEARCH_QUEUE_APPLY on a raw connection (tests, tools). */
 export function applySearchQueue(sqlite: SQLite.Database): void {

@@ -16,14 +16,20 @@ import { executeCompiled, prepared } from './statements.ts';
 /** Markers are kept as long as the gateway keeps an Idempotency-Key (spec § Idempotency: 24 h). */
 export const MARKER_TTL_MS = 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 10 * 60 * 1000;
-const SAVEPOINT = 'idempotent_write';
+/** A request's part of the shared write transaction. */
+const REQUEST_SAVEPOINT = 'escrita_idempotente';
+/** A Kysely transaction begun inside a request's part. */
+const NESTED_SAVEPOINT = 'idempotent_write';
+/** A group commits once it holds this many writes, or is this old, even while requests keep coming. */
+const GROUP_MAX_WRITES = 64;
+const GROUP_MAX_MS = 20;
 const MUTATIONS = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
 
 /** What a write request answered, stored with its marker and replayed byte for byte. */
 export interface RecordedOutcome {
   method: string;
   path: string;
-  /** null only for a marker committed without its answer (see WriteScope.abandon). */
+  /** null only for a marker committed without its answer (before migration 009 a marker was inserted first). */
   status: number | null;
   content_type: string | null;
   response: string | null;
@@ -31,13 +37,16 @@ export interface RecordedOutcome {
 
 /**
  * One backend request executing a write under the gateway's idempotency token. Its statements run in
- * this async context (AsyncLocalStorage); the driver below opens the request's write transaction at
- * its first mutation, inserts the marker there, and keeps that transaction open until the response is
- * known, so write, marker and response commit together or not at all.
+ * this async context (AsyncLocalStorage); the driver below opens the request's part of the write
+ * transaction at its first mutation and keeps it until the response is known, then inserts the marker
+ * with the response; write, marker and response commit together or not at all, and `finish` resolves
+ * only once they are committed.
  */
 export class WriteScope {
-  /** Tenant databases whose write transaction this request holds open. */
+  /** Tenant databases where this request's write part is open. */
   readonly held = new Set<IdempotentDriver>();
+  /** The commits this request's answer waits for: of each group it wrote in or read uncommitted rows of. */
+  readonly commits = new Set<Promise<void>>();
 
   constructor(
     readonly token: string,
@@ -50,12 +59,22 @@ export class WriteScope {
     return scopes.run(this, fn);
   }
 
-  /** Stores the response in the marker and commits the request's writes (throws if the commit fails). */
-  finish(outcome: { status: number; contentType: string | null; body: string | null }): void {
+  /**
+   * Stores the response in the marker and resolves once the request's writes, and every write it read,
+   * are committed (rejects if a commit fails: then nothing of the request was committed).
+   */
+  async finish(outcome: { status: number; contentType: string | null; body: string | null }): Promise<void> {
     let failure: unknown = null;
     for (const driver of [...this.held]) {
       try {
         driver.finish(this, outcome);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    for (const commit of this.commits) {
+      try {
+        await commit;
       } catch (error) {
         failure ??= error;
       }
@@ -92,28 +111,70 @@ export class IdempotentSqliteDialect extends SqliteDialect {
 
 interface OpenWrite {
   scope: WriteScope;
+  group: CommitGroup;
   /** The Kysely transaction running inside it: the one that opened it ('top'), a nested one ('savepoint'), or none. */
   kysely: 'top' | 'savepoint' | null;
-  /** The connection's total_changes() once the marker was inserted: unchanged at the answer means nothing was written. */
-  changesAfterMarker: number;
+  /** The marker's `created_at`: the clock when the request's part began. */
+  createdAt: number;
+  /** The connection's total_changes() when the request's part began: unchanged at the answer means nothing was written. */
+  changesBefore: number;
+}
+
+/** One write transaction shared by the parts of several write requests, committed once for all of them. */
+class CommitGroup {
+  readonly committed: Promise<void>;
+  readonly opened = performance.now();
+  /** Requests whose write and marker it holds. */
+  writes = 0;
+  #settle!: (error: unknown) => void;
+
+  constructor() {
+    this.committed = new Promise<void>((resolve, reject) => {
+      this.#settle = (error) => (error === null ? resolve() : reject(error));
+    });
+    // Awaited by the answers that depend on it; one no answer waits for must not be an unhandled rejection.
+    this.committed.catch(() => {});
+  }
+
+  settle(error: unknown): void {
+    this.#settle(error);
+  }
+
+  full(): boolean {
+    return this.writes >= GROUP_MAX_WRITES || performance.now() - this.opened >= GROUP_MAX_MS;
+  }
 }
 
 /**
- * Kysely's SqliteDriver (its single connection and mutex), plus, for a request in a WriteScope:
- * - a transaction it begins gets the marker row right after BEGIN, and its COMMIT is deferred:
- *   the connection stays locked for this request (its later queries reuse it, other requests wait)
- *   until `finish` writes the response into the marker and commits;
- * - a mutation outside any transaction (autocommit: doctor create, patient PATCH) first opens that
- *   write transaction (BEGIN, marker) the same way;
- * - a transaction begun while the request already holds its write transaction is a savepoint.
- * Outside a WriteScope (reads, the seed, the admin API, migrations) it is Kysely's driver unchanged.
- * As inside any Kysely transaction on SQLite, a request must not start a query in parallel with its
- * first write (that query would wait for the lock the write keeps until the answer).
+ * Kysely's SQLite driver (one connection, used by one request at a time), plus, for requests in a
+ * WriteScope, group commit (issue 25 § 3, decisions P25-B2):
+ * - a request's first mutation (a Kysely transaction, or an autocommit statement: doctor create, patient
+ *   PATCH) opens its part: a savepoint in the group's write transaction, begun (BEGIN IMMEDIATE) by the
+ *   first part. The connection stays with the request (its later queries reuse it, other requests wait)
+ *   until `finish` inserts the marker with the response and releases the part (a part that changed
+ *   nothing, or fails, is rolled back alone). A transaction begun inside the part is a nested savepoint.
+ * - Once released, the group's transaction stays open for the requests that come next: write requests
+ *   add their parts, and their reads (which see the group's rows) make their answers wait for its
+ *   commit too. It commits when the connection falls idle (at the end of the event-loop turn), when a
+ *   read outside a write request needs the connection (so such reads only ever see committed rows), and
+ *   at 64 writes or 20 ms. Every answer waits for that COMMIT: a crash before it loses the group's
+ *   writes, none of which was answered, and their retries execute them again.
+ * Outside a WriteScope (reads, the seed, the admin API, migrations) statements run as with Kysely's
+ * driver, after any open group committed. As inside any Kysely transaction on SQLite, a request must
+ * not start a query in parallel with its first write (that query would wait for the connection the
+ * write keeps until the answer).
  */
 export class IdempotentDriver implements Driver {
   readonly #inner: SqliteDriver;
   readonly #sqlite: SQLite.Database;
-  #connection: DatabaseConnection | null = null;
+  readonly #connection: DatabaseConnection;
+  /** The connection is with a request (or handed to the next waiter). */
+  #busy = false;
+  readonly #waiting: Array<() => void> = [];
+  /** The open write transaction and what waits for its commit. */
+  #group: CommitGroup | null = null;
+  #commitSoon: NodeJS.Immediate | null = null;
+  /** The request whose part is open: it keeps the connection until its answer. */
   #open: OpenWrite | null = null;
   #lastPurge = 0;
   /** Prepared on first use: the table exists only once the migrations ran. */
@@ -122,6 +183,14 @@ export class IdempotentDriver implements Driver {
   constructor(sqlite: SQLite.Database) {
     this.#sqlite = sqlite;
     this.#inner = new SqliteDriver({ database: sqlite });
+    this.#connection = {
+      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        this.#beforeStatement(query);
+        // Kysely's connection, but with statements prepared once per SQL text (statements.ts).
+        return executeCompiled<R>(this.#sqlite, query);
+      },
+      streamQuery: <R>(query: CompiledQuery) => streamRows<R>(this.#sqlite, query),
+    };
   }
 
   async init(): Promise<void> {
@@ -134,44 +203,44 @@ export class IdempotentDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    // The request holding the open write transaction already has the connection (and its lock).
-    if (this.#holder() && this.#connection) return this.#connection;
-    const inner = await this.#inner.acquireConnection();
-    this.#connection ??= {
-      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-        this.#beforeStatement(query);
-        // Kysely's connection, but with statements prepared once per SQL text (statements.ts).
-        return executeCompiled<R>(this.#sqlite, query);
-      },
-      streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => inner.streamQuery<R>(query, chunkSize),
-    };
+    // The request whose part is open already has the connection.
+    if (this.#holder()) return this.#connection;
+    if (this.#busy) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#busy = true;
+    const group = this.#group;
+    if (group) {
+      const scope = scopes.getStore();
+      // Reads from here on see the group's uncommitted rows: a write request's answer waits for their
+      // commit; anything else gets them committed first.
+      if (scope) scope.commits.add(group.committed);
+      else this.#commit();
+    }
     return this.#connection;
   }
 
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    // Kept locked until finish/abandon: the write transaction is still open.
+  async releaseConnection(): Promise<void> {
+    // Kept until finish/abandon: the request's part is still open.
     if (this.#holder()) return;
-    await this.#inner.releaseConnection();
-    void connection;
+    this.#release();
   }
 
   async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
     const scope = scopes.getStore();
     if (scope && this.#open?.scope === scope) {
       if (this.#open.kysely) throw new Error('backend-sim: concurrent transactions in one idempotent write request');
-      this.#sqlite.exec(`SAVEPOINT ${SAVEPOINT}`);
+      this.#sqlite.exec(`SAVEPOINT ${NESTED_SAVEPOINT}`);
       this.#open.kysely = 'savepoint';
       return;
     }
-    await this.#inner.beginTransaction(connection);
-    if (scope) this.#startWrite(scope, 'top');
+    if (!scope) return this.#inner.beginTransaction(connection);
+    this.#startWrite(scope, 'top');
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const open = this.#holder() ? this.#open! : null;
     if (!open) return this.#inner.commitTransaction(connection);
-    if (open.kysely === 'savepoint') this.#sqlite.exec(`RELEASE ${SAVEPOINT}`);
-    // 'top': the COMMIT waits for the response (finish).
+    if (open.kysely === 'savepoint') this.#sqlite.exec(`RELEASE ${NESTED_SAVEPOINT}`);
+    // 'top': the part stays open until the answer (finish).
     open.kysely = null;
   }
 
@@ -179,15 +248,15 @@ export class IdempotentDriver implements Driver {
     const open = this.#holder() ? this.#open! : null;
     if (!open) return this.#inner.rollbackTransaction(connection);
     if (open.kysely === 'savepoint') {
-      this.#sqlite.exec(`ROLLBACK TO ${SAVEPOINT}`);
-      this.#sqlite.exec(`RELEASE ${SAVEPOINT}`);
+      this.#sqlite.exec(`ROLLBACK TO ${NESTED_SAVEPOINT}`);
+      this.#sqlite.exec(`RELEASE ${NESTED_SAVEPOINT}`);
       open.kysely = null;
       return;
     }
-    // The transaction that opened the write is rolled back: nothing was written, no marker stays.
+    // The transaction that opened the part is rolled back: nothing of the request stays, no marker.
     this.#open = null;
     open.scope.held.delete(this);
-    if (this.#sqlite.inTransaction) this.#sqlite.exec('ROLLBACK');
+    this.#rollbackPart(open);
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
@@ -203,10 +272,15 @@ export class IdempotentDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    // Shutting down: what the group holds was answered by nobody yet; committed, its answers can still leave.
+    if (this.#group && !this.#open) this.#commit();
+    this.#group?.settle(new Error('backend-sim: the database closed with a write request still running'));
+    this.#group = null;
+    if (this.#commitSoon) clearImmediate(this.#commitSoon);
     await this.#inner.destroy();
   }
 
-  /** Writes the response into the marker and commits write, marker and response at once. */
+  /** Inserts the marker with the response and releases the request's part (its commit: see CommitGroup). */
   finish(scope: WriteScope, outcome: { status: number; contentType: string | null; body: string | null }): void {
     const open = this.#open;
     if (!open || open.scope !== scope) return;
@@ -214,19 +288,27 @@ export class IdempotentDriver implements Driver {
     scope.held.delete(this);
     try {
       if (open.kysely) throw new Error('backend-sim: a transaction of an idempotent write was still running when it answered');
+      this.#assertGroupAlive(open.group);
       const markers = this.#markers();
-      if (markers.totalChanges.get() === open.changesAfterMarker) {
+      if (markers.totalChanges.get() === open.changesBefore) {
         // Its only mutation failed (a unique index refused it): nothing to remember, the retry may execute.
-        this.#sqlite.exec('ROLLBACK');
+        this.#rollbackPart(open);
         return;
       }
-      markers.complete.run(outcome.status, outcome.contentType, outcome.body, scope.token);
-      this.#sqlite.exec('COMMIT');
+      // An expired marker of the same token is replaced; a live one is left alone (no change).
+      const { changes } = markers.record.run(scope.token, scope.method, scope.path, outcome.status, outcome.contentType, outcome.body, open.createdAt, open.createdAt - MARKER_TTL_MS);
+      if (changes === 0) {
+        // The request hooks replay a recorded token before the handler runs and run one request per
+        // token at a time; a live marker here means a second backend process on the same file.
+        throw new BackendError('INTERNAL_ERROR', 'Escrita idempotente ja registrada por outra execucao.');
+      }
+      this.#sqlite.exec(`RELEASE ${REQUEST_SAVEPOINT}`);
+      open.group.writes++;
     } catch (error) {
-      if (this.#sqlite.inTransaction) this.#sqlite.exec('ROLLBACK');
+      this.#rollbackPart(open);
       throw error;
     } finally {
-      void this.#inner.releaseConnection();
+      this.#release();
     }
   }
 
@@ -236,9 +318,9 @@ export class IdempotentDriver implements Driver {
     this.#open = null;
     scope.held.delete(this);
     try {
-      if (this.#sqlite.inTransaction) this.#sqlite.exec('ROLLBACK');
+      this.#rollbackPart(open);
     } finally {
-      void this.#inner.releaseConnection();
+      this.#release();
     }
   }
 
@@ -246,49 +328,111 @@ export class IdempotentDriver implements Driver {
     return (this.#statements ??= markerStatements(this.#sqlite));
   }
 
-  /** Autocommit mutations of a request in a WriteScope run inside its write transaction. */
+  /** Autocommit mutations of a request in a WriteScope run inside its part. */
   #beforeStatement(query: CompiledQuery): void {
     const scope = scopes.getStore();
-    if (!scope || this.#sqlite.inTransaction) return;
+    if (!scope || this.#open?.scope === scope) return;
     const kind = query.query.kind;
     if (kind === 'SelectQueryNode') return;
     if (!MUTATIONS.has(kind) && prepared(this.#sqlite, query.sql).readonly) return;
-    this.#sqlite.exec('BEGIN');
     this.#startWrite(scope, null);
   }
 
-  /** Called right after BEGIN: the marker row, in the same transaction as the write. */
+  /** Opens the request's part: in the open group, or in a new one (BEGIN IMMEDIATE: the write lock at once). */
   #startWrite(scope: WriteScope, kysely: OpenWrite['kysely']): void {
+    let group = this.#group;
+    if (group && !this.#sqlite.inTransaction) {
+      // SQLite rolled the group's transaction back by itself (an I/O or disk-full error): its answers fail.
+      this.#group = null;
+      group.settle(new Error('backend-sim: the write transaction was rolled back by SQLite'));
+      group = null;
+    }
+    if (!group) {
+      this.#sqlite.exec('BEGIN IMMEDIATE');
+      group = this.#group = new CommitGroup();
+    }
+    scope.commits.add(group.committed);
+    let createdAt: number;
+    let changesBefore: number;
+    this.#sqlite.exec(`SAVEPOINT ${REQUEST_SAVEPOINT}`);
     try {
       const markers = this.#markers();
-      const now = scope.now();
-      if (now - this.#lastPurge > PURGE_EVERY_MS) {
-        markers.purge.run(now - MARKER_TTL_MS);
-        this.#lastPurge = now;
+      createdAt = scope.now();
+      if (createdAt - this.#lastPurge > PURGE_EVERY_MS) {
+        markers.purge.run(createdAt - MARKER_TTL_MS);
+        this.#lastPurge = createdAt;
       }
-      const existing = markers.createdAt.get(scope.token) as number | undefined;
-      if (existing !== undefined && existing > now - MARKER_TTL_MS) {
-        // The request hooks replay a recorded token before the handler runs and run one request per
-        // token at a time; a live marker here means a second backend process on the same file.
-        throw new BackendError('INTERNAL_ERROR', 'Escrita idempotente ja registrada por outra execucao.');
-      }
-      if (existing !== undefined) markers.remove.run(scope.token);
-      markers.insert.run(scope.token, scope.method, scope.path, now);
+      changesBefore = markers.totalChanges.get() as number;
     } catch (error) {
-      this.#sqlite.exec('ROLLBACK');
+      this.#sqlite.exec(`ROLLBACK TO ${REQUEST_SAVEPOINT}`);
+      this.#sqlite.exec(`RELEASE ${REQUEST_SAVEPOINT}`);
       throw error;
     }
-    this.#open = { scope, kysely, changesAfterMarker: this.#markers().totalChanges.get() as number };
+    this.#open = { scope, group, kysely, createdAt, changesBefore };
     scope.held.add(this);
   }
+
+  /** Undoes the request's part alone; the group's other parts stay. */
+  #rollbackPart(open: OpenWrite): void {
+    if (!this.#sqlite.inTransaction) return;
+    this.#sqlite.exec(`ROLLBACK TO ${REQUEST_SAVEPOINT}`);
+    this.#sqlite.exec(`RELEASE ${REQUEST_SAVEPOINT}`);
+    void open;
+  }
+
+  #assertGroupAlive(group: CommitGroup): void {
+    if (this.#group === group && this.#sqlite.inTransaction) return;
+    throw new Error('backend-sim: the write transaction was rolled back by SQLite');
+  }
+
+  /** The connection goes to the next request waiting for it; the open group commits now, soon or later. */
+  #release(): void {
+    const group = this.#group;
+    if (group && group.full()) this.#commit();
+    const next = this.#waiting.shift();
+    if (next) return next();
+    this.#busy = false;
+    if (this.#group && !this.#commitSoon) {
+      // Idle: what other requests of this turn of the event loop write joins the group, then it commits.
+      this.#commitSoon = setImmediate(() => {
+        this.#commitSoon = null;
+        if (this.#busy || !this.#group) return; // the request using the connection commits it as it releases
+        this.#commit();
+      });
+    }
+  }
+
+  /** Commits the group's transaction (only ever with no part open) and settles its answers. */
+  #commit(): void {
+    const group = this.#group;
+    if (!group) return;
+    this.#group = null;
+    try {
+      if (!this.#sqlite.inTransaction) throw new Error('backend-sim: the write transaction was rolled back by SQLite');
+      this.#sqlite.exec('COMMIT');
+      group.settle(null);
+    } catch (error) {
+      if (this.#sqlite.inTransaction) this.#sqlite.exec('ROLLBACK');
+      group.settle(error);
+    }
+  }
+}
+
+/** Kysely's SqliteConnection.streamQuery, on the statement cache. */
+async function* streamRows<R>(sqlite: SQLite.Database, query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+  const stmt = prepared(sqlite, query.sql);
+  if (!stmt.reader) throw new Error('Sqlite driver only supports streaming of select queries');
+  for (const row of stmt.iterate(query.parameters as unknown[])) yield { rows: [row as R] };
 }
 
 function markerStatements(sqlite: SQLite.Database) {
   return {
-    createdAt: sqlite.prepare('SELECT created_at FROM idempotency_markers WHERE token = ?').pluck(),
-    insert: sqlite.prepare('INSERT INTO idempotency_markers (token, method, path, created_at) VALUES (?, ?, ?, ?)'),
-    remove: sqlite.prepare('DELETE FROM idempotency_markers WHERE token = ?'),
-    complete: sqlite.prepare('UPDATE idempotency_markers SET status = ?, content_type = ?, response = ? WHERE token = ?'),
+    record: sqlite.prepare(
+      `INSERT INTO idempotency_markers (token, method, path, status, content_type, response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (token) DO UPDATE SET method = excluded.method, path = excluded.path, status = excluded.status,
+         content_type = excluded.content_type, response = excluded.response, created_at = excluded.created_at
+       WHERE idempotency_markers.created_at <= ?`,
+    ),
     purge: sqlite.prepare('DELETE FROM idempotency_markers WHERE created_at <= ?'),
     totalChanges: sqlite.prepare('SELECT total_changes()').pluck(),
   };

@@ -161,7 +161,7 @@ describe('the driver: write, marker and answer commit together or not at all', (
     // Another connection on the same file sees neither yet.
     expect(await t.db.selectFrom('estados_civis').select('id').where('nome', '=', nome).execute()).toHaveLength(0);
     expect(await marker(s.token)).toBeUndefined();
-    s.finish({ status: 201, contentType: 'application/json', body: '{"ok":1}' });
+    await s.finish({ status: 201, contentType: 'application/json', body: '{"ok":1}' });
     expect(sqlite.inTransaction).toBe(false);
     expect(await t.db.selectFrom('estados_civis').select('id').where('nome', '=', nome).execute()).toHaveLength(1);
     expect(await marker(s.token)).toMatchObject({ status: 201, response: '{"ok":1}' });
@@ -191,7 +191,7 @@ describe('the driver: write, marker and answer commit together or not at all', (
       // Reads of the same request see its own uncommitted write.
       expect(await estado(kept)).toHaveLength(1);
     });
-    s.finish({ status: 200, contentType: null, body: '{}' });
+    await s.finish({ status: 200, contentType: null, body: '{}' });
     expect(await estado(kept)).toHaveLength(1);
     expect(await estado(undone)).toHaveLength(0);
   });
@@ -218,9 +218,109 @@ describe('the driver: write, marker and answer commit together or not at all', (
     const s = scope();
     const [{ id }] = await db.selectFrom('estados_civis').select('id').limit(1).execute();
     await expect(s.run(() => db.insertInto('estados_civis').values({ id, nome: 'duplicado' }).execute())).rejects.toThrow(/UNIQUE|PRIMARY KEY/);
-    s.finish({ status: 422, contentType: 'application/json', body: '{"error":{}}' });
+    await s.finish({ status: 422, contentType: 'application/json', body: '{"error":{}}' });
     expect(sqlite.inTransaction).toBe(false);
     expect(await marker(s.token)).toBeUndefined();
+  });
+
+  describe('group commit: parts of several write requests in one transaction (decisions P25-B2)', () => {
+    /** A write request's part opened, and the promise of a second one still waiting for the connection. */
+    const visible = async (nome: string) => (await t.db.selectFrom('estados_civis').select('id').where('nome', '=', nome).execute()).length;
+
+    it('requests that come while a part is open join its transaction; every answer waits for the one COMMIT of all', async () => {
+      const [s1, s2] = [scope(), scope()];
+      const [a, b] = [`estado ${randomUUID()}`, `estado ${randomUUID()}`];
+      await s1.run(() => db.insertInto('estados_civis').values({ nome: a }).execute());
+      const second = s2.run(() => db.insertInto('estados_civis').values({ nome: b }).execute());
+      // s1 answers: its part is released to s2, which was waiting, and the transaction stays open for it.
+      let firstDone = false;
+      const first = s1.finish({ status: 201, contentType: 'application/json', body: '{"a":1}' }).then(() => (firstDone = true));
+      await second;
+      expect(sqlite.inTransaction).toBe(true);
+      expect(firstDone).toBe(false);
+      expect([await visible(a), await visible(b), await marker(s1.token)]).toEqual([0, 0, undefined]);
+      let seenAtFirstAnswer: number[] = [];
+      const firstSeen = first.then(async () => (seenAtFirstAnswer = [await visible(a), await visible(b)]));
+      await s2.finish({ status: 201, contentType: 'application/json', body: '{"b":1}' });
+      await firstSeen;
+      // When the first answer may leave, both writes are committed: they went in together.
+      expect(seenAtFirstAnswer).toEqual([1, 1]);
+      expect(await marker(s1.token)).toMatchObject({ status: 201, response: '{"a":1}' });
+      expect(await marker(s2.token)).toMatchObject({ status: 201, response: '{"b":1}' });
+      expect(sqlite.inTransaction).toBe(false);
+    });
+
+    it('a read outside a write request gets the waiting group committed first: it never sees uncommitted rows', async () => {
+      const s = scope();
+      const nome = `estado ${randomUUID()}`;
+      await s.run(() => db.insertInto('estados_civis').values({ nome }).execute());
+      const answered = s.finish({ status: 201, contentType: null, body: '{}' });
+      expect(sqlite.inTransaction).toBe(true);
+      // Same event-loop turn, before the group would commit on its own: the read commits it, then reads.
+      expect(await estado(nome)).toHaveLength(1);
+      expect(sqlite.inTransaction).toBe(false);
+      await answered;
+    });
+
+    it('a read inside a write request sees the group and makes that answer wait for the commit', async () => {
+      const [writer, reader] = [scope(), scope()];
+      const nome = `estado ${randomUUID()}`;
+      await writer.run(() => db.insertInto('estados_civis').values({ nome }).execute());
+      const read = reader.run(() => estado(nome));
+      const written = writer.finish({ status: 201, contentType: null, body: '{}' });
+      expect(await read).toHaveLength(1);
+      expect(await visible(nome)).toBe(0);
+      // The reader wrote nothing, yet its answer waits for the commit of what it read.
+      await reader.finish({ status: 200, contentType: null, body: '{}' });
+      expect(await visible(nome)).toBe(1);
+      await written;
+    });
+
+    it('a part rolled back (abandoned, or whose only mutation failed) leaves the other parts of its group', async () => {
+      const [kept, abandoned, failed] = [scope(), scope(), scope()];
+      const [a, b] = [`estado ${randomUUID()}`, `estado ${randomUUID()}`];
+      await kept.run(() => db.insertInto('estados_civis').values({ nome: a }).execute());
+      const second = abandoned.run(() => db.insertInto('estados_civis').values({ nome: b }).execute());
+      const [{ id }] = await t.db.selectFrom('estados_civis').select('id').limit(1).execute();
+      const third = failed.run(() => db.insertInto('estados_civis').values({ id, nome: 'duplicado' }).execute());
+      const keptDone = kept.finish({ status: 201, contentType: null, body: '{"kept":1}' });
+      await second;
+      abandoned.abandon();
+      await expect(third).rejects.toThrow(/UNIQUE|PRIMARY KEY/);
+      await failed.finish({ status: 422, contentType: null, body: '{}' });
+      await keptDone;
+      expect([await visible(a), await visible(b)]).toEqual([1, 0]);
+      expect([await marker(kept.token), await marker(abandoned.token), await marker(failed.token)].map((m) => m?.response ?? null)).toEqual(['{"kept":1}', null, null]);
+    });
+
+    it('a failed COMMIT fails every answer of the group, and nothing of it is committed', async () => {
+      const [s1, s2] = [scope(), scope()];
+      const [a, b] = [`estado ${randomUUID()}`, `estado ${randomUUID()}`];
+      await s1.run(() => db.insertInto('estados_civis').values({ nome: a }).execute());
+      // Foreign keys checked at COMMIT (for this transaction only), and a row that breaks one: the COMMIT fails.
+      sqlite.pragma('defer_foreign_keys = ON');
+      await s1.run(() => db.insertInto('pacientes').values({ nome: 'SEM ESTADO', numero_prontuario: `fk-${randomUUID()}`, usuario: `fk${randomUUID()}`, senha_hash: 'x', criado_em: 'c', estado_civil_id: 999_999 }).execute());
+      const second = s2.run(() => db.insertInto('estados_civis').values({ nome: b }).execute());
+      const first = s1.finish({ status: 201, contentType: null, body: '{}' });
+      await second;
+      await expect(s2.finish({ status: 201, contentType: null, body: '{}' })).rejects.toThrow(/FOREIGN KEY/);
+      await expect(first).rejects.toThrow(/FOREIGN KEY/);
+      expect(sqlite.inTransaction).toBe(false);
+      expect([await visible(a), await visible(b), await marker(s1.token), await marker(s2.token)]).toEqual([0, 0, undefined, undefined]);
+    });
+
+    it('over HTTP: 30 concurrent creates with their own tokens are each committed with their marker and replay', async () => {
+      const bodies = Array.from({ length: 30 }, () => novo());
+      const tokens = bodies.map(() => newToken());
+      const first = await Promise.all(bodies.map((b, i) => send('POST', '/tenants/demo/pacientes', b, tokens[i])));
+      expect(first.map((r) => r.status)).toEqual(Array(30).fill(201));
+      for (const [i, b] of bodies.entries()) {
+        expect(await countNamed(b.nome)).toBe(1);
+        expect((await marker(tokens[i]))?.response).toBe(first[i].text);
+      }
+      const again = await Promise.all(bodies.map((b, i) => send('POST', '/tenants/demo/pacientes', b, tokens[i])));
+      expect(again.map((r) => [r.replay, r.text])).toEqual(first.map((r) => ['true', r.text]));
+    });
   });
 
   it('outside a WriteScope the driver is plain Kysely: autocommit, no marker', async () => {

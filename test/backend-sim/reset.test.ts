@@ -157,7 +157,13 @@ describe('POST /admin/tenants/:slug/reset', () => {
 
   it('a copy taken before a later migration is migrated, then restored', async () => {
     // The copy as the latest migrations (search index, list counts and their triggers) found it: without them.
-    const latest = ['2026-11-23-005-list-counts-and-search', '2026-11-23-006-laudos-counts', '2026-11-23-007-search-index-queue', '2026-11-23-008-exames-status-counts'];
+    const latest = [
+      '2026-11-23-005-list-counts-and-search',
+      '2026-11-23-006-laudos-counts',
+      '2026-11-23-007-search-index-queue',
+      '2026-11-23-008-exames-status-counts',
+      '2026-11-24-009-append-only-markers-and-queue-by-id',
+    ];
     const copy = new SQLite(pristineFile(h.dataDir, 'nova'));
     for (const trigger of copy.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[]) copy.exec(`DROP TRIGGER ${trigger}`);
     copy.exec(`DROP TABLE pacientes_nome_busca; DROP TABLE pacientes_nome_busca_fila; DROP TABLE pacientes_contagem; DROP TABLE exames_contagem; DROP TABLE laudos_contagem; DROP INDEX pacientes_ids;
@@ -167,7 +173,7 @@ describe('POST /admin/tenants/:slug/reset', () => {
     const reset = await h.call('POST', '/admin/tenants/nova/reset', {});
     expect(reset.status).toBe(200);
     const migrated = new SQLite(pristineFile(h.dataDir, 'nova'), { readonly: true });
-    expect(migrated.prepare('SELECT COUNT(*) FROM kysely_migration WHERE name IN (?, ?, ?, ?)').pluck().get(...latest)).toBe(4);
+    expect(migrated.prepare(`SELECT COUNT(*) FROM kysely_migration WHERE name IN (${latest.map(() => '?').join(', ')})`).pluck().get(...latest)).toBe(latest.length);
     expect(migrated.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'").pluck().get()).toBe(19);
     migrated.close();
     expect((await h.call('GET', '/tenants/nova/pacientes?nome=ANTES')).body.meta.total).toBe(0);

@@ -7,6 +7,7 @@ import { migration as m005 } from './2026-11-23-005-list-counts-and-search.ts';
 import { migration as m006 } from './2026-11-23-006-laudos-counts.ts';
 import { migration as m007 } from './2026-11-23-007-search-index-queue.ts';
 import { migration as m008 } from './2026-11-23-008-exames-status-counts.ts';
+import { migration as m009 } from './2026-11-24-009-append-only-markers-and-queue-by-id.ts';
 
 /** Date-prefixed, applied in name order by Kysely's Migrator. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-006-laudos-counts': m006,
   '2026-11-23-007-search-index-queue': m007,
   '2026-11-23-008-exames-status-counts': m008,
+  '2026-11-24-009-append-only-markers-and-queue-by-id': m009,
 };

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { SEARCH_QUEUE_APPLY, SEARCH_QUEUE_PENDING } from '../../db/derived.ts';
+import { SEARCH_QUEUE_APPLY } from '../../db/derived.ts';
+import { databaseState, rememberedTotal } from '../../db/remembered-counts.ts';
 import { Conditions } from '../../db/conditions.ts';
 import { queryRows } from '../../db/statements.ts';
 import type { PacientesTable } from '../../db/tables/pacientes.ts';
@@ -39,9 +40,10 @@ const ftsPhrase = (needle: string) => `"${needle.replaceAll('"', '""')}"`;
 
 /**
  * Hand-written SQL (statements cached per SQL text, a finite set here) run on one held connection, so
- * the total and the page see the same rows. Totals come from the trigger-kept counts (`ativo` alone or
- * no filter) or from the search index (`nome` given: its matches drive the query, the other filters
- * are checked on those rows only); a page is chosen by ids (on a covering index, or from the search
+ * the total and the page see the same rows. Totals are exact (spec: the count satisfying the filter) and
+ * come from the trigger-kept counts (`ativo` alone or no filter) or from the search index (`nome` given:
+ * its matches drive the query, the other filters are checked on those rows only), counted once per
+ * database state (decisions P25-B1); a page is chosen by ids (on a covering index, or from the search
  * index in id order) before its rows are read, so a deep OFFSET walks ids, not the table.
  */
 export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ rows: PacienteListRow[]; total: number }> {
@@ -88,13 +90,23 @@ export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ ro
         : [`SELECT COUNT(*) AS total FROM pacientes p WHERE ${c.joined()}`, params];
     pageIds = [`SELECT p.id FROM pacientes p WHERE 1${c.appended()} ORDER BY p.id LIMIT ? OFFSET ?`, [...params, f.limit, f.offset]];
   }
+  // The trigger-kept counts are a sum over two rows; every other total walks matches or rows, and is
+  // counted once per database state (remembered-counts.ts).
+  const countKept = !searchDrives && c.size === (f.ativo ? 1 : 0);
   return db.connection().execute(async (conn) => {
-    // Patient writes queue their index updates (migration 007): a search applies what is pending first.
-    if (search !== null && (await queryRows<{ pendente: number }>(conn, SEARCH_QUEUE_PENDING, []))[0].pendente)
-      await conn.transaction().execute(async (trx) => {
-        for (const statement of SEARCH_QUEUE_APPLY) await queryRows(trx, statement, []);
-      });
-    const [{ total }] = await queryRows<{ total: number }>(conn, count[0], count[1]);
+    let total: number;
+    if (countKept) [{ total }] = await queryRows<{ total: number }>(conn, count[0], count[1]);
+    else {
+      let state = await databaseState(conn, search !== null);
+      if (state.pendente) {
+        // Patient writes queue their index updates (migration 007): a search applies what is pending first.
+        await conn.transaction().execute(async (trx) => {
+          for (const statement of SEARCH_QUEUE_APPLY) await queryRows(trx, statement, []);
+        });
+        state = await databaseState(conn, false);
+      }
+      total = await rememberedTotal(db, conn, state, count[0], count[1]);
+    }
     if (f.offset >= total) return { rows: [], total };
     const rows = await queryRows<PacienteListRow>(conn, `SELECT ${LIST_COLUMNS} FROM pacientes WHERE id IN (${pageIds[0]}) ORDER BY id`, pageIds[1]);
     return { rows, total };
@@ -153,16 +165,29 @@ const INSERT_COLUMNS = [
 const INSERT_PACIENTE = `INSERT INTO pacientes (id, ${INSERT_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(INSERT_COLUMNS.length)}) RETURNING *`;
 
 /**
- * The id the next INSERT gets from SQLite (a rowid table without AUTOINCREMENT: the largest id + 1, or 1)
- * and whether that id, as text, is already someone's record number: read in the write transaction, so no
- * other insert comes between.
+ * The id the next INSERT gets from SQLite (a rowid table without AUTOINCREMENT: the largest id + 1, or 1),
+ * read in the write transaction, so no other insert comes between.
  */
-const NEXT_ID =
-  'SELECT n.id, EXISTS (SELECT 1 FROM pacientes WHERE numero_prontuario = CAST(n.id AS TEXT)) AS ocupado FROM (SELECT COALESCE(MAX(id), 0) + 1 AS id FROM pacientes) n';
-
-export async function nextId(trx: Db): Promise<{ id: number; ocupado: number }> {
-  const [next] = await queryRows<{ id: number; ocupado: number }>(trx, NEXT_ID, []);
+export async function nextId(trx: Db): Promise<{ id: number }> {
+  const [next] = await queryRows<{ id: number }>(trx, 'SELECT COALESCE(MAX(id), 0) + 1 AS id FROM pacientes', []);
   return next;
+}
+
+/**
+ * The same INSERT with the id SQLite would pick (the largest + 1) and that id, as text, for its record number,
+ * in one statement: no row when another patient already holds that number (typed by hand).
+ */
+const INSERT_PACIENTE_NUMERO_AUTO = `INSERT INTO pacientes (id, ${INSERT_COLUMNS.join(', ')})
+  SELECT n.id, ${INSERT_COLUMNS.map((c) => (c === 'numero_prontuario' ? 'CAST(n.id AS TEXT)' : '?')).join(', ')}
+  FROM (SELECT COALESCE(MAX(id), 0) + 1 AS id FROM pacientes) n
+  WHERE NOT EXISTS (SELECT 1 FROM pacientes WHERE numero_prontuario = CAST(n.id AS TEXT))
+  RETURNING *`;
+const COLUMNS_BUT_NUMERO = INSERT_COLUMNS.filter((c) => c !== 'numero_prontuario');
+
+/** Inserts the row numbered by its own id (see above), or answers undefined when that number is taken. */
+export async function insertPacienteNumeroAuto(trx: Db, row: Omit<PacienteRow, 'id'>): Promise<PacienteRow | undefined> {
+  const [inserted] = await queryRows<PacienteRow>(trx, INSERT_PACIENTE_NUMERO_AUTO, COLUMNS_BUT_NUMERO.map((c) => row[c]));
+  return inserted;
 }
 
 /** Inserts the row (with `id`, or the one SQLite picks when null) and answers it as stored. */

@@ -131,14 +131,14 @@ export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallCon
   };
   const created = await withUniqueRetry(db, { cpf, numero_prontuario: numeroProntuario, usuario: row.usuario }, null, () =>
     db.transaction().execute(async (trx) => {
+      if (numeroProntuario) return repo.insertPaciente(trx, null, row);
       // The auto record number is chosen for the id the row is about to get, then inserted with it:
-      // the same number an insert followed by an update to freeNumeroProntuario(id) would give.
-      let id: number | null = null;
-      if (!numeroProntuario) {
-        const next = await repo.nextId(trx);
-        id = next.id;
-        row.numero_prontuario = next.ocupado ? await freeNumeroProntuario(trx, id, 1) : String(id);
-      }
+      // the same number an insert followed by an update to freeNumeroProntuario(id) would give. Usually
+      // the id itself, in the INSERT; a suffixed variant when someone typed that number by hand.
+      const numbered = await repo.insertPacienteNumeroAuto(trx, row);
+      if (numbered) return numbered;
+      const { id } = await repo.nextId(trx);
+      row.numero_prontuario = await freeNumeroProntuario(trx, id, 1);
       return repo.insertPaciente(trx, id, row);
     }),
   );

@@ -138,3 +138,55 @@ describe('GET /pacientes totals and deep pages', () => {
     expect(Object.keys(res.body.data[0]).sort()).toEqual(['ativo', 'cpf', 'criado_em', 'data_nascimento', 'email', 'id', 'nome', 'sexo', 'telefone']);
   });
 });
+
+describe('totals counted once per database state (decisions P25-B1)', () => {
+  it('a total asked again is still the count of the stored rows after every kind of write, by this connection or another', async () => {
+    const other = await createTenant(h, 'contagem');
+    const path = '/tenants/contagem/pacientes';
+    const create = async (nome: string) => (await h.call('POST', path, { nome, data_nascimento: '1990-05-06' })).body.data.id as number;
+    const [silva, , souza] = [await create('Ana Silva'), await create('Bruno Silva'), await create('Carla Souza')];
+    // The search's count (alone and with ativo), a short needle (instr) and the registration period (a row scan).
+    const queries: { q: string; nome?: string; ativo?: number; desde?: string }[] = [
+      { q: 'nome=silva', nome: 'SILVA' },
+      { q: 'nome=silva&ativo=1', nome: 'SILVA', ativo: 1 },
+      { q: 'nome=silva&ativo=0', nome: 'SILVA', ativo: 0 },
+      { q: 'nome=si', nome: 'SI' },
+      { q: 'periodo_cadastro_inicio=2000-01-01', desde: '2000-01-01' },
+    ];
+    const check = async (step: string) => {
+      const stored = await other.db.selectFrom('pacientes').select(['id', 'nome', 'ativo', 'criado_em']).orderBy('id').execute();
+      for (const { q, nome, ativo, desde } of queries) {
+        const want = stored.filter((r) => (!nome || r.nome.includes(nome)) && (ativo === undefined || r.ativo === ativo) && (!desde || r.criado_em >= desde)).map((r) => r.id);
+        // Twice: the second answer is the remembered total when nothing changed in between.
+        for (const attempt of [1, 2]) {
+          const res = await h.call('GET', `${path}?limit=200&${q}`);
+          expect({ step, q, attempt, ids: res.body.data.map((p: { id: number }) => p.id), total: res.body.meta.total }).toEqual({ step, q, attempt, ids: want, total: want.length });
+        }
+      }
+    };
+    await check('created');
+    // Only `ativo` changes (no name, so the search index is untouched): the totals with ativo follow.
+    expect((await h.call('PATCH', `${path}/${silva}`, { ativo: false })).status).toBe(200);
+    await check('ativo changed');
+    await create('Dora Silveira');
+    await check('created through the API');
+    // Another connection writes (another tool on the file): its commits are seen too.
+    await other.db
+      .insertInto('pacientes')
+      .values({ nome: 'EDU SILVA', numero_prontuario: 'x-1', usuario: 'x1', senha_hash: 'x', criado_em: '2026-01-01T00:00:00Z', ativo: 1 })
+      .execute();
+    await check('inserted by another connection');
+    await other.db.updateTable('pacientes').set({ nome: 'CARLA SILVA SOUZA' }).where('id', '=', souza).execute();
+    await check('renamed by another connection');
+    await other.db.updateTable('pacientes').set({ ativo: 0 }).where('nome', '=', 'EDU SILVA').execute();
+    await check('ativo changed by another connection');
+    expect((await h.call('POST', `${path}/unificar`, { paciente_id_principal: silva, paciente_id_duplicado: souza })).status).toBe(200);
+    await check('unified (a deletion)');
+    // A write refused (duplicate record number) changes nothing, and the totals stay right.
+    expect((await h.call('POST', path, { nome: 'Fabio Silva', numero_prontuario: 'x-1', data_nascimento: '1990-05-06' })).status).toBe(422);
+    await check('refused write');
+    expect((await h.call('POST', '/admin/tenants/contagem/reset', {})).status).toBe(200);
+    await check('reset to the first-start state');
+    expect((await h.call('GET', `${path}?nome=silva`)).body.meta.total).toBe(0);
+  });
+});
