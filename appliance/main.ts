@@ -51,6 +51,46 @@ async function main(): Promise<void> {
   const credentialsFile = path.join(config.dataDir, CREDENTIALS_FILE);
   if (firstStart) await bootstrapFirstStart(stack, doctors, gatewayUrl);
 
+  // Before runtime.json and the banner say the stack is up: a signal sent as soon as they appear drains it.
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) {
+      console.error('Forced exit.');
+      process.exit(1);
+    }
+    stopping = true;
+    const bound = config.drainTimeoutMs;
+    console.log(`\n${signal}: stopping: no new connections, answering the requests already received (at most ${bound} ms), then flushing the audit log and closing the databases…`);
+    // Whatever hangs after the drain (a database close, a worker) does not keep the process alive for ever.
+    setTimeout(() => {
+      console.error(`Shutdown still running ${bound + SHUTDOWN_MARGIN_MS} ms after ${signal}: forced exit.`);
+      process.exit(1);
+    }, bound + SHUTDOWN_MARGIN_MS).unref();
+    stack
+      .drain()
+      .then(({ gateway, storage }) => {
+        const cut = gateway.cut + (storage?.cut ?? 0);
+        console.log(
+          `drained in ${gateway.ms + (storage?.ms ?? 0)} ms: ${gateway.answered} request(s) answered` +
+            (cut > 0 ? `, ${cut} cut at the ${bound} ms bound (DRAIN_TIMEOUT_MS)` : ''),
+        );
+        return stack.close();
+      })
+      .then(
+        () => {
+          removeRuntimeFile(config.dataDir);
+          process.exit(0);
+        },
+        (error) => {
+          removeRuntimeFile(config.dataDir);
+          console.error('Shutdown failed:', error);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
   // Where this stack listens, for the CLI (and scripts) started later with whatever environment.
   const s3Internal = stack.config.s3.internal;
   const localHost = clientHost(config.host);
@@ -103,44 +143,6 @@ async function main(): Promise<void> {
     else console.log(describeQuickCheck(report));
   });
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) {
-      console.error('Forced exit.');
-      process.exit(1);
-    }
-    stopping = true;
-    const bound = config.drainTimeoutMs;
-    console.log(`\n${signal}: stopping: no new connections, answering the requests already received (at most ${bound} ms), then flushing the audit log and closing the databases…`);
-    // Whatever hangs after the drain (a database close, a worker) does not keep the process alive for ever.
-    setTimeout(() => {
-      console.error(`Shutdown still running ${bound + SHUTDOWN_MARGIN_MS} ms after ${signal}: forced exit.`);
-      process.exit(1);
-    }, bound + SHUTDOWN_MARGIN_MS).unref();
-    stack
-      .drain()
-      .then(({ gateway, storage }) => {
-        const cut = gateway.cut + (storage?.cut ?? 0);
-        console.log(
-          `drained in ${gateway.ms + (storage?.ms ?? 0)} ms: ${gateway.answered} request(s) answered` +
-            (cut > 0 ? `, ${cut} cut at the ${bound} ms bound (DRAIN_TIMEOUT_MS)` : ''),
-        );
-        return stack.close();
-      })
-      .then(
-        () => {
-          removeRuntimeFile(config.dataDir);
-          process.exit(0);
-        },
-        (error) => {
-          removeRuntimeFile(config.dataDir);
-          console.error('Shutdown failed:', error);
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 /** After the drain, what stopping may still take (audit flush, databases) before the exit is forced. */
