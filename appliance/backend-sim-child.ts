@@ -11,7 +11,9 @@ import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts'
  * It loads its modules, then waits for its configuration on the IPC channel (the internal token never goes on a
  * command line or in the environment): the stack sends it once the storage listens and a first start has seeded
  * the clinics, so nothing opens a clinic's database before that. It stops when told to (after the gateway's
- * drain), or when the channel closes: the appliance is gone (a SIGKILL included) and nothing may serve on alone.
+ * drain, closing its databases), and exits at once when the channel closes without that: the appliance is gone (a
+ * SIGKILL, a forced exit) and nothing may serve on alone. At once, as it would have died with the appliance in one
+ * process: a transaction not committed is rolled back by the next open, as after any crash.
  */
 /** BackendConfig without its clock: another process's clock cannot be passed; the gateway pushes its offset instead. */
 export type BackendSimChildConfig = Omit<BackendConfig, 'now'>;
@@ -59,7 +61,7 @@ function runBackendSimChild(): void {
       },
     );
   });
-  process.on('disconnect', stop);
+  process.on('disconnect', () => process.exit(stopping ? 0 : 1));
   // The terminal's Ctrl-C (and a SIGTERM sent to the whole process group) reaches this process too: it keeps
   // answering, since the gateway's drain still needs it, and stops when the appliance says so or goes away.
   process.on('SIGINT', () => undefined);
