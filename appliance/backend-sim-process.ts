@@ -7,7 +7,8 @@ import type { BackendSimChildConfig, FromBackendSimChild, ToBackendSimChild } fr
 /**
  * backend-sim in a child process of the stack (appliance/backend-sim-child.ts runs in it): the gateway and the
  * clinic each get an event loop, so a create's two halves run on two cores. The stack spawns it first thing, so
- * Node and the bundle load while the storage starts, and sends its configuration when the clinics may be opened.
+ * Node and the bundle load while the storage starts (under `npm start` the launcher has started it already, while
+ * the server's bundle loaded), and sends its configuration when the clinics may be opened.
  *
  * The child dies with the appliance: it stops when its IPC channel closes, which the kernel does when this
  * process ends, however it ends. It stays in the appliance's process group (a signal to the group reaches it) and
@@ -75,10 +76,21 @@ interface Child {
   exited: Promise<void>;
 }
 
+/** The child the launcher started before it loaded the server's bundle (appliance/start.mjs), once, if it still runs. */
+function prestarted(): ChildProcess | null {
+  const companions = (globalThis as { applianceCompanions?: Record<string, ChildProcess | undefined> }).applianceCompanions;
+  const child = companions?.['backend-sim'];
+  if (!child) return null;
+  delete companions['backend-sim'];
+  if (child.exitCode === null && child.signalCode === null && child.connected) return child;
+  child.kill('SIGKILL');
+  return null;
+}
+
 function launch(): Child {
   const { command, args } = childCommand();
   // stdout and stderr are the appliance's: backend-sim's own warnings and a crash's stack trace reach the operator.
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = prestarted() ?? spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     // Not even spawned (no such executable): 'exit' may never come.

@@ -8,6 +8,7 @@
 // The cache is .cache/start (START_CACHE_DIR moves it, relative to the checkout), one bundle and manifest per
 // entry. START_ENTRY bundles another source than the entry's own: both are for tests, which must not use a
 // developer's cache nor touch real sources.
+import { spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -27,7 +28,8 @@ if (unsupported) {
  * What the launcher can run. The CLI's stdout carries its results (`--json` included), so its launcher
  * says nothing when the bundle is up to date and writes a rebuild's line to stderr. `companions`: bundles
  * the entry starts as processes of their own (backend-sim's child process), built with it in one esbuild run
- * and checked with it (one manifest), named to the entry in `globalThis.applianceBundles`.
+ * and checked with it (one manifest), named to the entry in `globalThis.applianceBundles`. `prestart`: the
+ * launcher starts that process itself before it loads the entry (`globalThis.applianceCompanions`).
  */
 const ENTRIES = {
   server: {
@@ -37,7 +39,7 @@ const ENTRIES = {
     name: 'server bundle',
     failure: 'Startup failed',
     quiet: false,
-    companions: { 'backend-sim': { source: 'appliance/backend-sim-child.ts', bundle: 'backend-sim.mjs' } },
+    companions: { 'backend-sim': { source: 'appliance/backend-sim-child.ts', bundle: 'backend-sim.mjs', prestart: true } },
   },
   cli: { source: 'appliance/cli/run.ts', bundle: 'cli.mjs', manifest: 'cli.manifest.json', name: 'cli bundle', failure: 'CLI failed', quiet: true },
   cluster: { source: 'appliance/cluster-main.ts', bundle: 'cluster.mjs', manifest: 'cluster.manifest.json', name: 'cluster bundle', failure: 'Cluster failed', quiet: false },
@@ -56,7 +58,12 @@ const ENTRY = path.resolve(ROOT, process.env.START_ENTRY || SPEC.source);
 const CACHE_DIR = path.resolve(ROOT, process.env.START_CACHE_DIR || '.cache/start');
 const BUNDLE = path.join(CACHE_DIR, SPEC.bundle);
 const MANIFEST = path.join(CACHE_DIR, SPEC.manifest);
-const COMPANIONS = Object.entries(SPEC.companions ?? {}).map(([name, c]) => ({ name, entry: path.resolve(ROOT, c.source), bundle: path.join(CACHE_DIR, c.bundle) }));
+const COMPANIONS = Object.entries(SPEC.companions ?? {}).map(([name, c]) => ({
+  name,
+  entry: path.resolve(ROOT, c.source),
+  bundle: path.join(CACHE_DIR, c.bundle),
+  prestart: c.prestart === true,
+}));
 
 const rel = (file) => path.relative(ROOT, file) || '.';
 const fileStamp = (file) => {
@@ -216,4 +223,14 @@ process.setSourceMapsEnabled(true);
 // and its companions' (backend-sim's child process runs its own).
 globalThis.applianceBundle = BUNDLE;
 globalThis.applianceBundles = Object.fromEntries(COMPANIONS.map((c) => [c.name, c.bundle]));
+// backend-sim's process loads its bundle (on the other core) while this one loads the server's, which takes longer:
+// it then waits for its configuration, which appliance/backend-sim-process.ts sends once the stack may open the
+// clinics. If the entry never takes it (a refused start), it exits with this process (its IPC channel closes).
+globalThis.applianceCompanions = Object.fromEntries(
+  COMPANIONS.filter((c) => c.prestart).map((c) => {
+    const child = spawn(process.execPath, [...process.execArgv, c.bundle], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.on('error', () => undefined); // seen by the entry as a child that is not running: it starts another
+    return [c.name, child];
+  }),
+);
 await import(pathToFileURL(BUNDLE).href);
