@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import { startTestStack, type TestStack } from '../helpers/stack.ts';
-import { spawnStack, stopStack } from '../helpers/child-stack.ts';
+import { bannerUrl, loopbackStackEnv, spawnStack, stopStack } from '../helpers/child-stack.ts';
 import { signedRequest, type Credentials } from '../helpers/signed-client.ts';
 import { ensureOperator } from '../../server/admin/operators.ts';
 import { ephemeralConfig } from '../../server/config.ts';
@@ -208,6 +208,34 @@ describe('npm start (appliance/main.ts): backend-sim\'s process in runtime.json 
     await stopStack(child, 'SIGKILL');
     child = null;
     expect(await eventually(() => !isRunning(backendPid)), `backend-sim (pid ${backendPid}) still running after the appliance was killed`).toBe(true);
+  });
+
+  test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it): backend-sim keeps answering through the drain, a call waiting on it gets its 200, exit 0', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-backend-ctrlc-'));
+    dataDirs.push(dataDir);
+    // Its own process group, as a terminal's foreground job (the appliance and backend-sim's process in it).
+    const appliance = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], { env: loopbackStackEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child = appliance;
+    let out = '';
+    const baseUrl = await bannerUrl(appliance, 50_000, (chunk) => (out += chunk));
+    const exited = new Promise<string>((resolve) => appliance.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+    const runtime = JSON.parse(readFileSync(runtimeFilePath(dataDir), 'utf8')) as RuntimeInfo;
+    const token = readFileSync(path.join(dataDir, 'backend.token'), 'utf8').trim();
+    const admin = async (method: string, p: string, body?: unknown) =>
+      (await (await fetch(`${runtime.backend.url}${p}`, { method, headers: { 'x-internal-token': token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json()) as any;
+    const fault = (await admin('POST', '/admin/faults', { route: 'GET /tenants/demo/pacientes*', latency_ms: 1500 })).data;
+    const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
+    const waiting = signedRequest(baseUrl, { apiKey: demo.api_key, apiSecret: demo.api_secret }, { path: '/v1/pacientes?limit=1' });
+    expect(await eventually(async () => (await admin('GET', '/admin/faults')).data.some((f: any) => f.id === fault.id && f.hits > 0))).toBe(true);
+
+    process.kill(-appliance.pid!, 'SIGINT');
+    const answered = await waiting;
+    expect(answered.status, answered.text).toBe(200);
+    expect(await exited, out).toBe('code 0');
+    child = null;
+    expect(out).toMatch(/SIGINT: stopping/);
+    expect(out).toMatch(/drained in \d+ ms: 1 request\(s\) answered/);
+    expect(isRunning(runtime.backend.pid!)).toBe(false);
   });
 
   test('SIGTERM: the gateway drains, backend-sim stops after it, exit 0, runtime.json removed', async () => {
