@@ -10,8 +10,8 @@ import type { BackendSimChildConfig, FromBackendSimChild, ToBackendSimChild } fr
  * Node and the bundle load while the storage starts (under `npm start` the launcher has started it already, while
  * the server's bundle loaded), and sends its configuration when the clinics may be opened.
  *
- * The child dies with the appliance: it stops when its IPC channel closes, which the kernel does when this
- * process ends, however it ends. It stays in the appliance's process group (a signal to the group reaches it) and
+ * The child dies with the appliance: it exits at once when its IPC channel closes, which the kernel does when
+ * this process ends, however it ends. It stays in the appliance's process group (a signal to the group reaches it) and
  * ignores SIGINT and SIGTERM: the terminal's Ctrl-C reaches it too, while the gateway's drain still needs it.
  * An unexpected exit (a crash, a kill of that pid) starts it again on the same port after a short pause, longer
  * after each exit in a row; the clinics' calls answer 503 meanwhile.
@@ -24,7 +24,6 @@ export interface BackendSimProcess extends RunningBackendSim {
 }
 
 export interface SpawnedBackendSim {
-  readonly pid: number;
   /** Sends the configuration; resolves once backend-sim listens. Rejects with the listen error (code, port) if it cannot. */
   start(config: BackendSimChildConfig): Promise<BackendSimProcess>;
   /** Ends a child whose stack did not start. */
@@ -146,9 +145,6 @@ export function spawnBackendSim(options: BackendSimProcessOptions = {}): Spawned
   let current = launch();
 
   return {
-    get pid() {
-      return current.process.pid ?? 0;
-    },
     kill: () => stopChild(current, 'SIGKILL'),
     start: async (input) => {
       const port = await started(current, input, timeoutMs);
