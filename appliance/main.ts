@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.ts';
-import { startStack } from './stack.ts';
+import { startStack, type RunningStack } from './stack.ts';
 import { bootstrapFirstStart, CREDENTIALS_FILE, firstCallCommand, isFirstStart, seedDefaultData, UnmovedStateError } from './bootstrap.ts';
 import { buildConsoleIfChanged } from './build-console-if-changed.ts';
 import { assertPortsFree, portErrorMessage, PortInUseError } from './port-check.ts';
@@ -9,7 +9,8 @@ import { describeConsistency } from '../server/integrity/idempotency-consistency
 import { describeQuickCheck } from '../server/integrity/quick-check.ts';
 
 /**
- * `npm start`: embedded S3, backend-sim and the gateway in the foreground; Ctrl-C stops all three.
+ * `npm start`: embedded S3, backend-sim (its own child process: appliance/backend-sim-process.ts) and the
+ * gateway in the foreground; Ctrl-C stops all three.
  * With `--build-console-if-changed` (what `npm start` passes) the console is rebuilt first when its
  * sources changed since the last build; tests that spawn this file skip that.
  */
@@ -50,50 +51,7 @@ async function main(): Promise<void> {
   const credentialsFile = path.join(config.dataDir, CREDENTIALS_FILE);
   if (firstStart) await bootstrapFirstStart(stack, doctors, gatewayUrl);
 
-  // Where this stack listens, for the CLI (and scripts) started later with whatever environment.
-  const s3Internal = stack.config.s3.internal;
-  const localHost = clientHost(config.host);
-  writeRuntimeFile(config.dataDir, {
-    pid: process.pid,
-    started_at: new Date(started).toISOString(),
-    release: config.release,
-    data_dir: config.dataDir,
-    gateway: { url: httpUrl(localHost, stack.config.port), port: stack.config.port, host: config.host },
-    backend: { url: stack.backendUrl, port: stack.config.backend.external ? null : stack.config.backend.port, external: stack.config.backend.external },
-    storage: {
-      internal_url: httpUrl(s3Internal.endPoint, s3Internal.port, s3Internal.useSSL),
-      public_url: stack.s3PublicUrl,
-      embedded: stack.config.s3.embedded,
-      port: stack.config.s3.embedded ? s3Internal.port : null,
-    },
-  });
-
-  console.log(
-    [
-      '',
-      `Clinic Exams Gateway ${config.release} is up (${Date.now() - started} ms)`,
-      `  API        ${gatewayUrl}/v1/ping`,
-      `  Console    ${gatewayUrl}/console/`,
-      `  backend    ${stack.backendUrl} (loopback only)`,
-      `  storage    ${stack.s3PublicUrl} (${config.s3.embedded ? 'embedded s3rver' : 'external S3'}, bucket ${config.s3.bucket})`,
-      `  data       ${config.dataDir}`,
-      `  credentials (operator login and demo API keys, mode 0600): ${credentialsFile}`,
-      `  ports and URLs for the CLI: ${path.join(config.dataDir, RUNTIME_FILE)}`,
-      '',
-      'First signed call (bash + openssl + curl):',
-      firstCallCommand(gatewayUrl, credentialsFile),
-      '',
-      ...startChecks(stack.integrity.consistency),
-      'Ctrl-C stops everything.',
-    ].join('\n'),
-  );
-  // Reported when the background check ends (the start did not wait for it); also in /readyz.
-  void stack.integrity.quickCheck.then((report) => {
-    if (!report) console.error('integrity: the databases could not be checked (PRAGMA quick_check did not run)');
-    else if (report.checks.some((c) => c.problems.length > 0)) console.error(describeQuickCheck(report));
-    else console.log(describeQuickCheck(report));
-  });
-
+  // Before runtime.json and the banner say the stack is up: a signal sent as soon as they appear drains it.
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {
@@ -132,10 +90,69 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  // Where this stack listens, for the CLI (and scripts) started later with whatever environment.
+  const s3Internal = stack.config.s3.internal;
+  const localHost = clientHost(config.host);
+  const writeRuntime = () => writeRuntimeFile(config.dataDir, {
+    pid: process.pid,
+    started_at: new Date(started).toISOString(),
+    release: config.release,
+    data_dir: config.dataDir,
+    gateway: { url: httpUrl(localHost, stack.config.port), port: stack.config.port, host: config.host },
+    backend: {
+      url: stack.backendUrl,
+      port: stack.config.backend.external ? null : stack.config.backend.port,
+      external: stack.config.backend.external,
+      ...(stack.backendSim ? { pid: stack.backendSim.pid } : {}),
+    },
+    storage: {
+      internal_url: httpUrl(s3Internal.endPoint, s3Internal.port, s3Internal.useSSL),
+      public_url: stack.s3PublicUrl,
+      embedded: stack.config.s3.embedded,
+      port: stack.config.s3.embedded ? s3Internal.port : null,
+    },
+  });
+  writeRuntime();
+  // A restarted backend-sim has another pid.
+  stack.backendSim?.onRestart(writeRuntime);
+
+  console.log(
+    [
+      '',
+      `Clinic Exams Gateway ${config.release} is up (${Date.now() - started} ms)`,
+      `  API        ${gatewayUrl}/v1/ping`,
+      `  Console    ${gatewayUrl}/console/`,
+      `  backend    ${stack.backendUrl} (${backendProcess(stack.backendSim)}loopback only)`,
+      `  storage    ${stack.s3PublicUrl} (${config.s3.embedded ? 'embedded s3rver' : 'external S3'}, bucket ${config.s3.bucket})`,
+      `  data       ${config.dataDir}`,
+      `  credentials (operator login and demo API keys, mode 0600): ${credentialsFile}`,
+      `  ports and URLs for the CLI: ${path.join(config.dataDir, RUNTIME_FILE)}`,
+      '',
+      'First signed call (bash + openssl + curl):',
+      firstCallCommand(gatewayUrl, credentialsFile),
+      '',
+      ...startChecks(stack.integrity.consistency),
+      'Ctrl-C stops everything.',
+    ].join('\n'),
+  );
+  // Reported when the background check ends (the start did not wait for it); also in /readyz.
+  void stack.integrity.quickCheck.then((report) => {
+    if (!report) console.error('integrity: the databases could not be checked (PRAGMA quick_check did not run)');
+    else if (report.checks.some((c) => c.problems.length > 0)) console.error(describeQuickCheck(report));
+    else console.log(describeQuickCheck(report));
+  });
+
 }
 
 /** After the drain, what stopping may still take (audit flush, databases) before the exit is forced. */
 const SHUTDOWN_MARGIN_MS = 5000;
+
+/** Where backend-sim runs, for the banner. */
+function backendProcess(backendSim: RunningStack['backendSim']): string {
+  if (!backendSim) return 'BACKEND_URL, ';
+  return backendSim.mode === 'process' ? `its own process, pid ${backendSim.pid}, ` : 'in this process, ';
+}
 
 /** The start log's lines for the start-time checks (server/integrity/), when there is something to say. */
 function startChecks(consistency: Parameters<typeof describeConsistency>[0]): string[] {

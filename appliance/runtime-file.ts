@@ -20,7 +20,8 @@ export const runtimeInfoSchema = z.object({
   release: z.string(),
   data_dir: z.string(),
   gateway: z.object({ url, port, host: z.string() }),
-  backend: z.object({ url, port: port.nullable(), external: z.boolean() }),
+  /** `pid`: backend-sim's own process, when npm start started one (the stack's pid when it runs in-process). */
+  backend: z.object({ url, port: port.nullable(), external: z.boolean(), pid: z.number().int().positive().optional() }),
   storage: z.object({ internal_url: url, public_url: url, embedded: z.boolean(), port: port.nullable() }),
   /**
    * `npm run cluster`: every gateway process (`gateway` above is the first of them) and the database they

@@ -11,6 +11,8 @@ import { BackendClient } from '../server/backend/client.ts';
 import { buildApp } from '../server/app.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
+import { spawnBackendSim, type BackendSimProcess } from './backend-sim-process.ts';
+import type { BackendSimChildConfig } from './backend-sim-child.ts';
 import { backendTokenFor, ensurePrivateDir, storageCredentialsFor } from '../server/secrets-files.ts';
 import { ApplianceClock, formatDuration } from '../server/clock.ts';
 import { drainable, type DrainResult } from '../server/drain.ts';
@@ -30,7 +32,10 @@ export interface GatewayServices {
 }
 
 export async function openGatewayServices(config: GatewayConfig, backendUrl = config.backend.url): Promise<GatewayServices> {
-  const gatewayDb = await openGatewayDatabase(config);
+  return gatewayServicesOn(await openGatewayDatabase(config), config, backendUrl);
+}
+
+function gatewayServicesOn(gatewayDb: OpenedGatewayDatabase, config: GatewayConfig, backendUrl: string): GatewayServices {
   const box = new SecretBox(loadMasterKey(config.dataDir, config.masterKeyHex));
   const keys = new KeysService(gatewayDb.db, box, gatewayDb.kind === 'sqlite' ? sqliteKeySource(gatewayDb.sqlite) : postgresKeySource(gatewayDb));
   const backend = new BackendClient(backendUrl, backendTokenFor(config.dataDir, config.backend.token), config.backend.timeoutMs);
@@ -53,7 +58,8 @@ export interface RunningStack extends GatewayServices {
   gatewayUrl: string;
   backendUrl: string;
   s3PublicUrl: string;
-  backendSim: RunningBackendSim | null;
+  /** The backend-sim this stack started (null with BACKEND_URL). */
+  backendSim: StackBackendSim | null;
   /** The appliance clock (development mode: movable from the console, the CLI and the admin API). */
   clock: ApplianceClock;
   /** What the start-time checks found (server/integrity/); also in `/readyz`'s `integrity` component. */
@@ -76,18 +82,39 @@ export interface StackDrainResult {
   storage: DrainResult | null;
 }
 
-export interface StackHooks {
+/** Where backend-sim runs when BACKEND_URL is not set: its own child process (npm start), or this process. */
+export type BackendSimMode = 'process' | 'in-process';
+
+export interface StackBackendSim extends RunningBackendSim {
+  mode: BackendSimMode;
+  /** Its process: a child of this one, or this one. */
+  readonly pid: number;
+  /** Called when backend-sim's process is back after an unexpected exit (another pid); never in-process. */
+  onRestart(listener: () => void): void;
+}
+
+export interface StackOptions {
   /** Runs after storage is up and before backend-sim opens the tenant databases (first-start seeding). */
   beforeBackend?: (config: GatewayConfig) => Promise<void>;
+  /** The real clock, pinned by tests: backend-sim must then run in this process to read it. */
   now?: () => number;
+  /**
+   * Default `process`: the gateway and backend-sim each have an event loop (two cores work on a create).
+   * `in-process` starts faster (no second Node) and reads a pinned `now`: most tests use it.
+   */
+  backendSim?: BackendSimMode;
 }
 
 /**
  * Starts S3 (embedded unless S3_ENDPOINT is set), backend-sim (unless BACKEND_URL is set) and the gateway.
  * Port 0 anywhere picks a free port; the returned config holds the real ones.
  */
-export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): Promise<RunningStack> {
+export async function startStack(input: GatewayConfig, options: StackOptions = {}): Promise<RunningStack> {
   const config: GatewayConfig = structuredClone(input);
+  const mode: BackendSimMode | null = config.backend.external ? null : (options.backendSim ?? 'process');
+  // Another process cannot read a pinned clock; it is told the appliance clock's offset from real time instead.
+  if (mode === 'process' && options.now) throw new Error('startStack: a pinned clock (now) needs backendSim: "in-process"');
+  const warn = (line: string) => config.logLevel !== 'silent' && console.warn(`warning: ${line}`);
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -99,40 +126,69 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
     const clock = new ApplianceClock({
       dataDir: config.dataDir,
       enabled: config.appEnv === 'development',
-      base: hooks.now,
-      onError: (error) => config.logLevel !== 'silent' && console.warn(`warning: clock: ${error instanceof Error ? error.message : String(error)}`),
+      base: options.now,
+      onError: (error) => warn(`clock: ${error instanceof Error ? error.message : String(error)}`),
     });
     stops.push(async () => clock.close());
+    // First: Node and the bundle load in the child while this process starts the storage and seeds.
+    const spawned = mode === 'process' ? spawnBackendSim({ log: (line) => config.logLevel !== 'silent' && console.error(line) }) : null;
+    if (spawned) stops.push(() => spawned.kill());
     const s3 = await startConfiguredStorage(config, clock);
     if (s3) stops.push(() => s3.close());
 
-    await hooks.beforeBackend?.(config);
+    await options.beforeBackend?.(config);
 
-    let backendSim: RunningBackendSim | null = null;
+    let backendSim: StackBackendSim | null = null;
     let backendUrl = config.backend.url;
-    if (!config.backend.external) {
-      backendSim = await startBackendSim({
-        dataDir: config.dataDir,
-        internalToken: backendTokenFor(config.dataDir, config.backend.token),
-        port: config.backend.port,
-        s3: { ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
-        // Same process: backend-sim reads the appliance clock itself ("today", markers' 24 h).
-        now: () => new Date(clock.now()),
-      });
-      stops.push(() => backendSim!.close());
-      backendUrl = backendSim.url;
-      config.backend = { ...config.backend, url: backendUrl, port: backendSim.port };
+    let gatewayDb: OpenedGatewayDatabase;
+    const backendConfig: BackendSimChildConfig = {
+      dataDir: config.dataDir,
+      internalToken: backendTokenFor(config.dataDir, config.backend.token),
+      port: config.backend.port,
+      s3: { ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
+    };
+    if (spawned) {
+      const starting = spawned.start(backendConfig);
+      starting.catch(() => undefined); // awaited below, after the gateway's database is open
+      // While the child opens the clinics and listens, this process opens the gateway's database.
+      gatewayDb = await openGatewayDatabase(config);
+      stops.push(() => gatewayDb.close());
+      backendSim = inChildProcess(await starting);
+    } else {
+      if (mode === 'in-process') {
+        const sim = await startBackendSim({
+          ...backendConfig,
+          // Same process: backend-sim reads the appliance clock itself ("today", markers' 24 h).
+          now: () => new Date(clock.now()),
+        });
+        backendSim = { ...sim, mode, pid: process.pid, onRestart: () => undefined };
+      }
+      gatewayDb = await openGatewayDatabase(config);
+      stops.push(() => gatewayDb.close());
+    }
+    if (backendSim) {
+      const running = backendSim;
+      stops.push(() => running.close());
+      backendUrl = running.url;
+      config.backend = { ...config.backend, url: backendUrl, port: running.port };
     }
 
-    const services = await openGatewayServices(config, backendUrl);
-    stops.push(() => services.close());
+    const services = gatewayServicesOn(gatewayDb, config, backendUrl);
+    stops.push(() => services.backend.close());
+    // A backend-sim in another process is told the appliance clock's offset before any call reaches it.
+    if (mode !== 'in-process') {
+      const follower = followedBackendClock(services.backend, clock, { fresh: mode === 'process' });
+      stops.push(follower.stop);
+      // Its own child answers at once; a BACKEND_URL may be down, and is told again within 5 s.
+      if (mode === 'process') await follower.first;
+      backendSim?.onRestart(() => void follower.push().catch(() => undefined));
+    }
     const unsynced = await services.tenants.syncAllToBackend();
     if (unsynced.length > 0 && config.logLevel !== 'silent') {
       console.warn(`warning: backend-sim did not confirm tenant(s) ${unsynced.join(', ')}; their calls answer 503 until it does`);
     }
 
     // Before the gateway listens, so no key replays a success for a write backend-sim lost.
-    const gatewayDb = services.gatewayDb;
     const integrity = integrityStatusFor(gatewayDb.kind === 'sqlite' ? gatewayDb.sqlite : gatewayDb.pool);
     const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
     const leaseMs = config.backend.timeoutMs + 15_000;
@@ -153,7 +209,7 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
       keys: services.keys,
       tenants: services.tenants,
       backend: services.backend,
-      now: hooks.now,
+      now: options.now,
       clock,
     });
     stops.push(() => app.close());
@@ -178,7 +234,6 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
     );
     // The CLI changes the clock through DATA_DIR/clock.json: noticed within a second.
     clock.watch();
-    if (config.backend.external) stops.push(followedByExternalBackend(services.backend, clock));
     if (clock.offsetMs() > 0 && config.logLevel !== 'silent') {
       console.warn(`warning: the appliance clock runs ${formatDuration(clock.offsetMs())} ahead of real time (npm run cli -- clock reset)`);
     }
@@ -210,6 +265,7 @@ export async function startStack(input: GatewayConfig, hooks: StackHooks = {}): 
         await drain();
         // Before the gateway's backend client is closed (it waits for its calls): a request cut at the
         // drain's bound may still wait on backend-sim (a latency or hang fault), and this ends that call.
+        // backend-sim's own process stops here too, after the gateway's drain, which still needed it.
         await backendSim?.close().catch(() => undefined);
         await stopAll();
       },
@@ -258,12 +314,27 @@ export function resolveStorageCredentials(config: GatewayConfig): void {
   }
 }
 
+/** backend-sim's child process as the stack hands it out. */
+function inChildProcess(running: BackendSimProcess): StackBackendSim {
+  return {
+    mode: 'process',
+    url: running.url,
+    port: running.port,
+    get pid() {
+      return running.pid;
+    },
+    onRestart: (listener) => running.onRestart(listener),
+    close: () => running.close(),
+  };
+}
+
 /**
- * A backend-sim run as its own process (BACKEND_URL) cannot read this process's clock: it is told the
- * offset (`PUT /admin/clock`, backend-sim/routes/clock.ts) at start, on every change, and again every
- * 5 s while shifted or after a failed push (a restarted backend-sim starts at real time).
+ * A backend-sim in another process (its child process, or BACKEND_URL's) cannot read this process's clock: it is
+ * told the offset (`PUT /admin/clock`, backend-sim/routes/clock.ts) at start, on every change (before the change's
+ * answer), and again every 5 s while shifted or after a failed push (a restarted backend-sim starts at real time).
+ * `first`: the push at start, never rejected; `fresh` (a child just started, at offset 0) skips it at real time.
  */
-function followedByExternalBackend(backend: BackendClient, clock: ApplianceClock): () => Promise<void> {
+function followedBackendClock(backend: BackendClient, clock: ApplianceClock, options: { fresh: boolean }): { first: Promise<void>; push(): Promise<void>; stop(): Promise<void> } {
   let pushed = false;
   const push = async () => {
     pushed = false;
@@ -274,9 +345,19 @@ function followedByExternalBackend(backend: BackendClient, clock: ApplianceClock
   const timer = setInterval(() => {
     if (clock.offsetMs() > 0 || !pushed) push().catch(() => undefined);
   }, 5000).unref();
-  push().catch(() => undefined);
-  return async () => {
-    clearInterval(timer);
-    unsubscribe();
+  let first: Promise<void>;
+  if (options.fresh && clock.offsetMs() === 0) {
+    pushed = true;
+    first = Promise.resolve();
+  } else {
+    first = push().catch(() => undefined);
+  }
+  return {
+    first,
+    push,
+    stop: async () => {
+      clearInterval(timer);
+      unsubscribe();
+    },
   };
 }

@@ -8,6 +8,7 @@
 // The cache is .cache/start (START_CACHE_DIR moves it, relative to the checkout), one bundle and manifest per
 // entry. START_ENTRY bundles another source than the entry's own: both are for tests, which must not use a
 // developer's cache nor touch real sources.
+import { spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -25,10 +26,21 @@ if (unsupported) {
 
 /**
  * What the launcher can run. The CLI's stdout carries its results (`--json` included), so its launcher
- * says nothing when the bundle is up to date and writes a rebuild's line to stderr.
+ * says nothing when the bundle is up to date and writes a rebuild's line to stderr. `companions`: bundles
+ * the entry starts as processes of their own (backend-sim's child process), built with it in one esbuild run
+ * and checked with it (one manifest), named to the entry in `globalThis.applianceBundles`. `prestart`: the
+ * launcher starts that process itself before it loads the entry (`globalThis.applianceCompanions`).
  */
 const ENTRIES = {
-  server: { source: 'appliance/main.ts', bundle: 'main.mjs', manifest: 'manifest.json', name: 'server bundle', failure: 'Startup failed', quiet: false },
+  server: {
+    source: 'appliance/main.ts',
+    bundle: 'main.mjs',
+    manifest: 'manifest.json',
+    name: 'server bundle',
+    failure: 'Startup failed',
+    quiet: false,
+    companions: { 'backend-sim': { source: 'appliance/backend-sim-child.ts', bundle: 'backend-sim.mjs', prestart: true } },
+  },
   cli: { source: 'appliance/cli/run.ts', bundle: 'cli.mjs', manifest: 'cli.manifest.json', name: 'cli bundle', failure: 'CLI failed', quiet: true },
   cluster: { source: 'appliance/cluster-main.ts', bundle: 'cluster.mjs', manifest: 'cluster.manifest.json', name: 'cluster bundle', failure: 'Cluster failed', quiet: false },
 };
@@ -46,6 +58,12 @@ const ENTRY = path.resolve(ROOT, process.env.START_ENTRY || SPEC.source);
 const CACHE_DIR = path.resolve(ROOT, process.env.START_CACHE_DIR || '.cache/start');
 const BUNDLE = path.join(CACHE_DIR, SPEC.bundle);
 const MANIFEST = path.join(CACHE_DIR, SPEC.manifest);
+const COMPANIONS = Object.entries(SPEC.companions ?? {}).map(([name, c]) => ({
+  name,
+  entry: path.resolve(ROOT, c.source),
+  bundle: path.join(CACHE_DIR, c.bundle),
+  prestart: c.prestart === true,
+}));
 
 const rel = (file) => path.relative(ROOT, file) || '.';
 const fileStamp = (file) => {
@@ -69,6 +87,7 @@ function buildKey() {
     'tsconfig.json': fileStamp(path.join(ROOT, 'tsconfig.json')),
     esbuild: esbuildVersion(),
     entry: ENTRY,
+    companions: COMPANIONS.map((c) => c.entry),
     checkout: ROOT,
   };
 }
@@ -85,6 +104,7 @@ function staleReason(key) {
     return { reason: 'no cached bundle' };
   }
   if (!sameStamp(manifest.bundle, fileStamp(BUNDLE))) return { reason: 'no cached bundle' };
+  for (const c of COMPANIONS) if (!sameStamp(manifest.companions?.[c.name], fileStamp(c.bundle))) return { reason: `no cached ${c.name} bundle` };
   for (const [name, value] of Object.entries(key)) {
     if (JSON.stringify(manifest.key?.[name]) !== JSON.stringify(value)) return { reason: `${name} changed` };
   }
@@ -134,8 +154,10 @@ async function build(key) {
   try {
     result = await esbuild.build({
       absWorkingDir: ROOT,
-      entryPoints: [ENTRY],
-      outfile: BUNDLE,
+      // Each bundle whole (no shared chunks): a companion loads its own modules only.
+      entryPoints: [{ entry: ENTRY, bundle: BUNDLE }, ...COMPANIONS].map((b) => ({ in: b.entry, out: path.basename(b.bundle, '.mjs') })),
+      outdir: CACHE_DIR,
+      outExtension: { '.js': '.mjs' },
       write: false,
       bundle: true,
       external: EXTERNAL,
@@ -167,15 +189,17 @@ async function build(key) {
     if (rel(CACHE_DIR).startsWith('..') && !lstatSync(path.join(CACHE_DIR, 'node_modules'), { throwIfNoEntry: false })) {
       symlinkSync(path.join(ROOT, 'node_modules'), path.join(CACHE_DIR, 'node_modules'), 'junction');
     }
-    // Written aside and renamed, the bundle after its map and before the manifest: a start running
-    // at the same time sees the old files or the new ones.
+    // Written aside and renamed, the bundle after its map and its companions and before the manifest: a start
+    // running at the same time sees the old files or the new ones.
     const tmp = `.${process.pid}.tmp`;
     const outputs = result.outputFiles;
-    for (const output of [...outputs.filter((o) => o.path !== BUNDLE), ...outputs.filter((o) => o.path === BUNDLE)]) {
+    const order = (o) => (o.path.endsWith('.map') ? 0 : o.path === BUNDLE ? 2 : 1);
+    for (const output of [...outputs].sort((a, b) => order(a) - order(b))) {
       writeFileSync(output.path + tmp, output.contents);
       renameSync(output.path + tmp, output.path);
     }
-    writeFileSync(MANIFEST + tmp, `${JSON.stringify({ key, bundle: fileStamp(BUNDLE), inputs })}\n`);
+    const companions = Object.fromEntries(COMPANIONS.map((c) => [c.name, fileStamp(c.bundle)]));
+    writeFileSync(MANIFEST + tmp, `${JSON.stringify({ key, bundle: fileStamp(BUNDLE), companions, inputs })}\n`);
     renameSync(MANIFEST + tmp, MANIFEST);
   } catch (error) {
     console.error(`${SPEC.failure}: cannot write the ${SPEC.name} to ${CACHE_DIR} (${error.message}); START_CACHE_DIR moves it.`);
@@ -195,6 +219,18 @@ if (reason) {
 }
 // Stack traces name the TypeScript sources, as they did under tsx.
 process.setSourceMapsEnabled(true);
-// The file this entry runs from: a process the entry starts again (the cluster's gateways) runs it directly.
+// The file this entry runs from: a process the entry starts again (the cluster's gateways) runs it directly;
+// and its companions' (backend-sim's child process runs its own).
 globalThis.applianceBundle = BUNDLE;
+globalThis.applianceBundles = Object.fromEntries(COMPANIONS.map((c) => [c.name, c.bundle]));
+// backend-sim's process loads its bundle (on the other core) while this one loads the server's, which takes longer:
+// it then waits for its configuration, which appliance/backend-sim-process.ts sends once the stack may open the
+// clinics. If the entry never takes it (a refused start), it exits with this process (its IPC channel closes).
+globalThis.applianceCompanions = Object.fromEntries(
+  COMPANIONS.filter((c) => c.prestart).map((c) => {
+    const child = spawn(process.execPath, [...process.execArgv, c.bundle], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.on('error', () => undefined); // seen by the entry as a child that is not running: it starts another
+    return [c.name, child];
+  }),
+);
 await import(pathToFileURL(BUNDLE).href);

@@ -16,7 +16,7 @@ export async function startBackendSim(config: BackendConfig): Promise<RunningBac
   return { url: `http://127.0.0.1:${port}`, port, close: () => app.close() };
 }
 
-// Standalone run: `tsx backend-sim/main.ts` (npm start normally starts it from appliance/main.ts).
+// Standalone run: `tsx backend-sim/main.ts` (npm start runs it as its child process: appliance/backend-sim-child.ts).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const env = process.env;
   const token = env.BACKEND_TOKEN;

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { CONNECTIONS, DURATION_S, log, runLoad, signedHeaders, startServer, stopServer, treeCpuMs, TSX, writePool, type Measure, type Server, type Signer } from './harness.ts';
+import { CONNECTIONS, DURATION_S, log, PIN, runLoad, SERVER_CORE, signedHeaders, startServer, stopServer, treeCpuMs, TSX, writePool, type Measure, type Server, type Signer } from './harness.ts';
 import type { LoadSpec } from './load.ts';
 
 /**
@@ -62,7 +62,8 @@ async function measureTopology(topology: string, command: string[], env: Record<
 
 export async function measureTopologies(workDir: string): Promise<TopologyRow[]> {
   const rows: TopologyRow[] = [];
-  rows.push(await measureTopology('1 gateway, gateway.db (SQLite)', ['bench/gateway-server.ts'], {}, workDir));
+  // backend-sim's child process on the server core too, as the cluster's supervisor runs it.
+  rows.push(await measureTopology('1 gateway, gateway.db (SQLite)', ['bench/gateway-server.ts'], PIN ? { BENCH_BACKEND_CORES: SERVER_CORE } : {}, workDir));
   for (const instances of [1, 2]) {
     rows.push(await measureTopology(`${instances} gateway${instances > 1 ? 's' : ''}, PostgreSQL`, ['bench/cluster-server.ts'], { BENCH_INSTANCES: String(instances) }, workDir));
   }

@@ -8,9 +8,9 @@ const MAX_OFFSET_MS = 3650 * 86_400_000;
 
 /**
  * How far ahead of its base clock backend-sim runs. The gateway sets it (`PUT /admin/clock`) when
- * backend-sim is its own process (BACKEND_URL) and an operator moved the appliance clock in development
- * mode; started by `npm start`, backend-sim reads the gateway's clock directly (BackendConfig.now) and
- * this stays 0. Kept in memory: a restarted backend-sim is told again by the gateway.
+ * backend-sim is another process (`npm start`'s child, or BACKEND_URL's) and an operator moved the appliance
+ * clock in development mode; started in the gateway's process (tests), backend-sim reads the gateway's clock
+ * directly (BackendConfig.now) and this stays 0. Kept in memory: a restarted backend-sim is told again by the gateway.
  */
 export class ClockOffset {
   ms = 0;

@@ -70,7 +70,8 @@ export class JournalEntries {
       status,
       error_code: request.errorCode,
       duracao_ms: Math.round(performance.now() - request.startedAt),
-      client_ip: request.ip,
+      // Undefined once the client's socket is gone, if nothing read it before (a client that gave up on a slow call).
+      client_ip: request.ip ?? '',
       body,
       detail: request.auditDetail ? boundedJson(request.auditDetail, AUDIT_KEYS, JOURNAL_LIMITS.detail) : null,
       error_message: response.errorMessage,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,16 +41,33 @@ function finished(child: ChildProcess): Promise<{ code: number | null; out: stri
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })));
 }
 
-/** Starts the launcher, waits for the banner, makes a signed GET /v1/ping and stops it (SIGTERM). */
-async function startPingStop(): Promise<{ out: string; ping: number; code: number | null }> {
+/** The pids of a process's children running the given file. */
+function childrenRunning(pid: number, file: string): number[] {
+  const found: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(' ').filter(Boolean)) {
+      const command = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0');
+      if (command.includes(file)) found.push(Number(child));
+    }
+  }
+  return found;
+}
+
+/**
+ * Starts the launcher, waits for the banner, makes a signed GET /v1/ping and stops it (SIGTERM). `backends`: the
+ * launcher's children running backend-sim's bundle, and the one runtime.json names.
+ */
+async function startPingStop(): Promise<{ out: string; ping: number; code: number | null; backends: number[]; runtimeBackend: number | undefined }> {
   const child = launcher();
   const exited = finished(child);
   const baseUrl = await bannerUrl(child, 100_000);
   const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
   const ping = await signedRequest(baseUrl, { apiKey: demo.api_key, apiSecret: demo.api_secret }, { path: '/v1/ping' });
+  const backends = childrenRunning(child.pid!, path.join(cacheDir, 'backend-sim.mjs'));
+  const runtimeBackend = JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')).backend.pid as number | undefined;
   child.kill('SIGTERM');
   const { code, out: all } = await exited;
-  return { out: all, ping: ping.status, code };
+  return { out: all, ping: ping.status, code, backends, runtimeBackend };
 }
 
 beforeAll(() => {
@@ -85,6 +102,9 @@ describe('npm start through the bundling launcher (appliance/start.mjs)', () => 
     expect(run.out).not.toMatch(/server bundle built/);
     expect(run.ping).toBe(200);
     expect(run.code).toBe(0);
+    // backend-sim's process, started by the launcher from its own bundle and taken by the stack: one, not two.
+    expect(existsSync(path.join(cacheDir, 'backend-sim.mjs'))).toBe(true);
+    expect(run.backends).toEqual([run.runtimeBackend]);
   }, 150_000);
 
   it('exit codes are those of appliance/main.ts: 2 for a configuration error', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ephemeralConfig, type GatewayConfig } from '../../server/config.ts';
-import { startStack, type RunningStack } from '../../appliance/stack.ts';
+import { startStack, type BackendSimMode, type RunningStack } from '../../appliance/stack.ts';
 import { ALL_SCOPES, type Scope } from '../../contracts/scopes.ts';
 import type { OpenedGatewayDb } from '../../server/db/database.ts';
 import type { OpenedGatewayDatabase } from '../../server/db/gateway-database.ts';
@@ -31,6 +31,14 @@ export interface TestStack extends Omit<RunningStack, 'gatewayDb'> {
 
 const databasesByDataDir = new Map<string, { url: string; drop(): Promise<void> }>();
 
+/**
+ * Where the tests' backend-sim runs unless a test says: in the test's process, which starts about a second faster
+ * than a second Node under tsx, times some 90 stacks in the suite (npm start's own child process is covered by
+ * test/appliance/backend-sim-process.test.ts and every test that spawns appliance/main.ts).
+ * TEST_BACKEND_SIM=process runs a whole file or the suite with the child process instead.
+ */
+const defaultBackendSim = (process.env.TEST_BACKEND_SIM ?? 'in-process') as BackendSimMode;
+
 /** A whole stack (embedded S3, backend-sim, gateway) on free loopback ports with a fresh data dir. */
 export async function startTestStack(
   env: Record<string, string> = {},
@@ -40,6 +48,8 @@ export async function startTestStack(
     dataDir?: string;
     /** `sqlite`: gateway.db even in the postgres project (a test that moves an appliance from it). */
     database?: 'sqlite';
+    /** backend-sim in its own child process (npm start's default) or in this one; a pinned `now` needs `in-process`. */
+    backendSim?: BackendSimMode;
   } = {},
 ): Promise<TestStack> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'gw-test-'));
@@ -52,7 +62,7 @@ export async function startTestStack(
   options.configure?.(config);
   let stack: RunningStack;
   try {
-    stack = await startStack(config, { now: options.now });
+    stack = await startStack(config, { now: options.now, backendSim: options.backendSim ?? (options.now ? 'in-process' : defaultBackendSim) });
   } catch (error) {
     if (!reused && !options.dataDir) await database?.drop();
     throw error;

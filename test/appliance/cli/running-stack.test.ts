@@ -110,7 +110,9 @@ describe('the CLI against a stack started on non-default ports', () => {
     const info = runtime();
     expect(info.pid).toBe(child.pid);
     expect(info.gateway).toEqual({ url: `http://127.0.0.1:${port}`, port, host: '127.0.0.1' });
-    expect(info.backend).toEqual({ url: `http://127.0.0.1:${backendPort}`, port: backendPort, external: false });
+    // backend-sim's own process (issue 25), a child of the appliance.
+    expect(info.backend).toEqual({ url: `http://127.0.0.1:${backendPort}`, port: backendPort, external: false, pid: expect.any(Number) });
+    expect(info.backend.pid).not.toBe(child.pid);
     expect(info.storage.embedded).toBe(true);
     expect(info.storage.internal_url).toBe(`http://127.0.0.1:${info.storage.port}`);
     expect(info.storage.port).not.toBe(9000);

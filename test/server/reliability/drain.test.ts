@@ -171,7 +171,7 @@ describe('SIGTERM drains the stack', () => {
     const late = await signedGet(idle, s.creds, '/v1/ping');
     expect(late).toMatchObject({ status: 200, connection: 'close' });
 
-    expect(await s.exited).toBe(0);
+    expect(await s.exited, s.output()).toBe(0);
     // The hung request got no answer: its connection was cut.
     expect(await stuck).toMatch(/UND_ERR_SOCKET|ECONNRESET|other side closed/);
     // One answered, one cut, at the configured bound; then the clean stop, not the forced exit.
