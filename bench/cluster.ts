@@ -13,6 +13,7 @@ import type { LoadSpec } from './load.ts';
 export interface TopologyRow {
   topology: string;
   ping: Measure;
+  list: Measure;
   create: Measure;
 }
 
@@ -54,7 +55,12 @@ async function measureTopology(topology: string, command: string[], env: Record<
       return writePool(signer, Math.ceil(poolSize / urls.length), dir);
     });
     const create = await loadAll(server, urls, (_url, i) => ({ method: 'POST', path: '/v1/pacientes', poolFile: pools[i] }));
-    return { topology, ping: pingMeasure, create };
+    // The list of the http rows (50 patients a page) on the patients the creates left: the gateway's database is
+    // read for the key only, the page comes from backend-sim.
+    const list = (_url: string) => ({ method: 'GET' as const, path: '/v1/pacientes?limit=50', headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', '') });
+    await loadAll(server, urls, list, 2);
+    const listMeasure = await loadAll(server, urls, list);
+    return { topology, ping: pingMeasure, list: listMeasure, create };
   } finally {
     await stopServer(server);
   }
@@ -73,13 +79,13 @@ export async function measureTopologies(workDir: string): Promise<TopologyRow[]>
 export function topologyTable(rows: TopologyRow[]): string {
   const base = rows[0];
   const lines = [
-    '| topology | signed GET /v1/ping req/s | CPU µs/req | × gateway.db | idempotent creates/s | CPU µs/create | × gateway.db |',
-    '|---|---|---|---|---|---|---|',
+    '| topology | signed GET /v1/ping req/s | CPU µs/req | × gateway.db | list ?limit=50 req/s | CPU µs/req | × gateway.db | idempotent creates/s | CPU µs/create | × gateway.db |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.topology} | ${Math.round(r.ping.rps)} | ${Math.round(r.ping.cpuUs)} | ${(r.ping.cpuUs / base.ping.cpuUs).toFixed(2)} | ${Math.round(r.create.rps)} | ${Math.round(r.create.cpuUs)} | ${(r.create.cpuUs / base.create.cpuUs).toFixed(2)} |` +
-        `${r.ping.non2xx + r.create.non2xx ? ` ${r.ping.non2xx + r.create.non2xx} non-2xx` : ''}`,
+      `| ${r.topology} | ${Math.round(r.ping.rps)} | ${Math.round(r.ping.cpuUs)} | ${(r.ping.cpuUs / base.ping.cpuUs).toFixed(2)} | ${Math.round(r.list.rps)} | ${Math.round(r.list.cpuUs)} | ${(r.list.cpuUs / base.list.cpuUs).toFixed(2)} | ${Math.round(r.create.rps)} | ${Math.round(r.create.cpuUs)} | ${(r.create.cpuUs / base.create.cpuUs).toFixed(2)} |` +
+        `${r.ping.non2xx + r.list.non2xx + r.create.non2xx ? ` ${r.ping.non2xx + r.list.non2xx + r.create.non2xx} non-2xx` : ''}`,
     );
   }
   return lines.join('\n');

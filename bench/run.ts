@@ -354,6 +354,7 @@ async function main(): Promise<void> {
       report.topologies = topologies.map((t) => ({
         topology: t.topology,
         ping: { req_s: Math.round(t.ping.rps), server_cpu_us_per_request: Math.round(t.ping.cpuUs), p50_ms: t.ping.p50, p99_ms: t.ping.p99 },
+        list: { req_s: Math.round(t.list.rps), server_cpu_us_per_request: Math.round(t.list.cpuUs), p50_ms: t.list.p50, p99_ms: t.list.p99 },
         create: { req_s: Math.round(t.create.rps), server_cpu_us_per_request: Math.round(t.create.cpuUs), p50_ms: t.create.p50, p99_ms: t.create.p99 },
       }));
       if (!JSON_OUTPUT) console.log(`\n${topologyTable(topologies)}`);
