@@ -8,6 +8,7 @@ import { runClusterGateway } from './cluster-gateway.ts';
 import { buildConsoleIfChanged } from './build-console-if-changed.ts';
 import { PostgresSetupError } from './postgres.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
+import { onStopSignals } from './stop-signals.ts';
 
 /**
  * `npm run cluster -- --instances N`: the appliance with N gateway processes sharing one PostgreSQL
@@ -66,22 +67,10 @@ async function supervise(): Promise<void> {
   const log = (line: string) => console.log(line);
   if (process.argv.includes('--build-console-if-changed')) await buildConsoleIfChanged({ log });
   let cluster: RunningCluster | null = null;
-  let stopping = false;
   let startingAborted = false;
-  const shutdown = (signal: string) => {
-    if (stopping) {
-      console.error('Forced exit.');
-      process.exit(1);
-    }
-    stopping = true;
-    if (!cluster) {
-      // Still starting: startCluster stops what it began when it fails; a second Ctrl-C forces.
-      startingAborted = true;
-      console.log(`\n${signal}: stopping once the start in progress is undone…`);
-      return;
-    }
+  const stopCluster = (signal: string) => {
     console.log(`\n${signal}: stopping: the gateways drain (at most ${config.drainTimeoutMs} ms), then backend-sim and the storage, then PostgreSQL…`);
-    const running = cluster;
+    const running = cluster!;
     running.stop().then(
       (report) => {
         const forced = report.gateways.filter((g) => g.forced).length;
@@ -97,8 +86,12 @@ async function supervise(): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  onStopSignals((signal) => {
+    if (cluster) return stopCluster(signal);
+    // Still starting: the start in progress stops here (below); a second Ctrl-C forces.
+    startingAborted = true;
+    console.log(`\n${signal}: stopping once the start in progress is undone…`);
+  });
 
   try {
     cluster = await startCluster({
@@ -126,8 +119,7 @@ async function supervise(): Promise<void> {
     process.exit(1);
   }
   if (startingAborted) {
-    stopping = false;
-    shutdown('SIGINT');
+    stopCluster('SIGINT');
     return;
   }
   const c = cluster;

@@ -7,6 +7,7 @@ import { assertPortsFree, portErrorMessage, PortInUseError } from './port-check.
 import { clientHost, httpUrl, readRuntimeFile, removeRuntimeFile, RUNTIME_FILE, writeRuntimeFile } from './runtime-file.ts';
 import { describeConsistency } from '../server/integrity/idempotency-consistency.ts';
 import { describeQuickCheck } from '../server/integrity/quick-check.ts';
+import { onStopSignals } from './stop-signals.ts';
 
 /**
  * `npm start`: embedded S3, backend-sim (its own child process: appliance/backend-sim-process.ts) and the
@@ -52,13 +53,7 @@ async function main(): Promise<void> {
   if (firstStart) await bootstrapFirstStart(stack, doctors, gatewayUrl);
 
   // Before runtime.json and the banner say the stack is up: a signal sent as soon as they appear drains it.
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) {
-      console.error('Forced exit.');
-      process.exit(1);
-    }
-    stopping = true;
+  onStopSignals((signal) => {
     const bound = config.drainTimeoutMs;
     console.log(`\n${signal}: stopping: no new connections, answering the requests already received (at most ${bound} ms), then flushing the audit log and closing the databases…`);
     // Whatever hangs after the drain (a database close, a worker) does not keep the process alive for ever.
@@ -87,9 +82,7 @@ async function main(): Promise<void> {
           process.exit(1);
         },
       );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  });
 
   // Where this stack listens, for the CLI (and scripts) started later with whatever environment.
   const s3Internal = stack.config.s3.internal;
