@@ -48,6 +48,10 @@ export async function openPostgresDb(options: PostgresOptions): Promise<OpenedPo
   });
   // An idle client's error (the server went away) must not crash the process: the pool drops it.
   pool.on('error', (error) => log(`idle connection lost: ${error.message}`));
+  // A connection lost while checked out (inside a transaction, between two statements) emits 'error' on its client,
+  // where pg-pool listens only while it is idle: without a listener of our own that is an uncaught exception that
+  // ends the process. Its statement in flight fails on its own, and the pool drops the client when it comes back.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migrateLocked(pool, db);

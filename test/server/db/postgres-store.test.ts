@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresDb, type OpenedPostgresDb } from '../../../server/db/postgres.ts';
 import { KeysService } from '../../../server/keys/keys.service.ts';
@@ -95,6 +96,21 @@ describe('key resolution: cached, and emptied by the database\'s notifications',
     expect(await until(() => opened.listening('gateway_keys'), 5000)).toBe(true);
     await other.query(`UPDATE api_keys SET scopes = '["pacientes:read"]' WHERE id = $1`, [id]);
     expect(await until(async () => (await keys.resolve(apiKey))?.scopes[0] === 'pacientes:read')).toBe(true);
+  });
+});
+
+describe('a connection lost while in use', () => {
+  it('does not end the process: the transaction that held it fails, the pool serves the next statement on a new one', async () => {
+    const lostInside = opened.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+      await other.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      // The connection is checked out and idle between two statements when its server process goes away.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sql`SELECT 1`.execute(trx);
+    });
+    await expect(lostInside).rejects.toThrow();
+    const { rows } = await sql<{ one: number }>`SELECT 1 AS one`.execute(opened.db);
+    expect(rows[0]!.one).toBe(1);
   });
 });
 
