@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXAME_BLOCKED_FIELDS } from '../../../../contracts/schemas/exames.ts';
 import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
 import { backendAdmin, makeCpf, TenantFixtures } from '../../../helpers/fixtures.ts';
+import { collectGarbage } from '../../../helpers/memory.ts';
 
 // Spec 02 § POST /v1/exames (aliases, precedence rules 1-4, blocked fields, 201) and spec 01 § Alias
 // resolution codes (consolidated envelope, severity, 400 versus 422), § Limits (20 MB, file types).
@@ -581,6 +582,8 @@ describe('"20 MB per file" (decoded): 400 VAL_FILE_TOO_LARGE', () => {
     const control = await send(body({ software: 1 }));
     expect(control.body.error.code).toBe('VAL_INVALID_PARAM');
     const raw = body();
+    // The control's garbage collected first, so the baseline does not depend on when the collector last ran.
+    collectGarbage();
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
@@ -596,11 +599,13 @@ describe('"20 MB per file" (decoded): 400 VAL_FILE_TOO_LARGE', () => {
         lista: [{ field: 'arquivos.exames.0.base64', msg: expect.any(String), limite_bytes: MB20, tamanho_bytes: MB20 + 1 }],
       },
     });
-    // Client, gateway, backend-sim and S3 share this process. The size is computed from the base64 length,
-    // nothing is decoded or forwarded: growth stays within a few copies of the 28 MB body (about 50 MB
-    // measured), far from what decoding, forwarding and storing it would take.
+    // Client, gateway, backend-sim and S3 share this process. The size is computed from the base64 length and
+    // nothing is decoded or forwarded, so growth stays within the copies of the 28 MB body that sending,
+    // receiving and parsing it take before the collector runs: 50–190 MB measured, bounded here at eight copies.
+    // (Resident size cannot tell this apart from an accepted 20 MB file, 47–112 MB measured: that the backend
+    // never saw the body is what the total below asserts.)
     const growthMb = (peak - baseline) / 1024 / 1024;
-    expect(growthMb).toBeLessThan(160);
+    expect(growthMb).toBeLessThan(8 * 28);
     expect((await stack.call({ path: '/v1/exames?limit=1' })).body.meta.total).toBe(before);
   });
 
