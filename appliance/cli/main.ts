@@ -42,6 +42,11 @@ function parseId(value: string): number {
   return Number(value);
 }
 
+/** A subcommand acting on one row by its id (`keys rotate 7`, `tokens revoke 3`). */
+function onId(parent: Command, name: string, description: string, idHelp: string): Command {
+  return parent.command(name).description(description).argument('<id>', idHelp, parseId);
+}
+
 function parseMedico(value: string): number {
   if (!/^(0|[1-9]\d*)$/.test(value)) throw new InvalidArgumentError('must be a doctor id (integer >= 0; 0 = unbound)');
   return Number(value);
@@ -276,19 +281,13 @@ export function buildCli(): Command {
       });
       showSecret(issued, opts.json, 'The secret is shown only now. Store it in a vault; it cannot be retrieved later (rotate to get a new one).');
     });
-  keys
-    .command('rotate')
-    .description('new secret for a key (same api_key); the old secret fails at once')
-    .argument('<id>', 'key id (chave_id)', parseId)
+  onId(keys, 'rotate', 'new secret for a key (same api_key); the old secret fails at once', 'key id (chave_id)')
     .option('--json', 'print only {"chave_id","api_key","api_secret"}')
     .action(async (id: number, opts: { json?: boolean }) => {
       const issued = await withServices((s) => s.keys.rotate(id));
       showSecret(issued, opts.json, 'The previous secret no longer works. The new one is shown only now.');
     });
-  keys
-    .command('revoke')
-    .description('revoke a key for good (its calls answer AUTH_KEY_REVOKED)')
-    .argument('<id>', 'key id (chave_id)', parseId)
+  onId(keys, 'revoke', 'revoke a key for good (its calls answer AUTH_KEY_REVOKED)', 'key id (chave_id)')
     .action(async (id: number) => {
       const key = await withServices((s) => s.keys.revoke(id));
       info(`key ${key.id} (${key.api_key_masked}) revoked`);
@@ -386,10 +385,7 @@ export function buildCli(): Command {
         ),
       );
     });
-  tokens
-    .command('revoke')
-    .description('revoke a token for good (its calls answer 401 at once)')
-    .argument('<id>', 'token id (tokens list)', parseId)
+  onId(tokens, 'revoke', 'revoke a token for good (its calls answer 401 at once)', 'token id (tokens list)')
     .option('--json', 'machine-readable output')
     .action(async (id: number, opts: { json?: boolean }) => {
       const clock = applianceClock();
