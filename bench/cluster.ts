@@ -1,11 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { CONNECTIONS, DURATION_S, log, PIN, runLoad, SERVER_CORE, signedHeaders, startServer, stopServer, treeCpuMs, TSX, writePool, type Measure, type Server, type Signer } from './harness.ts';
+import { CONNECTIONS, DURATION_S, load, log, PIN, POST_BODY, runLoad, SERVER_CORE, signedHeaders, startServer, stopServer, treeCpuMs, TSX, writePool, type Measure, type Server, type Signer } from './harness.ts';
 import type { LoadSpec } from './load.ts';
+import { createsTarget, TARGETS } from './targets.ts';
 
 /**
- * Issue 24 § 7: the gateway on gateway.db beside 1 and 2 gateway processes sharing PostgreSQL (bench/cluster-server.ts,
- * as `npm run cluster` runs them): a signed ping and idempotent creates. The load is split evenly over the gateways
+ * Issue 24 § 7 and issue 25 (every row on both databases): the gateway on gateway.db beside 1 and 2 gateway
+ * processes sharing PostgreSQL (bench/cluster-server.ts, as `npm run cluster` runs them): signed GET and POST pings, a
+ * list and idempotent creates, each with its ratio to gateway.db, to the bare Fastify run and issue 25's target. The load is split evenly over the gateways
  * (one load process per gateway, all on the load core); the server side (gateways, backend-sim, storage and
  * PostgreSQL) is pinned to the server core, so its CPU per request is comparable with the single process's and
  * the req/s shows what one core gives each topology. CPU per request counts the PostgreSQL server's processes too.
@@ -13,8 +15,57 @@ import type { LoadSpec } from './load.ts';
 export interface TopologyRow {
   topology: string;
   ping: Measure;
+  post: Measure;
   list: Measure;
   create: Measure;
+}
+
+/** The bare Fastify runs the rows are compared with (measured here when the topologies run alone). */
+export interface BareRuns {
+  get: Measure;
+  post: Measure;
+}
+
+/** One measured operation of every topology, with its target. */
+interface Operation {
+  key: 'ping' | 'post' | 'list' | 'create';
+  label: string;
+  /** CPU per request ≤ this × the bare run named; creates have a rate target instead. */
+  maxCpuRatio?: number;
+  bare?: keyof BareRuns;
+}
+
+const OPERATIONS: Operation[] = [
+  { key: 'ping', label: 'signed GET /v1/ping', maxCpuRatio: TARGETS.ping.maxCpuRatio, bare: TARGETS.ping.baseline },
+  { key: 'post', label: 'signed POST /v1/ping, 300 B', maxCpuRatio: TARGETS.post.maxCpuRatio, bare: TARGETS.post.baseline },
+  { key: 'list', label: 'signed GET /v1/pacientes?limit=50', maxCpuRatio: TARGETS.list.maxCpuRatio, bare: TARGETS.list.baseline },
+  { key: 'create', label: 'signed idempotent POST /v1/pacientes', bare: 'post' },
+];
+
+interface Assessed {
+  measure: Measure;
+  vsGatewayDb: number;
+  cpuRatio: number;
+  target: string;
+  met: boolean;
+}
+
+function assess(row: TopologyRow, base: TopologyRow, bare: BareRuns, op: Operation): Assessed {
+  const measure = row[op.key];
+  const cpuRatio = measure.cpuUs / bare[op.bare ?? 'get'].cpuUs;
+  const rateTarget = op.maxCpuRatio === undefined;
+  return {
+    measure,
+    vsGatewayDb: measure.cpuUs / base[op.key].cpuUs,
+    cpuRatio,
+    target: rateTarget ? createsTarget : `CPU ≤ ${op.maxCpuRatio} × bare`,
+    met: rateTarget ? measure.rps >= TARGETS.createsPerSecond : cpuRatio <= op.maxCpuRatio!,
+  };
+}
+
+export interface Topologies {
+  bare: BareRuns;
+  rows: TopologyRow[];
 }
 
 async function loadAll(server: Server, urls: string[], specOf: (url: string, i: number) => Omit<LoadSpec, 'url' | 'connections' | 'durationS'>, durationS = DURATION_S): Promise<Measure> {
@@ -47,6 +98,8 @@ async function measureTopology(topology: string, command: string[], env: Record<
     const ping = (url: string) => ({ method: 'GET' as const, path: '/v1/ping', headers: signedHeaders(signer, 'GET', '/v1/ping', '') });
     await loadAll(server, urls, ping, 2); // warm-up: JIT, caches, pools
     const pingMeasure = await loadAll(server, urls, ping);
+    const post = (url: string) => ({ method: 'POST' as const, path: '/v1/ping', body: POST_BODY, headers: signedHeaders(signer, 'POST', '/v1/ping', POST_BODY) });
+    const postMeasure = await loadAll(server, urls, post);
     const poolSize = Number(process.env.BENCH_WRITE_POOL ?? 60_000);
     // Each gateway gets a pool of its own: distinct keys and bodies, in a folder of its own.
     const pools = urls.map((_, i) => {
@@ -60,33 +113,74 @@ async function measureTopology(topology: string, command: string[], env: Record<
     const list = (_url: string) => ({ method: 'GET' as const, path: '/v1/pacientes?limit=50', headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', '') });
     await loadAll(server, urls, list, 2);
     const listMeasure = await loadAll(server, urls, list);
-    return { topology, ping: pingMeasure, list: listMeasure, create };
+    return { topology, ping: pingMeasure, post: postMeasure, list: listMeasure, create };
   } finally {
     await stopServer(server);
   }
 }
 
-export async function measureTopologies(workDir: string): Promise<TopologyRow[]> {
+export async function measureTopologies(workDir: string, bareRuns?: BareRuns): Promise<Topologies> {
+  let bare = bareRuns;
+  if (!bare) {
+    log('bare Fastify (plain node)…');
+    const bareServer = await startServer(process.execPath, ['bench/bare-server.mjs']);
+    try {
+      bare = {
+        get: await load(bareServer, { method: 'GET', path: '/' }),
+        post: await load(bareServer, { method: 'POST', path: '/', body: POST_BODY, headers: { 'content-type': 'application/json' } }),
+      };
+    } finally {
+      await stopServer(bareServer);
+    }
+  }
   const rows: TopologyRow[] = [];
   // backend-sim's child process on the server core too, as the cluster's supervisor runs it.
   rows.push(await measureTopology('1 gateway, gateway.db (SQLite)', ['bench/gateway-server.ts'], PIN ? { BENCH_BACKEND_CORES: SERVER_CORE } : {}, workDir));
   for (const instances of [1, 2]) {
     rows.push(await measureTopology(`${instances} gateway${instances > 1 ? 's' : ''}, PostgreSQL`, ['bench/cluster-server.ts'], { BENCH_INSTANCES: String(instances) }, workDir));
   }
-  return rows;
+  return { bare, rows };
 }
 
-export function topologyTable(rows: TopologyRow[]): string {
-  const base = rows[0];
+export function topologyTable({ bare, rows }: Topologies): string {
   const lines = [
-    '| topology | signed GET /v1/ping req/s | CPU µs/req | × gateway.db | list ?limit=50 req/s | CPU µs/req | × gateway.db | idempotent creates/s | CPU µs/create | × gateway.db |',
+    '| operation | topology | req/s | p50 ms | p99 ms | server CPU µs/req | × gateway.db | CPU × bare | target | met |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const r of rows) {
-    lines.push(
-      `| ${r.topology} | ${Math.round(r.ping.rps)} | ${Math.round(r.ping.cpuUs)} | ${(r.ping.cpuUs / base.ping.cpuUs).toFixed(2)} | ${Math.round(r.list.rps)} | ${Math.round(r.list.cpuUs)} | ${(r.list.cpuUs / base.list.cpuUs).toFixed(2)} | ${Math.round(r.create.rps)} | ${Math.round(r.create.cpuUs)} | ${(r.create.cpuUs / base.create.cpuUs).toFixed(2)} |` +
-        `${r.ping.non2xx + r.list.non2xx + r.create.non2xx ? ` ${r.ping.non2xx + r.list.non2xx + r.create.non2xx} non-2xx` : ''}`,
-    );
+  for (const op of OPERATIONS) {
+    for (const row of rows) {
+      const a = assess(row, rows[0], bare, op);
+      const m = a.measure;
+      lines.push(
+        `| ${op.label} | ${row.topology} | ${Math.round(m.rps)} | ${m.p50} | ${m.p99} | ${Math.round(m.cpuUs)} | ${a.vsGatewayDb.toFixed(2)} | ${a.cpuRatio.toFixed(1)} | ${a.target} | ${a.met ? 'yes' : '**no**'} |${m.non2xx ? ` ${m.non2xx} non-2xx` : ''}`,
+      );
+    }
   }
   return lines.join('\n');
+}
+
+/** `--json`: every topology's operations with their ratios and targets. */
+export function topologyReport({ bare, rows }: Topologies): unknown {
+  return {
+    bare: { get_cpu_us_per_request: Math.round(bare.get.cpuUs), post_cpu_us_per_request: Math.round(bare.post.cpuUs) },
+    rows: rows.map((row) => ({
+      topology: row.topology,
+      ...Object.fromEntries(
+        OPERATIONS.map((op) => {
+          const a = assess(row, rows[0], bare, op);
+          return [op.key, {
+            req_s: Math.round(a.measure.rps),
+            p50_ms: a.measure.p50,
+            p99_ms: a.measure.p99,
+            server_cpu_us_per_request: Math.round(a.measure.cpuUs),
+            non_2xx: a.measure.non2xx,
+            cpu_ratio_to_gateway_db: a.vsGatewayDb,
+            cpu_ratio_to_bare: a.cpuRatio,
+            target: a.target,
+            met: a.met,
+          }];
+        }),
+      ),
+    })),
+  };
 }

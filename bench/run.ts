@@ -11,7 +11,8 @@ import {
 } from './harness.ts';
 import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
-import { measureTopologies, topologyTable } from './cluster.ts';
+import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
+import { createsTarget, TARGETS } from './targets.ts';
 import { CONSISTENCY_CHECK_ENTRIES } from '../server/integrity/idempotency-consistency.ts';
 
 /**
@@ -52,8 +53,8 @@ async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], w
       await load(gw, getPing, 2); // warm-up: JIT, caches, connections
       const get = await load(gw, getPing);
       const post = await load(gw, postPing);
-      rows.push(compare(`signed GET /v1/ping (${label})`, get, 'bare GET', bare.get, 2));
-      rows.push(compare(`signed POST /v1/ping, 300 B (${label})`, post, 'bare POST', bare.post, 2));
+      rows.push(compare(`signed GET /v1/ping (${label})`, get, 'bare GET', bare.get, TARGETS.ping.maxCpuRatio));
+      rows.push(compare(`signed POST /v1/ping, 300 B (${label})`, post, 'bare POST', bare.post, TARGETS.post.maxCpuRatio));
       if (audit === 'true') auditOn = get;
       if (audit === 'true') {
         // An outsider's flood (issue 19): unsigned, a 2 KB query; refused per address (429 past its quota) and
@@ -85,7 +86,7 @@ async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], w
         await createPatients(gw, signer, 300);
         const list = { method: 'GET' as const, path: '/v1/pacientes?limit=50', headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', '') };
         await load(gw, list, 2);
-        rows.push(compare('signed GET /v1/pacientes?limit=50 (300 patients, through backend-sim)', await load(gw, list), 'bare GET', bare.get, 8));
+        rows.push(compare('signed GET /v1/pacientes?limit=50 (300 patients, through backend-sim)', await load(gw, list), 'bare GET', bare.get, TARGETS.list.maxCpuRatio));
         const poolSize = Number(process.env.BENCH_WRITE_POOL ?? 60_000);
         const write = await load(gw, { method: 'POST', path: '/v1/pacientes', poolFile: writePool(signer, poolSize, workDir) });
         rows.push({
@@ -94,8 +95,8 @@ async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], w
           baseline: 'bare POST',
           rpsRatio: write.rps / bare.post.rps,
           cpuRatio: write.cpuUs / bare.post.cpuUs,
-          target: '≥ 3000 creates/s',
-          met: write.rps >= 3000,
+          target: createsTarget,
+          met: write.rps >= TARGETS.createsPerSecond,
         });
       } else if (audit === 'false') {
         auditOff = get;
@@ -271,7 +272,7 @@ async function main(): Promise<void> {
     const workDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-topologies-'));
     try {
       const topologies = await measureTopologies(workDir);
-      console.log(JSON_OUTPUT ? JSON.stringify({ topologies }, null, 2) : topologyTable(topologies));
+      console.log(JSON_OUTPUT ? JSON.stringify({ topologies: topologyReport(topologies) }, null, 2) : topologyTable(topologies));
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }
@@ -350,13 +351,8 @@ async function main(): Promise<void> {
       const cli = measureCli();
       report.cli = cli;
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);
-      const topologies = await measureTopologies(workDir);
-      report.topologies = topologies.map((t) => ({
-        topology: t.topology,
-        ping: { req_s: Math.round(t.ping.rps), server_cpu_us_per_request: Math.round(t.ping.cpuUs), p50_ms: t.ping.p50, p99_ms: t.ping.p99 },
-        list: { req_s: Math.round(t.list.rps), server_cpu_us_per_request: Math.round(t.list.cpuUs), p50_ms: t.list.p50, p99_ms: t.list.p99 },
-        create: { req_s: Math.round(t.create.rps), server_cpu_us_per_request: Math.round(t.create.cpuUs), p50_ms: t.create.p50, p99_ms: t.create.p99 },
-      }));
+      const topologies = await measureTopologies(workDir, { get: bareGet, post: barePost });
+      report.topologies = topologyReport(topologies);
       if (!JSON_OUTPUT) console.log(`\n${topologyTable(topologies)}`);
     }
     if (JSON_OUTPUT) console.log(JSON.stringify(report, null, 2));
