@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { CONNECTIONS, DURATION_S, load, log, PIN, POST_BODY, runLoad, SERVER_CORE, signedHeaders, startServer, stopServer, treeCpuMs, TSX, writePool, type Measure, type Server, type Signer } from './harness.ts';
+import { CONNECTIONS, DURATION_S, log, measureBare, PIN, POST_BODY, runLoad, SERVER_CORE, signedHeaders, startServer, stopServer, treeCpuMs, TSX, writePool, type Measure, type Server, type Signer } from './harness.ts';
 import type { LoadSpec } from './load.ts';
 import { createsTarget, TARGETS } from './targets.ts';
 
@@ -120,19 +120,7 @@ async function measureTopology(topology: string, command: string[], env: Record<
 }
 
 export async function measureTopologies(workDir: string, bareRuns?: BareRuns): Promise<Topologies> {
-  let bare = bareRuns;
-  if (!bare) {
-    log('bare Fastify (plain node)…');
-    const bareServer = await startServer(process.execPath, ['bench/bare-server.mjs']);
-    try {
-      bare = {
-        get: await load(bareServer, { method: 'GET', path: '/' }),
-        post: await load(bareServer, { method: 'POST', path: '/', body: POST_BODY, headers: { 'content-type': 'application/json' } }),
-      };
-    } finally {
-      await stopServer(bareServer);
-    }
-  }
+  const bare = bareRuns ?? (await measureBare());
   const rows: TopologyRow[] = [];
   // backend-sim's child process on the server core too, as the cluster's supervisor runs it.
   rows.push(await measureTopology('1 gateway, gateway.db (SQLite)', ['bench/gateway-server.ts'], PIN ? { BENCH_BACKEND_CORES: SERVER_CORE } : {}, workDir));

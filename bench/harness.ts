@@ -138,3 +138,17 @@ export async function createPatients(server: Server, signer: Signer, count: numb
   }
 }
 
+
+/** The bare Fastify hello-world (plain node): a GET and a 300 B POST echo, the baseline of every ratio. */
+export async function measureBare(): Promise<{ get: Measure; post: Measure }> {
+  log('bare Fastify (plain node)…');
+  const bareServer = await startServer(process.execPath, ['bench/bare-server.mjs']);
+  try {
+    return {
+      get: await load(bareServer, { method: 'GET', path: '/' }),
+      post: await load(bareServer, { method: 'POST', path: '/', body: POST_BODY, headers: { 'content-type': 'application/json' } }),
+    };
+  } finally {
+    await stopServer(bareServer);
+  }
+}

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRuntimeFile, runtimeFilePath } from '../appliance/runtime-file.ts';
 import {
-  CONNECTIONS, createPatients, DURATION_S, load, LOAD_CORE, log, PIN, POST_BODY, SERVER_CORE, signedHeaders, startServer, stopServer,
+  CONNECTIONS, createPatients, measureBare, DURATION_S, load, LOAD_CORE, log, PIN, POST_BODY, SERVER_CORE, signedHeaders, startServer, stopServer,
   TSX, writePool, type Measure, type Signer,
 } from './harness.ts';
 import { measureScale, scaleTable } from './scale.ts';
@@ -299,11 +299,7 @@ async function main(): Promise<void> {
     duration_s: DURATION_S,
   };
   try {
-    log('bare Fastify (plain node)…');
-    const bareServer = await startServer(process.execPath, ['bench/bare-server.mjs']);
-    const bareGet = await load(bareServer, { method: 'GET', path: '/' });
-    const barePost = await load(bareServer, { method: 'POST', path: '/', body: POST_BODY, headers: { 'content-type': 'application/json' } });
-    await stopServer(bareServer);
+    const { get: bareGet, post: barePost } = await measureBare();
     const rows: Row[] = [
       { name: 'bare Fastify GET / (plain node)', measure: bareGet },
       { name: 'bare Fastify POST / echo, 300 B (plain node)', measure: barePost },
