@@ -33,12 +33,21 @@ function launcher(env: Record<string, string> = {}): ChildProcess {
   return child;
 }
 
-/** Everything the process printed once it exits. */
-function finished(child: ChildProcess): Promise<{ code: number | null; out: string }> {
+/** Everything the process printed once it exits: both streams in order (`out`), and each alone. */
+function finished(child: ChildProcess): Promise<{ code: number | null; out: string; stdout: string; stderr: string }> {
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })));
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => ((out += d), (stdout += d)));
+  child.stderr!.on('data', (d) => ((out += d), (stderr += d)));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out, stdout, stderr })));
+}
+
+/** A command from the checkout, stopped after the test if it still runs; its exit code and output. */
+function runToExit(command: string, argv: string[], env: NodeJS.ProcessEnv): ReturnType<typeof finished> {
+  const child = spawn(command, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  return finished(child);
 }
 
 /** The pids of a process's children running the given file. */
@@ -143,17 +152,7 @@ describe('npm run cli through the bundling launcher (--entry=cli)', () => {
   let cliData = '';
   const cli = (args: string[], viaNpm = false): Promise<{ code: number | null; stdout: string; stderr: string }> => {
     const [command, argv] = viaNpm ? ['npm', ['run', '-s', 'cli', '--', ...args]] : [process.execPath, [LAUNCHER, '--entry=cli', ...args]];
-    const child = spawn(command, argv, {
-      cwd: ROOT,
-      env: { ...process.env, START_CACHE_DIR: cliCache, DATA_DIR: cliData, BACKEND_URL: 'http://127.0.0.1:9', START_ENTRY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+    return runToExit(command, argv, { ...process.env, START_CACHE_DIR: cliCache, DATA_DIR: cliData, BACKEND_URL: 'http://127.0.0.1:9', START_ENTRY: '' });
   };
 
   beforeAll(() => {
@@ -198,9 +197,7 @@ describe('npm run cli through the bundling launcher (--entry=cli)', () => {
   }, 60_000);
 
   it('an unknown entry is refused, naming the entries', async () => {
-    const child = spawn(process.execPath, [LAUNCHER, '--entry=nope'], { cwd: ROOT, env: { ...process.env, START_CACHE_DIR: cliCache }, stdio: ['ignore', 'pipe', 'pipe'] });
-    running.push(child);
-    const { code, out } = await finished(child);
+    const { code, out } = await runToExit(process.execPath, [LAUNCHER, '--entry=nope'], { ...process.env, START_CACHE_DIR: cliCache });
     expect(code).toBe(2);
     expect(out).toMatch(/unknown --entry=nope; one of: server, cli/);
   }, 30_000);
@@ -216,17 +213,7 @@ describe('an unsupported Node.js', () => {
     const asNode2212 = `data:text/javascript,${encodeURIComponent("Object.defineProperty(process.versions, 'node', { value: '22.12.0' });")}`;
     const cache = path.join(work, 'old-node-cache');
     for (const entry of [[], ['--entry=cli', '--version']]) {
-      const child = spawn(process.execPath, ['--import', asNode2212, LAUNCHER, ...entry], {
-        cwd: ROOT,
-        env: { ...loopbackStackEnv(dataDir), START_CACHE_DIR: cache },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      running.push(child);
-      let stdout = '';
-      let stderr = '';
-      child.stdout!.on('data', (d) => (stdout += d));
-      child.stderr!.on('data', (d) => (stderr += d));
-      const code = await new Promise((resolve) => child.once('exit', resolve));
+      const { code, stdout, stderr } = await runToExit(process.execPath, ['--import', asNode2212, LAUNCHER, ...entry], { ...loopbackStackEnv(dataDir), START_CACHE_DIR: cache });
       expect(code, entry.join(' ')).toBe(UNSUPPORTED_NODE_EXIT_CODE);
       expect(stderr).toBe(`${unsupportedNodeReason('22.12.0')}\n`);
       expect(stderr).toMatch(/^Node\.js 22\.12\.0 cannot run the appliance: .*22\.13 or a later 22\.x/);

@@ -2,6 +2,16 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 
+/** Counts executions where they happen: rows of patients with this name in the tenant's backend database. */
+export function countPatientsNamed(dataDir: string, slug: string, nome: string): number {
+  const db = new SQLite(path.join(dataDir, 'backend', `${slug}.db`), { readonly: true });
+  try {
+    return (db.prepare('SELECT COUNT(*) AS n FROM pacientes WHERE nome = ?').get(nome.toUpperCase()) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * Test fixtures written straight into a tenant's backend-sim SQLite file (WAL mode makes this safe
  * while backend-sim runs). Tenants start empty; tests create the catalog rows they need here.

@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { seedDefaultTenants } from '../../../seed/seed.ts';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { hasCommands } from '../../helpers/tools.ts';
 
 /**
  * The shell examples of docs/api/agenda.md and docs/api/prontuarios.md, and the first one of each other resource guide
@@ -15,14 +16,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
  */
 
 const root = path.resolve(import.meta.dirname, '../../..');
-const hasTools = ['bash', 'curl', 'openssl'].every((tool) => {
-  try {
-    execFileSync('which', [tool], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-});
+const hasTools = hasCommands('bash', 'curl', 'openssl');
 
 let stack: TestStack;
 let workDir: string;

@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { nowSeconds } from '../../helpers/signed-client.ts';
+import { hasCommands } from '../../helpers/tools.ts';
 
 /**
  * Issue 21 § 4, "the guides' helpers sign with the appliance's time when asked": docs/api/README-signing.md's
@@ -14,14 +15,7 @@ import { nowSeconds } from '../../helpers/signed-client.ts';
  */
 const root = path.resolve(import.meta.dirname, '../../..');
 const GUIDE = path.join(root, 'docs/api/README-signing.md');
-const hasTools = ['bash', 'curl', 'openssl'].every((tool) => {
-  try {
-    execFileSync('which', [tool], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-});
+const hasTools = hasCommands('bash', 'curl', 'openssl');
 const OFFSET_S = 25 * 3600;
 
 let stack: TestStack;

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { backendAdmin } from '../../helpers/fixtures.ts';
+import { backendAdmin, countPatientsNamed } from '../../helpers/fixtures.ts';
 import { operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
 import { gatewayRows, idempotencyStoreOf } from '../../helpers/journal.ts';
@@ -19,16 +17,6 @@ afterAll(async () => stack?.stop());
 
 let counter = 0;
 const newPatient = () => ({ nome: `Paciente Idempotente ${++counter} ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-05-17' });
-
-/** Counts executions where they happen: rows in the tenant's backend database. */
-function countPatientsNamed(dataDir: string, slug: string, nome: string): number {
-  const db = new SQLite(path.join(dataDir, 'backend', `${slug}.db`), { readonly: true });
-  try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM pacientes WHERE nome = ?').get(nome.toUpperCase()) as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 const create = (body: unknown, idempotencyKey?: string, creds = stack.creds) =>
   stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey }, creds);

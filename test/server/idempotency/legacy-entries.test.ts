@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import { countPatientsNamed } from '../../helpers/fixtures.ts';
 import { IdempotencyStore, operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
 import { loadMasterKey } from '../../../server/keys/secret-box.ts';
@@ -16,15 +15,6 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop());
 
 const newPatient = () => ({ nome: `Paciente Legado ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-05-17' });
-
-function countPatientsNamed(dataDir: string, slug: string, nome: string): number {
-  const db = new SQLite(path.join(dataDir, 'backend', `${slug}.db`), { readonly: true });
-  try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM pacientes WHERE nome = ?').get(nome.toUpperCase()) as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 const create = (body: unknown, idempotencyKey?: string) => stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey });
 
