@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { CONNECTIONS, DURATION_S, log, measureBare, PIN, POST_BODY, runLoad, SERVER_CORE, signedHeaders, startServer, stopServer, treeCpuMs, TSX, writePool, type Measure, type Server, type Signer } from './harness.ts';
+import { CONNECTIONS, DURATION_S, log, measureBare, PIN, POST_BODY, runLoad, SERVER_CORE, signedHeaders, startServer, stopServer, treeCpuMs, TSX, writePool, type BareRuns, type Measure, type Server, type Signer } from './harness.ts';
 import type { LoadSpec } from './load.ts';
 import { createsTarget, TARGETS } from './targets.ts';
 
@@ -18,12 +18,6 @@ export interface TopologyRow {
   post: Measure;
   list: Measure;
   create: Measure;
-}
-
-/** The bare Fastify runs the rows are compared with (measured here when the topologies run alone). */
-export interface BareRuns {
-  get: Measure;
-  post: Measure;
 }
 
 /** One measured operation of every topology, with its target. */

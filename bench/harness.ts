@@ -138,9 +138,14 @@ export async function createPatients(server: Server, signer: Signer, count: numb
   }
 }
 
+/** The bare Fastify runs every ratio is taken against. */
+export interface BareRuns {
+  get: Measure;
+  post: Measure;
+}
 
 /** The bare Fastify hello-world (plain node): a GET and a 300 B POST echo, the baseline of every ratio. */
-export async function measureBare(): Promise<{ get: Measure; post: Measure }> {
+export async function measureBare(): Promise<BareRuns> {
   log('bare Fastify (plain node)…');
   const bareServer = await startServer(process.execPath, ['bench/bare-server.mjs']);
   try {

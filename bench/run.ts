@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readRuntimeFile, runtimeFilePath } from '../appliance/runtime-file.ts';
 import {
   CONNECTIONS, createPatients, measureBare, DURATION_S, load, LOAD_CORE, log, PIN, POST_BODY, SERVER_CORE, signedHeaders, startServer, stopServer,
-  TSX, writePool, type Measure, type Signer,
+  TSX, writePool, type BareRuns, type Measure, type Signer,
 } from './harness.ts';
 import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
@@ -37,7 +37,7 @@ interface Row {
   met?: boolean;
 }
 
-async function gatewayRuns(bare: { get: Measure; post: Measure }, rows: Row[], workDir: string): Promise<{ auditOn: Measure; auditOff?: Measure }> {
+async function gatewayRuns(bare: BareRuns, rows: Row[], workDir: string): Promise<{ auditOn: Measure; auditOff?: Measure }> {
   let auditOn: Measure | undefined;
   let auditOff: Measure | undefined;
   // BENCH_ONLY=ping: the signed ping with durable audit only (quick runs while working on the hot path).
