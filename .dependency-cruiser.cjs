@@ -42,7 +42,8 @@ module.exports = {
     ...floorRules,
     {
       name: 'contracts-no-node',
-      comment: 'contracts/ is loaded by the console in a browser too: no Node built-in modules (node:fs, node:crypto, …)',
+      comment:
+        'contracts/ is loaded by the console in a browser too: no Node built-in modules (node:fs, node:crypto, …)',
       severity: 'error',
       from: { path: '^contracts/' },
       to: { dependencyTypes: ['core'] },
@@ -56,7 +57,8 @@ module.exports = {
     },
     {
       name: 'console-features-apart',
-      comment: 'a console feature does not import another feature (DESIGN: feature folders, no imports between features)',
+      comment:
+        'a console feature does not import another feature (DESIGN: feature folders, no imports between features)',
       severity: 'error',
       from: { path: '^console/src/features/([^/]+)/' },
       to: { path: '^console/src/features/', pathNot: '^console/src/features/$1/' },

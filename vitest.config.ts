@@ -22,7 +22,11 @@ const ON_POSTGRES = [
   'test/appliance/cluster*.test.ts',
   'test/appliance/cli/copy-to-postgres.test.ts',
 ];
-const POSTGRES_ONLY = ['test/server/db/postgres*.test.ts', 'test/appliance/cluster*.test.ts', 'test/appliance/cli/copy-to-postgres.test.ts'];
+const POSTGRES_ONLY = [
+  'test/server/db/postgres*.test.ts',
+  'test/appliance/cluster*.test.ts',
+  'test/appliance/cli/copy-to-postgres.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -5,7 +5,9 @@ import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts'
 export type BackendSimChildConfig = Omit<BackendConfig, 'now'>;
 
 export type ToBackendSimChild = { type: 'start'; config: BackendSimChildConfig } | { type: 'stop' };
-export type FromBackendSimChild = { type: 'ready'; port: number } | { type: 'failed'; error: string; code?: string; port?: number };
+export type FromBackendSimChild =
+  | { type: 'ready'; port: number }
+  | { type: 'failed'; error: string; code?: string; port?: number };
 
 /** Closing the clinics' databases takes milliseconds; past this the process exits anyway. */
 const STOP_BOUND_MS = 5_000;
@@ -27,7 +29,9 @@ const STOP_BOUND_MS = 5_000;
 function runBackendSimChild(): void {
   const send = process.send?.bind(process);
   if (!send) {
-    console.error('backend-sim child: started without an IPC channel (npm start starts it; `tsx backend-sim/main.ts` runs it alone)');
+    console.error(
+      'backend-sim child: started without an IPC channel (npm start starts it; `tsx backend-sim/main.ts` runs it alone)',
+    );
     process.exit(2);
   }
   let running: RunningBackendSim | null = null;
@@ -56,7 +60,12 @@ function runBackendSimChild(): void {
       },
       (error: unknown) => {
         const e = error as NodeJS.ErrnoException & { port?: number };
-        const failed: FromBackendSimChild = { type: 'failed', error: e instanceof Error ? e.message : String(e), code: e?.code, port: e?.port };
+        const failed: FromBackendSimChild = {
+          type: 'failed',
+          error: e instanceof Error ? e.message : String(e),
+          code: e?.code,
+          port: e?.port,
+        };
         send(failed, () => process.exit(1));
       },
     );

@@ -52,7 +52,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 function childCommand(): { command: string; args: string[] } {
   const bundle = (globalThis as { applianceBundles?: Record<string, string> }).applianceBundles?.['backend-sim'];
   if (bundle) return { command: process.execPath, args: [...process.execArgv, bundle] };
-  return { command: process.execPath, args: ['--import', 'tsx', ...withoutTsx(process.execArgv), path.join(ROOT, 'appliance', 'backend-sim-child.ts')] };
+  return {
+    command: process.execPath,
+    args: ['--import', 'tsx', ...withoutTsx(process.execArgv), path.join(ROOT, 'appliance', 'backend-sim-child.ts')],
+  };
 }
 
 /**
@@ -77,7 +80,8 @@ interface Child {
 
 /** The child the launcher started before it loaded the server's bundle (appliance/start.mjs), once, if it still runs. */
 function prestarted(): ChildProcess | null {
-  const companions = (globalThis as { applianceCompanions?: Record<string, ChildProcess | undefined> }).applianceCompanions;
+  const companions = (globalThis as { applianceCompanions?: Record<string, ChildProcess | undefined> })
+    .applianceCompanions;
   const child = companions?.['backend-sim'];
   if (!child) return null;
   delete companions['backend-sim'];
@@ -116,15 +120,20 @@ function started(child: Child, config: BackendSimChildConfig, timeoutMs: number)
     };
     const onMessage = (message: FromBackendSimChild) => {
       if (message.type === 'ready') settle(null, message.port);
-      else if (message.type === 'failed') settle(Object.assign(new Error(message.error), { code: message.code, port: message.port }));
+      else if (message.type === 'failed')
+        settle(Object.assign(new Error(message.error), { code: message.code, port: message.port }));
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => settle(new Error(`backend-sim exited (${signal ?? `code ${code}`}) before it listened`));
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      settle(new Error(`backend-sim exited (${signal ?? `code ${code}`}) before it listened`));
     const onError = (error: Error) => settle(new Error(`backend-sim could not be started: ${error.message}`));
     const timer = setTimeout(() => settle(new Error(`backend-sim did not listen within ${timeoutMs} ms`)), timeoutMs);
     p.on('message', onMessage);
     p.once('exit', onExit);
     p.once('error', onError);
-    p.send({ type: 'start', config } satisfies ToBackendSimChild, (error) => error && settle(new Error(`backend-sim could not be told its configuration: ${error.message}`)));
+    p.send(
+      { type: 'start', config } satisfies ToBackendSimChild,
+      (error) => error && settle(new Error(`backend-sim could not be told its configuration: ${error.message}`)),
+    );
   });
 }
 
@@ -165,7 +174,9 @@ export function spawnBackendSim(options: BackendSimProcessOptions = {}): Spawned
       };
       const scheduleRestart = (why: string) => {
         const delay = restartDelayMs(exitsInARow++);
-        log(`backend-sim (pid ${current.process.pid}) ${why}: starting it again on port ${port} in ${delay} ms; the clinics' calls answer 503 meanwhile`);
+        log(
+          `backend-sim (pid ${current.process.pid}) ${why}: starting it again on port ${port} in ${delay} ms; the clinics' calls answer 503 meanwhile`,
+        );
         restartTimer = setTimeout(() => void restart(), delay);
       };
       const restart = async () => {
@@ -176,7 +187,8 @@ export function spawnBackendSim(options: BackendSimProcessOptions = {}): Spawned
         try {
           await started(next, config, timeoutMs);
         } catch (error) {
-          if (!stopping) scheduleRestart(`did not start again (${error instanceof Error ? error.message : String(error)})`);
+          if (!stopping)
+            scheduleRestart(`did not start again (${error instanceof Error ? error.message : String(error)})`);
           return;
         }
         if (stopping) return;

@@ -54,7 +54,10 @@ export async function isFirstStart(config: Pick<GatewayConfig, 'dataDir' | 'data
 async function countClinics(config: Pick<GatewayConfig, 'dataDir' | 'database' | 'instance'>): Promise<number> {
   const opened = await openGatewayDatabase(config);
   try {
-    const row = await opened.db.selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await opened.db
+      .selectFrom('tenants')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   } finally {
     await opened.close();
@@ -70,7 +73,10 @@ interface SeedModule {
  * `loadSeed` is how the composition root (appliance/main.ts) hands in the seed module; a bundler cannot
  * follow the default, a specifier resolved at run time.
  */
-export async function seedDefaultData(config: GatewayConfig, loadSeed?: () => Promise<SeedModule>): Promise<Record<string, number[]>> {
+export async function seedDefaultData(
+  config: GatewayConfig,
+  loadSeed?: () => Promise<SeedModule>,
+): Promise<Record<string, number[]>> {
   // Resolved at run time: the seed module is optional for the gateway (SEED_ON_FIRST_START=false skips it).
   const seedModule = '../seed/seed.ts';
   const seed = loadSeed ? await loadSeed() : ((await import(seedModule)) as SeedModule);
@@ -99,11 +105,19 @@ export async function bootstrapFirstStart(
   // The first-start state a reset returns to: seeded and registered (named), before any key can write.
   for (const tenant of DEFAULT_TENANTS) {
     await takeFirstStartSnapshot(stack.backend, tenant.slug).catch((error: unknown) => {
-      if (config.logLevel !== 'silent') console.warn(`warning: no first-start copy of ${tenant.slug} (tenants reset will refuse it): ${error instanceof Error ? error.message : String(error)}`);
+      if (config.logLevel !== 'silent')
+        console.warn(
+          `warning: no first-start copy of ${tenant.slug} (tenants reset will refuse it): ${error instanceof Error ? error.message : String(error)}`,
+        );
     });
   }
   // The first operator is an admin: it adds the others (Operators screen, `operators add`).
-  const operator = await ensureOperator(stack.gatewayDb.db, config.operator.username, config.operator.password, 'admin');
+  const operator = await ensureOperator(
+    stack.gatewayDb.db,
+    config.operator.username,
+    config.operator.password,
+    'admin',
+  );
   const keys: Record<string, IssuedDemoKey> = {};
   const issue = async (name: string, clinica: string, escopos: Scope[], medicoId = 0, label = name) => {
     const issued = await stack.keys.create({ tenantSlug: clinica, scopes: escopos, medicoId, label });
@@ -111,7 +125,14 @@ export async function bootstrapFirstStart(
   };
   await issue('demo', 'demo', [...ALL_SCOPES], 0, 'demo: all scopes');
   const boundDoctor = doctorsByTenant.demo?.[0];
-  if (boundDoctor) await issue('demo-medico', 'demo', READ_ONLY_SCOPES, boundDoctor, `demo: read-only, bound to doctor ${boundDoctor}`);
+  if (boundDoctor)
+    await issue(
+      'demo-medico',
+      'demo',
+      READ_ONLY_SCOPES,
+      boundDoctor,
+      `demo: read-only, bound to doctor ${boundDoctor}`,
+    );
   await issue('sandbox', 'sandbox', SANDBOX_SCOPES, 0, 'public sandbox key');
   await issue('clinica-b', 'clinica-b', [...ALL_SCOPES], 0, 'clinica-b: all scopes');
   const credentials: DemoCredentials = {

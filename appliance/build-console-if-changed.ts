@@ -42,7 +42,11 @@ function importSpecifiers(source: string): string[] {
 
 function resolveRelative(fromFile: string, specifier: string): string | null {
   const base = path.resolve(path.dirname(fromFile), specifier);
-  const candidates = [base, ...SOURCE_EXTENSIONS.map((e) => base + e), ...SOURCE_EXTENSIONS.map((e) => path.join(base, `index${e}`))];
+  const candidates = [
+    base,
+    ...SOURCE_EXTENSIONS.map((e) => base + e),
+    ...SOURCE_EXTENSIONS.map((e) => path.join(base, `index${e}`)),
+  ];
   for (const candidate of candidates) {
     if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
   }
@@ -89,7 +93,8 @@ function lockClosure(root: string, names: string[]): string[] {
       return `${name} ${existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version : 'absent'}`;
     });
   }
-  const packages = (JSON.parse(readFileSync(lockFile, 'utf8')) as { packages?: Record<string, LockEntry> }).packages ?? {};
+  const packages =
+    (JSON.parse(readFileSync(lockFile, 'utf8')) as { packages?: Record<string, LockEntry> }).packages ?? {};
   const seen = new Set<string>();
   const pending = names.map((name) => lockLocation(packages, '', name)).filter((l): l is string => l !== null);
   while (pending.length > 0) {
@@ -103,7 +108,9 @@ function lockClosure(root: string, names: string[]): string[] {
       if (found && !seen.has(found)) pending.push(found);
     }
   }
-  return [...seen].sort().map((l) => `${l} ${packages[l].version ?? ''} ${packages[l].integrity ?? packages[l].resolved ?? ''}`);
+  return [...seen]
+    .sort()
+    .map((l) => `${l} ${packages[l].version ?? ''} ${packages[l].integrity ?? packages[l].resolved ?? ''}`);
 }
 
 /** The build's inputs as `relative path` → content hash lines, plus the lockfile lines. */
@@ -134,7 +141,10 @@ export function consoleBuildInputs(root: string = REPO_ROOT): { files: string[];
       }
     }
   }
-  return { files: [...files].map((f) => path.relative(root, f).split(path.sep).join('/')).sort(), packages: lockClosure(root, [...packages].sort()) };
+  return {
+    files: [...files].map((f) => path.relative(root, f).split(path.sep).join('/')).sort(),
+    packages: lockClosure(root, [...packages].sort()),
+  };
 }
 
 export function consoleSourceHash(root: string = REPO_ROOT): string {
@@ -162,11 +172,20 @@ export function recordedBuildHash(root: string = REPO_ROOT): string | null {
 }
 
 function runViteBuild(root: string): Promise<void> {
-  const vite = path.join(path.dirname(createRequire(path.join(root, 'package.json')).resolve('vite/package.json')), 'bin', 'vite.js');
+  const vite = path.join(
+    path.dirname(createRequire(path.join(root, 'package.json')).resolve('vite/package.json')),
+    'bin',
+    'vite.js',
+  );
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [vite, 'build', '--config', path.join('console', 'vite.config.ts')], { cwd: root, stdio: 'inherit' });
+    const child = spawn(process.execPath, [vite, 'build', '--config', path.join('console', 'vite.config.ts')], {
+      cwd: root,
+      stdio: 'inherit',
+    });
     child.once('error', reject);
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`console build failed (vite build exited with ${signal ?? code})`))));
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`console build failed (vite build exited with ${signal ?? code})`)),
+    );
   });
 }
 
@@ -182,12 +201,18 @@ export interface ConsoleBuildResult {
  * build again rather than trust a build that may predate the edit.
  */
 export async function buildConsoleIfChanged(
-  options: { root?: string; force?: boolean; build?: (root: string) => Promise<void>; log?: (line: string) => void } = {},
+  options: {
+    root?: string;
+    force?: boolean;
+    build?: (root: string) => Promise<void>;
+    log?: (line: string) => void;
+  } = {},
 ): Promise<ConsoleBuildResult> {
   const root = options.root ?? REPO_ROOT;
   const started = performance.now();
   const hash = consoleSourceHash(root);
-  if (!options.force && recordedBuildHash(root) === hash) return { built: false, hash, ms: performance.now() - started };
+  if (!options.force && recordedBuildHash(root) === hash)
+    return { built: false, hash, ms: performance.now() - started };
   options.log?.(options.force ? 'Building the console…' : 'Console sources changed: building the console…');
   rmSync(path.join(distDir(root), BUILD_HASH_FILE), { force: true });
   await (options.build ?? runViteBuild)(root);
@@ -199,7 +224,12 @@ export async function buildConsoleIfChanged(
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const force = process.argv.includes('--force');
   buildConsoleIfChanged({ force, log: (line) => console.error(line) }).then(
-    (result) => console.error(result.built ? `console built (${Math.round(result.ms)} ms)` : `console is up to date (${Math.round(result.ms)} ms, hash ${result.hash.slice(0, 12)})`),
+    (result) =>
+      console.error(
+        result.built
+          ? `console built (${Math.round(result.ms)} ms)`
+          : `console is up to date (${Math.round(result.ms)} ms, hash ${result.hash.slice(0, 12)})`,
+      ),
     (error: Error) => {
       console.error(error.message);
       process.exit(1);

@@ -22,10 +22,14 @@ export async function runClusterGateway(): Promise<void> {
   let stack: RunningStack;
   try {
     const config = loadConfig();
-    if (config.database.kind !== 'postgres') throw new ConfigError('a cluster gateway needs DATABASE_URL (it is started by `npm run cluster`)');
-    if (!config.backend.external) throw new ConfigError('a cluster gateway needs BACKEND_URL (it is started by `npm run cluster`)');
+    if (config.database.kind !== 'postgres')
+      throw new ConfigError('a cluster gateway needs DATABASE_URL (it is started by `npm run cluster`)');
+    if (!config.backend.external)
+      throw new ConfigError('a cluster gateway needs BACKEND_URL (it is started by `npm run cluster`)');
     stack = await startStack(config);
-    const bootstrap = process.env.CLUSTER_BOOTSTRAP ? (JSON.parse(process.env.CLUSTER_BOOTSTRAP) as ClusterBootstrap) : null;
+    const bootstrap = process.env.CLUSTER_BOOTSTRAP
+      ? (JSON.parse(process.env.CLUSTER_BOOTSTRAP) as ClusterBootstrap)
+      : null;
     if (bootstrap) {
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       await bootstrapFirstStart(stack, bootstrap.doctors, `http://${host}:${stack.config.port}`);

@@ -39,7 +39,8 @@ function parseInstances(argv: string[]): number | 'help' {
     const inline = /^--instances=(.*)$/.exec(arg);
     const value = inline ? inline[1] : arg === '--instances' ? argv[++i] : undefined;
     if (value === undefined) throw new ConfigError(`unknown argument ${arg}\n\n${USAGE}`);
-    if (!/^[1-9]\d*$/.test(value) || Number(value) > 64) throw new ConfigError(`--instances must be a whole number from 1 to 64 (got ${value ?? 'nothing'})`);
+    if (!/^[1-9]\d*$/.test(value) || Number(value) > 64)
+      throw new ConfigError(`--instances must be a whole number from 1 to 64 (got ${value ?? 'nothing'})`);
     instances = Number(value);
   }
   return instances;
@@ -57,7 +58,10 @@ async function supervise(): Promise<void> {
     }
     config = loadConfig();
     const parsed = clusterEnv.safeParse(process.env);
-    if (!parsed.success) throw new ConfigError(`Invalid configuration:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+    if (!parsed.success)
+      throw new ConfigError(
+        `Invalid configuration:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
+      );
     env = parsed.data;
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
@@ -69,14 +73,18 @@ async function supervise(): Promise<void> {
   let cluster: RunningCluster | null = null;
   let startingAborted = false;
   const stopCluster = (signal: string) => {
-    console.log(`\n${signal}: stopping: the gateways drain (at most ${config.drainTimeoutMs} ms), then backend-sim and the storage, then PostgreSQL…`);
+    console.log(
+      `\n${signal}: stopping: the gateways drain (at most ${config.drainTimeoutMs} ms), then backend-sim and the storage, then PostgreSQL…`,
+    );
     const running = cluster!;
     running.stop().then(
       (report) => {
         const forced = report.gateways.filter((g) => g.forced).length;
         console.log(
           `stopped in ${report.ms} ms: ${report.gateways.length} gateway(s)${forced ? ` (${forced} cut at the bound)` : ''}` +
-            (running.postgres ? `, PostgreSQL ${report.postgresStopped ? 'stopped' : 'NOT stopped (see its log)'}` : ''),
+            (running.postgres
+              ? `, PostgreSQL ${report.postgresStopped ? 'stopped' : 'NOT stopped (see its log)'}`
+              : ''),
         );
         process.exit(report.postgresStopped ? 0 : 1);
       },
@@ -101,7 +109,13 @@ async function supervise(): Promise<void> {
       backendPort: env.BACKEND_PORT,
       // This same module, as it runs (the bundle appliance/start.mjs built and names, or the source under tsx's
       // loader): each gateway starts without the launcher's staleness check.
-      gatewayCommand: { command: process.execPath, args: [...process.execArgv, (globalThis as { applianceBundle?: string }).applianceBundle ?? fileURLToPath(import.meta.url)] },
+      gatewayCommand: {
+        command: process.execPath,
+        args: [
+          ...process.execArgv,
+          (globalThis as { applianceBundle?: string }).applianceBundle ?? fileURLToPath(import.meta.url),
+        ],
+      },
       isFirstStart: async (c) => {
         try {
           return await isFirstStart(c);
@@ -111,11 +125,17 @@ async function supervise(): Promise<void> {
       },
       seedDefaultData: (c) => seedDefaultData(c, () => import('../seed/seed.ts')),
       log,
-      onGatewayExit: (g, code, signal) => console.error(`gateway ${g.index} (pid ${g.pid}, ${g.url}) exited (${signal ?? `code ${code}`}); the others keep answering`),
+      onGatewayExit: (g, code, signal) =>
+        console.error(
+          `gateway ${g.index} (pid ${g.pid}, ${g.url}) exited (${signal ?? `code ${code}`}); the others keep answering`,
+        ),
     });
   } catch (error) {
-    const known = error instanceof ClusterStartError || error instanceof PostgresSetupError || error instanceof ConfigError;
-    console.error(`Cluster start failed: ${known ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    const known =
+      error instanceof ClusterStartError || error instanceof PostgresSetupError || error instanceof ConfigError;
+    console.error(
+      `Cluster start failed: ${known ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
     process.exit(1);
   }
   if (startingAborted) {
@@ -129,7 +149,9 @@ async function supervise(): Promise<void> {
     [
       '',
       `Clinic Exams Gateway ${config.release}: a cluster of ${c.gateways.length} gateway(s) is up (${Date.now() - started} ms)`,
-      ...c.gateways.map((g) => `  gateway ${g.index}  http://${host}:${g.port}/v1/ping  (pid ${g.pid}, instance ${g.instanceId})`),
+      ...c.gateways.map(
+        (g) => `  gateway ${g.index}  http://${host}:${g.port}/v1/ping  (pid ${g.pid}, instance ${g.instanceId})`,
+      ),
       `  Console    http://${host}:${c.gateways[0].port}/console/ (any gateway)`,
       `  database   ${c.database.url}${c.postgres ? ` (PostgreSQL ${c.postgres.version} under ${path.join(config.dataDir, 'postgres')}, pid ${c.postgres.pid})` : ''}`,
       `  backend    ${c.backendUrl} (loopback only)`,

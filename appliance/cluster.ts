@@ -9,7 +9,14 @@ import { resolveStorageCredentials, startConfiguredStorage } from './stack.ts';
 import { backendTokenFor, ensurePrivateDir } from '../server/secrets-files.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
 import { redactDatabaseUrl, startLocalPostgres, type LocalPostgres } from './postgres.ts';
-import { clientHost, httpUrl, readRuntimeFile, removeRuntimeFile, writeRuntimeFile, type RuntimeInfo } from './runtime-file.ts';
+import {
+  clientHost,
+  httpUrl,
+  readRuntimeFile,
+  removeRuntimeFile,
+  writeRuntimeFile,
+  type RuntimeInfo,
+} from './runtime-file.ts';
 import type { ClusterGatewayMessage, ClusterBootstrap } from './cluster-gateway.ts';
 
 /**
@@ -89,7 +96,9 @@ const localUrl = (host: string, port: number) => httpUrl(clientHost(host), port)
 function probe(host: string, port: number): Promise<'free' | 'in-use' | 'denied' | 'other'> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE' ? 'in-use' : error.code === 'EACCES' ? 'denied' : 'other'));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.code === 'EADDRINUSE' ? 'in-use' : error.code === 'EACCES' ? 'denied' : 'other'),
+    );
     server.listen({ host, port, exclusive: true }, () => server.close(() => resolve('free')));
   });
 }
@@ -106,12 +115,21 @@ async function assertClusterPortsFree(planned: PlannedPort[], hint?: string): Pr
   const fixed = planned.filter((p) => p.port !== 0);
   for (let i = 0; i < fixed.length; i++) {
     const clash = fixed.slice(i + 1).find((p) => p.port === fixed[i].port);
-    if (clash) throw new ClusterStartError(`${fixed[i].what} and ${clash.what} would both use port ${clash.port}: set ${clash.variable} (or ${fixed[i].variable}) to another port`);
+    if (clash)
+      throw new ClusterStartError(
+        `${fixed[i].what} and ${clash.what} would both use port ${clash.port}: set ${clash.variable} (or ${fixed[i].variable}) to another port`,
+      );
   }
   for (const p of fixed) {
     const result = await probe(p.host, p.port);
-    if (result === 'in-use') throw new ClusterStartError(`port ${p.port} (${p.what}) is in use: set ${p.variable} to another port${hint ? ` (${hint})` : ''}`);
-    if (result === 'denied') throw new ClusterStartError(`port ${p.port} (${p.what}) needs privileges this process does not have: set ${p.variable} to a port above 1023`);
+    if (result === 'in-use')
+      throw new ClusterStartError(
+        `port ${p.port} (${p.what}) is in use: set ${p.variable} to another port${hint ? ` (${hint})` : ''}`,
+      );
+    if (result === 'denied')
+      throw new ClusterStartError(
+        `port ${p.port} (${p.what}) needs privileges this process does not have: set ${p.variable} to a port above 1023`,
+      );
   }
 }
 
@@ -120,7 +138,8 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   const log = options.log ?? (() => undefined);
   const config: GatewayConfig = structuredClone(options.config);
   const { instances } = options;
-  if (!Number.isInteger(instances) || instances < 1 || instances > 64) throw new ClusterStartError(`--instances must be a whole number from 1 to 64 (got ${instances})`);
+  if (!Number.isInteger(instances) || instances < 1 || instances > 64)
+    throw new ClusterStartError(`--instances must be a whole number from 1 to 64 (got ${instances})`);
   const timeoutMs = options.startTimeoutMs ?? 60_000;
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
@@ -128,18 +147,31 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   };
 
   const running = readRuntimeFile(config.dataDir);
-  const hint = running ? `an appliance (pid ${running.pid}) is already running on this DATA_DIR at ${running.gateway.url}` : undefined;
+  const hint = running
+    ? `an appliance (pid ${running.pid}) is already running on this DATA_DIR at ${running.gateway.url}`
+    : undefined;
   if (running) throw new ClusterStartError(`${hint}: stop it first (Ctrl-C in its terminal), or use another DATA_DIR`);
   const managedPostgres = config.database.kind !== 'postgres';
   const planned: PlannedPort[] = [];
   for (let i = 0; i < instances; i++) {
-    planned.push({ what: `gateway ${i + 1}`, variable: 'PORT', host: config.host, port: config.port === 0 ? 0 : config.port + i });
+    planned.push({
+      what: `gateway ${i + 1}`,
+      variable: 'PORT',
+      host: config.host,
+      port: config.port === 0 ? 0 : config.port + i,
+    });
   }
-  if (config.port !== 0 && config.port + instances - 1 > 65535) throw new ClusterStartError(`PORT=${config.port} leaves no room for ${instances} gateways (PORT…PORT+${instances - 1})`);
+  if (config.port !== 0 && config.port + instances - 1 > 65535)
+    throw new ClusterStartError(
+      `PORT=${config.port} leaves no room for ${instances} gateways (PORT…PORT+${instances - 1})`,
+    );
   const backendPort = options.backendPort ?? 0;
-  if (!config.backend.external) planned.push({ what: 'backend-sim', variable: 'BACKEND_PORT', host: '127.0.0.1', port: backendPort });
-  if (config.s3.embedded) planned.push({ what: 'embedded storage', variable: 'S3_PORT', host: '127.0.0.1', port: config.s3.embeddedPort });
-  if (managedPostgres && options.postgres) planned.push({ what: 'PostgreSQL', variable: 'POSTGRES_PORT', host: '127.0.0.1', port: options.postgres.port });
+  if (!config.backend.external)
+    planned.push({ what: 'backend-sim', variable: 'BACKEND_PORT', host: '127.0.0.1', port: backendPort });
+  if (config.s3.embedded)
+    planned.push({ what: 'embedded storage', variable: 'S3_PORT', host: '127.0.0.1', port: config.s3.embeddedPort });
+  if (managedPostgres && options.postgres)
+    planned.push({ what: 'PostgreSQL', variable: 'POSTGRES_PORT', host: '127.0.0.1', port: options.postgres.port });
   await assertClusterPortsFree(planned);
 
   let postgres: LocalPostgres | null = null;
@@ -155,12 +187,20 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         port: options.postgres?.port ?? 5433,
         binDir: options.postgres?.binDir,
         // Each gateway: its pool and one LISTEN connection; and room for the CLI and psql.
-        maxConnections: Math.max(100, instances * (Number(options.gatewayEnv?.DATABASE_POOL_SIZE ?? process.env.DATABASE_POOL_SIZE ?? 10) + 2) + 20),
+        maxConnections: Math.max(
+          100,
+          instances * (Number(options.gatewayEnv?.DATABASE_POOL_SIZE ?? process.env.DATABASE_POOL_SIZE ?? 10) + 2) + 20,
+        ),
         timeoutMs,
         log,
       });
       databaseUrl = postgres.url;
-      config.database = { kind: 'postgres', url: databaseUrl, poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10), diskDir: path.join(config.dataDir, 'postgres') };
+      config.database = {
+        kind: 'postgres',
+        url: databaseUrl,
+        poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+        diskDir: path.join(config.dataDir, 'postgres'),
+      };
     }
 
     const clock = new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });
@@ -186,7 +226,13 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         dataDir: config.dataDir,
         internalToken: backendTokenFor(config.dataDir, config.backend.token),
         port: backendPort,
-        s3: { ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
+        s3: {
+          ...config.s3.internal,
+          accessKey: config.s3.accessKey,
+          secretKey: config.s3.secretKey,
+          bucket: config.s3.bucket,
+          region: config.s3.region,
+        },
         // No `now`: each gateway pushes the appliance clock's offset to it (PUT /admin/clock), as to any backend it did not start.
       });
       stops.push(() => backendSim!.close());
@@ -223,14 +269,21 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         const env = childEnv(index, port);
         if (bootstrap) env.CLUSTER_BOOTSTRAP = JSON.stringify(bootstrap);
         // Its own process group: the terminal's Ctrl-C reaches the supervisor, which stops the gateways in order.
-        const child = spawn(options.gatewayCommand.command, [...options.gatewayCommand.args, `--gateway-instance=${index}`], {
-          env,
-          stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-          detached: true,
-        });
+        const child = spawn(
+          options.gatewayCommand.command,
+          [...options.gatewayCommand.args, `--gateway-instance=${index}`],
+          {
+            env,
+            stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+            detached: true,
+          },
+        );
         const prefix = `[gateway ${index}] `;
-        for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => log(prefix + line));
-        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+        for (const stream of [child.stdout!, child.stderr!])
+          createInterface({ input: stream }).on('line', (line) => log(prefix + line));
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+          child.once('exit', (code, signal) => done({ code, signal })),
+        );
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
           reject(new ClusterStartError(`gateway ${index} did not start within ${timeoutMs} ms`));
@@ -238,7 +291,15 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         child.on('message', (message: ClusterGatewayMessage) => {
           if (message.type === 'ready') {
             clearTimeout(timer);
-            const gateway: ClusterGateway = { index, instanceId: instanceIdOf(index), url: localUrl(config.host, message.port), port: message.port, pid: child.pid!, child, exited };
+            const gateway: ClusterGateway = {
+              index,
+              instanceId: instanceIdOf(index),
+              url: localUrl(config.host, message.port),
+              port: message.port,
+              pid: child.pid!,
+              child,
+              exited,
+            };
             void exited.then(({ code, signal }) => {
               if (!stopping && gateways[index - 1] === gateway) options.onGatewayExit?.(gateway, code, signal);
             });
@@ -258,7 +319,8 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       const bound = config.drainTimeoutMs + 5_000;
       return Promise.all(
         gateways.map(async (g) => {
-          if (g.child.exitCode !== null || g.child.signalCode !== null) return { index: g.index, code: g.child.exitCode, signal: g.child.signalCode, forced: false };
+          if (g.child.exitCode !== null || g.child.signalCode !== null)
+            return { index: g.index, code: g.child.exitCode, signal: g.child.signalCode, forced: false };
           g.child.kill('SIGTERM');
           const timer = setTimeout(() => g.child.kill('SIGKILL'), bound);
           const { code, signal } = await g.exited;
@@ -275,7 +337,9 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     const portOf = (index: number) => (config.port === 0 ? 0 : config.port + index - 1);
     // The first gateway alone (it makes the default clinics, operator and keys on a first start), then the others together.
     gateways.push(await spawnGateway(1, portOf(1), firstStart ? { doctors } : undefined));
-    const rest = await Promise.allSettled(Array.from({ length: instances - 1 }, (_, i) => spawnGateway(i + 2, portOf(i + 2))));
+    const rest = await Promise.allSettled(
+      Array.from({ length: instances - 1 }, (_, i) => spawnGateway(i + 2, portOf(i + 2))),
+    );
     for (const result of rest) if (result.status === 'fulfilled') gateways.push(result.value);
     gateways.sort((a, b) => a.index - b.index);
     const failed = rest.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -291,8 +355,17 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         release: config.release,
         data_dir: config.dataDir,
         gateway: { url: gateways[0].url, port: gateways[0].port, host: config.host },
-        backend: { url: backendUrl, port: config.backend.external ? null : config.backend.port, external: config.backend.external },
-        storage: { internal_url: s3Url(s3Internal), public_url: s3PublicUrl, embedded: config.s3.embedded, port: config.s3.embedded ? s3Internal.port : null },
+        backend: {
+          url: backendUrl,
+          port: config.backend.external ? null : config.backend.port,
+          external: config.backend.external,
+        },
+        storage: {
+          internal_url: s3Url(s3Internal),
+          public_url: s3PublicUrl,
+          embedded: config.s3.embedded,
+          port: config.s3.embedded ? s3Internal.port : null,
+        },
         gateways: gateways.map((g) => ({ url: g.url, port: g.port, pid: g.pid })),
         database,
       };
@@ -313,7 +386,8 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       restartGateway: async (index: number) => {
         const previous = gateways[index - 1];
         if (!previous) throw new Error(`no gateway ${index}`);
-        if (previous.child.exitCode === null && previous.child.signalCode === null) throw new Error(`gateway ${index} (pid ${previous.pid}) is still running`);
+        if (previous.child.exitCode === null && previous.child.signalCode === null)
+          throw new Error(`gateway ${index} (pid ${previous.pid}) is still running`);
         const again = await spawnGateway(index, previous.port);
         gateways[index - 1] = again;
         writeRuntime();
@@ -326,14 +400,17 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
           const report = await stopGateways();
           // Then backend-sim, the storage and the clock; PostgreSQL last.
           for (const stop of stops.reverse()) {
-            await stop().catch((error: unknown) => log(`warning: while stopping: ${error instanceof Error ? error.message : String(error)}`));
+            await stop().catch((error: unknown) =>
+              log(`warning: while stopping: ${error instanceof Error ? error.message : String(error)}`),
+            );
           }
           stops.length = 0;
           let postgresStopped = postgres === null;
           if (postgres) {
             await postgres.stop().then(
               () => (postgresStopped = true),
-              (error: unknown) => log(`warning: PostgreSQL did not stop: ${error instanceof Error ? error.message : String(error)}`),
+              (error: unknown) =>
+                log(`warning: PostgreSQL did not stop: ${error instanceof Error ? error.message : String(error)}`),
             );
           }
           if (options.runtimeFile !== false) removeRuntimeFile(config.dataDir);

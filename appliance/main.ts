@@ -1,10 +1,24 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.ts';
 import { startStack, type RunningStack } from './stack.ts';
-import { bootstrapFirstStart, CREDENTIALS_FILE, firstCallCommand, isFirstStart, seedDefaultData, UnmovedStateError } from './bootstrap.ts';
+import {
+  bootstrapFirstStart,
+  CREDENTIALS_FILE,
+  firstCallCommand,
+  isFirstStart,
+  seedDefaultData,
+  UnmovedStateError,
+} from './bootstrap.ts';
 import { buildConsoleIfChanged } from './build-console-if-changed.ts';
 import { assertPortsFree, portErrorMessage, PortInUseError } from './port-check.ts';
-import { clientHost, httpUrl, readRuntimeFile, removeRuntimeFile, RUNTIME_FILE, writeRuntimeFile } from './runtime-file.ts';
+import {
+  clientHost,
+  httpUrl,
+  readRuntimeFile,
+  removeRuntimeFile,
+  RUNTIME_FILE,
+  writeRuntimeFile,
+} from './runtime-file.ts';
 import { describeConsistency } from '../server/integrity/idempotency-consistency.ts';
 import { describeQuickCheck } from '../server/integrity/quick-check.ts';
 import { onStopSignals } from './stop-signals.ts';
@@ -28,8 +42,14 @@ async function main(): Promise<void> {
   }
   const started = Date.now();
   const running = readRuntimeFile(config.dataDir);
-  await assertPortsFree(config, running ? `an appliance (pid ${running.pid}) is already running on this DATA_DIR at ${running.gateway.url}` : undefined);
-  if (process.argv.includes('--build-console-if-changed')) await buildConsoleIfChanged({ log: (line) => console.log(line) });
+  await assertPortsFree(
+    config,
+    running
+      ? `an appliance (pid ${running.pid}) is already running on this DATA_DIR at ${running.gateway.url}`
+      : undefined,
+  );
+  if (process.argv.includes('--build-console-if-changed'))
+    await buildConsoleIfChanged({ log: (line) => console.log(line) });
 
   let firstStart: boolean;
   try {
@@ -55,7 +75,9 @@ async function main(): Promise<void> {
   // Before runtime.json and the banner say the stack is up: a signal sent as soon as they appear drains it.
   onStopSignals((signal) => {
     const bound = config.drainTimeoutMs;
-    console.log(`\n${signal}: stopping: no new connections, answering the requests already received (at most ${bound} ms), then flushing the audit log and closing the databases…`);
+    console.log(
+      `\n${signal}: stopping: no new connections, answering the requests already received (at most ${bound} ms), then flushing the audit log and closing the databases…`,
+    );
     // Whatever hangs after the drain (a database close, a worker) does not keep the process alive for ever.
     setTimeout(() => {
       console.error(`Shutdown still running ${bound + SHUTDOWN_MARGIN_MS} ms after ${signal}: forced exit.`);
@@ -87,25 +109,26 @@ async function main(): Promise<void> {
   // Where this stack listens, for the CLI (and scripts) started later with whatever environment.
   const s3Internal = stack.config.s3.internal;
   const localHost = clientHost(config.host);
-  const writeRuntime = () => writeRuntimeFile(config.dataDir, {
-    pid: process.pid,
-    started_at: new Date(started).toISOString(),
-    release: config.release,
-    data_dir: config.dataDir,
-    gateway: { url: httpUrl(localHost, stack.config.port), port: stack.config.port, host: config.host },
-    backend: {
-      url: stack.backendUrl,
-      port: stack.config.backend.external ? null : stack.config.backend.port,
-      external: stack.config.backend.external,
-      ...(stack.backendSim ? { pid: stack.backendSim.pid } : {}),
-    },
-    storage: {
-      internal_url: httpUrl(s3Internal.endPoint, s3Internal.port, s3Internal.useSSL),
-      public_url: stack.s3PublicUrl,
-      embedded: stack.config.s3.embedded,
-      port: stack.config.s3.embedded ? s3Internal.port : null,
-    },
-  });
+  const writeRuntime = () =>
+    writeRuntimeFile(config.dataDir, {
+      pid: process.pid,
+      started_at: new Date(started).toISOString(),
+      release: config.release,
+      data_dir: config.dataDir,
+      gateway: { url: httpUrl(localHost, stack.config.port), port: stack.config.port, host: config.host },
+      backend: {
+        url: stack.backendUrl,
+        port: stack.config.backend.external ? null : stack.config.backend.port,
+        external: stack.config.backend.external,
+        ...(stack.backendSim ? { pid: stack.backendSim.pid } : {}),
+      },
+      storage: {
+        internal_url: httpUrl(s3Internal.endPoint, s3Internal.port, s3Internal.useSSL),
+        public_url: stack.s3PublicUrl,
+        embedded: stack.config.s3.embedded,
+        port: stack.config.s3.embedded ? s3Internal.port : null,
+      },
+    });
   writeRuntime();
   // A restarted backend-sim has another pid.
   stack.backendSim?.onRestart(writeRuntime);
@@ -135,7 +158,6 @@ async function main(): Promise<void> {
     else if (report.checks.some((c) => c.problems.length > 0)) console.error(describeQuickCheck(report));
     else console.log(describeQuickCheck(report));
   });
-
 }
 
 /** After the drain, what stopping may still take (audit flush, databases) before the exit is forced. */

@@ -17,8 +17,10 @@ export interface PlannedListen {
 /** The fixed ports the stack will listen on (port 0 picks a free one and cannot clash). */
 export function plannedListens(config: GatewayConfig): PlannedListen[] {
   const planned: PlannedListen[] = [];
-  if (config.s3.embedded && config.s3.embeddedPort !== 0) planned.push({ variable: 'S3_PORT', host: '127.0.0.1', port: config.s3.embeddedPort });
-  if (!config.backend.external && config.backend.port !== 0) planned.push({ variable: 'BACKEND_PORT', host: '127.0.0.1', port: config.backend.port });
+  if (config.s3.embedded && config.s3.embeddedPort !== 0)
+    planned.push({ variable: 'S3_PORT', host: '127.0.0.1', port: config.s3.embeddedPort });
+  if (!config.backend.external && config.backend.port !== 0)
+    planned.push({ variable: 'BACKEND_PORT', host: '127.0.0.1', port: config.backend.port });
   if (config.port !== 0) planned.push({ variable: 'PORT', host: config.host, port: config.port });
   return planned;
 }
@@ -54,13 +56,19 @@ export async function assertPortsFree(config: GatewayConfig, hint?: string): Pro
   for (let i = 0; i < planned.length; i++) {
     const clash = planned.slice(i + 1).find((p) => p.port === planned[i].port);
     if (clash) {
-      throw new PortInUseError(`${planned[i].variable} and ${clash.variable} are both ${clash.port}: each service needs its own port; set one of them to another value`);
+      throw new PortInUseError(
+        `${planned[i].variable} and ${clash.variable} are both ${clash.port}: each service needs its own port; set one of them to another value`,
+      );
     }
   }
   for (const listen of planned) {
     const result = await probe(listen.host, listen.port);
-    if (result === 'in-use') throw new PortInUseError(message(listen, 'is in use', await suggestPort(listen, taken), hint));
-    if (result === 'denied') throw new PortInUseError(message(listen, 'needs privileges this process does not have', await suggestPort(listen, taken)));
+    if (result === 'in-use')
+      throw new PortInUseError(message(listen, 'is in use', await suggestPort(listen, taken), hint));
+    if (result === 'denied')
+      throw new PortInUseError(
+        message(listen, 'needs privileges this process does not have', await suggestPort(listen, taken)),
+      );
   }
 }
 

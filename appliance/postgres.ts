@@ -1,5 +1,15 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -47,7 +57,9 @@ function toolsIn(binDir: string): boolean {
 export function findPostgresBinaries(options: { binDir?: string; wantedVersion?: string } = {}): PostgresBinaries {
   if (options.binDir) {
     if (!toolsIn(options.binDir)) {
-      throw new PostgresSetupError(`POSTGRES_BIN_DIR=${options.binDir} does not hold ${TOOLS.join(', ')}: point it at a PostgreSQL bin directory, or unset it and \`${INSTALL_HINT}\``);
+      throw new PostgresSetupError(
+        `POSTGRES_BIN_DIR=${options.binDir} does not hold ${TOOLS.join(', ')}: point it at a PostgreSQL bin directory, or unset it and \`${INSTALL_HINT}\``,
+      );
     }
     const version = /\/(\d+)\/bin\/?$/.exec(options.binDir)?.[1] ?? options.wantedVersion ?? 'unknown';
     return { version, binDir: options.binDir };
@@ -126,14 +138,32 @@ interface Run {
   stderr: string;
 }
 
-function run(command: string, args: string[], options: { timeoutMs: number; env?: NodeJS.ProcessEnv; cwd?: string; name?: string }): Promise<Run> {
+function run(
+  command: string,
+  args: string[],
+  options: { timeoutMs: number; env?: NodeJS.ProcessEnv; cwd?: string; name?: string },
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { timeout: options.timeoutMs, env: options.env ?? process.env, cwd: options.cwd, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      if (error) {
-        const reason = (error as { killed?: boolean }).killed ? `did not finish within ${options.timeoutMs} ms` : `failed (${error.code ?? error.message})`;
-        reject(Object.assign(new PostgresSetupError(`${options.name ?? path.basename(command)} ${reason}: ${String(stderr || stdout).trim()}`), { stdout, stderr }));
-      } else resolve({ stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      command,
+      args,
+      { timeout: options.timeoutMs, env: options.env ?? process.env, cwd: options.cwd, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        if (error) {
+          const reason = (error as { killed?: boolean }).killed
+            ? `did not finish within ${options.timeoutMs} ms`
+            : `failed (${error.code ?? error.message})`;
+          reject(
+            Object.assign(
+              new PostgresSetupError(
+                `${options.name ?? path.basename(command)} ${reason}: ${String(stderr || stdout).trim()}`,
+              ),
+              { stdout, stderr },
+            ),
+          );
+        } else resolve({ stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
   });
 }
 
@@ -198,7 +228,9 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
   const clusterDir = path.join(dataDir, POSTGRES_DIR);
   const pgdata = path.join(clusterDir, 'data');
   const logFile = path.join(clusterDir, 'postgres.log');
-  const existingVersion = existsSync(path.join(pgdata, 'PG_VERSION')) ? readFileSync(path.join(pgdata, 'PG_VERSION'), 'utf8').trim() : undefined;
+  const existingVersion = existsSync(path.join(pgdata, 'PG_VERSION'))
+    ? readFileSync(path.join(pgdata, 'PG_VERSION'), 'utf8').trim()
+    : undefined;
   const binaries = findPostgresBinaries({ binDir: options.binDir, wantedVersion: existingVersion });
   const bin = (tool: (typeof TOOLS)[number]) => path.join(binaries.binDir, tool);
 
@@ -219,7 +251,9 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
   let port = options.port;
   if (port === 0) port = await freeLoopbackPort();
   else if (!(await probePort(port))) {
-    throw new PostgresSetupError(`port ${port} is in use: set POSTGRES_PORT to another port, e.g. \`POSTGRES_PORT=${port + 1} npm run cluster\` (or set DATABASE_URL to use that server)`);
+    throw new PostgresSetupError(
+      `port ${port} is in use: set POSTGRES_PORT to another port, e.g. \`POSTGRES_PORT=${port + 1} npm run cluster\` (or set DATABASE_URL to use that server)`,
+    );
   }
 
   const reach = root ? reachableByServerUser(dataDir) : null;
@@ -238,7 +272,18 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
       if (serverUser) chownSync(pwfile, serverUser.uid, serverUser.gid);
       log(`PostgreSQL ${binaries.version}: creating the cluster in ${pgdata}…`);
       try {
-        await asServer('initdb', ['-D', pgdata, '-U', SUPERUSER, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-instructions']);
+        await asServer('initdb', [
+          '-D',
+          pgdata,
+          '-U',
+          SUPERUSER,
+          `--pwfile=${pwfile}`,
+          '--auth=scram-sha-256',
+          '-E',
+          'UTF8',
+          '--locale=C',
+          '--no-instructions',
+        ]);
       } finally {
         rmSync(pwfile, { force: true });
       }
@@ -250,7 +295,16 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
     const leftover = postmasterPid(pgdata);
     if (leftover !== null) {
       log(`PostgreSQL of this DATA_DIR is still running (pid ${leftover}, left by an earlier run): stopping it first…`);
-      await asServer('pg_ctl', ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', String(Math.round(timeoutMs / 1000))]).catch(() => undefined);
+      await asServer('pg_ctl', [
+        'stop',
+        '-D',
+        pgdata,
+        '-m',
+        'fast',
+        '-w',
+        '-t',
+        String(Math.round(timeoutMs / 1000)),
+      ]).catch(() => undefined);
       await processExited(leftover, 10_000);
     }
 
@@ -262,18 +316,36 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
       `-c max_connections=${options.maxConnections ?? 100}`,
     ].join(' ');
     try {
-      await asServer('pg_ctl', ['start', '-D', pgdata, '-l', logFile, '-w', '-t', String(Math.round(timeoutMs / 1000)), '-o', settings], timeoutMs + 5_000);
+      await asServer(
+        'pg_ctl',
+        ['start', '-D', pgdata, '-l', logFile, '-w', '-t', String(Math.round(timeoutMs / 1000)), '-o', settings],
+        timeoutMs + 5_000,
+      );
     } catch (error) {
-      throw new PostgresSetupError(`PostgreSQL did not start (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); the end of ${logFile}:\n${tail(logFile, 15)}`);
+      throw new PostgresSetupError(
+        `PostgreSQL did not start (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); the end of ${logFile}:\n${tail(logFile, 15)}`,
+      );
     }
     const pid = postmasterPid(pgdata);
-    if (pid === null) throw new PostgresSetupError(`PostgreSQL reported a start but ${pgdata}/postmaster.pid names no live process; see ${logFile}`);
+    if (pid === null)
+      throw new PostgresSetupError(
+        `PostgreSQL reported a start but ${pgdata}/postmaster.pid names no live process; see ${logFile}`,
+      );
 
     const stop = async () => {
       const again = root ? reachableByServerUser(dataDir) : null;
       try {
         await again?.open();
-        await asServer('pg_ctl', ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', String(Math.round(timeoutMs / 1000))]);
+        await asServer('pg_ctl', [
+          'stop',
+          '-D',
+          pgdata,
+          '-m',
+          'fast',
+          '-w',
+          '-t',
+          String(Math.round(timeoutMs / 1000)),
+        ]);
       } finally {
         again?.close();
       }
@@ -311,7 +383,10 @@ function reachableByServerUser(dataDir: string) {
       try {
         await asServer('pg_ctl', ['status', '-D', path.join(clusterDir, 'data')], 10_000);
       } catch (error) {
-        const text = String((error as { stdout?: string }).stdout ?? '') + String((error as { stderr?: string }).stderr ?? '') + String(error);
+        const text =
+          String((error as { stdout?: string }).stdout ?? '') +
+          String((error as { stderr?: string }).stderr ?? '') +
+          String(error);
         // Exit 3 "no server running" and 4 "no such directory" are fine; permission problems are not.
         if (/ermission denied|could not (change|access|open)/i.test(text)) {
           throw new PostgresSetupError(
@@ -369,14 +444,42 @@ function tail(file: string, lines: number): string {
 }
 
 /** The gateway role (its password kept in step with the credentials file) and the database it owns. */
-async function ensureGatewayDatabase(psql: string, port: number, credentials: Credentials, timeoutMs: number): Promise<void> {
+async function ensureGatewayDatabase(
+  psql: string,
+  port: number,
+  credentials: Credentials,
+  timeoutMs: number,
+): Promise<void> {
   const env = { ...process.env, PGPASSWORD: credentials.superuser, PGCONNECT_TIMEOUT: '10' };
   const sql = (command: string, database = 'postgres') =>
-    run(psql, ['-X', '-q', '-tA', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', SUPERUSER, '-d', database, '-c', command], { timeoutMs, env });
+    run(
+      psql,
+      [
+        '-X',
+        '-q',
+        '-tA',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-U',
+        SUPERUSER,
+        '-d',
+        database,
+        '-c',
+        command,
+      ],
+      { timeoutMs, env },
+    );
   const role = await sql(`SELECT 1 FROM pg_roles WHERE rolname = '${GATEWAY_ROLE}'`);
-  await sql(`${role.stdout.trim() === '1' ? 'ALTER' : 'CREATE'} ROLE ${GATEWAY_ROLE} LOGIN PASSWORD '${credentials.gateway}'`);
+  await sql(
+    `${role.stdout.trim() === '1' ? 'ALTER' : 'CREATE'} ROLE ${GATEWAY_ROLE} LOGIN PASSWORD '${credentials.gateway}'`,
+  );
   const database = await sql(`SELECT 1 FROM pg_database WHERE datname = '${GATEWAY_DATABASE}'`);
-  if (database.stdout.trim() !== '1') await sql(`CREATE DATABASE ${GATEWAY_DATABASE} OWNER ${GATEWAY_ROLE} ENCODING 'UTF8' TEMPLATE template0`);
+  if (database.stdout.trim() !== '1')
+    await sql(`CREATE DATABASE ${GATEWAY_DATABASE} OWNER ${GATEWAY_ROLE} ENCODING 'UTF8' TEMPLATE template0`);
 }
 
 /**
@@ -384,7 +487,10 @@ async function ensureGatewayDatabase(psql: string, port: number, credentials: Cr
  * password is in DATA_DIR/postgres.credentials): what the CLI opens when no DATABASE_URL is set. Null when no
  * such cluster runs.
  */
-export function runningClusterDatabaseUrl(dataDir: string, database: { url: string; managed: boolean } | undefined): string | null {
+export function runningClusterDatabaseUrl(
+  dataDir: string,
+  database: { url: string; managed: boolean } | undefined,
+): string | null {
   if (!database?.managed) return null;
   const port = Number(new URL(database.url).port);
   return Number.isInteger(port) && port > 0 ? localPostgresUrl(dataDir, port) : null;

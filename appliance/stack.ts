@@ -31,14 +31,29 @@ export interface GatewayServices {
   close(): Promise<void>;
 }
 
-export async function openGatewayServices(config: GatewayConfig, backendUrl = config.backend.url): Promise<GatewayServices> {
+export async function openGatewayServices(
+  config: GatewayConfig,
+  backendUrl = config.backend.url,
+): Promise<GatewayServices> {
   return gatewayServicesOn(await openGatewayDatabase(config), config, backendUrl);
 }
 
-function gatewayServicesOn(gatewayDb: OpenedGatewayDatabase, config: GatewayConfig, backendUrl: string): GatewayServices {
+function gatewayServicesOn(
+  gatewayDb: OpenedGatewayDatabase,
+  config: GatewayConfig,
+  backendUrl: string,
+): GatewayServices {
   const box = new SecretBox(loadMasterKey(config.dataDir, config.masterKeyHex));
-  const keys = new KeysService(gatewayDb.db, box, gatewayDb.kind === 'sqlite' ? sqliteKeySource(gatewayDb.sqlite) : postgresKeySource(gatewayDb));
-  const backend = new BackendClient(backendUrl, backendTokenFor(config.dataDir, config.backend.token), config.backend.timeoutMs);
+  const keys = new KeysService(
+    gatewayDb.db,
+    box,
+    gatewayDb.kind === 'sqlite' ? sqliteKeySource(gatewayDb.sqlite) : postgresKeySource(gatewayDb),
+  );
+  const backend = new BackendClient(
+    backendUrl,
+    backendTokenFor(config.dataDir, config.backend.token),
+    config.backend.timeoutMs,
+  );
   const tenants = new TenantsService(gatewayDb.db, backend, () => keys.invalidate());
   return {
     gatewayDb,
@@ -113,7 +128,8 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
   const config: GatewayConfig = structuredClone(input);
   const mode: BackendSimMode | null = config.backend.external ? null : (options.backendSim ?? 'process');
   // Another process cannot read a pinned clock; it is told the appliance clock's offset from real time instead.
-  if (mode === 'process' && options.now) throw new Error('startStack: a pinned clock (now) needs backendSim: "in-process"');
+  if (mode === 'process' && options.now)
+    throw new Error('startStack: a pinned clock (now) needs backendSim: "in-process"');
   const warn = (line: string) => config.logLevel !== 'silent' && console.warn(`warning: ${line}`);
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
@@ -131,7 +147,10 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     });
     stops.push(async () => clock.close());
     // First: Node and the bundle load in the child while this process starts the storage and seeds.
-    const spawned = mode === 'process' ? spawnBackendSim({ log: (line) => config.logLevel !== 'silent' && console.error(line) }) : null;
+    const spawned =
+      mode === 'process'
+        ? spawnBackendSim({ log: (line) => config.logLevel !== 'silent' && console.error(line) })
+        : null;
     if (spawned) stops.push(() => spawned.kill());
     const s3 = await startConfiguredStorage(config, clock);
     if (s3) stops.push(() => s3.close());
@@ -145,7 +164,13 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       dataDir: config.dataDir,
       internalToken: backendTokenFor(config.dataDir, config.backend.token),
       port: config.backend.port,
-      s3: { ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
+      s3: {
+        ...config.s3.internal,
+        accessKey: config.s3.accessKey,
+        secretKey: config.s3.secretKey,
+        bucket: config.s3.bucket,
+        region: config.s3.region,
+      },
     };
     if (spawned) {
       const starting = spawned.start(backendConfig);
@@ -185,7 +210,9 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     }
     const unsynced = await services.tenants.syncAllToBackend();
     if (unsynced.length > 0 && config.logLevel !== 'silent') {
-      console.warn(`warning: backend-sim did not confirm tenant(s) ${unsynced.join(', ')}; their calls answer 503 until it does`);
+      console.warn(
+        `warning: backend-sim did not confirm tenant(s) ${unsynced.join(', ')}; their calls answer 503 until it does`,
+      );
     }
 
     // Before the gateway listens, so no key replays a success for a write backend-sim lost.
@@ -196,7 +223,12 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     if (gatewayDb.kind === 'sqlite') {
       store = new IdempotencyStore(gatewayDb.sqlite, leaseMs, masterKey, () => clock.now());
     } else {
-      store = new PostgresIdempotencyStore(gatewayDb.pool, { leaseMs, masterKey, instanceId: config.instance.id, clock: () => clock.now() });
+      store = new PostgresIdempotencyStore(gatewayDb.pool, {
+        leaseMs,
+        masterKey,
+        instanceId: config.instance.id,
+        clock: () => clock.now(),
+      });
       // One gateway.db has one process, which frees every reservation at open; on a shared database an instance
       // frees only those it left itself (its GATEWAY_INSTANCE_ID): the others' are theirs until their lease ends.
       if (config.instance.fromEnvironment) await store.freeOwnReservations();
@@ -218,7 +250,9 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     await app.listen({ host: config.host, port: config.port });
     // The databases' integrity, off the main thread, once the gateway answers: the start does not wait for it.
     // gateway.db only where it holds the state (a file left by an appliance moved to PostgreSQL is not checked).
-    const databases = applianceDatabases(config.dataDir, !config.backend.external).filter((file) => config.database.kind === 'sqlite' || path.basename(file) !== 'gateway.db');
+    const databases = applianceDatabases(config.dataDir, !config.backend.external).filter(
+      (file) => config.database.kind === 'sqlite' || path.basename(file) !== 'gateway.db',
+    );
     const running = startQuickCheck(config.dataDir, databases);
     integrity.quickCheckStarted();
     stops.push(() => running.stop());
@@ -235,7 +269,9 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     // The CLI changes the clock through DATA_DIR/clock.json: noticed within a second.
     clock.watch();
     if (clock.offsetMs() > 0 && config.logLevel !== 'silent') {
-      console.warn(`warning: the appliance clock runs ${formatDuration(clock.offsetMs())} ahead of real time (npm run cli -- clock reset)`);
+      console.warn(
+        `warning: the appliance clock runs ${formatDuration(clock.offsetMs())} ahead of real time (npm run cli -- clock reset)`,
+      );
     }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -290,7 +326,8 @@ export async function startConfiguredStorage(config: GatewayConfig, clock: Appli
     buckets: [config.s3.bucket],
     now: () => clock.now(),
   });
-  const samePublic = config.s3.public.port === config.s3.internal.port && config.s3.public.endPoint === config.s3.internal.endPoint;
+  const samePublic =
+    config.s3.public.port === config.s3.internal.port && config.s3.public.endPoint === config.s3.internal.endPoint;
   config.s3.internal = { ...config.s3.internal, port: s3.port };
   if (samePublic) config.s3.public = { ...config.s3.internal };
   return s3;
@@ -310,7 +347,9 @@ export function resolveStorageCredentials(config: GatewayConfig): void {
     );
   }
   if (config.logLevel !== 'silent') {
-    console.warn('warning: the storage secret is a published default: anyone on this machine can read and change the stored files (unset S3_ACCESS_KEY and S3_SECRET_KEY for a generated pair)');
+    console.warn(
+      'warning: the storage secret is a published default: anyone on this machine can read and change the stored files (unset S3_ACCESS_KEY and S3_SECRET_KEY for a generated pair)',
+    );
   }
 }
 
@@ -334,7 +373,11 @@ function inChildProcess(running: BackendSimProcess): StackBackendSim {
  * answer), and again every 5 s while shifted or after a failed push (a restarted backend-sim starts at real time).
  * `first`: the push at start, never rejected; `fresh` (a child just started, at offset 0) skips it at real time.
  */
-function followedBackendClock(backend: BackendClient, clock: ApplianceClock, options: { fresh: boolean }): { first: Promise<void>; push(): Promise<void>; stop(): Promise<void> } {
+function followedBackendClock(
+  backend: BackendClient,
+  clock: ApplianceClock,
+  options: { fresh: boolean },
+): { first: Promise<void>; push(): Promise<void>; stop(): Promise<void> } {
   let pushed = false;
   const push = async () => {
     pushed = false;

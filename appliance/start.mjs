@@ -39,13 +39,31 @@ const ENTRIES = {
     name: 'server bundle',
     failure: 'Startup failed',
     quiet: false,
-    companions: { 'backend-sim': { source: 'appliance/backend-sim-child.ts', bundle: 'backend-sim.mjs', prestart: true } },
+    companions: {
+      'backend-sim': { source: 'appliance/backend-sim-child.ts', bundle: 'backend-sim.mjs', prestart: true },
+    },
   },
-  cli: { source: 'appliance/cli/run.ts', bundle: 'cli.mjs', manifest: 'cli.manifest.json', name: 'cli bundle', failure: 'CLI failed', quiet: true },
-  cluster: { source: 'appliance/cluster-main.ts', bundle: 'cluster.mjs', manifest: 'cluster.manifest.json', name: 'cluster bundle', failure: 'Cluster failed', quiet: false },
+  cli: {
+    source: 'appliance/cli/run.ts',
+    bundle: 'cli.mjs',
+    manifest: 'cli.manifest.json',
+    name: 'cli bundle',
+    failure: 'CLI failed',
+    quiet: true,
+  },
+  cluster: {
+    source: 'appliance/cluster-main.ts',
+    bundle: 'cluster.mjs',
+    manifest: 'cluster.manifest.json',
+    name: 'cluster bundle',
+    failure: 'Cluster failed',
+    quiet: false,
+  },
 };
 // `--entry=<name>` is the launcher's own argument: taken out of argv, so the entry sees only its own.
-const entryArg = process.argv[2]?.startsWith('--entry=') ? process.argv.splice(2, 1)[0].slice('--entry='.length) : 'server';
+const entryArg = process.argv[2]?.startsWith('--entry=')
+  ? process.argv.splice(2, 1)[0].slice('--entry='.length)
+  : 'server';
 if (!Object.hasOwn(ENTRIES, entryArg)) {
   console.error(`appliance/start.mjs: unknown --entry=${entryArg}; one of: ${Object.keys(ENTRIES).join(', ')}`);
   process.exit(2);
@@ -104,7 +122,8 @@ function staleReason(key) {
     return { reason: 'no cached bundle' };
   }
   if (!sameStamp(manifest.bundle, fileStamp(BUNDLE))) return { reason: 'no cached bundle' };
-  for (const c of COMPANIONS) if (!sameStamp(manifest.companions?.[c.name], fileStamp(c.bundle))) return { reason: `no cached ${c.name} bundle` };
+  for (const c of COMPANIONS)
+    if (!sameStamp(manifest.companions?.[c.name], fileStamp(c.bundle))) return { reason: `no cached ${c.name} bundle` };
   for (const [name, value] of Object.entries(key)) {
     if (JSON.stringify(manifest.key?.[name]) !== JSON.stringify(value)) return { reason: `${name} changed` };
   }
@@ -133,14 +152,25 @@ const ownPaths = (stamps) => ({
     build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async ({ path: file }) => {
       stamps.set(file, fileStamp(file));
       let text = await readFile(file, 'utf8');
-      const loader = /\.[cm]?tsx?$/.test(file) ? (file.endsWith('x') ? 'tsx' : 'ts') : file.endsWith('x') ? 'jsx' : 'js';
+      const loader = /\.[cm]?tsx?$/.test(file)
+        ? file.endsWith('x')
+          ? 'tsx'
+          : 'ts'
+        : file.endsWith('x')
+          ? 'jsx'
+          : 'js';
       text = text
         .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href))
         .replaceAll('import.meta.filename', JSON.stringify(file))
         .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(file)));
       // A file that declares its own (an ES module computing them) keeps them.
-      if (file.includes(`${path.sep}node_modules${path.sep}`) && !/\b(?:var|let|const)\s+__(?:dirname|filename)\b/.test(text)) {
-        text = text.replace(/(?<![.\w$])__dirname\b/g, JSON.stringify(path.dirname(file))).replace(/(?<![.\w$])__filename\b/g, JSON.stringify(file));
+      if (
+        file.includes(`${path.sep}node_modules${path.sep}`) &&
+        !/\b(?:var|let|const)\s+__(?:dirname|filename)\b/.test(text)
+      ) {
+        text = text
+          .replace(/(?<![.\w$])__dirname\b/g, JSON.stringify(path.dirname(file)))
+          .replace(/(?<![.\w$])__filename\b/g, JSON.stringify(file));
       }
       return { contents: text, loader };
     });
@@ -155,7 +185,10 @@ async function build(key) {
     result = await esbuild.build({
       absWorkingDir: ROOT,
       // Each bundle whole (no shared chunks): a companion loads its own modules only.
-      entryPoints: [{ entry: ENTRY, bundle: BUNDLE }, ...COMPANIONS].map((b) => ({ in: b.entry, out: path.basename(b.bundle, '.mjs') })),
+      entryPoints: [{ entry: ENTRY, bundle: BUNDLE }, ...COMPANIONS].map((b) => ({
+        in: b.entry,
+        out: path.basename(b.bundle, '.mjs'),
+      })),
       outdir: CACHE_DIR,
       outExtension: { '.js': '.mjs' },
       write: false,
@@ -171,11 +204,17 @@ async function build(key) {
       logLevel: 'silent',
       plugins: [ownPaths(stamps)],
       // For the packages' own require() of builtins and of what is resolved at run time.
-      banner: { js: "import { createRequire as __startCreateRequire } from 'node:module'; const require = __startCreateRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __startCreateRequire } from 'node:module'; const require = __startCreateRequire(import.meta.url);",
+      },
     });
   } catch (error) {
-    const messages = error?.errors?.length ? await esbuild.formatMessages(error.errors, { kind: 'error', color: false }) : [String(error?.message ?? error)];
-    console.error(`${SPEC.failure}: ${rel(ENTRY)} does not build (${messages.length} error${messages.length === 1 ? '' : 's'}):\n\n${messages.join('\n').trimEnd()}`);
+    const messages = error?.errors?.length
+      ? await esbuild.formatMessages(error.errors, { kind: 'error', color: false })
+      : [String(error?.message ?? error)];
+    console.error(
+      `${SPEC.failure}: ${rel(ENTRY)} does not build (${messages.length} error${messages.length === 1 ? '' : 's'}):\n\n${messages.join('\n').trimEnd()}`,
+    );
     process.exit(1);
   }
   const inputs = {};
@@ -186,7 +225,10 @@ async function build(key) {
   try {
     mkdirSync(CACHE_DIR, { recursive: true });
     // Packages left out of the bundle resolve from node_modules above it: outside the checkout, a link.
-    if (rel(CACHE_DIR).startsWith('..') && !lstatSync(path.join(CACHE_DIR, 'node_modules'), { throwIfNoEntry: false })) {
+    if (
+      rel(CACHE_DIR).startsWith('..') &&
+      !lstatSync(path.join(CACHE_DIR, 'node_modules'), { throwIfNoEntry: false })
+    ) {
       symlinkSync(path.join(ROOT, 'node_modules'), path.join(CACHE_DIR, 'node_modules'), 'junction');
     }
     // Written aside and renamed, the bundle after its map and its companions and before the manifest: a start
@@ -202,7 +244,9 @@ async function build(key) {
     writeFileSync(MANIFEST + tmp, `${JSON.stringify({ key, bundle: fileStamp(BUNDLE), companions, inputs })}\n`);
     renameSync(MANIFEST + tmp, MANIFEST);
   } catch (error) {
-    console.error(`${SPEC.failure}: cannot write the ${SPEC.name} to ${CACHE_DIR} (${error.message}); START_CACHE_DIR moves it.`);
+    console.error(
+      `${SPEC.failure}: cannot write the ${SPEC.name} to ${CACHE_DIR} (${error.message}); START_CACHE_DIR moves it.`,
+    );
     process.exit(1);
   }
   return Object.keys(inputs).length;
@@ -213,9 +257,13 @@ const key = buildKey();
 const { reason, checked } = staleReason(key);
 if (reason) {
   const files = await build(key);
-  (SPEC.quiet ? console.error : console.log)(`${SPEC.name} built (${reason}): ${files} files in ${Math.round(performance.now() - started)} ms → ${rel(BUNDLE)}`);
+  (SPEC.quiet ? console.error : console.log)(
+    `${SPEC.name} built (${reason}): ${files} files in ${Math.round(performance.now() - started)} ms → ${rel(BUNDLE)}`,
+  );
 } else if (!SPEC.quiet) {
-  console.log(`${SPEC.name} is up to date (${checked} files checked in ${Math.round(performance.now() - started)} ms, ${rel(BUNDLE)})`);
+  console.log(
+    `${SPEC.name} is up to date (${checked} files checked in ${Math.round(performance.now() - started)} ms, ${rel(BUNDLE)})`,
+  );
 }
 // Stack traces name the TypeScript sources, as they did under tsx.
 process.setSourceMapsEnabled(true);
@@ -228,7 +276,10 @@ globalThis.applianceBundles = Object.fromEntries(COMPANIONS.map((c) => [c.name, 
 // clinics. If the entry never takes it (a refused start), it exits with this process (its IPC channel closes).
 globalThis.applianceCompanions = Object.fromEntries(
   COMPANIONS.filter((c) => c.prestart).map((c) => {
-    const child = spawn(process.execPath, [...process.execArgv, c.bundle], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = spawn(process.execPath, [...process.execArgv, c.bundle], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     child.on('error', () => undefined); // seen by the entry as a child that is not running: it starts another
     return [c.name, child];
   }),

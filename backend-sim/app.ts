@@ -126,7 +126,8 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
     const path = query < 0 ? req.url : req.url.slice(0, query);
     const tenantMatch = /^\/tenants\/([^/]+)/.exec(path);
     // Admin and settings routes are never faulted, so a fault can always be inspected and removed.
-    const fault = tenantMatch && !path.endsWith('/settings') ? deps.faults.match(req.method, path, tenantMatch[1]) : undefined;
+    const fault =
+      tenantMatch && !path.endsWith('/settings') ? deps.faults.match(req.method, path, tenantMatch[1]) : undefined;
     if (!fault) return done();
     // Answered (or hijacked) by the fault: the request goes no further.
     injectFault(fault, req, reply).then((answered) => (answered ? undefined : done()), done);
@@ -151,7 +152,15 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
       });
       // Writes the gateway runs under an Idempotency-Key: replayed if recorded, else committed with their answer.
       registerWriteIdempotency(tenantScope, () => clock().getTime());
-      for (const routes of [pacienteRoutes, catalogoRoutes, medicoRoutes, exameRoutes, laudoRoutes, agendaRoutes, prontuarioRoutes])
+      for (const routes of [
+        pacienteRoutes,
+        catalogoRoutes,
+        medicoRoutes,
+        exameRoutes,
+        laudoRoutes,
+        agendaRoutes,
+        prontuarioRoutes,
+      ])
         await tenantScope.register(routes(deps));
     },
     { prefix: '/tenants/:slug' },

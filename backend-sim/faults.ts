@@ -35,7 +35,11 @@ export function compileRoutePattern(pattern: string): RegExp {
     const body = trimmed.slice(1, -1);
     if (/[\\^$()[\]|+{}]/.test(body)) return new RegExp(body);
   }
-  const glob = (s: string) => s.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const glob = (s: string) =>
+    s
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
   const m = /^([A-Za-z*]+)\s+(.*)$/.exec(trimmed);
   const method = m ? (m[1] === '*' ? '[A-Z]+' : m[1].toUpperCase()) : '[A-Z]+';
   const path = m ? m[2] : trimmed;

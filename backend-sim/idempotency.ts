@@ -56,7 +56,9 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
     if (header === undefined || req.method === 'GET' || req.method === 'HEAD') return done();
     const token = Array.isArray(header) ? header[0] : header;
     if (!TOKEN_PATTERN.test(token)) {
-      return done(new BackendError('VAL_INVALID_PARAM', 'Token de idempotencia invalido.', { field: IDEMPOTENCY_TOKEN_HEADER }));
+      return done(
+        new BackendError('VAL_INVALID_PARAM', 'Token de idempotencia invalido.', { field: IDEMPOTENCY_TOKEN_HEADER }),
+      );
     }
     const path = req.url.split('?', 1)[0];
     take(`${req.tenantSlug}\n${token}`).then(
@@ -72,7 +74,9 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
           release();
           if (recorded.method !== req.method || recorded.path !== path || recorded.status === null) {
             // Never expected: the token names one operation, and a marker always commits with its answer.
-            return done(new BackendError('INTERNAL_ERROR', 'Resultado registrado da escrita idempotente indisponivel.'));
+            return done(
+              new BackendError('INTERNAL_ERROR', 'Resultado registrado da escrita idempotente indisponivel.'),
+            );
           }
           reply
             .code(recorded.status)
@@ -97,7 +101,11 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
       const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
       const contentType = reply.getHeader('content-type');
       // Sent once committed; a failed commit becomes this request's 500 (the error handler answers; nothing was written).
-      await write.scope.finish({ status: reply.statusCode, contentType: contentType === undefined ? null : String(contentType), body });
+      await write.scope.finish({
+        status: reply.statusCode,
+        contentType: contentType === undefined ? null : String(contentType),
+        body,
+      });
     } finally {
       write.release();
     }
@@ -110,7 +118,13 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
   scope.post('/idempotency-markers/lookup', async (req) => {
     const { tokens } = parse(markerLookupRequest, req.body);
     // Through the tenant's connection: a group of writes still waiting for its commit commits first.
-    const known = (await queryRows<{ token: string }>(req.tenant.db, 'SELECT token FROM idempotency_markers WHERE token IN (SELECT value FROM json_each(?))', [JSON.stringify(tokens)])).map((r) => r.token);
+    const known = (
+      await queryRows<{ token: string }>(
+        req.tenant.db,
+        'SELECT token FROM idempotency_markers WHERE token IN (SELECT value FROM json_each(?))',
+        [JSON.stringify(tokens)],
+      )
+    ).map((r) => r.token);
     const data: MarkerLookupResponse = { known };
     return { data, meta: {} };
   });

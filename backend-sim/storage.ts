@@ -11,7 +11,12 @@ export interface StoredFile {
   extensao: string;
 }
 
-const CONTENT_TYPES: Record<string, string> = { PDF: 'application/pdf', PNG: 'image/png', JPG: 'image/jpeg', JPEG: 'image/jpeg' };
+const CONTENT_TYPES: Record<string, string> = {
+  PDF: 'application/pdf',
+  PNG: 'image/png',
+  JPG: 'image/jpeg',
+  JPEG: 'image/jpeg',
+};
 
 export function extensionOf(nome: string): string {
   const m = /\.([A-Za-z0-9]+)$/.exec(nome);
@@ -57,7 +62,9 @@ export class FileStore {
     const extensao = extensionOf(nome);
     const objectKey = `${tenant}/${area}/${randomUUID()}${extensao ? `.${extensao.toLowerCase()}` : ''}`;
     const client = await this.ready();
-    await client.putObject(this.bucket, objectKey, body, body.length, { 'Content-Type': CONTENT_TYPES[extensao] ?? 'application/octet-stream' });
+    await client.putObject(this.bucket, objectKey, body, body.length, {
+      'Content-Type': CONTENT_TYPES[extensao] ?? 'application/octet-stream',
+    });
     return { object_key: objectKey, tamanho: body.length, extensao };
   }
 
@@ -66,8 +73,12 @@ export class FileStore {
     const sample = SEED_SAMPLES[objectKey];
     if (sample && !this.samplesReady.has(objectKey)) {
       const client = await this.ready();
-      const exists = await client.statObject(this.bucket, objectKey).then(() => true, () => false);
-      if (!exists) await client.putObject(this.bucket, objectKey, sample, sample.length, { 'Content-Type': 'application/pdf' });
+      const exists = await client.statObject(this.bucket, objectKey).then(
+        () => true,
+        () => false,
+      );
+      if (!exists)
+        await client.putObject(this.bucket, objectKey, sample, sample.length, { 'Content-Type': 'application/pdf' });
       this.samplesReady.add(objectKey);
     }
     return { bucket: this.bucket, object_key: objectKey };

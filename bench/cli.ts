@@ -61,7 +61,8 @@ export function measureCli(): CliRow[] {
     cpuOf(process.execPath, [...launcher, '--version'], env);
     for (const slug of ['bench-a', 'bench-b']) {
       cpuOf(process.execPath, [...launcher, 'tenants', 'create', slug], env);
-      for (const scopes of ['all', 'read-only']) cpuOf(process.execPath, [...launcher, 'keys', 'create', '--tenant', slug, '--scopes', scopes, '--json'], env);
+      for (const scopes of ['all', 'read-only'])
+        cpuOf(process.execPath, [...launcher, 'keys', 'create', '--tenant', slug, '--scopes', scopes, '--json'], env);
     }
     return COMMANDS.map((args) => {
       const command = args.join(' ');

@@ -12,7 +12,12 @@ import { ALL_SCOPES } from '../contracts/scopes.ts';
 // the pids whose CPU the bench counts (this process tree and PostgreSQL's, which runs as a daemon).
 const instances = Number(process.env.BENCH_INSTANCES ?? 1);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-cluster-'));
-const gatewayEnv = { RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent', SEED_ON_FIRST_START: 'false', DATABASE_POOL_SIZE: '10' };
+const gatewayEnv = {
+  RATE_LIMIT_PER_MINUTE: '100000000',
+  LOG_LEVEL: 'silent',
+  SEED_ON_FIRST_START: 'false',
+  DATABASE_POOL_SIZE: '10',
+};
 const config = ephemeralConfig(dataDir, gatewayEnv);
 const cluster = await startCluster({
   config,
@@ -23,17 +28,24 @@ const cluster = await startCluster({
   gatewayEnv,
   startTimeoutMs: 120_000,
 });
-const services = await openGatewayServices({ ...cluster.config, database: { kind: 'postgres', url: cluster.databaseUrl, poolSize: 2, diskDir: null } }, cluster.backendUrl);
+const services = await openGatewayServices(
+  { ...cluster.config, database: { kind: 'postgres', url: cluster.databaseUrl, poolSize: 2, diskDir: null } },
+  cluster.backendUrl,
+);
 await services.tenants.create({ slug: 'bench', nome: 'Clinica Bench' });
 const key = await services.keys.create({ tenantSlug: 'bench', scopes: [...ALL_SCOPES] });
 await services.close();
-const postmaster = Number(readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+const postmaster = Number(
+  readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
+);
 process.stdout.write(
   `${JSON.stringify({ url: cluster.gateways[0].url, urls: cluster.gateways.map((g) => g.url).join(' '), apiKey: key.api_key, apiSecret: key.api_secret, postgresPid: String(postmaster) })}\n`,
 );
-process.on('SIGTERM', () =>
-  void cluster.stop().then(() => {
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  }),
+process.on(
+  'SIGTERM',
+  () =>
+    void cluster.stop().then(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }),
 );

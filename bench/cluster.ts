@@ -1,6 +1,25 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { CONNECTIONS, DURATION_S, log, measureBare, PIN, POST_BODY, runLoad, SERVER_CORE, signedHeaders, startServer, stopServer, treeCpuMs, TSX, writePool, type BareRuns, type Measure, type Server, type Signer } from './harness.ts';
+import {
+  CONNECTIONS,
+  DURATION_S,
+  log,
+  measureBare,
+  PIN,
+  POST_BODY,
+  runLoad,
+  SERVER_CORE,
+  signedHeaders,
+  startServer,
+  stopServer,
+  treeCpuMs,
+  TSX,
+  writePool,
+  type BareRuns,
+  type Measure,
+  type Server,
+  type Signer,
+} from './harness.ts';
 import type { LoadSpec } from './load.ts';
 import { createsTarget, TARGETS } from './targets.ts';
 
@@ -31,8 +50,18 @@ interface Operation {
 
 const OPERATIONS: Operation[] = [
   { key: 'ping', label: 'signed GET /v1/ping', maxCpuRatio: TARGETS.ping.maxCpuRatio, bare: TARGETS.ping.baseline },
-  { key: 'post', label: 'signed POST /v1/ping, 300 B', maxCpuRatio: TARGETS.post.maxCpuRatio, bare: TARGETS.post.baseline },
-  { key: 'list', label: 'signed GET /v1/pacientes?limit=50', maxCpuRatio: TARGETS.list.maxCpuRatio, bare: TARGETS.list.baseline },
+  {
+    key: 'post',
+    label: 'signed POST /v1/ping, 300 B',
+    maxCpuRatio: TARGETS.post.maxCpuRatio,
+    bare: TARGETS.post.baseline,
+  },
+  {
+    key: 'list',
+    label: 'signed GET /v1/pacientes?limit=50',
+    maxCpuRatio: TARGETS.list.maxCpuRatio,
+    bare: TARGETS.list.baseline,
+  },
   { key: 'create', label: 'signed idempotent POST /v1/pacientes', bare: 'post' },
 ];
 
@@ -62,12 +91,19 @@ export interface Topologies {
   rows: TopologyRow[];
 }
 
-async function loadAll(server: Server, urls: string[], specOf: (url: string, i: number) => Omit<LoadSpec, 'url' | 'connections' | 'durationS'>, durationS = DURATION_S): Promise<Measure> {
+async function loadAll(
+  server: Server,
+  urls: string[],
+  specOf: (url: string, i: number) => Omit<LoadSpec, 'url' | 'connections' | 'durationS'>,
+  durationS = DURATION_S,
+): Promise<Measure> {
   const pids = [server.child.pid!, ...(server.info.postgresPid ? [Number(server.info.postgresPid)] : [])];
   const cpu = () => pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
   const before = cpu();
   const results = await Promise.all(
-    urls.map((url, i) => runLoad({ ...specOf(url, i), url, connections: Math.max(1, Math.round(CONNECTIONS / urls.length)), durationS })),
+    urls.map((url, i) =>
+      runLoad({ ...specOf(url, i), url, connections: Math.max(1, Math.round(CONNECTIONS / urls.length)), durationS }),
+    ),
   );
   const cpuMs = cpu() - before;
   const requests = results.reduce((sum, r) => sum + r.requests, 0) || 1;
@@ -83,16 +119,30 @@ async function loadAll(server: Server, urls: string[], specOf: (url: string, i: 
   };
 }
 
-async function measureTopology(topology: string, command: string[], env: Record<string, string>, workDir: string): Promise<TopologyRow> {
+async function measureTopology(
+  topology: string,
+  command: string[],
+  env: Record<string, string>,
+  workDir: string,
+): Promise<TopologyRow> {
   log(`${topology}…`);
   const server = await startServer(TSX, command, env);
   try {
     const signer = server.info as unknown as Signer;
     const urls = (server.info.urls ?? server.info.url).split(' ');
-    const ping = (url: string) => ({ method: 'GET' as const, path: '/v1/ping', headers: signedHeaders(signer, 'GET', '/v1/ping', '') });
+    const ping = (url: string) => ({
+      method: 'GET' as const,
+      path: '/v1/ping',
+      headers: signedHeaders(signer, 'GET', '/v1/ping', ''),
+    });
     await loadAll(server, urls, ping, 2); // warm-up: JIT, caches, pools
     const pingMeasure = await loadAll(server, urls, ping);
-    const post = (url: string) => ({ method: 'POST' as const, path: '/v1/ping', body: POST_BODY, headers: signedHeaders(signer, 'POST', '/v1/ping', POST_BODY) });
+    const post = (url: string) => ({
+      method: 'POST' as const,
+      path: '/v1/ping',
+      body: POST_BODY,
+      headers: signedHeaders(signer, 'POST', '/v1/ping', POST_BODY),
+    });
     const postMeasure = await loadAll(server, urls, post);
     const poolSize = Number(process.env.BENCH_WRITE_POOL ?? 60_000);
     // Each gateway gets a pool of its own: distinct keys and bodies, in a folder of its own.
@@ -101,10 +151,18 @@ async function measureTopology(topology: string, command: string[], env: Record<
       mkdirSync(dir, { recursive: true });
       return writePool(signer, Math.ceil(poolSize / urls.length), dir);
     });
-    const create = await loadAll(server, urls, (_url, i) => ({ method: 'POST', path: '/v1/pacientes', poolFile: pools[i] }));
+    const create = await loadAll(server, urls, (_url, i) => ({
+      method: 'POST',
+      path: '/v1/pacientes',
+      poolFile: pools[i],
+    }));
     // The list of the http rows (50 patients a page) on the patients the creates left: the gateway's database is
     // read for the key only, the page comes from backend-sim.
-    const list = (_url: string) => ({ method: 'GET' as const, path: '/v1/pacientes?limit=50', headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', '') });
+    const list = (_url: string) => ({
+      method: 'GET' as const,
+      path: '/v1/pacientes?limit=50',
+      headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', ''),
+    });
     await loadAll(server, urls, list, 2);
     const listMeasure = await loadAll(server, urls, list);
     return { topology, ping: pingMeasure, post: postMeasure, list: listMeasure, create };
@@ -117,9 +175,23 @@ export async function measureTopologies(workDir: string, bareRuns?: BareRuns): P
   const bare = bareRuns ?? (await measureBare());
   const rows: TopologyRow[] = [];
   // backend-sim's child process on the server core too, as the cluster's supervisor runs it.
-  rows.push(await measureTopology('1 gateway, gateway.db (SQLite)', ['bench/gateway-server.ts'], PIN ? { BENCH_BACKEND_CORES: SERVER_CORE } : {}, workDir));
+  rows.push(
+    await measureTopology(
+      '1 gateway, gateway.db (SQLite)',
+      ['bench/gateway-server.ts'],
+      PIN ? { BENCH_BACKEND_CORES: SERVER_CORE } : {},
+      workDir,
+    ),
+  );
   for (const instances of [1, 2]) {
-    rows.push(await measureTopology(`${instances} gateway${instances > 1 ? 's' : ''}, PostgreSQL`, ['bench/cluster-server.ts'], { BENCH_INSTANCES: String(instances) }, workDir));
+    rows.push(
+      await measureTopology(
+        `${instances} gateway${instances > 1 ? 's' : ''}, PostgreSQL`,
+        ['bench/cluster-server.ts'],
+        { BENCH_INSTANCES: String(instances) },
+        workDir,
+      ),
+    );
   }
   return { bare, rows };
 }
@@ -150,17 +222,20 @@ export function topologyReport({ bare, rows }: Topologies): unknown {
       ...Object.fromEntries(
         OPERATIONS.map((op) => {
           const a = assess(row, rows[0], bare, op);
-          return [op.key, {
-            req_s: Math.round(a.measure.rps),
-            p50_ms: a.measure.p50,
-            p99_ms: a.measure.p99,
-            server_cpu_us_per_request: Math.round(a.measure.cpuUs),
-            non_2xx: a.measure.non2xx,
-            cpu_ratio_to_gateway_db: a.vsGatewayDb,
-            cpu_ratio_to_bare: a.cpuRatio,
-            target: a.target,
-            met: a.met,
-          }];
+          return [
+            op.key,
+            {
+              req_s: Math.round(a.measure.rps),
+              p50_ms: a.measure.p50,
+              p99_ms: a.measure.p99,
+              server_cpu_us_per_request: Math.round(a.measure.cpuUs),
+              non_2xx: a.measure.non2xx,
+              cpu_ratio_to_gateway_db: a.vsGatewayDb,
+              cpu_ratio_to_bare: a.cpuRatio,
+              target: a.target,
+              met: a.met,
+            },
+          ];
         }),
       ),
     })),

@@ -21,14 +21,19 @@ const stack = await startStack(config, { backendSim });
 // (the load generator's, which uses a fraction of it at these rates), as `npm start` has two cores. CPU per
 // request counts both processes. BENCH_BACKEND_CORES moves it elsewhere (the topologies keep it on the server core).
 const cores = process.env.BENCH_BACKEND_CORES ?? (PIN ? LOAD_CORE : undefined);
-if (cores && stack.backendSim?.mode === 'process') execFileSync('taskset', ['--all-tasks', '-p', '-c', cores, String(stack.backendSim.pid)], { stdio: 'ignore' });
+if (cores && stack.backendSim?.mode === 'process')
+  execFileSync('taskset', ['--all-tasks', '-p', '-c', cores, String(stack.backendSim.pid)], { stdio: 'ignore' });
 await stack.tenants.create({ slug: 'bench', nome: 'Clinica Bench' });
 const key = await stack.keys.create({ tenantSlug: 'bench', scopes: [...ALL_SCOPES] });
 const backendPid = stack.backendSim?.mode === 'process' ? String(stack.backendSim.pid) : undefined;
-process.stdout.write(`${JSON.stringify({ url: stack.gatewayUrl, apiKey: key.api_key, apiSecret: key.api_secret, backendPid })}\n`);
-process.on('SIGTERM', () =>
-  void stack.close().then(() => {
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  }),
+process.stdout.write(
+  `${JSON.stringify({ url: stack.gatewayUrl, apiKey: key.api_key, apiSecret: key.api_secret, backendPid })}\n`,
+);
+process.on(
+  'SIGTERM',
+  () =>
+    void stack.close().then(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }),
 );

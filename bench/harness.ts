@@ -91,7 +91,9 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
     const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load exited with ${code}`)),
+    );
   });
 }
 
@@ -106,20 +108,39 @@ export async function load(
   const cpuBefore = treeCpuMs(child);
   const result = await runLoad({ ...spec, url: server.info.url, connections, durationS });
   const cpuMs = treeCpuMs(child) - cpuBefore;
-  if (result.poolExhausted) log(`  warning: ${spec.method} ${spec.path} used its whole pool of pre-signed requests (later ones replayed)`);
+  if (result.poolExhausted)
+    log(`  warning: ${spec.method} ${spec.path} used its whole pool of pre-signed requests (later ones replayed)`);
   if (result.errors > 0) log(`  warning: ${spec.method} ${spec.path}: ${result.errors} connection errors or timeouts`);
   const total = result.requests || 1;
-  return { rps: result.rps, p50: result.p50, p99: result.p99, non2xx: result.non2xx, requests: result.requests, cpuUs: (cpuMs * 1000) / total };
+  return {
+    rps: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    non2xx: result.non2xx,
+    requests: result.requests,
+    cpuUs: (cpuMs * 1000) / total,
+  };
 }
 
 /** 300 bytes of JSON, a secret field included (the ping echo redacts it). */
-export const POST_BODY = JSON.stringify({ paciente: 'Maria da Silva Santos', observacao: 'x'.repeat(206), senha: 'nao aparece', n: 1 });
+export const POST_BODY = JSON.stringify({
+  paciente: 'Maria da Silva Santos',
+  observacao: 'x'.repeat(206),
+  senha: 'nao aparece',
+  n: 1,
+});
 
 export function writePool(signer: Signer, count: number, dir: string): string {
   const pool = [];
   for (let i = 0; i < count; i++) {
-    const body = JSON.stringify({ nome: `Paciente Bench ${i} ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-01-01' });
-    pool.push({ body, headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() } });
+    const body = JSON.stringify({
+      nome: `Paciente Bench ${i} ${randomUUID().slice(0, 8)}`,
+      data_nascimento: '1980-01-01',
+    });
+    pool.push({
+      body,
+      headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() },
+    });
   }
   const file = path.join(dir, `pool-${count}.json`);
   writeFileSync(file, JSON.stringify(pool));
@@ -128,13 +149,18 @@ export function writePool(signer: Signer, count: number, dir: string): string {
 
 export async function createPatients(server: Server, signer: Signer, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const body = JSON.stringify({ nome: `Paciente Lista ${i}`, data_nascimento: '1975-05-05', email: `lista${i}@example.com` });
+    const body = JSON.stringify({
+      nome: `Paciente Lista ${i}`,
+      data_nascimento: '1975-05-05',
+      email: `lista${i}@example.com`,
+    });
     const res = await fetch(`${server.info.url}/v1/pacientes`, {
       method: 'POST',
       body,
       headers: { ...signedHeaders(signer, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() },
     });
-    if (res.status !== 201) throw new Error(`seeding the list: POST /v1/pacientes answered ${res.status}: ${await res.text()}`);
+    if (res.status !== 201)
+      throw new Error(`seeding the list: POST /v1/pacientes answered ${res.status}: ${await res.text()}`);
   }
 }
 
@@ -151,7 +177,12 @@ export async function measureBare(): Promise<BareRuns> {
   try {
     return {
       get: await load(bareServer, { method: 'GET', path: '/' }),
-      post: await load(bareServer, { method: 'POST', path: '/', body: POST_BODY, headers: { 'content-type': 'application/json' } }),
+      post: await load(bareServer, {
+        method: 'POST',
+        path: '/',
+        body: POST_BODY,
+        headers: { 'content-type': 'application/json' },
+      }),
     };
   } finally {
     await stopServer(bareServer);

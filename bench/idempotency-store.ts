@@ -29,7 +29,14 @@ const patient = JSON.stringify({
   telefone: '1133334444',
   celular: '11999998888',
   email: 'maria.souza@example.com',
-  endereco: { logradouro: 'Rua das Flores', numero: '123', complemento: 'apto 45', bairro: 'Centro', cep: '13010000', cidade: { id: 1, nome: 'Campinas', uf: 'SP' } },
+  endereco: {
+    logradouro: 'Rua das Flores',
+    numero: '123',
+    complemento: 'apto 45',
+    bairro: 'Centro',
+    cep: '13010000',
+    cidade: { id: 1, nome: 'Campinas', uf: 'SP' },
+  },
   convenio: { id: 1, nome: 'UNIMED', plano: { id: 1, nome: 'Ouro' }, numero_carteirinha: '0001234567890' },
   ativo: true,
   criado_em: '2026-11-21T12:00:00.000Z',
@@ -40,7 +47,13 @@ const patient = JSON.stringify({
 const response = { status: 201, headers: { location: '/v1/pacientes/123456' }, body: patient };
 const hash = 'a'.repeat(64);
 const CREATE = operationIdentity('POST', '/v1/pacientes', {});
-const op = (i: number): OperationKey => ({ chaveId: 1, idemKey: `bench-${i}`, method: 'POST', path: '/v1/pacientes', operation: CREATE });
+const op = (i: number): OperationKey => ({
+  chaveId: 1,
+  idemKey: `bench-${i}`,
+  method: 'POST',
+  path: '/v1/pacientes',
+  operation: CREATE,
+});
 
 const time = (label: string, fn: (i: number) => void): void => {
   for (let i = 0; i < 500; i++) fn(N + i); // warm-up

@@ -33,7 +33,9 @@ export interface LoadResult {
 }
 
 const spec = JSON.parse(process.argv[2]) as LoadSpec;
-const pool = spec.poolFile ? (JSON.parse(readFileSync(spec.poolFile, 'utf8')) as Array<{ body: string; headers: Record<string, string> }>) : null;
+const pool = spec.poolFile
+  ? (JSON.parse(readFileSync(spec.poolFile, 'utf8')) as Array<{ body: string; headers: Record<string, string> }>)
+  : null;
 let next = 0;
 let poolExhausted = false;
 

@@ -2,7 +2,16 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  createPatients, DURATION_S, load, log, POST_BODY, signedHeaders, startServer, stopServer, writePool, type Signer,
+  createPatients,
+  DURATION_S,
+  load,
+  log,
+  POST_BODY,
+  signedHeaders,
+  startServer,
+  stopServer,
+  writePool,
+  type Signer,
 } from './harness.ts';
 
 /**
@@ -28,10 +37,16 @@ interface CpuProfile {
 // responses are sent from them once the commit is done, and that sending is not the audit's cost
 // (the commit's own frames are under the named flush).
 const INCLUSIVE: Array<[string, (frame: string, fn: string) => boolean]> = [
-  ['audit log (entry built, SQLite insert and group commit)', (f, fn) => f.includes('/server/audit/') && fn !== '' && fn !== 'releaseCommitted'],
+  [
+    'audit log (entry built, SQLite insert and group commit)',
+    (f, fn) => f.includes('/server/audit/') && fn !== '' && fn !== 'releaseCommitted',
+  ],
   ['idempotency store (reserve, seal, complete)', (f) => f.includes('/server/idempotency/')],
   ['authentication (headers, key cache, HMAC)', (f) => f.includes('/server/auth/') || f.includes('/server/keys/')],
-  ['backend client (undici request; JSON.parse and zod of answers not relayed or checked)', (f) => f.includes('/server/backend/client')],
+  [
+    'backend client (undici request; JSON.parse and zod of answers not relayed or checked)',
+    (f) => f.includes('/server/backend/client'),
+  ],
   ['backend-sim (its Fastify routes, domain, SQLite, contract check of its reads)', (f) => f.includes('/backend-sim/')],
   ['response serialization (JSON.stringify, relayed data spliced)', (f) => f.includes('/server/http/schemas')],
 ];
@@ -64,7 +79,9 @@ function summarize(file: string, skipUs: number, endUs: number): string {
     const name = frameName(profile.samples[i]);
     byFunction.set(name, (byFunction.get(name) ?? 0) + dt);
     const module = leaf.url
-      ? leaf.url.replace(/^.*node_modules\/(@[^/]+\/[^/]+|[^/]+)\/.*$/, '$1').replace(/^file:\/\/.*?\/((server|backend-sim|contracts)\/.*)$/, '$1')
+      ? leaf.url
+          .replace(/^.*node_modules\/(@[^/]+\/[^/]+|[^/]+)\/.*$/, '$1')
+          .replace(/^file:\/\/.*?\/((server|backend-sim|contracts)\/.*)$/, '$1')
       : leaf.functionName;
     byModule.set(module, (byModule.get(module) ?? 0) + dt);
     const seen = new Set<string>();
@@ -80,7 +97,11 @@ function summarize(file: string, skipUs: number, endUs: number): string {
   }
   const pct = (v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)} %`;
   const top = (m: Map<string, number>, n: number) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${pct(v)}  ${k}`).join('\n');
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `  ${pct(v)}  ${k}`)
+      .join('\n');
   return [
     `busy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s of the measured load (percentages are of busy time)`,
     'inclusive (synchronous stacks only: work resumed after an await counts where it resumes):',
@@ -95,16 +116,31 @@ function summarize(file: string, skipUs: number, endUs: number): string {
 const dir = mkdtempSync(path.join(tmpdir(), 'gw-bench-profile-'));
 try {
   const spawned = performance.now();
-  const gw = await startServer(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', 'bench/gateway-server.ts'], {
-    AUDIT_ENABLED: 'true',
-  });
+  const gw = await startServer(
+    process.execPath,
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', 'bench/gateway-server.ts'],
+    {
+      AUDIT_ENABLED: 'true',
+    },
+  );
   const signer = gw.info as unknown as Signer;
   let spec: Parameters<typeof load>[1];
-  if (which === 'ping') spec = { method: 'GET', path: '/v1/ping', headers: signedHeaders(signer, 'GET', '/v1/ping', '') };
-  else if (which === 'post') spec = { method: 'POST', path: '/v1/ping', body: POST_BODY, headers: signedHeaders(signer, 'POST', '/v1/ping', POST_BODY) };
+  if (which === 'ping')
+    spec = { method: 'GET', path: '/v1/ping', headers: signedHeaders(signer, 'GET', '/v1/ping', '') };
+  else if (which === 'post')
+    spec = {
+      method: 'POST',
+      path: '/v1/ping',
+      body: POST_BODY,
+      headers: signedHeaders(signer, 'POST', '/v1/ping', POST_BODY),
+    };
   else if (which === 'list') {
     await createPatients(gw, signer, 300);
-    spec = { method: 'GET', path: '/v1/pacientes?limit=50', headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', '') };
+    spec = {
+      method: 'GET',
+      path: '/v1/pacientes?limit=50',
+      headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', ''),
+    };
   } else spec = { method: 'POST', path: '/v1/pacientes', poolFile: writePool(signer, 40_000, dir) };
   if (which !== 'create') await load(gw, spec, 2);
   const startUs = (performance.now() - spawned) * 1000;
@@ -113,13 +149,17 @@ try {
   await stopServer(gw);
   const profiles = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   const main = profiles.map((f) => path.join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
-  console.log(`${which}: ${Math.round(measure.rps)} req/s, ${Math.round(measure.cpuUs)} µs of server CPU per request (under the profiler), p50 ${measure.p50} ms`);
+  console.log(
+    `${which}: ${Math.round(measure.rps)} req/s, ${Math.round(measure.cpuUs)} µs of server CPU per request (under the profiler), p50 ${measure.p50} ms`,
+  );
   // The load process needs about a second to start sending: the window is trimmed at its start.
   console.log(summarize(main, startUs + 1.5e6, endUs));
   // BENCH_PROFILE_OUT=file.cpuprofile keeps the raw profile (Chrome DevTools, speedscope) with the measured window.
   if (process.env.BENCH_PROFILE_OUT) {
     copyFileSync(main, process.env.BENCH_PROFILE_OUT);
-    console.log(`profile kept in ${process.env.BENCH_PROFILE_OUT} (measured window: ${Math.round((startUs + 1.5e6) / 1000)}–${Math.round(endUs / 1000)} ms after spawn)`);
+    console.log(
+      `profile kept in ${process.env.BENCH_PROFILE_OUT} (measured window: ${Math.round((startUs + 1.5e6) / 1000)}–${Math.round(endUs / 1000)} ms after spawn)`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

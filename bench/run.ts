@@ -6,8 +6,24 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRuntimeFile, runtimeFilePath } from '../appliance/runtime-file.ts';
 import {
-  CONNECTIONS, createPatients, measureBare, DURATION_S, load, LOAD_CORE, log, PIN, POST_BODY, SERVER_CORE, signedHeaders, startServer, stopServer,
-  TSX, writePool, type BareRuns, type Measure, type Signer,
+  CONNECTIONS,
+  createPatients,
+  measureBare,
+  DURATION_S,
+  load,
+  LOAD_CORE,
+  log,
+  PIN,
+  POST_BODY,
+  SERVER_CORE,
+  signedHeaders,
+  startServer,
+  stopServer,
+  TSX,
+  writePool,
+  type BareRuns,
+  type Measure,
+  type Signer,
 } from './harness.ts';
 import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
@@ -37,7 +53,11 @@ interface Row {
   met?: boolean;
 }
 
-async function gatewayRuns(bare: BareRuns, rows: Row[], workDir: string): Promise<{ auditOn: Measure; auditOff?: Measure }> {
+async function gatewayRuns(
+  bare: BareRuns,
+  rows: Row[],
+  workDir: string,
+): Promise<{ auditOn: Measure; auditOff?: Measure }> {
   let auditOn: Measure | undefined;
   let auditOff: Measure | undefined;
   // BENCH_ONLY=ping: the signed ping with durable audit only (quick runs while working on the hot path).
@@ -48,23 +68,46 @@ async function gatewayRuns(bare: BareRuns, rows: Row[], workDir: string): Promis
     const gw = await startServer(TSX, ['bench/gateway-server.ts'], { AUDIT_ENABLED: audit });
     try {
       const signer = gw.info as unknown as Signer;
-      const getPing = { method: 'GET' as const, path: '/v1/ping', headers: signedHeaders(signer, 'GET', '/v1/ping', '') };
-      const postPing = { method: 'POST' as const, path: '/v1/ping', body: POST_BODY, headers: signedHeaders(signer, 'POST', '/v1/ping', POST_BODY) };
+      const getPing = {
+        method: 'GET' as const,
+        path: '/v1/ping',
+        headers: signedHeaders(signer, 'GET', '/v1/ping', ''),
+      };
+      const postPing = {
+        method: 'POST' as const,
+        path: '/v1/ping',
+        body: POST_BODY,
+        headers: signedHeaders(signer, 'POST', '/v1/ping', POST_BODY),
+      };
       await load(gw, getPing, 2); // warm-up: JIT, caches, connections
       const get = await load(gw, getPing);
       const post = await load(gw, postPing);
       rows.push(compare(`signed GET /v1/ping (${label})`, get, 'bare GET', bare.get, TARGETS.ping.maxCpuRatio));
-      rows.push(compare(`signed POST /v1/ping, 300 B (${label})`, post, 'bare POST', bare.post, TARGETS.post.maxCpuRatio));
+      rows.push(
+        compare(`signed POST /v1/ping, 300 B (${label})`, post, 'bare POST', bare.post, TARGETS.post.maxCpuRatio),
+      );
       if (audit === 'true') auditOn = get;
       if (audit === 'true') {
         // An outsider's flood (issue 19): unsigned, a 2 KB query; refused per address (429 past its quota) and
         // counted in the journal's unattributed groups, one row per minute, never one per request.
         const flood = { method: 'GET' as const, path: `/v1/ping?x=${'a'.repeat(2048)}` };
-        rows.push({ ...compare('unsigned GET /v1/ping?x=<2 KB> flood (401/429, journaled in groups)', await load(gw, flood), 'bare GET', bare.get, 2), met: undefined, target: undefined });
+        rows.push({
+          ...compare(
+            'unsigned GET /v1/ping?x=<2 KB> flood (401/429, journaled in groups)',
+            await load(gw, flood),
+            'bare GET',
+            bare.get,
+            2,
+          ),
+          met: undefined,
+          target: undefined,
+        });
         // Issue 20 § 1: 2 connections send a real key, a current timestamp, a wrong signature and 262 KB of JSON
         // (no explanation is computed above 8 KB); a bystander's signed ping runs beside them. Both loads share
         // the load core and the server's CPU, so this row is about the bystander's latency, not CPU per request.
-        const bigBody = JSON.stringify(Array.from({ length: 262 * 1024 / 16 }, (_, i) => ({ n: i % 1000, s: 'abcdefg' })));
+        const bigBody = JSON.stringify(
+          Array.from({ length: (262 * 1024) / 16 }, (_, i) => ({ n: i % 1000, s: 'abcdefg' })),
+        );
         const bodyFile = path.join(workDir, 'flood-262k.json');
         writeFileSync(bodyFile, bigBody);
         const badSignature = { ...signedHeaders(signer, 'POST', '/v1/exames', bigBody), 'x-signature': '0'.repeat(64) };
@@ -84,11 +127,27 @@ async function gatewayRuns(bare: BareRuns, rows: Row[], workDir: string): Promis
       }
       if (audit === 'true' && process.env.BENCH_ONLY !== 'ping') {
         await createPatients(gw, signer, 300);
-        const list = { method: 'GET' as const, path: '/v1/pacientes?limit=50', headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', '') };
+        const list = {
+          method: 'GET' as const,
+          path: '/v1/pacientes?limit=50',
+          headers: signedHeaders(signer, 'GET', '/v1/pacientes?limit=50', ''),
+        };
         await load(gw, list, 2);
-        rows.push(compare('signed GET /v1/pacientes?limit=50 (300 patients, through backend-sim)', await load(gw, list), 'bare GET', bare.get, TARGETS.list.maxCpuRatio));
+        rows.push(
+          compare(
+            'signed GET /v1/pacientes?limit=50 (300 patients, through backend-sim)',
+            await load(gw, list),
+            'bare GET',
+            bare.get,
+            TARGETS.list.maxCpuRatio,
+          ),
+        );
         const poolSize = Number(process.env.BENCH_WRITE_POOL ?? 60_000);
-        const write = await load(gw, { method: 'POST', path: '/v1/pacientes', poolFile: writePool(signer, poolSize, workDir) });
+        const write = await load(gw, {
+          method: 'POST',
+          path: '/v1/pacientes',
+          poolFile: writePool(signer, poolSize, workDir),
+        });
         rows.push({
           name: 'signed idempotent POST /v1/pacientes (creates a patient)',
           measure: write,
@@ -110,7 +169,15 @@ async function gatewayRuns(bare: BareRuns, rows: Row[], workDir: string): Promis
 
 function compare(name: string, measure: Measure, baseline: string, base: Measure, maxCpuRatio: number): Row {
   const cpuRatio = measure.cpuUs / base.cpuUs;
-  return { name, measure, baseline, rpsRatio: measure.rps / base.rps, cpuRatio, target: `CPU ≤ ${maxCpuRatio} × bare`, met: cpuRatio <= maxCpuRatio };
+  return {
+    name,
+    measure,
+    baseline,
+    rpsRatio: measure.rps / base.rps,
+    cpuRatio,
+    target: `CPU ≤ ${maxCpuRatio} × bare`,
+    met: cpuRatio <= maxCpuRatio,
+  };
 }
 
 function table(rows: Row[]): string {
@@ -148,11 +215,24 @@ type Demo = { api_key: string; api_secret: string };
 async function timedStart(
   dataDir: string,
   limitMs: number,
-  options: { measured?: boolean; env?: Record<string, string>; whileUp?: (url: string, demo: Demo) => Promise<void> } = {},
+  options: {
+    measured?: boolean;
+    env?: Record<string, string>;
+    whileUp?: (url: string, demo: Demo) => Promise<void>;
+  } = {},
 ): Promise<TimedStart> {
   const measured = options.measured ?? true;
   const started = performance.now();
-  const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', BACKEND_PORT: '0', S3_PORT: '0', LOG_LEVEL: 'silent', ...options.env };
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    BACKEND_PORT: '0',
+    S3_PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  };
   // Own process group, so a start that does not stop can be ended by its group id.
   const child = spawn('npm', ['start'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stderr = '';
@@ -173,7 +253,8 @@ async function timedStart(
         if (res?.status === 200) {
           const took = performance.now() - started;
           // A start that rebuilt the bundle (a source edited meanwhile) is not a second start: say so.
-          if (measured && /server bundle built/.test(stdout)) log(`  warning: this start rebuilt the server bundle (${stdout.split('\n')[0]})`);
+          if (measured && /server bundle built/.test(stdout))
+            log(`  warning: this start rebuilt the server bundle (${stdout.split('\n')[0]})`);
           // The banner ends just after the runtime file is written (not part of the time measured).
           for (let i = 0; i < 200 && !stdout.includes('Ctrl-C stops everything.'); i++) await sleep(10);
           await options.whileUp?.(runtime.gateway.url, demo);
@@ -203,9 +284,15 @@ async function acknowledgedWrites(url: string, demo: Demo, count: number): Promi
       const res = await fetch(`${url}/v1/pacientes`, {
         method: 'POST',
         body,
-        headers: { ...signedHeaders({ apiKey: demo.api_key, apiSecret: demo.api_secret }, 'POST', '/v1/pacientes', body), 'idempotency-key': randomUUID() },
+        headers: {
+          ...signedHeaders({ apiKey: demo.api_key, apiSecret: demo.api_secret }, 'POST', '/v1/pacientes', body),
+          'idempotency-key': randomUUID(),
+        },
       });
-      if (res.status !== 201) throw new Error(`acknowledged writes before the second start: POST /v1/pacientes answered ${res.status}: ${await res.text()}`);
+      if (res.status !== 201)
+        throw new Error(
+          `acknowledged writes before the second start: POST /v1/pacientes answered ${res.status}: ${await res.text()}`,
+        );
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
@@ -238,10 +325,16 @@ async function secondStart(): Promise<SecondStart> {
       runs.push(run.ms);
       check = run.check;
     }
-    const consistent = check && /^idempotency check: the (\d+) acknowledged write\(s\) .* all in backend-sim \((\d+) ms\)/.exec(check);
+    const consistent =
+      check && /^idempotency check: the (\d+) acknowledged write\(s\) .* all in backend-sim \((\d+) ms\)/.exec(check);
     // Anything else (orphans flagged, a clinic not checked) is a finding, not a figure.
-    if (SECOND_START_WRITES > 0 && !consistent) throw new Error(`the second start's idempotency check did not find every write: ${check ?? '(no line)'}`);
-    return { runs, checked: consistent ? Number(consistent[1]) : 0, checkMs: consistent ? Number(consistent[2]) : null };
+    if (SECOND_START_WRITES > 0 && !consistent)
+      throw new Error(`the second start's idempotency check did not find every write: ${check ?? '(no line)'}`);
+    return {
+      runs,
+      checked: consistent ? Number(consistent[1]) : 0,
+      checkMs: consistent ? Number(consistent[2]) : null,
+    };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -265,14 +358,20 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   if (only === 'start') {
     const start = await secondStart();
-    console.log(JSON_OUTPUT ? JSON.stringify({ second_start_ms: start.runs, checked: start.checked, check_ms: start.checkMs }) : secondStartLine(start));
+    console.log(
+      JSON_OUTPUT
+        ? JSON.stringify({ second_start_ms: start.runs, checked: start.checked, check_ms: start.checkMs })
+        : secondStartLine(start),
+    );
     return;
   }
   if (only === 'cluster') {
     const workDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-topologies-'));
     try {
       const topologies = await measureTopologies(workDir);
-      console.log(JSON_OUTPUT ? JSON.stringify({ topologies: topologyReport(topologies) }, null, 2) : topologyTable(topologies));
+      console.log(
+        JSON_OUTPUT ? JSON.stringify({ topologies: topologyReport(topologies) }, null, 2) : topologyTable(topologies),
+      );
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }
@@ -289,7 +388,9 @@ async function main(): Promise<void> {
     console.log(JSON_OUTPUT ? JSON.stringify({ cli }, null, 2) : cliTable(cli));
     return;
   }
-  log(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per run, loopback only, ${PIN ? `server on core ${SERVER_CORE}, load generator on core ${LOAD_CORE}` : 'not pinned'}`);
+  log(
+    `bench: ${CONNECTIONS} connections, ${DURATION_S} s per run, loopback only, ${PIN ? `server on core ${SERVER_CORE}, load generator on core ${LOAD_CORE}` : 'not pinned'}`,
+  );
   const workDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-run-'));
   const report: Record<string, unknown> = {
     date: new Date().toISOString(),
@@ -305,7 +406,10 @@ async function main(): Promise<void> {
       { name: 'bare Fastify POST / echo, 300 B (plain node)', measure: barePost },
     ];
     const { auditOn, auditOff } = await gatewayRuns({ get: bareGet, post: barePost }, rows, workDir);
-    const audit = auditOff && { req_s_cost_percent: (1 - auditOn.rps / auditOff.rps) * 100, cpu_us_per_request: auditOn.cpuUs - auditOff.cpuUs };
+    const audit = auditOff && {
+      req_s_cost_percent: (1 - auditOn.rps / auditOff.rps) * 100,
+      cpu_us_per_request: auditOn.cpuUs - auditOff.cpuUs,
+    };
     report.rows = rows.map((r) => ({
       name: r.name,
       req_s: Math.round(r.measure.rps),
@@ -323,10 +427,11 @@ async function main(): Promise<void> {
     report.durable_audit = audit;
     if (!JSON_OUTPUT) {
       console.log(table(rows));
-      if (audit && auditOff) console.log(
-        `\ndurable audit (committed before each response) on signed GET /v1/ping: ${audit.req_s_cost_percent.toFixed(1)} % of req/s, ` +
-          `${Math.round(audit.cpu_us_per_request)} µs of server CPU per request (${Math.round(auditOn.cpuUs)} vs ${Math.round(auditOff.cpuUs)})`,
-      );
+      if (audit && auditOff)
+        console.log(
+          `\ndurable audit (committed before each response) on signed GET /v1/ping: ${audit.req_s_cost_percent.toFixed(1)} % of req/s, ` +
+            `${Math.round(audit.cpu_us_per_request)} µs of server CPU per request (${Math.round(auditOn.cpuUs)} vs ${Math.round(auditOff.cpuUs)})`,
+        );
     }
     if (only !== 'http' && only !== 'ping') {
       log('lists at scale (bench/scale.ts: a small tenant beside 200,000 patients and 1,000,000 exams)…');

@@ -1,6 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -95,7 +105,12 @@ function cacheKey(size: TenantSize): string {
   return h.digest('hex').slice(0, 16);
 }
 
-async function cachedTenant(cacheDir: string, slug: string, size: TenantSize, log: (line: string) => void): Promise<CachedTenant> {
+async function cachedTenant(
+  cacheDir: string,
+  slug: string,
+  size: TenantSize,
+  log: (line: string) => void,
+): Promise<CachedTenant> {
   const dir = path.join(cacheDir, `${slug}-${cacheKey(size)}`);
   const doneFile = path.join(dir, 'done.json');
   const { openTenantDatabase } = await import('../backend-sim/db/database.ts');
@@ -105,7 +120,15 @@ async function cachedTenant(cacheDir: string, slug: string, size: TenantSize, lo
     const { seedTenant } = await import('../seed/seed.ts');
     log(`seeding ${slug} (${size.patients} patients, ${size.exams} exams) into ${dir}`);
     const started = performance.now();
-    const r = await seedTenant({ dataDir: dir, slug, seed: size.seed, patients: size.patients, exams: size.exams, appointments: size.appointments, profile: 'rich' });
+    const r = await seedTenant({
+      dataDir: dir,
+      slug,
+      seed: size.seed,
+      patients: size.patients,
+      exams: size.exams,
+      appointments: size.appointments,
+      profile: 'rich',
+    });
     log(`seeded ${slug} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     writeFileSync(doneFile, JSON.stringify({ file: r.file, medicoExame: r.medicos.exame[0] }));
   }
@@ -139,14 +162,24 @@ async function stop(served: Served): Promise<void> {
   clearTimeout(timer);
 }
 
-function signedHeaders(key: { apiKey: string; apiSecret: string }, method: string, target: string, body: string): Record<string, string> {
+function signedHeaders(
+  key: { apiKey: string; apiSecret: string },
+  method: string,
+  target: string,
+  body: string,
+): Record<string, string> {
   const ts = String(Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', key.apiSecret).update(`${ts}.${method} ${target}\n${body}`).digest('hex');
   return { 'x-api-key': key.apiKey, 'x-timestamp': ts, 'x-signature': signature };
 }
 
 /** One signed GET; resolves with its duration (ms, from sending to the last byte) and parsed body. */
-function timedGet(agent: http.Agent, base: URL, key: Served['keys'][string], target: string): Promise<{ ms: number; status: number; body: any }> {
+function timedGet(
+  agent: http.Agent,
+  base: URL,
+  key: Served['keys'][string],
+  target: string,
+): Promise<{ ms: number; status: number; body: any }> {
   return timedRequest(agent, base, key, 'GET', target, '');
 }
 
@@ -160,7 +193,8 @@ function timedRequest(
   body: string,
 ): Promise<{ ms: number; status: number; body: any }> {
   const headers: Record<string, string> = signedHeaders(key, method, target, body);
-  if (method === 'POST') Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': randomUUID() });
+  if (method === 'POST')
+    Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': randomUUID() });
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = http.request({ host: base.hostname, port: base.port, path: target, method, headers, agent }, (res) => {
@@ -180,7 +214,8 @@ function timedRequest(
 }
 
 const MIN_SAMPLES = 10;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 async function measureCase(
@@ -199,10 +234,14 @@ async function measureCase(
       // Not measured: a patient whose name matches no search of this bench, so the totals stay put.
       const body = JSON.stringify({ nome: `Escrita Antes Da Busca ${++written}`, data_nascimento: '1980-01-01' });
       const w = await timedRequest(agent, base, served.keys[slugs[which]], 'POST', '/v1/pacientes', body);
-      if (w.status !== 201) throw new Error(`the write before ${targets[which]} on ${slugs[which]}: ${w.status} ${JSON.stringify(w.body).slice(0, 300)}`);
+      if (w.status !== 201)
+        throw new Error(
+          `the write before ${targets[which]} on ${slugs[which]}: ${w.status} ${JSON.stringify(w.body).slice(0, 300)}`,
+        );
     }
     const r = await timedGet(agent, base, served.keys[slugs[which]], targets[which]);
-    if (r.status !== 200) throw new Error(`${targets[which]} on ${slugs[which]}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+    if (r.status !== 200)
+      throw new Error(`${targets[which]} on ${slugs[which]}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
     totals[which] = r.body.meta.total;
     if (record) times[which].push(r.ms);
   };
@@ -219,7 +258,13 @@ async function measureCase(
   }
   const stats = (which: 'small' | 'large'): TenantLatency => {
     const sorted = [...times[which]].sort((a, b) => a - b);
-    return { path: targets[which], p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), total: totals[which], samples: sorted.length };
+    return {
+      path: targets[which],
+      p50: round(percentile(sorted, 50)),
+      p99: round(percentile(sorted, 99)),
+      total: totals[which],
+      samples: sorted.length,
+    };
   };
   return { small: stats('small'), large: stats('large') };
 }
@@ -229,7 +274,11 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
   const cacheDir = options.cacheDir ?? path.join(tmpdir(), 'gw-bench-scale-cache');
   const small: TenantSize = { ...DEFAULT_SMALL, ...options.small };
   const large: TenantSize = { ...DEFAULT_LARGE, ...options.large };
-  const o = { requests: options.requests ?? 300, warmup: options.warmup ?? 30, limitMs: options.caseTimeLimitMs ?? 30_000 };
+  const o = {
+    requests: options.requests ?? 300,
+    warmup: options.warmup ?? 30,
+    limitMs: options.caseTimeLimitMs ?? 30_000,
+  };
   mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
   const tenants = {
     small: await cachedTenant(cacheDir, 'scale-small', small, log),
@@ -242,16 +291,26 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
   let served: Served | null = null;
   try {
     mkdirSync(path.join(dataDir, 'backend'), { recursive: true, mode: 0o700 });
-    for (const t of Object.values(tenants)) copyFileSync(t.file, path.join(dataDir, 'backend', `${t.slug}.db`), constants.COPYFILE_FICLONE);
+    for (const t of Object.values(tenants))
+      copyFileSync(t.file, path.join(dataDir, 'backend', `${t.slug}.db`), constants.COPYFILE_FICLONE);
     served = await serve(dataDir);
     const slugs = { small: tenants.small.slug, large: tenants.large.slug };
 
     // Totals first, for the deep offsets (80 % of the rows).
     const probe = async (which: 'small' | 'large', target: string) =>
       (await timedGet(agent, new URL(served!.url), served!.keys[slugs[which]], target)).body.meta.total as number;
-    const patientTotals = { small: await probe('small', '/v1/pacientes?limit=1'), large: await probe('large', '/v1/pacientes?limit=1') };
-    const examTotals = { small: await probe('small', '/v1/exames?limit=1'), large: await probe('large', '/v1/exames?limit=1') };
-    const reportTotals = { small: await probe('small', '/v1/laudos?limit=1'), large: await probe('large', '/v1/laudos?limit=1') };
+    const patientTotals = {
+      small: await probe('small', '/v1/pacientes?limit=1'),
+      large: await probe('large', '/v1/pacientes?limit=1'),
+    };
+    const examTotals = {
+      small: await probe('small', '/v1/exames?limit=1'),
+      large: await probe('large', '/v1/exames?limit=1'),
+    };
+    const reportTotals = {
+      small: await probe('small', '/v1/laudos?limit=1'),
+      large: await probe('large', '/v1/laudos?limit=1'),
+    };
     const deep = (totals: { small: number; large: number }, prefix: string) => ({
       small: `${prefix}&offset=${Math.floor(totals.small * 0.8)}`,
       large: `${prefix}&offset=${Math.floor(totals.large * 0.8)}`,
@@ -267,12 +326,20 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
       // A total is counted once per database state (decisions P25-B1): the rows above answer the same search
       // again on an unchanged clinic. Here a create (not measured) comes before each search, so each one
       // applies the search index's queue and counts its matches afresh.
-      { name: 'patients, nome=SILVA, 3 items, a create before each', targets: same('/v1/pacientes?limit=3&nome=SILVA'), target: 2, writeFirst: true },
+      {
+        name: 'patients, nome=SILVA, 3 items, a create before each',
+        targets: same('/v1/pacientes?limit=3&nome=SILVA'),
+        target: 2,
+        writeFirst: true,
+      },
       { name: 'patients, ativo=1', targets: same('/v1/pacientes?limit=50&ativo=1'), target: 2 },
       { name: 'exams, first page', targets: same('/v1/exames?limit=50'), target: 2 },
       {
         name: 'exams, doctor filter',
-        targets: { small: `/v1/exames?limit=50&medico_id=${tenants.small.medicoExame}`, large: `/v1/exames?limit=50&medico_id=${tenants.large.medicoExame}` },
+        targets: {
+          small: `/v1/exames?limit=50&medico_id=${tenants.small.medicoExame}`,
+          large: `/v1/exames?limit=50&medico_id=${tenants.large.medicoExame}`,
+        },
         target: 2,
       },
       { name: 'exams, status_laudo=ASSINADO', targets: same('/v1/exames?limit=50&status_laudo=ASSINADO'), target: 2 },
@@ -280,13 +347,25 @@ export async function measureScale(options: ScaleOptions = {}): Promise<ScaleRes
       { name: 'reports, first page', targets: same('/v1/laudos?limit=50'), target: 2 },
       { name: 'reports, deep page (80 %)', targets: deep(reportTotals, '/v1/laudos?limit=50'), target: 5 },
     ];
-    const wanted = options.cases ?? (process.env.SCALE_CASES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const wanted =
+      options.cases ??
+      (process.env.SCALE_CASES ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     const results: ScaleResult[] = [];
     for (const c of cases.filter((c) => wanted.length === 0 || wanted.some((w) => c.name.includes(w)))) {
       log(`measuring ${c.name}`);
       const m = await measureCase(agent, served, c.targets, slugs, { ...o, writeFirst: c.writeFirst });
       const ratio = m.large.p50 / m.small.p50;
-      results.push({ name: c.name, small: m.small, large: m.large, ratio: Math.round(ratio * 100) / 100, target: c.target, met: ratio <= c.target });
+      results.push({
+        name: c.name,
+        small: m.small,
+        large: m.large,
+        ratio: Math.round(ratio * 100) / 100,
+        target: c.target,
+        met: ratio <= c.target,
+      });
     }
     return results;
   } finally {
@@ -317,7 +396,9 @@ async function serveMain(dataDir: string): Promise<void> {
     import('../appliance/stack.ts'),
     import('../contracts/scopes.ts'),
   ]);
-  const slugs = readdirSync(path.join(dataDir, 'backend')).filter((f) => f.endsWith('.db')).map((f) => f.slice(0, -3));
+  const slugs = readdirSync(path.join(dataDir, 'backend'))
+    .filter((f) => f.endsWith('.db'))
+    .map((f) => f.slice(0, -3));
   // The benchmark measures lists, not the quota.
   const stack = await startStack(ephemeralConfig(dataDir, { RATE_LIMIT_PER_MINUTE: '100000000' }));
   const keys: Served['keys'] = {};
@@ -330,7 +411,8 @@ async function serveMain(dataDir: string): Promise<void> {
   process.on('SIGTERM', () => void stack.close().then(() => process.exit(0)));
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (invokedDirectly) {
   const args = process.argv.slice(2);
   if (args[0] === '--serve') {

@@ -106,8 +106,14 @@ export type BackendInternalCode = keyof typeof BACKEND_INTERNAL_OUTCOME;
 export type BackendErrorCode = BackendPassthroughCode | BackendInternalCode;
 
 export const BACKEND_ERROR_STATUS: Record<BackendErrorCode, number> = {
-  ...(Object.fromEntries(BACKEND_PASSTHROUGH_CODES.map((code) => [code, API_ERROR_STATUS[code]])) as Record<BackendPassthroughCode, number>),
-  ...(Object.fromEntries(Object.entries(BACKEND_INTERNAL_OUTCOME).map(([code, o]) => [code, o.status])) as Record<BackendInternalCode, number>),
+  ...(Object.fromEntries(BACKEND_PASSTHROUGH_CODES.map((code) => [code, API_ERROR_STATUS[code]])) as Record<
+    BackendPassthroughCode,
+    number
+  >),
+  ...(Object.fromEntries(Object.entries(BACKEND_INTERNAL_OUTCOME).map(([code, o]) => [code, o.status])) as Record<
+    BackendInternalCode,
+    number
+  >),
 };
 
 export function isBackendErrorCode(code: unknown): code is BackendErrorCode {

@@ -29,10 +29,15 @@ test('/docs renders the generated reference with the network cut off', async ({ 
   await expect(page.getByRole('heading', { name: /Clinic Exams Gateway API/ })).toBeVisible();
   // Operations of several families, with their paths, are listed from /openapi.json.
   for (const p of ['/v1/ping', '/v1/pacientes/{id}', '/v1/medicos']) {
-    await expect(page.locator('.opblock-summary-path', { hasText: new RegExp(`^${p.replace(/[{}]/g, '\\$&')}$`) }).first()).toBeVisible();
+    await expect(
+      page.locator('.opblock-summary-path', { hasText: new RegExp(`^${p.replace(/[{}]/g, '\\$&')}$`) }).first(),
+    ).toBeVisible();
   }
   // An operation opens and shows its scope line, generated from the definition.
-  await page.locator('.opblock-summary-path', { hasText: /^\/v1\/pacientes\/\{id\}$/ }).first().click();
+  await page
+    .locator('.opblock-summary-path', { hasText: /^\/v1\/pacientes\/\{id\}$/ })
+    .first()
+    .click();
   await expect(page.getByText('Scope: pacientes:read').first()).toBeVisible();
 
   const file = testInfo.outputPath('api-docs.png');
@@ -70,7 +75,10 @@ async function useKey(page: Page, apiKey: string, apiSecret: string) {
   await expect(page.getByRole('status').filter({ hasText: 'Signing "Try it out" requests as' })).toBeVisible();
 }
 
-test('/docs "Try it out" signs in the page (development): a signed list returns 200, a fresh timestamp per request, the secret never leaves the page', async ({ page, appliance }) => {
+test('/docs "Try it out" signs in the page (development): a signed list returns 200, a fresh timestamp per request, the secret never leaves the page', async ({
+  page,
+  appliance,
+}) => {
   const sent: Request[] = [];
   page.on('request', (request) => sent.push(request));
   await page.goto(`${appliance.baseUrl}/docs#/Pacientes/getPacientes`);
@@ -103,7 +111,9 @@ test('/docs "Try it out" signs in the page (development): a signed list returns 
   const ts = Number(first.headers['x-timestamp']);
   expect(Math.abs(ts - Date.now() / 1000)).toBeLessThan(10);
   expect(first.headers['x-api-key']).toBe(appliance.apiKey);
-  expect(first.headers['x-signature']).toBe(sign(appliance.apiSecret, String(ts), 'GET', `${first.url.pathname}${first.url.search}`, ''));
+  expect(first.headers['x-signature']).toBe(
+    sign(appliance.apiSecret, String(ts), 'GET', `${first.url.pathname}${first.url.search}`, ''),
+  );
 
   // A fresh timestamp (and signature) per request.
   await page.waitForTimeout(1100);
@@ -117,7 +127,9 @@ test('/docs "Try it out" signs in the page (development): a signed list returns 
     const everything = [request.url(), JSON.stringify(await request.allHeaders()), request.postData() ?? ''].join('\n');
     expect(everything, request.url()).not.toContain(appliance.apiSecret);
   }
-  const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }));
+  const stored = await page.evaluate(() =>
+    JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }),
+  );
   expect(stored).not.toContain(appliance.apiSecret);
 
   // "Forget" drops the key: the next request goes unsigned.
@@ -125,7 +137,10 @@ test('/docs "Try it out" signs in the page (development): a signed list returns 
   expect((await execute(page, '/v1/pacientes')).response.status()).toBe(401);
 });
 
-test('/docs signs a body byte for byte as Swagger UI sends it: POST /v1/ping with spacing and non-ASCII text', async ({ page, appliance }) => {
+test('/docs signs a body byte for byte as Swagger UI sends it: POST /v1/ping with spacing and non-ASCII text', async ({
+  page,
+  appliance,
+}) => {
   await page.goto(`${appliance.baseUrl}/docs#/Saude/postPing`);
   await useKey(page, appliance.apiKey, appliance.apiSecret);
   const operation = page.locator('#operations-Saude-postPing');
@@ -136,11 +151,19 @@ test('/docs signs a body byte for byte as Swagger UI sends it: POST /v1/ping wit
   const call = await execute(page, '/v1/ping');
   expect(call.request.postData()).toBe(body);
   expect(call.response.status()).toBe(200);
-  expect((await call.response.json()).data.echo).toEqual({ method: 'POST', body: { nome: 'José da Conceição', itens: [1, 2] } });
-  expect(call.headers['x-signature']).toBe(sign(appliance.apiSecret, call.headers['x-timestamp'], 'POST', '/v1/ping', body));
+  expect((await call.response.json()).data.echo).toEqual({
+    method: 'POST',
+    body: { nome: 'José da Conceição', itens: [1, 2] },
+  });
+  expect(call.headers['x-signature']).toBe(
+    sign(appliance.apiSecret, call.headers['x-timestamp'], 'POST', '/v1/ping', body),
+  );
 });
 
-test('/docs signs without WebCrypto too (a page over plain HTTP from another machine): the in-page HMAC gets a 200', async ({ page, appliance }) => {
+test('/docs signs without WebCrypto too (a page over plain HTTP from another machine): the in-page HMAC gets a 200', async ({
+  page,
+  appliance,
+}) => {
   // Browsers offer no crypto.subtle outside a secure context (http://<lan address>); the page falls back.
   await page.addInitScript(() => Object.defineProperty(window.crypto, 'subtle', { get: () => undefined }));
   await page.goto(`${appliance.baseUrl}/docs#/Saude/postPing`);
@@ -153,10 +176,16 @@ test('/docs signs without WebCrypto too (a page over plain HTTP from another mac
   await operation.locator('textarea.body-param__text').fill(body);
   const call = await execute(page, '/v1/ping');
   expect(call.response.status()).toBe(200);
-  expect(call.headers['x-signature']).toBe(sign(appliance.apiSecret, call.headers['x-timestamp'], 'POST', '/v1/ping', body));
+  expect(call.headers['x-signature']).toBe(
+    sign(appliance.apiSecret, call.headers['x-timestamp'], 'POST', '/v1/ping', body),
+  );
 });
 
-test('/docs after a clock move (development): a refused timestamp teaches the page the appliance time, the next Execute is 200', async ({ page, appliance, consoleApi }) => {
+test('/docs after a clock move (development): a refused timestamp teaches the page the appliance time, the next Execute is 200', async ({
+  page,
+  appliance,
+  consoleApi,
+}) => {
   await page.goto(`${appliance.baseUrl}/docs#/Saude/getPing`);
   await useKey(page, appliance.apiKey, appliance.apiSecret);
   const operation = page.locator('#operations-Saude-getPing');
@@ -185,20 +214,27 @@ test('/docs links the signing and clients guides, served by the gateway', async 
   // In-page anchors and the link to the other guide work on the served copy.
   await page.getByRole('link', { name: 'clients.md' }).click();
   await expect(page).toHaveURL(/\/docs\/clients$/);
-  await expect(page.getByRole('heading', { level: 1, name: 'Typed clients and signing in other languages' })).toBeVisible();
+  await expect(
+    page.getByRole('heading', { level: 1, name: 'Typed clients and signing in other languages' }),
+  ).toBeVisible();
   await page.getByRole('link', { name: 'API reference (/docs)' }).click();
   await expect(page.getByRole('region', { name: 'Request signing' })).toBeVisible();
   // The document's own description links the served guides too.
   const description = page.locator('.information-container .description');
   await expect(description.getByRole('link', { name: 'typed clients' })).toHaveAttribute('href', '/docs/clients');
   // Swagger UI opens a description's links in a new tab.
-  const [guide] = await Promise.all([page.waitForEvent('popup'), description.getByRole('link', { name: 'signing', exact: true }).click()]);
+  const [guide] = await Promise.all([
+    page.waitForEvent('popup'),
+    description.getByRole('link', { name: 'signing', exact: true }).click(),
+  ]);
   await expect(guide).toHaveURL(/\/docs\/signing$/);
   await expect(guide.getByRole('heading', { level: 1, name: 'Signed calls from the shell' })).toBeVisible();
 });
 
 // The real gateway in production mode: a stack of its own (the shared e2e stack runs in development mode).
-test('/docs in production mode (the real gateway) explains signing and links the guides; no signing panel, no "Try it out"', async ({ page }) => {
+test('/docs in production mode (the real gateway) explains signing and links the guides; no signing panel, no "Try it out"', async ({
+  page,
+}) => {
   test.skip(Boolean(env.external), 'starts a production-mode stack of its own');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-docs-prod-'));
   const stack = await startStack(ephemeralConfig(dataDir, { APP_ENV: 'production' }));

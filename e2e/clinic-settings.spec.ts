@@ -19,7 +19,12 @@ test.afterEach(async ({ resetTenant }) => {
   await resetTenant();
 });
 
-test('defaults picked by name reach GET /v1/config; the external report center can be switched off', async ({ operatorPage: page, appliance, api, consoleApi }) => {
+test('defaults picked by name reach GET /v1/config; the external report center can be switched off', async ({
+  operatorPage: page,
+  appliance,
+  api,
+  consoleApi,
+}) => {
   await page.getByRole('link', { name: 'Clinics' }).click();
   await page.getByRole('button', { name: `Settings of ${appliance.tenant}` }).click();
   const form = page.getByRole('form', { name: `Settings of ${appliance.tenant}` });
@@ -47,8 +52,14 @@ test('defaults picked by name reach GET /v1/config; the external report center c
   await page.setViewportSize({ width: 1024, height: 900 });
   await shot(page, 'clinic-settings-1024');
 
-  const unidades = await consoleApi.call<Array<{ id: number; nome: string }>>('GET', `/tenants/${appliance.tenant}/unidades`);
-  const convenios = await consoleApi.call<Array<{ id: number; nome: string }>>('GET', `/tenants/${appliance.tenant}/convenios`);
+  const unidades = await consoleApi.call<Array<{ id: number; nome: string }>>(
+    'GET',
+    `/tenants/${appliance.tenant}/unidades`,
+  );
+  const convenios = await consoleApi.call<Array<{ id: number; nome: string }>>(
+    'GET',
+    `/tenants/${appliance.tenant}/convenios`,
+  );
   const config = await api.get('/v1/config');
   expect(config.status).toBe(200);
   expect(config.json.data.defaults).toMatchObject({
@@ -57,7 +68,10 @@ test('defaults picked by name reach GET /v1/config; the external report center c
     medico_exame_id: appliance.medicoId,
     medico_laudo_id: appliance.medicoId,
   });
-  const settings = await consoleApi.call<{ central_laudos_disponivel: boolean }>('GET', `/tenants/${appliance.tenant}/settings`);
+  const settings = await consoleApi.call<{ central_laudos_disponivel: boolean }>(
+    'GET',
+    `/tenants/${appliance.tenant}/settings`,
+  );
   expect(settings.central_laudos_disponivel).toBe(false);
 
   // After a reload the pickers show the saved choices by name.

@@ -14,7 +14,9 @@ test.afterAll(async () => {
   await api.dispose();
 });
 
-test('operator moves the clock 25 h ahead, every page says so, real-time signatures expire; back to real time', async ({ page }) => {
+test('operator moves the clock 25 h ahead, every page says so, real-time signatures expire; back to real time', async ({
+  page,
+}) => {
   await page.goto(`${env.baseUrl}/console/#/clock`);
   await page.getByLabel('Username').fill(env.operator);
   await page.getByLabel('Password').fill(env.password);

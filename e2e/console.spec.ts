@@ -110,7 +110,9 @@ test('operator issues, uses, audits, rotates, binds and revokes a key', async ({
     await expect(page.getByTestId('audit-storage')).toContainText(/[1-9][\d,]* \/ 5,000,000 rows/);
     await expect(page.getByTestId('audit-storage')).toContainText('Oldest entry');
     // …and its files on DATA_DIR against the same budget (its pages in gateway.db, the WAL's share of 8 MiB and its 32 KiB index).
-    await expect(page.getByTestId('audit-storage')).toContainText(/On disk the journal takes [\d.]+ MB of its 2048\.0 MB \(its pages in\s+gateway\.db, 8\.0 MB for the WAL\)/);
+    await expect(page.getByTestId('audit-storage')).toContainText(
+      /On disk the journal takes [\d.]+ MB of its 2048\.0 MB \(its pages in\s+gateway\.db, 8\.0 MB for the WAL\)/,
+    );
     await page.getByLabel('Key id').fill('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect(page.locator('tbody tr').first()).toBeVisible();
@@ -160,8 +162,17 @@ test('operator issues, uses, audits, rotates, binds and revokes a key', async ({
   await test.step('every console action is in the audit log with its operator', async () => {
     await page.goto(`${env.baseUrl}/console/#/audit?source=console&chave_id=${keyId}`);
     // Each action in words, its code in data-action (and in the entry's detail).
-    const actionRow = (action: string) => page.locator('tbody tr').filter({ has: page.locator(`[data-action="${action}"]`) }).first();
-    for (const [action, words] of [['key.create', 'Key issued'], ['key.rotate', 'Secret rotated'], ['key.update', 'Key edited'], ['key.revoke', 'Key revoked']]) {
+    const actionRow = (action: string) =>
+      page
+        .locator('tbody tr')
+        .filter({ has: page.locator(`[data-action="${action}"]`) })
+        .first();
+    for (const [action, words] of [
+      ['key.create', 'Key issued'],
+      ['key.rotate', 'Secret rotated'],
+      ['key.update', 'Key edited'],
+      ['key.revoke', 'Key revoked'],
+    ]) {
       await expect(actionRow(action)).toContainText(words);
     }
     await actionRow('key.update').click();

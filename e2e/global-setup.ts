@@ -22,7 +22,9 @@ function insertMedicos(dataDir: string, slug: string): number[] {
        VALUES (?, ?, 'x', 'CRM', ?, 'SP', ?, 1, 1, 1, 1, '2026-01-01T00:00:00Z')`,
     );
     const specialties = ['Radiologia', 'Cardiologia', 'Ultrassonografia'];
-    return MEDICOS.map((nome, i) => Number(insert.run(nome, `e2e.medico.${i}`, String(123450 + i), specialties[i]).lastInsertRowid));
+    return MEDICOS.map((nome, i) =>
+      Number(insert.run(nome, `e2e.medico.${i}`, String(123450 + i), specialties[i]).lastInsertRowid),
+    );
   } finally {
     db.close();
   }
@@ -52,12 +54,17 @@ function externalAppliance(baseUrl: string): E2eEnv {
   const v = process.env;
   const file = path.join(path.resolve(v.E2E_DATA_DIR ?? 'data'), 'demo-credentials.json');
   const needsFile = !(v.E2E_OPERATOR && v.E2E_PASSWORD && v.E2E_API_KEY && v.E2E_API_SECRET);
-  let creds: { operator?: { username: string; password: string }; keys?: Record<string, { api_key: string; api_secret: string; clinica: string }> } = {};
+  let creds: {
+    operator?: { username: string; password: string };
+    keys?: Record<string, { api_key: string; api_secret: string; clinica: string }>;
+  } = {};
   if (needsFile) {
     try {
       creds = JSON.parse(readFileSync(file, 'utf8'));
     } catch (error) {
-      throw new Error(`E2E_BASE_URL is set but ${file} cannot be read (${(error as Error).message}): set E2E_DATA_DIR to the appliance's DATA_DIR, or E2E_OPERATOR, E2E_PASSWORD, E2E_API_KEY and E2E_API_SECRET`);
+      throw new Error(
+        `E2E_BASE_URL is set but ${file} cannot be read (${(error as Error).message}): set E2E_DATA_DIR to the appliance's DATA_DIR, or E2E_OPERATOR, E2E_PASSWORD, E2E_API_KEY and E2E_API_SECRET`,
+      );
     }
   }
   const demo = creds.keys?.demo;

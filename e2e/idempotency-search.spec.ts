@@ -21,16 +21,28 @@ test('idempotency: a value is found under every key of the clinic that used it; 
   consoleApi,
   operatorPage: page,
 }) => {
-  const lab = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], { label: 'Laboratório (busca e2e)' });
-  const portal = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], { label: 'Portal (busca e2e)' });
+  const lab = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], {
+    label: 'Laboratório (busca e2e)',
+  });
+  const portal = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], {
+    label: 'Portal (busca e2e)',
+  });
   const idem = `pedido-${Date.now()}`;
   const body = { nome: 'Paciente Da Busca', data_nascimento: '1975-08-09', sexo: 'FEM' };
   const first = await api.as(lab).post('/v1/pacientes', body, { headers: { 'idempotency-key': idem } });
   expect(first.status).toBe(201);
   // The same value under another key of the clinic is another entry (scope: per API key).
-  expect((await api.as(portal).post('/v1/pacientes', { ...body, nome: 'Paciente Do Portal' }, { headers: { 'idempotency-key': idem } })).status).toBe(201);
+  expect(
+    (
+      await api
+        .as(portal)
+        .post('/v1/pacientes', { ...body, nome: 'Paciente Do Portal' }, { headers: { 'idempotency-key': idem } })
+    ).status,
+  ).toBe(201);
   // The lab retries with another body: 422.
-  const conflict = await api.as(lab).post('/v1/pacientes', { ...body, nome: 'Paciente Trocada' }, { headers: { 'idempotency-key': idem } });
+  const conflict = await api
+    .as(lab)
+    .post('/v1/pacientes', { ...body, nome: 'Paciente Trocada' }, { headers: { 'idempotency-key': idem } });
   expect(conflict.status).toBe(422);
   expect(conflict.json.error.code).toBe('IDEMPOTENCY_CONFLICT');
 
@@ -44,7 +56,9 @@ test('idempotency: a value is found under every key of the clinic that used it; 
 
     const entries = page.getByTestId('idem-search-entries').locator('tbody tr');
     await expect(entries).toHaveCount(2);
-    expect((await entries.evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-key-id'))))).sort()).toEqual([lab.id, portal.id].sort());
+    expect(
+      (await entries.evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-key-id'))))).sort(),
+    ).toEqual([lab.id, portal.id].sort());
     for (const row of await entries.all()) await expect(row).toContainText('Completed');
 
     const conflicts = page.getByTestId('idem-conflicts').locator('tbody tr');
@@ -53,8 +67,14 @@ test('idempotency: a value is found under every key of the clinic that used it; 
     await expect(row).toHaveAttribute('data-request-id', conflict.json.meta.request_id);
     await expect(row).toContainText('Another body');
     await expect(row).toContainText(`#${lab.id}`);
-    const firstPrint = await row.getByTestId('conflict-first').locator('[data-fingerprint]').getAttribute('data-fingerprint');
-    const sentPrint = await row.getByTestId('conflict-sent').locator('[data-fingerprint]').getAttribute('data-fingerprint');
+    const firstPrint = await row
+      .getByTestId('conflict-first')
+      .locator('[data-fingerprint]')
+      .getAttribute('data-fingerprint');
+    const sentPrint = await row
+      .getByTestId('conflict-sent')
+      .locator('[data-fingerprint]')
+      .getAttribute('data-fingerprint');
     expect(firstPrint).toMatch(/^[0-9a-f]{64}$/);
     expect(sentPrint).toMatch(/^[0-9a-f]{64}$/);
     expect(sentPrint).not.toBe(firstPrint);

@@ -10,13 +10,19 @@ import { ensureOperator } from '../server/admin/operators.ts';
 // Issue 19: the console shows which refusals only named a key (unverified), the requests that named no
 // key (unattributed groups), and a banner on every page when the journal warns (still serving) or refuses requests.
 
-test('journal: a refusal under an existing key is marked unverified; requests without a key are counted in groups', async ({ api, appliance, operatorPage: page }) => {
+test('journal: a refusal under an existing key is marked unverified; requests without a key are counted in groups', async ({
+  api,
+  appliance,
+  operatorPage: page,
+}) => {
   const bad = await api.get('/v1/ping', { headers: { 'x-signature': 'f'.repeat(64) } });
   expect(bad.status).toBe(401);
   const requestId = bad.json.meta.request_id as string;
   // From an address of its own (Linux loopback is 127/8): its group's sample is this request, whatever else the
   // suite sent unsigned in the same minute.
-  const unsigned = await request(`${appliance.baseUrl}/v1/ping?e2e=unattributed`, { dispatcher: new Agent({ localAddress: '127.0.0.77' }) });
+  const unsigned = await request(`${appliance.baseUrl}/v1/ping?e2e=unattributed`, {
+    dispatcher: new Agent({ localAddress: '127.0.0.77' }),
+  });
   await unsigned.body.dump();
   expect(unsigned.statusCode).toBe(401);
 
@@ -37,13 +43,17 @@ test('journal: a refusal under an existing key is marked unverified; requests wi
   await expect(page.getByTestId('audit-storage')).toContainText('verified entries');
 });
 
-test('journal banner: with DATA_DIR below AUDIT_MIN_FREE_BYTES, every page says the API refuses requests and why', async ({ page }) => {
+test('journal banner: with DATA_DIR below AUDIT_MIN_FREE_BYTES, every page says the API refuses requests and why', async ({
+  page,
+}) => {
   test.skip(Boolean(process.env.E2E_BASE_URL), 'starts a private stack of its own');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-journal-'));
   const stack = await startStack(ephemeralConfig(dataDir, { AUDIT_MIN_FREE_BYTES: String(2 ** 53 - 1) }));
   try {
     await ensureOperator(stack.gatewayDb.db, 'operador', 'journal-banner-password');
-    const login = await page.request.post(`${stack.gatewayUrl}/admin/api/auth/login`, { data: { username: 'operador', password: 'journal-banner-password' } });
+    const login = await page.request.post(`${stack.gatewayUrl}/admin/api/auth/login`, {
+      data: { username: 'operador', password: 'journal-banner-password' },
+    });
     expect(login.status()).toBe(200);
     for (const screen of ['keys', 'audit']) {
       await page.goto(`${stack.gatewayUrl}/console/#/${screen}`);
@@ -57,7 +67,9 @@ test('journal banner: with DATA_DIR below AUDIT_MIN_FREE_BYTES, every page says 
   }
 });
 
-test('journal banner, needs attention: unauthenticated noise shed, the API still serving; every page says what happened', async ({ page }) => {
+test('journal banner, needs attention: unauthenticated noise shed, the API still serving; every page says what happened', async ({
+  page,
+}) => {
   test.skip(Boolean(process.env.E2E_BASE_URL), 'starts a private stack of its own');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-journal-warn-'));
   // Noise takes at most 10 % of AUDIT_MAX_ROWS: 10 of 100 rows.
@@ -65,7 +77,9 @@ test('journal banner, needs attention: unauthenticated noise shed, the API still
   try {
     // 15 addresses without a key: one unattributed group each, past the noise's share.
     for (let i = 0; i < 15; i++) {
-      const res = await request(`${stack.gatewayUrl}/v1/ping`, { dispatcher: new Agent({ localAddress: `127.0.0.${140 + i}` }) });
+      const res = await request(`${stack.gatewayUrl}/v1/ping`, {
+        dispatcher: new Agent({ localAddress: `127.0.0.${140 + i}` }),
+      });
       await res.body.dump();
       expect(res.statusCode).toBe(401);
     }
@@ -78,13 +92,17 @@ test('journal banner, needs attention: unauthenticated noise shed, the API still
     expect(JSON.stringify(await ready.body.json())).toContain('Ruido nao autenticado descartado');
 
     await ensureOperator(stack.gatewayDb.db, 'operador', 'journal-warning-password');
-    const login = await page.request.post(`${stack.gatewayUrl}/admin/api/auth/login`, { data: { username: 'operador', password: 'journal-warning-password' } });
+    const login = await page.request.post(`${stack.gatewayUrl}/admin/api/auth/login`, {
+      data: { username: 'operador', password: 'journal-warning-password' },
+    });
     expect(login.status()).toBe(200);
     for (const screen of ['keys', 'audit']) {
       await page.goto(`${stack.gatewayUrl}/console/#/${screen}`);
       const banner = page.getByRole('alert', { name: 'Audit journal' });
       await expect(banner).toContainText('The audit journal needs attention.');
-      await expect(banner).toContainText('Unauthenticated noise was dropped in the last 10 minutes to keep the journal within its budget.');
+      await expect(banner).toContainText(
+        'Unauthenticated noise was dropped in the last 10 minutes to keep the journal within its budget.',
+      );
       await expect(banner).not.toContainText('the API refuses them');
     }
   } finally {

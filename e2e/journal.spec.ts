@@ -34,7 +34,11 @@ test('journal: a signed call refused with 400 shows its code, message, redacted 
   operatorPage: page,
 }) => {
   const cpf = '52998224725';
-  const res = await api.post('/v1/pacientes', { nome: 'X', cpf, email: 'sentinela.e2e@example.com' }, { headers: { 'user-agent': 'journal-e2e/1.0' } });
+  const res = await api.post(
+    '/v1/pacientes',
+    { nome: 'X', cpf, email: 'sentinela.e2e@example.com' },
+    { headers: { 'user-agent': 'journal-e2e/1.0' } },
+  );
   expect(res.status).toBe(400);
   const requestId = res.json.meta.request_id as string;
   const message = res.json.error.message as string;
@@ -71,12 +75,19 @@ test('journal: a signed call refused with 400 shows its code, message, redacted 
   }
 });
 
-test('a failed signature is attributed to the key it presented, in the list and the detail', async ({ api, appliance, consoleApi, operatorPage: page }) => {
+test('a failed signature is attributed to the key it presented, in the list and the detail', async ({
+  api,
+  appliance,
+  consoleApi,
+  operatorPage: page,
+}) => {
   const wrong = api.as({ apiKey: appliance.apiKey, apiSecret: '0'.repeat(64) });
   const res = await wrong.get('/v1/ping');
   expect(res.status).toBe(401);
   const requestId = res.json.meta.request_id as string;
-  const [entry] = (await consoleApi.call<{ items: Array<{ chave_id: number | null }> }>('GET', `/audit?request_id=${requestId}`)).items;
+  const [entry] = (
+    await consoleApi.call<{ items: Array<{ chave_id: number | null }> }>('GET', `/audit?request_id=${requestId}`)
+  ).items;
   expect(entry.chave_id).not.toBeNull();
   await page.goto(`${appliance.baseUrl}/console/#/audit?chave_id=${entry.chave_id}`);
   const row = page.locator(`tr[data-request-id="${requestId}"]`);
@@ -90,8 +101,15 @@ test('a failed signature is attributed to the key it presented, in the list and 
   await expect(page.getByTestId('detail-headers')).not.toContainText('x-signature');
 });
 
-test('inspector: a key’s idempotency entries, linked to their audit entry; an operator purges one', async ({ api, appliance, consoleApi, operatorPage: page }) => {
-  const key = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], { label: 'e2e inspector' });
+test('inspector: a key’s idempotency entries, linked to their audit entry; an operator purges one', async ({
+  api,
+  appliance,
+  consoleApi,
+  operatorPage: page,
+}) => {
+  const key = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], {
+    label: 'e2e inspector',
+  });
   const client = api.as(key);
   const idem = `inspetor-${Date.now()}`;
   const created = await client.post(
@@ -100,7 +118,11 @@ test('inspector: a key’s idempotency entries, linked to their audit entry; an 
     { headers: { 'idempotency-key': idem } },
   );
   expect(created.status, JSON.stringify(created.json)).toBe(201);
-  const other = await client.post('/v1/pacientes', { nome: 'Outra Paciente Inspetor', data_nascimento: '1991-02-02', sexo: 'FEM' });
+  const other = await client.post('/v1/pacientes', {
+    nome: 'Outra Paciente Inspetor',
+    data_nascimento: '1991-02-02',
+    sexo: 'FEM',
+  });
   expect(other.status).toBe(201);
 
   // Through the navigation: clinic, then key.
@@ -124,7 +146,10 @@ test('inspector: a key’s idempotency entries, linked to their audit entry; an 
   await expect(page.getByTestId('detail-request-id')).toHaveText(created.json.meta.request_id);
   await page.goBack();
 
-  await table.locator(`tr[data-idem-key="${idem}"]`).getByRole('button', { name: `Purge ${idem}` }).click();
+  await table
+    .locator(`tr[data-idem-key="${idem}"]`)
+    .getByRole('button', { name: `Purge ${idem}` })
+    .click();
   const dialog = page.getByRole('dialog');
   await expect(dialog).toContainText(idem);
   await shot(page, 'idempotency-purge-1440');

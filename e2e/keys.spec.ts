@@ -7,7 +7,8 @@ import { e2eEnv } from './support/env.ts';
 import { signedCall } from './support/signed.ts';
 
 const env = e2eEnv();
-const SCREENSHOTS = process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
+const SCREENSHOTS =
+  process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
 
 async function shot(page: Page, name: string): Promise<void> {
   if (!process.env.E2E_SCREENSHOTS) return;
@@ -15,7 +16,9 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
 
-test('scope matrix: a custom key gets exactly the scopes ticked, its first-call snippet runs, focus comes back, revocation is dated', async ({ page }) => {
+test('scope matrix: a custom key gets exactly the scopes ticked, its first-call snippet runs, focus comes back, revocation is dated', async ({
+  page,
+}) => {
   await page.goto(`${env.baseUrl}/console/#/keys?tenant=${env.tenant}`);
   await page.getByLabel('Username').fill(env.operator);
   await page.getByLabel('Password').fill(env.password);
@@ -31,7 +34,9 @@ test('scope matrix: a custom key gets exactly the scopes ticked, its first-call 
     await expect(matrix.getByRole('rowheader')).toHaveCount(7);
     // Every scope of contracts/scopes.ts is a checkbox, with the spec's line as its description.
     await expect(matrix.getByRole('checkbox')).toHaveCount(13);
-    await expect(dialog.getByRole('checkbox', { name: 'exames:delete' })).toHaveAccessibleDescription('delete exam (dedicated scope)');
+    await expect(dialog.getByRole('checkbox', { name: 'exames:delete' })).toHaveAccessibleDescription(
+      'delete exam (dedicated scope)',
+    );
     await expect(matrix.getByRole('row', { name: /Patients/ })).toContainText('create, partial update, unify patients');
     await dialog.getByRole('button', { name: 'Custom' }).click();
     await expect(matrix.getByRole('checkbox', { checked: true })).toHaveCount(0);
@@ -73,7 +78,9 @@ test('scope matrix: a custom key gets exactly the scopes ticked, its first-call 
   await test.step('the new row is highlighted, with compact scopes; the API grants exactly those', async () => {
     await expect(row).toHaveAttribute('data-new', 'true');
     await expect(row.getByTestId('scopes').locator('.chip')).toHaveText(['exames rd']);
-    expect((await signedCall(env.baseUrl, creds, 'GET', '/v1/pacientes')).json.error.code).toBe('AUTH_INSUFFICIENT_SCOPE');
+    expect((await signedCall(env.baseUrl, creds, 'GET', '/v1/pacientes')).json.error.code).toBe(
+      'AUTH_INSUFFICIENT_SCOPE',
+    );
   });
 
   await test.step('edit through the matrix; focus returns to Edit, Escape on Rotate returns to Rotate', async () => {

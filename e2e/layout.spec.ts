@@ -6,7 +6,8 @@ import { ConsoleApi, expect, SignedClient, test, type E2eEnv } from './kit/index
 // Writes patients: start from the e2e clinic's first-start settings (another spec may have made CPF required).
 test.use({ resetBeforeEach: true });
 
-const SCREENSHOTS = process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
+const SCREENSHOTS =
+  process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
 /** Issue 22 § 1: a wide desktop and a 1024×768 laptop or tablet. */
 const SIZES = [
   { width: 1440, height: 900 },
@@ -39,7 +40,8 @@ async function problems(page: Page): Promise<string[]> {
     const describe = (el: Element) => {
       const text = (el.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
       const id = el.id ? `#${el.id}` : '';
-      const cls = typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
+      const cls =
+        typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
       const label = el.getAttribute('aria-label') ? `[aria-label="${el.getAttribute('aria-label')}"]` : '';
       return `<${el.tagName.toLowerCase()}${id}${cls}${label}> "${text}"`;
     };
@@ -53,16 +55,21 @@ async function problems(page: Page): Promise<string[]> {
     const root = document.scrollingElement ?? document.documentElement;
     if (root.scrollWidth > root.clientWidth) {
       // Named by the innermost elements past the window's edge: what pushes the page.
-      const past = [...document.body.querySelectorAll('*')].filter((el) => el.getBoundingClientRect().right > root.clientWidth + 1);
+      const past = [...document.body.querySelectorAll('*')].filter(
+        (el) => el.getBoundingClientRect().right > root.clientWidth + 1,
+      );
       const culprits = past.filter((el) => !past.some((other) => other !== el && el.contains(other))).slice(0, 3);
-      out.push(`page scrolls sideways: ${root.scrollWidth} > ${root.clientWidth} (${culprits.map((el) => describe(el).slice(0, 60)).join('; ')})`);
+      out.push(
+        `page scrolls sideways: ${root.scrollWidth} > ${root.clientWidth} (${culprits.map((el) => describe(el).slice(0, 60)).join('; ')})`,
+      );
     }
     const main = document.querySelector('main');
     if (!main) return ['no <main>'];
     main.querySelectorAll('table').forEach((table, i) => {
       const box = (table.closest('.table-wrap') as HTMLElement | null) ?? table.parentElement!;
       const label = table.closest('[aria-label]')?.getAttribute('aria-label') ?? `table ${i + 1}`;
-      if (box.scrollWidth > box.clientWidth + 1) out.push(`${label}: table ${box.scrollWidth} px wide in a ${box.clientWidth} px box`);
+      if (box.scrollWidth > box.clientWidth + 1)
+        out.push(`${label}: table ${box.scrollWidth} px wide in a ${box.clientWidth} px box`);
     });
 
     // Words broken across lines, everywhere in the document (menu, dialogs, JSON blocks and snippets included:
@@ -72,7 +79,8 @@ async function problems(page: Page): Promise<string[]> {
     const broken = new Set<string>();
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
-      if (!parent || parent.closest('.sr-only, option, script, style, textarea, [hidden]') || !visible(parent)) continue;
+      if (!parent || parent.closest('.sr-only, option, script, style, textarea, [hidden]') || !visible(parent))
+        continue;
       const text = node.textContent ?? '';
       for (const match of text.matchAll(/[\p{L}\p{N}]+/gu)) {
         // Hashes, keys and ids (25 characters and more) may wrap inside a narrow card; words may not.
@@ -94,14 +102,18 @@ async function problems(page: Page): Promise<string[]> {
       const text = select.selectedOptions[0]?.textContent ?? '';
       const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
       const needed = canvas.measureText(text).width;
-      if (needed > room + 1) out.push(`select ${select.id ? `#${select.id}` : ''} cuts "${text}" (${Math.round(needed)} px of text, ${Math.round(room)} px of room)`);
+      if (needed > room + 1)
+        out.push(
+          `select ${select.id ? `#${select.id}` : ''} cuts "${text}" (${Math.round(needed)} px of text, ${Math.round(room)} px of room)`,
+        );
     });
 
     // Text wider than its own box: buttons, headings, labels, badges, table headers.
     main.querySelectorAll('button, a.btn, h1, h2, h3, h4, label, .badge, th, .chip').forEach((el) => {
       if (!visible(el)) return;
       const box = el as HTMLElement;
-      if (box.scrollWidth > box.clientWidth + 1 && box.clientWidth > 0) out.push(`${describe(el)} is cut: ${box.scrollWidth} px of content in ${box.clientWidth} px`);
+      if (box.scrollWidth > box.clientWidth + 1 && box.clientWidth > 0)
+        out.push(`${describe(el)} is cut: ${box.scrollWidth} px of content in ${box.clientWidth} px`);
     });
 
     // Controls inside their card, their scroll box and the window.
@@ -117,7 +129,8 @@ async function problems(page: Page): Promise<string[]> {
       for (let clip = control.parentElement; clip && clip !== document.body; clip = clip.parentElement) {
         if (getComputedStyle(clip).overflowX === 'visible') continue;
         const c = clip.getBoundingClientRect();
-        if (r.right > c.right + 1 || r.left < c.left - 1) out.push(`${describe(control)} is clipped by ${describe(clip).slice(0, 60)}`);
+        if (r.right > c.right + 1 || r.left < c.left - 1)
+          out.push(`${describe(control)} is clipped by ${describe(clip).slice(0, 60)}`);
         break;
       }
     });
@@ -125,7 +138,8 @@ async function problems(page: Page): Promise<string[]> {
     // Open dialogs: inside the window, no sideways scrolling.
     document.querySelectorAll('dialog[open]').forEach((dialog) => {
       const r = dialog.getBoundingClientRect();
-      if (r.right > window.innerWidth + 1 || r.left < -1) out.push(`dialog ${describe(dialog)} is wider than the window`);
+      if (r.right > window.innerWidth + 1 || r.left < -1)
+        out.push(`dialog ${describe(dialog)} is wider than the window`);
       dialog.querySelectorAll('*').forEach((el) => {
         const box = el as HTMLElement;
         if (visible(el) && getComputedStyle(el).overflowX !== 'visible' && box.scrollWidth > box.clientWidth + 1) {
@@ -152,8 +166,15 @@ async function problems(page: Page): Promise<string[]> {
         if (r.right > edge.right + 1 || r.left < edge.left - 1) {
           out.push(`${describe(el)} reaches past the edge of ${describe(box).slice(0, 70)}`);
           reported.push(el);
-        } else if (style.overflowX === 'visible' && style.display !== 'inline' && (el as HTMLElement).scrollWidth > (el as HTMLElement).clientWidth + 1 && (el as HTMLElement).clientWidth > 0) {
-          out.push(`${describe(el)}: its content is ${(el as HTMLElement).scrollWidth} px wide in a ${(el as HTMLElement).clientWidth} px box`);
+        } else if (
+          style.overflowX === 'visible' &&
+          style.display !== 'inline' &&
+          (el as HTMLElement).scrollWidth > (el as HTMLElement).clientWidth + 1 &&
+          (el as HTMLElement).clientWidth > 0
+        ) {
+          out.push(
+            `${describe(el)}: its content is ${(el as HTMLElement).scrollWidth} px wide in a ${(el as HTMLElement).clientWidth} px box`,
+          );
           reported.push(el);
         }
       }
@@ -162,12 +183,22 @@ async function problems(page: Page): Promise<string[]> {
     // No empty card, no heading left hanging ("Detail —").
     for (const card of main.querySelectorAll('.card')) {
       if (!visible(card)) continue;
-      const content = [...card.querySelectorAll('*')].filter((el) => !el.closest('h1, h2, h3, h4, .section-title') && visible(el));
-      const hasContent = content.some((el) => el.matches('input, select, textarea, button, table, pre, img, svg, canvas')) || content.some((el) => [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() && (n.textContent ?? '').trim() !== '—'));
+      const content = [...card.querySelectorAll('*')].filter(
+        (el) => !el.closest('h1, h2, h3, h4, .section-title') && visible(el),
+      );
+      const hasContent =
+        content.some((el) => el.matches('input, select, textarea, button, table, pre, img, svg, canvas')) ||
+        content.some((el) =>
+          [...el.childNodes].some(
+            (n) =>
+              n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() && (n.textContent ?? '').trim() !== '—',
+          ),
+        );
       if (!hasContent) out.push(`${describe(card)} is an empty card`);
     }
     for (const heading of document.querySelectorAll('h1, h2, h3, h4')) {
-      if (visible(heading) && /[—–:·-]\s*$/.test((heading.textContent ?? '').trim())) out.push(`heading ${describe(heading)} ends with nothing after its dash`);
+      if (visible(heading) && /[—–:·-]\s*$/.test((heading.textContent ?? '').trim()))
+        out.push(`heading ${describe(heading)} ends with nothing after its dash`);
     }
     return out;
   });
@@ -189,7 +220,8 @@ interface ClinicRef {
 async function wording(page: Page, clinics: ClinicRef[]): Promise<string[]> {
   return page.evaluate((clinics) => {
     const out = new Set<string>();
-    const RAW_ALONE = /^(active|revoked|expired|disabled|inactive|legacy|sandbox|in_flight|abandoned|completed|stored_503|http500|invalid_json|drop|hang|latency)$/;
+    const RAW_ALONE =
+      /^(active|revoked|expired|disabled|inactive|legacy|sandbox|in_flight|abandoned|completed|stored_503|http500|invalid_json|drop|hang|latency)$/;
     const RAW_ANYWHERE = /\b(http\d{3}|invalid_json|in_flight|stored_503)\b/;
     const DATA = 'code, pre, kbd, .mono, .sr-only, script, style, textarea, [hidden]';
     const visible = (el: Element) => {
@@ -197,7 +229,8 @@ async function wording(page: Page, clinics: ClinicRef[]): Promise<string[]> {
       const style = getComputedStyle(el);
       return r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
     };
-    const where = (el: Element) => `<${el.tagName.toLowerCase()}${typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : ''}>`;
+    const where = (el: Element) =>
+      `<${el.tagName.toLowerCase()}${typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : ''}>`;
     const texts: Array<{ text: string; el: Element; data: boolean }> = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -208,7 +241,8 @@ async function wording(page: Page, clinics: ClinicRef[]): Promise<string[]> {
     }
     document.querySelectorAll('select').forEach((select) => {
       if (!visible(select)) return;
-      for (const option of select.options) texts.push({ text: (option.textContent ?? '').trim(), el: option, data: false });
+      for (const option of select.options)
+        texts.push({ text: (option.textContent ?? '').trim(), el: option, data: false });
     });
     for (const { text, el, data } of texts) {
       if (data) continue;
@@ -223,7 +257,10 @@ async function wording(page: Page, clinics: ClinicRef[]): Promise<string[]> {
       for (const clinic of clinics) {
         if (!new RegExp(`(^|[^a-z0-9-])${clinic.slug.replace(/[-]/g, '\\-')}($|[^a-z0-9-])`).test(text)) continue;
         const unit = el.closest(UNITS) ?? el.parentElement ?? el;
-        if (!(unit.textContent ?? '').includes(clinic.nome)) out.add(`clinic "${clinic.slug}" without its name "${clinic.nome}" in ${where(unit)} "${(unit.textContent ?? '').trim().slice(0, 60)}"`);
+        if (!(unit.textContent ?? '').includes(clinic.nome))
+          out.add(
+            `clinic "${clinic.slug}" without its name "${clinic.nome}" in ${where(unit)} "${(unit.textContent ?? '').trim().slice(0, 60)}"`,
+          );
       }
     }
     return [...out];
@@ -275,14 +312,25 @@ const DISABLED_OPERATOR = 'layout.operador-desativado.laboratorio-central-campin
  * One of the spec's viewers, found or added: `enabled` with a fresh password (shown once, so reset each run), or
  * `disabled` (a disabled account's row, with its Enable button, is part of a day's Operators screen).
  */
-async function layoutOperator(consoleApi: ConsoleApi, username: string, state: 'enabled' | 'disabled'): Promise<{ id: number; password: string }> {
+async function layoutOperator(
+  consoleApi: ConsoleApi,
+  username: string,
+  state: 'enabled' | 'disabled',
+): Promise<{ id: number; password: string }> {
   type Operator = { id: number; username: string; status: 'active' | 'disabled' };
   let operator = (await consoleApi.call<Operator[]>('GET', '/operators')).find((o) => o.username === username);
   let password = '';
-  if (!operator) ({ operator, password } = await consoleApi.call<{ operator: Operator; password: string }>('POST', '/operators', { username, role: 'viewer' }));
+  if (!operator)
+    ({ operator, password } = await consoleApi.call<{ operator: Operator; password: string }>('POST', '/operators', {
+      username,
+      role: 'viewer',
+    }));
   const wanted = state === 'disabled' ? 'disabled' : 'active';
-  if (operator.status !== wanted) await consoleApi.call('PATCH', `/operators/${operator.id}`, { disabled: state === 'disabled' });
-  if (state === 'enabled' && !password) password = (await consoleApi.call<{ password: string }>('POST', `/operators/${operator.id}/reset-password`)).password;
+  if (operator.status !== wanted)
+    await consoleApi.call('PATCH', `/operators/${operator.id}`, { disabled: state === 'disabled' });
+  if (state === 'enabled' && !password)
+    password = (await consoleApi.call<{ password: string }>('POST', `/operators/${operator.id}/reset-password`))
+      .password;
   return { id: operator.id, password };
 }
 
@@ -308,36 +356,81 @@ interface Seeded {
 async function seed(consoleApi: ConsoleApi, appliance: E2eEnv): Promise<Seeded> {
   const tenant = appliance.tenant;
   const medico = appliance.medicoId ? { medico_id: appliance.medicoId } : {};
-  const scopes = ['pacientes:read', 'pacientes:write', 'exames:read', 'exames:write', 'laudos:read', 'agenda:read', 'agenda:write', 'prontuarios:read', 'catalogos:read'];
-  const custom = await consoleApi.issueKey(tenant, scopes, { label: 'Laboratório Central — integração LIS de produção (unidade Campinas)', ...medico });
-  const revoked = await consoleApi.issueKey(tenant, ['exames:read', 'laudos:read', 'agenda:read'], { label: 'Portal do médico (homologação)', ...medico });
+  const scopes = [
+    'pacientes:read',
+    'pacientes:write',
+    'exames:read',
+    'exames:write',
+    'laudos:read',
+    'agenda:read',
+    'agenda:write',
+    'prontuarios:read',
+    'catalogos:read',
+  ];
+  const custom = await consoleApi.issueKey(tenant, scopes, {
+    label: 'Laboratório Central — integração LIS de produção (unidade Campinas)',
+    ...medico,
+  });
+  const revoked = await consoleApi.issueKey(tenant, ['exames:read', 'laudos:read', 'agenda:read'], {
+    label: 'Portal do médico (homologação)',
+    ...medico,
+  });
   await consoleApi.call('POST', `/keys/${revoked.id}/revoke`);
 
   const client = new SignedClient(appliance.baseUrl, custom);
   const idem = `layout-${Date.now()}-pedido-de-exame`;
   const patient = { nome: 'Paciente Layout Longo da Silva', data_nascimento: '1987-06-05', sexo: 'FEM' };
   expect((await client.post('/v1/pacientes', patient, { headers: { 'idempotency-key': idem } })).status).toBe(201);
-  const conflict = await client.post('/v1/pacientes', { ...patient, nome: 'Outra Paciente' }, { headers: { 'idempotency-key': idem } });
+  const conflict = await client.post(
+    '/v1/pacientes',
+    { ...patient, nome: 'Outra Paciente' },
+    { headers: { 'idempotency-key': idem } },
+  );
   expect(conflict.json?.error?.code).toBe('IDEMPOTENCY_CONFLICT');
   // Doctors are written with medicos:write, which this key lacks.
-  expect((await client.post('/v1/medicos', { nome: 'Dra. Sem Escopo' })).json?.error?.code).toBe('AUTH_INSUFFICIENT_SCOPE');
-  expect((await client.get('/v1/ping', { timestamp: Math.floor(Date.now() / 1000) - 3600 })).json?.error?.code).toBe('AUTH_TIMESTAMP_EXPIRED');
+  expect((await client.post('/v1/medicos', { nome: 'Dra. Sem Escopo' })).json?.error?.code).toBe(
+    'AUTH_INSUFFICIENT_SCOPE',
+  );
+  expect((await client.get('/v1/ping', { timestamp: Math.floor(Date.now() / 1000) - 3600 })).json?.error?.code).toBe(
+    'AUTH_TIMESTAMP_EXPIRED',
+  );
   expect((await client.post('/v1/pacientes', { nome: 'X' })).status).toBe(400);
   expect((await fetch(`${appliance.baseUrl}/v1/ping`)).status).toBe(401);
   const longAnswer = await client.get(`/v1/pacientes?${LONG_PARAMETER}=${'1'.repeat(40)}`);
   expect(longAnswer.status).toBe(400);
   expect(JSON.stringify(longAnswer.json)).toContain(LONG_PARAMETER);
 
-  await consoleApi.call('POST', '/faults', { tenant, method: 'GET', path: '/v1/exames/*/arquivos/laudo-assinado*', kind: 'http500', latency_ms: 0, failure_rate: 1 });
-  await consoleApi.call('POST', '/faults', { tenant: '*', method: '*', path: '/v1/agenda*', kind: 'latency', latency_ms: 1500, failure_rate: 0.25 });
+  await consoleApi.call('POST', '/faults', {
+    tenant,
+    method: 'GET',
+    path: '/v1/exames/*/arquivos/laudo-assinado*',
+    kind: 'http500',
+    latency_ms: 0,
+    failure_rate: 1,
+  });
+  await consoleApi.call('POST', '/faults', {
+    tenant: '*',
+    method: '*',
+    path: '/v1/agenda*',
+    kind: 'latency',
+    latency_ms: 1500,
+    failure_rate: 0.25,
+  });
   await consoleApi.call('POST', '/storage-faults', { tenant, failure_rate: 0.5 });
   await consoleApi.call('POST', '/storage-faults', { tenant: '*', failure_rate: 1 });
   await layoutOperator(consoleApi, DISABLED_OPERATOR, 'disabled');
-  const active = await consoleApi.call<{ id: number }>('POST', '/operator-tokens', { label: 'Suíte Playwright do laboratório — CI noturno', tenants: [tenant] });
-  const gone = await consoleApi.call<{ id: number }>('POST', '/operator-tokens', { label: 'Script de reset antigo', tenants: '*' });
+  const active = await consoleApi.call<{ id: number }>('POST', '/operator-tokens', {
+    label: 'Suíte Playwright do laboratório — CI noturno',
+    tenants: [tenant],
+  });
+  const gone = await consoleApi.call<{ id: number }>('POST', '/operator-tokens', {
+    label: 'Script de reset antigo',
+    tenants: '*',
+  });
   await consoleApi.call('POST', `/operator-tokens/${gone.id}/revoke`);
 
-  const auditId = async (query: string) => (await consoleApi.call<{ items: Array<{ id: number }> }>('GET', `/audit?${query}`)).items[0].id;
+  const auditId = async (query: string) =>
+    (await consoleApi.call<{ items: Array<{ id: number }> }>('GET', `/audit?${query}`)).items[0].id;
   return {
     custom,
     revokedId: revoked.id,
@@ -367,9 +460,19 @@ interface Screen {
 /** The menu's screens, read from the menu itself: a screen added later is walked too. */
 async function menuScreens(page: Page): Promise<Screen[]> {
   const nav = page.getByRole('navigation', { name: 'Main' }).locator('a.nav-link');
-  const links = await nav.evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, label: a.textContent!.trim() })));
+  const links = await nav.evaluateAll((as) =>
+    as.map((a) => ({ href: a.getAttribute('href')!, label: a.textContent!.trim() })),
+  );
   expect(links.length).toBeGreaterThanOrEqual(10);
-  return links.map((l) => ({ name: l.href.replace(/^#\//, '').replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '') || 'home', label: l.label, href: l.href }));
+  return links.map((l) => ({
+    name:
+      l.href
+        .replace(/^#\//, '')
+        .replace(/[^a-z0-9]+/gi, '-')
+        .replace(/-$/, '') || 'home',
+    label: l.label,
+    href: l.href,
+  }));
 }
 
 /**
@@ -395,13 +498,24 @@ function stateScreens(tenant: string, seeded: Seeded, role: 'admin' | 'viewer'):
           const card = el.closest('.card')!.getBoundingClientRect();
           const r = el.getBoundingClientRect();
           const scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
-          return { insideItsCard: r.left >= card.left - 1 && r.right <= card.right + 1, wrapsOrScrolls: el.scrollWidth <= el.clientWidth + 1 || scrolls };
+          return {
+            insideItsCard: r.left >= card.left - 1 && r.right <= card.right + 1,
+            wrapsOrScrolls: el.scrollWidth <= el.clientWidth + 1 || scrolls,
+          };
         });
         expect(held).toEqual({ insideItsCard: true, wrapsOrScrolls: true });
       },
     },
-    { name: 'idempotency-search', label: 'Idempotency search', href: `#/idempotency?tenant=${tenant}&idem_key=${seeded.idem}` },
-    { name: 'idempotency-key', label: 'Idempotency of a key', href: `#/idempotency?tenant=${tenant}&chave_id=${seeded.custom.id}` },
+    {
+      name: 'idempotency-search',
+      label: 'Idempotency search',
+      href: `#/idempotency?tenant=${tenant}&idem_key=${seeded.idem}`,
+    },
+    {
+      name: 'idempotency-key',
+      label: 'Idempotency of a key',
+      href: `#/idempotency?tenant=${tenant}&chave_id=${seeded.custom.id}`,
+    },
     {
       name: role === 'admin' ? 'playground-sent' : 'playground-filled',
       label: role === 'admin' ? 'Playground after a send' : 'Playground filled in',
@@ -422,7 +536,14 @@ function stateScreens(tenant: string, seeded: Seeded, role: 'admin' | 'viewer'):
 }
 
 /** Every screen at both sizes, each from a fresh load; `shots`: the prefix of its pictures (E2E_SCREENSHOTS=1). */
-async function walk(page: Page, baseUrl: string, screens: Screen[], clinics: ClinicRef[], who: string, shots?: string): Promise<void> {
+async function walk(
+  page: Page,
+  baseUrl: string,
+  screens: Screen[],
+  clinics: ClinicRef[],
+  who: string,
+  shots?: string,
+): Promise<void> {
   for (const size of SIZES) {
     await page.setViewportSize(size);
     for (const screen of screens) {
@@ -462,7 +583,11 @@ test('every screen holds at 1440×900 and 1024×768 with realistic data: no word
   }
 });
 
-test("the viewer's screens hold too: the same menu and states, read-only, at both sizes", async ({ browser, consoleApi, appliance }) => {
+test("the viewer's screens hold too: the same menu and states, read-only, at both sizes", async ({
+  browser,
+  consoleApi,
+  appliance,
+}) => {
   test.setTimeout(240_000);
   let seeded: Seeded | undefined;
   let viewerId: number | undefined;
@@ -493,10 +618,14 @@ test('dialogs and the sign-in page hold at both sizes: new key and its secret, r
   const { tenant, baseUrl } = appliance;
   const clinics = await clinicsOf(consoleApi);
   const medico = appliance.medicoId ? { medico_id: appliance.medicoId } : {};
-  const target = await consoleApi.issueKey(tenant, ['pacientes:read', 'pacientes:write', 'exames:read', 'laudos:read', 'agenda:read'], {
-    label: 'Laboratório Central — integração LIS de produção (unidade Campinas)',
-    ...medico,
-  });
+  const target = await consoleApi.issueKey(
+    tenant,
+    ['pacientes:read', 'pacientes:write', 'exames:read', 'laudos:read', 'agenda:read'],
+    {
+      label: 'Laboratório Central — integração LIS de produção (unidade Campinas)',
+      ...medico,
+    },
+  );
   const issued: number[] = [];
   const open = async (name: string, button: Locator) => {
     await button.click();
@@ -523,8 +652,11 @@ test('dialogs and the sign-in page hold at both sizes: new key and its secret, r
         await look(page, `sign-in refused ${at}`, clinics);
         await signInThroughTheForm(page, appliance.operator, appliance.password);
         // The session ends on the server, as the idle timeout ends it; the next request finds out.
-        const csrf = (await (await page.request.get(`${baseUrl}/admin/api/auth/session`)).json()).data.csrf_token as string;
-        expect((await page.request.post(`${baseUrl}/admin/api/auth/logout`, { headers: { 'x-csrf-token': csrf } })).status()).toBe(200);
+        const csrf = (await (await page.request.get(`${baseUrl}/admin/api/auth/session`)).json()).data
+          .csrf_token as string;
+        expect(
+          (await page.request.post(`${baseUrl}/admin/api/auth/logout`, { headers: { 'x-csrf-token': csrf } })).status(),
+        ).toBe(200);
         await page.getByRole('link', { name: 'Audit log' }).click();
         await expect(page.getByTestId('session-expired')).toBeVisible();
         await look(page, `sign-in after the session expired ${at}`, clinics);
@@ -536,7 +668,9 @@ test('dialogs and the sign-in page hold at both sizes: new key and its secret, r
         await page.reload();
         await settle(page);
         const form = await open(`new key ${at}`, page.getByRole('button', { name: '+ New key' }));
-        await form.getByLabel('Label').fill('Laboratório Central — integração LIS de produção (unidade Campinas, turno da noite)');
+        await form
+          .getByLabel('Label')
+          .fill('Laboratório Central — integração LIS de produção (unidade Campinas, turno da noite)');
         if (appliance.medicoId) await form.getByLabel('Bound doctor').selectOption(String(appliance.medicoId));
         await look(page, `new key, filled in ${at}`, clinics);
         await form.getByRole('button', { name: 'Issue key' }).click();
@@ -552,7 +686,10 @@ test('dialogs and the sign-in page hold at both sizes: new key and its secret, r
         await expect(page.getByRole('dialog')).toHaveCount(0);
 
         for (const action of ['Rotate', 'Revoke']) {
-          const confirm = await open(`${action.toLowerCase()} confirmation ${at}`, page.getByRole('button', { name: `${action} key ${target.id}` }));
+          const confirm = await open(
+            `${action.toLowerCase()} confirmation ${at}`,
+            page.getByRole('button', { name: `${action} key ${target.id}` }),
+          );
           await confirm.getByRole('button', { name: 'Cancel' }).click();
           await expect(page.getByRole('dialog')).toHaveCount(0);
         }

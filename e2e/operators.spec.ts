@@ -5,7 +5,11 @@ import { expect, test } from './kit/index.ts';
 // the API, not just hidden. An admin adds the viewer on the Operators screen; the viewer signs in through the form.
 
 /** A console API write from a browser's own session: its cookie, and the CSRF token its session hands out. */
-async function writeAs(request: APIRequestContext, path: string, data?: unknown): Promise<{ status: number; code: string | null }> {
+async function writeAs(
+  request: APIRequestContext,
+  path: string,
+  data?: unknown,
+): Promise<{ status: number; code: string | null }> {
   const session = await (await request.get('/admin/api/auth/session')).json();
   const res = await request.post(path, { headers: { 'x-csrf-token': session.data.csrf_token }, data });
   const body = await res.json();
@@ -58,9 +62,12 @@ test('operator roles: a viewer reads the keys but cannot issue, rotate or revoke
       await expect(row.getByRole('button', { name: `Revoke key ${key.id}` })).toHaveCount(0);
     });
 
-    await test.step('the same calls from the viewer\'s browser session are refused by the API: 403 ADMIN_FORBIDDEN', async () => {
+    await test.step("the same calls from the viewer's browser session are refused by the API: 403 ADMIN_FORBIDDEN", async () => {
       const attempts = [
-        await writeAs(viewer.request, `/admin/api/tenants/${appliance.tenant}/keys`, { label: 'by a viewer', scopes: ['pacientes:read'] }),
+        await writeAs(viewer.request, `/admin/api/tenants/${appliance.tenant}/keys`, {
+          label: 'by a viewer',
+          scopes: ['pacientes:read'],
+        }),
         await writeAs(viewer.request, `/admin/api/keys/${key.id}/rotate`),
         await writeAs(viewer.request, `/admin/api/keys/${key.id}/revoke`),
       ];
@@ -70,7 +77,10 @@ test('operator roles: a viewer reads the keys but cannot issue, rotate or revoke
         { status: 403, code: 'ADMIN_FORBIDDEN' },
       ]);
       // Nothing happened: the key is active, and the secret issued to the admin still signs (not rotated).
-      const keys = await consoleApi.call<Array<{ id: number; status: string; label: string }>>('GET', `/tenants/${appliance.tenant}/keys`);
+      const keys = await consoleApi.call<Array<{ id: number; status: string; label: string }>>(
+        'GET',
+        `/tenants/${appliance.tenant}/keys`,
+      );
       expect(keys.find((k) => k.id === key.id)?.status).toBe('active');
       expect(keys.some((k) => k.label === 'by a viewer')).toBe(false);
       expect((await api.as(key).get('/v1/ping')).status).toBe(200);
@@ -78,10 +88,9 @@ test('operator roles: a viewer reads the keys but cannot issue, rotate or revoke
 
     await test.step('the journal names the viewer on each refused attempt, and the viewer can read it', async () => {
       const me = (await (await viewer.request.get('/admin/api/auth/session')).json()).data.operator;
-      const refused = await consoleApi.call<{ items: Array<{ id: number; operator_id: number | null; detail: string | Record<string, unknown> }> }>(
-        'GET',
-        '/audit?source=console&error_code=ADMIN_FORBIDDEN&limit=20',
-      );
+      const refused = await consoleApi.call<{
+        items: Array<{ id: number; operator_id: number | null; detail: string | Record<string, unknown> }>;
+      }>('GET', '/audit?source=console&error_code=ADMIN_FORBIDDEN&limit=20');
       const mine = refused.items.filter((e) => e.operator_id === me.id);
       expect(mine).toHaveLength(3);
       await viewer.goto(`/console/#/audit/${mine[0].id}`);

@@ -18,11 +18,16 @@ function recipeFiles(): Map<string, string> {
   const start = doc.indexOf('## Tests in your own repository');
   const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
   const files = new Map<string, string>();
-  for (const match of section.matchAll(/\*\*`qa-tests\/([^`]+)`\*\*\n\n```\w*\n([\s\S]*?)\n```/g)) files.set(match[1], `${match[2]}\n`);
+  for (const match of section.matchAll(/\*\*`qa-tests\/([^`]+)`\*\*\n\n```\w*\n([\s\S]*?)\n```/g))
+    files.set(match[1], `${match[2]}\n`);
   return files;
 }
 
-function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(command, args, { ...options, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
@@ -57,7 +62,9 @@ test('the docs recipe "Tests in your own repository" passes from a folder outsid
     );
 
     const tokensBefore = (await consoleApi.call<Array<{ id: number }>>('GET', '/operator-tokens')).map((t) => t.id);
-    const keysBefore = (await consoleApi.call<Array<{ id: number }>>('GET', `/tenants/${appliance.tenant}/keys`)).map((k) => k.id);
+    const keysBefore = (await consoleApi.call<Array<{ id: number }>>('GET', `/tenants/${appliance.tenant}/keys`)).map(
+      (k) => k.id,
+    );
 
     // The command of the recipe: cd qa-tests; E2E_BASE_URL=… E2E_DATA_DIR=… <checkout>/node_modules/.bin/playwright test
     const { E2E_STACK: _stack, E2E_OPERATOR_TOKEN: _token, ...inherited } = process.env;
@@ -70,11 +77,16 @@ test('the docs recipe "Tests in your own repository" passes from a folder outsid
     expect(result.output).not.toMatch(/failed|flaky|skipped/);
 
     // The key the second test issued on the screens (tracked by the kit) is revoked; no operator token was added.
-    const keysAfter = await consoleApi.call<Array<{ id: number; status: string; label: string }>>('GET', `/tenants/${appliance.tenant}/keys`);
+    const keysAfter = await consoleApi.call<Array<{ id: number; status: string; label: string }>>(
+      'GET',
+      `/tenants/${appliance.tenant}/keys`,
+    );
     const made = keysAfter.filter((k) => !keysBefore.includes(k.id));
     expect(made.length).toBeGreaterThanOrEqual(1);
     for (const key of made) expect(key.status, `key ${key.id} (${key.label})`).toBe('revoked');
-    expect((await consoleApi.call<Array<{ id: number }>>('GET', '/operator-tokens')).map((t) => t.id)).toEqual(tokensBefore);
+    expect((await consoleApi.call<Array<{ id: number }>>('GET', '/operator-tokens')).map((t) => t.id)).toEqual(
+      tokensBefore,
+    );
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

@@ -17,8 +17,14 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-test('the playground signs in the browser what the gateway accepts (GET with a query, POST with a body)', async ({ operatorPage: page, consoleApi, appliance }) => {
-  const key = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], { label: 'Playground E2E' });
+test('the playground signs in the browser what the gateway accepts (GET with a query, POST with a body)', async ({
+  operatorPage: page,
+  consoleApi,
+  appliance,
+}) => {
+  const key = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], {
+    label: 'Playground E2E',
+  });
   const secretSent: string[] = [];
   page.on('request', (request) => {
     if (`${request.url()} ${request.postData() ?? ''}`.includes(key.apiSecret)) secretSent.push(request.url());
@@ -36,7 +42,9 @@ test('the playground signs in the browser what the gateway accepts (GET with a q
     const ts = await page.getByLabel('Timestamp (X-Timestamp)').inputValue();
     const signature = (await page.getByTestId('signature').textContent())!.trim();
     expect(signature).toMatch(/^[0-9a-f]{64}$/);
-    expect(signature, 'same as an integrator computes from the spec').toBe(sign(key.apiSecret, ts, method, target, body));
+    expect(signature, 'same as an integrator computes from the spec').toBe(
+      sign(key.apiSecret, ts, method, target, body),
+    );
     const res = await fetch(appliance.baseUrl + target, {
       method,
       headers: {
@@ -58,7 +66,9 @@ test('the playground signs in the browser what the gateway accepts (GET with a q
     await expect(page.getByTestId('string-to-sign')).toHaveText(`${ts}.GET ${target}\\n\n`);
     const res = await send('GET', target);
     expect(res.status, JSON.stringify(res.json.error)).toBe(200);
-    await expect(page.getByTestId('curl')).toContainText(`X-Signature: ${await page.getByTestId('signature').textContent()}`);
+    await expect(page.getByTestId('curl')).toContainText(
+      `X-Signature: ${await page.getByTestId('signature').textContent()}`,
+    );
     await shot(page, 'playground-1440');
   });
 
@@ -84,17 +94,24 @@ test('the playground sends: the chosen key fills X-API-Key, Send gets 200 from t
   consoleApi,
   appliance,
 }) => {
-  const key = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], { label: 'Playground Send E2E' });
+  const key = await consoleApi.issueKey(appliance.tenant, ['pacientes:read', 'pacientes:write'], {
+    label: 'Playground Send E2E',
+  });
   const secretSent: string[] = [];
   /** What the page handed the gateway to send: the signed request, never the secret. */
   const sends: Array<{ method: string; path: string; headers: Record<string, string>; body?: string }> = [];
   page.on('request', (request) => {
-    if (`${request.url()} ${JSON.stringify(request.headers())} ${request.postData() ?? ''}`.includes(key.apiSecret)) secretSent.push(request.url());
+    if (`${request.url()} ${JSON.stringify(request.headers())} ${request.postData() ?? ''}`.includes(key.apiSecret))
+      secretSent.push(request.url());
     if (request.url().endsWith('/admin/api/playground/send')) sends.push(JSON.parse(request.postData()!));
   });
   const journaled = async (answerBody: string) => {
     const requestId = JSON.parse(answerBody).meta.request_id as string;
-    return (await consoleApi.call<{ items: Array<{ chave_id: number; path: string; status: number; method: string; source: string }> }>('GET', `/audit?request_id=${requestId}`)).items;
+    return (
+      await consoleApi.call<{
+        items: Array<{ chave_id: number; path: string; status: number; method: string; source: string }>;
+      }>('GET', `/audit?request_id=${requestId}`)
+    ).items;
   };
 
   try {
@@ -119,23 +136,41 @@ test('the playground sends: the chosen key fills X-API-Key, Send gets 200 from t
     expect(sent).toMatchObject({ method: 'GET', path: '/v1/pacientes?limit=1&offset=0' });
     expect(sent.headers['x-api-key']).toBe(key.apiKey);
     expect(Math.abs(Number(sent.headers['x-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
-    expect(sent.headers['x-signature']).toBe(sign(key.apiSecret, sent.headers['x-timestamp'], 'GET', '/v1/pacientes?limit=1&offset=0', ''));
+    expect(sent.headers['x-signature']).toBe(
+      sign(key.apiSecret, sent.headers['x-timestamp'], 'GET', '/v1/pacientes?limit=1&offset=0', ''),
+    );
     await expect(page.getByLabel('Timestamp (X-Timestamp)')).toHaveValue(sent.headers['x-timestamp']);
     // The gateway answered it as the key's call: in the journal under the key, 200.
     const answer = (await page.getByTestId('response-body').textContent())!;
-    expect(await journaled(answer)).toEqual([expect.objectContaining({ source: 'api', chave_id: key.id, method: 'GET', path: '/v1/pacientes?limit=1&offset=0', status: 200 })]);
+    expect(await journaled(answer)).toEqual([
+      expect.objectContaining({
+        source: 'api',
+        chave_id: key.id,
+        method: 'GET',
+        path: '/v1/pacientes?limit=1&offset=0',
+        status: 200,
+      }),
+    ]);
 
     // The curl of that request carries the same signature; sent from Node within the window, it gets 200 too.
     const curl = (await page.getByTestId('sent-curl').textContent())!;
     expect(curl).toContain(`X-Signature: ${sent.headers['x-signature']}`);
     expect(curl).toContain(`X-Timestamp: ${sent.headers['x-timestamp']}`);
     const again = await fetch(`${appliance.baseUrl}/v1/pacientes?limit=1&offset=0`, {
-      headers: { 'x-api-key': key.apiKey, 'x-timestamp': sent.headers['x-timestamp'], 'x-signature': sent.headers['x-signature'] },
+      headers: {
+        'x-api-key': key.apiKey,
+        'x-timestamp': sent.headers['x-timestamp'],
+        'x-signature': sent.headers['x-signature'],
+      },
     });
     expect(again.status).toBe(200);
 
     // A write: the raw body signed byte for byte, a new Idempotency-Key per send, 201.
-    const body = JSON.stringify({ nome: 'Paciente Enviada Pelo Playground', data_nascimento: '1992-04-05', sexo: 'FEM' });
+    const body = JSON.stringify({
+      nome: 'Paciente Enviada Pelo Playground',
+      data_nascimento: '1992-04-05',
+      sexo: 'FEM',
+    });
     await page.getByLabel('Method').selectOption('POST');
     await page.getByLabel('Path and query').fill('/v1/pacientes');
     await page.getByLabel('Body (raw bytes)').fill(body);
@@ -144,9 +179,13 @@ test('the playground sends: the chosen key fills X-API-Key, Send gets 200 from t
     await expect(page.getByTestId('response-body')).toContainText('PACIENTE ENVIADA PELO PLAYGROUND');
     expect(sends).toHaveLength(2);
     expect(sends[1].body).toBe(body);
-    expect(sends[1].headers['x-signature']).toBe(sign(key.apiSecret, sends[1].headers['x-timestamp'], 'POST', '/v1/pacientes', body));
+    expect(sends[1].headers['x-signature']).toBe(
+      sign(key.apiSecret, sends[1].headers['x-timestamp'], 'POST', '/v1/pacientes', body),
+    );
     expect(sends[1].headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
-    await expect(page.getByTestId('sent-curl')).toContainText(`Idempotency-Key: ${sends[1].headers['idempotency-key']}`);
+    await expect(page.getByTestId('sent-curl')).toContainText(
+      `Idempotency-Key: ${sends[1].headers['idempotency-key']}`,
+    );
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await expect.poll(() => sends.length).toBe(3);
     expect(sends[2].headers['idempotency-key']).not.toBe(sends[1].headers['idempotency-key']);
@@ -156,7 +195,9 @@ test('the playground sends: the chosen key fills X-API-Key, Send gets 200 from t
 
     expect(secretSent, 'requests carrying the secret').toEqual([]);
     // Nothing of the secret is kept by the page.
-    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+    const stored = await page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+    );
     expect(stored).not.toContain(key.apiSecret);
   } finally {
     await consoleApi.call('POST', `/keys/${key.id}/revoke`).catch(() => undefined);

@@ -5,7 +5,8 @@ import { expect, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 
 const env = e2eEnv();
-const SCREENSHOTS = process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
+const SCREENSHOTS =
+  process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
 
 async function shot(page: Page, name: string): Promise<void> {
   if (!process.env.E2E_SCREENSHOTS) return;
@@ -42,7 +43,10 @@ test('an expired session says so on the login and returns to the page the operat
     const clicked = await page
       .getByRole('link', { name: 'Audit log' })
       .click({ timeout: 3000 })
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
     const [pageUrl, heading] = clicked ? [/#\/audit/, 'Audit log'] : [/#\/tenants/, 'Clinics'];
     await expect(expired(page)).toHaveText(/Your session expired — sign in again/);
     await expect(page).toHaveURL(pageUrl);

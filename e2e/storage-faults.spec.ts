@@ -24,9 +24,15 @@ test('storage faults panel: a fault turned on for the clinic makes its file down
   operatorPage: page,
 }) => {
   // A patient record with an attachment: its download is a presigned redirect.
-  const patient = await api.post('/v1/pacientes', { nome: 'Paciente Do Anexo', data_nascimento: '1980-03-04', sexo: 'MAS' });
+  const patient = await api.post('/v1/pacientes', {
+    nome: 'Paciente Do Anexo',
+    data_nascimento: '1980-03-04',
+    sexo: 'MAS',
+  });
   expect(patient.status, JSON.stringify(patient.json?.error)).toBe(201);
-  const record = await api.post(`/v1/pacientes/${patient.json.data.id}/prontuarios`, { anexos: [{ nome: 'exame.pdf', base64: PDF }] });
+  const record = await api.post(`/v1/pacientes/${patient.json.data.id}/prontuarios`, {
+    anexos: [{ nome: 'exame.pdf', base64: PDF }],
+  });
   expect(record.status, JSON.stringify(record.json?.error)).toBe(201);
   const download = `/v1/pacientes/${patient.json.data.id}/prontuarios/anexos/${record.json.data.anexos[0].id}/url`;
   expect((await api.get(download)).status).toBe(302);
@@ -61,7 +67,9 @@ test('storage faults panel: a fault turned on for the clinic makes its file down
     expect((await api.get(download)).status).toBe(302);
 
     // The switch is journaled as console actions, in words.
-    const actions = (await consoleApi.call<{ items: Array<{ action: string | null }> }>('GET', '/audit?source=console&limit=10')).items.map((i) => i.action);
+    const actions = (
+      await consoleApi.call<{ items: Array<{ action: string | null }> }>('GET', '/audit?source=console&limit=10')
+    ).items.map((i) => i.action);
     expect(actions).toEqual(expect.arrayContaining(['storage_fault.create', 'storage_fault.delete']));
     await page.goto(`${appliance.baseUrl}/console/#/audit?source=console`);
     await expect(page.locator('[data-action="storage_fault.create"]').first()).toHaveText('Storage fault on');

@@ -45,9 +45,19 @@ async function signIn(page: Page, baseUrl = env.baseUrl, password = env.password
 
 test('QA resets a clinic with an operator token and from the console; a revoked token is refused', async ({ page }) => {
   await signIn(page);
-  const patients = async (creds: { apiKey: string; apiSecret: string }) => (await v1(creds, 'GET', '/v1/pacientes?limit=1')).json.meta.total;
+  const patients = async (creds: { apiKey: string; apiSecret: string }) =>
+    (await v1(creds, 'GET', '/v1/pacientes?limit=1')).json.meta.total;
   const addPatient = async (creds: { apiKey: string; apiSecret: string }) =>
-    expect((await v1(creds, 'POST', '/v1/pacientes', JSON.stringify({ nome: 'Paciente Do Teste E2E', data_nascimento: '1990-05-06' }))).status).toBe(201);
+    expect(
+      (
+        await v1(
+          creds,
+          'POST',
+          '/v1/pacientes',
+          JSON.stringify({ nome: 'Paciente Do Teste E2E', data_nascimento: '1990-05-06' }),
+        )
+      ).status,
+    ).toBe(201);
 
   let creds = { apiKey: '', apiSecret: '' };
   await test.step('a new clinic and a key for it', async () => {
@@ -105,7 +115,10 @@ test('QA resets a clinic with an operator token and from the console; a revoked 
     // The list shows that expiry: its day, month and time as the browser words them ("9 Mar, 14:05"), a week after today.
     const expiry = await page.evaluate((iso) => {
       const d = new Date(iso);
-      return { day: d.toLocaleString('en-GB', { day: 'numeric', month: 'short' }), time: d.toLocaleString('en-GB', { hour: '2-digit', minute: '2-digit', hour12: false }) };
+      return {
+        day: d.toLocaleString('en-GB', { day: 'numeric', month: 'short' }),
+        time: d.toLocaleString('en-GB', { hour: '2-digit', minute: '2-digit', hour12: false }),
+      };
     }, view.expires_at as string);
     await expect(row).toContainText(new RegExp(`Expires ${expiry.day}( \\d{4})?, ${expiry.time}`));
   });

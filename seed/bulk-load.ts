@@ -5,10 +5,32 @@ import { rebuildCounts, rebuildSearchIndexes, type ContagemBuilder } from '../ba
 
 const BATCH = 10_000;
 const TABLES_IN_DELETE_ORDER = [
-  'agendamento_historico', 'agendamentos', 'agenda_convenios_bloqueados', 'agenda_procedimentos', 'agenda_horarios', 'agenda_configs',
-  'prontuario_anexos', 'prontuarios', 'laudos', 'exame_arquivos', 'exames', 'grupos_laudos_medicos', 'grupos_laudos',
-  'pacientes', 'medicos', 'planos', 'convenios', 'procedimentos', 'salas', 'unidades', 'complementos', 'cids', 'cidades',
-  'grupos_permissao', 'saudacoes', 'estados_civis',
+  'agendamento_historico',
+  'agendamentos',
+  'agenda_convenios_bloqueados',
+  'agenda_procedimentos',
+  'agenda_horarios',
+  'agenda_configs',
+  'prontuario_anexos',
+  'prontuarios',
+  'laudos',
+  'exame_arquivos',
+  'exames',
+  'grupos_laudos_medicos',
+  'grupos_laudos',
+  'pacientes',
+  'medicos',
+  'planos',
+  'convenios',
+  'procedimentos',
+  'salas',
+  'unidades',
+  'complementos',
+  'cids',
+  'cidades',
+  'grupos_permissao',
+  'saudacoes',
+  'estados_civis',
 ];
 
 /**
@@ -46,12 +68,19 @@ export function deleteAllRows(sqlite: SQLite.Database): void {
 
 /** Positional prepared INSERT for a table. */
 export function inserter(sqlite: SQLite.Database, table: string, columns: string[]) {
-  const stmt = sqlite.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+  const stmt = sqlite.prepare(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+  );
   return (...values: unknown[]) => stmt.run(...values);
 }
 
 /** Runs `count` generator steps in transactions of BATCH rows, reporting progress per batch. */
-export function batched(sqlite: SQLite.Database, count: number, step: (i: number) => void, progress: (done: number) => void) {
+export function batched(
+  sqlite: SQLite.Database,
+  count: number,
+  step: (i: number) => void,
+  progress: (done: number) => void,
+) {
   for (let start = 0; start < count; start += BATCH) {
     const end = Math.min(count, start + BATCH);
     sqlite.transaction(() => {
@@ -75,20 +104,32 @@ export interface DeferredSchema {
  * reseed in place leaves the same pages as a fresh seed.
  */
 export function deferSchema(sqlite: SQLite.Database): DeferredSchema {
-  const objects = (where: string) => sqlite.prepare(`SELECT name, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND ${where} ORDER BY name`).all() as { name: string; sql: string }[];
+  const objects = (where: string) =>
+    sqlite
+      .prepare(`SELECT name, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND ${where} ORDER BY name`)
+      .all() as { name: string; sql: string }[];
   const triggers = objects("type = 'trigger'");
   const searchIndexes = objects("type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'");
   const indexes = objects("type = 'index'");
   for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name}"`);
   for (const t of searchIndexes) sqlite.exec(`DROP TABLE "${t.name}"`);
   for (const i of indexes) sqlite.exec(`DROP INDEX "${i.name}"`);
-  return { indexes: indexes.map((i) => i.sql), searchIndexes: searchIndexes.map((t) => t.sql), triggers: triggers.map((t) => t.sql) };
+  return {
+    indexes: indexes.map((i) => i.sql),
+    searchIndexes: searchIndexes.map((t) => t.sql),
+    triggers: triggers.map((t) => t.sql),
+  };
 }
 
 export const schemaSteps = (d: DeferredSchema) => d.indexes.length + 4;
 
 /** Indexes, search index (rebuilt from the rows), counts, triggers, then planner statistics. */
-export function restoreSchema(sqlite: SQLite.Database, d: DeferredSchema, progress: (done: number) => void, contagens: ContagemBuilder | null) {
+export function restoreSchema(
+  sqlite: SQLite.Database,
+  d: DeferredSchema,
+  progress: (done: number) => void,
+  contagens: ContagemBuilder | null,
+) {
   let done = 0;
   for (const sql of d.indexes) {
     sqlite.exec(sql);

@@ -11,22 +11,39 @@ export interface DefaultTenant {
   /** The public sandbox (its demo key gets the sandbox scopes). */
   sandbox: boolean;
   /** What the first start generates in it. */
-  seed: { profile: SeedProfile; seed: string; patients: number; exams: number; appointments: number; settings: SeedSettings };
+  seed: {
+    profile: SeedProfile;
+    seed: string;
+    patients: number;
+    exams: number;
+    appointments: number;
+    settings: SeedSettings;
+  };
 }
 
 export const DEFAULT_TENANTS: readonly DefaultTenant[] = [
   {
-    slug: 'demo', nome: 'Clinica Demo', sandbox: false,
+    slug: 'demo',
+    nome: 'Clinica Demo',
+    sandbox: false,
     seed: { profile: 'rich', seed: 'demo-1', patients: 300, exams: 1500, appointments: 400, settings: {} },
   },
   {
-    slug: 'sandbox', nome: 'Sandbox Publico', sandbox: true,
+    slug: 'sandbox',
+    nome: 'Sandbox Publico',
+    sandbox: true,
     seed: { profile: 'synthetic', seed: 'sandbox-1', patients: 100, exams: 400, appointments: 120, settings: {} },
   },
   {
-    slug: 'clinica-b', nome: 'Clinica B', sandbox: false,
+    slug: 'clinica-b',
+    nome: 'Clinica B',
+    sandbox: false,
     seed: {
-      profile: 'rich', seed: 'clinica-b-7', patients: 150, exams: 600, appointments: 150,
+      profile: 'rich',
+      seed: 'clinica-b-7',
+      patients: 150,
+      exams: 600,
+      appointments: 150,
       settings: { cpf_obrigatorio: true, celular_obrigatorio: true, medico_laudo_obrigatorio: true },
     },
   },

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { hashPasswordWithSalt } from '../backend-sim/lib/password.ts';
 import { isoSeconds } from '../backend-sim/lib/time.ts';
 import { createTenantDatabase, tenantFile } from '../backend-sim/tenants.ts';
-import { beginBulkLoad, deferSchema, deleteAllRows, endBulkLoad, restoreSchema, schemaSteps, type DeferredSchema } from './bulk-load.ts';
+import {
+  beginBulkLoad,
+  deferSchema,
+  deleteAllRows,
+  endBulkLoad,
+  restoreSchema,
+  schemaSteps,
+  type DeferredSchema,
+} from './bulk-load.ts';
 import { DEFAULT_TENANTS } from './default-tenants.ts';
 import { seedAgenda } from './generators/agenda.ts';
 import { seedCatalogos } from './generators/catalogos.ts';
@@ -27,7 +35,8 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
   const { dataDir, slug, profile } = options;
   for (const k of ['patients', 'exams', 'appointments'] as const)
     if (!Number.isInteger(options[k]) || options[k] < 0) throw new Error(`${k} must be a non-negative integer`);
-  if (options.patients === 0 && (options.exams > 0 || options.appointments > 0)) throw new Error('exams and appointments need at least one patient');
+  if (options.patients === 0 && (options.exams > 0 || options.appointments > 0))
+    throw new Error('exams and appointments need at least one patient');
   const ref = new Date(options.referenceDate ?? DEFAULT_REFERENCE_DATE);
   if (Number.isNaN(ref.getTime())) throw new Error('invalid referenceDate');
 
@@ -115,8 +124,13 @@ async function seededDoctors(dataDir: string, slug: string): Promise<MedicoIds |
   try {
     const count = existing.sqlite.prepare('SELECT COUNT(*) AS n FROM pacientes').get() as { n: number };
     if (count.n === 0) return null;
-    const rows = existing.sqlite.prepare('SELECT id, papel_exame, papel_laudo, papel_solicitante FROM medicos WHERE ativo = 1 ORDER BY id').all() as {
-      id: number; papel_exame: number; papel_laudo: number; papel_solicitante: number;
+    const rows = existing.sqlite
+      .prepare('SELECT id, papel_exame, papel_laudo, papel_solicitante FROM medicos WHERE ativo = 1 ORDER BY id')
+      .all() as {
+      id: number;
+      papel_exame: number;
+      papel_laudo: number;
+      papel_solicitante: number;
     }[];
     return {
       exame: rows.filter((r) => r.papel_exame).map((r) => r.id),
@@ -138,7 +152,14 @@ export async function seedDefaultTenants(dataDir: string): Promise<Record<string
   for (const t of DEFAULT_TENANTS) {
     const found = await seededDoctors(dataDir, t.slug);
     const medicos = found ?? (await seedTenant({ dataDir, slug: t.slug, nome: t.nome, ...t.seed })).medicos;
-    out[t.slug] = { slug: t.slug, nome: t.nome, profile: t.seed.profile, medicos, medicoIds: bindable(medicos), seeded: !found };
+    out[t.slug] = {
+      slug: t.slug,
+      nome: t.nome,
+      profile: t.seed.profile,
+      medicos,
+      medicoIds: bindable(medicos),
+      seeded: !found,
+    };
   }
   return out;
 }

@@ -82,22 +82,31 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     minFreeBytes: config.audit.minFreeBytes,
     // On PostgreSQL the free-space guard watches DATA_DIR only where the cluster's own server keeps its files there.
     dataDir: config.database.kind === 'postgres' ? config.database.diskDir : config.dataDir,
-    log: (level: 'warn' | 'error' | 'info', message: string) => (log ? log[level](`audit journal: ${message}`) : console[level](`audit journal: ${message}`)),
+    log: (level: 'warn' | 'error' | 'info', message: string) =>
+      log ? log[level](`audit journal: ${message}`) : console[level](`audit journal: ${message}`),
   };
   let closing = false;
   const budget =
     database.kind === 'sqlite'
       ? new JournalBudget(database.sqlite, budgetOptions)
-      : await new JournalBudget(postgresJournalStore(database.pool, () => !closing), budgetOptions).open();
+      : await new JournalBudget(
+          postgresJournalStore(database.pool, () => !closing),
+          budgetOptions,
+        ).open();
   const auditWriter: AuditWriter<any> =
-    database.kind === 'sqlite' ? new AuditWriter(database.sqlite, { clock, budget }) : new AuditWriter(postgresBatchCommitter(database.pool), { clock, budget });
+    database.kind === 'sqlite'
+      ? new AuditWriter(database.sqlite, { clock, budget })
+      : new AuditWriter(postgresBatchCommitter(database.pool), { clock, budget });
   const journalEntries = new JournalEntries({
     digestKey: createSecretKey(deriveKey(masterKey, 'clinic-gateway/journal/body-digest/v1')),
     resolveKey: (apiKey) => deps.keys.resolve(apiKey),
   });
   // Requests refused before Fastify routes them are audited here, with what is known of them.
   const refusalJournal: RefusalJournal | null = config.audit.enabled
-    ? { entryOf: (request, status, url, payload) => journalEntries.of(request, status, url, payload), write: (record) => auditWriter.writeDurable(record) }
+    ? {
+        entryOf: (request, status, url, payload) => journalEntries.of(request, status, url, payload),
+        write: (record) => auditWriter.writeDurable(record),
+      }
     : null;
   // Refusals of requests that did not authenticate, per client address (issue 19 § Outsiders cannot evict history).
   const refusals = new AddressLimiter({ perMinute: config.rateLimit.unauthenticatedPerMinute });
@@ -108,12 +117,21 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
         : {
             level: config.logLevel,
             // Signing headers, cookies and operator tokens never reach the log.
-            redact: ['req.headers["x-signature"]', 'req.headers.cookie', `req.headers["${INTERNAL_HEADERS.token}"]`, 'req.headers.authorization'],
+            redact: [
+              'req.headers["x-signature"]',
+              'req.headers.cookie',
+              `req.headers["${INTERNAL_HEADERS.token}"]`,
+              'req.headers.authorization',
+            ],
           },
     genReqId: newRequestId,
     exposeHeadRoutes: false,
-    frameworkErrors: frameworkErrorHandler(config.release, refusalJournal, (request, error) => gateUnauthenticatedRefusal(refusals, request, error)),
-    clientErrorHandler: clientErrorHandler(config.release, refusalJournal, (address) => addressOverQuota(refusals, address)),
+    frameworkErrors: frameworkErrorHandler(config.release, refusalJournal, (request, error) =>
+      gateUnauthenticatedRefusal(refusals, request, error),
+    ),
+    clientErrorHandler: clientErrorHandler(config.release, refusalJournal, (address) =>
+      addressOverQuota(refusals, address),
+    ),
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -131,28 +149,50 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   // /healthz and /readyz: unsigned, outside /v1, enveloped (docs/decisions.md § Integrator toolkit).
   await app.register(healthPlugin, {
     database: {
-      ping: database.kind === 'sqlite' ? async () => database.sqlite.prepare('SELECT 1 AS ok').get() !== undefined : async () => (await database.pool.query('SELECT 1 AS ok')).rowCount === 1,
+      ping:
+        database.kind === 'sqlite'
+          ? async () => database.sqlite.prepare('SELECT 1 AS ok').get() !== undefined
+          : async () => (await database.pool.query('SELECT 1 AS ok')).rowCount === 1,
       integrity: integrityStatusFor(database.kind === 'sqlite' ? database.sqlite : database.pool),
     },
     backend: { url: config.backend.url, token: backendTokenFor(config.dataDir, config.backend.token) },
-    storage: { ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
+    storage: {
+      ...config.s3.internal,
+      accessKey: config.s3.accessKey,
+      secretKey: config.s3.secretKey,
+      bucket: config.s3.bucket,
+      region: config.s3.region,
+    },
     journal: config.audit.enabled ? () => budget.status() : undefined,
   });
 
   // Backend timeout plus a margin: an in-flight entry left by a crash frees its key soon after.
   // Cached responses hold patient data: sealed under a subkey of the master key (the API secrets' key).
   // A write's answer commits with its audit entry (one commit instead of two per write).
-  const alongAudit = config.audit.enabled ? (statement: (q: any) => unknown, rollback?: (q: any) => unknown) => auditWriter.alongNextCommit(statement, rollback) : undefined;
+  const alongAudit = config.audit.enabled
+    ? (statement: (q: any) => unknown, rollback?: (q: any) => unknown) =>
+        auditWriter.alongNextCommit(statement, rollback)
+    : undefined;
   const leaseMs = config.backend.timeoutMs + 15_000;
   const idempotencyStore: IdempotencyEntries =
     database.kind === 'sqlite'
       ? new IdempotencyStore(database.sqlite, leaseMs, masterKey, () => clock.now(), alongAudit)
-      : new PostgresIdempotencyStore(database.pool, { leaseMs, masterKey, instanceId: config.instance.id, clock: () => clock.now(), commit: alongAudit });
+      : new PostgresIdempotencyStore(database.pool, {
+          leaseMs,
+          masterKey,
+          instanceId: config.instance.id,
+          clock: () => clock.now(),
+          commit: alongAudit,
+        });
   // Root-level and before the audit plugin's hook, so the answer is queued before the audit entry.
   app.addHook('onSend', completeIdempotentWrites(idempotencyStore));
 
   if (config.audit.enabled) {
-    await app.register(auditPlugin, { writer: auditWriter, entries: journalEntries, skipPrefixes: ['/console', '/admin/api', '/docs'] });
+    await app.register(auditPlugin, {
+      writer: auditWriter,
+      entries: journalEntries,
+      skipPrefixes: ['/console', '/admin/api', '/docs'],
+    });
   }
   app.decorate('auditWriter', auditWriter);
   app.decorate('applianceClock', clock);
@@ -180,7 +220,13 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   // Presign faults: switched in the console API, consulted by the presigner of the file redirects.
   const storageFaults = database.kind === 'sqlite' ? new StorageFaults() : await SharedStorageFaults.open(database);
   const presigner = new Presigner(
-    { ...config.s3.public, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region },
+    {
+      ...config.s3.public,
+      accessKey: config.s3.accessKey,
+      secretKey: config.s3.secretKey,
+      bucket: config.s3.bucket,
+      region: config.s3.region,
+    },
     {
       faults: storageFaults,
       onError: (err) => app.log.error({ err }, 'presign failed'),
@@ -216,12 +262,15 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       });
       // A request runs only if its entry can be committed without evicting verified history (fail closed).
       if (config.audit.enabled) {
-        v1.addHook('preValidation', syncHook((request) => {
-          if (request.auth && !budget.accepting()) {
-            request.journalUnattributed = true;
-            throw journalUnavailable();
-          }
-        }));
+        v1.addHook(
+          'preValidation',
+          syncHook((request) => {
+            if (request.auth && !budget.accepting()) {
+              request.journalUnattributed = true;
+              throw journalUnavailable();
+            }
+          }),
+        );
       }
       await v1.register(idempotencyPlugin, { store: idempotencyStore });
       registerOperations(v1, V1_OPERATIONS, {

@@ -31,7 +31,9 @@ export class ClockDisabledError extends ClockError {
 export function parseDuration(text: string): number {
   const trimmed = text.trim().toLowerCase();
   if (!/^(\d+[smhdw])+$/.test(trimmed)) {
-    throw new ClockError(`invalid duration "${text}": use a number with a unit s, m, h, d or w (e.g. 301s, 25h, 31d, 1d2h)`);
+    throw new ClockError(
+      `invalid duration "${text}": use a number with a unit s, m, h, d or w (e.g. 301s, 25h, 31d, 1d2h)`,
+    );
   }
   let total = 0;
   for (const [, amount, unit] of trimmed.matchAll(/(\d+)([smhdw])/g)) total += Number(amount) * UNIT_MS[unit];
@@ -42,7 +44,11 @@ export function parseDuration(text: string): number {
 export function formatDuration(ms: number): string {
   let seconds = Math.round(ms / 1000);
   const parts: string[] = [];
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+  ] as const) {
     if (seconds >= size) {
       parts.push(`${Math.floor(seconds / size)}${unit}`);
       seconds %= size;
@@ -53,8 +59,10 @@ export function formatDuration(ms: number): string {
 }
 
 export function checkOffset(offsetMs: number): void {
-  if (!Number.isSafeInteger(offsetMs) || offsetMs < 0) throw new ClockError('the clock only moves forward: the offset must be 0 or more');
-  if (offsetMs > MAX_CLOCK_OFFSET_MS) throw new ClockError(`the offset must not exceed ${formatDuration(MAX_CLOCK_OFFSET_MS)}`);
+  if (!Number.isSafeInteger(offsetMs) || offsetMs < 0)
+    throw new ClockError('the clock only moves forward: the offset must be 0 or more');
+  if (offsetMs > MAX_CLOCK_OFFSET_MS)
+    throw new ClockError(`the offset must not exceed ${formatDuration(MAX_CLOCK_OFFSET_MS)}`);
 }
 
 interface ClockFileContent {
@@ -91,7 +99,10 @@ export function writeClockFile(dataDir: string, offsetMs: number, changedAt = ne
     return;
   }
   const temporary = `${file}.${process.pid}.tmp`;
-  writePrivateFile(temporary, `${JSON.stringify({ offset_ms: offsetMs, changed_at: changedAt.toISOString() } satisfies ClockFileContent)}\n`);
+  writePrivateFile(
+    temporary,
+    `${JSON.stringify({ offset_ms: offsetMs, changed_at: changedAt.toISOString() } satisfies ClockFileContent)}\n`,
+  );
   renameSync(temporary, file);
 }
 
@@ -196,7 +207,10 @@ export class ApplianceClock {
   /** One stat of clock.json per `intervalMs`; stopped by close(). */
   watch(intervalMs = 1000): void {
     if (!this.enabled || !this.options.dataDir || this.timer) return;
-    this.timer = setInterval(() => void this.refresh().catch((error: unknown) => this.options.onError?.(error)), intervalMs);
+    this.timer = setInterval(
+      () => void this.refresh().catch((error: unknown) => this.options.onError?.(error)),
+      intervalMs,
+    );
     this.timer.unref();
   }
 

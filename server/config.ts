@@ -3,9 +3,15 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { DEFAULT_AUDIT_MAX_BYTES, DEFAULT_AUDIT_MAX_ROWS, DEFAULT_AUDIT_MIN_FREE_BYTES } from './audit/journal-budget.ts';
+import {
+  DEFAULT_AUDIT_MAX_BYTES,
+  DEFAULT_AUDIT_MAX_ROWS,
+  DEFAULT_AUDIT_MIN_FREE_BYTES,
+} from './audit/journal-budget.ts';
 
-const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 /** The semantic release of the gateway (`X-Api-Release`, `meta.version`). */
 export const API_RELEASE = packageJson.version;
@@ -68,7 +74,11 @@ export const envSchema = z.object({
   // (its pages in gateway.db and the WAL's share): at least 1 MiB, of which about 470 KiB is fixed (WAL, its
   // index, the empty tables, the margin).
   AUDIT_MAX_ROWS: z.coerce.number().int().min(1).default(DEFAULT_AUDIT_MAX_ROWS),
-  AUDIT_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).default(DEFAULT_AUDIT_MAX_BYTES),
+  AUDIT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(DEFAULT_AUDIT_MAX_BYTES),
   AUDIT_MIN_FREE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_AUDIT_MIN_FREE_BYTES),
   // Refusals of requests that did not authenticate, per client address (429 past it).
   UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
@@ -85,7 +95,8 @@ export const envSchema = z.object({
 /** ALLOW_TENANT_RESET alone, parsed like loadConfig does (the console API reads it where no config reaches). */
 export function allowTenantResetFrom(env: NodeJS.ProcessEnv = process.env): boolean {
   const parsed = envSchema.shape.ALLOW_TENANT_RESET.safeParse(env.ALLOW_TENANT_RESET);
-  if (!parsed.success) throw new ConfigError(`Invalid configuration:\n  ALLOW_TENANT_RESET: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new ConfigError(`Invalid configuration:\n  ALLOW_TENANT_RESET: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
 }
 
@@ -96,7 +107,9 @@ export interface S3Endpoint {
 }
 
 /** Where the gateway keeps its state: gateway.db under DATA_DIR, or the PostgreSQL database DATABASE_URL names. */
-export type DatabaseConfig = { kind: 'sqlite' } | { kind: 'postgres'; url: string; poolSize: number; diskDir: string | null };
+export type DatabaseConfig =
+  | { kind: 'sqlite' }
+  | { kind: 'postgres'; url: string; poolSize: number; diskDir: string | null };
 
 export interface GatewayConfig {
   port: number;
@@ -145,7 +158,11 @@ export interface GatewayConfig {
 
 /** A random instance id (`<host>-<pid>-<random>`) for a gateway started without GATEWAY_INSTANCE_ID. */
 export function randomInstanceId(): string {
-  return `${hostname().replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 32) || 'gateway'}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  return `${
+    hostname()
+      .replace(/[^A-Za-z0-9_.-]/g, '')
+      .slice(0, 32) || 'gateway'
+  }-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
 export function parseEndpoint(url: string): S3Endpoint {
@@ -171,10 +188,15 @@ function storageCredentialsFromEnv(
   appEnv: 'development' | 'production',
 ): Pick<GatewayConfig['s3'], 'accessKey' | 'secretKey' | 'credentials'> {
   if ((accessKey === undefined) !== (secretKey === undefined)) {
-    throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY and S3_SECRET_KEY are set together (or neither, for the generated pair)');
+    throw new ConfigError(
+      'Invalid configuration:\n  S3_ACCESS_KEY and S3_SECRET_KEY are set together (or neither, for the generated pair)',
+    );
   }
   if (accessKey === undefined || secretKey === undefined) {
-    if (!embedded) throw new ConfigError('Invalid configuration:\n  S3_ENDPOINT needs S3_ACCESS_KEY and S3_SECRET_KEY (the credentials of that storage)');
+    if (!embedded)
+      throw new ConfigError(
+        'Invalid configuration:\n  S3_ENDPOINT needs S3_ACCESS_KEY and S3_SECRET_KEY (the credentials of that storage)',
+      );
     return { accessKey: '', secretKey: '', credentials: 'data_dir' };
   }
   if (appEnv === 'production' && isPublishedS3Secret(secretKey)) {
@@ -200,9 +222,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
     database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, diskDir: e.DATABASE_DISK_DIR ? path.resolve(e.DATABASE_DISK_DIR) : null }
+      ? {
+          kind: 'postgres',
+          url: e.DATABASE_URL,
+          poolSize: e.DATABASE_POOL_SIZE,
+          diskDir: e.DATABASE_DISK_DIR ? path.resolve(e.DATABASE_DISK_DIR) : null,
+        }
       : { kind: 'sqlite' },
-    instance: e.GATEWAY_INSTANCE_ID ? { id: e.GATEWAY_INSTANCE_ID, fromEnvironment: true } : { id: randomInstanceId(), fromEnvironment: false },
+    instance: e.GATEWAY_INSTANCE_ID
+      ? { id: e.GATEWAY_INSTANCE_ID, fromEnvironment: true }
+      : { id: randomInstanceId(), fromEnvironment: false },
     appEnv: e.APP_ENV,
     logLevel: e.LOG_LEVEL,
     release: API_RELEASE,
@@ -227,7 +256,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       bucket: e.S3_BUCKET,
       region: e.S3_REGION,
     },
-    audit: { enabled: e.AUDIT_ENABLED, maxRows: e.AUDIT_MAX_ROWS, maxBytes: e.AUDIT_MAX_BYTES, minFreeBytes: e.AUDIT_MIN_FREE_BYTES },
+    audit: {
+      enabled: e.AUDIT_ENABLED,
+      maxRows: e.AUDIT_MAX_ROWS,
+      maxBytes: e.AUDIT_MAX_BYTES,
+      minFreeBytes: e.AUDIT_MIN_FREE_BYTES,
+    },
     rateLimit: {
       perMinute: e.RATE_LIMIT_PER_MINUTE,
       sandboxPerMinute: e.SANDBOX_RATE_LIMIT_PER_MINUTE,

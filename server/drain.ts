@@ -83,11 +83,14 @@ export function drainable(server: Server): Drainable {
         if (inFlight.size === 0) server.closeIdleConnections();
       };
       settleIfIdle();
-      timer = setTimeout(() => {
-        const cut = inFlight.size;
-        server.closeAllConnections();
-        finish(cut);
-      }, Math.max(0, deadline - Date.now()));
+      timer = setTimeout(
+        () => {
+          const cut = inFlight.size;
+          server.closeAllConnections();
+          finish(cut);
+        },
+        Math.max(0, deadline - Date.now()),
+      );
     });
 
   return {

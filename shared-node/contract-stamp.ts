@@ -40,7 +40,8 @@ function describe(schema: z.ZodType): Contract | null {
       io: 'output',
       override: ({ zodSchema }) => {
         const def = zodSchema._zod.def as { type: string; checks?: Array<{ _zod: { def: { check: string } } }> };
-        if (def.type === 'pipe' || def.type === 'transform' || def.checks?.some((c) => c._zod.def.check === 'custom')) faithful = false;
+        if (def.type === 'pipe' || def.type === 'transform' || def.checks?.some((c) => c._zod.def.check === 'custom'))
+          faithful = false;
       },
     }) as Record<string, unknown>;
   } catch {
@@ -73,7 +74,9 @@ function forSerializer(node: unknown): unknown {
   for (const [key, value] of Object.entries(source)) {
     if (!SERIALIZER_KEYWORDS.has(key)) continue;
     if (key === 'properties') {
-      out.properties = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, property]) => [name, forSerializer(property)]));
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([name, property]) => [name, forSerializer(property)]),
+      );
     } else {
       out[key] = key === 'items' ? forSerializer(value) : value;
     }
@@ -85,6 +88,13 @@ function nullableOf(node: Record<string, unknown>): Record<string, unknown> | nu
   const branches = node.anyOf as Array<Record<string, unknown>> | undefined;
   if (!branches || branches.length !== 2 || node.oneOf) return null;
   const other = branches.find((b) => b.type !== 'null');
-  if (!other || !branches.some((b) => b.type === 'null') || typeof other.type !== 'string' || other.anyOf || other.oneOf) return null;
+  if (
+    !other ||
+    !branches.some((b) => b.type === 'null') ||
+    typeof other.type !== 'string' ||
+    other.anyOf ||
+    other.oneOf
+  )
+    return null;
   return { ...(forSerializer(other) as Record<string, unknown>), type: [other.type, 'null'] };
 }

@@ -27,12 +27,20 @@ export function formatScrypt(cost: ScryptCost, salt: Buffer, hash: Buffer): stri
 /** A fresh random salt, hashed off the event loop. */
 export async function hashScrypt(password: string, cost: ScryptCost): Promise<string> {
   const salt = randomBytes(16);
-  return formatScrypt(cost, salt, await scrypt(password, salt, cost.keylen, { N: cost.N, r: cost.r, p: cost.p, maxmem: MAXMEM }));
+  return formatScrypt(
+    cost,
+    salt,
+    await scrypt(password, salt, cost.keylen, { N: cost.N, r: cost.r, p: cost.p, maxmem: MAXMEM }),
+  );
 }
 
 /** A given salt, synchronously: the same password and salt always give the same text (deterministic seeds). */
 export function hashScryptWithSalt(password: string, salt: Buffer, cost: ScryptCost): string {
-  return formatScrypt(cost, salt, scryptSync(password, salt, cost.keylen, { N: cost.N, r: cost.r, p: cost.p, maxmem: MAXMEM }));
+  return formatScrypt(
+    cost,
+    salt,
+    scryptSync(password, salt, cost.keylen, { N: cost.N, r: cost.r, p: cost.p, maxmem: MAXMEM }),
+  );
 }
 
 /** Whether `password` gives `stored`'s hash at `stored`'s own cost; false for anything not in the scrypt form. */
@@ -41,6 +49,11 @@ export async function verifyScrypt(password: string, stored: string): Promise<bo
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, saltB64, hashB64] = parts;
   const expected = Buffer.from(hashB64, 'base64');
-  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: MAXMEM });
+  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: MAXMEM,
+  });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

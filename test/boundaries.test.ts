@@ -12,9 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
 const DEPCRUISE = path.join(ROOT, 'node_modules', '.bin', 'depcruise');
-const lintScript = (): string => JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts['lint:boundaries'];
+const lintScript = (): string =>
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts['lint:boundaries'];
 /** The folders `npm run lint:boundaries` walks: its arguments after the options (each option takes a value). */
-const lintedFolders = (): string[] => lintScript().split(/\s+/).slice(1).filter((word, i, words) => !word.startsWith('--') && !words[i - 1]?.startsWith('--'));
+const lintedFolders = (): string[] =>
+  lintScript()
+    .split(/\s+/)
+    .slice(1)
+    .filter((word, i, words) => !word.startsWith('--') && !words[i - 1]?.startsWith('--'));
 
 /** file → its imports (the forbidden ones are named in EXPECTED). */
 const FIXTURE: Record<string, string[]> = {
@@ -33,7 +38,12 @@ const FIXTURE: Record<string, string[]> = {
   'console/src/features/keys/page.tsx': ["'./api.ts'", "'../audit/api.ts'"],
   'console/src/features/audit/api.ts': ["'../../../../shared-node/s3-client.ts'"],
   'appliance/main.ts': ["'./stack.ts'", "'../seed/seed.ts'", "'node:fs'"],
-  'appliance/stack.ts': ["'../server/errors.ts'", "'../backend-sim/main.ts'", "'../shared-node/s3-client.ts'", "'../console/src/lib/api.ts'"],
+  'appliance/stack.ts': [
+    "'../server/errors.ts'",
+    "'../backend-sim/main.ts'",
+    "'../shared-node/s3-client.ts'",
+    "'../console/src/lib/api.ts'",
+  ],
   'seed/seed.ts': ["'../backend-sim/main.ts'", "'../server/errors.ts'", "'../appliance/stack.ts'"],
   'bench/run.ts': ["'../appliance/stack.ts'", "'../seed/seed.ts'", "'../test/helper.ts'"],
   'e2e/global-setup.ts': ["'../appliance/stack.ts'", "'../server/errors.ts'"],
@@ -65,7 +75,9 @@ function lint(cwd: string): Promise<{ code: number; violations: string[]; out: s
   return new Promise((resolve) => {
     execFile(DEPCRUISE, args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const out = `${stdout}${stderr}`;
-      const violations = [...out.matchAll(/^\s*error (\S+): (\S+) → (\S+)$/gm)].map(([, rule, from, to]) => `${rule}: ${from} → ${to}`);
+      const violations = [...out.matchAll(/^\s*error (\S+): (\S+) → (\S+)$/gm)].map(
+        ([, rule, from, to]) => `${rule}: ${from} → ${to}`,
+      );
       resolve({ code: error ? Number(error.code ?? 1) : 0, violations, out });
     });
   });
@@ -77,7 +89,10 @@ beforeAll(() => {
   copyFileSync(CONFIG, path.join(fixture, path.basename(CONFIG)));
   for (const [file, imports] of Object.entries(FIXTURE)) {
     mkdirSync(path.dirname(path.join(fixture, file)), { recursive: true });
-    writeFileSync(path.join(fixture, file), `${imports.map((what, i) => `import * as m${i} from ${what};`).join('\n')}\nexport const used = 1;\n`);
+    writeFileSync(
+      path.join(fixture, file),
+      `${imports.map((what, i) => `import * as m${i} from ${what};`).join('\n')}\nexport const used = 1;\n`,
+    );
   }
   // zod for contracts/ok.ts: a package, allowed everywhere.
   mkdirSync(path.join(fixture, 'node_modules', 'zod'), { recursive: true });
@@ -98,7 +113,11 @@ describe('the boundary lint', () => {
     const skip = new Set(['node_modules', 'test', 'docs', 'spec']);
     const withCode = readdirSync(ROOT, { withFileTypes: true })
       .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !skip.has(e.name))
-      .filter((e) => readdirSync(path.join(ROOT, e.name), { recursive: true, encoding: 'utf8' }).some((f) => /\.(ts|tsx|mjs|cjs)$/.test(f) && !/(^|\/)(node_modules|dist)\//.test(f)))
+      .filter((e) =>
+        readdirSync(path.join(ROOT, e.name), { recursive: true, encoding: 'utf8' }).some(
+          (f) => /\.(ts|tsx|mjs|cjs)$/.test(f) && !/(^|\/)(node_modules|dist)\//.test(f),
+        ),
+      )
       .map((e) => e.name);
     expect(lintedFolders().sort()).toEqual(withCode.sort());
   });

@@ -31,13 +31,23 @@ describe('a clean first run', () => {
 
   it('npm start: the console build (as the first start runs it, into a scratch folder) prints no warning nor error', async () => {
     // The environment of `npm start`: vitest's NODE_ENV=test would bundle React's development build.
-    const startEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_ENV' && !name.startsWith('VITEST')));
-    const vite = path.join(path.dirname(createRequire(path.join(ROOT, 'package.json')).resolve('vite/package.json')), 'bin', 'vite.js');
-    const child = spawn(process.execPath, [vite, 'build', '--config', path.join('console', 'vite.config.ts'), '--outDir', outDir, '--emptyOutDir'], {
-      cwd: ROOT,
-      env: startEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const startEnv = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => name !== 'NODE_ENV' && !name.startsWith('VITEST')),
+    );
+    const vite = path.join(
+      path.dirname(createRequire(path.join(ROOT, 'package.json')).resolve('vite/package.json')),
+      'bin',
+      'vite.js',
+    );
+    const child = spawn(
+      process.execPath,
+      [vite, 'build', '--config', path.join('console', 'vite.config.ts'), '--outDir', outDir, '--emptyOutDir'],
+      {
+        cwd: ROOT,
+        env: startEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));

@@ -21,7 +21,9 @@ export function addClockCommands(program: Command): void {
     const config = loadConfig();
     return new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });
   };
-  const clock = program.command('clock').description('the appliance clock (development mode): move it ahead to test 24 h, 30-day and 300 s rules');
+  const clock = program
+    .command('clock')
+    .description('the appliance clock (development mode): move it ahead to test 24 h, 30-day and 300 s rules');
   clock
     .command('show')
     .description('appliance time, real time and the offset between them')

@@ -39,18 +39,35 @@ export interface CopyReport {
  * arrival order, and idempotency entries keep replaying. Refused while a gateway runs on DATA_DIR (its state
  * would move on after the copy) and into a database that already holds a clinic.
  */
-export async function copyToPostgres(options: { dataDir: string; url: string; onProgress?: (table: string, done: number, total: number) => void }): Promise<CopyReport> {
+export async function copyToPostgres(options: {
+  dataDir: string;
+  url: string;
+  onProgress?: (table: string, done: number, total: number) => void;
+}): Promise<CopyReport> {
   const started = Date.now();
   const file = path.join(options.dataDir, 'gateway.db');
   if (!existsSync(file)) throw new CopyRefused(`${file} does not exist: there is no single-process state to copy`);
   const running = readRuntimeFile(options.dataDir);
-  if (running) throw new CopyRefused(`an appliance (pid ${running.pid}) is running on ${options.dataDir}: stop it first, so nothing changes during the copy`);
+  if (running)
+    throw new CopyRefused(
+      `an appliance (pid ${running.pid}) is running on ${options.dataDir}: stop it first, so nothing changes during the copy`,
+    );
   // Both at their latest migration: the same columns on both sides (the PostgreSQL baseline mirrors SQLite's 001-020).
   const source = await openGatewayDb(options.dataDir);
-  const target = await openPostgresDb({ url: options.url, poolSize: 2, applicationName: 'clinic-gateway copy-to-postgres' });
+  const target = await openPostgresDb({
+    url: options.url,
+    poolSize: 2,
+    applicationName: 'clinic-gateway copy-to-postgres',
+  });
   try {
-    const clinics = await target.db.selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    if (Number(clinics.n) > 0) throw new CopyRefused(`${redactDatabaseUrl(options.url)} already holds ${clinics.n} clinic(s): copy into an empty database`);
+    const clinics = await target.db
+      .selectFrom('tenants')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    if (Number(clinics.n) > 0)
+      throw new CopyRefused(
+        `${redactDatabaseUrl(options.url)} already holds ${clinics.n} clinic(s): copy into an empty database`,
+      );
     const tables: CopyReport['tables'] = [];
     const client = await target.pool.connect();
     try {
@@ -59,13 +76,20 @@ export async function copyToPostgres(options: { dataDir: string; url: string; on
       await client.query('DELETE FROM audit_budget');
       for (const table of [...TABLES, { name: 'audit_budget', orderBy: 'kind' }]) {
         const targetColumns = new Set(
-          (await client.query<{ column_name: string }>('SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema()', [table.name])).rows.map(
-            (r) => r.column_name,
-          ),
+          (
+            await client.query<{ column_name: string }>(
+              'SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema()',
+              [table.name],
+            )
+          ).rows.map((r) => r.column_name),
         );
-        const columns = (source.sqlite.prepare(`PRAGMA table_info(${table.name})`).all() as Array<{ name: string }>).map((c) => c.name).filter((c) => targetColumns.has(c));
+        const columns = (source.sqlite.prepare(`PRAGMA table_info(${table.name})`).all() as Array<{ name: string }>)
+          .map((c) => c.name)
+          .filter((c) => targetColumns.has(c));
         const total = (source.sqlite.prepare(`SELECT count(*) AS n FROM ${table.name}`).get() as { n: number }).n;
-        const select = source.sqlite.prepare(`SELECT ${columns.join(', ')} FROM ${table.name} ORDER BY ${table.orderBy}`).raw(true);
+        const select = source.sqlite
+          .prepare(`SELECT ${columns.join(', ')} FROM ${table.name} ORDER BY ${table.orderBy}`)
+          .raw(true);
         let done = 0;
         let batch: unknown[][] = [];
         const flush = async () => {
@@ -84,7 +108,9 @@ export async function copyToPostgres(options: { dataDir: string; url: string; on
         await flush();
         if (table.identity) {
           // The next id continues after the copied ones.
-          await client.query(`SELECT setval(pg_get_serial_sequence('${table.name}', '${table.identity}'), greatest((SELECT max(${table.identity}) FROM ${table.name}), 1))`);
+          await client.query(
+            `SELECT setval(pg_get_serial_sequence('${table.name}', '${table.identity}'), greatest((SELECT max(${table.identity}) FROM ${table.name}), 1))`,
+          );
         }
         tables.push({ name: table.name, rows: done });
       }
@@ -112,18 +138,35 @@ export function addDatabaseCommands(program: Command): void {
   const db = program.command('db').description('the gateway database');
   db.command('copy-to-postgres')
     .description(
-      "copy DATA_DIR/gateway.db (clinics, keys with their secrets, operators, sessions, tokens, idempotency entries, the journal) into an empty PostgreSQL database, in one transaction; stop the appliance first",
+      'copy DATA_DIR/gateway.db (clinics, keys with their secrets, operators, sessions, tokens, idempotency entries, the journal) into an empty PostgreSQL database, in one transaction; stop the appliance first',
     )
-    .option('--url <url>', "the target database (default: DATABASE_URL; without either, the cluster's own PostgreSQL under DATA_DIR, started for the copy)")
+    .option(
+      '--url <url>',
+      "the target database (default: DATABASE_URL; without either, the cluster's own PostgreSQL under DATA_DIR, started for the copy)",
+    )
     .option('--json', 'machine-readable output')
     .action(async (opts: { url?: string; json?: boolean }) => {
       const config = loadConfig();
       let url = opts.url ?? (config.database.kind === 'postgres' ? config.database.url : undefined);
-      if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) throw new CopyRefused('--url must be a postgres:// (or postgresql://) URL');
+      if (url !== undefined && !/^postgres(ql)?:\/\//.test(url))
+        throw new CopyRefused('--url must be a postgres:// (or postgresql://) URL');
       // No target named: the one `npm run cluster` starts under DATA_DIR (initialised now if it is new), for the copy only.
-      const local = url === undefined ? await startLocalPostgres({ dataDir: config.dataDir, port: 0, log: (line) => process.stderr.write(`${line}\n`) }) : null;
+      const local =
+        url === undefined
+          ? await startLocalPostgres({
+              dataDir: config.dataDir,
+              port: 0,
+              log: (line) => process.stderr.write(`${line}\n`),
+            })
+          : null;
       url ??= local!.url;
-      const bar = opts.json || !process.stderr.isTTY ? null : new cliProgress.SingleBar({ format: '{table} [{bar}] {value}/{total}', stream: process.stderr }, cliProgress.Presets.shades_classic);
+      const bar =
+        opts.json || !process.stderr.isTTY
+          ? null
+          : new cliProgress.SingleBar(
+              { format: '{table} [{bar}] {value}/{total}', stream: process.stderr },
+              cliProgress.Presets.shades_classic,
+            );
       let current = '';
       const report = await copyToPostgres({
         dataDir: config.dataDir,

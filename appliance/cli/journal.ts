@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { DbOrTrx } from '../../server/db/database.ts';
 import { ApiError } from '../../server/errors.ts';
-import { buildConsoleAuditEntry, insertConsoleAudit, type ConsoleActionSubject } from '../../server/admin/console-audit.ts';
+import {
+  buildConsoleAuditEntry,
+  insertConsoleAudit,
+  type ConsoleActionSubject,
+} from '../../server/admin/console-audit.ts';
 
 /** Who ran the command, as far as the machine knows (the CLI has no operator session). */
 function osUser(): string | null {

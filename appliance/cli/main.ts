@@ -8,14 +8,26 @@ import { ALL_SCOPES, SCOPE_PRESETS, isScope, type Scope } from '../../contracts/
 import { KeyServiceError } from '../../server/keys/keys.service.ts';
 import { TenantServiceError } from '../../server/tenants/tenants.service.ts';
 import { resetTenant } from '../../server/tenants/tenant-reset.ts';
-import { AUDIT_FLAG_GONE, confirmReset, describeReset, explainResetFailure, resetRefusalFor, type ResetCliOptions } from './tenant-reset.ts';
+import {
+  AUDIT_FLAG_GONE,
+  confirmReset,
+  describeReset,
+  explainResetFailure,
+  resetRefusalFor,
+  type ResetCliOptions,
+} from './tenant-reset.ts';
 import { addClockCommands } from './clock.ts';
 import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { journalCliAction } from './journal.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { OperatorTokenStore, type TokenTenants } from '../../server/admin/operator-tokens.ts';
-import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from '../../contracts/admin/operator-tokens.ts';
+import {
+  ALL_TENANTS,
+  OPERATOR_TOKEN_DEFAULT_DAYS,
+  OPERATOR_TOKEN_MAX_DAYS,
+  type OperatorTokenView,
+} from '../../contracts/admin/operator-tokens.ts';
 import { fromServiceError } from '../../server/admin/http.ts';
 import { readRuntimeFile } from '../runtime-file.ts';
 import { ApiError } from '../../server/errors.ts';
@@ -27,7 +39,10 @@ class UsageError extends Error {}
 function parseScopeList(value: string): Scope[] {
   const preset = SCOPE_PRESETS[value];
   if (preset) return [...preset];
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = items.filter((s) => !isScope(s));
   if (items.length === 0 || unknown.length) {
     throw new InvalidArgumentError(
@@ -54,7 +69,8 @@ function parseMedico(value: string): number {
 
 function parseDays(value: string): number {
   const days = /^[1-9]\d*$/.test(value) ? Number(value) : NaN;
-  if (!(days <= OPERATOR_TOKEN_MAX_DAYS)) throw new InvalidArgumentError(`must be a whole number of days from 1 to ${OPERATOR_TOKEN_MAX_DAYS}`);
+  if (!(days <= OPERATOR_TOKEN_MAX_DAYS))
+    throw new InvalidArgumentError(`must be a whole number of days from 1 to ${OPERATOR_TOKEN_MAX_DAYS}`);
   return days;
 }
 
@@ -75,7 +91,8 @@ function asApiError(error: unknown): unknown {
   }
 }
 
-const tenantsText = (tenants: TokenTenants): string => (tenants === ALL_TENANTS ? '* (all clinics)' : tenants.join(', '));
+const tenantsText = (tenants: TokenTenants): string =>
+  tenants === ALL_TENANTS ? '* (all clinics)' : tenants.join(', ');
 
 async function withServices<T>(fn: (services: GatewayServices) => Promise<T>): Promise<T> {
   const config = loadApplianceConfig();
@@ -98,12 +115,16 @@ async function withServices<T>(fn: (services: GatewayServices) => Promise<T>): P
 const MAX_CHOICES_LISTED = 20;
 
 const listed = (items: string[]): string =>
-  items.length <= MAX_CHOICES_LISTED ? items.join(', ') : `${items.slice(0, MAX_CHOICES_LISTED).join(', ')} and ${items.length - MAX_CHOICES_LISTED} more`;
+  items.length <= MAX_CHOICES_LISTED
+    ? items.join(', ')
+    : `${items.slice(0, MAX_CHOICES_LISTED).join(', ')} and ${items.length - MAX_CHOICES_LISTED} more`;
 
 /** `; clinics: a, b (see \`tenants list\`)`: what an unknown clinic's error adds. */
 async function clinicChoices(s: GatewayServices): Promise<string> {
   const slugs = (await s.tenants.list()).map((t) => t.slug);
-  return slugs.length === 0 ? '; there is no clinic yet (`tenants create <slug>`)' : `; clinics: ${listed(slugs)} (see \`tenants list\`)`;
+  return slugs.length === 0
+    ? '; there is no clinic yet (`tenants create <slug>`)'
+    : `; clinics: ${listed(slugs)} (see \`tenants list\`)`;
 }
 
 /**
@@ -119,7 +140,9 @@ async function withValidChoices(error: unknown, s: GatewayServices): Promise<unk
       const [keys, tenants] = await Promise.all([s.keys.list(), s.tenants.list()]);
       const slugOf = new Map(tenants.map((t) => [t.id, t.slug]));
       const ids = keys.map((k) => `${k.id} (${slugOf.get(k.tenant_id) ?? '?'}, ${k.status})`);
-      return new UsageError(`${error.message}; ${ids.length === 0 ? 'there is no key yet (`keys create`)' : `keys: ${listed(ids)} (see \`keys list\`)`}`);
+      return new UsageError(
+        `${error.message}; ${ids.length === 0 ? 'there is no key yet (`keys create`)' : `keys: ${listed(ids)} (see \`keys list\`)`}`,
+      );
     }
   } catch {
     // The list itself failed: the original error still says what went wrong.
@@ -130,35 +153,58 @@ async function withValidChoices(error: unknown, s: GatewayServices): Promise<unk
 /** `--medico` must name a doctor of that clinic: doctors are backend-sim's data, so the running stack is asked. */
 async function requireMedico(s: GatewayServices, tenantSlug: string, medicoId: number): Promise<void> {
   if (medicoId === 0) return;
-  if (!(await s.tenants.get(tenantSlug))) throw new UsageError(`tenant "${tenantSlug}" does not exist${await clinicChoices(s)}`);
+  if (!(await s.tenants.get(tenantSlug)))
+    throw new UsageError(`tenant "${tenantSlug}" does not exist${await clinicChoices(s)}`);
   const base = `/tenants/${encodeURIComponent(tenantSlug)}/medicos`;
   try {
     await s.backend.call({ method: 'GET', path: `${base}/${medicoId}` }, z.unknown());
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
-      const doctors = await s.backend.call({ method: 'GET', path: base, query: { limit: 1000 } }, z.array(medicoListItem)).then((r) => r.data, () => []);
-      const known = [...doctors].sort((a, b) => a.id - b.id).slice(0, 10).map((d) => `${d.id} (${d.nome})`).join(', ');
+      const doctors = await s.backend
+        .call({ method: 'GET', path: base, query: { limit: 1000 } }, z.array(medicoListItem))
+        .then(
+          (r) => r.data,
+          () => [],
+        );
+      const known = [...doctors]
+        .sort((a, b) => a.id - b.id)
+        .slice(0, 10)
+        .map((d) => `${d.id} (${d.nome})`)
+        .join(', ');
       throw new UsageError(
         `--medico ${medicoId}: no such doctor in clinic "${tenantSlug}"; ` +
-          (doctors.length === 0 ? 'it has no doctors yet' : `its doctors: ${known}${doctors.length > 10 ? ` and ${doctors.length - 10} more` : ''}`),
+          (doctors.length === 0
+            ? 'it has no doctors yet'
+            : `its doctors: ${known}${doctors.length > 10 ? ` and ${doctors.length - 10} more` : ''}`),
       );
     }
     if (error instanceof ApiError && (error.code === 'SERVICE_UNAVAILABLE' || error.code === 'SERVICE_TIMEOUT')) {
-      throw new UsageError(`--medico ${medicoId} cannot be checked: the appliance is not running on this DATA_DIR (start it with \`npm start\`; the clinic's doctors are kept by its backend)`);
+      throw new UsageError(
+        `--medico ${medicoId} cannot be checked: the appliance is not running on this DATA_DIR (start it with \`npm start\`; the clinic's doctors are kept by its backend)`,
+      );
     }
     throw error;
   }
 }
 
-const print = (value: unknown): void => void process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
+const print = (value: unknown): void =>
+  void process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
 const info = (text: string) => process.stderr.write(`${text}\n`);
 
 function table(rows: Array<Record<string, unknown>>): string {
   if (rows.length === 0) return '(none)';
   const cols = Object.keys(rows[0]);
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
-  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => String(r[c] ?? ''))))].join('\n');
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(cols),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map((r) => line(cols.map((c) => String(r[c] ?? '')))),
+  ].join('\n');
 }
 
 export function buildCli(): Command {
@@ -176,7 +222,18 @@ export function buildCli(): Command {
     .action(async (opts: { json?: boolean }) => {
       const rows = await withServices((s) => s.tenants.list());
       if (opts.json) return print(rows);
-      print(table(rows.map((t) => ({ id: t.id, slug: t.slug, nome: t.nome, sandbox: t.is_sandbox ? 'yes' : 'no', status: t.status, criado: t.created_at }))));
+      print(
+        table(
+          rows.map((t) => ({
+            id: t.id,
+            slug: t.slug,
+            nome: t.nome,
+            sandbox: t.is_sandbox ? 'yes' : 'no',
+            status: t.status,
+            criado: t.created_at,
+          })),
+        ),
+      );
     });
   tenants
     .command('create')
@@ -186,8 +243,11 @@ export function buildCli(): Command {
     .option('--sandbox', 'public sandbox tenant: lower rate limit')
     .option('--json', 'machine-readable output')
     .action(async (slug: string, opts: { name?: string; sandbox?: boolean; json?: boolean }) => {
-      const { tenant, backendReady } = await withServices((s) => s.tenants.create({ slug, nome: opts.name ?? slug, sandbox: opts.sandbox }));
-      if (!backendReady) info('note: backend-sim is not running; the clinic database will be created at the next `npm start`.');
+      const { tenant, backendReady } = await withServices((s) =>
+        s.tenants.create({ slug, nome: opts.name ?? slug, sandbox: opts.sandbox }),
+      );
+      if (!backendReady)
+        info('note: backend-sim is not running; the clinic database will be created at the next `npm start`.');
       if (opts.json) return print(tenant);
       info(`tenant "${tenant.slug}" created (id ${tenant.id})`);
     });
@@ -213,7 +273,13 @@ export function buildCli(): Command {
         const subject = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null };
         const command = `tenants reset ${slug}${opts.files ? ' --files' : ''}`;
         const journal = (detail: Record<string, unknown>, error?: unknown) =>
-          journalCliAction(s.gatewayDb.db, { action: 'tenant.reset', command, ...started, subject: { ...subject, detail: { slug, files: Boolean(opts.files), ...detail } }, error });
+          journalCliAction(s.gatewayDb.db, {
+            action: 'tenant.reset',
+            command,
+            ...started,
+            subject: { ...subject, detail: { slug, files: Boolean(opts.files), ...detail } },
+            error,
+          });
         if (refusal) {
           // Journaled like the console's refusal: someone tried.
           await journal({}, new ApiError('OPERATION_NOT_ALLOWED', refusal)).catch(() => undefined);
@@ -227,7 +293,9 @@ export function buildCli(): Command {
           return explainResetFailure(error);
         }
         await journal({ ...reset, journal_kept: true }).catch((error: unknown) => {
-          throw new Error(`clinic "${slug}" was reset, but its journal entry could not be written: ${error instanceof Error ? error.message : String(error)}`);
+          throw new Error(
+            `clinic "${slug}" was reset, but its journal entry could not be written: ${error instanceof Error ? error.message : String(error)}`,
+          );
         });
         return reset;
       });
@@ -236,7 +304,11 @@ export function buildCli(): Command {
     });
 
   /** A key's secret, shown once (create, rotate): as JSON with --json, else as lines and `note` on stderr. */
-  const showSecret = (issued: { chave_id: number; api_key: string; api_secret: string }, json: boolean | undefined, note: string) => {
+  const showSecret = (
+    issued: { chave_id: number; api_key: string; api_secret: string },
+    json: boolean | undefined,
+    note: string,
+  ) => {
     if (json) return print(JSON.stringify(issued));
     print(`chave_id:   ${issued.chave_id}\napi_key:    ${issued.api_key}\napi_secret: ${issued.api_secret}`);
     info(note);
@@ -245,7 +317,7 @@ export function buildCli(): Command {
   const keys = program.command('keys').description('API keys');
   keys
     .command('list')
-    .description('API keys, masked (never a secret); every clinic\'s unless --tenant')
+    .description("API keys, masked (never a secret); every clinic's unless --tenant")
     .option('--tenant <slug>', 'only this tenant')
     .option('--json', 'machine-readable output')
     .action(async (opts: { tenant?: string; json?: boolean }) => {
@@ -277,9 +349,18 @@ export function buildCli(): Command {
     .action(async (opts: { tenant: string; scopes: Scope[]; medico?: number; label?: string; json?: boolean }) => {
       const issued = await withServices(async (s) => {
         await requireMedico(s, opts.tenant, opts.medico ?? 0);
-        return s.keys.create({ tenantSlug: opts.tenant, scopes: opts.scopes, medicoId: opts.medico, label: opts.label });
+        return s.keys.create({
+          tenantSlug: opts.tenant,
+          scopes: opts.scopes,
+          medicoId: opts.medico,
+          label: opts.label,
+        });
       });
-      showSecret(issued, opts.json, 'The secret is shown only now. Store it in a vault; it cannot be retrieved later (rotate to get a new one).');
+      showSecret(
+        issued,
+        opts.json,
+        'The secret is shown only now. Store it in a vault; it cannot be retrieved later (rotate to get a new one).',
+      );
     });
   onId(keys, 'rotate', 'new secret for a key (same api_key); the old secret fails at once', 'key id (chave_id)')
     .option('--json', 'print only {"chave_id","api_key","api_secret"}')
@@ -287,81 +368,129 @@ export function buildCli(): Command {
       const issued = await withServices((s) => s.keys.rotate(id));
       showSecret(issued, opts.json, 'The previous secret no longer works. The new one is shown only now.');
     });
-  onId(keys, 'revoke', 'revoke a key for good (its calls answer AUTH_KEY_REVOKED)', 'key id (chave_id)')
-    .action(async (id: number) => {
+  onId(keys, 'revoke', 'revoke a key for good (its calls answer AUTH_KEY_REVOKED)', 'key id (chave_id)').action(
+    async (id: number) => {
       const key = await withServices((s) => s.keys.revoke(id));
       info(`key ${key.id} (${key.api_key_masked}) revoked`);
-    });
+    },
+  );
   keys
     .command('import-legacy')
-    .description('register a key of the legacy system whose secret cannot be carried over (answers AUTH_KEY_LEGACY until rotated)')
+    .description(
+      'register a key of the legacy system whose secret cannot be carried over (answers AUTH_KEY_LEGACY until rotated)',
+    )
     .requiredOption('--tenant <slug>', 'tenant of the key')
     .requiredOption('--key <api_key>', 'the legacy public key identifier')
     .requiredOption('--scopes <list>', 'scopes', parseScopeList)
     .action(async (opts: { tenant: string; key: string; scopes: Scope[] }) => {
-      const id = await withServices((s) => s.keys.importLegacy({ tenantSlug: opts.tenant, apiKey: opts.key, scopes: opts.scopes }));
+      const id = await withServices((s) =>
+        s.keys.importLegacy({ tenantSlug: opts.tenant, apiKey: opts.key, scopes: opts.scopes }),
+      );
       info(`legacy key registered with id ${id}; rotate it to issue a usable secret`);
     });
 
   const tokens = program
     .command('tokens')
-    .description('operator API tokens for the automation routes (POST /admin/api/automation/tenants/<slug>/reset), bound to clinics, with an expiry');
+    .description(
+      'operator API tokens for the automation routes (POST /admin/api/automation/tenants/<slug>/reset), bound to clinics, with an expiry',
+    );
   tokens
     .command('create')
-    .description(`issue a token (shown once) for named clinics, or all of them when asked for; it expires after --expires-in-days`)
+    .description(
+      `issue a token (shown once) for named clinics, or all of them when asked for; it expires after --expires-in-days`,
+    )
     .requiredOption('--label <text>', 'what the token is for, e.g. "Playwright suite - CI"')
     .option('--tenant <slug>', 'a clinic the token may reset; repeat for more', collect)
     .option('--all-tenants', 'every clinic, present and future (the admin API\'s "*"): only when that is what you mean')
-    .option('--expires-in-days <n>', `validity in days, at most ${OPERATOR_TOKEN_MAX_DAYS}`, parseDays, OPERATOR_TOKEN_DEFAULT_DAYS)
-    .option('--operator <username>', 'the operator it is issued under and audited as (default: OPERATOR_USERNAME, "admin")')
+    .option(
+      '--expires-in-days <n>',
+      `validity in days, at most ${OPERATOR_TOKEN_MAX_DAYS}`,
+      parseDays,
+      OPERATOR_TOKEN_DEFAULT_DAYS,
+    )
+    .option(
+      '--operator <username>',
+      'the operator it is issued under and audited as (default: OPERATOR_USERNAME, "admin")',
+    )
     .option('--json', 'print {"token", "id", "tenants", "expires_at", ...} (the admin API\'s answer)')
-    .action(async (opts: { label: string; tenant?: string[]; allTenants?: boolean; expiresInDays: number; operator?: string; json?: boolean }) => {
-      const named = opts.tenant ?? [];
-      if (opts.allTenants && named.length > 0) throw new UsageError('use either --tenant (repeatable) or --all-tenants, not both');
-      if (!opts.allTenants && named.length === 0) {
-        throw new UsageError('name the clinics the token may reset: --tenant <slug> (repeat for more), or --all-tenants for every clinic');
-      }
-      const label = opts.label.trim();
-      if (label.length === 0 || label.length > 100) throw new UsageError('--label: 1 to 100 characters');
-      const username = opts.operator ?? loadConfig().operator.username;
-      const issued = await withServices(async (s) => {
-        const db = s.gatewayDb.db;
-        const operator = await db.selectFrom('operators').select(['id', 'role', 'disabled_at']).where('username', '=', username).executeTakeFirst();
-        if (!operator) {
-          const names = (await db.selectFrom('operators').select('username').orderBy('username').execute()).map((o) => o.username);
-          throw new UsageError(`operator "${username}" does not exist (--operator, or OPERATOR_USERNAME); operators: ${names.length ? listed(names) : '(none yet: `npm start` creates the first)'}`);
+    .action(
+      async (opts: {
+        label: string;
+        tenant?: string[];
+        allTenants?: boolean;
+        expiresInDays: number;
+        operator?: string;
+        json?: boolean;
+      }) => {
+        const named = opts.tenant ?? [];
+        if (opts.allTenants && named.length > 0)
+          throw new UsageError('use either --tenant (repeatable) or --all-tenants, not both');
+        if (!opts.allTenants && named.length === 0) {
+          throw new UsageError(
+            'name the clinics the token may reset: --tenant <slug> (repeat for more), or --all-tenants for every clinic',
+          );
         }
-        // A token acts as its operator, and the automation routes all write: a viewer's token could do nothing.
-        if (operator.disabled_at !== null) throw new UsageError(`operator "${username}" is disabled (\`operators enable ${username}\`)`);
-        if (operator.role !== 'admin') throw new UsageError(`operator "${username}" is a viewer: operator tokens are issued under an admin (--operator)`);
-        const requested: TokenTenants = opts.allTenants ? ALL_TENANTS : [...new Set(named)];
-        if (requested !== ALL_TENANTS) {
-          const known = new Set((await s.tenants.list()).map((t) => t.slug));
-          const unknown = requested.filter((slug) => !known.has(slug));
-          if (unknown.length > 0) throw new UsageError(`no such clinic: ${unknown.join(', ')}${await clinicChoices(s)}`);
-        }
-        const clock = applianceClock();
-        const started = { startedAt: clock.now(), startedPerf: performance.now() };
-        const result = await new OperatorTokenStore(db, () => clock.now()).create({
-          operatorId: operator.id,
-          label,
-          tenants: requested,
-          expiresInDays: opts.expiresInDays,
+        const label = opts.label.trim();
+        if (label.length === 0 || label.length > 100) throw new UsageError('--label: 1 to 100 characters');
+        const username = opts.operator ?? loadConfig().operator.username;
+        const issued = await withServices(async (s) => {
+          const db = s.gatewayDb.db;
+          const operator = await db
+            .selectFrom('operators')
+            .select(['id', 'role', 'disabled_at'])
+            .where('username', '=', username)
+            .executeTakeFirst();
+          if (!operator) {
+            const names = (await db.selectFrom('operators').select('username').orderBy('username').execute()).map(
+              (o) => o.username,
+            );
+            throw new UsageError(
+              `operator "${username}" does not exist (--operator, or OPERATOR_USERNAME); operators: ${names.length ? listed(names) : '(none yet: `npm start` creates the first)'}`,
+            );
+          }
+          // A token acts as its operator, and the automation routes all write: a viewer's token could do nothing.
+          if (operator.disabled_at !== null)
+            throw new UsageError(`operator "${username}" is disabled (\`operators enable ${username}\`)`);
+          if (operator.role !== 'admin')
+            throw new UsageError(
+              `operator "${username}" is a viewer: operator tokens are issued under an admin (--operator)`,
+            );
+          const requested: TokenTenants = opts.allTenants ? ALL_TENANTS : [...new Set(named)];
+          if (requested !== ALL_TENANTS) {
+            const known = new Set((await s.tenants.list()).map((t) => t.slug));
+            const unknown = requested.filter((slug) => !known.has(slug));
+            if (unknown.length > 0)
+              throw new UsageError(`no such clinic: ${unknown.join(', ')}${await clinicChoices(s)}`);
+          }
+          const clock = applianceClock();
+          const started = { startedAt: clock.now(), startedPerf: performance.now() };
+          const result = await new OperatorTokenStore(db, () => clock.now()).create({
+            operatorId: operator.id,
+            label,
+            tenants: requested,
+            expiresInDays: opts.expiresInDays,
+          });
+          const { view } = result;
+          await journalCliAction(db, {
+            action: 'operator_token.create',
+            command: `tokens create --label ${JSON.stringify(label)} ${requested === ALL_TENANTS ? '--all-tenants' : requested.map((t) => `--tenant ${t}`).join(' ')} --expires-in-days ${opts.expiresInDays}`,
+            ...started,
+            operatorId: operator.id,
+            subject: {
+              detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at },
+            },
+          });
+          return result;
         });
-        const { view } = result;
-        await journalCliAction(db, {
-          action: 'operator_token.create',
-          command: `tokens create --label ${JSON.stringify(label)} ${requested === ALL_TENANTS ? '--all-tenants' : requested.map((t) => `--tenant ${t}`).join(' ')} --expires-in-days ${opts.expiresInDays}`,
-          ...started,
-          operatorId: operator.id,
-          subject: { detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at } },
-        });
-        return result;
-      });
-      if (opts.json) return print({ token: issued.token, ...issued.view });
-      print(`id:         ${issued.view.id}\ntoken:      ${issued.token}\nclinics:    ${tenantsText(issued.view.tenants)}\nexpires_at: ${issued.view.expires_at}`);
-      info('The token is shown only now: store it in your CI secrets. Use it as `Authorization: Bearer <token>`; revoke it with `tokens revoke <id>`.');
-    });
+        if (opts.json) return print({ token: issued.token, ...issued.view });
+        print(
+          `id:         ${issued.view.id}\ntoken:      ${issued.token}\nclinics:    ${tenantsText(issued.view.tenants)}\nexpires_at: ${issued.view.expires_at}`,
+        );
+        info(
+          'The token is shown only now: store it in your CI secrets. Use it as `Authorization: Bearer <token>`; revoke it with `tokens revoke <id>`.',
+        );
+      },
+    );
   tokens
     .command('list')
     .description('operator tokens (never the token itself): clinics, expiry and status (active, expired, revoked)')
@@ -395,11 +524,18 @@ export function buildCli(): Command {
         const revoked = await store.revoke(id).catch(async (error: unknown) => {
           if (error instanceof ApiError && error.code === 'RES_NOT_FOUND') {
             const ids = (await store.list()).map((t) => `${t.id} (${t.label}, ${t.status})`);
-            throw new UsageError(`operator token ${id} does not exist; ${ids.length ? `tokens: ${listed(ids)} (see \`tokens list\`)` : 'there is no token yet (`tokens create`)'}`);
+            throw new UsageError(
+              `operator token ${id} does not exist; ${ids.length ? `tokens: ${listed(ids)} (see \`tokens list\`)` : 'there is no token yet (`tokens create`)'}`,
+            );
           }
           throw error;
         });
-        await journalCliAction(s.gatewayDb.db, { action: 'operator_token.revoke', command: `tokens revoke ${id}`, ...started, subject: { detail: { token_id: id } } });
+        await journalCliAction(s.gatewayDb.db, {
+          action: 'operator_token.revoke',
+          command: `tokens revoke ${id}`,
+          ...started,
+          subject: { detail: { token_id: id } },
+        });
         return revoked;
       });
       if (opts.json) return print(view);
@@ -420,7 +556,13 @@ export async function runCli(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : 2;
     }
-    if (error instanceof KeyServiceError || error instanceof TenantServiceError || error instanceof UsageError || error instanceof ConfigError || error instanceof CopyRefused) {
+    if (
+      error instanceof KeyServiceError ||
+      error instanceof TenantServiceError ||
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof CopyRefused
+    ) {
       info(`error: ${error.message}`);
       return 1;
     }

@@ -3,8 +3,20 @@ import { loadApplianceConfig } from '../gateway-config.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import type { DbOrTrx } from '../../server/db/database.ts';
 import { ApiError } from '../../server/errors.ts';
-import { createOperator, findOperator, listOperators, resetOperatorPassword, updateOperator, type OperatorRefusal } from '../../server/admin/operators.ts';
-import { OPERATOR_ROLES, OPERATOR_USERNAME_REGEX, type OperatorRole, type OperatorView } from '../../contracts/admin/operators.ts';
+import {
+  createOperator,
+  findOperator,
+  listOperators,
+  resetOperatorPassword,
+  updateOperator,
+  type OperatorRefusal,
+} from '../../server/admin/operators.ts';
+import {
+  OPERATOR_ROLES,
+  OPERATOR_USERNAME_REGEX,
+  type OperatorRole,
+  type OperatorView,
+} from '../../contracts/admin/operators.ts';
 import { journalCliAction } from './journal.ts';
 
 const out = (text: string): void => void process.stdout.write(`${text}\n`);
@@ -12,13 +24,16 @@ const info = (text: string): void => void process.stderr.write(`${text}\n`);
 
 function parseRole(value: string): OperatorRole {
   if (!(OPERATOR_ROLES as readonly string[]).includes(value)) {
-    throw new InvalidArgumentError(`use one of: ${OPERATOR_ROLES.join(', ')} (admin: everything; viewer: read-only, no secrets, no writes)`);
+    throw new InvalidArgumentError(
+      `use one of: ${OPERATOR_ROLES.join(', ')} (admin: everything; viewer: read-only, no secrets, no writes)`,
+    );
   }
   return value as OperatorRole;
 }
 
 function parseUsername(value: string): string {
-  if (!OPERATOR_USERNAME_REGEX.test(value)) throw new InvalidArgumentError('1-64 lowercase letters, digits, ".", "-" or "_", starting with a letter or digit');
+  if (!OPERATOR_USERNAME_REGEX.test(value))
+    throw new InvalidArgumentError('1-64 lowercase letters, digits, ".", "-" or "_", starting with a letter or digit');
   return value;
 }
 
@@ -41,12 +56,19 @@ async function explain(error: unknown, db: DbOrTrx, username: string): Promise<u
   if (!(error instanceof ApiError)) return error;
   const motivo = (error.details as { motivo?: OperatorRefusal } | null)?.motivo;
   if (motivo === 'unknown_operator') {
-    const names = (await db.selectFrom('operators').select('username').orderBy('username').execute()).map((o) => o.username);
-    return new Error(`operator "${username}" does not exist; operators: ${names.join(', ') || '(none yet: `npm start` creates the first)'} (see \`operators list\`)`);
+    const names = (await db.selectFrom('operators').select('username').orderBy('username').execute()).map(
+      (o) => o.username,
+    );
+    return new Error(
+      `operator "${username}" does not exist; operators: ${names.join(', ') || '(none yet: `npm start` creates the first)'} (see \`operators list\`)`,
+    );
   }
-  if (motivo === 'username_taken') return new Error(`operator "${username}" already exists (reset its password with \`operators reset ${username}\`)`);
+  if (motivo === 'username_taken')
+    return new Error(`operator "${username}" already exists (reset its password with \`operators reset ${username}\`)`);
   if (motivo === 'last_admin') {
-    return new Error(`"${username}" is the last active admin: make another operator admin first (\`operators role <username> admin\`)`);
+    return new Error(
+      `"${username}" is the last active admin: make another operator admin first (\`operators role <username> admin\`)`,
+    );
   }
   return error;
 }
@@ -58,18 +80,32 @@ async function explain(error: unknown, db: DbOrTrx, username: string): Promise<u
  * is journaled as the console journals it, with `via: "cli"`. Generated passwords are printed once.
  */
 export function addOperatorCommands(program: Command): void {
-  const operators = program.command('operators').description('console operator accounts: roles admin (everything) and viewer (read-only)');
+  const operators = program
+    .command('operators')
+    .description('console operator accounts: roles admin (everything) and viewer (read-only)');
 
   /** Runs one change on an operator, journaled with its outcome (a refusal too: someone tried). */
-  const change = async <T>(action: string, command: string, username: string, work: (db: DbOrTrx, at: { now: string; applianceNow: string }) => Promise<T & { detail: Record<string, unknown> }>) =>
+  const change = async <T>(
+    action: string,
+    command: string,
+    username: string,
+    work: (db: DbOrTrx, at: { now: string; applianceNow: string }) => Promise<T & { detail: Record<string, unknown> }>,
+  ) =>
     withDb(async (db, at) => {
       const started = { startedAt: Date.parse(at.applianceNow), startedPerf: performance.now() };
       try {
         const result = await work(db, at);
-        await journalCliAction(db, { action, command, ...started, subject: { detail: { username, ...result.detail } } });
+        await journalCliAction(db, {
+          action,
+          command,
+          ...started,
+          subject: { detail: { username, ...result.detail } },
+        });
         return result;
       } catch (error) {
-        await journalCliAction(db, { action, command, ...started, subject: { detail: { username } }, error }).catch(() => undefined);
+        await journalCliAction(db, { action, command, ...started, subject: { detail: { username } }, error }).catch(
+          () => undefined,
+        );
         throw await explain(error, db, username);
       }
     });
@@ -83,25 +119,50 @@ export function addOperatorCommands(program: Command): void {
     .action(async (opts: { json?: boolean }) => {
       const rows = await withDb((db, at) => listOperators(db, at));
       if (opts.json) return out(JSON.stringify(rows, null, 2));
-      const table = rows.map((o) => ({ id: String(o.id), username: o.username, role: o.role, status: o.status, sessions: String(o.sessions), tokens: String(o.tokens), created: o.created_at }));
+      const table = rows.map((o) => ({
+        id: String(o.id),
+        username: o.username,
+        role: o.role,
+        status: o.status,
+        sessions: String(o.sessions),
+        tokens: String(o.tokens),
+        created: o.created_at,
+      }));
       if (table.length === 0) return out('(none)');
       const cols = Object.keys(table[0]) as Array<keyof (typeof table)[number]>;
       const widths = cols.map((c) => Math.max(c.length, ...table.map((r) => r[c].length)));
-      const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
-      out([line(cols), line(widths.map((w) => '-'.repeat(w))), ...table.map((r) => line(cols.map((c) => r[c])))].join('\n'));
+      const line = (values: string[]) =>
+        values
+          .map((v, i) => v.padEnd(widths[i]))
+          .join('  ')
+          .trimEnd();
+      out(
+        [line(cols), line(widths.map((w) => '-'.repeat(w))), ...table.map((r) => line(cols.map((c) => r[c])))].join(
+          '\n',
+        ),
+      );
     });
 
   operators
     .command('add')
     .description('create an operator with a generated password, printed once')
     .argument('<username>', 'lowercase letters, digits, ".", "-", "_"', parseUsername)
-    .requiredOption('--role <role>', 'admin (everything) or viewer (read-only: journal, keys list, no secrets, no writes)', parseRole)
+    .requiredOption(
+      '--role <role>',
+      'admin (everything) or viewer (read-only: journal, keys list, no secrets, no writes)',
+      parseRole,
+    )
     .option('--json', 'print {"operator", "password"}')
     .action(async (username: string, opts: { role: OperatorRole; json?: boolean }) => {
-      const created = await change('operator.create', `operators add ${username} --role ${opts.role}`, username, async (db, at) => {
-        const result = await createOperator(db, { username, role: opts.role }, at);
-        return { ...result, detail: { operator_id: result.operator.id, role: opts.role } };
-      });
+      const created = await change(
+        'operator.create',
+        `operators add ${username} --role ${opts.role}`,
+        username,
+        async (db, at) => {
+          const result = await createOperator(db, { username, role: opts.role }, at);
+          return { ...result, detail: { operator_id: result.operator.id, role: opts.role } };
+        },
+      );
       if (opts.json) return out(JSON.stringify({ operator: created.operator, password: created.password }));
       out(`username: ${created.operator.username}\nrole:     ${created.operator.role}\npassword: ${created.password}`);
       info('The password is shown only now. The operator can change it in the console (Operators → Change password).');
@@ -116,7 +177,10 @@ export function addOperatorCommands(program: Command): void {
     command: string,
     patch: { role?: OperatorRole; disabled?: boolean },
     json: boolean | undefined,
-    also: (result: Awaited<ReturnType<typeof updateOperator>>) => { detail: Record<string, unknown>; words: string } = () => ({ detail: {}, words: '' }),
+    also: (result: Awaited<ReturnType<typeof updateOperator>>) => {
+      detail: Record<string, unknown>;
+      words: string;
+    } = () => ({ detail: {}, words: '' }),
   ) => {
     const updated = await change('operator.update', command, username, async (db, at) => {
       const target = await findOperator(db, { username });
@@ -130,7 +194,9 @@ export function addOperatorCommands(program: Command): void {
 
   operators
     .command('disable')
-    .description('disable an operator: no sign-in, its sessions end and its operator tokens are revoked (not the last active admin)')
+    .description(
+      'disable an operator: no sign-in, its sessions end and its operator tokens are revoked (not the last active admin)',
+    )
     .argument('<username>', 'the operator')
     .option('--json', 'machine-readable output')
     .action((username: string, opts: { json?: boolean }) =>
@@ -145,19 +211,27 @@ export function addOperatorCommands(program: Command): void {
     .description('enable a disabled operator again (its revoked tokens stay revoked)')
     .argument('<username>', 'the operator')
     .option('--json', 'machine-readable output')
-    .action((username: string, opts: { json?: boolean }) => update(username, `operators enable ${username}`, { disabled: false }, opts.json));
+    .action((username: string, opts: { json?: boolean }) =>
+      update(username, `operators enable ${username}`, { disabled: false }, opts.json),
+    );
 
   operators
     .command('role')
-    .description('make an operator admin or viewer (the last active admin cannot be demoted); live sessions follow at once')
+    .description(
+      'make an operator admin or viewer (the last active admin cannot be demoted); live sessions follow at once',
+    )
     .argument('<username>', 'the operator')
     .argument('<role>', 'admin or viewer', parseRole)
     .option('--json', 'machine-readable output')
-    .action((username: string, role: OperatorRole, opts: { json?: boolean }) => update(username, `operators role ${username} ${role}`, { role }, opts.json));
+    .action((username: string, role: OperatorRole, opts: { json?: boolean }) =>
+      update(username, `operators role ${username} ${role}`, { role }, opts.json),
+    );
 
   operators
     .command('reset')
-    .description('give an operator a new generated password (printed once), end its sessions and lift its sign-in locks')
+    .description(
+      'give an operator a new generated password (printed once), end its sessions and lift its sign-in locks',
+    )
     .argument('<username>', 'the operator')
     .option('--json', 'print {"operator", "password"}')
     .action(async (username: string, opts: { json?: boolean }) => {

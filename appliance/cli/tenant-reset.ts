@@ -23,7 +23,8 @@ export function resetRefusalFor(config: Pick<GatewayConfig, 'appEnv' | 'allowTen
 /** Asks to type the slug back; without a terminal (scripts, CI) only `--yes` goes on. */
 export async function confirmReset(slug: string, opts: ResetCliOptions): Promise<void> {
   if (opts.yes) return;
-  if (!process.stdin.isTTY) throw new Error(`refusing to reset "${slug}" without confirmation: pass --yes (no terminal to ask on)`);
+  if (!process.stdin.isTTY)
+    throw new Error(`refusing to reset "${slug}" without confirmation: pass --yes (no terminal to ask on)`);
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     process.stderr.write(
@@ -39,7 +40,9 @@ export async function confirmReset(slug: string, opts: ResetCliOptions): Promise
 /** A backend that does not answer means the appliance is not running: say so rather than the API's 503 text. */
 export function explainResetFailure(error: unknown): never {
   if (error instanceof ApiError && (error.code === 'SERVICE_UNAVAILABLE' || error.code === 'SERVICE_TIMEOUT')) {
-    throw new Error('backend-sim did not answer: a reset runs against the running appliance (start it with `npm start`)');
+    throw new Error(
+      'backend-sim did not answer: a reset runs against the running appliance (start it with `npm start`)',
+    );
   }
   if (error instanceof ApiError && error.code === 'AUTH_TENANT_OPEN_FAILED') {
     throw new Error('backend-sim has no database for this clinic');

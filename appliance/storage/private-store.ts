@@ -15,7 +15,13 @@ interface S3rverStore {
   putObject(object: { bucket: string; key: string }): Promise<unknown>;
   putContent(objectPath: string, content: unknown): Promise<unknown>;
   putMetadata(bucket: string, key: string, metadata: unknown, md5?: string): Promise<void>;
-  copyObject(srcBucket: string, srcKey: string, destBucket: string, destKey: string, metadata?: unknown): Promise<unknown>;
+  copyObject(
+    srcBucket: string,
+    srcKey: string,
+    destBucket: string,
+    destKey: string,
+    metadata?: unknown,
+  ): Promise<unknown>;
   initiateUpload(bucket: string, key: string, uploadId: string, metadata: unknown): Promise<void>;
   putPart(bucket: string, uploadId: string, partNumber: number, content: unknown): Promise<unknown>;
   putSubresource(bucket: string, key: string | undefined, resource: { type: string }): Promise<void>;
@@ -64,7 +70,13 @@ export class PrivateFilesystemStore extends FilesystemStore {
     return super.putMetadata(bucket, key, metadata, md5);
   }
 
-  override async copyObject(srcBucket: string, srcKey: string, destBucket: string, destKey: string, metadata?: unknown): Promise<unknown> {
+  override async copyObject(
+    srcBucket: string,
+    srcKey: string,
+    destBucket: string,
+    destKey: string,
+    metadata?: unknown,
+  ): Promise<unknown> {
     // copyFile keeps the source's mode (0600); the folder is the only new thing.
     await privateDir(path.dirname(this.getResourcePath(destBucket, destKey, 'object')));
     return super.copyObject(srcBucket, srcKey, destBucket, destKey, metadata);

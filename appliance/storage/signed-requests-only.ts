@@ -4,7 +4,11 @@ import type { ServerResponse } from 'node:http';
 
 const require = createRequire(import.meta.url);
 // s3rver's own error type: thrown from a middleware it becomes the S3 XML error body with its status.
-const S3Error = require('@20minutes/s3rver/lib/models/error.js') as new (code: string, message: string, detail?: Record<string, unknown>) => Error;
+const S3Error = require('@20minutes/s3rver/lib/models/error.js') as new (
+  code: string,
+  message: string,
+  detail?: Record<string, unknown>,
+) => Error;
 
 /** The part of Koa's context this guard reads (s3rver is a Koa app; koa's types are not installed). */
 export interface KoaContext {
@@ -51,7 +55,12 @@ function presignedQuery(query: KoaContext['query']): PresignedQuery | null {
   // SigV2 is not accepted: the services and the presigner only sign with SigV4.
   if (v2) throw accessDenied();
   if (!v4) return null;
-  const { 'X-Amz-Algorithm': algorithm, 'X-Amz-Signature': signature, 'X-Amz-Date': date, 'X-Amz-Expires': expires } = query;
+  const {
+    'X-Amz-Algorithm': algorithm,
+    'X-Amz-Signature': signature,
+    'X-Amz-Date': date,
+    'X-Amz-Expires': expires,
+  } = query;
   const parts = typeof date === 'string' ? AMZ_DATE.exec(date) : null;
   if (
     algorithm !== 'AWS4-HMAC-SHA256' ||
@@ -171,7 +180,8 @@ export function signedRequestsOnly(usedSignatures: UsedSignatures, now: () => nu
     if (ctx.method === 'GET') {
       const holder = usedSignatures.downloadEnded(presigned.signature);
       if (holder) await waitAtMost(holder, IN_FLIGHT_WAIT_MS);
-      if (usedSignatures.has(presigned.signature)) throw accessDenied('This presigned URL was already used; request a new one');
+      if (usedSignatures.has(presigned.signature))
+        throw accessDenied('This presigned URL was already used; request a new one');
     }
     await next();
     if (ctx.method !== 'GET' || !deliversLastByte(ctx)) return;

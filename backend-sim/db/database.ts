@@ -3,7 +3,12 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator } from 'kysely';
 import { IdempotentSqliteDialect } from './idempotent-dialect.ts';
 import { migrations } from './migrations/index.ts';
-import type { AgendaConfigsTable, AgendaConveniosBloqueadosTable, AgendaHorariosTable, AgendaProcedimentosTable } from './tables/agenda-configs.ts';
+import type {
+  AgendaConfigsTable,
+  AgendaConveniosBloqueadosTable,
+  AgendaHorariosTable,
+  AgendaProcedimentosTable,
+} from './tables/agenda-configs.ts';
 import type { AgendamentoHistoricoTable, AgendamentosTable } from './tables/agendamentos.ts';
 import type { CidadesTable } from './tables/cidades.ts';
 import type { CidsTable } from './tables/cids.ts';
@@ -71,7 +76,10 @@ export interface TenantDatabase {
 }
 
 /** Opens (creating if needed) a tenant SQLite file in WAL mode and migrates it to latest. */
-export async function openTenantDatabase(file: string, options: { create: boolean } = { create: true }): Promise<TenantDatabase> {
+export async function openTenantDatabase(
+  file: string,
+  options: { create: boolean } = { create: true },
+): Promise<TenantDatabase> {
   const sqlite = new SQLite(file, { fileMustExist: !options.create });
   try {
     // Patient data: owner-only, whatever the umask. SQLite gives the -wal and -shm the database file's mode.

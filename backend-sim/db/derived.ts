@@ -13,7 +13,9 @@ const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * stored SQL). Inside a transaction that later rolls back, the drop and the re-creation roll back too.
  */
 export function withoutTriggers<T>(sqlite: SQLite.Database, work: () => T): T {
-  const triggers = sqlite.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger' ORDER BY name").all() as { name: string; sql: string }[];
+  const triggers = sqlite
+    .prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger' ORDER BY name")
+    .all() as { name: string; sql: string }[];
   for (const t of triggers) sqlite.exec(`DROP TRIGGER main.${quote(t.name)}`);
   try {
     return work();
@@ -28,12 +30,15 @@ export function withoutTriggers<T>(sqlite: SQLite.Database, work: () => T): T {
  */
 export function rebuildSearchIndexes(sqlite: SQLite.Database): void {
   const tables = sqlite
-    .prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%' ORDER BY name")
+    .prepare(
+      "SELECT name FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%' ORDER BY name",
+    )
     .pluck()
     .all() as string[];
   for (const name of tables) {
     sqlite.prepare(`INSERT INTO main.${quote(name)} (${quote(name)}) VALUES ('rebuild')`).run();
-    if (sqlite.prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(`${name}_fila`)) sqlite.prepare(`DELETE FROM main.${quote(`${name}_fila`)}`).run();
+    if (sqlite.prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(`${name}_fila`))
+      sqlite.prepare(`DELETE FROM main.${quote(`${name}_fila`)}`).run();
   }
 }
 
@@ -102,7 +107,12 @@ export function rebuildCounts(sqlite: SQLite.Database, gathered: ContagemBuilder
     return;
   }
   for (const [table, selects] of Object.entries(DATE_COUNTS))
-    sqlite.exec([`DELETE FROM ${table};`, ...selects.map((select) => `INSERT INTO ${table} (filtro, valor, data, n) ${select};`)].join('\n'));
+    sqlite.exec(
+      [
+        `DELETE FROM ${table};`,
+        ...selects.map((select) => `INSERT INTO ${table} (filtro, valor, data, n) ${select};`),
+      ].join('\n'),
+    );
 }
 
 /**
@@ -116,14 +126,22 @@ export class ContagemBuilder {
   readonly #laudos = new DateCounts();
 
   /** `status`: 0 PENDENTE, 1 EMITIDO, 2 ASSINADO (as derived on read from the exam's file and its reports). */
-  exame(data: string, procedimentoId: number, medicoExameId: number | null, medicoLaudoId: number | null, medicoSolicitanteId: number | null, status: 0 | 1 | 2): void {
+  exame(
+    data: string,
+    procedimentoId: number,
+    medicoExameId: number | null,
+    medicoLaudoId: number | null,
+    medicoSolicitanteId: number | null,
+    status: 0 | 1 | 2,
+  ): void {
     const c = this.#exames;
     c.bump('todos', 0, data);
     c.bump('status', status, data);
     c.bump('procedimento', procedimentoId, data);
     if (medicoExameId !== null) c.bump('medico', medicoExameId, data);
     if (medicoLaudoId !== null && medicoLaudoId !== medicoExameId) c.bump('medico', medicoLaudoId, data);
-    if (medicoSolicitanteId !== null && medicoSolicitanteId !== medicoExameId && medicoSolicitanteId !== medicoLaudoId) c.bump('medico', medicoSolicitanteId, data);
+    if (medicoSolicitanteId !== null && medicoSolicitanteId !== medicoExameId && medicoSolicitanteId !== medicoLaudoId)
+      c.bump('medico', medicoSolicitanteId, data);
   }
 
   laudo(data: string, medicoLaudoId: number | null, assinado: number): void {
@@ -155,6 +173,7 @@ class DateCounts {
   write(sqlite: SQLite.Database, table: 'exames_contagem' | 'laudos_contagem'): void {
     sqlite.prepare(`DELETE FROM ${table}`).run();
     const insert = sqlite.prepare(`INSERT INTO ${table} (filtro, valor, data, n) VALUES (?, ?, ?, ?)`);
-    for (const [filtro, byValor] of this.#counts) for (const [valor, byData] of byValor) for (const [data, n] of byData) insert.run(filtro, valor, data, n);
+    for (const [filtro, byValor] of this.#counts)
+      for (const [valor, byData] of byValor) for (const [data, n] of byData) insert.run(filtro, valor, data, n);
   }
 }

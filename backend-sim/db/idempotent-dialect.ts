@@ -92,10 +92,10 @@ const scopes = new AsyncLocalStorage<WriteScope>();
 
 /** The answer recorded for `token` in this tenant database, if its write committed within 24 h. */
 export function recordedOutcome(sqlite: SQLite.Database, token: string, now: number): RecordedOutcome | undefined {
-  return prepared(sqlite, 'SELECT method, path, status, content_type, response FROM idempotency_markers WHERE token = ? AND created_at > ?').get(
-    token,
-    now - MARKER_TTL_MS,
-  ) as RecordedOutcome | undefined;
+  return prepared(
+    sqlite,
+    'SELECT method, path, status, content_type, response FROM idempotency_markers WHERE token = ? AND created_at > ?',
+  ).get(token, now - MARKER_TTL_MS) as RecordedOutcome | undefined;
 }
 
 /** Kysely's SQLite dialect, with the driver that records idempotency markers for requests in a WriteScope. */
@@ -263,11 +263,19 @@ export class IdempotentDriver implements Driver {
     return this.#inner.savepoint(connection, name, compile);
   }
 
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  async rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     return this.#inner.rollbackToSavepoint(connection, name, compile);
   }
 
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  async releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     return this.#inner.releaseSavepoint(connection, name, compile);
   }
 
@@ -287,7 +295,8 @@ export class IdempotentDriver implements Driver {
     this.#open = null;
     scope.held.delete(this);
     try {
-      if (open.kysely) throw new Error('backend-sim: a transaction of an idempotent write was still running when it answered');
+      if (open.kysely)
+        throw new Error('backend-sim: a transaction of an idempotent write was still running when it answered');
       this.#assertGroupAlive(open.group);
       const markers = this.#markers();
       if (markers.totalChanges.get() === open.changesBefore) {
@@ -296,7 +305,16 @@ export class IdempotentDriver implements Driver {
         return;
       }
       // An expired marker of the same token is replaced; a live one is left alone (no change).
-      const { changes } = markers.record.run(scope.token, scope.method, scope.path, outcome.status, outcome.contentType, outcome.body, open.createdAt, open.createdAt - MARKER_TTL_MS);
+      const { changes } = markers.record.run(
+        scope.token,
+        scope.method,
+        scope.path,
+        outcome.status,
+        outcome.contentType,
+        outcome.body,
+        open.createdAt,
+        open.createdAt - MARKER_TTL_MS,
+      );
       if (changes === 0) {
         // The request hooks replay a recorded token before the handler runs and run one request per
         // token at a time; a live marker here means a second backend process on the same file.

@@ -62,8 +62,12 @@ export interface RestoreOutcome {
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 function migrationNames(sqlite: SQLite.Database, schema: string): string[] {
-  const exists = sqlite.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`).get();
-  return exists ? (sqlite.prepare(`SELECT name FROM ${schema}.kysely_migration ORDER BY name`).pluck().all() as string[]) : [];
+  const exists = sqlite
+    .prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`)
+    .get();
+  return exists
+    ? (sqlite.prepare(`SELECT name FROM ${schema}.kysely_migration ORDER BY name`).pluck().all() as string[])
+    : [];
 }
 
 /**
@@ -109,7 +113,12 @@ function restoreOnConnection(sqlite: SQLite.Database, file: string): RestoreOutc
       )
       .pluck()
       .all() as string[];
-    const inPristine = new Set(sqlite.prepare("SELECT name FROM pragma_table_list WHERE schema = 'pristine' AND type = 'table'").pluck().all() as string[]);
+    const inPristine = new Set(
+      sqlite
+        .prepare("SELECT name FROM pragma_table_list WHERE schema = 'pristine' AND type = 'table'")
+        .pluck()
+        .all() as string[],
+    );
     const idempotencyMarkersRemoved = tables.includes('idempotency_markers')
       ? (sqlite.prepare('SELECT COUNT(*) FROM main.idempotency_markers').pluck().get() as number)
       : 0;
@@ -118,15 +127,20 @@ function restoreOnConnection(sqlite: SQLite.Database, file: string): RestoreOutc
       for (const table of tables) {
         sqlite.prepare(`DELETE FROM main.${quote(table)}`).run();
         if (!inPristine.has(table)) continue;
-        const columns = (sqlite.prepare(`PRAGMA main.table_info(${quote(table)})`).all() as Array<{ name: string }>).map((c) => quote(c.name)).join(', ');
-        rows += sqlite.prepare(`INSERT INTO main.${quote(table)} (${columns}) SELECT ${columns} FROM pristine.${quote(table)}`).run().changes;
+        const columns = (sqlite.prepare(`PRAGMA main.table_info(${quote(table)})`).all() as Array<{ name: string }>)
+          .map((c) => quote(c.name))
+          .join(', ');
+        rows += sqlite
+          .prepare(`INSERT INTO main.${quote(table)} (${columns}) SELECT ${columns} FROM pristine.${quote(table)}`)
+          .run().changes;
       }
       // Idempotency markers never survive a reset, whatever the copy holds.
       if (tables.includes('idempotency_markers')) sqlite.prepare('DELETE FROM main.idempotency_markers').run();
       // AUTOINCREMENT counters (none today) go back too, so new rows get the ids they got after the first start.
       if (sqlite.prepare("SELECT 1 FROM main.sqlite_master WHERE name = 'sqlite_sequence'").get()) {
         sqlite.prepare('DELETE FROM main.sqlite_sequence').run();
-        if (inPristine.has('sqlite_sequence')) sqlite.prepare('INSERT INTO main.sqlite_sequence SELECT * FROM pristine.sqlite_sequence').run();
+        if (inPristine.has('sqlite_sequence'))
+          sqlite.prepare('INSERT INTO main.sqlite_sequence SELECT * FROM pristine.sqlite_sequence').run();
       }
     };
     // Every table is refilled whole, so foreign keys hold at the end; checking them row by row only costs.

@@ -28,7 +28,11 @@ export interface DatabaseState {
 
 /** The state on `conn` (a connection held for the whole list), and the search queue's if `searchQueue`. */
 export async function databaseState(conn: Db, searchQueue: boolean): Promise<DatabaseState> {
-  const [s] = await queryRows<{ pendente: number; mudancas: number; versao: number }>(conn, searchQueue ? STATE_AND_SEARCH_QUEUE : STATE, []);
+  const [s] = await queryRows<{ pendente: number; mudancas: number; versao: number }>(
+    conn,
+    searchQueue ? STATE_AND_SEARCH_QUEUE : STATE,
+    [],
+  );
   return { pendente: s.pendente, key: `${s.mudancas}:${s.versao}` };
 }
 
@@ -36,7 +40,13 @@ export async function databaseState(conn: Db, searchQueue: boolean): Promise<Dat
  * The total `sql` answers (one row, column `total`) in `state`: remembered for `owner`'s database, or
  * counted now on `conn` and remembered.
  */
-export async function rememberedTotal(owner: Db, conn: Db, state: DatabaseState, sql: string, params: readonly unknown[]): Promise<number> {
+export async function rememberedTotal(
+  owner: Db,
+  conn: Db,
+  state: DatabaseState,
+  sql: string,
+  params: readonly unknown[],
+): Promise<number> {
   let totals = remembered.get(owner);
   if (!totals) remembered.set(owner, (totals = new Map()));
   const key = `${sql}\n${JSON.stringify(params)}`;

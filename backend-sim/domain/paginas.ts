@@ -6,13 +6,22 @@ import { queryRows } from '../db/statements.ts';
  * A page of a list built with Kysely: its rows and the count of `filtered` (the list's query with its joins
  * and filters, before its select, order and limit), run side by side.
  */
-export async function pageWithTotal<R>(rows: Promise<R[]>, filtered: SelectQueryBuilder<Database, any, any>): Promise<{ rows: R[]; total: number }> {
-  const [page, count] = await Promise.all([rows, filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()]);
+export async function pageWithTotal<R>(
+  rows: Promise<R[]>,
+  filtered: SelectQueryBuilder<Database, any, any>,
+): Promise<{ rows: R[]; total: number }> {
+  const [page, count] = await Promise.all([
+    rows,
+    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
   return { rows: page, total: Number(count.total) };
 }
 
 /** A repository's page as a service answers it: each row through its view (row -> wire). */
-export function pageOf<R, V>(page: { rows: readonly R[]; total: number }, view: (row: R) => V): { data: V[]; total: number } {
+export function pageOf<R, V>(
+  page: { rows: readonly R[]; total: number },
+  view: (row: R) => V,
+): { data: V[]; total: number } {
   return { data: page.rows.map((row) => view(row)), total: page.total };
 }
 
@@ -63,10 +72,18 @@ export async function pageStart(
 ): Promise<{ data: string; id: number }> {
   const { sql, params } = from(c);
   // substr(data, 1, 7) is monotonic in data, so months in this order hold the dates in list order.
-  const months = await queryRows<{ mes: string; n: number }>(conn, `SELECT substr(data, 1, 7) AS mes, SUM(n) AS n ${sql} GROUP BY mes ORDER BY mes DESC`, params);
+  const months = await queryRows<{ mes: string; n: number }>(
+    conn,
+    `SELECT substr(data, 1, 7) AS mes, SUM(n) AS n ${sql} GROUP BY mes ORDER BY mes DESC`,
+    params,
+  );
   const month = locate(months, offset, 0);
   if (!month) throw new Error(`${c.table}: offset beyond the counted total`);
-  const days = await queryRows<{ data: string; n: number }>(conn, `SELECT data, n ${sql} AND substr(data, 1, 7) = ? ORDER BY data DESC`, [...params, month.row.mes]);
+  const days = await queryRows<{ data: string; n: number }>(
+    conn,
+    `SELECT data, n ${sql} AND substr(data, 1, 7) = ? ORDER BY data DESC`,
+    [...params, month.row.mes],
+  );
   const day = locate(days, offset, month.before);
   if (!day) throw new Error(`${c.table}: month and date counts disagree`);
   const id = await idOnDate(day.row.data, offset - day.before);
@@ -75,7 +92,11 @@ export async function pageStart(
 }
 
 /** The bucket holding position `offset`, and how many rows come before it, given `before` rows before the first bucket. */
-function locate<T extends { n: number }>(buckets: T[], offset: number, before: number): { row: T; before: number } | null {
+function locate<T extends { n: number }>(
+  buckets: T[],
+  offset: number,
+  before: number,
+): { row: T; before: number } | null {
   for (const row of buckets) {
     if (before + row.n > offset) return { row, before };
     before += row.n;
@@ -131,7 +152,13 @@ export async function newestFirstPage<R>(
   return db.connection().execute(async (conn) => {
     const total = filters.counts
       ? await countedTotal(conn, filters.counts)
-      : (await queryRows<{ total: number }>(conn, `SELECT COUNT(*) AS total ${filters.total.from}`, filters.total.params))[0].total;
+      : (
+          await queryRows<{ total: number }>(
+            conn,
+            `SELECT COUNT(*) AS total ${filters.total.from}`,
+            filters.total.params,
+          )
+        )[0].total;
     if (at.offset >= total) return { rows: [], total };
     const { from, params } = filters.page(total);
     let page = `SELECT ${id} ${from} ${order} LIMIT ?`;
@@ -148,8 +175,11 @@ export async function newestFirstPage<R>(
       page += ' OFFSET ?';
       pageParams.push(at.offset);
     }
-    const rows = await queryRows<R>(conn, `${list.rows} WHERE ${list.table}.id IN (${page}) ORDER BY ${list.table}.${list.date} DESC, ${list.table}.id DESC`, pageParams);
+    const rows = await queryRows<R>(
+      conn,
+      `${list.rows} WHERE ${list.table}.id IN (${page}) ORDER BY ${list.table}.${list.date} DESC, ${list.table}.id DESC`,
+      pageParams,
+    );
     return { rows, total };
   });
 }
-

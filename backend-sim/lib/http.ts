@@ -64,7 +64,10 @@ function readRoute(answer: (req: FastifyRequest) => Promise<Answer>, contract?: 
   if (!contract || !stamped) return { handler: answer };
   const envelope = {
     type: 'object',
-    properties: { meta: { type: 'object', properties: { total: { type: 'integer' } } }, data: stamped.serialization ?? {} },
+    properties: {
+      meta: { type: 'object', properties: { total: { type: 'integer' } } },
+      data: stamped.serialization ?? {},
+    },
   };
   return {
     // Without a serializer schema (a `$ref`), `data` is written by JSON.stringify, still `meta` first.
@@ -114,5 +117,6 @@ export function itemRoute(answer: (req: FastifyRequest) => Promise<unknown>, con
 
 /** A create: the service's answer, 201. */
 export function createdRoute(create: (req: FastifyRequest) => Promise<unknown>) {
-  return async (req: FastifyRequest, reply: FastifyReply) => reply.status(201).send({ data: await create(req), meta: {} });
+  return async (req: FastifyRequest, reply: FastifyReply) =>
+    reply.status(201).send({ data: await create(req), meta: {} });
 }

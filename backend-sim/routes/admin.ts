@@ -33,7 +33,9 @@ export const adminRoutes =
       if (input.nome !== undefined) await patchClinicaConfig(tenant.db, { nome: input.nome }, deps.now());
       // A new tenant's first-start state (a reset's target) is this: migrated, named, nothing else.
       if (created) await takePristineSnapshot(tenant, deps.config.dataDir, input.slug);
-      return reply.status(created ? 201 : 200).send({ data: { slug: input.slug, nome: await clinicaNome(tenant.db), created }, meta: {} });
+      return reply
+        .status(created ? 201 : 200)
+        .send({ data: { slug: input.slug, nome: await clinicaNome(tenant.db), created }, meta: {} });
     });
 
     app.get('/tenants/:slug/settings', async (req) => {

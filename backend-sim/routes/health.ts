@@ -9,5 +9,11 @@ import { BACKEND_HEALTH_PATH, type BackendHealth } from '../../contracts/backend
 export const healthRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get(BACKEND_HEALTH_PATH, async (): Promise<{ data: BackendHealth; meta: object }> => ({ data: { status: 'ok', time: deps.now() }, meta: {} }));
+    app.get(
+      BACKEND_HEALTH_PATH,
+      async (): Promise<{ data: BackendHealth; meta: object }> => ({
+        data: { status: 'ok', time: deps.now() },
+        meta: {},
+      }),
+    );
   };

@@ -8,11 +8,30 @@ import { laudoDetail, laudoItem } from '../../contracts/schemas/laudos.ts';
 export const laudoRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get('/laudos', listRoute(laudoListSchema, (req, f) => listLaudos(req.tenant.db, f, callContext(req)), laudoItem));
-    app.get('/laudos/:id', itemRoute((req) => getLaudo(req.tenant.db, idOf(req), callContext(req)), laudoDetail));
-    app.get('/laudos/:id/arquivo', itemRoute((req) => locateLaudoArquivo(req.tenant.db, deps.files, idOf(req), callContext(req))));
+    app.get(
+      '/laudos',
+      listRoute(laudoListSchema, (req, f) => listLaudos(req.tenant.db, f, callContext(req)), laudoItem),
+    );
+    app.get(
+      '/laudos/:id',
+      itemRoute((req) => getLaudo(req.tenant.db, idOf(req), callContext(req)), laudoDetail),
+    );
+    app.get(
+      '/laudos/:id/arquivo',
+      itemRoute((req) => locateLaudoArquivo(req.tenant.db, deps.files, idOf(req), callContext(req))),
+    );
     app.post(
       '/exames/:id/laudo',
-      createdRoute((req) => ingestLaudo(req.tenant.db, deps.files, req.tenantSlug, idOf(req), parse(laudoIngestSchema, req.body), callContext(req), deps.stamp())),
+      createdRoute((req) =>
+        ingestLaudo(
+          req.tenant.db,
+          deps.files,
+          req.tenantSlug,
+          idOf(req),
+          parse(laudoIngestSchema, req.body),
+          callContext(req),
+          deps.stamp(),
+        ),
+      ),
     );
   };

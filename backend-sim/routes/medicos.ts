@@ -8,6 +8,16 @@ import { callContext, createdRoute, idOf, itemRoute, parse } from '../lib/http.t
 export const medicoRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.post('/medicos', createdRoute((req) => createMedico(req.tenant.db, parse(medicoWriteSchema, req.body), callContext(req), deps.now())));
-    app.patch('/medicos/:id', itemRoute((req) => patchMedico(req.tenant.db, idOf(req), parse(medicoWriteSchema, req.body), callContext(req), deps.now())));
+    app.post(
+      '/medicos',
+      createdRoute((req) =>
+        createMedico(req.tenant.db, parse(medicoWriteSchema, req.body), callContext(req), deps.now()),
+      ),
+    );
+    app.patch(
+      '/medicos/:id',
+      itemRoute((req) =>
+        patchMedico(req.tenant.db, idOf(req), parse(medicoWriteSchema, req.body), callContext(req), deps.now()),
+      ),
+    );
   };

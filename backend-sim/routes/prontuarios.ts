@@ -2,7 +2,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BackendDeps } from '../app.ts';
 import { anexoPageSchema, prontuarioCreateSchema } from '../domain/prontuarios/prontuarios.schemas.ts';
-import { createProntuario, listAnexos, listProntuarios, locateAnexo } from '../domain/prontuarios/prontuarios.service.ts';
+import {
+  createProntuario,
+  listAnexos,
+  listProntuarios,
+  locateAnexo,
+} from '../domain/prontuarios/prontuarios.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, listOfItemRoute, parse } from '../lib/http.ts';
 import { pageSchema } from '../lib/schemas.ts';
 import { anexoMeta, prontuario } from '../../contracts/schemas/prontuarios.ts';
@@ -15,11 +20,25 @@ export const prontuarioRoutes =
     app.post(
       '/pacientes/:id/prontuarios',
       createdRoute((req) =>
-        createProntuario(req.tenant.db, deps.files, req.tenantSlug, idOf(req), parse(prontuarioCreateSchema, req.body), callContext(req), deps.now()),
+        createProntuario(
+          req.tenant.db,
+          deps.files,
+          req.tenantSlug,
+          idOf(req),
+          parse(prontuarioCreateSchema, req.body),
+          callContext(req),
+          deps.now(),
+        ),
       ),
     );
-    app.get('/pacientes/:id/prontuarios', listOfItemRoute(pageSchema, (req, id, page) => listProntuarios(req.tenant.db, id, page), prontuario));
-    app.get('/pacientes/:id/prontuarios/anexos', listOfItemRoute(anexoPageSchema, (req, id, page) => listAnexos(req.tenant.db, id, page), anexoMeta));
+    app.get(
+      '/pacientes/:id/prontuarios',
+      listOfItemRoute(pageSchema, (req, id, page) => listProntuarios(req.tenant.db, id, page), prontuario),
+    );
+    app.get(
+      '/pacientes/:id/prontuarios/anexos',
+      listOfItemRoute(anexoPageSchema, (req, id, page) => listAnexos(req.tenant.db, id, page), anexoMeta),
+    );
     app.get(
       '/pacientes/:id/prontuarios/anexos/:anexoId/url',
       itemRoute((req) => {

@@ -9,7 +9,10 @@ import { pristineFile, restorePristine, takePristineSnapshot } from '../db/prist
 import { clinicaNome } from '../domain/clinica/clinica.service.ts';
 import { parse } from '../lib/http.ts';
 import { SLUG_PATTERN } from '../tenants.ts';
-import { backendSnapshotInput as snapshotInput, backendTenantResetInput as resetInput } from '../../contracts/backend/admin.ts';
+import {
+  backendSnapshotInput as snapshotInput,
+  backendTenantResetInput as resetInput,
+} from '../../contracts/backend/admin.ts';
 
 const slugParams = z.object({ slug: z.string().regex(SLUG_PATTERN) });
 
@@ -33,7 +36,10 @@ export const resetRoutes =
     let s3: { client: Minio.Client; config: BackendS3Config } | null = null;
     const storage = () => {
       if (!deps.config.s3) return null;
-      s3 ??= { client: createS3Client({ ...deps.config.s3, region: deps.config.s3.region ?? 'us-east-1' }), config: deps.config.s3 };
+      s3 ??= {
+        client: createS3Client({ ...deps.config.s3, region: deps.config.s3.region ?? 'us-east-1' }),
+        config: deps.config.s3,
+      };
       return s3;
     };
 
@@ -43,7 +49,8 @@ export const resetRoutes =
       const input = parse(snapshotInput, req.body ?? {});
       const tenant = await deps.tenants.get(slug);
       const file = pristineFile(deps.config.dataDir, slug);
-      if (existsSync(file) && !input.replace) return { data: { slug, created: false, bytes: statSync(file).size }, meta: {} };
+      if (existsSync(file) && !input.replace)
+        return { data: { slug, created: false, bytes: statSync(file).size }, meta: {} };
       const snapshot = await takePristineSnapshot(tenant, deps.config.dataDir, slug);
       return reply.status(201).send({ data: { slug, created: true, bytes: snapshot.bytes }, meta: {} });
     });

@@ -114,7 +114,16 @@ const classTotals = z.object({ rows: z.number(), bytes: z.number() });
 export const journalStatus = z.object({
   state: z.enum(['ok', 'warning', 'full', 'failing']),
   reasons: z.array(
-    z.enum(['write_failed', 'verified_full', 'verified_near_full', 'disk_full', 'disk_near_full', 'low_space', 'near_low_space', 'noise_shed']),
+    z.enum([
+      'write_failed',
+      'verified_full',
+      'verified_near_full',
+      'disk_full',
+      'disk_near_full',
+      'low_space',
+      'near_low_space',
+      'noise_shed',
+    ]),
   ),
   /** The same reasons in the API's words (Portuguese; /readyz shows them). */
   avisos: z.array(z.string()),
@@ -168,10 +177,20 @@ export const unattributedGroup = z.object({
   last_ts: z.string(),
   /** The group's first request, bounded and redacted like an entry (its text when it is not JSON). */
   sample: z.union([
-    z.object({ request_id: z.string().optional(), method: z.string().optional(), path: z.string().optional(), error_message: z.string().nullable().optional() }).loose(),
+    z
+      .object({
+        request_id: z.string().optional(),
+        method: z.string().optional(),
+        path: z.string().optional(),
+        error_message: z.string().nullable().optional(),
+      })
+      .loose(),
     z.string(),
   ]),
 });
 export type UnattributedGroup = z.infer<typeof unattributedGroup>;
 
-export const unattributedPage = z.object({ items: z.array(unattributedGroup), next_before_id: z.number().int().nullable() });
+export const unattributedPage = z.object({
+  items: z.array(unattributedGroup),
+  next_before_id: z.number().int().nullable(),
+});

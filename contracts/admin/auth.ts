@@ -24,7 +24,10 @@ export const changePasswordSchema = z
     new_password: newPassword,
   })
   .strict()
-  .refine((v) => v.new_password !== v.current_password, { message: 'A nova senha deve ser diferente da atual.', path: ['new_password'] });
+  .refine((v) => v.new_password !== v.current_password, {
+    message: 'A nova senha deve ser diferente da atual.',
+    path: ['new_password'],
+  });
 export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
 
 /** Your other sessions end; this one stays. */

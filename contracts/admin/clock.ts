@@ -7,7 +7,12 @@ export const MAX_CLOCK_OFFSET_SECONDS = 3650 * 86_400;
 export const clockChangeSchema = z
   .object({
     advance_seconds: z.number().int().min(1, 'Avance ao menos 1 segundo.').max(MAX_CLOCK_OFFSET_SECONDS).optional(),
-    offset_seconds: z.number().int().min(0, 'O relogio so avanca: offset 0 ou maior.').max(MAX_CLOCK_OFFSET_SECONDS).optional(),
+    offset_seconds: z
+      .number()
+      .int()
+      .min(0, 'O relogio so avanca: offset 0 ou maior.')
+      .max(MAX_CLOCK_OFFSET_SECONDS)
+      .optional(),
   })
   .strict()
   .refine((input) => (input.advance_seconds === undefined) !== (input.offset_seconds === undefined), {

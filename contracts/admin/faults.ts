@@ -20,7 +20,10 @@ export const faultSchema = z
     latency_ms: z.number().int().min(0).max(120_000, 'No maximo 120000 ms.').default(0),
     failure_rate: z.number().min(0).max(1, 'Entre 0 e 1.').default(1),
   })
-  .refine((f) => f.kind !== 'latency' || f.latency_ms > 0, { message: 'Informe a latencia em ms.', path: ['latency_ms'] });
+  .refine((f) => f.kind !== 'latency' || f.latency_ms > 0, {
+    message: 'Informe a latencia em ms.',
+    path: ['latency_ms'],
+  });
 export type FaultInput = z.infer<typeof faultSchema>;
 
 /**

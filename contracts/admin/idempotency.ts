@@ -8,7 +8,9 @@ export const idempotencySearchQuery = z.object({
     .trim()
     .optional()
     .transform((v) => (v ? v : undefined))
-    .pipe(z.string().regex(IDEMPOTENCY_KEY_PATTERN, 'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].').optional()),
+    .pipe(
+      z.string().regex(IDEMPOTENCY_KEY_PATTERN, 'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].').optional(),
+    ),
 });
 
 /**
@@ -40,7 +42,12 @@ export const idempotencyEntryView = z.object({
 export type IdempotencyEntryView = z.infer<typeof idempotencyEntryView>;
 
 /** An API key as the inspector names it. */
-export const keyRef = z.object({ id: z.number().int(), label: z.string(), api_key_masked: z.string(), status: z.string() });
+export const keyRef = z.object({
+  id: z.number().int(),
+  label: z.string(),
+  api_key_masked: z.string(),
+  status: z.string(),
+});
 export type KeyRef = z.infer<typeof keyRef>;
 
 /** `GET /keys/:id/idempotency`: a key's live entries (metadata only: the sealed responses are never opened). */

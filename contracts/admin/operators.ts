@@ -21,7 +21,10 @@ export const newPassword = z
 /** `POST /operators`: the password is generated and shown once in the answer. */
 export const createOperatorSchema = z
   .object({
-    username: z.string().trim().regex(OPERATOR_USERNAME_REGEX, 'Use 1-64 letras minusculas, digitos, ponto, hifen ou sublinhado.'),
+    username: z
+      .string()
+      .trim()
+      .regex(OPERATOR_USERNAME_REGEX, 'Use 1-64 letras minusculas, digitos, ponto, hifen ou sublinhado.'),
     role: operatorRoleSchema,
   })
   .strict();

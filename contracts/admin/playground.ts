@@ -10,7 +10,10 @@ export const PLAYGROUND_MAX_BODY_CHARS = 8 * 1024 * 1024;
 export const playgroundSendSchema = z
   .object({
     method: z.enum(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']),
-    path: z.string().max(4096).regex(/^\/v1(\/|\?|$)/, 'Use um caminho publico, ex.: /v1/pacientes*'),
+    path: z
+      .string()
+      .max(4096)
+      .regex(/^\/v1(\/|\?|$)/, 'Use um caminho publico, ex.: /v1/pacientes*'),
     headers: z
       .object({
         'x-api-key': z.string().max(256),

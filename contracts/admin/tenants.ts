@@ -23,7 +23,12 @@ export const createTenantSchema = z.object({
 export type CreateTenantInput = z.infer<typeof createTenantSchema>;
 
 /** `backend_ready`: backend-sim created the clinic database (false: it will on the next start). */
-export const tenantCreated = z.object({ id: z.number().int(), slug: z.string(), nome: z.string(), backend_ready: z.boolean() });
+export const tenantCreated = z.object({
+  id: z.number().int(),
+  slug: z.string(),
+  nome: z.string(),
+  backend_ready: z.boolean(),
+});
 
 /**
  * `GET|PATCH /tenants/:slug/settings`: backend-sim's settings, through the gateway unchanged (the patch is
@@ -59,7 +64,8 @@ export const catalogOption = z.object({
 export type CatalogOption = z.infer<typeof catalogOption>;
 
 /** The journal keeps what a reset would once have deleted (issue 19): said plainly to whoever still asks. */
-export const RESET_KEEPS_JOURNAL = 'Um reset nao apaga o journal: as entradas da clinica ficam (retencao de 30 dias) e o reset grava a sua. Remova "audit".';
+export const RESET_KEEPS_JOURNAL =
+  'Um reset nao apaga o journal: as entradas da clinica ficam (retencao de 30 dias) e o reset grava a sua. Remova "audit".';
 
 /**
  * Body of a tenant reset (console and automation routes); an empty body resets the data only.

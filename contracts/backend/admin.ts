@@ -7,7 +7,10 @@ import { TENANT_REFERENCE_MAX_LENGTH, TENANT_SLUG_PATTERN } from './tenants.ts';
  */
 
 /** `POST /admin/tenants`: idempotent; an existing clinic only takes the name. */
-export const backendTenantInput = z.object({ slug: z.string().regex(TENANT_SLUG_PATTERN), nome: z.string().min(1).max(200).optional() });
+export const backendTenantInput = z.object({
+  slug: z.string().regex(TENANT_SLUG_PATTERN),
+  nome: z.string().min(1).max(200).optional(),
+});
 
 export const BACKEND_FAULT_KINDS = ['http500', 'drop', 'invalid_json', 'hang'] as const;
 export type BackendFaultKind = (typeof BACKEND_FAULT_KINDS)[number];

@@ -26,7 +26,9 @@ export const exameCreateResolved = z.object({
   plano_id: optId,
   convenio_id: optId,
   prioridade: z.union([z.literal(1), z.literal(2), z.literal(3)]).optional(),
-  arquivos: z.object({ exames: z.array(inlineFileInput).optional(), laudos: z.array(inlineFileInput).optional() }).optional(),
+  arquivos: z
+    .object({ exames: z.array(inlineFileInput).optional(), laudos: z.array(inlineFileInput).optional() })
+    .optional(),
 });
 export type ExameCreateResolved = z.infer<typeof exameCreateResolved>;
 

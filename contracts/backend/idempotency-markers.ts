@@ -6,7 +6,8 @@ import { z } from 'zod';
  * (server/integrity/idempotency-consistency.ts): a write it acknowledged whose marker is gone was lost
  * by the backend (a damaged WAL), and its key must not replay a success for a record that no longer exists.
  */
-export const idempotencyMarkersPath = (tenantSlug: string): string => `/tenants/${encodeURIComponent(tenantSlug)}/idempotency-markers/lookup`;
+export const idempotencyMarkersPath = (tenantSlug: string): string =>
+  `/tenants/${encodeURIComponent(tenantSlug)}/idempotency-markers/lookup`;
 
 /** Tokens per call: 64 hex characters each, so a call stays far below the backend's body limit. */
 export const MARKER_LOOKUP_MAX_TOKENS = 1000;

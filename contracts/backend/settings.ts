@@ -25,7 +25,11 @@ export const clinicSettings = z.object({
 export type ClinicSettings = z.output<typeof clinicSettings>;
 
 /** What exam create reads of them (server/routes/v1/exames-create.ts, `GET /v1/config`). */
-export const exameSettings = clinicSettings.pick({ solicitante_obrigatorio: true, medico_laudo_obrigatorio: true, defaults: true });
+export const exameSettings = clinicSettings.pick({
+  solicitante_obrigatorio: true,
+  medico_laudo_obrigatorio: true,
+  defaults: true,
+});
 export type ExameSettings = z.output<typeof exameSettings>;
 
 const defaultId = z.number().int().positive('Use um id positivo ou deixe vazio.').nullable();
@@ -62,7 +66,10 @@ export type ClinicSettingsPatch = z.output<typeof clinicSettingsPatch>;
  * the field a clinic makes mandatory, unless what replaces it is there (a report group replaces the reporting doctor).
  */
 export const clinicRequires = {
-  medico_solicitante_id: (settings: Pick<ExameSettings, 'solicitante_obrigatorio'>, _body: unknown): boolean => settings.solicitante_obrigatorio,
-  medico_laudo_id: (settings: Pick<ExameSettings, 'medico_laudo_obrigatorio'>, body: { grupos_laudos_id?: number | null }): boolean =>
-    settings.medico_laudo_obrigatorio && !body.grupos_laudos_id,
+  medico_solicitante_id: (settings: Pick<ExameSettings, 'solicitante_obrigatorio'>, _body: unknown): boolean =>
+    settings.solicitante_obrigatorio,
+  medico_laudo_id: (
+    settings: Pick<ExameSettings, 'medico_laudo_obrigatorio'>,
+    body: { grupos_laudos_id?: number | null },
+  ): boolean => settings.medico_laudo_obrigatorio && !body.grupos_laudos_id,
 } as const;

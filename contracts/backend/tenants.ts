@@ -8,7 +8,10 @@ export const TENANT_SLUG_MAX_LENGTH = 40;
 export const TENANT_SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 
 /** The slug rule as a field, with the message the console shows under it. */
-export const tenantSlug = z.string().trim().regex(TENANT_SLUG_PATTERN, 'Use 1-40 letras minusculas, digitos ou hifens.');
+export const tenantSlug = z
+  .string()
+  .trim()
+  .regex(TENANT_SLUG_PATTERN, 'Use 1-40 letras minusculas, digitos ou hifens.');
 
 /**
  * A slug named by a caller (URL parameter, filter, fault target): only bounded here; whether it names a

@@ -23,7 +23,13 @@ export const AGENDAMENTO_STATUS = [
 ] as const;
 
 /** Never returned by any endpoint (spec 01 § Data protection rules). */
-export const AGENDAMENTO_SNAPSHOT_FIELDS = ['paciente_cpf', 'paciente_celular', 'paciente_nascimento', 'paciente_sexo', 'paciente_email'] as const;
+export const AGENDAMENTO_SNAPSHOT_FIELDS = [
+  'paciente_cpf',
+  'paciente_celular',
+  'paciente_nascimento',
+  'paciente_sexo',
+  'paciente_email',
+] as const;
 
 const POSITIVE_INT = /^[1-9]\d{0,15}$/;
 
@@ -38,21 +44,32 @@ const idText = (required = 'Deve ser um inteiro positivo.') =>
     { replace: integerParam(1) },
   );
 
-const requiredDate = (what: string) => documented(z.string(`Obrigatorio: ${what} no formato YYYY-MM-DD.`).pipe(dateString), { replace: DATE_JSON });
+const requiredDate = (what: string) =>
+  documented(z.string(`Obrigatorio: ${what} no formato YYYY-MM-DD.`).pipe(dateString), { replace: DATE_JSON });
 
 /** `HH:MM`, 00:00-23:59. */
 export const hhmmField = (what = 'hora') =>
-  z.string(`Obrigatorio: ${what} no formato HH:MM.`).regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Hora no formato HH:MM (00:00 a 23:59).');
+  z
+    .string(`Obrigatorio: ${what} no formato HH:MM.`)
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Hora no formato HH:MM (00:00 a 23:59).');
 
 const requiredId = (what: string) =>
-  z.number(`Obrigatorio: ${what} (inteiro > 0).`).int('Deve ser um inteiro positivo.').positive('Deve ser um inteiro positivo.').max(Number.MAX_SAFE_INTEGER);
+  z
+    .number(`Obrigatorio: ${what} (inteiro > 0).`)
+    .int('Deve ser um inteiro positivo.')
+    .positive('Deve ser um inteiro positivo.')
+    .max(Number.MAX_SAFE_INTEGER);
 
 /**
  * A JSON object that refuses every field it does not name, like `closedObject`, with a specific
  * message for the fields the spec blocks (`force`, `ignorar_conflito`, ...). Every refused field is
  * its own issue at its own path, so `details.field` / `lista[]` name it in the same pass as the rest.
  */
-export function closedObjectBlocking<T extends z.ZodRawShape>(shape: T, blocked: Record<string, string>, what = 'O corpo') {
+export function closedObjectBlocking<T extends z.ZodRawShape>(
+  shape: T,
+  blocked: Record<string, string>,
+  what = 'O corpo',
+) {
   const refuse = documented(
     z.custom<never>(() => false, {
       error: (issue) => {
@@ -63,12 +80,17 @@ export function closedObjectBlocking<T extends z.ZodRawShape>(shape: T, blocked:
     { refuses: true },
   );
   return documented(
-    z.object(shape, { error: (issue) => (issue.code === 'invalid_type' ? `${what} deve ser um objeto JSON.` : undefined) }).catchall(refuse),
+    z
+      .object(shape, {
+        error: (issue) => (issue.code === 'invalid_type' ? `${what} deve ser um objeto JSON.` : undefined),
+      })
+      .catchall(refuse),
     { blockedKeys: Object.keys(blocked) },
   );
 }
 
-const NO_FORCE = 'Campo bloqueado: a API nao agenda por cima de conflitos; escolha um horario livre em GET /v1/agenda/slots.';
+const NO_FORCE =
+  'Campo bloqueado: a API nao agenda por cima de conflitos; escolha um horario livre em GET /v1/agenda/slots.';
 const BLOCKED_CONFLICT_OVERRIDES = { force: NO_FORCE, ignorar_conflito: NO_FORCE };
 
 // ---------------------------------------------------------------- query / path
@@ -76,17 +98,21 @@ const BLOCKED_CONFLICT_OVERRIDES = { force: NO_FORCE, ignorar_conflito: NO_FORCE
 export const agendamentoIdParams = z.strictObject({ id: idText() });
 
 /** `paciente_id` is required (anti-dump): no listing of a whole clinic's appointments. */
-export const agendamentosListQuery = orderedDates(queryObject({
-  paciente_id: idText('Obrigatorio: paciente_id (inteiro > 0). A listagem de agendamentos e sempre de um paciente.'),
-  data_inicio: dateString.optional(),
-  data_fim: dateString.optional(),
-  status: z.enum(AGENDAMENTO_STATUS, `Valores aceitos: ${AGENDAMENTO_STATUS.join(', ')}.`).optional(),
-  /** Ignored for keys bound to a doctor (spec 01 § Doctor auto-filter): the backend applies the key's doctor. */
-  medico_id: idText().optional(),
-  unidade_id: idText().optional(),
-  agenda_config_id: idText().optional(),
-  ...paginationQuery,
-}), 'data_fim', 'data_inicio');
+export const agendamentosListQuery = orderedDates(
+  queryObject({
+    paciente_id: idText('Obrigatorio: paciente_id (inteiro > 0). A listagem de agendamentos e sempre de um paciente.'),
+    data_inicio: dateString.optional(),
+    data_fim: dateString.optional(),
+    status: z.enum(AGENDAMENTO_STATUS, `Valores aceitos: ${AGENDAMENTO_STATUS.join(', ')}.`).optional(),
+    /** Ignored for keys bound to a doctor (spec 01 § Doctor auto-filter): the backend applies the key's doctor. */
+    medico_id: idText().optional(),
+    unidade_id: idText().optional(),
+    agenda_config_id: idText().optional(),
+    ...paginationQuery,
+  }),
+  'data_fim',
+  'data_inicio',
+);
 
 export const HORIZONTE_DIAS = { min: 1, max: 180, default: 60 } as const;
 
@@ -98,7 +124,13 @@ export const slotsQuery = queryObject({
       .string()
       .regex(/^[1-9]\d{0,3}$/, 'Deve ser um inteiro entre 1 e 180.')
       .transform(Number)
-      .pipe(z.number().int().min(HORIZONTE_DIAS.min, 'Deve ser um inteiro entre 1 e 180.').max(HORIZONTE_DIAS.max, 'Deve ser um inteiro entre 1 e 180.'))
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(HORIZONTE_DIAS.min, 'Deve ser um inteiro entre 1 e 180.')
+          .max(HORIZONTE_DIAS.max, 'Deve ser um inteiro entre 1 e 180.'),
+      )
       .default(HORIZONTE_DIAS.default),
     { replace: integerParam(HORIZONTE_DIAS.min, HORIZONTE_DIAS.max, { default: HORIZONTE_DIAS.default }) },
   ),
@@ -124,61 +156,83 @@ export const PACIENTE_SEXO_SNAPSHOT = ['M', 'F', 'O'] as const;
  * fields (`paciente_nome` and `paciente_celular` required). `paciente_id` wins when both are sent
  * (the snapshots are then not stored). `hora_fim` is derived by the backend, never sent.
  */
-export const agendamentoCreateBody = documented(closedObjectBlocking(
+export const agendamentoCreateBody = documented(
+  closedObjectBlocking(
+    {
+      agenda_config_id: requiredId('agenda_config_id'),
+      procedimento_id: requiredId('procedimento_id'),
+      convenio_id: z
+        .number('Obrigatorio: convenio_id (inteiro; 0 = particular).')
+        .int('Deve ser um inteiro >= 0 (0 = particular).')
+        .min(0, 'Deve ser um inteiro >= 0 (0 = particular).')
+        .max(Number.MAX_SAFE_INTEGER),
+      data: requiredDate('data'),
+      hora_inicio: hhmmField('hora_inicio'),
+      paciente_id: positiveInt.nullable().optional(),
+      paciente_nome: resettable(
+        documented(
+          z.string().trim().min(1, 'Deve ter de 1 a 200 caracteres.').max(200, 'Deve ter de 1 a 200 caracteres.'),
+          { replace: trimmedLength(1, 200) },
+        ),
+      ),
+      paciente_celular: resettable(
+        documented(
+          z.string().trim().min(1, 'Deve ter de 1 a 20 caracteres.').max(20, 'Deve ter de 1 a 20 caracteres.'),
+          { replace: trimmedLength(1, 20) },
+        ),
+      ),
+      paciente_cpf: resettable(cpfField),
+      paciente_nascimento: resettable(birthDate),
+      paciente_sexo: resettable(
+        z.enum(PACIENTE_SEXO_SNAPSHOT, `Valores aceitos: ${PACIENTE_SEXO_SNAPSHOT.join(', ')}.`),
+      ),
+      paciente_email: resettable(emailField),
+      plano_id: positiveInt.nullable().optional(),
+      encaixe: z.boolean('Deve ser booleano (true ou false).').nullable().optional(),
+      observacoes: resettable(z.string().max(500, 'Deve ter no maximo 500 caracteres.')),
+      unidade_id: positiveInt.nullable().optional(),
+    },
+    {
+      ...BLOCKED_CONFLICT_OVERRIDES,
+      hora_fim: 'hora_fim nao e enviado: e calculado pela duracao configurada do procedimento na agenda.',
+    },
+  ).superRefine((b, ctx) => {
+    if (b.paciente_id) return;
+    const missing = 'Obrigatorio sem paciente_id.';
+    if (!b.paciente_nome) ctx.addIssue({ code: 'custom', path: ['paciente_nome'], message: missing });
+    if (!b.paciente_celular) ctx.addIssue({ code: 'custom', path: ['paciente_celular'], message: missing });
+  }),
   {
-    agenda_config_id: requiredId('agenda_config_id'),
-    procedimento_id: requiredId('procedimento_id'),
-    convenio_id: z
-      .number('Obrigatorio: convenio_id (inteiro; 0 = particular).')
-      .int('Deve ser um inteiro >= 0 (0 = particular).')
-      .min(0, 'Deve ser um inteiro >= 0 (0 = particular).')
-      .max(Number.MAX_SAFE_INTEGER),
-    data: requiredDate('data'),
-    hora_inicio: hhmmField('hora_inicio'),
-    paciente_id: positiveInt.nullable().optional(),
-    paciente_nome: resettable(
-      documented(z.string().trim().min(1, 'Deve ter de 1 a 200 caracteres.').max(200, 'Deve ter de 1 a 200 caracteres.'), { replace: trimmedLength(1, 200) }),
-    ),
-    paciente_celular: resettable(
-      documented(z.string().trim().min(1, 'Deve ter de 1 a 20 caracteres.').max(20, 'Deve ter de 1 a 20 caracteres.'), { replace: trimmedLength(1, 20) }),
-    ),
-    paciente_cpf: resettable(cpfField),
-    paciente_nascimento: resettable(birthDate),
-    paciente_sexo: resettable(z.enum(PACIENTE_SEXO_SNAPSHOT, `Valores aceitos: ${PACIENTE_SEXO_SNAPSHOT.join(', ')}.`)),
-    paciente_email: resettable(emailField),
-    plano_id: positiveInt.nullable().optional(),
-    encaixe: z.boolean('Deve ser booleano (true ou false).').nullable().optional(),
-    observacoes: resettable(z.string().max(500, 'Deve ter no maximo 500 caracteres.')),
-    unidade_id: positiveInt.nullable().optional(),
+    json: {
+      description:
+        'O paciente e paciente_id, ou, sem ele, paciente_nome e paciente_celular (obrigatorios); com ambos vale paciente_id.',
+      anyOf: [
+        { required: ['paciente_id'], properties: { paciente_id: { type: 'integer' } } },
+        {
+          required: ['paciente_nome', 'paciente_celular'],
+          properties: {
+            paciente_nome: { type: 'string', minLength: 1 },
+            paciente_celular: { type: 'string', minLength: 1 },
+          },
+        },
+      ],
+    },
   },
-  {
-    ...BLOCKED_CONFLICT_OVERRIDES,
-    hora_fim: 'hora_fim nao e enviado: e calculado pela duracao configurada do procedimento na agenda.',
-  },
-).superRefine((b, ctx) => {
-  if (b.paciente_id) return;
-  const missing = 'Obrigatorio sem paciente_id.';
-  if (!b.paciente_nome) ctx.addIssue({ code: 'custom', path: ['paciente_nome'], message: missing });
-  if (!b.paciente_celular) ctx.addIssue({ code: 'custom', path: ['paciente_celular'], message: missing });
-}), {
-  json: {
-    description: 'O paciente e paciente_id, ou, sem ele, paciente_nome e paciente_celular (obrigatorios); com ambos vale paciente_id.',
-    anyOf: [
-      { required: ['paciente_id'], properties: { paciente_id: { type: 'integer' } } },
-      {
-        required: ['paciente_nome', 'paciente_celular'],
-        properties: { paciente_nome: { type: 'string', minLength: 1 }, paciente_celular: { type: 'string', minLength: 1 } },
-      },
-    ],
-  },
-});
+);
 
 const motivoCancelamento = documented(
-  z.string('Obrigatorio: motivo de 3 a 500 caracteres.').trim().min(3, 'Deve ter de 3 a 500 caracteres.').max(500, 'Deve ter de 3 a 500 caracteres.'),
+  z
+    .string('Obrigatorio: motivo de 3 a 500 caracteres.')
+    .trim()
+    .min(3, 'Deve ter de 3 a 500 caracteres.')
+    .max(500, 'Deve ter de 3 a 500 caracteres.'),
   { replace: trimmedLength(3, 500) },
 );
 
-export const cancelarBody = closedObjectBlocking({ motivo: motivoCancelamento }, { force: 'Campo bloqueado: force nao e aceito no cancelamento.' });
+export const cancelarBody = closedObjectBlocking(
+  { motivo: motivoCancelamento },
+  { force: 'Campo bloqueado: force nao e aceito no cancelamento.' },
+);
 
 export const reagendarBody = closedObjectBlocking(
   {
@@ -186,7 +240,9 @@ export const reagendarBody = closedObjectBlocking(
     nova_hora_inicio: hhmmField('nova_hora_inicio'),
     /** Default: the appointment's current agenda. */
     agenda_config_id: positiveInt.nullable().optional(),
-    motivo: resettable(documented(z.string().trim().max(500, 'Deve ter no maximo 500 caracteres.'), { replace: trimmedLength(0, 500) })),
+    motivo: resettable(
+      documented(z.string().trim().max(500, 'Deve ter no maximo 500 caracteres.'), { replace: trimmedLength(0, 500) }),
+    ),
   },
   BLOCKED_CONFLICT_OVERRIDES,
 );

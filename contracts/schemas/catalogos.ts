@@ -5,8 +5,16 @@ import { documented } from './wire.ts';
 /** `ativo` defaulting to 1 (only active records unless `ativo=0`). */
 export const activeByDefault = () => documented(flagQuery.default(true), { json: { default: 1 } });
 
-export const procedimentosQuery = queryObject({ q: searchText(2).optional(), ativo: activeByDefault(), ...paginationQuery });
-export const conveniosQuery = queryObject({ q: searchText(2).optional(), ativo: flagQuery.optional(), ...paginationQuery });
+export const procedimentosQuery = queryObject({
+  q: searchText(2).optional(),
+  ativo: activeByDefault(),
+  ...paginationQuery,
+});
+export const conveniosQuery = queryObject({
+  q: searchText(2).optional(),
+  ativo: flagQuery.optional(),
+  ...paginationQuery,
+});
 export const cidsQuery = queryObject({ q: searchText(2), ...paginationQuery });
 /** Units, complements and report groups: small catalogs returned whole, no parameters. */
 export const wholeCatalogQuery = emptyQuery;
@@ -23,7 +31,10 @@ export const procedimentoItem = catalogEntry({
   possui_imagens: z.boolean(),
 });
 
-export const convenioItem = catalogEntry({ abreviacao: z.string(), codigo_ans: z.string() }, { planos: z.array(catalogEntry({ codigo_ans: z.string() })) });
+export const convenioItem = catalogEntry(
+  { abreviacao: z.string(), codigo_ans: z.string() },
+  { planos: z.array(catalogEntry({ codigo_ans: z.string() })) },
+);
 
 export const cidItem = z.object({ id: z.number().int(), codigo: z.string(), nome: z.string() });
 
@@ -31,4 +42,7 @@ export const unidadeItem = catalogEntry({ abreviacao: z.string(), cidade: z.stri
 
 export const complementoItem = catalogEntry({});
 
-export const grupoLaudoItem = catalogEntry({}, { medicos: z.array(z.object({ id: z.number().int(), nome: z.string() })) });
+export const grupoLaudoItem = catalogEntry(
+  {},
+  { medicos: z.array(z.object({ id: z.number().int(), nome: z.string() })) },
+);

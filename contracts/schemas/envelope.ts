@@ -12,7 +12,10 @@ import { API_ERROR_STATUS, type ApiErrorCode } from '../errors.ts';
 // ---------------------------------------------------------------- meta
 
 export const meta = z.object({
-  request_id: z.string().regex(/^[0-9a-f]+$/).describe('Identifica a chamada no journal de auditoria e no suporte (hexadecimal).'),
+  request_id: z
+    .string()
+    .regex(/^[0-9a-f]+$/)
+    .describe('Identifica a chamada no journal de auditoria e no suporte (hexadecimal).'),
   duracao_ms: z.number().int().min(0).describe('Tempo de processamento no gateway, em milissegundos.'),
 });
 
@@ -24,7 +27,9 @@ export const paginationMeta = z.object({
 });
 
 export const writeMeta = z.object({
-  idempotent_replay: z.boolean().describe('true quando a resposta e a repeticao guardada de uma Idempotency-Key ja usada.'),
+  idempotent_replay: z
+    .boolean()
+    .describe('true quando a resposta e a repeticao guardada de uma Idempotency-Key ja usada.'),
   request_id_original: z.string().optional().describe('Numa repeticao: o request_id da execucao original.'),
 });
 
@@ -32,12 +37,18 @@ export const totalMeta = z.object({ total: z.number().int().min(0) });
 
 export const versionMeta = z.object({ version: z.string().describe('Release do gateway (X-Api-Release).') });
 
-export const catalogMeta = versionMeta.extend({ timestamp: z.string().describe('Instante da resposta, ISO 8601 UTC.') });
+export const catalogMeta = versionMeta.extend({
+  timestamp: z.string().describe('Instante da resposta, ISO 8601 UTC.'),
+});
 
 const idsByField = z.record(z.string(), z.number().int());
 export const exameCreateMeta = z.object({
-  resolvido: idsByField.optional().describe('Ids inferidos de aliases (`<campo>_id` → id); so quando algum alias foi resolvido.'),
-  defaults_aplicados: idsByField.optional().describe('Ids vindos dos defaults do tenant; so quando algum foi aplicado.'),
+  resolvido: idsByField
+    .optional()
+    .describe('Ids inferidos de aliases (`<campo>_id` → id); so quando algum alias foi resolvido.'),
+  defaults_aplicados: idsByField
+    .optional()
+    .describe('Ids vindos dos defaults do tenant; so quando algum foi aplicado.'),
 });
 
 // ---------------------------------------------------------------- error details, per code
@@ -76,8 +87,16 @@ export interface ErrorDetailsGroup {
 }
 
 export const ERROR_DETAILS: ErrorDetailsGroup[] = [
-  { name: 'ValidationDetails', details: validationDetails, codes: ['VAL_INVALID_PARAM', 'RESOLUTION_NOT_FOUND', 'RESOLUTION_AMBIGUOUS', 'PARAM_CONFLICT'] },
-  { name: 'FileTooLargeDetails', details: validationDetails.extend({ limite_bytes: z.number().int() }), codes: ['VAL_FILE_TOO_LARGE'] },
+  {
+    name: 'ValidationDetails',
+    details: validationDetails,
+    codes: ['VAL_INVALID_PARAM', 'RESOLUTION_NOT_FOUND', 'RESOLUTION_AMBIGUOUS', 'PARAM_CONFLICT'],
+  },
+  {
+    name: 'FileTooLargeDetails',
+    details: validationDetails.extend({ limite_bytes: z.number().int() }),
+    codes: ['VAL_FILE_TOO_LARGE'],
+  },
   {
     name: 'NoDetails',
     details: z.null(),
@@ -100,14 +119,23 @@ export const ERROR_DETAILS: ErrorDetailsGroup[] = [
   {
     name: 'FieldDetails',
     details: z.object({ field: z.string() }),
-    codes: ['AUTH_INVALID_API_KEY_FORMAT', 'AUTH_INVALID_TIMESTAMP', 'IDEMPOTENCY_CONFLICT', 'PACIENTES_UNIFICACAO_MESMO_ID'],
+    codes: [
+      'AUTH_INVALID_API_KEY_FORMAT',
+      'AUTH_INVALID_TIMESTAMP',
+      'IDEMPOTENCY_CONFLICT',
+      'PACIENTES_UNIFICACAO_MESMO_ID',
+    ],
   },
   {
     name: 'BackendFieldDetails',
     details: z.object({ field: z.string().optional() }).nullable(),
     codes: ['VAL_BACKEND', 'CONFLICT', 'BUSINESS_RULE', 'INVALID_REFERENCE'],
   },
-  { name: 'MissingHeaderDetails', details: z.object({ field: z.string(), ausentes: z.array(z.string()) }), codes: ['AUTH_MISSING_HEADER'] },
+  {
+    name: 'MissingHeaderDetails',
+    details: z.object({ field: z.string(), ausentes: z.array(z.string()) }),
+    codes: ['AUTH_MISSING_HEADER'],
+  },
   {
     name: 'TimestampDetails',
     details: z.object({
@@ -116,7 +144,10 @@ export const ERROR_DETAILS: ErrorDetailsGroup[] = [
       server_timestamp: z.number().int(),
       skew_seconds: z.number().int().describe('X-Timestamp menos o relogio do servidor, em segundos.'),
       window_seconds: z.number().int(),
-      appliance_offset_seconds: z.number().int().describe('Quanto o relogio do appliance foi adiantado de proposito (0 em tempo real).'),
+      appliance_offset_seconds: z
+        .number()
+        .int()
+        .describe('Quanto o relogio do appliance foi adiantado de proposito (0 em tempo real).'),
     }),
     codes: ['AUTH_TIMESTAMP_EXPIRED'],
   },
@@ -125,12 +156,17 @@ export const ERROR_DETAILS: ErrorDetailsGroup[] = [
     details: z
       .object({ field: z.string().optional() })
       .nullable()
-      .describe('null; em modo desenvolvimento, o que o servidor assinou e a causa provavel (docs/api/README-signing.md).'),
+      .describe(
+        'null; em modo desenvolvimento, o que o servidor assinou e a causa provavel (docs/api/README-signing.md).',
+      ),
     codes: ['AUTH_INVALID_SIGNATURE'],
   },
   {
     name: 'ScopeDetails',
-    details: z.object({ escopo_necessario: z.string(), escopos_da_chave: z.array(z.string()).describe('Os escopos da chave usada.') }),
+    details: z.object({
+      escopo_necessario: z.string(),
+      escopos_da_chave: z.array(z.string()).describe('Os escopos da chave usada.'),
+    }),
     codes: ['AUTH_INSUFFICIENT_SCOPE'],
   },
   {
@@ -138,8 +174,16 @@ export const ERROR_DETAILS: ErrorDetailsGroup[] = [
     details: z.object({ escopo: z.string().optional(), field: z.string().optional() }).nullable(),
     codes: ['OPERATION_NOT_ALLOWED'],
   },
-  { name: 'MethodDetails', details: z.object({ metodos_aceitos: z.array(z.string()) }).nullable(), codes: ['METHOD_NOT_ALLOWED'] },
-  { name: 'DuplicateDetails', details: z.object({ agendamento_id_existente: z.number().int().optional() }).nullable(), codes: ['DUPLICATE'] },
+  {
+    name: 'MethodDetails',
+    details: z.object({ metodos_aceitos: z.array(z.string()) }).nullable(),
+    codes: ['METHOD_NOT_ALLOWED'],
+  },
+  {
+    name: 'DuplicateDetails',
+    details: z.object({ agendamento_id_existente: z.number().int().optional() }).nullable(),
+    codes: ['DUPLICATE'],
+  },
   { name: 'StateDetails', details: z.object({ status: z.string().optional() }).nullable(), codes: ['INVALID_STATE'] },
   {
     name: 'ExistingPatientDetails',
@@ -171,7 +215,11 @@ export const ERROR_DETAILS: ErrorDetailsGroup[] = [
     details: z.object({ limite_por_minuto: z.number().int(), escopo: z.string().optional() }),
     codes: ['RATE_LIMIT_EXCEEDED'],
   },
-  { name: 'UnavailableDetails', details: z.object({ motivo: z.string().optional() }).nullable(), codes: ['SERVICE_UNAVAILABLE'] },
+  {
+    name: 'UnavailableDetails',
+    details: z.object({ motivo: z.string().optional() }).nullable(),
+    codes: ['SERVICE_UNAVAILABLE'],
+  },
 ];
 
 export const API_ERROR_CODES = Object.keys(API_ERROR_STATUS) as ApiErrorCode[];

@@ -57,7 +57,10 @@ export const extensionOf = (nome: string): string => /\.([A-Za-z0-9]+)$/.exec(no
 const base64Field = documented(
   z
     .string('Obrigatorio: conteudo do arquivo em base64.')
-    .refine(isBase64, 'Conteudo base64 invalido (alfabeto A-Z a-z 0-9 + / com padding =; prefixo data:...;base64, aceito).'),
+    .refine(
+      isBase64,
+      'Conteudo base64 invalido (alfabeto A-Z a-z 0-9 + / com padding =; prefixo data:...;base64, aceito).',
+    ),
   {
     replace: {
       type: 'string',
@@ -95,7 +98,12 @@ export const inlineFile = (types: readonly string[], what = 'arquivo') =>
           .max(255, 'Deve ter no maximo 255 caracteres.')
           .superRefine((nome, ctx) => {
             if (!types.includes(extensionOf(nome))) {
-              ctx.addIssue({ code: 'custom', input: nome, message: `Tipo de arquivo nao permitido (aceitos: ${types.join(', ')}).`, values: [...types] });
+              ctx.addIssue({
+                code: 'custom',
+                input: nome,
+                message: `Tipo de arquivo nao permitido (aceitos: ${types.join(', ')}).`,
+                values: [...types],
+              });
             }
           }),
         { replace: fileNameJson(types) },
@@ -109,15 +117,19 @@ export const inlineFile = (types: readonly string[], what = 'arquivo') =>
 
 export const exameIdParams = z.strictObject({ id: idParam });
 
-export const exameListQuery = orderedDates(queryObject({
-  paciente_id: positiveIntQuery.optional(),
-  medico_id: positiveIntQuery.optional(),
-  tipo_exame_id: positiveIntQuery.optional(),
-  periodo_realizado_inicio: dateString.optional(),
-  periodo_realizado_fim: dateString.optional(),
-  status_laudo: z.enum(STATUS_LAUDO, `Valor aceito: ${STATUS_LAUDO.join(', ')}.`).optional(),
-  ...paginationQuery,
-}), 'periodo_realizado_fim', 'periodo_realizado_inicio');
+export const exameListQuery = orderedDates(
+  queryObject({
+    paciente_id: positiveIntQuery.optional(),
+    medico_id: positiveIntQuery.optional(),
+    tipo_exame_id: positiveIntQuery.optional(),
+    periodo_realizado_inicio: dateString.optional(),
+    periodo_realizado_fim: dateString.optional(),
+    status_laudo: z.enum(STATUS_LAUDO, `Valor aceito: ${STATUS_LAUDO.join(', ')}.`).optional(),
+    ...paginationQuery,
+  }),
+  'periodo_realizado_fim',
+  'periodo_realizado_inicio',
+);
 
 export const exameArquivoQuery = queryObject({
   tipo: z.enum(ARQUIVO_TIPOS, `Obrigatorio: ${ARQUIVO_TIPOS.join(' ou ')}.`),
@@ -138,8 +150,11 @@ export const EXAME_BLOCKED_FIELDS = [
 ] as const;
 
 /** A field the API refuses whatever its value (even null). */
-export const blockedField = documented(z.never('Campo bloqueado: nao pode ser enviado pela API.').optional(), { blocked: true });
-export const blockedFields = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, blockedField])) as Record<string, typeof blockedField>;
+export const blockedField = documented(z.never('Campo bloqueado: nao pode ser enviado pela API.').optional(), {
+  blocked: true,
+});
+export const blockedFields = (names: readonly string[]) =>
+  Object.fromEntries(names.map((n) => [n, blockedField])) as Record<string, typeof blockedField>;
 
 /** A foreign key: integer > 0; `0` and `null` mean "not sent" (tenant defaults then apply, spec precedence rule 4). */
 export const refId = z
@@ -159,7 +174,12 @@ const trimmed = (min: number, max: number) =>
     z
       .string('Deve ser texto.')
       .transform((v) => v.trim().replace(/\s+/g, ' '))
-      .pipe(z.string().min(min, `Deve ter de ${min} a ${max} caracteres.`).max(max, `Deve ter de ${min} a ${max} caracteres.`)),
+      .pipe(
+        z
+          .string()
+          .min(min, `Deve ter de ${min} a ${max} caracteres.`)
+          .max(max, `Deve ter de ${min} a ${max} caracteres.`),
+      ),
     {
       replace: {
         type: 'string',
@@ -177,7 +197,10 @@ export const crmAlias = documented(
   z
     .string('Deve ser texto: numero do CRM, opcionalmente com a UF (123456 ou 123456/SP).')
     .trim()
-    .regex(CRM_PATTERN, { message: 'CRM invalido: use o numero (1 a 10 digitos), opcionalmente com a UF: 123456 ou 123456/SP.', abort: true })
+    .regex(CRM_PATTERN, {
+      message: 'CRM invalido: use o numero (1 a 10 digitos), opcionalmente com a UF: 123456 ou 123456/SP.',
+      abort: true,
+    })
     .refine((v) => {
       const uf = CRM_PATTERN.exec(v)?.[2];
       return !uf || (UFS as readonly string[]).includes(uf.toUpperCase());
@@ -199,13 +222,25 @@ export function parseCrm(value: string): { numero: string; uf: string | null } {
 /** Spec § POST /v1/exames, aliases: exact-equality match after normalization, resolved before the backend call. */
 export const EXAME_ALIAS_FORMATS = {
   paciente_cpf: cpfField,
-  procedimento_codigo_tuss: documented(z.string('Deve ser texto de 8 digitos.').trim().regex(/^\d{8}$/, 'Codigo TUSS deve ter exatamente 8 digitos.'), {
-    replace: { type: 'string', pattern: '^\\s*[0-9]{8}\\s*$', description: 'Codigo TUSS: 8 digitos.' },
-  }),
+  procedimento_codigo_tuss: documented(
+    z
+      .string('Deve ser texto de 8 digitos.')
+      .trim()
+      .regex(/^\d{8}$/, 'Codigo TUSS deve ter exatamente 8 digitos.'),
+    {
+      replace: { type: 'string', pattern: '^\\s*[0-9]{8}\\s*$', description: 'Codigo TUSS: 8 digitos.' },
+    },
+  ),
   procedimento_abreviacao: trimmed(1, 30),
-  convenio_codigo_ans: documented(z.string('Deve ser texto de 6 digitos.').trim().regex(/^\d{6}$/, 'Registro ANS deve ter exatamente 6 digitos.'), {
-    replace: { type: 'string', pattern: '^\\s*[0-9]{6}\\s*$', description: 'Registro ANS: 6 digitos.' },
-  }),
+  convenio_codigo_ans: documented(
+    z
+      .string('Deve ser texto de 6 digitos.')
+      .trim()
+      .regex(/^\d{6}$/, 'Registro ANS deve ter exatamente 6 digitos.'),
+    {
+      replace: { type: 'string', pattern: '^\\s*[0-9]{6}\\s*$', description: 'Registro ANS: 6 digitos.' },
+    },
+  ),
   convenio_nome: trimmed(2, 100),
   medico_exame_crm: crmAlias,
   medico_laudo_crm: crmAlias,
@@ -262,7 +297,16 @@ export type ExameCreateBody = z.output<typeof exameCreateBody>;
 
 // ---------------------------------------------------------------- DELETE /v1/exames/{id}
 
-export const EXAME_DELETE_BLOCKED_FIELDS = ['exameid', 'exame_id', 'exames_id', 'id', 'status_id', 'excluido_por', 'excluido_em', '_via_api_chave_id'] as const;
+export const EXAME_DELETE_BLOCKED_FIELDS = [
+  'exameid',
+  'exame_id',
+  'exames_id',
+  'id',
+  'status_id',
+  'excluido_por',
+  'excluido_em',
+  '_via_api_chave_id',
+] as const;
 
 export const exameDeleteBody = closedObject({
   motivo: documented(

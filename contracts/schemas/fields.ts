@@ -25,14 +25,23 @@ export const cpfField = documented(
     .string()
     .regex(/^\d{11}$/, { message: 'CPF deve ter exatamente 11 digitos, sem pontuacao.', abort: true })
     .refine(isValidCpf, 'CPF com digito verificador invalido.'),
-  { json: { format: 'cpf', description: 'CPF: 11 digitos sem pontuacao, digitos verificadores validos (modulo 11), nao todos iguais.' } },
+  {
+    json: {
+      format: 'cpf',
+      description: 'CPF: 11 digitos sem pontuacao, digitos verificadores validos (modulo 11), nao todos iguais.',
+    },
+  },
 );
 
 /** Free text with a maximum length; `null` and `""` reset. */
 export const text = (max: number) => z.string().max(max, `Deve ter no maximo ${max} caracteres.`).nullable().optional();
 
 /** A strict JSON integer > 0 (a string of digits is refused). */
-export const positiveInt = z.number('Deve ser um inteiro positivo.').int('Deve ser um inteiro positivo.').positive('Deve ser um inteiro positivo.').max(Number.MAX_SAFE_INTEGER);
+export const positiveInt = z
+  .number('Deve ser um inteiro positivo.')
+  .int('Deve ser um inteiro positivo.')
+  .positive('Deve ser um inteiro positivo.')
+  .max(Number.MAX_SAFE_INTEGER);
 
 /** `YYYY-MM-DD` of a UTC date. */
 const isoDay = (d: Date): string => d.toISOString().slice(0, 10);
@@ -74,9 +83,12 @@ export const birthDate = documented(
   },
 );
 
-export const emailField = documented(z.string().max(254, 'Deve ter no maximo 254 caracteres.').pipe(z.email('E-mail invalido.')), {
-  replace: { type: 'string', format: 'email', maxLength: 254, pattern: z.regexes.email.source },
-});
+export const emailField = documented(
+  z.string().max(254, 'Deve ter no maximo 254 caracteres.').pipe(z.email('E-mail invalido.')),
+  {
+    replace: { type: 'string', format: 'email', maxLength: 254, pattern: z.regexes.email.source },
+  },
+);
 
 /** Portal / system login: 1-50 chars of `A-Z a-z 0-9 . _ - @`. */
 export const usuarioField = z
@@ -87,15 +99,49 @@ export const usuarioField = z
 export const USUARIO_JSON = { type: 'string', minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9._@-]+$' };
 
 /** Write-only password: 1-50 chars, no format rule. */
-export const SENHA_JSON = { type: 'string', minLength: 1, maxLength: 50, writeOnly: true, description: 'So escrita: nunca devolvida.' };
-export const senhaField = documented(z.string().min(1, 'Deve ter de 1 a 50 caracteres.').max(50, 'Deve ter de 1 a 50 caracteres.'), { json: SENHA_JSON });
+export const SENHA_JSON = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 50,
+  writeOnly: true,
+  description: 'So escrita: nunca devolvida.',
+};
+export const senhaField = documented(
+  z.string().min(1, 'Deve ter de 1 a 50 caracteres.').max(50, 'Deve ter de 1 a 50 caracteres.'),
+  { json: SENHA_JSON },
+);
 
 export const SEXO_INPUT = ['MAS', 'FEM', 'OUT'] as const;
 export const sexoField = z.enum(SEXO_INPUT, `Valor aceito: ${SEXO_INPUT.join(', ')}.`);
 
 export const UFS = [
-  'AC', 'AL', 'AP', 'AM', 'BA', 'CE', 'DF', 'ES', 'GO', 'MA', 'MT', 'MS', 'MG', 'PA', 'PB', 'PR', 'PE', 'PI', 'RJ', 'RN', 'RS', 'RO',
-  'RR', 'SC', 'SP', 'SE', 'TO',
+  'AC',
+  'AL',
+  'AP',
+  'AM',
+  'BA',
+  'CE',
+  'DF',
+  'ES',
+  'GO',
+  'MA',
+  'MT',
+  'MS',
+  'MG',
+  'PA',
+  'PB',
+  'PR',
+  'PE',
+  'PI',
+  'RJ',
+  'RN',
+  'RS',
+  'RO',
+  'RR',
+  'SC',
+  'SP',
+  'SE',
+  'TO',
 ] as const;
 /** Brazilian state: two letters, any case, forwarded upper case. */
 export const ufField = documented(
@@ -103,7 +149,13 @@ export const ufField = documented(
     .string()
     .transform((v) => v.toUpperCase())
     .pipe(z.enum(UFS, 'UF invalida (sigla de 2 letras de um estado brasileiro).')),
-  { replace: { type: 'string', pattern: `^${anyCase(UFS)}$`, description: `Sigla de um estado brasileiro, em qualquer caixa: ${UFS.join(', ')}.` } },
+  {
+    replace: {
+      type: 'string',
+      pattern: `^${anyCase(UFS)}$`,
+      description: `Sigla de um estado brasileiro, em qualquer caixa: ${UFS.join(', ')}.`,
+    },
+  },
 );
 
 /** CEP: 8 digits, with or without the hyphen; forwarded as 8 digits. */
@@ -132,7 +184,10 @@ export function dropKeys(keys: readonly string[]) {
  * "reset" in a merge patch; forwarded as null. The inner schema's own message is kept.
  */
 export const resettable = <T extends z.ZodType>(schema: T) =>
-  documented(z.preprocess((v) => (v === '' ? null : v), schema.nullable()), { emptyMeansNull: true }).optional();
+  documented(
+    z.preprocess((v) => (v === '' ? null : v), schema.nullable()),
+    { emptyMeansNull: true },
+  ).optional();
 
 const rejectUnknown = documented(
   z.unknown().superRefine((_value, ctx) => {
@@ -147,6 +202,8 @@ const rejectUnknown = documented(
  */
 export function closedObject<T extends z.ZodRawShape>(shape: T, what = 'O corpo') {
   return z
-    .object(shape, { error: (issue) => (issue.code === 'invalid_type' ? `${what} deve ser um objeto JSON.` : undefined) })
+    .object(shape, {
+      error: (issue) => (issue.code === 'invalid_type' ? `${what} deve ser um objeto JSON.` : undefined),
+    })
     .catchall(rejectUnknown);
 }

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { arquivoLaudoInput, blockedFields } from './exames.ts';
 import { closedObject, positiveInt, text } from './fields.ts';
-import { dateString, flagQuery, idParam, paginationQuery, periodInOrder, positiveIntQuery, queryObject } from './params.ts';
+import {
+  dateString,
+  flagQuery,
+  idParam,
+  paginationQuery,
+  periodInOrder,
+  positiveIntQuery,
+  queryObject,
+} from './params.ts';
 
 /** Reports (spec 02 § Report (laudo), § Reports, § POST /v1/exames/{id}/laudo). */
 
@@ -18,7 +26,15 @@ export const laudosListQuery = queryObject({
 }).superRefine(periodInOrder('periodo_laudo_inicio', 'periodo_laudo_fim'));
 
 /** Spec: blocked fields of report ingest (400): the report is always stored signed, the client cannot choose. */
-export const LAUDO_BLOCKED_FIELDS = ['rascunho', 'assinado_digitalmente', 'medico_senha', 'certificado', 'tipo_assinatura', 'exames_id', '_via_api_chave_id'] as const;
+export const LAUDO_BLOCKED_FIELDS = [
+  'rascunho',
+  'assinado_digitalmente',
+  'medico_senha',
+  'certificado',
+  'tipo_assinatura',
+  'exames_id',
+  '_via_api_chave_id',
+] as const;
 
 export const laudoIngestBody = closedObject({
   medico_laudo_id: positiveInt,

@@ -34,7 +34,11 @@ export const medicosListQuery = queryObject({
         (v) => (v === undefined || Array.isArray(v) ? v : [v]),
         z.array(z.string()).superRefine((list, ctx) => {
           const invalid = list.filter((v) => !(PAPEIS as readonly string[]).includes(v));
-          if (invalid.length) ctx.addIssue({ code: 'custom', message: `Valor invalido ${invalid.join(', ')}. Valores aceitos: ${PAPEIS.join(', ')}.` });
+          if (invalid.length)
+            ctx.addIssue({
+              code: 'custom',
+              message: `Valor invalido ${invalid.join(', ')}. Valores aceitos: ${PAPEIS.join(', ')}.`,
+            });
         }),
       )
       .transform((list) => [...new Set(list)] as Papel[]),
@@ -55,27 +59,38 @@ export const medicoIdParams = z.strictObject({ id: idParam });
 
 // ---------------------------------------------------------------- bodies
 
-export const conselhoInput = documented(closedObject(
-  {
-    tipo: resettable(z.string().regex(/^[A-Za-z]{2,10}$/, 'Sigla do conselho: 2 a 10 letras (CRM, CRO, ...).')),
-    /** Alias of `tipo` (the list shape calls it `sigla`). */
-    sigla: resettable(z.string().regex(/^[A-Za-z]{2,10}$/, 'Sigla do conselho: 2 a 10 letras (CRM, CRO, ...).')),
-    numero: resettable(
-      z.union([z.string().regex(/^\d{1,10}$/, 'Numero do conselho: 1 a 10 digitos.'), z.number().int().positive().max(9_999_999_999).transform(String)]),
-    ),
-    uf: resettable(ufField),
-  },
-  'conselho',
-).superRefine((c, ctx) => {
+export const conselhoInput = documented(
+  closedObject(
+    {
+      tipo: resettable(z.string().regex(/^[A-Za-z]{2,10}$/, 'Sigla do conselho: 2 a 10 letras (CRM, CRO, ...).')),
+      /** Alias of `tipo` (the list shape calls it `sigla`). */
+      sigla: resettable(z.string().regex(/^[A-Za-z]{2,10}$/, 'Sigla do conselho: 2 a 10 letras (CRM, CRO, ...).')),
+      numero: resettable(
+        z.union([
+          z.string().regex(/^\d{1,10}$/, 'Numero do conselho: 1 a 10 digitos.'),
+          z.number().int().positive().max(9_999_999_999).transform(String),
+        ]),
+      ),
+      uf: resettable(ufField),
+    },
+    'conselho',
+  ).superRefine((c, ctx) => {
     if (c.tipo && c.sigla && c.tipo.toUpperCase() !== c.sigla.toUpperCase()) {
-      ctx.addIssue({ code: 'custom', path: ['sigla'], message: 'Informe tipo ou sigla (sinonimos), nao valores diferentes.' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sigla'],
+        message: 'Informe tipo ou sigla (sinonimos), nao valores diferentes.',
+      });
     }
-  }), {
-  json: {
-    description: 'tipo e sigla sao sinonimos: quando os dois vem preenchidos, devem ser iguais ignorando a caixa (x-equal-ignoring-case).',
-    'x-equal-ignoring-case': ['tipo', 'sigla'],
+  }),
+  {
+    json: {
+      description:
+        'tipo e sigla sao sinonimos: quando os dois vem preenchidos, devem ser iguais ignorando a caixa (x-equal-ignoring-case).',
+      'x-equal-ignoring-case': ['tipo', 'sigla'],
+    },
   },
-});
+);
 
 /** `cidade`: resolved by name in the backend (within `estado` when given). */
 export const enderecoInput = enderecoInputWith({ cidade: text(100) });
@@ -137,7 +152,12 @@ export const medicoCreateBody = documented(
     senha: documented(z.string(required).pipe(senhaField), { replace: SENHA_JSON }),
     ...optionalFields,
   }).superRefine(textOrId),
-  { json: { ...TEXT_OR_ID_JSON, description: 'saudacao e grupo_permissao: texto (resolvido pelo nome) ou id, nao ambos.' } },
+  {
+    json: {
+      ...TEXT_OR_ID_JSON,
+      description: 'saudacao e grupo_permissao: texto (resolvido pelo nome) ou id, nao ambos.',
+    },
+  },
 );
 
 /** Read-merge-write: omitted fields untouched; `nome`, `usuario` and `senha` cannot be reset (a doctor is a system user). */
@@ -151,7 +171,8 @@ export const medicoPatchBody = documented(
   {
     json: {
       ...TEXT_OR_ID_JSON,
-      description: 'Ler, mesclar, gravar: campo omitido fica como esta; papeis, conselho e endereco substituem o valor inteiro. nome, usuario e senha nao podem ser removidos.',
+      description:
+        'Ler, mesclar, gravar: campo omitido fica como esta; papeis, conselho e endereco substituem o valor inteiro. nome, usuario e senha nao podem ser removidos.',
     },
   },
 );
@@ -182,8 +203,12 @@ export const medicoDetail = z.object({
   nome_registro: z.string(),
   saudacao: z.string(),
   saudacao_id: z.number().int().nullable(),
-  cpf: documented(nullableText.transform(maskDocument), { json: { type: ['string', 'null'], description: 'Mascarado: so os 2 ultimos caracteres visiveis.' } }),
-  rg: documented(nullableText.transform(maskDocument), { json: { type: ['string', 'null'], description: 'Mascarado: so os 2 ultimos caracteres visiveis.' } }),
+  cpf: documented(nullableText.transform(maskDocument), {
+    json: { type: ['string', 'null'], description: 'Mascarado: so os 2 ultimos caracteres visiveis.' },
+  }),
+  rg: documented(nullableText.transform(maskDocument), {
+    json: { type: ['string', 'null'], description: 'Mascarado: so os 2 ultimos caracteres visiveis.' },
+  }),
   data_nascimento: nullableText,
   sexo: nullableText,
   conselho: z.object({ tipo: z.string(), numero: z.string(), uf: z.string() }),

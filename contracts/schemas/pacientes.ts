@@ -36,14 +36,21 @@ export const PACIENTE_DISCARDED_FIELDS = [
 
 // ---------------------------------------------------------------- query / path
 
-export const pacientesListQuery = orderedDates(queryObject({
-  cpf: z.string().regex(/^\d{11}$/, 'CPF deve ter exatamente 11 digitos.').optional(),
-  nome: searchText(3).optional(),
-  periodo_cadastro_inicio: dateString.optional(),
-  periodo_cadastro_fim: dateString.optional(),
-  ativo: flagQuery.optional(),
-  ...paginationQuery,
-}), 'periodo_cadastro_fim', 'periodo_cadastro_inicio');
+export const pacientesListQuery = orderedDates(
+  queryObject({
+    cpf: z
+      .string()
+      .regex(/^\d{11}$/, 'CPF deve ter exatamente 11 digitos.')
+      .optional(),
+    nome: searchText(3).optional(),
+    periodo_cadastro_inicio: dateString.optional(),
+    periodo_cadastro_fim: dateString.optional(),
+    ativo: flagQuery.optional(),
+    ...paginationQuery,
+  }),
+  'periodo_cadastro_fim',
+  'periodo_cadastro_inicio',
+);
 
 export const pacienteIdParams = z.strictObject({ id: idParam });
 
@@ -61,7 +68,11 @@ export const convenioInput = documented(
     'convenio',
   ).superRefine((c, ctx) => {
     if (!c.id && (c.plano_id || c.numero_carteirinha)) {
-      ctx.addIssue({ code: 'custom', path: ['id'], message: 'Informe o convenio (id) junto de plano_id ou numero_carteirinha.' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['id'],
+        message: 'Informe o convenio (id) junto de plano_id ou numero_carteirinha.',
+      });
     }
   }),
   {
@@ -69,7 +80,9 @@ export const convenioInput = documented(
       description: 'plano_id e numero_carteirinha so junto do convenio (id).',
       anyOf: [
         { required: ['id'], properties: { id: { type: 'integer' } } },
-        { properties: { plano_id: { type: 'null' }, numero_carteirinha: { anyOf: [{ type: 'null' }, { const: '' }] } } },
+        {
+          properties: { plano_id: { type: 'null' }, numero_carteirinha: { anyOf: [{ type: 'null' }, { const: '' }] } },
+        },
       ],
     },
   },
@@ -106,18 +119,28 @@ const SENHA_TEMPORARIA_JSON = {
 const discardedNote = (keys: readonly string[]) =>
   `Campos aceitos e descartados sem efeito (spec): ${keys.join(', ')}. Qualquer outro campo fora desta lista e recusado (400).`;
 
-function senhaTemporariaOnlyWithSenha(body: { senha?: string | null; senha_temporaria?: boolean }, ctx: z.RefinementCtx): void {
+function senhaTemporariaOnlyWithSenha(
+  body: { senha?: string | null; senha_temporaria?: boolean },
+  ctx: z.RefinementCtx,
+): void {
   if (body.senha_temporaria !== undefined && !body.senha) {
-    ctx.addIssue({ code: 'custom', path: ['senha_temporaria'], message: 'senha_temporaria so e aceito junto de senha.' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['senha_temporaria'],
+      message: 'senha_temporaria so e aceito junto de senha.',
+    });
   }
 }
 
 export const pacienteCreateBody = documented(
   z.preprocess(
     dropKeys(PACIENTE_DISCARDED_FIELDS),
-    documented(closedObject({ nome, data_nascimento: birthDate, ...optionalFields }).superRefine(senhaTemporariaOnlyWithSenha), {
-      json: SENHA_TEMPORARIA_JSON,
-    }),
+    documented(
+      closedObject({ nome, data_nascimento: birthDate, ...optionalFields }).superRefine(senhaTemporariaOnlyWithSenha),
+      {
+        json: SENHA_TEMPORARIA_JSON,
+      },
+    ),
   ),
   { discarded: PACIENTE_DISCARDED_FIELDS, json: { description: discardedNote(PACIENTE_DISCARDED_FIELDS) } },
 );
@@ -131,13 +154,17 @@ export const pacientePatchBody = documented(
   z.preprocess(
     dropKeys(PATCH_DISCARDED),
     documented(
-      closedObject({ nome: nome.optional(), data_nascimento: birthDate.optional(), ...optionalFields }).superRefine(senhaTemporariaOnlyWithSenha),
+      closedObject({ nome: nome.optional(), data_nascimento: birthDate.optional(), ...optionalFields }).superRefine(
+        senhaTemporariaOnlyWithSenha,
+      ),
       { json: SENHA_TEMPORARIA_JSON },
     ),
   ),
   {
     discarded: PATCH_DISCARDED,
-    json: { description: `JSON Merge Patch: campo omitido fica como esta; null ou "" limpa (exceto nome e data_nascimento). ${discardedNote(PATCH_DISCARDED)}` },
+    json: {
+      description: `JSON Merge Patch: campo omitido fica como esta; null ou "" limpa (exceto nome e data_nascimento). ${discardedNote(PATCH_DISCARDED)}`,
+    },
   },
 );
 
@@ -150,7 +177,13 @@ const unifyId = z.union(
         .regex(/^\d{1,16}$/)
         .transform(Number)
         .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
-      { replace: { type: 'string', ...digitsUpTo(MAX_SAFE, 16), description: 'O mesmo id como texto de ate 16 digitos (valor de 1 a 2^53-1).' } },
+      {
+        replace: {
+          type: 'string',
+          ...digitsUpTo(MAX_SAFE, 16),
+          description: 'O mesmo id como texto de ate 16 digitos (valor de 1 a 2^53-1).',
+        },
+      },
     ),
   ],
   'Obrigatorio: inteiro > 0 (numero JSON ou texto so com digitos).',
@@ -205,7 +238,9 @@ export const pacienteDetailRead = z.object({
 /** Create and patch responses: `convenio` = {id, plano_id, numero_carteirinha}. */
 export const pacienteDetailWrite = z.object({
   ...detailFields,
-  convenio: z.object({ id: z.number().int(), plano_id: z.number().int().nullable(), numero_carteirinha: z.string() }).nullable(),
+  convenio: z
+    .object({ id: z.number().int(), plano_id: z.number().int().nullable(), numero_carteirinha: z.string() })
+    .nullable(),
 });
 
 export const unificarResult = z.object({

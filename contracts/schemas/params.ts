@@ -27,7 +27,12 @@ export const limitQuery = documented(
     .transform(Number)
     .pipe(z.number().int().min(1, 'Deve ser um inteiro entre 1 e 200.').max(200, 'Deve ser um inteiro entre 1 e 200.'))
     .default(50),
-  { replace: integerParam(1, 200, { default: 50, description: 'Tamanho da pagina: inteiro de 1 a 200, so com digitos.' }) },
+  {
+    replace: integerParam(1, 200, {
+      default: 50,
+      description: 'Tamanho da pagina: inteiro de 1 a 200, so com digitos.',
+    }),
+  },
 );
 
 export const offsetQuery = documented(
@@ -37,7 +42,9 @@ export const offsetQuery = documented(
     .transform(Number)
     .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
     .default(0),
-  { replace: integerParam(0, MAX_SAFE, { default: 0, description: 'Registros a pular: inteiro >= 0, so com digitos.' }) },
+  {
+    replace: integerParam(0, MAX_SAFE, { default: 0, description: 'Registros a pular: inteiro >= 0, so com digitos.' }),
+  },
 );
 
 export const paginationQuery = { limit: limitQuery, offset: offsetQuery };
@@ -74,7 +81,8 @@ export const periodInOrder =
   (earlier: string, later: string) =>
   (query: Record<string, unknown>, ctx: z.RefinementCtx): void => {
     const [from, to] = [query[earlier] as string | undefined, query[later] as string | undefined];
-    if (from && to && from > to) ctx.addIssue({ code: 'custom', path: [later], message: `Deve ser igual ou posterior a ${earlier}.` });
+    if (from && to && from > to)
+      ctx.addIssue({ code: 'custom', path: [later], message: `Deve ser igual ou posterior a ${earlier}.` });
   };
 
 /**
@@ -104,7 +112,8 @@ export function fieldWithControlCharacter(values: unknown): string | null {
   if (values === null || typeof values !== 'object') return null;
   for (const [name, value] of Object.entries(values)) {
     const list: unknown[] = Array.isArray(value) ? value : [value];
-    if (CONTROL_CHARACTER.test(name) || list.some((v) => typeof v === 'string' && CONTROL_CHARACTER.test(v))) return printable(name);
+    if (CONTROL_CHARACTER.test(name) || list.some((v) => typeof v === 'string' && CONTROL_CHARACTER.test(v)))
+      return printable(name);
   }
   return null;
 }

@@ -43,22 +43,24 @@ export const anexoInput = closedObjectBlocking(
         .trim()
         .min(1, 'Obrigatorio: nome do arquivo com extensao (PDF, PNG ou JPG).')
         .max(255, 'Deve ter no maximo 255 caracteres.')
-        .refine((nome) => (ANEXO_EXTENSOES as readonly string[]).includes(extensaoDe(nome)), `Extensao nao permitida (aceitas: ${ANEXO_EXTENSOES.join(', ')}).`),
+        .refine(
+          (nome) => (ANEXO_EXTENSOES as readonly string[]).includes(extensaoDe(nome)),
+          `Extensao nao permitida (aceitas: ${ANEXO_EXTENSOES.join(', ')}).`,
+        ),
       { replace: fileNameJson(ANEXO_EXTENSOES) },
     ),
     base64: documented(
-      z
-        .string('Obrigatorio: conteudo do arquivo em base64 (prefixo data-URI aceito).')
-        .refine((v) => {
-          const payload = base64Payload(v);
-          return payload.length % 4 !== 1 && BASE64.test(payload);
-        }, 'Conteudo base64 invalido (alfabeto padrao, sem quebras de linha; prefixo data:...;base64, aceito).'),
+      z.string('Obrigatorio: conteudo do arquivo em base64 (prefixo data-URI aceito).').refine((v) => {
+        const payload = base64Payload(v);
+        return payload.length % 4 !== 1 && BASE64.test(payload);
+      }, 'Conteudo base64 invalido (alfabeto padrao, sem quebras de linha; prefixo data:...;base64, aceito).'),
       {
         replace: {
           type: 'string',
           contentEncoding: 'base64',
           pattern: `^(?:data:[^,]*;base64,)?(?:${base64Body(true)})$`,
-          description: 'Conteudo em base64 (alfabeto padrao, sem quebras de linha), ate 20 MB decodificado (senao 400 VAL_FILE_TOO_LARGE); prefixo data:...;base64, aceito.',
+          description:
+            'Conteudo em base64 (alfabeto padrao, sem quebras de linha), ate 20 MB decodificado (senao 400 VAL_FILE_TOO_LARGE); prefixo data:...;base64, aceito.',
         },
       },
     ),
@@ -66,7 +68,9 @@ export const anexoInput = closedObjectBlocking(
     descricao: z
       .preprocess(
         (v) => (v === '' ? null : v),
-        documented(z.string().trim().max(255, 'Deve ter no maximo 255 caracteres.'), { replace: trimmedLength(0, 255) }).nullable(),
+        documented(z.string().trim().max(255, 'Deve ter no maximo 255 caracteres.'), {
+          replace: trimmedLength(0, 255),
+        }).nullable(),
       )
       .optional(),
   },
@@ -81,38 +85,66 @@ const RECORD_BLOCKED = 'Campo bloqueado neste endpoint.';
  * Blocked fields are 400 naming the field. The 20 MB per decoded file is checked by the route
  * (it answers VAL_FILE_TOO_LARGE, not a format error).
  */
-export const prontuarioCreateBody = documented(closedObjectBlocking(
+export const prontuarioCreateBody = documented(
+  closedObjectBlocking(
+    {
+      mensagem: z
+        .string('Deve ser texto (HTML).')
+        .max(200_000, 'Deve ter no maximo 200000 caracteres.')
+        .nullable()
+        .optional(),
+      anexos: z
+        .array(anexoInput, 'Deve ser uma lista de anexos.')
+        .max(MAX_ANEXOS, `No maximo ${MAX_ANEXOS} anexos por requisicao.`)
+        .nullable()
+        .optional(),
+      /** Default 1; `null` means "no value" (default), as in every optional field. */
+      exibir: documented(
+        z.preprocess(
+          (v) => (v === null ? undefined : v),
+          z.union([z.literal(0), z.literal(1)], 'Valores aceitos: 0 ou 1.').optional(),
+        ),
+        {
+          replace: {
+            enum: [0, 1, null],
+            default: 1,
+            description: '1 = visivel ao paciente (default), 0 = oculto; null = default.',
+          },
+        },
+      ).optional(),
+    },
+    {
+      rascunho: 'Campo bloqueado: prontuarios sao sempre gravados finalizados (rascunho = 0).',
+      _via_api_chave_id: 'Campo bloqueado: a chave e registrada pelo gateway.',
+      paciente_id: 'Campo bloqueado: o paciente e o {id} do caminho.',
+      id: RECORD_BLOCKED,
+      unidade_id: RECORD_BLOCKED,
+      tipo: RECORD_BLOCKED,
+    },
+  ).superRefine((b, ctx) => {
+    const temMensagem = (b.mensagem ?? '').trim().length >= MENSAGEM_MIN_CHARS;
+    if (!temMensagem && !(b.anexos && b.anexos.length > 0)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mensagem'],
+        message: 'Informe mensagem (mais de 3 caracteres) ou ao menos um anexo.',
+      });
+    }
+  }),
   {
-    mensagem: z.string('Deve ser texto (HTML).').max(200_000, 'Deve ter no maximo 200000 caracteres.').nullable().optional(),
-    anexos: z.array(anexoInput, 'Deve ser uma lista de anexos.').max(MAX_ANEXOS, `No maximo ${MAX_ANEXOS} anexos por requisicao.`).nullable().optional(),
-    /** Default 1; `null` means "no value" (default), as in every optional field. */
-    exibir: documented(
-      z.preprocess((v) => (v === null ? undefined : v), z.union([z.literal(0), z.literal(1)], 'Valores aceitos: 0 ou 1.').optional()),
-      { replace: { enum: [0, 1, null], default: 1, description: '1 = visivel ao paciente (default), 0 = oculto; null = default.' } },
-    ).optional(),
+    json: {
+      description:
+        'Uma mensagem (mais de 3 caracteres depois de remover os espacos das pontas) e/ou ao menos um anexo.',
+      anyOf: [
+        {
+          required: ['mensagem'],
+          properties: { mensagem: { type: 'string', pattern: trimmedLength(MENSAGEM_MIN_CHARS, null).pattern } },
+        },
+        { required: ['anexos'], properties: { anexos: { type: 'array', minItems: 1 } } },
+      ],
+    },
   },
-  {
-    rascunho: 'Campo bloqueado: prontuarios sao sempre gravados finalizados (rascunho = 0).',
-    _via_api_chave_id: 'Campo bloqueado: a chave e registrada pelo gateway.',
-    paciente_id: 'Campo bloqueado: o paciente e o {id} do caminho.',
-    id: RECORD_BLOCKED,
-    unidade_id: RECORD_BLOCKED,
-    tipo: RECORD_BLOCKED,
-  },
-).superRefine((b, ctx) => {
-  const temMensagem = (b.mensagem ?? '').trim().length >= MENSAGEM_MIN_CHARS;
-  if (!temMensagem && !(b.anexos && b.anexos.length > 0)) {
-    ctx.addIssue({ code: 'custom', path: ['mensagem'], message: 'Informe mensagem (mais de 3 caracteres) ou ao menos um anexo.' });
-  }
-}), {
-  json: {
-    description: 'Uma mensagem (mais de 3 caracteres depois de remover os espacos das pontas) e/ou ao menos um anexo.',
-    anyOf: [
-      { required: ['mensagem'], properties: { mensagem: { type: 'string', pattern: trimmedLength(MENSAGEM_MIN_CHARS, null).pattern } } },
-      { required: ['anexos'], properties: { anexos: { type: 'array', minItems: 1 } } },
-    ],
-  },
-});
+);
 
 // ---------------------------------------------------------------- responses
 

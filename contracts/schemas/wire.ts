@@ -54,17 +54,28 @@ const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
  * between `min` and `max` characters once trimmed, any whitespace around. `printable` also refuses
  * control characters (query values). Exact, as a regular expression.
  */
-export function trimmedLength(min: number, max: number | null, options: { printable?: boolean } = {}): Record<string, unknown> {
+export function trimmedLength(
+  min: number,
+  max: number | null,
+  options: { printable?: boolean } = {},
+): Record<string, unknown> {
   const any = options.printable ? `[^${CONTROL}]` : '[\\s\\S]';
   const space = options.printable ? `[^\\S${CONTROL}]` : '\\s';
   const solid = options.printable ? `[^\\s${CONTROL}]` : '\\S';
   const upper = max === null ? '' : String(max - 2);
   let core: string;
-  if (min <= 0) core = max === null ? `(?:${solid}(?:${any}*${solid})?)?` : `(?:${solid}(?:${any}{0,${max - 2}}${solid})?)?`;
-  else if (min === 1) core = max === null ? `${solid}(?:${any}*${solid})?` : max === 1 ? solid : `${solid}(?:${any}{0,${max - 2}}${solid})?`;
+  if (min <= 0)
+    core = max === null ? `(?:${solid}(?:${any}*${solid})?)?` : `(?:${solid}(?:${any}{0,${max - 2}}${solid})?)?`;
+  else if (min === 1)
+    core =
+      max === null ? `${solid}(?:${any}*${solid})?` : max === 1 ? solid : `${solid}(?:${any}{0,${max - 2}}${solid})?`;
   else core = `${solid}${any}{${min - 2},${upper}}${solid}`;
   const words =
-    max === null ? `ao menos ${min} caracteres` : min <= 0 ? `no maximo ${max} caracteres` : `de ${min} a ${max} caracteres`;
+    max === null
+      ? `ao menos ${min} caracteres`
+      : min <= 0
+        ? `no maximo ${max} caracteres`
+        : `de ${min} a ${max} caracteres`;
   return {
     type: 'string',
     ...(min > 0 ? { minLength: min } : {}),
@@ -75,7 +86,12 @@ export function trimmedLength(min: number, max: number | null, options: { printa
 
 /** `^(?:[Aa][Cc]|...)$`: one of `values`, in any letter case. */
 export function anyCase(values: readonly string[]): string {
-  const letters = (v: string) => [...v].map((c) => (/[A-Za-z]/.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'))).join('');
+  const letters = (v: string) =>
+    [...v]
+      .map((c) =>
+        /[A-Za-z]/.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'),
+      )
+      .join('');
   return `(?:${values.map(letters).join('|')})`;
 }
 

@@ -32,7 +32,8 @@ export class ConsoleApi {
       data: body,
     });
     const json = await res.json().catch(() => null);
-    if (!res.ok()) throw new Error(`${method} /admin/api${path} → ${res.status()} ${JSON.stringify(json?.error ?? json)}`);
+    if (!res.ok())
+      throw new Error(`${method} /admin/api${path} → ${res.status()} ${JSON.stringify(json?.error ?? json)}`);
     return json.data as T;
   }
 
@@ -42,7 +43,11 @@ export class ConsoleApi {
    */
   async issueKey(tenant: string, scopes: string[], extra: { label?: string; medico_id?: number; keep?: boolean } = {}) {
     const { keep, label = 'e2e kit', ...rest } = extra;
-    const key = await this.call<{ chave_id: number; api_key: string; api_secret: string }>('POST', `/tenants/${tenant}/keys`, { scopes, label, ...rest });
+    const key = await this.call<{ chave_id: number; api_key: string; api_secret: string }>(
+      'POST',
+      `/tenants/${tenant}/keys`,
+      { scopes, label, ...rest },
+    );
     if (!keep) this.tracked.add(key.chave_id);
     return { id: key.chave_id, apiKey: key.api_key, apiSecret: key.api_secret };
   }
@@ -50,9 +55,13 @@ export class ConsoleApi {
   /** Revokes a key now (any key: issued here, through the screens, or by the CLI). Revoking twice is harmless. */
   async revokeKey(id: number): Promise<void> {
     this.tracked.delete(id);
-    const res = await this.context.fetch(`/admin/api/keys/${id}/revoke`, { method: 'POST', headers: { 'x-csrf-token': this.csrf } });
+    const res = await this.context.fetch(`/admin/api/keys/${id}/revoke`, {
+      method: 'POST',
+      headers: { 'x-csrf-token': this.csrf },
+    });
     // 422 INVALID_STATE: already revoked, which is what was wanted.
-    if (!res.ok() && res.status() !== 422) throw new Error(`POST /admin/api/keys/${id}/revoke → ${res.status()} ${await res.text()}`);
+    if (!res.ok() && res.status() !== 422)
+      throw new Error(`POST /admin/api/keys/${id}/revoke → ${res.status()} ${await res.text()}`);
   }
 
   /** A key made elsewhere (e.g. issued through the screens by a test) for `cleanup()` to revoke. */

@@ -29,7 +29,9 @@ export function stringToSign(timestamp: string, method: string, pathAndQuery: st
 }
 
 export function sign(secret: string, timestamp: string, method: string, pathAndQuery: string, body: string): string {
-  return createHmac('sha256', secret).update(stringToSign(timestamp, method, pathAndQuery, body)).digest('hex');
+  return createHmac('sha256', secret)
+    .update(stringToSign(timestamp, method, pathAndQuery, body))
+    .digest('hex');
 }
 
 /**
@@ -53,7 +55,12 @@ export class SignedClient {
     return other;
   }
 
-  async call<T = any>(method: string, pathAndQuery: string, body?: unknown, options: CallOptions = {}): Promise<SignedResponse<T>> {
+  async call<T = any>(
+    method: string,
+    pathAndQuery: string,
+    body?: unknown,
+    options: CallOptions = {},
+  ): Promise<SignedResponse<T>> {
     const verb = method.toUpperCase();
     const raw = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
     const ts = String(options.timestamp ?? Math.floor(Date.now() / 1000) + this.clockOffsetSeconds);
@@ -65,7 +72,12 @@ export class SignedClient {
     if (raw) headers['content-type'] = 'application/json';
     if (WRITES.has(verb) && !options.noIdempotencyKey) headers['idempotency-key'] = randomUUID();
     Object.assign(headers, lowerKeys(options.headers ?? {}));
-    const response = await fetch(this.baseUrl + pathAndQuery, { method: verb, headers, body: raw || undefined, redirect: 'manual' });
+    const response = await fetch(this.baseUrl + pathAndQuery, {
+      method: verb,
+      headers,
+      body: raw || undefined,
+      redirect: 'manual',
+    });
     const text = await response.text();
     let json: any = null;
     try {

@@ -20,6 +20,9 @@ export interface E2eEnv {
 
 export function e2eEnv(): E2eEnv {
   const raw = process.env.E2E_STACK;
-  if (!raw) throw new Error('E2E_STACK is not set: run through `npm run test:e2e` (global-setup starts the stack or reads E2E_BASE_URL)');
+  if (!raw)
+    throw new Error(
+      'E2E_STACK is not set: run through `npm run test:e2e` (global-setup starts the stack or reads E2E_BASE_URL)',
+    );
   return JSON.parse(raw) as E2eEnv;
 }

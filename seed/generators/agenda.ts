@@ -12,7 +12,14 @@ type Transicao = [anterior: string | null, novo: string, observacao: string | nu
  * a no-show after it), but strictly after the step before it, and none after the reference instant: the
  * steps a future appointment already went through are spread between its booking and the reference.
  */
-export function momentosDoHistorico(caminho: Transicao[], criadoMs: number, data: string, inicioMs: number, fimMs: number, referenciaMs: number): number[] {
+export function momentosDoHistorico(
+  caminho: Transicao[],
+  criadoMs: number,
+  data: string,
+  inicioMs: number,
+  fimMs: number,
+  referenciaMs: number,
+): number[] {
   const natural = (novo: string): number => {
     switch (novo) {
       case 'aguardando_confirmacao':
@@ -45,7 +52,14 @@ export function momentosDoHistorico(caminho: Transicao[], criadoMs: number, data
   return momentos;
 }
 
-interface Agenda { id: number; medicoId: number | null; salaId: number | null; unidadeId: number; dias: number[]; procs: [number, number][] }
+interface Agenda {
+  id: number;
+  medicoId: number | null;
+  salaId: number | null;
+  unidadeId: number;
+  dias: number[];
+  procs: [number, number][];
+}
 
 /**
  * An agenda per exam doctor and two room agendas (weekday grids, six procedures each with a duration),
@@ -54,9 +68,31 @@ interface Agenda { id: number; medicoId: number | null; salaId: number | null; u
 function seedAgendaConfigs({ sqlite, rnd, refDate }: SeedContext, { procedimentoIds, medicoIds }: Catalogos): Agenda[] {
   const agendas: Agenda[] = [];
   sqlite.transaction(() => {
-    const insConfig = inserter(sqlite, 'agenda_configs', ['id', 'nome', 'tipo_vinculo', 'medico_id', 'sala_id', 'unidade_id', 'ativo', 'data_inicio', 'data_fim', 'permite_encaixe', 'limite_diario', 'criado_em']);
-    const insHorario = inserter(sqlite, 'agenda_horarios', ['agenda_config_id', 'dia_semana', 'hora_inicio', 'hora_fim']);
-    const insProc = inserter(sqlite, 'agenda_procedimentos', ['agenda_config_id', 'procedimento_id', 'duracao_minutos']);
+    const insConfig = inserter(sqlite, 'agenda_configs', [
+      'id',
+      'nome',
+      'tipo_vinculo',
+      'medico_id',
+      'sala_id',
+      'unidade_id',
+      'ativo',
+      'data_inicio',
+      'data_fim',
+      'permite_encaixe',
+      'limite_diario',
+      'criado_em',
+    ]);
+    const insHorario = inserter(sqlite, 'agenda_horarios', [
+      'agenda_config_id',
+      'dia_semana',
+      'hora_inicio',
+      'hora_fim',
+    ]);
+    const insProc = inserter(sqlite, 'agenda_procedimentos', [
+      'agenda_config_id',
+      'procedimento_id',
+      'duracao_minutos',
+    ]);
     const nomes = sqlite.prepare('SELECT id, nome FROM medicos').all() as { id: number; nome: string }[];
     const specs: { medicoId: number | null; salaId: number | null }[] = [
       ...medicoIds.exame.map((m) => ({ medicoId: m, salaId: null })),
@@ -67,8 +103,23 @@ function seedAgendaConfigs({ sqlite, rnd, refDate }: SeedContext, { procedimento
     specs.forEach((s, i) => {
       const id = i + 1;
       const unidadeId = s.salaId ? ((s.salaId - 1) % D.UNIDADES.length) + 1 : (i % D.UNIDADES.length) + 1;
-      const nome = s.medicoId ? `Agenda ${nomes.find((n) => n.id === s.medicoId)!.nome}` : `Agenda ${D.SALAS[s.salaId! - 1]}`;
-      insConfig(id, nome, s.medicoId ? 'medico' : 'sala', s.medicoId, s.salaId, unidadeId, 1, inicio, null, 1, 0, `${inicio}T08:00:00Z`);
+      const nome = s.medicoId
+        ? `Agenda ${nomes.find((n) => n.id === s.medicoId)!.nome}`
+        : `Agenda ${D.SALAS[s.salaId! - 1]}`;
+      insConfig(
+        id,
+        nome,
+        s.medicoId ? 'medico' : 'sala',
+        s.medicoId,
+        s.salaId,
+        unidadeId,
+        1,
+        inicio,
+        null,
+        1,
+        0,
+        `${inicio}T08:00:00Z`,
+      );
       const dias = s.salaId ? [1, 2, 3, 4, 5, 6] : [1, 2, 3, 4, 5];
       for (const d of dias) {
         insHorario(id, d, '08:00', '12:00');
@@ -89,7 +140,9 @@ function seedAgendaConfigs({ sqlite, rnd, refDate }: SeedContext, { procedimento
     });
     // One insurer blocked on the first agenda.
     const hapvida = D.CONVENIOS.findIndex(([n]) => n === 'Hapvida') + 1;
-    sqlite.prepare('INSERT INTO agenda_convenios_bloqueados (agenda_config_id, convenio_id) VALUES (?, ?)').run(1, hapvida);
+    sqlite
+      .prepare('INSERT INTO agenda_convenios_bloqueados (agenda_config_id, convenio_id) VALUES (?, ?)')
+      .run(1, hapvida);
   })();
   return agendas;
 }
@@ -99,7 +152,13 @@ function seedAgendaConfigs({ sqlite, rnd, refDate }: SeedContext, { procedimento
  * patient) around the reference date, each with the history its status went through. Answers how many
  * were written (a saturated grid skips rather than overlaps).
  */
-export function seedAgenda(ctx: SeedContext, count: number, pacientes: number, catalogos: Catalogos, convenioDoPaciente: Int32Array): number {
+export function seedAgenda(
+  ctx: SeedContext,
+  count: number,
+  pacientes: number,
+  catalogos: Catalogos,
+  convenioDoPaciente: Int32Array,
+): number {
   const { sqlite, rnd, ref, refDate } = ctx;
   const { planosPorConvenio } = catalogos;
   const agendas = seedAgendaConfigs(ctx, catalogos);
@@ -109,10 +168,38 @@ export function seedAgenda(ctx: SeedContext, count: number, pacientes: number, c
   const firstDay = addDays(refDate, -Math.floor(window / 2));
   const usados = new Set<number>();
   const insAg = inserter(sqlite, 'agendamentos', [
-    'id', 'agenda_config_id', 'paciente_id', 'medico_id', 'sala_id', 'unidade_id', 'procedimento_id', 'convenio_id', 'plano_id', 'data_agendamento', 'hora_inicio', 'hora_fim',
-    'status', 'encaixe', 'observacoes', 'paciente_nome', 'paciente_celular', 'cancelado_em', 'cancelado_motivo', 'criado_em', 'atualizado_em',
+    'id',
+    'agenda_config_id',
+    'paciente_id',
+    'medico_id',
+    'sala_id',
+    'unidade_id',
+    'procedimento_id',
+    'convenio_id',
+    'plano_id',
+    'data_agendamento',
+    'hora_inicio',
+    'hora_fim',
+    'status',
+    'encaixe',
+    'observacoes',
+    'paciente_nome',
+    'paciente_celular',
+    'cancelado_em',
+    'cancelado_motivo',
+    'criado_em',
+    'atualizado_em',
   ]);
-  const insHist = inserter(sqlite, 'agendamento_historico', ['id', 'agendamento_id', 'status_anterior', 'status_novo', 'data_hora', 'observacao', 'origem', 'chave_id']);
+  const insHist = inserter(sqlite, 'agendamento_historico', [
+    'id',
+    'agendamento_id',
+    'status_anterior',
+    'status_novo',
+    'data_hora',
+    'observacao',
+    'origem',
+    'chave_id',
+  ]);
   let histId = 0;
   let agId = 0;
   batched(
@@ -131,13 +218,17 @@ export function seedAgenda(ctx: SeedContext, count: number, pacientes: number, c
         const slots = wd === 6 ? grid.slice(0, 8) : grid;
         const s = rnd.int(0, slots.length - 1);
         if (encaixe) {
-          agenda = a; dayIdx = d; minuto = slots[s] + 10;
+          agenda = a;
+          dayIdx = d;
+          minuto = slots[s] + 10;
           break;
         }
         const key = (a.id * 100_000 + d) * 100 + s;
         if (usados.has(key)) continue;
         usados.add(key);
-        agenda = a; dayIdx = d; minuto = slots[s];
+        agenda = a;
+        dayIdx = d;
+        minuto = slots[s];
         break;
       }
       if (!agenda) return; // grid saturated: skip rather than overlap
@@ -149,26 +240,71 @@ export function seedAgenda(ctx: SeedContext, count: number, pacientes: number, c
       const conv = pacienteId ? convenioDoPaciente[pacienteId] : 0;
       const passado = data < refDate;
       const status = passado
-        ? rnd.weighted([['finalizado', 65], ['nao_compareceu', 10], ['cancelado', 20], ['confirmado', 5]] as const)
-        : rnd.weighted([['agendado', 45], ['aguardando_confirmacao', 20], ['confirmado', 20], ['cancelado', 15]] as const);
+        ? rnd.weighted([
+            ['finalizado', 65],
+            ['nao_compareceu', 10],
+            ['cancelado', 20],
+            ['confirmado', 5],
+          ] as const)
+        : rnd.weighted([
+            ['agendado', 45],
+            ['aguardando_confirmacao', 20],
+            ['confirmado', 20],
+            ['cancelado', 15],
+          ] as const);
       // Booked 1-30 days before the appointment; a future one, 1-30 days before the reference instant.
       const criadoEm = `${addDays(data < refDate ? data : refDate, -rnd.int(1, 30))}T${fromMinutes(rnd.int(420, 1140))}:00Z`;
       const hora = fromMinutes(minuto);
       const caminho: Transicao[] = [[null, 'agendado', null]];
-      if (status === 'aguardando_confirmacao' || status === 'confirmado' || status === 'finalizado' || status === 'nao_compareceu')
+      if (
+        status === 'aguardando_confirmacao' ||
+        status === 'confirmado' ||
+        status === 'finalizado' ||
+        status === 'nao_compareceu'
+      )
         caminho.push(['agendado', 'aguardando_confirmacao', 'Lembrete automatico enviado por SMS']);
-      if (status === 'confirmado' || status === 'finalizado' || status === 'nao_compareceu') caminho.push(['aguardando_confirmacao', 'confirmado', 'Confirmado pelo paciente']);
-      if (status === 'finalizado') caminho.push(['confirmado', 'checkin', null], ['checkin', 'em_atendimento', null], ['em_atendimento', 'finalizado', null]);
+      if (status === 'confirmado' || status === 'finalizado' || status === 'nao_compareceu')
+        caminho.push(['aguardando_confirmacao', 'confirmado', 'Confirmado pelo paciente']);
+      if (status === 'finalizado')
+        caminho.push(
+          ['confirmado', 'checkin', null],
+          ['checkin', 'em_atendimento', null],
+          ['em_atendimento', 'finalizado', null],
+        );
       if (status === 'nao_compareceu') caminho.push(['confirmado', 'nao_compareceu', null]);
       if (status === 'cancelado') caminho.push(['agendado', 'cancelado', 'Paciente solicitou cancelamento']);
       const inicioMs = Date.parse(`${data}T${hora}:00Z`);
-      const momentos = momentosDoHistorico(caminho, Date.parse(criadoEm), data, inicioMs, inicioMs + dur * MINUTO_MS, ref.getTime()).map((ms) => isoSeconds(new Date(ms)));
+      const momentos = momentosDoHistorico(
+        caminho,
+        Date.parse(criadoEm),
+        data,
+        inicioMs,
+        inicioMs + dur * MINUTO_MS,
+        ref.getTime(),
+      ).map((ms) => isoSeconds(new Date(ms)));
       const canceladoEm = status === 'cancelado' ? momentos[momentos.length - 1] : null;
       insAg(
-        id, agenda.id, pacienteId, agenda.medicoId, agenda.salaId, agenda.unidadeId, proc, conv, conv ? rnd.pick(planosPorConvenio.get(conv)!) : null,
-        data, hora, fromMinutes(minuto + dur), status, encaixe ? 1 : 0, null,
-        semPaciente ? `${rnd.pick(D.NOMES_FEMININOS)} ${rnd.pick(D.SOBRENOMES)}`.toUpperCase() : null, semPaciente ? `119${rnd.digits(8)}` : null,
-        canceladoEm, status === 'cancelado' ? 'Paciente solicitou cancelamento' : null, criadoEm, caminho.length > 1 ? momentos[momentos.length - 1] : null,
+        id,
+        agenda.id,
+        pacienteId,
+        agenda.medicoId,
+        agenda.salaId,
+        agenda.unidadeId,
+        proc,
+        conv,
+        conv ? rnd.pick(planosPorConvenio.get(conv)!) : null,
+        data,
+        hora,
+        fromMinutes(minuto + dur),
+        status,
+        encaixe ? 1 : 0,
+        null,
+        semPaciente ? `${rnd.pick(D.NOMES_FEMININOS)} ${rnd.pick(D.SOBRENOMES)}`.toUpperCase() : null,
+        semPaciente ? `119${rnd.digits(8)}` : null,
+        canceladoEm,
+        status === 'cancelado' ? 'Paciente solicitou cancelamento' : null,
+        criadoEm,
+        caminho.length > 1 ? momentos[momentos.length - 1] : null,
       );
       caminho.forEach(([de, para, obs], k) => {
         insHist(++histId, id, de, para, momentos[k], obs, k === 0 ? 'API' : 'SISTEMA', null);

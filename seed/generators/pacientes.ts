@@ -8,13 +8,44 @@ import { ascii, type Catalogos, type SeedContext } from './context.ts';
  * `count` patients with valid, unique CPFs (a few without one), 11-digit mobiles and addresses; 70% with
  * an insurer and plan. Answers each patient's insurer by id (0: none), which their exams and appointments bill.
  */
-export function seedPacientes(ctx: SeedContext, count: number, { planosPorConvenio }: Catalogos, senhaHash: string): Int32Array {
+export function seedPacientes(
+  ctx: SeedContext,
+  count: number,
+  { planosPorConvenio }: Catalogos,
+  senhaHash: string,
+): Int32Array {
   const { sqlite, rnd, rich, ref, refDate } = ctx;
   const conveniosComPlano = [...planosPorConvenio.entries()].filter(([, planos]) => planos.length > 0);
   const insPaciente = inserter(sqlite, 'pacientes', [
-    'id', 'saudacao', 'nome', 'nome_registro', 'numero_prontuario', 'cpf', 'rg', 'data_nascimento', 'sexo', 'estado_civil_id', 'telefone', 'celular', 'email',
-    'endereco_cep', 'endereco_logradouro', 'endereco_numero', 'endereco_complemento', 'endereco_bairro', 'endereco_cidade_id', 'endereco_estado',
-    'convenio_id', 'convenio_plano_id', 'convenio_numero_carteirinha', 'usuario', 'senha_hash', 'senha_temporaria', 'data_alteracao_senha', 'ativo', 'criado_em',
+    'id',
+    'saudacao',
+    'nome',
+    'nome_registro',
+    'numero_prontuario',
+    'cpf',
+    'rg',
+    'data_nascimento',
+    'sexo',
+    'estado_civil_id',
+    'telefone',
+    'celular',
+    'email',
+    'endereco_cep',
+    'endereco_logradouro',
+    'endereco_numero',
+    'endereco_complemento',
+    'endereco_bairro',
+    'endereco_cidade_id',
+    'endereco_estado',
+    'convenio_id',
+    'convenio_plano_id',
+    'convenio_numero_carteirinha',
+    'usuario',
+    'senha_hash',
+    'senha_temporaria',
+    'data_alteracao_senha',
+    'ativo',
+    'criado_em',
   ]);
   const cpfOffset = rnd.int(1, 999_999_999);
   const convenioDoPaciente = new Int32Array(count + 1);
@@ -23,7 +54,11 @@ export function seedPacientes(ctx: SeedContext, count: number, { planosPorConven
     count,
     (i) => {
       const id = i + 1;
-      const sexo = rnd.weighted([['FEM', 50], ['MAS', 48], ['OUT', 2]] as const);
+      const sexo = rnd.weighted([
+        ['FEM', 50],
+        ['MAS', 48],
+        ['OUT', 2],
+      ] as const);
       const fem = sexo === 'FEM' || (sexo === 'OUT' && rnd.chance(0.5));
       const first = rnd.pick(fem ? D.NOMES_FEMININOS : D.NOMES_MASCULINOS);
       const s1 = rnd.pick(D.SOBRENOMES);
@@ -37,14 +72,39 @@ export function seedPacientes(ctx: SeedContext, count: number, { planosPorConven
       const conv = rnd.chance(0.7) ? rnd.pick(conveniosComPlano) : null;
       convenioDoPaciente[id] = conv ? conv[0] : 0;
       const criado = isoSeconds(new Date(ref.getTime() - rnd.int(0, 5 * 365 * 86400) * 1000));
-      const email = rich ? `${ascii(first).toLowerCase()}.${ascii(s1).toLowerCase()}${rnd.int(1, 999)}@${rnd.pick(D.DOMINIOS)}` : `paciente${id}@example.com`;
+      const email = rich
+        ? `${ascii(first).toLowerCase()}.${ascii(s1).toLowerCase()}${rnd.int(1, 999)}@${rnd.pick(D.DOMINIOS)}`
+        : `paciente${id}@example.com`;
       insPaciente(
-        id, rich ? rnd.pick(D.SAUDACOES_PACIENTE) : null, nome, null, String(id), hasCpf ? base + cpfCheckDigits(base) : null, rnd.digits(9),
-        addDays(refDate, -rnd.int(0, 95 * 365)), sexo, rnd.int(1, D.ESTADOS_CIVIS.length),
-        rnd.chance(0.4) ? `${ddd}3${rnd.digits(7)}` : null, `${ddd}9${rnd.digits(8)}`, rnd.chance(0.85) ? email : null,
-        cepPrefix + rnd.digits(3), rnd.pick(D.LOGRADOUROS), String(rnd.int(1, 4000)), rnd.pick(D.COMPLEMENTOS_END), rnd.pick(D.BAIRROS), cidadeIdx + 1, uf,
-        conv ? conv[0] : null, conv ? rnd.pick(conv[1]) : null, conv ? rnd.digits(16) : null,
-        `paciente${id}`, senhaHash, 1, criado, rnd.chance(0.97) ? 1 : 0, criado,
+        id,
+        rich ? rnd.pick(D.SAUDACOES_PACIENTE) : null,
+        nome,
+        null,
+        String(id),
+        hasCpf ? base + cpfCheckDigits(base) : null,
+        rnd.digits(9),
+        addDays(refDate, -rnd.int(0, 95 * 365)),
+        sexo,
+        rnd.int(1, D.ESTADOS_CIVIS.length),
+        rnd.chance(0.4) ? `${ddd}3${rnd.digits(7)}` : null,
+        `${ddd}9${rnd.digits(8)}`,
+        rnd.chance(0.85) ? email : null,
+        cepPrefix + rnd.digits(3),
+        rnd.pick(D.LOGRADOUROS),
+        String(rnd.int(1, 4000)),
+        rnd.pick(D.COMPLEMENTOS_END),
+        rnd.pick(D.BAIRROS),
+        cidadeIdx + 1,
+        uf,
+        conv ? conv[0] : null,
+        conv ? rnd.pick(conv[1]) : null,
+        conv ? rnd.digits(16) : null,
+        `paciente${id}`,
+        senhaHash,
+        1,
+        criado,
+        rnd.chance(0.97) ? 1 : 0,
+        criado,
       );
     },
     ctx.report('pacientes', count),

@@ -9,8 +9,27 @@ import type { Catalogos, SeedContext } from './context.ts';
 export function seedProntuarios(ctx: SeedContext, pacientes: number, { medicoIds }: Catalogos): number {
   const { sqlite, rnd, ref, refDate } = ctx;
   let prontuarios = 0;
-  const insPront = inserter(sqlite, 'prontuarios', ['id', 'paciente_id', 'medico_id', 'data_emissao', 'mensagem', 'exibir', 'rascunho', 'criado_em']);
-  const insAnexo = inserter(sqlite, 'prontuario_anexos', ['id', 'paciente_id', 'prontuario_id', 'descricao', 'nome_arquivo', 'extensao', 'tamanho', 'object_key', 'criado_em']);
+  const insPront = inserter(sqlite, 'prontuarios', [
+    'id',
+    'paciente_id',
+    'medico_id',
+    'data_emissao',
+    'mensagem',
+    'exibir',
+    'rascunho',
+    'criado_em',
+  ]);
+  const insAnexo = inserter(sqlite, 'prontuario_anexos', [
+    'id',
+    'paciente_id',
+    'prontuario_id',
+    'descricao',
+    'nome_arquivo',
+    'extensao',
+    'tamanho',
+    'object_key',
+    'criado_em',
+  ]);
   const tamanho = SEED_SAMPLES['seed-samples/anexo.pdf'].length;
   let anexoId = 0;
   const comProntuario = Math.ceil(pacientes * 0.15);
@@ -24,8 +43,28 @@ export function seedProntuarios(ctx: SeedContext, pacientes: number, { medicoIds
         const dia = addDays(refDate, -rnd.int(0, 720));
         const quando = `${dia}T${horaNoPassado(dia, `${fromMinutes(rnd.int(420, 1140))}:00`, ref)}Z`;
         const id = ++prontuarios;
-        insPront(id, pacienteId, rnd.pick(medicoIds.exame), quando, rnd.pick(D.MENSAGENS_PRONTUARIO), rnd.chance(0.8) ? 1 : 0, 0, quando);
-        if (rnd.chance(0.3)) insAnexo(++anexoId, pacienteId, id, 'Pedido medico', 'pedido-medico.pdf', 'PDF', tamanho, 'seed-samples/anexo.pdf', quando);
+        insPront(
+          id,
+          pacienteId,
+          rnd.pick(medicoIds.exame),
+          quando,
+          rnd.pick(D.MENSAGENS_PRONTUARIO),
+          rnd.chance(0.8) ? 1 : 0,
+          0,
+          quando,
+        );
+        if (rnd.chance(0.3))
+          insAnexo(
+            ++anexoId,
+            pacienteId,
+            id,
+            'Pedido medico',
+            'pedido-medico.pdf',
+            'PDF',
+            tamanho,
+            'seed-samples/anexo.pdf',
+            quando,
+          );
       }
     },
     ctx.report('prontuarios', comProntuario),

@@ -63,7 +63,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const registeredAdminRoutes = new Set<string>();
 
 /** Lockout and session lengths from the environment (ADMIN_* variables; README § Configuration). */
-export function adminPoliciesFromEnv(env: NodeJS.ProcessEnv = process.env): { lockout: LockoutPolicy; session: SessionPolicy } {
+export function adminPoliciesFromEnv(env: NodeJS.ProcessEnv = process.env): {
+  lockout: LockoutPolicy;
+  session: SessionPolicy;
+} {
   const num = (name: string, fallback: number, min: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
@@ -117,7 +120,10 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     sessions,
     now,
     setSessionCookie: (request, reply, token) =>
-      void reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: Math.floor(session.absoluteMs / 1000) }),
+      void reply.setCookie(SESSION_COOKIE, token, {
+        ...cookieOptions(request),
+        maxAge: Math.floor(session.absoluteMs / 1000),
+      }),
     clearSessionCookie: (request, reply) => void reply.clearCookie(SESSION_COOKIE, cookieOptions(request)),
   };
 

@@ -3,7 +3,10 @@ import type { GatewayDb } from '../db/database.ts';
 import type { AuditEntry } from '../db/tables/audit-log.ts';
 import type { AuditQuery, UnattributedGroup, UnattributedQuery } from '../../contracts/admin/audit.ts';
 
-export type AuditListItem = Omit<AuditEntry, 'body' | 'detail' | 'error_message' | 'response_body' | 'request_headers' | 'bytes'> & {
+export type AuditListItem = Omit<
+  AuditEntry,
+  'body' | 'detail' | 'error_message' | 'response_body' | 'request_headers' | 'bytes'
+> & {
   action: string | null;
 };
 
@@ -41,7 +44,11 @@ export type RangeBounds = 'exact' | 'upper' | 'none';
  * id (migration 019), walked backwards from the newest without a sort; no filter walks the primary key.
  * A time range filters on ts and bounds the walk (RangeBounds). No COUNT(*): it would scan a million rows.
  */
-export function auditPageQuery(db: GatewayDb, q: AuditQuery & { tenantId?: number | null }, bounds: RangeBounds = 'exact') {
+export function auditPageQuery(
+  db: GatewayDb,
+  q: AuditQuery & { tenantId?: number | null },
+  bounds: RangeBounds = 'exact',
+) {
   let query = db
     .selectFrom('audit_log')
     .select([
@@ -82,9 +89,14 @@ export function auditPageQuery(db: GatewayDb, q: AuditQuery & { tenantId?: numbe
   if (range) {
     if (range.from) query = query.where('ts', '>=', range.from);
     if (range.to) query = query.where('ts', '<=', range.to);
-    if (bounds === 'exact') query = query.where(sql<boolean>`id >= (SELECT min(id) FROM audit_log INDEXED BY audit_ts_idx WHERE ${range.sql})`);
+    if (bounds === 'exact')
+      query = query.where(
+        sql<boolean>`id >= (SELECT min(id) FROM audit_log INDEXED BY audit_ts_idx WHERE ${range.sql})`,
+      );
     if (bounds === 'exact' || (bounds === 'upper' && range.to)) {
-      query = query.where(sql<boolean>`id <= (SELECT max(id) FROM audit_log INDEXED BY audit_ts_idx WHERE ${range.sql})`);
+      query = query.where(
+        sql<boolean>`id <= (SELECT max(id) FROM audit_log INDEXED BY audit_ts_idx WHERE ${range.sql})`,
+      );
     }
   }
   const cursor = q.cursor ? decodeCursor(q.cursor) : null;
@@ -129,7 +141,12 @@ function actionOf(detail: string | null): string | null {
   }
 }
 
-export type AuditEntryParsed = AuditEntry & { body_json: unknown; detail_json: unknown; response_json: unknown; headers_json: unknown };
+export type AuditEntryParsed = AuditEntry & {
+  body_json: unknown;
+  detail_json: unknown;
+  response_json: unknown;
+  headers_json: unknown;
+};
 
 export async function findAuditEntry(db: GatewayDb, id: number): Promise<AuditEntryParsed | undefined> {
   const row = await db.selectFrom('audit_log').selectAll().where('id', '=', id).executeTakeFirst();
@@ -157,7 +174,10 @@ export type UnattributedGroupView = UnattributedGroup;
  * The unattributed groups, newest first (id order is insertion order, and a group is inserted at its
  * minute's first request). A table kept within 10% of the journal's budget: no index beyond the minute's.
  */
-export async function queryUnattributed(db: GatewayDb, q: UnattributedQuery): Promise<{ items: UnattributedGroupView[]; next_before_id: number | null }> {
+export async function queryUnattributed(
+  db: GatewayDb,
+  q: UnattributedQuery,
+): Promise<{ items: UnattributedGroupView[]; next_before_id: number | null }> {
   let query = db.selectFrom('audit_unattributed').selectAll();
   if (q.client_ip) query = query.where('client_ip', '=', q.client_ip);
   if (q.status !== undefined) query = query.where('status', '=', q.status);
@@ -165,11 +185,18 @@ export async function queryUnattributed(db: GatewayDb, q: UnattributedQuery): Pr
   if (q.from) query = query.where('last_ts', '>=', toUtc(q.from));
   if (q.to) query = query.where('first_ts', '<=', toUtc(q.to));
   if (q.before_id !== undefined) query = query.where('id', '<', q.before_id);
-  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
   const more = rows.length > q.limit;
   const page = more ? rows.slice(0, q.limit) : rows;
   return {
-    items: page.map(({ bytes: _bytes, sample, error_code, ...row }) => ({ ...row, error_code: error_code || null, sample: parseJson(sample) })),
+    items: page.map(({ bytes: _bytes, sample, error_code, ...row }) => ({
+      ...row,
+      error_code: error_code || null,
+      sample: parseJson(sample),
+    })),
     next_before_id: more ? page[page.length - 1].id : null,
   };
 }

@@ -73,7 +73,10 @@ function consoleBody(body: unknown, contentType: string | undefined): string | n
   if (body === undefined || body === null) return null;
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     return JSON.stringify({
-      _nao_interpretado: { bytes: Buffer.byteLength(body), content_type: contentType ? capText(contentType, 100) : null },
+      _nao_interpretado: {
+        bytes: Buffer.byteLength(body),
+        content_type: contentType ? capText(contentType, 100) : null,
+      },
     });
   }
   return boundedJson(body, AUDIT_KEYS);
@@ -91,7 +94,11 @@ function consoleJournalClass(request: FastifyRequest, status: number, operatorId
   return 'unattributed';
 }
 
-export function consoleAuditEntryFromRequest(request: FastifyRequest, reply: FastifyReply, action: string): ConsoleAuditEntry {
+export function consoleAuditEntryFromRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  action: string,
+): ConsoleAuditEntry {
   const operatorId = request.adminSession?.operatorId ?? request.adminAuditOperatorId ?? null;
   const type = request.headers['content-type'];
   return buildConsoleAuditEntry({
@@ -124,14 +131,18 @@ export const insertConsoleAudit =
     const bytes = entryBytes(row);
     const kind = journal_class === 'verified' ? 'verified' : 'unverified';
     const write = async (trx: DbOrTrx) => {
-      await trx.insertInto('audit_log').values({ ...row, verified: kind === 'verified' ? 1 : 0, bytes }).execute();
+      await trx
+        .insertInto('audit_log')
+        .values({ ...row, verified: kind === 'verified' ? 1 : 0, bytes })
+        .execute();
       await trx
         .updateTable('audit_budget')
         .set((eb) => ({ rows: eb('rows', '+', 1), bytes: eb('bytes', '+', bytes) }))
         .where('kind', '=', kind)
         .execute();
     };
-    if ('transaction' in db && typeof db.transaction === 'function' && !db.isTransaction) await db.transaction().execute(write);
+    if ('transaction' in db && typeof db.transaction === 'function' && !db.isTransaction)
+      await db.transaction().execute(write);
     else await write(db);
   };
 

@@ -34,7 +34,10 @@ export async function registerConsoleStatic(app: FastifyInstance, consoleDir: st
       res.setHeader('x-frame-options', 'DENY');
       res.setHeader('referrer-policy', 'no-referrer');
       // Hashed asset names change with their content; index.html must always be fresh.
-      res.setHeader('cache-control', filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      res.setHeader(
+        'cache-control',
+        filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
     },
   });
 }

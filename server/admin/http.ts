@@ -7,7 +7,10 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
   const lista = result.error.issues.map((issue) => ({ field: issue.path.join('.') || 'body', msg: issue.message }));
-  const message = lista.length === 1 ? `Parametro invalido: ${lista[0].field}. ${lista[0].msg}` : `${lista.length} campos precisam de atencao.`;
+  const message =
+    lista.length === 1
+      ? `Parametro invalido: ${lista[0].field}. ${lista[0].msg}`
+      : `${lista.length} campos precisam de atencao.`;
   throw new ApiError('VAL_INVALID_PARAM', message, { field: lista[0].field, lista });
 }
 

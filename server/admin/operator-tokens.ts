@@ -18,7 +18,6 @@ const TOKEN_PATTERN = /^ce_op_[A-Za-z0-9_-]{43}$/;
 
 const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
-
 export type { OperatorTokenView };
 
 /** The clinics a token may act on: their slugs, or every clinic. */
@@ -53,7 +52,11 @@ export class OperatorTokenStore {
   ) {}
 
   async create(input: IssueOperatorTokenRequest): Promise<{ token: string; view: OperatorTokenView }> {
-    if (!Number.isInteger(input.expiresInDays) || input.expiresInDays < 1 || input.expiresInDays > OPERATOR_TOKEN_MAX_DAYS) {
+    if (
+      !Number.isInteger(input.expiresInDays) ||
+      input.expiresInDays < 1 ||
+      input.expiresInDays > OPERATOR_TOKEN_MAX_DAYS
+    ) {
       throw invalidParam('expires_in_days', `Validade em dias: um inteiro de 1 a ${OPERATOR_TOKEN_MAX_DAYS}.`);
     }
     const all = input.tenants === ALL_TENANTS;
@@ -109,8 +112,15 @@ export class OperatorTokenStore {
    */
   async remove(id: number): Promise<{ id: number; removido: true }> {
     const view = await this.get(id);
-    if (view.status === 'active') throw new ApiError('INVALID_STATE', 'Token de operador ativo: revogue-o antes de remove-lo.');
-    await this.db.deleteFrom('operator_tokens').where('id', '=', id).where((eb) => eb.or([eb('revoked_at', 'is not', null), eb('expires_at', '<=', new Date(this.now()).toISOString())])).execute();
+    if (view.status === 'active')
+      throw new ApiError('INVALID_STATE', 'Token de operador ativo: revogue-o antes de remove-lo.');
+    await this.db
+      .deleteFrom('operator_tokens')
+      .where('id', '=', id)
+      .where((eb) =>
+        eb.or([eb('revoked_at', 'is not', null), eb('expires_at', '<=', new Date(this.now()).toISOString())]),
+      )
+      .execute();
     return { id, removido: true };
   }
 
@@ -121,7 +131,10 @@ export class OperatorTokenStore {
   async authenticate(header: string | undefined, at: number = this.now()): Promise<ActiveOperatorToken> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!match) {
-      throw new ApiError('ADMIN_UNAUTHENTICATED', 'Envie um token de operador em Authorization: Bearer <token> (emitido no console).');
+      throw new ApiError(
+        'ADMIN_UNAUTHENTICATED',
+        'Envie um token de operador em Authorization: Bearer <token> (emitido no console).',
+      );
     }
     const token = match[1];
     const row = TOKEN_PATTERN.test(token)
@@ -134,15 +147,23 @@ export class OperatorTokenStore {
     if (!row) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Token de operador invalido.');
     if (row.revoked_at) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Token de operador revogado.');
     if (isExpired(row.expires_at, at)) {
-      throw new ApiError('ADMIN_UNAUTHENTICATED', `Token de operador expirado em ${row.expires_at}. Emita outro no console.`);
+      throw new ApiError(
+        'ADMIN_UNAUTHENTICATED',
+        `Token de operador expirado em ${row.expires_at}. Emita outro no console.`,
+      );
     }
-    await this.db.updateTable('operator_tokens').set({ last_used_at: new Date(at).toISOString() }).where('id', '=', row.id).execute();
+    await this.db
+      .updateTable('operator_tokens')
+      .set({ last_used_at: new Date(at).toISOString() })
+      .where('id', '=', row.id)
+      .execute();
     return { id: row.id, label: row.label, operatorId: row.operator_id, tenants: tenantsOf(row) };
   }
 
   /** Every slug names an existing clinic: 400 VAL_INVALID_PARAM on `tenants` listing those that do not. */
   private async requireTenants(slugs: string[]): Promise<void> {
-    if (slugs.length === 0) throw invalidParam('tenants', 'Informe as clinicas do token (tenants: ["slug", ...]) ou "*" para todas.');
+    if (slugs.length === 0)
+      throw invalidParam('tenants', 'Informe as clinicas do token (tenants: ["slug", ...]) ou "*" para todas.');
     const known = await this.db.selectFrom('tenants').select('slug').where('slug', 'in', slugs).execute();
     const found = new Set(known.map((t) => t.slug));
     const unknown = slugs.filter((slug) => !found.has(slug));
@@ -184,7 +205,10 @@ function tenantsOf(row: { tenants: string; all_tenants: number }): TokenTenants 
 }
 
 /** A token's row (its hash and issuer id left out) with the issuer's username. */
-function toView(row: Omit<OperatorToken, 'token_hash' | 'operator_id'> & { username: string | null }, now: number): OperatorTokenView {
+function toView(
+  row: Omit<OperatorToken, 'token_hash' | 'operator_id'> & { username: string | null },
+  now: number,
+): OperatorTokenView {
   return {
     id: row.id,
     label: row.label,
@@ -208,10 +232,14 @@ export function tokenAllows(token: ActiveOperatorToken, slug: string): boolean {
 export function requireTokenTenant(token: ActiveOperatorToken, slug: string): void {
   if (tokenAllows(token, slug)) return;
   const bound = token.tenants === ALL_TENANTS ? '*' : token.tenants.join(', ');
-  throw new ApiError('ADMIN_FORBIDDEN', `Este token de operador nao vale para a clinica "${slug}" (vale para: ${bound}).`, {
-    field: 'slug',
-    tenants: token.tenants,
-  });
+  throw new ApiError(
+    'ADMIN_FORBIDDEN',
+    `Este token de operador nao vale para a clinica "${slug}" (vale para: ${bound}).`,
+    {
+      field: 'slug',
+      tenants: token.tenants,
+    },
+  );
 }
 
 const authenticated = new WeakMap<FastifyRequest, ActiveOperatorToken>();

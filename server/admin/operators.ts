@@ -60,8 +60,16 @@ export function enforceRole(request: FastifyRequest, role: OperatorRole): void {
  * the operator's role, and a disabled operator's tokens are refused (disabling also revokes them).
  */
 export async function tokenOperatorRole(db: DbOrTrx, operatorId: number | null): Promise<OperatorRole> {
-  const row = operatorId === null ? undefined : await db.selectFrom('operators').select(['role', 'disabled_at']).where('id', '=', operatorId).executeTakeFirst();
-  if (!row || row.disabled_at !== null) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Token de operador de uma conta desativada.');
+  const row =
+    operatorId === null
+      ? undefined
+      : await db
+          .selectFrom('operators')
+          .select(['role', 'disabled_at'])
+          .where('id', '=', operatorId)
+          .executeTakeFirst();
+  if (!row || row.disabled_at !== null)
+    throw new ApiError('ADMIN_UNAUTHENTICATED', 'Token de operador de uma conta desativada.');
   return row.role;
 }
 
@@ -108,8 +116,12 @@ export async function setOperatorPassword(db: DbOrTrx, username: string, passwor
 /** What a refusal is about (contracts/admin/operators.ts): the CLI and the console word each in English. */
 export type { OperatorRefusal };
 
-const refusal = (code: 'RES_NOT_FOUND' | 'CONFLICT' | 'INVALID_STATE', motivo: OperatorRefusal, message: string, extra: Record<string, unknown> = {}) =>
-  new ApiError(code, message, { motivo, ...extra });
+const refusal = (
+  code: 'RES_NOT_FOUND' | 'CONFLICT' | 'INVALID_STATE',
+  motivo: OperatorRefusal,
+  message: string,
+  extra: Record<string, unknown> = {},
+) => new ApiError(code, message, { motivo, ...extra });
 
 /** Every operator, oldest first, with its live sessions and active tokens counted; `at` judges expiries. */
 export async function listOperators(db: DbOrTrx, at: { now: string; applianceNow: string }): Promise<OperatorView[]> {
@@ -173,18 +185,25 @@ export async function createOperator(
   at: { now: string; applianceNow: string },
 ): Promise<{ operator: OperatorView; password: string }> {
   const taken = await db.selectFrom('operators').select('id').where('username', '=', input.username).executeTakeFirst();
-  if (taken) throw refusal('CONFLICT', 'username_taken', `Ja existe um operador "${input.username}".`, { field: 'username' });
+  if (taken)
+    throw refusal('CONFLICT', 'username_taken', `Ja existe um operador "${input.username}".`, { field: 'username' });
   const password = generatePassword();
   const row = await db
     .insertInto('operators')
-    .values({ username: input.username, role: input.role, password_hash: await hashPassword(password), created_at: at.now })
+    .values({
+      username: input.username,
+      role: input.role,
+      password_hash: await hashPassword(password),
+      created_at: at.now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return { operator: await viewOf(db, row.id, at), password };
 }
 
 async function inTransaction<T>(db: DbOrTrx, work: (trx: DbOrTrx) => Promise<T>): Promise<T> {
-  if ('transaction' in db && typeof db.transaction === 'function' && !db.isTransaction) return db.transaction().execute(work);
+  if ('transaction' in db && typeof db.transaction === 'function' && !db.isTransaction)
+    return db.transaction().execute(work);
   return work(db);
 }
 
@@ -216,7 +235,12 @@ export async function updateOperator(
   id: number,
   change: { role?: OperatorRole; disabled?: boolean },
   at: { now: string; applianceNow: string },
-): Promise<{ operator: OperatorView; before: { role: OperatorRole; disabled: boolean }; sessionsEnded: number; tokensRevoked: number }> {
+): Promise<{
+  operator: OperatorView;
+  before: { role: OperatorRole; disabled: boolean };
+  sessionsEnded: number;
+  tokensRevoked: number;
+}> {
   const result = await inTransaction(db, async (trx) => {
     await serializeAccountChanges(trx);
     const current = await findOperator(trx, { id });
@@ -260,7 +284,11 @@ export async function updateOperator(
  * on the username lifted, and every session of the operator ended (whoever held one must sign in with
  * the new password). Its operator tokens are not touched: revoke them on the Operator tokens page.
  */
-export async function resetOperatorPassword(db: DbOrTrx, id: number, at: { now: string; applianceNow: string }): Promise<{ operator: OperatorView; password: string; sessionsEnded: number }> {
+export async function resetOperatorPassword(
+  db: DbOrTrx,
+  id: number,
+  at: { now: string; applianceNow: string },
+): Promise<{ operator: OperatorView; password: string; sessionsEnded: number }> {
   const target = await findOperator(db, { id });
   const password = generatePassword();
   await setOperatorPassword(db, target.username, password);
@@ -287,7 +315,10 @@ export function lockoutAddress(ip: string): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => (Number.parseInt(g, 16) || 0).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
 }
 
 /**
@@ -308,26 +339,51 @@ export async function attemptLogin(
 ): Promise<LoginOutcome> {
   const at = now();
   const pair = { hash: usernameHash(credentials.username), address: lockoutAddress(credentials.clientIp) };
-  const operator = await db.selectFrom('operators').selectAll().where('username', '=', credentials.username).executeTakeFirst();
+  const operator = await db
+    .selectFrom('operators')
+    .selectAll()
+    .where('username', '=', credentials.username)
+    .executeTakeFirst();
   const operatorId = operator?.id ?? null;
 
   const counted = await countAttempt(db, pair, at, policy.lockMs);
   if (counted.locked_until !== null && counted.locked_until > at) {
-    return { ok: false, reason: 'locked', operatorId, retryAfterSeconds: Math.ceil((counted.locked_until - at) / 1000) };
+    return {
+      ok: false,
+      reason: 'locked',
+      operatorId,
+      retryAfterSeconds: Math.ceil((counted.locked_until - at) / 1000),
+    };
   }
   if (counted.failures > policy.maxAttempts) {
     // Parallel attempts beyond the limit: refused like a lock, which the failing ones are about to set.
-    return { ok: false, reason: 'locked', operatorId, retryAfterSeconds: await lockPair(db, pair, at + policy.lockMs, at) };
+    return {
+      ok: false,
+      reason: 'locked',
+      operatorId,
+      retryAfterSeconds: await lockPair(db, pair, at + policy.lockMs, at),
+    };
   }
 
-  const valid = operator ? await verifyPassword(credentials.password, operator.password_hash) : await burnPasswordCheck(credentials.password);
+  const valid = operator
+    ? await verifyPassword(credentials.password, operator.password_hash)
+    : await burnPasswordCheck(credentials.password);
   // A disabled account answers like a wrong password: the same 401, and the attempt stays counted.
   if (operator && valid && operator.disabled_at === null) {
-    await db.deleteFrom('console_login_failures').where('username_hash', '=', pair.hash).where('address', '=', pair.address).execute();
+    await db
+      .deleteFrom('console_login_failures')
+      .where('username_hash', '=', pair.hash)
+      .where('address', '=', pair.address)
+      .execute();
     return { ok: true, operator };
   }
   if (counted.failures >= policy.maxAttempts) {
-    return { ok: false, reason: 'locked', operatorId, retryAfterSeconds: await lockPair(db, pair, at + policy.lockMs, at) };
+    return {
+      ok: false,
+      reason: 'locked',
+      operatorId,
+      retryAfterSeconds: await lockPair(db, pair, at + policy.lockMs, at),
+    };
   }
   return { ok: false, reason: 'invalid', operatorId };
 }
@@ -335,7 +391,12 @@ export async function attemptLogin(
 type Pair = { hash: string; address: string };
 
 /** One atomic statement: counts this attempt (a fresh count after a lock or a quiet `windowMs`), or leaves a live lock as is. */
-async function countAttempt(db: GatewayDb, pair: Pair, at: number, windowMs: number): Promise<{ failures: number; locked_until: number | null }> {
+async function countAttempt(
+  db: GatewayDb,
+  pair: Pair,
+  at: number,
+  windowMs: number,
+): Promise<{ failures: number; locked_until: number | null }> {
   // Expired pairs are swept here: the table holds at most the last window's attempts.
   await db
     .deleteFrom('console_login_failures')
@@ -377,7 +438,12 @@ export async function changeOwnPassword(
   now: () => number = Date.now,
 ): Promise<{ sessionsEnded: number }> {
   const operator = await findOperator(db, { id: input.operatorId });
-  const outcome = await attemptLogin(db, { username: operator.username, password: input.currentPassword, clientIp: input.clientIp }, policy, now);
+  const outcome = await attemptLogin(
+    db,
+    { username: operator.username, password: input.currentPassword, clientIp: input.clientIp },
+    policy,
+    now,
+  );
   if (!outcome.ok && outcome.reason === 'locked') {
     throw new ApiError(
       'ADMIN_LOCKED',

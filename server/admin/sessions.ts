@@ -42,7 +42,10 @@ export class SessionStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(operatorId: number, meta: { clientIp: string; userAgent: string }): Promise<{ token: string; expiresAt: string }> {
+  async create(
+    operatorId: number,
+    meta: { clientIp: string; userAgent: string },
+  ): Promise<{ token: string; expiresAt: string }> {
     const token = randomBytes(32).toString('base64url');
     const at = new Date(this.now()).toISOString();
     const expiresAt = new Date(this.now() + this.policy.idleMs).toISOString();
@@ -100,7 +103,14 @@ export class SessionStore {
         .where('token_hash', '=', tokenHash)
         .execute();
     }
-    return { tokenHash, operatorId: row.operator_id, username: row.username, role: row.role, createdAt: row.created_at, expiresAt };
+    return {
+      tokenHash,
+      operatorId: row.operator_id,
+      username: row.username,
+      role: row.role,
+      createdAt: row.created_at,
+      expiresAt,
+    };
   }
 
   async destroy(token: string): Promise<void> {

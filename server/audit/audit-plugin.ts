@@ -43,7 +43,9 @@ export default fp<AuditPluginOptions>(
         } catch (error) {
           return done(error as Error);
         }
-        writer.writeThen(entry, (error) => (error ? done(null, refuseUnrecorded(request, reply)) : done(null, payload)));
+        writer.writeThen(entry, (error) =>
+          error ? done(null, refuseUnrecorded(request, reply)) : done(null, payload),
+        );
       };
       const lookup = entries.keyLookup(request);
       if (lookup) lookup.then(record);

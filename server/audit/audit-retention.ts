@@ -19,7 +19,10 @@ export interface AuditStorageStatus {
  * What the console shows: counts from the budget's totals, sizes from the database's own counters (no file
  * scan): SQLite's pages, or PostgreSQL's size of the database (its free space inside the files is not measured).
  */
-export async function auditStorageStatus(database: OpenedGatewayDatabase, budget: JournalBudget): Promise<AuditStorageStatus> {
+export async function auditStorageStatus(
+  database: OpenedGatewayDatabase,
+  budget: JournalBudget,
+): Promise<AuditStorageStatus> {
   const journal = budget.status();
   const t = journal.totals;
   const common = { rows: t.verified.rows + t.unverified.rows + t.unattributed.rows, max_rows: budget.maxRows, journal };
@@ -28,14 +31,27 @@ export async function auditStorageStatus(database: OpenedGatewayDatabase, budget
       `SELECT (SELECT ts FROM audit_log ORDER BY id ASC LIMIT 1) AS oldest, (SELECT ts FROM audit_log ORDER BY id DESC LIMIT 1) AS newest,
               pg_database_size(current_database()) AS size`,
     );
-    return { ...common, oldest_ts: rows[0].oldest, newest_ts: rows[0].newest, database_bytes: Number(rows[0].size), free_bytes: 0 };
+    return {
+      ...common,
+      oldest_ts: rows[0].oldest,
+      newest_ts: rows[0].newest,
+      database_bytes: Number(rows[0].size),
+      free_bytes: 0,
+    };
   }
   const { sqlite } = database;
   // The smallest and largest ids are the oldest and newest entries; their ts is read by primary key.
   const edge = (order: 'ASC' | 'DESC') =>
-    (sqlite.prepare(`SELECT ts FROM audit_log ORDER BY id ${order} LIMIT 1`).get() as { ts: string } | undefined)?.ts ?? null;
+    (sqlite.prepare(`SELECT ts FROM audit_log ORDER BY id ${order} LIMIT 1`).get() as { ts: string } | undefined)?.ts ??
+    null;
   const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
   const pages = sqlite.pragma('page_count', { simple: true }) as number;
   const free = sqlite.pragma('freelist_count', { simple: true }) as number;
-  return { ...common, oldest_ts: edge('ASC'), newest_ts: edge('DESC'), database_bytes: pages * pageSize, free_bytes: free * pageSize };
+  return {
+    ...common,
+    oldest_ts: edge('ASC'),
+    newest_ts: edge('DESC'),
+    database_bytes: pages * pageSize,
+    free_bytes: free * pageSize,
+  };
 }

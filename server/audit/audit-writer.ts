@@ -2,7 +2,13 @@ import type SQLite from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../db/tables/audit-log.ts';
 import { capText, entryBytes, JOURNAL_LIMITS } from './bounded.ts';
-import { sqlitePagesInUse, type ClassTotals, type Delta, type JournalBudget, type JournalClass } from './journal-budget.ts';
+import {
+  sqlitePagesInUse,
+  type ClassTotals,
+  type Delta,
+  type JournalBudget,
+  type JournalClass,
+} from './journal-budget.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 
 export const AUDIT_RETENTION_DAYS = 30;
@@ -37,11 +43,27 @@ export interface Companion<Q = void> {
 
 /** The audit_log columns a batch inserts, in order. */
 export const COLUMNS = [
-  'request_id', 'ts', 'source', 'tenant_id', 'tenant_slug', 'chave_id', 'operator_id', 'method', 'path',
-  'status', 'error_code', 'duracao_ms', 'client_ip', 'body', 'detail', 'error_message', 'response_body', 'request_headers',
-  'verified', 'bytes',
+  'request_id',
+  'ts',
+  'source',
+  'tenant_id',
+  'tenant_slug',
+  'chave_id',
+  'operator_id',
+  'method',
+  'path',
+  'status',
+  'error_code',
+  'duracao_ms',
+  'client_ip',
+  'body',
+  'detail',
+  'error_message',
+  'response_body',
+  'request_headers',
+  'verified',
+  'bytes',
 ] as const;
-
 
 interface Group {
   first: AuditRecord;
@@ -55,7 +77,17 @@ export interface PreparedBatch {
   entries: unknown[][];
   /** Per class: what the attributed entries add (groups are counted by the database: a new group only). */
   delta: Record<JournalClass, ClassTotals>;
-  groups: Array<{ minute: string; client_ip: string; status: number; error_code: string; count: number; first_ts: string; last_ts: string; sample: string; bytes: number }>;
+  groups: Array<{
+    minute: string;
+    client_ip: string;
+    status: number;
+    error_code: string;
+    count: number;
+    first_ts: string;
+    last_ts: string;
+    sample: string;
+    bytes: number;
+  }>;
   lastUse: Map<number, string>;
 }
 
@@ -82,14 +114,32 @@ export function prepareBatch(rows: AuditRecord[]): PreparedBatch {
     const bytes = entryBytes(row);
     const verified = row.journal_class === 'verified' ? 1 : 0;
     entries.push([
-      row.request_id, row.ts, row.source, row.tenant_id, row.tenant_slug, row.chave_id, row.operator_id, row.method, row.path,
-      row.status, row.error_code, row.duracao_ms, row.client_ip, row.body, row.detail, row.error_message, row.response_body,
-      row.request_headers, verified, bytes,
+      row.request_id,
+      row.ts,
+      row.source,
+      row.tenant_id,
+      row.tenant_slug,
+      row.chave_id,
+      row.operator_id,
+      row.method,
+      row.path,
+      row.status,
+      row.error_code,
+      row.duracao_ms,
+      row.client_ip,
+      row.body,
+      row.detail,
+      row.error_message,
+      row.response_body,
+      row.request_headers,
+      verified,
+      bytes,
     ]);
     const d = delta[row.journal_class];
     d.rows += 1;
     d.bytes += bytes;
-    if (row.chave_id !== null && row.source === 'api' && verified === 1 && row.status < 400) lastUse.set(row.chave_id, row.ts);
+    if (row.chave_id !== null && row.source === 'api' && verified === 1 && row.status < 400)
+      lastUse.set(row.chave_id, row.ts);
   }
   return {
     entries,
@@ -106,7 +156,16 @@ export function prepareBatch(rows: AuditRecord[]): PreparedBatch {
             first_ts: first.ts,
             last_ts: lastTs,
             sample,
-            bytes: entryBytes({ ...first, path: '', request_headers: null, body: null, response_body: null, detail: null, error_message: null }) + sample.length,
+            bytes:
+              entryBytes({
+                ...first,
+                path: '',
+                request_headers: null,
+                body: null,
+                response_body: null,
+                detail: null,
+                error_message: null,
+              }) + sample.length,
           };
         })
       : [],
@@ -132,15 +191,21 @@ export interface BatchCommitter<Q> {
  */
 export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<void> {
   // Positional parameters: binding an array is cheaper than binding an object by name.
-  const insert = sqlite.prepare(`INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
-  const upsertGroup = sqlite.prepare(
-    `INSERT INTO audit_unattributed (minute, client_ip, status, error_code, count, first_ts, last_ts, sample, bytes)
+  const insert = sqlite.prepare(
+    `INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
+  );
+  const upsertGroup = sqlite
+    .prepare(
+      `INSERT INTO audit_unattributed (minute, client_ip, status, error_code, count, first_ts, last_ts, sample, bytes)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (minute, client_ip, status, error_code) DO UPDATE SET count = count + excluded.count, last_ts = max(last_ts, excluded.last_ts)
      RETURNING count`,
-  ).pluck();
+    )
+    .pluck();
   const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
-  const touchKey = sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+  const touchKey = sqlite.prepare(
+    'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+  );
   const pagesInUse = sqlitePagesInUse(sqlite);
   const insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Array<Companion<void>>): Delta => {
     for (const companion of companions) {
@@ -156,7 +221,17 @@ export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<vo
     const batch = prepareBatch(rows);
     for (const values of batch.entries) insert.run(...values);
     for (const g of batch.groups) {
-      const total = upsertGroup.get(g.minute, g.client_ip, g.status, g.error_code, g.count, g.first_ts, g.last_ts, g.sample, g.bytes) as number;
+      const total = upsertGroup.get(
+        g.minute,
+        g.client_ip,
+        g.status,
+        g.error_code,
+        g.count,
+        g.first_ts,
+        g.last_ts,
+        g.sample,
+        g.bytes,
+      ) as number;
       // A new group starts at this batch's count; an existing one only counts on (its weight is unchanged).
       if (total === g.count) {
         batch.delta.unattributed.rows += 1;
@@ -212,7 +287,8 @@ export class AuditWriter<Q = void> {
     this.clock = options.clock;
     this.budget = options.budget;
     this.budget.onRecovered(() => this.runDeferredRollbacks());
-    this.committer = 'prepare' in database ? (sqliteBatchCommitter(database) as unknown as BatchCommitter<Q>) : database;
+    this.committer =
+      'prepare' in database ? (sqliteBatchCommitter(database) as unknown as BatchCommitter<Q>) : database;
   }
 
   /** Resolves once the entry is committed, rejects when its commit failed: await it before the response is sent. */
@@ -338,7 +414,8 @@ export class AuditWriter<Q = void> {
     for (const rollback of rollbacks) {
       try {
         const done = this.committer.rollback(rollback);
-        if (done instanceof Promise) done.catch((error: Error) => console.error(`audit writer: a deferred rollback failed: ${error.message}`));
+        if (done instanceof Promise)
+          done.catch((error: Error) => console.error(`audit writer: a deferred rollback failed: ${error.message}`));
       } catch (error) {
         console.error(`audit writer: a deferred rollback failed: ${(error as Error).message}`);
       }

@@ -47,11 +47,17 @@ export function boundedJson(value: unknown, keys: ReadonlySet<string>, max: numb
   const full = JSON.stringify(redacted) ?? 'null';
   if (full.length <= max) return full;
   const mark = { caracteres: full.length, limite: max };
-  for (const [depth, items] of [[4, 20], [2, 5]] as const) {
+  for (const [depth, items] of [
+    [4, 20],
+    [2, 5],
+  ] as const) {
     const pruned = JSON.stringify({ _truncado: mark, amostra: prune(redacted, depth, items) });
     if (pruned.length <= max) return pruned;
   }
-  const topKeys = redacted !== null && typeof redacted === 'object' && !Array.isArray(redacted) ? Object.keys(redacted).slice(0, 20) : [];
+  const topKeys =
+    redacted !== null && typeof redacted === 'object' && !Array.isArray(redacted)
+      ? Object.keys(redacted).slice(0, 20)
+      : [];
   return JSON.stringify({ _truncado: mark, chaves: topKeys.map((k) => capText(k, 64)) });
 }
 

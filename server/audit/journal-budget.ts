@@ -178,7 +178,11 @@ export function deletedChunkOf(rows: Array<{ verified: number | null; bytes: num
  * difference is what the journal's tables took or gave back.
  */
 export function sqlitePagesInUse(sqlite: SQLite.Database): () => number {
-  const statement = sqlite.prepare('SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count())').pluck();
+  const statement = sqlite
+    .prepare(
+      'SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count())',
+    )
+    .pluck();
   return () => statement.get() as number;
 }
 
@@ -194,7 +198,9 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
   sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walHalf / (pageSize + WAL_FRAME_HEADER)))}`);
   sqlite.pragma(`journal_size_limit = ${walHalf}`);
   const statements: Record<JournalDeletion, SQLite.Statement> = {
-    purge_log: sqlite.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT ?) RETURNING verified, bytes'),
+    purge_log: sqlite.prepare(
+      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT ?) RETURNING verified, bytes',
+    ),
     purge_groups: sqlite.prepare(
       'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT ?) RETURNING NULL AS verified, bytes',
     ),
@@ -215,7 +221,8 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
     const parameters = parameter === null ? [limit] : [parameter, limit];
     const rows = statements[what].all(...parameters) as Array<{ verified: number | null; bytes: number }>;
     const chunk = deletedChunkOf(rows, 0);
-    for (const kind of JOURNAL_CLASSES) if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
+    for (const kind of JOURNAL_CLASSES)
+      if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
     chunk.pages = pagesInUse() - pagesBefore;
     return chunk;
   });
@@ -229,7 +236,8 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
     batchEntries: Math.max(1, Math.floor(walHalf / pageSize / 2)),
     batchBytes: Math.floor(walHalf / 2),
     journalPages: () => journalPagesOf(sqlite),
-    readTotals: () => sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget').all() as Array<{ kind: JournalClass } & ClassTotals>,
+    readTotals: () =>
+      sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget').all() as Array<{ kind: JournalClass } & ClassTotals>,
     probe(bytes) {
       try {
         probeInsert.run(bytes);
@@ -310,12 +318,18 @@ export class JournalBudget {
     this.maxBytes = options.maxBytes;
     this.maxRows = options.maxRows;
     this.minFreeBytes = options.minFreeBytes;
-    this.freeBytesOf = options.freeBytesOf ?? ((dir) => {
-      const s = statfsSync(dir);
-      return s.bavail * s.bsize;
-    });
+    this.freeBytesOf =
+      options.freeBytesOf ??
+      ((dir) => {
+        const s = statfsSync(dir);
+        return s.bavail * s.bsize;
+      });
     this.log = options.log ?? ((level, message) => console[level](`audit journal: ${message}`));
-    this.totals = { verified: { rows: 0, bytes: 0 }, unverified: { rows: 0, bytes: 0 }, unattributed: { rows: 0, bytes: 0 } };
+    this.totals = {
+      verified: { rows: 0, bytes: 0 },
+      unverified: { rows: 0, bytes: 0 },
+      unattributed: { rows: 0, bytes: 0 },
+    };
     this.pageSize = this.store.pageSize;
     this.walShareBytes = this.store.walShareBytes;
     this.marginBytes = diskMarginBytes(this.maxBytes);
@@ -382,7 +396,8 @@ export class JournalBudget {
     const first = this.lastWriteError === null;
     this.lastWriteError = (error as { code?: string }).code ?? error.name;
     this.lastProbeAt = performance.now();
-    if (first) this.log('error', `a commit failed (${this.lastWriteError}): requests are refused with 503 until one succeeds`);
+    if (first)
+      this.log('error', `a commit failed (${this.lastWriteError}): requests are refused with 503 until one succeeds`);
     // Space may be why: what noise holds can be given back to verified entries.
     void this.shed();
     this.reportState();
@@ -394,7 +409,8 @@ export class JournalBudget {
     const v = this.totals.verified;
     if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) return false;
     // Noise never costs a verified request its answer: at the line, what noise is left goes first, now.
-    if (this.footprintBytes() >= this.refuseAtBytes()) this.shedNow(() => this.footprintBytes() >= this.refuseAtBytes());
+    if (this.footprintBytes() >= this.refuseAtBytes())
+      this.shedNow(() => this.footprintBytes() >= this.refuseAtBytes());
     if (this.footprintBytes() >= this.refuseAtBytes()) return false;
     if (this.lowOnSpace()) return this.store.reusableBytes() >= LOW_SPACE_RESERVE_BYTES;
     return true;
@@ -424,7 +440,9 @@ export class JournalBudget {
     }
     if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) {
       reasons.push('verified_full');
-      avisos.push('Journal cheio de entradas verificadas dentro da retencao: /v1 responde 503. Aumente AUDIT_MAX_BYTES/AUDIT_MAX_ROWS.');
+      avisos.push(
+        'Journal cheio de entradas verificadas dentro da retencao: /v1 responde 503. Aumente AUDIT_MAX_BYTES/AUDIT_MAX_ROWS.',
+      );
     } else if (v.bytes >= this.maxBytes * WARN_SHARE || v.rows >= this.maxRows * WARN_SHARE) {
       reasons.push('verified_near_full');
       avisos.push(`Journal acima de ${Math.round(WARN_SHARE * 100)}% do limite com entradas verificadas.`);
@@ -437,12 +455,16 @@ export class JournalBudget {
       );
     } else if (footprint >= this.maxBytes * WARN_SHARE) {
       reasons.push('disk_near_full');
-      avisos.push(`Arquivos do journal em DATA_DIR acima de ${Math.round(WARN_SHARE * 100)}% de AUDIT_MAX_BYTES (${footprint} de ${this.maxBytes} bytes).`);
+      avisos.push(
+        `Arquivos do journal em DATA_DIR acima de ${Math.round(WARN_SHARE * 100)}% de AUDIT_MAX_BYTES (${footprint} de ${this.maxBytes} bytes).`,
+      );
     }
     const free = this.currentFreeBytes();
     if (free !== null && free < this.minFreeBytes) {
       reasons.push('low_space');
-      avisos.push(`Pouco espaco livre em DATA_DIR (${free} bytes, minimo ${this.minFreeBytes}): ruido descartado; sem paginas livres, /v1 responde 503.`);
+      avisos.push(
+        `Pouco espaco livre em DATA_DIR (${free} bytes, minimo ${this.minFreeBytes}): ruido descartado; sem paginas livres, /v1 responde 503.`,
+      );
     } else if (free !== null && free < 2 * this.minFreeBytes) {
       reasons.push('near_low_space');
       avisos.push(`Espaco livre em DATA_DIR perto do minimo (${free} bytes).`);
@@ -470,7 +492,8 @@ export class JournalBudget {
         refuse_at_bytes: this.refuseAtBytes(),
       },
       free_bytes: free,
-      last_shed_at: this.lastShedAt === null ? null : new Date(Date.now() - (performance.now() - this.lastShedAt)).toISOString(),
+      last_shed_at:
+        this.lastShedAt === null ? null : new Date(Date.now() - (performance.now() - this.lastShedAt)).toISOString(),
       shed_rows_total: this.shedRowsTotal,
       last_write_error: this.lastWriteError,
     };
@@ -686,14 +709,20 @@ export class JournalBudget {
     const previous = this.reportedState;
     this.reportedState = state;
     if (state === 'ok') this.log('info', `state ${previous} -> ok`);
-    else this.log(state === 'warning' ? 'warn' : 'error', `state ${previous} -> ${state}: ${this.status().avisos.join(' ')}`);
+    else
+      this.log(
+        state === 'warning' ? 'warn' : 'error',
+        `state ${previous} -> ${state}: ${this.status().avisos.join(' ')}`,
+      );
   }
 }
 
 /** Pages the journal's tables and indexes take in gateway.db, from SQLite's own page map (dbstat; once, at start). */
 export function journalPagesOf(sqlite: SQLite.Database): number {
   const names = sqlite
-    .prepare(`SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') AND tbl_name IN (${JOURNAL_TABLES.map(() => '?').join(', ')})`)
+    .prepare(
+      `SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') AND tbl_name IN (${JOURNAL_TABLES.map(() => '?').join(', ')})`,
+    )
     .pluck()
     .all(...JOURNAL_TABLES) as string[];
   // One b-tree at a time: dbstat walks only the pages of the name it is given.

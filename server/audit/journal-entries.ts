@@ -58,7 +58,12 @@ export class JournalEntries {
     }
     // A write is an operation that changes data (the idempotent ones); POST /v1/ping only echoes.
     const operation = request.routeOptions?.config?.operation as { idempotent?: boolean } | undefined;
-    const response = auditedResponse(request.method, status, payload, operation ? operation.idempotent === true : undefined);
+    const response = auditedResponse(
+      request.method,
+      status,
+      payload,
+      operation ? operation.idempotent === true : undefined,
+    );
     return {
       request_id: request.id,
       ts: new Date(Date.now() - (performance.now() - request.startedAt)).toISOString(),
@@ -90,7 +95,13 @@ export class JournalEntries {
     // First: a refusal that must not weigh on verified history (a full journal's 503, the address limiter's 429).
     if (request.journalUnattributed) return UNATTRIBUTED;
     const auth = request.auth;
-    if (auth) return { journal_class: 'verified', tenant_id: auth.tenantId, tenant_slug: auth.tenantSlug, chave_id: auth.chaveId };
+    if (auth)
+      return {
+        journal_class: 'verified',
+        tenant_id: auth.tenantId,
+        tenant_slug: auth.tenantSlug,
+        chave_id: auth.chaveId,
+      };
     const presented = request.presentedKey ?? this.keyFromHeader(request);
     if (!presented) return UNATTRIBUTED;
     return {
@@ -149,7 +160,10 @@ export class JournalEntries {
     const type = headerText(request.headers['content-type']);
     if (type !== undefined && JSON_TYPE.test(type) && raw.length <= MAX_PARSED_FOR_JOURNAL && !jsonDepthExceeds(raw)) {
       try {
-        return boundedJson(sjson.parse(raw.toString('utf8'), null, { protoAction: 'remove', constructorAction: 'remove' }), AUDIT_KEYS);
+        return boundedJson(
+          sjson.parse(raw.toString('utf8'), null, { protoAction: 'remove', constructorAction: 'remove' }),
+          AUDIT_KEYS,
+        );
       } catch {
         // Not JSON after all: described below.
       }
@@ -158,15 +172,31 @@ export class JournalEntries {
   }
 }
 
-const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
+const headerText = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(', ') : value;
 
 /** Never stored, not even by name: what signs or authenticates a request. */
 const SIGNING_HEADERS = new Set(['x-signature', 'authorization', 'proxy-authorization', 'cookie']);
 /** Stored as sent (shortened when long): the public key id, the signed timestamp, transport metadata. */
 const SHOWN_HEADERS = new Set([
-  'x-api-key', 'x-timestamp', 'idempotency-key', 'content-type', 'content-length', 'user-agent', 'accept',
-  'accept-encoding', 'accept-language', 'host', 'origin', 'connection', 'x-request-id', 'x-forwarded-for',
-  'x-forwarded-proto', 'traceparent', 'cache-control', 'if-none-match',
+  'x-api-key',
+  'x-timestamp',
+  'idempotency-key',
+  'content-type',
+  'content-length',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'host',
+  'origin',
+  'connection',
+  'x-request-id',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'traceparent',
+  'cache-control',
+  'if-none-match',
 ]);
 const OMITTED_HEADER = '[omitido]';
 /** The headers object's JSON stays within this (every value is already capped). */
@@ -221,15 +251,20 @@ export function auditedResponse(
   const isError = status >= 400;
   if (!isError && !changesData) return { errorMessage: null, body: null };
   if (typeof payload !== 'string' || payload.length === 0) return { errorMessage: null, body: null };
-  if (payload.length > MAX_PARSED_FOR_JOURNAL) return { errorMessage: null, body: JSON.stringify({ _omitido: `resposta de ${payload.length} caracteres` }) };
+  if (payload.length > MAX_PARSED_FOR_JOURNAL)
+    return { errorMessage: null, body: JSON.stringify({ _omitido: `resposta de ${payload.length} caracteres` }) };
   let parsed: unknown;
   try {
     parsed = JSON.parse(payload);
   } catch {
-    return { errorMessage: null, body: JSON.stringify({ _invalido: `resposta nao JSON de ${payload.length} caracteres` }) };
+    return {
+      errorMessage: null,
+      body: JSON.stringify({ _invalido: `resposta nao JSON de ${payload.length} caracteres` }),
+    };
   }
   const error = (parsed as { error?: { message?: unknown } } | null)?.error;
-  const errorMessage = isError && typeof error?.message === 'string' ? capText(error.message, JOURNAL_LIMITS.errorMessage) : null;
+  const errorMessage =
+    isError && typeof error?.message === 'string' ? capText(error.message, JOURNAL_LIMITS.errorMessage) : null;
   return { errorMessage, body: boundedJson(parsed, RESPONSE_KEYS) };
 }
 

@@ -1,6 +1,13 @@
 import type pg from 'pg';
 import { COLUMNS, prepareBatch, type BatchCommitter, type Companion } from './audit-writer.ts';
-import { deletedChunkOf, JOURNAL_CLASSES, type ClassTotals, type JournalClass, type JournalDeletion, type JournalStore } from './journal-budget.ts';
+import {
+  deletedChunkOf,
+  JOURNAL_CLASSES,
+  type ClassTotals,
+  type JournalClass,
+  type JournalDeletion,
+  type JournalStore,
+} from './journal-budget.ts';
 import type { Queryable } from '../idempotency/postgres-idempotency.store.ts';
 import { inPostgresTransaction } from '../db/postgres.ts';
 
@@ -65,7 +72,13 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
           await client.query(insert.text, insert.values);
         }
         // Groups in key order, so two instances' batches never wait on each other's rows in a cycle.
-        const groups = [...batch.groups].sort((a, b) => compare(a.minute, b.minute) || compare(a.client_ip, b.client_ip) || a.status - b.status || compare(a.error_code, b.error_code));
+        const groups = [...batch.groups].sort(
+          (a, b) =>
+            compare(a.minute, b.minute) ||
+            compare(a.client_ip, b.client_ip) ||
+            a.status - b.status ||
+            compare(a.error_code, b.error_code),
+        );
         for (const g of groups) {
           const { rows: counted } = await client.query<{ count: number }>(
             `INSERT INTO audit_unattributed AS u (minute, client_ip, status, error_code, count, first_ts, last_ts, sample, bytes)
@@ -83,7 +96,12 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
         // Last before the commit: every instance's batch takes these rows' locks, so they are held the shortest time.
         for (const kind of JOURNAL_CLASSES) {
           const d = batch.delta[kind];
-          if (d.rows !== 0) await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [d.rows, d.bytes, kind]);
+          if (d.rows !== 0)
+            await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [
+              d.rows,
+              d.bytes,
+              kind,
+            ]);
         }
         return batch.delta;
       });
@@ -97,10 +115,14 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
 }
 
 const DELETIONS: Record<JournalDeletion, string> = {
-  purge_log: 'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < $1 LIMIT $2) RETURNING verified, bytes',
-  purge_groups: 'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < $1 LIMIT $2) RETURNING NULL::integer AS verified, bytes',
-  shed_groups: 'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT $1) RETURNING NULL::integer AS verified, bytes',
-  shed_unverified: 'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT $1) RETURNING verified, bytes',
+  purge_log:
+    'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < $1 LIMIT $2) RETURNING verified, bytes',
+  purge_groups:
+    'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < $1 LIMIT $2) RETURNING NULL::integer AS verified, bytes',
+  shed_groups:
+    'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT $1) RETURNING NULL::integer AS verified, bytes',
+  shed_unverified:
+    'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT $1) RETURNING verified, bytes',
 };
 
 /** PostgreSQL's block size (the default build's): what the journal's pages are counted in. */
@@ -125,12 +147,14 @@ export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): Jour
     // that only grows would hold the journal at its line for good. AUDIT_MAX_BYTES bounds the entries' weight here.
     journalPages: () => 0,
     async readTotals() {
-      const { rows } = await pool.query<{ kind: JournalClass } & ClassTotals>('SELECT kind, rows, bytes FROM audit_budget');
+      const { rows } = await pool.query<{ kind: JournalClass } & ClassTotals>(
+        'SELECT kind, rows, bytes FROM audit_budget',
+      );
       return rows;
     },
     async probe(bytes) {
       try {
-        await pool.query('INSERT INTO audit_probe (v) SELECT decode(repeat(\'00\', $1), \'hex\')', [bytes]);
+        await pool.query("INSERT INTO audit_probe (v) SELECT decode(repeat('00', $1), 'hex')", [bytes]);
         await pool.query('DELETE FROM audit_probe');
         return true;
       } catch {
@@ -141,12 +165,20 @@ export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): Jour
     reusableBytes: () => 0,
     deleteChunk: (what, parameter, limit) =>
       inPostgresTransaction(pool, async (client) => {
-        const { rows } = await client.query<{ verified: number | null; bytes: number }>(DELETIONS[what], parameter === null ? [limit] : [parameter, limit]);
+        const { rows } = await client.query<{ verified: number | null; bytes: number }>(
+          DELETIONS[what],
+          parameter === null ? [limit] : [parameter, limit],
+        );
         // Deleted tuples free no file space until vacuum: the relations' size, read every second, says what is taken.
         const chunk = deletedChunkOf(rows, 0);
         for (const kind of JOURNAL_CLASSES) {
           const d = chunk.delta[kind];
-          if (d.rows !== 0) await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [d.rows, d.bytes, kind]);
+          if (d.rows !== 0)
+            await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [
+              d.rows,
+              d.bytes,
+              kind,
+            ]);
         }
         return chunk;
       }),

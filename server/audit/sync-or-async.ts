@@ -3,7 +3,11 @@
  * answers the total: synchronously while every step is synchronous (gateway.db), as a promise from the first
  * asynchronous step on (PostgreSQL). One loop for both stores instead of a synchronous and an async copy.
  */
-export function allSettledLoop(round: () => Array<number | Promise<number>>, again: (roundTotal: number) => boolean, total = 0): number | Promise<number> {
+export function allSettledLoop(
+  round: () => Array<number | Promise<number>>,
+  again: (roundTotal: number) => boolean,
+  total = 0,
+): number | Promise<number> {
   for (;;) {
     const steps = round();
     if (steps.some((step) => step instanceof Promise)) {

@@ -31,8 +31,11 @@ export interface AuthPluginOptions {
  */
 export const EXPLANATIONS_PER_MINUTE = 60;
 
-const unauthorized = (code: ConstructorParameters<typeof ApiError>[0], message: string, details: Record<string, unknown> | null = null) =>
-  new ApiError(code, message, details);
+const unauthorized = (
+  code: ConstructorParameters<typeof ApiError>[0],
+  message: string,
+  details: Record<string, unknown> | null = null,
+) => new ApiError(code, message, details);
 
 /**
  * HMAC request signing, scope check and JSON body parsing for the /v1 subtree.
@@ -67,12 +70,15 @@ export default fp<AuthPluginOptions>(
       else done();
     });
 
-    app.addHook('preValidation', syncHook((request) => {
-      if (request.routeOptions.config?.corsPreflight) return;
-      verifySignature(request, explainer);
-      authorize(request);
-      parseJsonBody(request);
-    }));
+    app.addHook(
+      'preValidation',
+      syncHook((request) => {
+        if (request.routeOptions.config?.corsPreflight) return;
+        verifySignature(request, explainer);
+        authorize(request);
+        parseJsonBody(request);
+      }),
+    );
   },
   { name: 'auth', dependencies: ['envelope'] },
 );
@@ -83,7 +89,11 @@ function refuseAboveCeiling(request: FastifyRequest): void {
   if (length > MAX_BODY_BYTES) throw bodyTooLarge(MAX_BODY_BYTES);
 }
 
-function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => number): ResolvedKey | Promise<ResolvedKey> {
+function checkHeaders(
+  request: FastifyRequest,
+  keys: KeysService,
+  now: () => number,
+): ResolvedKey | Promise<ResolvedKey> {
   const apiKey = header(request, 'x-api-key');
   const timestamp = header(request, 'x-timestamp');
   const signature = header(request, 'x-signature');
@@ -91,9 +101,14 @@ function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => num
     ['X-API-Key', apiKey],
     ['X-Timestamp', timestamp],
     ['X-Signature', signature],
-  ].filter(([, value]) => value === undefined).map(([name]) => name as string);
+  ]
+    .filter(([, value]) => value === undefined)
+    .map(([name]) => name as string);
   if (missing.length > 0) {
-    throw unauthorized('AUTH_MISSING_HEADER', `Cabecalho obrigatorio ausente: ${missing.join(', ')}.`, { field: missing[0], ausentes: missing });
+    throw unauthorized('AUTH_MISSING_HEADER', `Cabecalho obrigatorio ausente: ${missing.join(', ')}.`, {
+      field: missing[0],
+      ausentes: missing,
+    });
   }
   if (!API_KEY_PATTERN.test(apiKey!)) {
     throw unauthorized('AUTH_INVALID_API_KEY_FORMAT', 'Formato de X-API-Key invalido.', { field: 'X-API-Key' });
@@ -106,11 +121,18 @@ function checkHeaders(request: FastifyRequest, keys: KeysService, now: () => num
 }
 
 /** The checks that need the key: every refusal from here on names it in the journal. */
-function checkPresentedKey(request: FastifyRequest, resolved: ResolvedKey | undefined, timestamp: string, now: () => number): ResolvedKey {
+function checkPresentedKey(
+  request: FastifyRequest,
+  resolved: ResolvedKey | undefined,
+  timestamp: string,
+  now: () => number,
+): ResolvedKey {
   if (!resolved) throw unauthorized('AUTH_KEY_NOT_FOUND', 'Chave de API nao encontrada.');
   request.presentedKey = resolved;
   if (!/^\d{1,12}$/.test(timestamp)) {
-    throw unauthorized('AUTH_INVALID_TIMESTAMP', 'X-Timestamp deve ser um inteiro em segundos (epoch Unix).', { field: 'X-Timestamp' });
+    throw unauthorized('AUTH_INVALID_TIMESTAMP', 'X-Timestamp deve ser um inteiro em segundos (epoch Unix).', {
+      field: 'X-Timestamp',
+    });
   }
   const serverNow = now();
   const serverSeconds = Math.floor(serverNow / 1000);
@@ -134,7 +156,10 @@ function checkPresentedKey(request: FastifyRequest, resolved: ResolvedKey | unde
   }
   if (key.status !== 'active') throw unauthorized('AUTH_KEY_REVOKED', 'Chave de API revogada ou inativa.');
   if (key.format === 'legacy' || secret === null) {
-    throw unauthorized('AUTH_KEY_LEGACY', 'Chave em formato legado sem segredo compativel. Solicite a rotacao ao suporte.');
+    throw unauthorized(
+      'AUTH_KEY_LEGACY',
+      'Chave em formato legado sem segredo compativel. Solicite a rotacao ao suporte.',
+    );
   }
   return resolved;
 }
@@ -153,9 +178,11 @@ function timestampExpiredMessage(skew: number, offsetSeconds: number): string {
   const base = 'X-Timestamp fora da janela de 300 segundos.';
   if (offsetSeconds <= 0) return `${base} Sincronize o relogio (NTP).`;
   const shifted = `O relogio do appliance foi adiantado de proposito em ${formatDuration(offsetSeconds * 1000)} (appliance_offset_seconds: ${offsetSeconds})`;
-  const fix = 'assine com o horario do appliance (server_timestamp), isto e, o tempo real mais appliance_offset_seconds; ou volte o relogio com `npm run cli -- clock reset`.';
+  const fix =
+    'assine com o horario do appliance (server_timestamp), isto e, o tempo real mais appliance_offset_seconds; ou volte o relogio com `npm run cli -- clock reset`.';
   // Within the window of real time: the client's clock is right, only the appliance's was moved.
-  if (Math.abs(skew + offsetSeconds) <= TIMESTAMP_WINDOW_SECONDS) return `${base} ${shifted} e o seu X-Timestamp segue o tempo real: ${fix}`;
+  if (Math.abs(skew + offsetSeconds) <= TIMESTAMP_WINDOW_SECONDS)
+    return `${base} ${shifted} e o seu X-Timestamp segue o tempo real: ${fix}`;
   return `${base} ${shifted}: ${fix}`;
 }
 
@@ -179,18 +206,19 @@ function verifySignature(request: FastifyRequest, explainer: Explainer | null): 
   const payload = signingPayload(timestamp, request.method, pathAndQuery, request.rawBody);
   const sent = header(request, 'x-signature')!;
   if (!signaturesMatch(computeSignature(secret!, payload), sent)) {
-    const details = explainer && mayExplain(explainer, request, key.id)
-      ? explainer.explain({
-          secret: secret!,
-          timestamp,
-          method: request.method,
-          pathAndQuery,
-          rawBody: request.rawBody,
-          sentSignature: sent,
-          host: header(request, 'host'),
-          unreadBody: unreadBody(request),
-        })
-      : null;
+    const details =
+      explainer && mayExplain(explainer, request, key.id)
+        ? explainer.explain({
+            secret: secret!,
+            timestamp,
+            method: request.method,
+            pathAndQuery,
+            rawBody: request.rawBody,
+            sentSignature: sent,
+            host: header(request, 'host'),
+            unreadBody: unreadBody(request),
+          })
+        : null;
     throw unauthorized('AUTH_INVALID_SIGNATURE', 'Assinatura invalida.', details);
   }
   request.auth = {
@@ -221,7 +249,8 @@ const SANDBOX_WRITE_SCOPES = new Set(['agenda:write']);
 function authorize(request: FastifyRequest): void {
   const scope = request.routeOptions.config?.scope;
   // Fail closed: only an operation marked public has `scope: null` (the /v1 route guard enforces it).
-  if (scope === undefined) throw new ApiError('INTERNAL_ERROR', 'Erro interno do gateway. Informe o request_id ao suporte.');
+  if (scope === undefined)
+    throw new ApiError('INTERNAL_ERROR', 'Erro interno do gateway. Informe o request_id ao suporte.');
   if (scope && !request.auth!.scopes.includes(scope)) {
     const held = request.auth!.scopes;
     throw new ApiError(

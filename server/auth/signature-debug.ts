@@ -81,7 +81,10 @@ export function explainSignatureMismatch(input: SignatureMismatch): Record<strin
   const shownBody = rawBody.length > MAX_SHOWN_BODY_BYTES ? rawBody.subarray(0, MAX_SHOWN_BODY_BYTES) : rawBody;
   return {
     field: 'X-Signature',
-    payload_assinado: visible(`${timestamp}.${method} ${pathAndQuery}\n`) + visible(shownBody.toString('utf8')) + (shownBody === rawBody ? '' : '…'),
+    payload_assinado:
+      visible(`${timestamp}.${method} ${pathAndQuery}\n`) +
+      visible(shownBody.toString('utf8')) +
+      (shownBody === rawBody ? '' : '…'),
     payload_truncado: shownBody !== rawBody,
     metodo: method,
     path_and_query: pathAndQuery,
@@ -111,14 +114,24 @@ function decodeSent(sent: string): { digest: Buffer | null; causes: LikelyCause[
     return {
       digest: Buffer.from(sent, 'hex'),
       base64: false,
-      causes: [{ code: 'SIGNATURE_UPPERCASE_HEX', message: 'X-Signature esta em hexadecimal maiusculo: envie os 64 caracteres em hex minusculo.' }],
+      causes: [
+        {
+          code: 'SIGNATURE_UPPERCASE_HEX',
+          message: 'X-Signature esta em hexadecimal maiusculo: envie os 64 caracteres em hex minusculo.',
+        },
+      ],
     };
   }
   if (/^[A-Za-z0-9+/]{43}=$/.test(sent) || /^[A-Za-z0-9_-]{43}$/.test(sent)) {
     return {
       digest: Buffer.from(sent.replace(/-/g, '+').replace(/_/g, '/'), 'base64'),
       base64: true,
-      causes: [{ code: 'SIGNATURE_BASE64', message: 'X-Signature parece estar em base64: envie o HMAC-SHA256 em hex minusculo (64 caracteres).' }],
+      causes: [
+        {
+          code: 'SIGNATURE_BASE64',
+          message: 'X-Signature parece estar em base64: envie o HMAC-SHA256 em hex minusculo (64 caracteres).',
+        },
+      ],
     };
   }
   return {
@@ -137,12 +150,16 @@ function likelyCauses(input: SignatureMismatch): LikelyCause[] {
   const sent = decodeSent(input.sentSignature);
   if (!sent.digest || sent.digest.length !== 32) return sent.causes;
   const secretKey = Buffer.from(input.secret, 'utf8');
-  const matches = (payload: Buffer, key: Buffer = secretKey) => timingSafeEqual(createHmac('sha256', key).update(payload).digest(), sent.digest!);
+  const matches = (payload: Buffer, key: Buffer = secretKey) =>
+    timingSafeEqual(createHmac('sha256', key).update(payload).digest(), sent.digest!);
 
   const exact = signingPayload(input.timestamp, input.method, input.pathAndQuery, input.rawBody);
   if (matches(exact)) {
     // The digest is right, only its encoding is not: the format cause above says which.
-    return sent.causes.map((cause) => ({ ...cause, message: `${cause.message} Com essa correcao a assinatura confere.` }));
+    return sent.causes.map((cause) => ({
+      ...cause,
+      message: `${cause.message} Com essa correcao a assinatura confere.`,
+    }));
   }
   if (input.rawBody.length > MAX_CHECKED_BODY_BYTES) {
     return [
@@ -156,11 +173,13 @@ function likelyCauses(input: SignatureMismatch): LikelyCause[] {
   const found = new Map<LikelyCauseCode, LikelyCause>();
   for (const variant of variants(input)) {
     if (found.has(variant.code)) continue;
-    if (matches(variant.payload, variant.key)) found.set(variant.code, { code: variant.code, message: variant.message });
+    if (matches(variant.payload, variant.key))
+      found.set(variant.code, { code: variant.code, message: variant.message });
   }
   if (input.unreadBody) {
     // Its bytes were never read, so no variant can include them; most likely they were signed.
-    const size = input.unreadBody.announcedBytes === null ? 'corpo chunked' : `corpo de ${input.unreadBody.announcedBytes} bytes`;
+    const size =
+      input.unreadBody.announcedBytes === null ? 'corpo chunked' : `corpo de ${input.unreadBody.announcedBytes} bytes`;
     found.set('GET_BODY_NOT_SIGNED', {
       code: 'GET_BODY_NOT_SIGNED',
       message:
@@ -181,12 +200,16 @@ function likelyCauses(input: SignatureMismatch): LikelyCause[] {
 function* variants(input: SignatureMismatch): Generator<Variant> {
   const { timestamp: ts, method, pathAndQuery: pq, rawBody: body } = input;
   const payload = (t: string, m: string, target: string, b: Buffer | string, separator = '\n') =>
-    Buffer.concat([Buffer.from(`${t}.${m} ${target}${separator}`, 'utf8'), typeof b === 'string' ? Buffer.from(b, 'utf8') : b]);
+    Buffer.concat([
+      Buffer.from(`${t}.${m} ${target}${separator}`, 'utf8'),
+      typeof b === 'string' ? Buffer.from(b, 'utf8') : b,
+    ]);
 
   if (/^(?:[0-9a-fA-F]{2})+$/.test(input.secret)) {
     yield {
       code: 'SECRET_HEX_DECODED',
-      message: 'A assinatura confere com o segredo decodificado de hex: use como chave do HMAC o proprio texto do api_secret (64 caracteres em UTF-8).',
+      message:
+        'A assinatura confere com o segredo decodificado de hex: use como chave do HMAC o proprio texto do api_secret (64 caracteres em UTF-8).',
       payload: payload(ts, method, pq, body),
       key: Buffer.from(input.secret, 'hex'),
     };
@@ -195,7 +218,8 @@ function* variants(input: SignatureMismatch): Generator<Variant> {
   // Separator line feed.
   yield {
     code: 'MISSING_LF',
-    message: 'A assinatura confere sem o LF (0x0A) depois de path_and_query: ele faz parte do payload mesmo quando o corpo e vazio (o payload de um GET termina com o LF).',
+    message:
+      'A assinatura confere sem o LF (0x0A) depois de path_and_query: ele faz parte do payload mesmo quando o corpo e vazio (o payload de um GET termina com o LF).',
     payload: payload(ts, method, pq, body, ''),
   };
   yield {
@@ -218,7 +242,8 @@ function* variants(input: SignatureMismatch): Generator<Variant> {
   if (pq.startsWith('/v1/')) {
     yield {
       code: 'PATH_WITHOUT_V1',
-      message: 'A assinatura confere com o caminho sem o prefixo /v1: path_and_query e o caminho completo enviado, a partir de /v1.',
+      message:
+        'A assinatura confere com o caminho sem o prefixo /v1: path_and_query e o caminho completo enviado, a partir de /v1.',
       payload: payload(ts, method, pq.slice(3), body),
     };
   }
@@ -228,7 +253,8 @@ function* variants(input: SignatureMismatch): Generator<Variant> {
     const query = pq.slice(q + 1);
     yield {
       code: 'QUERY_OMITTED',
-      message: 'A assinatura confere sem a query string: path_and_query inclui o "?" e a query exatamente como enviados.',
+      message:
+        'A assinatura confere sem a query string: path_and_query inclui o "?" e a query exatamente como enviados.',
       payload: payload(ts, method, path, body),
     };
     for (const order of reorderings(query.split('&'))) {
@@ -270,7 +296,8 @@ function* variants(input: SignatureMismatch): Generator<Variant> {
   if (body.length > 0) {
     yield {
       code: 'BODY_NOT_SIGNED',
-      message: 'A assinatura confere com o corpo vazio: os bytes exatos do corpo enviado entram no payload, depois do LF.',
+      message:
+        'A assinatura confere com o corpo vazio: os bytes exatos do corpo enviado entram no payload, depois do LF.',
       payload: payload(ts, method, pq, ''),
     };
     const last = body[body.length - 1];
@@ -280,7 +307,12 @@ function* variants(input: SignatureMismatch): Generator<Variant> {
         last === 0x0a
           ? 'A assinatura confere com o corpo sem a quebra de linha final que foi enviada: assine os bytes exatos enviados (ou nao envie a quebra de linha).'
           : 'A assinatura confere com o corpo seguido de uma quebra de linha que nao foi enviada: assine os bytes exatos enviados.',
-      payload: payload(ts, method, pq, last === 0x0a ? body.subarray(0, body.length - 1) : Buffer.concat([body, Buffer.from('\n')])),
+      payload: payload(
+        ts,
+        method,
+        pq,
+        last === 0x0a ? body.subarray(0, body.length - 1) : Buffer.concat([body, Buffer.from('\n')]),
+      ),
     };
     for (const { form, text } of reserializations(body)) {
       yield {
@@ -308,7 +340,9 @@ function reorderings(params: string[]): string[][] {
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 /** The query percent-decoded (as some clients sign it) and re-encoded the way URLSearchParams does. */
@@ -338,10 +372,22 @@ const JSON_FORMS: Array<{ form: string } & JsonForm> = [
   { form: 'indentado com 2 espacos', indent: '  ', itemSeparator: ',', keySeparator: ': ' },
   { form: 'indentado com 4 espacos', indent: '    ', itemSeparator: ',', keySeparator: ': ' },
   { form: 'indentado com tab', indent: '\t', itemSeparator: ',', keySeparator: ': ' },
-  { form: 'separadores ", " e ": " e \\u para nao ASCII, como json.dumps do Python', indent: '', itemSeparator: ', ', keySeparator: ': ', asciiOnly: true },
+  {
+    form: 'separadores ", " e ": " e \\u para nao ASCII, como json.dumps do Python',
+    indent: '',
+    itemSeparator: ', ',
+    keySeparator: ': ',
+    asciiOnly: true,
+  },
   { form: 'separadores ", " e ": "', indent: '', itemSeparator: ', ', keySeparator: ': ' },
   { form: 'compacto com \\u para nao ASCII', indent: '', itemSeparator: ',', keySeparator: ':', asciiOnly: true },
-  { form: 'compacto com as chaves em ordem alfabetica', indent: '', itemSeparator: ',', keySeparator: ':', sortKeys: true },
+  {
+    form: 'compacto com as chaves em ordem alfabetica',
+    indent: '',
+    itemSeparator: ',',
+    keySeparator: ':',
+    sortKeys: true,
+  },
 ];
 
 /** The received JSON serialized in the usual other ways (with and without a final newline), those differing from it. */
@@ -358,7 +404,10 @@ function reserializations(body: Buffer): Array<{ form: string; text: string }> {
   const out: Array<{ form: string; text: string }> = [];
   for (const { form, ...options } of JSON_FORMS) {
     const text = serialize(value, options, '');
-    for (const [suffix, label] of [['', form], ['\n', `${form}, com quebra de linha final`]]) {
+    for (const [suffix, label] of [
+      ['', form],
+      ['\n', `${form}, com quebra de linha final`],
+    ]) {
       if (seen.has(text + suffix)) continue;
       seen.add(text + suffix);
       out.push({ form: label, text: text + suffix });
@@ -370,7 +419,9 @@ function reserializations(body: Buffer): Array<{ form: string; text: string }> {
 function serialize(value: unknown, o: JsonForm, depth: string): string {
   if (value === null || typeof value !== 'object') {
     const text = JSON.stringify(value) ?? 'null';
-    return o.asciiOnly ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+    return o.asciiOnly
+      ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      : text;
   }
   const inner = depth + o.indent;
   const open = o.indent ? `\n${inner}` : '';

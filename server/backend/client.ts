@@ -133,7 +133,8 @@ export class BackendClient implements Backend {
 
   async relay<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S> | RelayedJson>> {
     const answer = await this.exchange(call);
-    const contract = answer.stamp !== undefined && answer.status === 200 && this.trustsStamps ? contractOf(schema) : null;
+    const contract =
+      answer.stamp !== undefined && answer.status === 200 && this.trustsStamps ? contractOf(schema) : null;
     const parts = contract !== null && contract.stamp === answer.stamp ? splitStamped(answer.text) : null;
     if (!parts) {
       const result = this.checked(call, schema, answer);
@@ -178,7 +179,11 @@ export class BackendClient implements Backend {
       });
       if (response.headers[INTERNAL_HEADERS.idempotentReplay] === 'true') call.context?.onReplay?.();
       const stamp = response.headers[INTERNAL_HEADERS.contractSchema];
-      return { status: response.statusCode, text: await response.body.text(), stamp: typeof stamp === 'string' ? stamp : undefined };
+      return {
+        status: response.statusCode,
+        text: await response.body.text(),
+        stamp: typeof stamp === 'string' ? stamp : undefined,
+      };
     } catch (error) {
       if (isTimeout(error)) throw new ApiError('SERVICE_TIMEOUT', 'O sistema da clinica nao respondeu a tempo.');
       throw backendUnavailable();
@@ -186,8 +191,16 @@ export class BackendClient implements Backend {
   }
 
   /** The answer parsed in full: `data` by the caller's schema, an error by the contract's codes. */
-  private checked<S extends z.ZodType>(call: BackendCall, schema: S, { status, text }: Exchange): BackendResult<z.output<S>> {
-    let parsed: { data?: unknown; meta?: Record<string, unknown>; error?: { code?: unknown; message?: unknown; details?: unknown } };
+  private checked<S extends z.ZodType>(
+    call: BackendCall,
+    schema: S,
+    { status, text }: Exchange,
+  ): BackendResult<z.output<S>> {
+    let parsed: {
+      data?: unknown;
+      meta?: Record<string, unknown>;
+      error?: { code?: unknown; message?: unknown; details?: unknown };
+    };
     try {
       parsed = JSON.parse(text);
     } catch {
@@ -203,11 +216,19 @@ export class BackendClient implements Backend {
       return { status, data: checked.data, meta: parsed.meta ?? {} };
     }
     const code = parsed.error?.code;
-    if (!isBackendErrorCode(code)) throw this.violation(`${call.method} ${call.path}: unknown backend error code ${JSON.stringify(code)} (status ${status})`);
+    if (!isBackendErrorCode(code))
+      throw this.violation(
+        `${call.method} ${call.path}: unknown backend error code ${JSON.stringify(code)} (status ${status})`,
+      );
     if (Object.hasOwn(BACKEND_INTERNAL_OUTCOME, code)) {
       const internal = code as BackendInternalCode;
       const becomes = BACKEND_INTERNAL_OUTCOME[internal].becomes;
-      throw new ApiError(becomes, INTERNAL_MESSAGES[internal], null, becomes === 'SERVICE_UNAVAILABLE' ? retryLater : {});
+      throw new ApiError(
+        becomes,
+        INTERNAL_MESSAGES[internal],
+        null,
+        becomes === 'SERVICE_UNAVAILABLE' ? retryLater : {},
+      );
     }
     const details = parsed.error?.details;
     throw new ApiError(

@@ -64,7 +64,11 @@ export async function openGatewayDb(dataDir: string): Promise<OpenedGatewayDb> {
 }
 
 /** Applies the migrations not yet applied, in name order (`migrations`: SQLite's list unless told). */
-export async function migrateToLatest(db: Kysely<any>, migrations: Record<string, Migration> = sqliteMigrations, name = 'gateway.db'): Promise<void> {
+export async function migrateToLatest(
+  db: Kysely<any>,
+  migrations: Record<string, Migration> = sqliteMigrations,
+  name = 'gateway.db',
+): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

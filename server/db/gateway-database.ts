@@ -6,7 +6,13 @@ import { openPostgresDb, type OpenedPostgresDb } from './postgres.ts';
 export type OpenedGatewayDatabase = OpenedGatewayDb | OpenedPostgresDb;
 
 /** The one entry point for both: what `config.database` says (docs/decisions.md § Scale out on PostgreSQL). */
-export async function openGatewayDatabase(config: Pick<GatewayConfig, 'dataDir' | 'database' | 'instance'>): Promise<OpenedGatewayDatabase> {
+export async function openGatewayDatabase(
+  config: Pick<GatewayConfig, 'dataDir' | 'database' | 'instance'>,
+): Promise<OpenedGatewayDatabase> {
   if (config.database.kind === 'sqlite') return openGatewayDb(config.dataDir);
-  return openPostgresDb({ url: config.database.url, poolSize: config.database.poolSize, applicationName: `clinic-gateway ${config.instance.id}` });
+  return openPostgresDb({
+    url: config.database.url,
+    poolSize: config.database.poolSize,
+    applicationName: `clinic-gateway ${config.instance.id}`,
+  });
 }

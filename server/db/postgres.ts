@@ -69,7 +69,10 @@ export async function openPostgresDb(options: PostgresOptions): Promise<OpenedPo
   let retry: NodeJS.Timeout | null = null;
 
   const connectListener = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: options.url, application_name: `${options.applicationName ?? 'clinic-gateway'}-listen` });
+    const client = new pg.Client({
+      connectionString: options.url,
+      application_name: `${options.applicationName ?? 'clinic-gateway'}-listen`,
+    });
     client.on('notification', (message) => {
       for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
     });

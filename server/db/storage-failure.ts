@@ -11,11 +11,17 @@ export function isStorageFailure(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
     if (/^SQLITE_(FULL|IOERR|CORRUPT|NOTADB|READONLY|CANTOPEN|NOMEM|BUSY|LOCKED|PROTOCOL)/.test(code)) return true;
-    if (/^(08|53|58)[0-9A-Z]{3}$/.test(code) || /^57P0[1-4]$/.test(code) || code === '40001' || code === '40P01') return true;
+    if (/^(08|53|58)[0-9A-Z]{3}$/.test(code) || /^57P0[1-4]$/.test(code) || code === '40001' || code === '40P01')
+      return true;
     // 55000 object_not_in_prerequisite_state: "database … is not currently accepting connections".
     if (code === '55000') return true;
     if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EPIPE') return true;
   }
   // node-postgres' own failures, without a code.
-  return typeof message === 'string' && /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/.test(message);
+  return (
+    typeof message === 'string' &&
+    /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/.test(
+      message,
+    )
+  );
 }

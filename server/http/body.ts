@@ -11,7 +11,12 @@ import './request-context.ts';
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export const bodyTooLarge = (limit: number): ApiError =>
-  new ApiError('VAL_INVALID_PARAM', `Corpo excede o limite de ${limit} bytes.`, { field: 'body', limite_bytes: limit }, { status: 413 });
+  new ApiError(
+    'VAL_INVALID_PARAM',
+    `Corpo excede o limite de ${limit} bytes.`,
+    { field: 'body', limite_bytes: limit },
+    { status: 413 },
+  );
 
 /**
  * Bodies are kept as raw bytes at parse time: the signature covers the exact bytes received,
@@ -19,10 +24,14 @@ export const bodyTooLarge = (limit: number): ApiError =>
  */
 export function registerRawBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
-    request.rawBody = body as Buffer;
-    done(null, undefined);
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
+    (request, body, done) => {
+      request.rawBody = body as Buffer;
+      done(null, undefined);
+    },
+  );
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
     request.rawBody = body as Buffer;
     const type = request.headers['content-type'];
@@ -36,15 +45,21 @@ export function registerRawBodyParsers(app: FastifyInstance): void {
 export function parseJsonBody(request: FastifyRequest): void {
   const raw = request.rawBody;
   if (request.unsupportedContentType !== null) {
-    throw invalidParam('Content-Type', 'Content-Type deve ser application/json.', { recebido: request.unsupportedContentType });
+    throw invalidParam('Content-Type', 'Content-Type deve ser application/json.', {
+      recebido: request.unsupportedContentType,
+    });
   }
   const charset = charsetOf(request.headers['content-type']);
   if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') {
-    throw invalidParam('Content-Type', 'Apenas JSON em UTF-8 e aceito (charset=utf-8 ou nenhum).', { recebido: request.headers['content-type'] });
+    throw invalidParam('Content-Type', 'Apenas JSON em UTF-8 e aceito (charset=utf-8 ou nenhum).', {
+      recebido: request.headers['content-type'],
+    });
   }
   if (raw.length === 0) return;
   if (jsonDepthExceeds(raw)) {
-    throw invalidParam('body', `JSON aninhado alem de ${MAX_JSON_DEPTH} niveis.`, { profundidade_maxima: MAX_JSON_DEPTH });
+    throw invalidParam('body', `JSON aninhado alem de ${MAX_JSON_DEPTH} niveis.`, {
+      profundidade_maxima: MAX_JSON_DEPTH,
+    });
   }
   try {
     request.body = sjson.parse(raw.toString('utf8'), null, { protoAction: 'remove', constructorAction: 'remove' });

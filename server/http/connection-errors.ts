@@ -34,7 +34,11 @@ export function frameworkErrorHandler(release: string, journal: RefusalJournal |
     request.errorCode = error.code;
     const answer = () => void sendError(request, reply, error);
     // The journal's answer: the envelope sendError is about to write (its timing aside).
-    const payload = JSON.stringify({ data: null, meta: { request_id: request.id }, error: { code: error.code, message: error.message, details: error.details } });
+    const payload = JSON.stringify({
+      data: null,
+      meta: { request_id: request.id },
+      error: { code: error.code, message: error.message, details: error.details },
+    });
     if (!journal) return answer();
     journal.write(journal.entryOf(request, error.status, request.raw.url ?? '?', payload)).then(answer, answer);
   };
@@ -48,16 +52,48 @@ export function frameworkErrorHandler(release: string, journal: RefusalJournal |
  * quota the answer is a 429 with Retry-After instead, as long as the socket still takes it (a client
  * that already hung up gets nothing, and its refusal is journaled all the same).
  */
-export function clientErrorHandler(release: string, journal: RefusalJournal | null, overQuota?: (address: string) => ApiError | null) {
+export function clientErrorHandler(
+  release: string,
+  journal: RefusalJournal | null,
+  overQuota?: (address: string) => ApiError | null,
+) {
   return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const limited = overQuota?.(socket.remoteAddress ?? '') ?? null;
-    const [status, reason, code, message, details, headers]: [number, string, string, string, Record<string, unknown>, string] = limited
-      ? [limited.status, 'Too Many Requests', limited.code, limited.message, limited.details ?? {}, headerLines(limited.headers)]
+    const [status, reason, code, message, details, headers]: [
+      number,
+      string,
+      string,
+      string,
+      Record<string, unknown>,
+      string,
+    ] = limited
+      ? [
+          limited.status,
+          'Too Many Requests',
+          limited.code,
+          limited.message,
+          limited.details ?? {},
+          headerLines(limited.headers),
+        ]
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'VAL_INVALID_PARAM', 'Cabecalhos da requisicao excedem o tamanho maximo.', { field: 'headers' }, '']
+        ? [
+            431,
+            'Request Header Fields Too Large',
+            'VAL_INVALID_PARAM',
+            'Cabecalhos da requisicao excedem o tamanho maximo.',
+            { field: 'headers' },
+            '',
+          ]
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'Request Timeout', 'VAL_INVALID_PARAM', 'A requisicao nao chegou completa a tempo.', { field: 'request' }, '']
+          ? [
+              408,
+              'Request Timeout',
+              'VAL_INVALID_PARAM',
+              'A requisicao nao chegou completa a tempo.',
+              { field: 'request' },
+              '',
+            ]
           : [400, 'Bad Request', 'VAL_INVALID_PARAM', 'Requisicao HTTP malformada.', { field: 'request' }, ''];
     const requestId = newRequestId();
     const body = JSON.stringify({
@@ -80,34 +116,39 @@ export function clientErrorHandler(release: string, journal: RefusalJournal | nu
       socket.destroy();
     };
     if (!journal) return answer();
-    journal.write({
-      request_id: requestId,
-      ts: new Date().toISOString(),
-      source: 'api',
-      tenant_id: null,
-      tenant_slug: null,
-      chave_id: null,
-      operator_id: null,
-      method: line.method,
-      path: line.path,
-      status,
-      error_code: code,
-      duracao_ms: 0,
-      client_ip: socket.remoteAddress ?? '',
-      body: null,
-      detail: JSON.stringify({ recusa: 'parser_http', causa: error.code ?? 'desconhecida' }),
-      error_message: message,
-      response_body: body,
-      request_headers: null,
-      journal_class: 'unattributed',
-    }).then(answer, answer);
+    journal
+      .write({
+        request_id: requestId,
+        ts: new Date().toISOString(),
+        source: 'api',
+        tenant_id: null,
+        tenant_slug: null,
+        chave_id: null,
+        operator_id: null,
+        method: line.method,
+        path: line.path,
+        status,
+        error_code: code,
+        duracao_ms: 0,
+        client_ip: socket.remoteAddress ?? '',
+        body: null,
+        detail: JSON.stringify({ recusa: 'parser_http', causa: error.code ?? 'desconhecida' }),
+        error_message: message,
+        response_body: body,
+        request_headers: null,
+        journal_class: 'unattributed',
+      })
+      .then(answer, answer);
   };
 }
 
 /** `Name: value` lines of an error's headers (Retry-After), each ending in CRLF. */
 function headerLines(headers: Record<string, string>): string {
   return Object.entries(headers)
-    .map(([name, value]) => `${name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())}: ${value}\r\n`)
+    .map(
+      ([name, value]) =>
+        `${name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())}: ${value}\r\n`,
+    )
     .join('');
 }
 

@@ -13,7 +13,8 @@ export interface CorsPluginOptions {
 }
 
 const ALLOWED_HEADERS = 'Content-Type, X-API-Key, X-Timestamp, X-Signature, Idempotency-Key';
-const EXPOSED_HEADERS = 'X-Api-Version, X-Api-Release, X-Request-Id, Idempotency-Key, Idempotency-Replay, Location, Retry-After';
+const EXPOSED_HEADERS =
+  'X-Api-Version, X-Api-Release, X-Request-Id, Idempotency-Key, Idempotency-Replay, Location, Retry-After';
 const ALLOWED_METHODS = 'GET, POST, PATCH, DELETE';
 
 /**
@@ -25,16 +26,22 @@ export default fp<CorsPluginOptions>(
   async function corsPlugin(app: FastifyInstance, options) {
     const allowed = new Set(options.allowedOrigins);
 
-    app.addHook('onRequest', syncHook((request, reply) => {
-      const origin = request.headers.origin;
-      if (origin === undefined) return;
-      if (!allowed.has(origin) && !(options.sameOrigin && origin === `${request.protocol}://${request.headers.host}`)) {
-        throw new ApiError('OPERATION_NOT_ALLOWED', 'Origem do navegador nao permitida.', { field: 'Origin' });
-      }
-      reply.header('access-control-allow-origin', origin);
-      reply.header('vary', 'Origin');
-      reply.header('access-control-expose-headers', EXPOSED_HEADERS);
-    }));
+    app.addHook(
+      'onRequest',
+      syncHook((request, reply) => {
+        const origin = request.headers.origin;
+        if (origin === undefined) return;
+        if (
+          !allowed.has(origin) &&
+          !(options.sameOrigin && origin === `${request.protocol}://${request.headers.host}`)
+        ) {
+          throw new ApiError('OPERATION_NOT_ALLOWED', 'Origem do navegador nao permitida.', { field: 'Origin' });
+        }
+        reply.header('access-control-allow-origin', origin);
+        reply.header('vary', 'Origin');
+        reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+      }),
+    );
 
     // Preflight: answered here, before authentication (browsers send no credentials on it).
     app.options('/*', { config: { corsPreflight: true } }, async (request, reply) => {

@@ -38,7 +38,8 @@ export default fp<EnvelopePluginOptions>(
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
         if (method === 'HEAD' || route.url.endsWith('*')) continue;
-        if (!route.url.includes(':')) staticPaths.set(route.url, [...new Set([...(staticPaths.get(route.url) ?? []), method])]);
+        if (!route.url.includes(':'))
+          staticPaths.set(route.url, [...new Set([...(staticPaths.get(route.url) ?? []), method])]);
         try {
           routeIndex.on(method as any, route.url, () => undefined);
         } catch {
@@ -57,24 +58,37 @@ export default fp<EnvelopePluginOptions>(
     app.decorateRequest('idempotentOperation', null);
     app.decorateReply('extraMeta', null);
 
-    app.addHook('onRequest', syncHook((request, reply) => {
-      request.startedAt = performance.now();
-      request.rawBody = EMPTY;
-      reply.header('x-api-version', 'v1');
-      reply.header('x-api-release', options.release);
-      reply.header('x-content-type-options', 'nosniff');
-      reply.header('cache-control', request.routeOptions.config?.cacheControl ?? 'no-store');
-      if (WRITE_METHODS.has(request.method)) reply.header('x-request-id', request.id);
-      const fixed = request.routeOptions.url?.includes(':') ? staticPaths.get(request.url.split('?', 1)[0]) : undefined;
-      if (fixed) {
-        throw new ApiError('METHOD_NOT_ALLOWED', `Metodo ${request.method} nao permitido neste endpoint.`, { metodos_aceitos: fixed }, { headers: { allow: fixed.join(', ') } });
-      }
-    }));
+    app.addHook(
+      'onRequest',
+      syncHook((request, reply) => {
+        request.startedAt = performance.now();
+        request.rawBody = EMPTY;
+        reply.header('x-api-version', 'v1');
+        reply.header('x-api-release', options.release);
+        reply.header('x-content-type-options', 'nosniff');
+        reply.header('cache-control', request.routeOptions.config?.cacheControl ?? 'no-store');
+        if (WRITE_METHODS.has(request.method)) reply.header('x-request-id', request.id);
+        const fixed = request.routeOptions.url?.includes(':')
+          ? staticPaths.get(request.url.split('?', 1)[0])
+          : undefined;
+        if (fixed) {
+          throw new ApiError(
+            'METHOD_NOT_ALLOWED',
+            `Metodo ${request.method} nao permitido neste endpoint.`,
+            { metodos_aceitos: fixed },
+            { headers: { allow: fixed.join(', ') } },
+          );
+        }
+      }),
+    );
 
-    app.addHook('preSerialization', syncPayloadHook((request, reply, payload: unknown) => {
-      if (isEnvelope(payload) || isPassthrough(request.url, options.passthroughPrefixes)) return payload;
-      return successEnvelope(request, reply, payload);
-    }));
+    app.addHook(
+      'preSerialization',
+      syncPayloadHook((request, reply, payload: unknown) => {
+        if (isEnvelope(payload) || isPassthrough(request.url, options.passthroughPrefixes)) return payload;
+        return successEnvelope(request, reply, payload);
+      }),
+    );
 
     app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
       const apiError =
@@ -90,12 +104,17 @@ export default fp<EnvelopePluginOptions>(
 
     app.setNotFoundHandler(async (request, reply) => {
       const path = request.url.split('?', 1)[0];
-      const allowed = staticPaths.get(path) ?? KNOWN_METHODS.filter((m) => m !== request.method && routeIndex.find(m as any, path));
+      const allowed =
+        staticPaths.get(path) ?? KNOWN_METHODS.filter((m) => m !== request.method && routeIndex.find(m as any, path));
       if (allowed.length > 0) {
         reply.header('allow', allowed.join(', '));
-        const notAllowed = new ApiError('METHOD_NOT_ALLOWED', `Metodo ${request.method} nao permitido neste endpoint.`, {
-          metodos_aceitos: allowed,
-        });
+        const notAllowed = new ApiError(
+          'METHOD_NOT_ALLOWED',
+          `Metodo ${request.method} nao permitido neste endpoint.`,
+          {
+            metodos_aceitos: allowed,
+          },
+        );
         return sendError(request, reply, options.gateRefusal ? options.gateRefusal(request, notAllowed) : notAllowed);
       }
       const notFound = new ApiError('RES_NOT_FOUND', 'Endpoint nao encontrado.');
@@ -122,12 +141,22 @@ export function toApiError(error: unknown, schemas?: RouteSchemas): ApiError {
   if (error instanceof BackendContractError) return backendUnavailable();
   // gateway.db cannot take a write (disk full, I/O error): nothing was done; a retry may succeed later.
   if (isStorageFailure(error)) {
-    return new ApiError('SERVICE_UNAVAILABLE', 'Armazenamento do gateway indisponivel: nada foi executado. Tente novamente.', null, {
-      headers: { 'retry-after': '30' },
-    });
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      'Armazenamento do gateway indisponivel: nada foi executado. Tente novamente.',
+      null,
+      {
+        headers: { 'retry-after': '30' },
+      },
+    );
   }
   const e = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
-  if (e.validation) return fromValidation(e.validation, e.validationContext, e.validationContext ? schemas?.[e.validationContext] : undefined);
+  if (e.validation)
+    return fromValidation(
+      e.validation,
+      e.validationContext,
+      e.validationContext ? schemas?.[e.validationContext] : undefined,
+    );
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -173,7 +202,13 @@ function fromValidation(issues: ValidationIssue[], context?: string, schema?: un
     const path = (issue.instancePath ?? '').split('/').filter(Boolean);
     // A strict object lists every unknown key in one issue: one item per key, each naming its field.
     if (issue.keyword === 'unrecognized_keys' && inner?.keys?.length) {
-      return inner.keys.map((key) => unknownField([...path, key], context, schema) ?? { field: [...path, key].join('.'), msg: stripAccents(issue.message ?? 'Valor invalido.') });
+      return inner.keys.map(
+        (key) =>
+          unknownField([...path, key], context, schema) ?? {
+            field: [...path, key].join('.'),
+            msg: stripAccents(issue.message ?? 'Valor invalido.'),
+          },
+      );
     }
     let field = path.join('.');
     if (!field) field = context === 'body' ? 'body' : (context ?? 'request');
@@ -185,7 +220,10 @@ function fromValidation(issues: ValidationIssue[], context?: string, schema?: un
     return [{ field, msg, ...(Array.isArray(accepted) ? { valores_aceitos: accepted } : {}) }];
   });
   const first = lista[0];
-  const message = lista.length === 1 ? `Parametro invalido: ${first.field}. ${first.msg}` : `${lista.length} campos precisam de atencao.`;
+  const message =
+    lista.length === 1
+      ? `Parametro invalido: ${first.field}. ${first.msg}`
+      : `${lista.length} campos precisam de atencao.`;
   return new ApiError('VAL_INVALID_PARAM', message, { field: first.field, lista });
 }
 
@@ -199,7 +237,9 @@ function unknownField(path: string[], context: string | undefined, schema: unkno
   const parent = path.slice(0, -1);
   const shapes = schemasAt(schema, parent).flatMap(objectShapes);
   if (shapes.length === 0 || shapes.some((shape) => Object.hasOwn(shape, key))) return null;
-  const accepted = [...new Set(shapes.flatMap((shape) => Object.keys(shape).filter((name) => !refusesEveryValue(shape[name]))))];
+  const accepted = [
+    ...new Set(shapes.flatMap((shape) => Object.keys(shape).filter((name) => !refusesEveryValue(shape[name])))),
+  ];
   const where = parent.length > 0 ? ` em ${parent.join('.')}` : '';
   const query = context === 'querystring';
   const nearest = nearestName(key, accepted);
@@ -227,7 +267,8 @@ interface ZodDef {
   getter?: () => unknown;
 }
 
-const defOf = (schema: unknown): ZodDef | undefined => (schema as { _zod?: { def?: ZodDef } } | null | undefined)?._zod?.def;
+const defOf = (schema: unknown): ZodDef | undefined =>
+  (schema as { _zod?: { def?: ZodDef } } | null | undefined)?._zod?.def;
 
 /** The definitions a value is checked against, through wrappers (optional, default…), pipes, unions and intersections. */
 function leaves(schema: unknown, depth = 0): ZodDef[] {
@@ -296,7 +337,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = row;
   }
   return previous[b.length];

@@ -54,7 +54,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   // Refused before its body arrived (no key, too large): close instead of draining the rest of it. A request
   // without a body keeps its connection (an unsigned GET flood would otherwise cost a TCP handshake per request).
   if (!request.raw.complete && announcesBody(request)) reply.header('connection', 'close');
-  return reply.status(error.status).type('application/json; charset=utf-8').send(errorEnvelope(request, reply, error));
+  return reply
+    .status(error.status)
+    .type('application/json; charset=utf-8')
+    .send(errorEnvelope(request, reply, error));
 }
 
 function announcesBody(request: FastifyRequest): boolean {

@@ -15,7 +15,15 @@ export interface ComponentStatus {
   status: 'up' | 'down';
   latencia_ms: number;
   /** Why a component is down, as a short code (no host, port or credential). */
-  erro?: 'timeout' | 'connection_failed' | 'unexpected_answer' | 'bucket_missing' | 'query_failed' | 'journal_full' | 'journal_write_failed' | 'integrity_failed';
+  erro?:
+    | 'timeout'
+    | 'connection_failed'
+    | 'unexpected_answer'
+    | 'bucket_missing'
+    | 'query_failed'
+    | 'journal_full'
+    | 'journal_write_failed'
+    | 'integrity_failed';
   /** What an operator should know although the component is up (the journal near its budget, noise shed). */
   avisos?: string[];
   /** Counts a component reports besides up/down (integrity: the databases checked, the idempotency orphans; no names). */
@@ -76,7 +84,10 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
     integrity: () => ({ ...integrity.details() }),
   };
 
-  const probes: Record<Exclude<ComponentName, 'journal'>, (signal: AbortSignal) => Promise<ComponentStatus['erro'] | null>> = {
+  const probes: Record<
+    Exclude<ComponentName, 'journal'>,
+    (signal: AbortSignal) => Promise<ComponentStatus['erro'] | null>
+  > = {
     gateway_db: async () => {
       try {
         return (await options.database.ping()) ? null : 'query_failed';
@@ -86,7 +97,10 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
     },
     backend_sim: async (signal) => {
       try {
-        const response = await request(backendHealthUrl, { headers: { [INTERNAL_HEADERS.token]: options.backend.token }, signal });
+        const response = await request(backendHealthUrl, {
+          headers: { [INTERNAL_HEADERS.token]: options.backend.token },
+          signal,
+        });
         const body: unknown = await response.body.json().catch(() => null);
         return response.statusCode === 200 && backendHealthAnswer.safeParse(body).success ? null : 'unexpected_answer';
       } catch (error) {
@@ -171,7 +185,9 @@ const healthPlugin: FastifyPluginAsync<HealthPluginOptions> = async (app: Fastif
 
 function errorCode(error: unknown): ComponentStatus['erro'] {
   const code = (error as { code?: string } | null)?.code ?? '';
-  return /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|UND_ERR_CLOSED)$/.test(code)
+  return /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|UND_ERR_CLOSED)$/.test(
+    code,
+  )
     ? 'connection_failed'
     : 'unexpected_answer';
 }

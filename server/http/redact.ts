@@ -5,11 +5,33 @@ export const PING_REDACTED_KEYS = ['senha', 'password', 'cpf', 'cns', 'rg', 'tok
 
 /** Keys masked in audited bodies (spec § Data protection rules). `paciente_nome` is deliberately absent. */
 export const AUDIT_REDACTED_KEYS = [
-  'senha', 'password', 'secret', 'token', 'usuario', 'api_key', 'api_secret', 'x_signature', 'authorization',
-  'cpf', 'cnpj', 'rg', 'cns', 'cpf_responsavel', 'paciente_cpf', 'paciente_rg', 'celular', 'telefone', 'email',
-  'paciente_celular', 'paciente_email', 'numero_carteirinha', 'numero_cartaonacionalsaude', 'data_nascimento',
+  'senha',
+  'password',
+  'secret',
+  'token',
+  'usuario',
+  'api_key',
+  'api_secret',
+  'x_signature',
+  'authorization',
+  'cpf',
+  'cnpj',
+  'rg',
+  'cns',
+  'cpf_responsavel',
+  'paciente_cpf',
+  'paciente_rg',
+  'celular',
+  'telefone',
+  'email',
+  'paciente_celular',
+  'paciente_email',
+  'numero_carteirinha',
+  'numero_cartaonacionalsaude',
+  'data_nascimento',
   // The other appointment snapshots (spec § Data protection: "never returned"), masked like their peers above.
-  'paciente_nascimento', 'paciente_sexo',
+  'paciente_nascimento',
+  'paciente_sexo',
 ];
 
 export function keySet(keys: string[]): ReadonlySet<string> {
@@ -25,11 +47,19 @@ export const TOO_DEEP = '[PROFUNDIDADE EXCEDIDA]';
  * value is replaced by TOO_DEEP rather than copied. `leaf`, when given, maps every other non-object
  * value in the same walk (the audit log shortens long strings).
  */
-export function redact(value: unknown, keys: ReadonlySet<string>, maxDepth = 256, leaf?: (value: unknown) => unknown): unknown {
+export function redact(
+  value: unknown,
+  keys: ReadonlySet<string>,
+  maxDepth = 256,
+  leaf?: (value: unknown) => unknown,
+): unknown {
   const root: { value: unknown } = { value: undefined };
-  const work: Array<{ source: unknown; target: Record<string, unknown> | unknown[]; slot: string | number; depth: number }> = [
-    { source: value, target: root as unknown as Record<string, unknown>, slot: 'value', depth: 0 },
-  ];
+  const work: Array<{
+    source: unknown;
+    target: Record<string, unknown> | unknown[];
+    slot: string | number;
+    depth: number;
+  }> = [{ source: value, target: root as unknown as Record<string, unknown>, slot: 'value', depth: 0 }];
   while (work.length > 0) {
     const { source, target, slot, depth } = work.pop()!;
     let copy: unknown = leaf ? leaf(source) : source;

@@ -19,7 +19,12 @@ export function syncHook(body: (request: FastifyRequest, reply: FastifyReply) =>
 
 /** The same for hooks that receive and may replace the payload (preSerialization, onSend). */
 export function syncPayloadHook<P>(body: (request: FastifyRequest, reply: FastifyReply, payload: P) => unknown) {
-  return function hook(request: FastifyRequest, reply: FastifyReply, payload: P, done: (error: Error | null, payload?: unknown) => void): void {
+  return function hook(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: P,
+    done: (error: Error | null, payload?: unknown) => void,
+  ): void {
     let result: unknown;
     try {
       result = body(request, reply, payload);

@@ -41,7 +41,10 @@ export function backendWriteToken(entry: OperationKey, write: number): string {
  * executes a write under its key carries the token; when backend-sim answers from its record (the
  * write had committed before a crash or a timeout), the answer is marked a replay.
  */
-export function backendIdempotency(request: FastifyRequest, method: string): { idempotencyToken: string; onReplay: () => void } | undefined {
+export function backendIdempotency(
+  request: FastifyRequest,
+  method: string,
+): { idempotencyToken: string; onReplay: () => void } | undefined {
   const entry = executing.get(request);
   if (!entry || method === 'GET') return undefined;
   return {
@@ -59,7 +62,11 @@ export function backendIdempotency(request: FastifyRequest, method: string): { i
  * commit (IdempotencyStore's `commit`).
  */
 export function completeIdempotentWrites(store: IdempotencyEntries) {
-  return syncPayloadHook(function completeIdempotentWrite(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  return syncPayloadHook(function completeIdempotentWrite(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+  ): unknown {
     const operation = request.idempotentOperation;
     if (!operation) return payload;
     request.idempotentOperation = null;
@@ -72,7 +79,11 @@ export function completeIdempotentWrites(store: IdempotencyEntries) {
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      store.complete(operation, { status, headers, body: typeof payload === 'string' ? payload : String(payload ?? 'null') });
+      store.complete(operation, {
+        status,
+        headers,
+        body: typeof payload === 'string' ? payload : String(payload ?? 'null'),
+      });
     } else {
       store.release(operation);
     }
@@ -91,7 +102,11 @@ export default fp<IdempotencyPluginOptions>(
     // Only on the routes that declare it: the other routes do not pay for a hook per request.
     app.addHook('onRoute', (route) => {
       if (!(route.config as { idempotent?: boolean } | undefined)?.idempotent) return;
-      const existing = route.preHandler ? (Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]) : [];
+      const existing = route.preHandler
+        ? Array.isArray(route.preHandler)
+          ? route.preHandler
+          : [route.preHandler]
+        : [];
       route.preHandler = [...existing, reserveOrReplay];
     });
 
@@ -111,9 +126,18 @@ export default fp<IdempotencyPluginOptions>(
         idemKey,
         method: request.method,
         path: request.url.split('?', 1)[0],
-        operation: operationIdentity(request.method, request.routeOptions.url ?? request.url.split('?', 1)[0], request.params),
+        operation: operationIdentity(
+          request.method,
+          request.routeOptions.url ?? request.url.split('?', 1)[0],
+          request.params,
+        ),
       };
-      const reservation = await store.reserve(requested, canonicalBodyHash(request.body, request.rawBody), undefined, request.id);
+      const reservation = await store.reserve(
+        requested,
+        canonicalBodyHash(request.body, request.rawBody),
+        undefined,
+        request.id,
+      );
       switch (reservation.kind) {
         case 'conflict':
           // The journal keeps both fingerprints (keyed HMACs, safe to show): the console lists conflicts with them.
@@ -127,13 +151,20 @@ export default fp<IdempotencyPluginOptions>(
           };
           throw new ApiError(
             'IDEMPOTENCY_CONFLICT',
-            reservation.reason === 'body' ? 'Idempotency-Key ja usada com um corpo diferente.' : 'Idempotency-Key ja usada em outra operacao.',
+            reservation.reason === 'body'
+              ? 'Idempotency-Key ja usada com um corpo diferente.'
+              : 'Idempotency-Key ja usada em outra operacao.',
             { field: 'Idempotency-Key' },
           );
         case 'in_flight':
-          throw new ApiError('CONCURRENT_REQUEST', 'Requisicao com esta Idempotency-Key ainda em processamento.', null, {
-            headers: { 'retry-after': '2' },
-          });
+          throw new ApiError(
+            'CONCURRENT_REQUEST',
+            'Requisicao com esta Idempotency-Key ainda em processamento.',
+            null,
+            {
+              headers: { 'retry-after': '2' },
+            },
+          );
         case 'replay': {
           const { record } = reservation;
           const headers = JSON.parse(record.response_headers ?? '{}') as Record<string, string>;
@@ -142,7 +173,10 @@ export default fp<IdempotencyPluginOptions>(
           addMeta(reply, { idempotent_replay: true });
           const envelope = replayEnvelope(request, reply, record.response_body ?? 'null');
           request.errorCode = envelope.error?.code ?? null;
-          return reply.status(record.status ?? 200).type('application/json; charset=utf-8').send(envelope);
+          return reply
+            .status(record.status ?? 200)
+            .type('application/json; charset=utf-8')
+            .send(envelope);
         }
         case 'execute': {
           const operation = reservation.entry;

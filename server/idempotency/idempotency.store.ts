@@ -82,7 +82,12 @@ export interface IdempotencyEntries {
    * body's SHA-256 (canonicalBodyHash). `requestId`: the request that executes when it wins, kept in plain
    * text so the console links an entry to its audit row without opening it.
    */
-  reserve(op: OperationKey, bodyHash: string, now?: number, requestId?: string | null): Reservation | Promise<Reservation>;
+  reserve(
+    op: OperationKey,
+    bodyHash: string,
+    now?: number,
+    requestId?: string | null,
+  ): Reservation | Promise<Reservation>;
   /** Records the answer (with the audit entry's commit where the store was given one). */
   complete(op: OperationKey, response: StoredResponse): void;
   /** Frees the key so a retry executes again (outcomes that are not final, e.g. a gateway timeout). */
@@ -120,12 +125,24 @@ export function reservationStep(
   open: (entry: OperationKey, record: IdempotencyRecord) => IdempotencyRecord,
 ): ReservationStep {
   if (rows.length === 0) return { kind: 'insert' };
-  const record = rows.find((row) => (row.operation === null ? row.method === op.method && row.path === op.path : row.operation === op.operation));
-  if (!record) return { kind: 'answer', reservation: { kind: 'conflict', reason: 'operation', stored: conflictingEntry(rows[0]), fingerprint } };
+  const record = rows.find((row) =>
+    row.operation === null ? row.method === op.method && row.path === op.path : row.operation === op.operation,
+  );
+  if (!record)
+    return {
+      kind: 'answer',
+      reservation: { kind: 'conflict', reason: 'operation', stored: conflictingEntry(rows[0]), fingerprint },
+    };
   const entry = entryOf(record);
-  if (record.body_hash !== fingerprint) return { kind: 'answer', reservation: { kind: 'conflict', reason: 'body', stored: conflictingEntry(record), fingerprint } };
-  if (record.state === 'completed') return { kind: 'answer', reservation: { kind: 'replay', record: open(entry, record) } };
-  if (record.state === 'in_flight' && record.lease_until > now) return { kind: 'answer', reservation: { kind: 'in_flight' } };
+  if (record.body_hash !== fingerprint)
+    return {
+      kind: 'answer',
+      reservation: { kind: 'conflict', reason: 'body', stored: conflictingEntry(record), fingerprint },
+    };
+  if (record.state === 'completed')
+    return { kind: 'answer', reservation: { kind: 'replay', record: open(entry, record) } };
+  if (record.state === 'in_flight' && record.lease_until > now)
+    return { kind: 'answer', reservation: { kind: 'in_flight' } };
   // Left in flight by a crash (its lease ran out), or orphaned (its write was lost by backend-sim, found
   // at start): this request takes it over and executes, under the same row (and so the same backend
   // token) whatever spelling of the path it came by.
@@ -165,7 +182,12 @@ export class IdempotencySeal {
     if (!record.response_sealed) return { ...record, response_headers: null, response_body: null };
     const text = this.box.openBytes(record.response_sealed, associatedData(op, record.status ?? 0));
     const split = text.indexOf('\n');
-    return { ...record, response_headers: text.slice(0, split), response_body: text.slice(split + 1), response_sealed: null };
+    return {
+      ...record,
+      response_headers: text.slice(0, split),
+      response_body: text.slice(split + 1),
+      response_sealed: null,
+    };
   }
 }
 
@@ -187,7 +209,9 @@ export class IdempotencyStore implements IdempotencyEntries {
   private readonly completeStmt: SQLite.Statement;
   private readonly purge: SQLite.Statement;
   private readonly selectRecentSuccesses: SQLite.Statement;
-  private readonly reserveTx: SQLite.Transaction<(op: OperationKey, fingerprint: string, now: number, requestId: string | null) => Reservation>;
+  private readonly reserveTx: SQLite.Transaction<
+    (op: OperationKey, fingerprint: string, now: number, requestId: string | null) => Reservation
+  >;
   private readonly sealing: IdempotencySeal;
 
   constructor(
@@ -210,7 +234,9 @@ export class IdempotencyStore implements IdempotencyEntries {
     const pk = 'chave_id = ? AND idem_key = ? AND method = ? AND path = ?';
     // The primary key starts with (chave_id, idem_key): both statements walk it.
     this.selectKey = sqlite.prepare('SELECT * FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?');
-    this.removeExpiredOfKey = sqlite.prepare('DELETE FROM idempotency_keys WHERE chave_id = ? AND idem_key = ? AND expires_at <= ?');
+    this.removeExpiredOfKey = sqlite.prepare(
+      'DELETE FROM idempotency_keys WHERE chave_id = ? AND idem_key = ? AND expires_at <= ?',
+    );
     this.insert = sqlite.prepare(
       `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, operation, body_hash, state, lease_until, created_at, expires_at, seal_version, request_id)
        VALUES (?, ?, ?, ?, ?, ?, 'in_flight', ?, ?, ?, ${SEAL_VERSION}, ?)`,
@@ -233,24 +259,44 @@ export class IdempotencyStore implements IdempotencyEntries {
        WHERE expires_at > ? AND state = 'completed' AND status BETWEEN 200 AND 299 ORDER BY expires_at DESC LIMIT ?`,
     );
 
-    this.reserveTx = sqlite.transaction((op: OperationKey, fingerprint: string, now: number, requestId: string | null): Reservation => {
-      let rows = this.selectKey.all(op.chaveId, op.idemKey) as IdempotencyRecord[];
-      if (rows.some((row) => row.expires_at <= now)) {
-        this.removeExpiredOfKey.run(op.chaveId, op.idemKey, now);
-        rows = rows.filter((row) => row.expires_at > now);
-      }
-      const step = reservationStep(rows, op, fingerprint, now, (entry, record) => this.sealing.opened(entry, record));
-      switch (step.kind) {
-        case 'insert':
-          this.insert.run(op.chaveId, op.idemKey, op.method, op.path, op.operation, fingerprint, now + this.leaseMs, now, now + IDEMPOTENCY_TTL_MS, requestId);
-          return { kind: 'execute', entry: op };
-        case 'take_over':
-          this.takeOver.run(now + this.leaseMs, requestId, step.entry.chaveId, step.entry.idemKey, step.entry.method, step.entry.path);
-          return { kind: 'execute', entry: step.entry };
-        case 'answer':
-          return step.reservation;
-      }
-    });
+    this.reserveTx = sqlite.transaction(
+      (op: OperationKey, fingerprint: string, now: number, requestId: string | null): Reservation => {
+        let rows = this.selectKey.all(op.chaveId, op.idemKey) as IdempotencyRecord[];
+        if (rows.some((row) => row.expires_at <= now)) {
+          this.removeExpiredOfKey.run(op.chaveId, op.idemKey, now);
+          rows = rows.filter((row) => row.expires_at > now);
+        }
+        const step = reservationStep(rows, op, fingerprint, now, (entry, record) => this.sealing.opened(entry, record));
+        switch (step.kind) {
+          case 'insert':
+            this.insert.run(
+              op.chaveId,
+              op.idemKey,
+              op.method,
+              op.path,
+              op.operation,
+              fingerprint,
+              now + this.leaseMs,
+              now,
+              now + IDEMPOTENCY_TTL_MS,
+              requestId,
+            );
+            return { kind: 'execute', entry: op };
+          case 'take_over':
+            this.takeOver.run(
+              now + this.leaseMs,
+              requestId,
+              step.entry.chaveId,
+              step.entry.idemKey,
+              step.entry.method,
+              step.entry.path,
+            );
+            return { kind: 'execute', entry: step.entry };
+          case 'answer':
+            return step.reservation;
+        }
+      },
+    );
 
     this.sealLegacyRows(sqlite);
     // One gateway process per gateway.db: what is still in flight when the store opens was left by a
@@ -312,7 +358,9 @@ export class IdempotencyStore implements IdempotencyEntries {
       for (const row of rows) {
         const op = entryOf(row);
         const sealed =
-          row.state === 'completed' ? this.sealing.seal(op, row.status ?? 0, row.response_headers ?? '{}', row.response_body ?? 'null') : null;
+          row.state === 'completed'
+            ? this.sealing.seal(op, row.status ?? 0, row.response_headers ?? '{}', row.response_body ?? 'null')
+            : null;
         update.run(this.sealing.fingerprint(row.body_hash), sealed, op.chaveId, op.idemKey, op.method, op.path);
       }
       return rows.length;
@@ -323,7 +371,10 @@ export class IdempotencyStore implements IdempotencyEntries {
   }
 }
 
-export type RecentSuccessRow = Pick<IdempotencyRecord, 'chave_id' | 'idem_key' | 'method' | 'path' | 'operation' | 'status' | 'created_at'>;
+export type RecentSuccessRow = Pick<
+  IdempotencyRecord,
+  'chave_id' | 'idem_key' | 'method' | 'path' | 'operation' | 'status' | 'created_at'
+>;
 
 export const recentSuccessOf = (row: RecentSuccessRow): RecentSuccess => ({
   operation: entryOf(row),
@@ -332,7 +383,9 @@ export const recentSuccessOf = (row: RecentSuccessRow): RecentSuccess => ({
 });
 
 /** The entry a row is (its primary key and the operation it is bound to). */
-export const entryOf = (row: Pick<IdempotencyRecord, 'chave_id' | 'idem_key' | 'method' | 'path' | 'operation'>): OperationKey => ({
+export const entryOf = (
+  row: Pick<IdempotencyRecord, 'chave_id' | 'idem_key' | 'method' | 'path' | 'operation'>,
+): OperationKey => ({
   chaveId: row.chave_id,
   idemKey: row.idem_key,
   method: row.method,

@@ -19,7 +19,10 @@ import {
 export type Queryable = Pick<pg.ClientBase, 'query'>;
 
 /** Where a write's answer is committed: by default at once on the pool; the gateway passes the audit batch's transaction. */
-export type PostgresCommit = (statement: (q: Queryable) => Promise<unknown>, rollback?: (q: Queryable) => Promise<unknown>) => void;
+export type PostgresCommit = (
+  statement: (q: Queryable) => Promise<unknown>,
+  rollback?: (q: Queryable) => Promise<unknown>,
+) => void;
 
 const PK = 'chave_id = $1 AND idem_key = $2 AND method = $3 AND path = $4';
 const pkValues = (op: OperationKey) => [op.chaveId, op.idemKey, op.method, op.path];
@@ -56,11 +59,19 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
 
   /** What this instance left in flight when it last stopped without finishing (its id came from the environment). */
   async freeOwnReservations(): Promise<number> {
-    const result = await this.pool.query(`UPDATE idempotency_keys SET lease_until = 0 WHERE state = 'in_flight' AND instance_id = $1`, [this.options.instanceId]);
+    const result = await this.pool.query(
+      `UPDATE idempotency_keys SET lease_until = 0 WHERE state = 'in_flight' AND instance_id = $1`,
+      [this.options.instanceId],
+    );
     return result.rowCount ?? 0;
   }
 
-  async reserve(op: OperationKey, bodyHash: string, now = this.clock(), requestId: string | null = null): Promise<Reservation> {
+  async reserve(
+    op: OperationKey,
+    bodyHash: string,
+    now = this.clock(),
+    requestId: string | null = null,
+  ): Promise<Reservation> {
     const fingerprint = this.sealing.fingerprint(bodyHash);
     // Bounded: each round either decides or saw a concurrent insert or delete of the same key.
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -72,40 +83,67 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
     return { kind: 'in_flight' };
   }
 
-  private async insert(q: Queryable, op: OperationKey, fingerprint: string, now: number, requestId: string | null): Promise<boolean> {
+  private async insert(
+    q: Queryable,
+    op: OperationKey,
+    fingerprint: string,
+    now: number,
+    requestId: string | null,
+  ): Promise<boolean> {
     const result = await q.query(
       `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, operation, body_hash, state, lease_until, created_at, expires_at, seal_version, request_id, instance_id)
        VALUES ($1, $2, $3, $4, $5, $6, 'in_flight', $7, $8, $9, ${SEAL_VERSION}, $10, $11)
        ON CONFLICT DO NOTHING`,
-      [op.chaveId, op.idemKey, op.method, op.path, op.operation, fingerprint, now + this.options.leaseMs, now, now + IDEMPOTENCY_TTL_MS, requestId, this.options.instanceId],
+      [
+        op.chaveId,
+        op.idemKey,
+        op.method,
+        op.path,
+        op.operation,
+        fingerprint,
+        now + this.options.leaseMs,
+        now,
+        now + IDEMPOTENCY_TTL_MS,
+        requestId,
+        this.options.instanceId,
+      ],
     );
     return result.rowCount === 1;
   }
 
   /** The key has an entry (or had one a moment ago): decided under a row lock. Null: try the insert again. */
-  private async reserveExisting(op: OperationKey, fingerprint: string, now: number, requestId: string | null): Promise<Reservation | null> {
+  private async reserveExisting(
+    op: OperationKey,
+    fingerprint: string,
+    now: number,
+    requestId: string | null,
+  ): Promise<Reservation | null> {
     return inPostgresTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<IdempotencyRecord>('SELECT * FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 FOR UPDATE', [op.chaveId, op.idemKey]);
+      const { rows } = await client.query<IdempotencyRecord>(
+        'SELECT * FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 FOR UPDATE',
+        [op.chaveId, op.idemKey],
+      );
       const live = rows.filter((row) => row.expires_at > now);
       if (live.length < rows.length) {
-        await client.query('DELETE FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 AND expires_at <= $3', [op.chaveId, op.idemKey, now]);
+        await client.query('DELETE FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 AND expires_at <= $3', [
+          op.chaveId,
+          op.idemKey,
+          now,
+        ]);
       }
       const step = reservationStep(live, op, fingerprint, now, (entry, record) => this.sealing.opened(entry, record));
       let decided: Reservation | null;
       switch (step.kind) {
         case 'insert':
-          decided = (await this.insert(client, op, fingerprint, now, requestId)) ? { kind: 'execute', entry: op } : null;
+          decided = (await this.insert(client, op, fingerprint, now, requestId))
+            ? { kind: 'execute', entry: op }
+            : null;
           break;
         case 'take_over':
           await client.query(
             `UPDATE idempotency_keys SET state = 'in_flight', status = NULL, response_sealed = NULL, lease_until = $5, request_id = $6, instance_id = $7
              WHERE ${PK} AND state IN ('in_flight', 'orphaned')`,
-            [
-            ...pkValues(step.entry),
-              now + this.options.leaseMs,
-              requestId,
-              this.options.instanceId,
-            ],
+            [...pkValues(step.entry), now + this.options.leaseMs, requestId, this.options.instanceId],
           );
           decided = { kind: 'execute', entry: step.entry };
           break;
@@ -121,11 +159,11 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
     // The commit failed (the journal could not record the request, which is then refused): the key is
     // freed so the retry executes, and backend-sim answers it from its record of the same write.
     this.commit(
-      (q) => q.query(`UPDATE idempotency_keys SET state = 'completed', status = $5, response_sealed = $6, response_headers = NULL, response_body = NULL WHERE ${PK}`, [
-        ...pkValues(op),
-        response.status,
-        sealed,
-      ]),
+      (q) =>
+        q.query(
+          `UPDATE idempotency_keys SET state = 'completed', status = $5, response_sealed = $6, response_headers = NULL, response_body = NULL WHERE ${PK}`,
+          [...pkValues(op), response.status, sealed],
+        ),
       (q) => q.query(`DELETE FROM idempotency_keys WHERE ${PK}`, pkValues(op)),
     );
   }
@@ -144,7 +182,10 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
   }
 
   async flagOrphan(op: OperationKey): Promise<boolean> {
-    const result = await this.pool.query(`UPDATE idempotency_keys SET state = 'orphaned', response_sealed = NULL, lease_until = 0 WHERE ${PK} AND state = 'completed'`, pkValues(op));
+    const result = await this.pool.query(
+      `UPDATE idempotency_keys SET state = 'orphaned', response_sealed = NULL, lease_until = 0 WHERE ${PK} AND state = 'completed'`,
+      pkValues(op),
+    );
     return (result.rowCount ?? 0) > 0;
   }
 

@@ -3,7 +3,11 @@ import type { BackendClient } from '../backend/client.ts';
 import { ApiError } from '../errors.ts';
 import type { IdempotencyEntries, OperationKey } from '../idempotency/idempotency.store.ts';
 import { backendWriteToken } from '../idempotency/idempotency-plugin.ts';
-import { idempotencyMarkersPath, MARKER_LOOKUP_MAX_TOKENS, markerLookupResponse } from '../../contracts/backend/idempotency-markers.ts';
+import {
+  idempotencyMarkersPath,
+  MARKER_LOOKUP_MAX_TOKENS,
+  markerLookupResponse,
+} from '../../contracts/backend/idempotency-markers.ts';
 
 /**
  * Entries checked at start, newest first. A damaged WAL loses the writes made since its last
@@ -80,7 +84,13 @@ export async function checkIdempotencyConsistency(deps: ConsistencyDeps): Promis
       for (const { operation, createdAt } of list) {
         if (tokensOf(operation).some((token) => known.has(token))) continue;
         await deps.store.flagOrphan(operation);
-        report.orphaned.push({ tenant, chaveId: operation.chaveId, method: operation.method, path: operation.path, createdAt });
+        report.orphaned.push({
+          tenant,
+          chaveId: operation.chaveId,
+          method: operation.method,
+          path: operation.path,
+          createdAt,
+        });
       }
     } catch (error) {
       report.unchecked.push({ tenant, entries: list.length, reason: reasonOf(error) });
@@ -90,14 +100,23 @@ export async function checkIdempotencyConsistency(deps: ConsistencyDeps): Promis
   return report;
 }
 
-const tokensOf = (operation: OperationKey): string[] => Array.from({ length: WRITES_PER_OPERATION }, (_, write) => backendWriteToken(operation, write));
+const tokensOf = (operation: OperationKey): string[] =>
+  Array.from({ length: WRITES_PER_OPERATION }, (_, write) => backendWriteToken(operation, write));
 
-async function knownTokens(backend: BackendClient, tenant: string, list: Array<{ operation: OperationKey }>): Promise<Set<string>> {
+async function knownTokens(
+  backend: BackendClient,
+  tenant: string,
+  list: Array<{ operation: OperationKey }>,
+): Promise<Set<string>> {
   const tokens = list.flatMap((entry) => tokensOf(entry.operation));
   const known = new Set<string>();
   for (let i = 0; i < tokens.length; i += MARKER_LOOKUP_MAX_TOKENS) {
     const { data } = await backend.call(
-      { method: 'POST', path: idempotencyMarkersPath(tenant), body: { tokens: tokens.slice(i, i + MARKER_LOOKUP_MAX_TOKENS) } },
+      {
+        method: 'POST',
+        path: idempotencyMarkersPath(tenant),
+        body: { tokens: tokens.slice(i, i + MARKER_LOOKUP_MAX_TOKENS) },
+      },
       markerLookupResponse,
     );
     for (const token of data.known) known.add(token);
@@ -128,11 +147,16 @@ export function describeConsistency(report: ConsistencyReport): string {
     lines.push(
       `idempotency check: ${report.orphaned.length} of ${report.checked} acknowledged write(s) of the last 24 h are missing from backend-sim (${where}); ` +
         'their Idempotency-Keys no longer replay a success: a retry with the same key and body executes again; ' +
-        'until then the console\'s idempotency inspector lists them as orphaned',
+        "until then the console's idempotency inspector lists them as orphaned",
     );
   } else if (report.checked > 0) {
-    lines.push(`idempotency check: the ${report.checked} acknowledged write(s) of the last 24 h checked are all in backend-sim (${report.ms} ms)`);
+    lines.push(
+      `idempotency check: the ${report.checked} acknowledged write(s) of the last 24 h checked are all in backend-sim (${report.ms} ms)`,
+    );
   }
-  for (const u of report.unchecked) lines.push(`idempotency check: ${u.entries} entr${u.entries === 1 ? 'y' : 'ies'} of ${u.tenant} not checked (${u.reason})`);
+  for (const u of report.unchecked)
+    lines.push(
+      `idempotency check: ${u.entries} entr${u.entries === 1 ? 'y' : 'ies'} of ${u.tenant} not checked (${u.reason})`,
+    );
   return lines.join('\n');
 }

@@ -46,11 +46,15 @@ export interface RunningQuickCheck {
  */
 export function startQuickCheck(dataDir: string, files: string[]): RunningQuickCheck {
   const started = performance.now();
-  const worker = new Worker(new URL('./quick-check-worker.mjs', import.meta.url), { workerData: { files, maxProblems: MAX_PROBLEMS } });
+  const worker = new Worker(new URL('./quick-check-worker.mjs', import.meta.url), {
+    workerData: { files, maxProblems: MAX_PROBLEMS },
+  });
   worker.unref();
   const checks: DatabaseCheck[] = [];
   const done = new Promise<QuickCheckReport>((resolve, reject) => {
-    worker.on('message', (m: { file: string; problems: string[]; ms: number }) => checks.push({ ...m, file: path.relative(dataDir, m.file) }));
+    worker.on('message', (m: { file: string; problems: string[]; ms: number }) =>
+      checks.push({ ...m, file: path.relative(dataDir, m.file) }),
+    );
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (checks.length === files.length) resolve({ checks, ms: Math.round(performance.now() - started) });
@@ -70,9 +74,12 @@ export function startQuickCheck(dataDir: string, files: string[]): RunningQuickC
 /** The log's lines for a finished check: one when all is well, one per damaged database otherwise. */
 export function describeQuickCheck(report: QuickCheckReport): string {
   const damaged = report.checks.filter((c) => c.problems.length > 0);
-  if (damaged.length === 0) return `integrity: ${report.checks.length} database(s) checked (PRAGMA quick_check) in ${report.ms} ms: no damage found`;
+  if (damaged.length === 0)
+    return `integrity: ${report.checks.length} database(s) checked (PRAGMA quick_check) in ${report.ms} ms: no damage found`;
   return [
     `integrity: DAMAGE FOUND in ${damaged.length} of ${report.checks.length} database(s) (PRAGMA quick_check; /readyz reports integrity down):`,
-    ...damaged.map((c) => `  ${c.file}: ${c.problems[0]}${c.problems.length > 1 ? ` (and ${c.problems.length - 1} more)` : ''}`),
+    ...damaged.map(
+      (c) => `  ${c.file}: ${c.problems[0]}${c.problems.length > 1 ? ` (and ${c.problems.length - 1} more)` : ''}`,
+    ),
   ].join('\n');
 }

@@ -50,7 +50,9 @@ export const KEY_CHANGES_CHANNEL = 'gateway_keys';
  */
 export function postgresKeySource(opened: OpenedPostgresDb) {
   return (cache: KeyCacheControl): KeySource => {
-    opened.listen(KEY_CHANGES_CHANNEL, (payload) => cache.invalidate(payload === '*' || payload === '' ? undefined : payload));
+    opened.listen(KEY_CHANGES_CHANNEL, (payload) =>
+      cache.invalidate(payload === '*' || payload === '' ? undefined : payload),
+    );
     opened.onReconnect(() => cache.invalidate());
     let heard = false;
     return {

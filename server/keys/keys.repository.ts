@@ -20,7 +20,8 @@ export function splitKeyRow(row: KeyTenantRow | undefined): KeyWithTenant | unde
   const { t_id, t_slug, t_nome, t_status, t_is_sandbox, ...key } = row;
   return {
     key,
-    tenant: t_id === null ? null : { id: t_id, slug: t_slug!, nome: t_nome!, status: t_status!, is_sandbox: t_is_sandbox! },
+    tenant:
+      t_id === null ? null : { id: t_id, slug: t_slug!, nome: t_nome!, status: t_status!, is_sandbox: t_is_sandbox! },
   };
 }
 

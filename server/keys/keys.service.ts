@@ -129,34 +129,44 @@ export class KeysService implements KeyCacheControl {
     this.unknownCache.delete(apiKey);
   }
 
-  async create(input: { tenantSlug: string; scopes: Scope[]; medicoId?: number; label?: string }): Promise<IssuedCredentials> {
+  async create(input: {
+    tenantSlug: string;
+    scopes: Scope[];
+    medicoId?: number;
+    label?: string;
+  }): Promise<IssuedCredentials> {
     const tenant = await findTenantBySlug(this.db, input.tenantSlug);
     if (!tenant) throw new KeyServiceError('tenant_not_found', `tenant "${input.tenantSlug}" does not exist`);
     validateScopes(input.scopes);
     const medicoId = input.medicoId ?? 0;
-    if (!Number.isInteger(medicoId) || medicoId < 0) throw new KeyServiceError('invalid_input', 'medico id must be a non-negative integer');
+    if (!Number.isInteger(medicoId) || medicoId < 0)
+      throw new KeyServiceError('invalid_input', 'medico id must be a non-negative integer');
     const apiKey = API_KEY_PREFIX + randomBytes(16).toString('hex');
     const secret = newSecret();
-    return this.db.transaction().execute(async (trx) => {
-      const id = await repo.insertKey(trx, {
-        tenant_id: tenant.id,
-        api_key: apiKey,
-        label: input.label ?? '',
-        scopes: JSON.stringify(input.scopes),
-        medico_id: medicoId,
-        format: 'v1',
-        created_at: nowIso(),
-      });
-      await repo.updateKey(trx, id, { secret_sealed: this.box.seal(secret, associatedData(id, 1)) });
-      return { chave_id: id, api_key: apiKey, api_secret: secret };
-    }).finally(() => this.invalidate());
+    return this.db
+      .transaction()
+      .execute(async (trx) => {
+        const id = await repo.insertKey(trx, {
+          tenant_id: tenant.id,
+          api_key: apiKey,
+          label: input.label ?? '',
+          scopes: JSON.stringify(input.scopes),
+          medico_id: medicoId,
+          format: 'v1',
+          created_at: nowIso(),
+        });
+        await repo.updateKey(trx, id, { secret_sealed: this.box.seal(secret, associatedData(id, 1)) });
+        return { chave_id: id, api_key: apiKey, api_secret: secret };
+      })
+      .finally(() => this.invalidate());
   }
 
   /** A key carried over from the legacy system: known identifier, no compatible stored secret. */
   async importLegacy(input: { tenantSlug: string; apiKey: string; scopes: Scope[] }): Promise<number> {
     const tenant = await findTenantBySlug(this.db, input.tenantSlug);
     if (!tenant) throw new KeyServiceError('tenant_not_found', `tenant "${input.tenantSlug}" does not exist`);
-    if (!API_KEY_PATTERN.test(input.apiKey)) throw new KeyServiceError('invalid_input', 'legacy key must still match the key format');
+    if (!API_KEY_PATTERN.test(input.apiKey))
+      throw new KeyServiceError('invalid_input', 'legacy key must still match the key format');
     validateScopes(input.scopes);
     this.invalidate();
     return repo.insertKey(this.db, {
@@ -172,7 +182,8 @@ export class KeysService implements KeyCacheControl {
 
   async rotate(id: number): Promise<IssuedCredentials> {
     const row = await this.requireKey(id);
-    if (row.status === 'revoked') throw new KeyServiceError('key_revoked', `key ${id} is revoked; issue a new key instead`);
+    if (row.status === 'revoked')
+      throw new KeyServiceError('key_revoked', `key ${id} is revoked; issue a new key instead`);
     const secret = newSecret();
     const version = row.secret_version + 1;
     await repo.updateKey(this.db, id, {
@@ -242,7 +253,11 @@ export class KeysService implements KeyCacheControl {
     return this.resolvedCache.get(apiKey);
   }
 
-  private resolvedFrom(apiKey: string, row: repo.KeyTenantRow | undefined, generation: number): ResolvedKey | undefined {
+  private resolvedFrom(
+    apiKey: string,
+    row: repo.KeyTenantRow | undefined,
+    generation: number,
+  ): ResolvedKey | undefined {
     const found = repo.splitKeyRow(row);
     const cacheable = generation === this.generation && this.source.cacheable();
     if (!found) {

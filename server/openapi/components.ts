@@ -1,8 +1,44 @@
 import type { z } from 'zod';
-import { agendaConfig, agendamento, agendamentoCancelado, agendamentoCreateBody, agendamentoDetail, agendamentoReagendado, cancelarBody, historicoItem, reagendarBody, slotGroup } from '../../contracts/schemas/agenda.ts';
-import { cidItem, complementoItem, convenioItem, grupoLaudoItem, procedimentoItem, unidadeItem } from '../../contracts/schemas/catalogos.ts';
-import { catalogMeta, exameCreateMeta, meta, paginationMeta, totalMeta, versionMeta, writeMeta } from '../../contracts/schemas/envelope.ts';
-import { arquivoExameInput, arquivoLaudoInput, arquivosInput, exameCreateBody, exameCreated, exameDeleteBody, exameDeleteResult, exameDetail, exameListItem } from '../../contracts/schemas/exames.ts';
+import {
+  agendaConfig,
+  agendamento,
+  agendamentoCancelado,
+  agendamentoCreateBody,
+  agendamentoDetail,
+  agendamentoReagendado,
+  cancelarBody,
+  historicoItem,
+  reagendarBody,
+  slotGroup,
+} from '../../contracts/schemas/agenda.ts';
+import {
+  cidItem,
+  complementoItem,
+  convenioItem,
+  grupoLaudoItem,
+  procedimentoItem,
+  unidadeItem,
+} from '../../contracts/schemas/catalogos.ts';
+import {
+  catalogMeta,
+  exameCreateMeta,
+  meta,
+  paginationMeta,
+  totalMeta,
+  versionMeta,
+  writeMeta,
+} from '../../contracts/schemas/envelope.ts';
+import {
+  arquivoExameInput,
+  arquivoLaudoInput,
+  arquivosInput,
+  exameCreateBody,
+  exameCreated,
+  exameDeleteBody,
+  exameDeleteResult,
+  exameDetail,
+  exameListItem,
+} from '../../contracts/schemas/exames.ts';
 import { laudoDetail, laudoIngestBody, laudoIngested, laudoItem } from '../../contracts/schemas/laudos.ts';
 import {
   conselhoInput,
@@ -23,7 +59,13 @@ import {
   unificarBody,
   unificarResult,
 } from '../../contracts/schemas/pacientes.ts';
-import { anexoInput, anexoMeta, prontuario, prontuarioCreateBody, prontuarioCriado } from '../../contracts/schemas/prontuarios.ts';
+import {
+  anexoInput,
+  anexoMeta,
+  prontuario,
+  prontuarioCreateBody,
+  prontuarioCriado,
+} from '../../contracts/schemas/prontuarios.ts';
 import { capabilities } from '../routes/v1/config.ts';
 import { pingData } from '../routes/v1/ping.ts';
 

@@ -31,13 +31,14 @@ function clinicDocs(mode, links) {
 
   // SHA-256 (FIPS 180-4), for pages served over plain HTTP to another machine, where browsers offer no crypto.subtle.
   var K = new Uint32Array([
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-    0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-    0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-    0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-    0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
   ]);
 
   function sha256(message) {
@@ -48,7 +49,9 @@ function clinicDocs(mode, links) {
     var view = new DataView(padded.buffer);
     view.setUint32(padded.length - 8, Math.floor(bitLength / 0x100000000));
     view.setUint32(padded.length - 4, bitLength >>> 0);
-    var h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+    var h = new Uint32Array([
+      0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+    ]);
     var w = new Uint32Array(64);
     var rotr = function (x, n) {
       return (x >>> n) | (x << (32 - n));
@@ -60,13 +63,34 @@ function clinicDocs(mode, links) {
         var s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >>> 10);
         w[t] = w[t - 16] + s0 + w[t - 7] + s1;
       }
-      var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+      var a = h[0],
+        b = h[1],
+        c = h[2],
+        d = h[3],
+        e = h[4],
+        f = h[5],
+        g = h[6],
+        k = h[7];
       for (t = 0; t < 64; t++) {
         var t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t]) >>> 0;
         var t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
-        k = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
+        k = g;
+        g = f;
+        f = e;
+        e = (d + t1) >>> 0;
+        d = c;
+        c = b;
+        b = a;
+        a = (t1 + t2) >>> 0;
       }
-      h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+      h[0] += a;
+      h[1] += b;
+      h[2] += c;
+      h[3] += d;
+      h[4] += e;
+      h[5] += f;
+      h[6] += g;
+      h[7] += k;
     }
     var out = new Uint8Array(32);
     for (var i = 0; i < 8; i++) new DataView(out.buffer).setUint32(i * 4, h[i]);
@@ -126,14 +150,20 @@ function clinicDocs(mode, links) {
     request.url = url.href;
     if (isPlainObject(request.body) || Array.isArray(request.body)) request.body = JSON.stringify(request.body);
     if (request.body != null && typeof request.body !== 'string') {
-      status('This request body is not text (' + Object.prototype.toString.call(request.body) + '): it is sent unsigned.', 'error');
+      status(
+        'This request body is not text (' + Object.prototype.toString.call(request.body) + '): it is sent unsigned.',
+        'error',
+      );
       return request;
     }
     // fetch upper-cases GET or POST but sends `patch` as given: send the method as signed.
     request.method = String(request.method || 'GET').toUpperCase();
     var body = request.method === 'GET' || request.body == null ? '' : request.body;
     var timestamp = String(Math.floor(Date.now() / 1000) + state.offsetSeconds);
-    var message = concat(encoder.encode(timestamp + '.' + request.method + ' ' + url.pathname + url.search + '\n'), encoder.encode(body));
+    var message = concat(
+      encoder.encode(timestamp + '.' + request.method + ' ' + url.pathname + url.search + '\n'),
+      encoder.encode(body),
+    );
     return state.sign(message).then(function (signature) {
       request.headers = request.headers || {};
       setHeader(request.headers, 'X-API-Key', state.apiKey);
@@ -147,11 +177,21 @@ function clinicDocs(mode, links) {
   function responseInterceptor(response) {
     var body = response && response.body;
     var error = body && body.error;
-    if (state.sign && response.status === 401 && error && error.code === 'AUTH_TIMESTAMP_EXPIRED' && error.details && typeof error.details.server_timestamp === 'number') {
+    if (
+      state.sign &&
+      response.status === 401 &&
+      error &&
+      error.code === 'AUTH_TIMESTAMP_EXPIRED' &&
+      error.details &&
+      typeof error.details.server_timestamp === 'number'
+    ) {
       state.offsetSeconds = error.details.server_timestamp - Math.floor(Date.now() / 1000);
       status(
-        'The appliance clock is ' + state.offsetSeconds + ' s away from this browser\'s (appliance_offset_seconds: ' +
-          error.details.appliance_offset_seconds + '): the next requests sign with the appliance\'s time. Execute again.',
+        'The appliance clock is ' +
+          state.offsetSeconds +
+          " s away from this browser's (appliance_offset_seconds: " +
+          error.details.appliance_offset_seconds +
+          "): the next requests sign with the appliance's time. Execute again.",
         'warning',
       );
     }
@@ -189,8 +229,20 @@ function clinicDocs(mode, links) {
   }
 
   function developmentPanel() {
-    var keyInput = element('input', { id: 'clinic-api-key', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'xxx_live_…' });
-    var secretInput = element('input', { id: 'clinic-api-secret', type: 'password', autocomplete: 'off', spellcheck: 'false', placeholder: '64 hex characters' });
+    var keyInput = element('input', {
+      id: 'clinic-api-key',
+      type: 'text',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      placeholder: 'xxx_live_…',
+    });
+    var secretInput = element('input', {
+      id: 'clinic-api-secret',
+      type: 'password',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      placeholder: '64 hex characters',
+    });
     var use = element('button', { type: 'button', class: 'btn' }, ['Sign with this key']);
     var forget = element('button', { type: 'button', class: 'btn' }, ['Forget the key']);
 
@@ -206,7 +258,10 @@ function clinicDocs(mode, links) {
           // Only the key (a non-extractable CryptoKey, or the fallback's closure) stays; the field is emptied.
           secretInput.value = '';
           status(
-            'Signing "Try it out" requests as ' + mask(apiKey) + ' (' + (signer.engine === 'webcrypto' ? 'WebCrypto' : 'in-page JavaScript, no WebCrypto on this origin') +
+            'Signing "Try it out" requests as ' +
+              mask(apiKey) +
+              ' (' +
+              (signer.engine === 'webcrypto' ? 'WebCrypto' : 'in-page JavaScript, no WebCrypto on this origin') +
               '). Each request gets a fresh X-Timestamp and its X-Signature; the secret is not stored and never sent. Reloading the page forgets it.',
             'ok',
           );
@@ -224,12 +279,15 @@ function clinicDocs(mode, links) {
       secretInput.value = '';
       status('Not signing: "Try it out" requests to /v1 go out without a signature (401).', 'info');
     });
-    status('Not signing yet: paste a key and its secret, then "Try it out" requests to /v1 are signed in this page.', 'info');
+    status(
+      'Not signing yet: paste a key and its secret, then "Try it out" requests to /v1 are signed in this page.',
+      'info',
+    );
 
     return signingSection(
       'Try it out, signed in this page (development mode)',
       'Every /v1 call carries X-API-Key, X-Timestamp and X-Signature: the lowercase hex HMAC-SHA256, keyed by the API secret, of ',
-      '. Paste a key and its secret below: this page computes the signature of each request, with a fresh timestamp. The secret stays in this tab\'s memory only: it is never stored nor sent. How to sign in your code: ',
+      ". Paste a key and its secret below: this page computes the signature of each request, with a fresh timestamp. The secret stays in this tab's memory only: it is never stored nor sent. How to sign in your code: ",
       '; typed clients and examples in other languages: ',
       [
         element('div', { class: 'clinic-signing__form' }, [
@@ -257,18 +315,22 @@ function clinicDocs(mode, links) {
 
   /** The signing panel above the operations: how a call is signed (the string signed, the guides), then `more`. */
   function signingSection(title, signed, howToSign, clients, more) {
-    return element('section', { class: 'clinic-signing', 'aria-label': 'Request signing' }, [
-      element('h2', {}, [title]),
-      element('p', {}, [
-        signed,
-        element('code', {}, ['<timestamp>.<METHOD> <path and query as sent>\\n<raw body>']),
-        howToSign,
-        link(links.signing, 'the signing guide'),
-        clients,
-        link(links.clients, 'clients'),
-        '.',
-      ]),
-    ].concat(more));
+    return element(
+      'section',
+      { class: 'clinic-signing', 'aria-label': 'Request signing' },
+      [
+        element('h2', {}, [title]),
+        element('p', {}, [
+          signed,
+          element('code', {}, ['<timestamp>.<METHOD> <path and query as sent>\\n<raw body>']),
+          howToSign,
+          link(links.signing, 'the signing guide'),
+          clients,
+          link(links.clients, 'clients'),
+          '.',
+        ]),
+      ].concat(more),
+    );
   }
 
   var panel = mode === 'development' ? developmentPanel() : productionPanel();

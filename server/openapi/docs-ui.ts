@@ -25,7 +25,8 @@ const read = (relative: string): string => readFileSync(new URL(relative, import
  * source text; built from a string, this one is not touched by the TypeScript loader (which renames functions). It
  * calls the hook the page script (docs-ui.browser.js) defines, whose closure holds the key.
  */
-const pageHook = (name: 'requestInterceptor' | 'responseInterceptor') => new Function('value', `return window.clinicDocs.${name}(value);`);
+const pageHook = (name: 'requestInterceptor' | 'responseInterceptor') =>
+  new Function('value', `return window.clinicDocs.${name}(value);`);
 
 // The Authorize dialog takes static apiKey values (the document's three header schemes): a fixed X-Signature can
 // never work, so it is hidden; the panel above the reference replaces it.
@@ -78,7 +79,10 @@ export async function registerDocsUi(app: FastifyInstance, options: DocsUiOption
       try {
         markdown = read(`../../docs/api/${guide.file}`);
       } catch {
-        return reply.code(404).type('text/plain; charset=utf-8').send(`docs/api/${guide.file} is not in this installation.\n`);
+        return reply
+          .code(404)
+          .type('text/plain; charset=utf-8')
+          .send(`docs/api/${guide.file} is not in this installation.\n`);
       }
       const html = guideHtml({
         title: 'Clinic Exams Gateway API',

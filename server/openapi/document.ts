@@ -6,7 +6,13 @@ import { limitQuery, offsetQuery } from '../../contracts/schemas/params.ts';
 import { SCOPE_DESCRIPTIONS } from '../../contracts/scopes.ts';
 import { TIMESTAMP_WINDOW_SECONDS } from '../auth/auth-plugin.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../idempotency/idempotency-plugin.ts';
-import { CACHE_POLICIES, SMALL_BODY_LIMIT, type JsonOperation, type Operation, type RegisteredOperation } from '../routes/operation.ts';
+import {
+  CACHE_POLICIES,
+  SMALL_BODY_LIMIT,
+  type JsonOperation,
+  type Operation,
+  type RegisteredOperation,
+} from '../routes/operation.ts';
 import { META_SCHEMAS, REQUEST_SCHEMAS, RESOURCE_SCHEMAS } from './components.ts';
 import { schemaRef, toJsonSchemas, type JsonSchema } from './json-schema.ts';
 
@@ -30,7 +36,11 @@ function signingExamples(): Array<Record<string, string>> {
   return requests.map((request) => {
     const example = { api_secret, timestamp: '1767225600', ...request };
     const stringToSign = `${example.timestamp}.${example.method} ${example.path_and_query}\n${example.body}`;
-    return { ...example, string_to_sign: stringToSign, signature: createHmac('sha256', api_secret).update(stringToSign, 'utf8').digest('hex') };
+    return {
+      ...example,
+      string_to_sign: stringToSign,
+      signature: createHmac('sha256', api_secret).update(stringToSign, 'utf8').digest('hex'),
+    };
   });
 }
 
@@ -156,7 +166,12 @@ function errorComponents(details: Record<string, JsonSchema>): Record<string, Js
       description: '`code` e o identificador estavel (codigos da spec); `details` tem a forma do seu codigo.',
       oneOf: variants,
     },
-    ErrorCode: { type: 'string', enum: API_ERROR_CODES, description: 'Todos os codigos de erro da API v1, com o status HTTP em `x-http-status`.', 'x-http-status': API_ERROR_STATUS },
+    ErrorCode: {
+      type: 'string',
+      enum: API_ERROR_CODES,
+      description: 'Todos os codigos de erro da API v1, com o status HTTP em `x-http-status`.',
+      'x-http-status': API_ERROR_STATUS,
+    },
     ErrorEnvelope: {
       type: 'object',
       properties: { data: { type: 'null' }, meta: { $ref: schemaRef('Meta') }, error: { $ref: schemaRef('Error') } },
@@ -174,15 +189,27 @@ const HEADERS: Record<string, JsonSchema> = {
   'X-Api-Release': header('Release semantica do gateway.', { type: 'string' }),
   'X-Content-Type-Options': header('Sempre `nosniff`.', { type: 'string', const: 'nosniff' }),
   'Cache-Control-NoStore': header('Nao guardar em cache.', { type: 'string', const: CACHE_POLICIES['no-store'] }),
-  'Cache-Control-Private5min': header('Cacheavel 5 minutos pelo cliente (config e catalogos).', { type: 'string', const: CACHE_POLICIES['private-5min'] }),
+  'Cache-Control-Private5min': header('Cacheavel 5 minutos pelo cliente (config e catalogos).', {
+    type: 'string',
+    const: CACHE_POLICIES['private-5min'],
+  }),
   'X-Request-Id': header('Em escritas: o mesmo `meta.request_id`.', { type: 'string', pattern: '^[0-9a-f]+$' }),
-  'Idempotency-Key': header('A Idempotency-Key da requisicao, ecoada.', { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source }),
-  'Idempotency-Replay': header('`true` numa repeticao guardada (mesma chave e corpo), `false` na primeira execucao.', { type: 'string', enum: ['true', 'false'] }),
+  'Idempotency-Key': header('A Idempotency-Key da requisicao, ecoada.', {
+    type: 'string',
+    pattern: IDEMPOTENCY_KEY_PATTERN.source,
+  }),
+  'Idempotency-Replay': header('`true` numa repeticao guardada (mesma chave e corpo), `false` na primeira execucao.', {
+    type: 'string',
+    enum: ['true', 'false'],
+  }),
   'X-RateLimit-Limit': header('Requisicoes por minuto da chave.', { type: 'string', pattern: '^[0-9]+$' }),
   'X-RateLimit-Remaining': header('Requisicoes restantes agora.', { type: 'string', pattern: '^[0-9]+$' }),
   'Retry-After': header('Segundos a esperar antes de tentar de novo.', { type: 'string', pattern: '^[0-9]+$' }),
   Location: header('Caminho do recurso criado (ver `links`).', { type: 'string', pattern: '^/v1/' }),
-  'Location-Presigned': header('URL pre-assinada do arquivo, valida 300 s, de uso unico: nao guardar, nao assinar com HMAC.', { type: 'string', format: 'uri' }),
+  'Location-Presigned': header(
+    'URL pre-assinada do arquivo, valida 300 s, de uso unico: nao guardar, nao assinar com HMAC.',
+    { type: 'string', format: 'uri' },
+  ),
 };
 
 type HeaderUse = [name: string, component: string, required: boolean];
@@ -202,7 +229,11 @@ function commonHeaders(op: Operation, cacheable: boolean): HeaderUse[] {
     ['X-Api-Version', 'X-Api-Version', true],
     ['X-Api-Release', 'X-Api-Release', true],
     ['X-Content-Type-Options', 'X-Content-Type-Options', true],
-    ['Cache-Control', cacheable && op.cache === 'private-5min' ? 'Cache-Control-Private5min' : 'Cache-Control-NoStore', true],
+    [
+      'Cache-Control',
+      cacheable && op.cache === 'private-5min' ? 'Cache-Control-Private5min' : 'Cache-Control-NoStore',
+      true,
+    ],
     ...(isWrite(op) ? ([['X-Request-Id', 'X-Request-Id', true]] as HeaderUse[]) : []),
   ];
 }
@@ -210,7 +241,8 @@ function commonHeaders(op: Operation, cacheable: boolean): HeaderUse[] {
 function successHeaders(op: Operation): HeaderUse[] {
   const uses = commonHeaders(op, true);
   uses.push(['X-RateLimit-Limit', 'X-RateLimit-Limit', true], ['X-RateLimit-Remaining', 'X-RateLimit-Remaining', true]);
-  if (op.idempotent) uses.push(['Idempotency-Key', 'Idempotency-Key', true], ['Idempotency-Replay', 'Idempotency-Replay', true]);
+  if (op.idempotent)
+    uses.push(['Idempotency-Key', 'Idempotency-Key', true], ['Idempotency-Replay', 'Idempotency-Replay', true]);
   if (op.response.status === 201) uses.push(['Location', 'Location', true]);
   if (op.response.status === 302) uses.push(['Location', 'Location-Presigned', true]);
   return uses;
@@ -223,8 +255,13 @@ const RETRY_AFTER_SOMETIMES = new Set<ApiErrorCode>(['SERVICE_UNAVAILABLE']);
 function errorHeaders(op: Operation, status: number, codes: ApiErrorCode[]): HeaderUse[] {
   const uses = commonHeaders(op, false);
   if (codes.every((code) => RETRY_AFTER_ALWAYS.has(code))) uses.push(['Retry-After', 'Retry-After', true]);
-  else if (codes.some((code) => RETRY_AFTER_ALWAYS.has(code) || RETRY_AFTER_SOMETIMES.has(code))) uses.push(['Retry-After', 'Retry-After', false]);
-  if (status === 429) uses.push(['X-RateLimit-Limit', 'X-RateLimit-Limit', false], ['X-RateLimit-Remaining', 'X-RateLimit-Remaining', false]);
+  else if (codes.some((code) => RETRY_AFTER_ALWAYS.has(code) || RETRY_AFTER_SOMETIMES.has(code)))
+    uses.push(['Retry-After', 'Retry-After', false]);
+  if (status === 429)
+    uses.push(
+      ['X-RateLimit-Limit', 'X-RateLimit-Limit', false],
+      ['X-RateLimit-Remaining', 'X-RateLimit-Remaining', false],
+    );
   return uses;
 }
 
@@ -237,7 +274,9 @@ export function operationId(method: string, url: string): string {
   const words = url
     .replace(/^\/v1\//, '')
     .split('/')
-    .map((segment) => (segment.startsWith(':') ? `By${capitalize(segment.slice(1))}` : segment.split('-').map(capitalize).join('')));
+    .map((segment) =>
+      segment.startsWith(':') ? `By${capitalize(segment.slice(1))}` : segment.split('-').map(capitalize).join(''),
+    );
   return method.toLowerCase() + words.join('');
 }
 
@@ -245,9 +284,14 @@ export function operationId(method: string, url: string): string {
 export const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 
 function describe(op: Operation, codes: ApiErrorCode[]): string {
-  const access = op.public ? 'Scope: none (any valid key).' : `Scope: \`${op.scope}\` (${SCOPE_DESCRIPTIONS[op.scope!]}).`;
+  const access = op.public
+    ? 'Scope: none (any valid key).'
+    : `Scope: \`${op.scope}\` (${SCOPE_DESCRIPTIONS[op.scope!]}).`;
   const lines = [access];
-  if (op.idempotent) lines.push('Write under the idempotency contract: `Idempotency-Key` required, replay with the original status for 24 h.');
+  if (op.idempotent)
+    lines.push(
+      'Write under the idempotency contract: `Idempotency-Key` required, replay with the original status for 24 h.',
+    );
   if (op.description) lines.push('', op.description);
   lines.push('', `Error codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`);
   return lines.join('\n');
@@ -276,7 +320,8 @@ class SchemaNames {
 const isPrivate = (name: string) => name.startsWith('__private');
 
 /** A named schema by `$ref`; a private one (an operation's own list, query or path object) inline. */
-const use = (name: string, converted: Record<string, JsonSchema>): JsonSchema => (isPrivate(name) ? converted[name] : { $ref: schemaRef(name) });
+const use = (name: string, converted: Record<string, JsonSchema>): JsonSchema =>
+  isPrivate(name) ? converted[name] : { $ref: schemaRef(name) };
 
 interface Converted {
   input: Record<string, JsonSchema>;
@@ -300,7 +345,8 @@ function parametersOf(op: Operation, names: { input: SchemaNames }, converted: C
   const out: JsonSchema[] = [];
   if (op.params) {
     const schema = converted.input[names.input.nameOf(op.params)];
-    for (const [name, property] of Object.entries<JsonSchema>(schema.properties ?? {})) out.push(parameter(name, 'path', property, true));
+    for (const [name, property] of Object.entries<JsonSchema>(schema.properties ?? {}))
+      out.push(parameter(name, 'path', property, true));
   }
   if (op.query) {
     const schema = converted.input[names.input.nameOf(op.query)];
@@ -313,7 +359,8 @@ function parametersOf(op: Operation, names: { input: SchemaNames }, converted: C
         const param = parameter(name, 'query', property, (schema.required ?? []).includes(name));
         if (notBefore[name]) {
           param['x-not-before'] = notBefore[name];
-          param.description = `${param.description ?? ''} Igual ou posterior a \`${notBefore[name]}\` quando os dois sao enviados (x-not-before).`.trim();
+          param.description =
+            `${param.description ?? ''} Igual ou posterior a \`${notBefore[name]}\` quando os dois sao enviados (x-not-before).`.trim();
         }
         out.push(param);
       }
@@ -354,7 +401,11 @@ function requestBodyOf(op: Operation, names: { input: SchemaNames }, converted: 
 
 function metaOf(op: JsonOperation<any, any, any, any>, metaNames: Map<z.ZodType, string>): JsonSchema {
   const parts = [schemaRef('Meta')];
-  const extra = [...(op.response.paginated ? [paginationMeta] : []), ...(op.idempotent ? [writeMeta] : []), ...(op.response.meta ?? [])];
+  const extra = [
+    ...(op.response.paginated ? [paginationMeta] : []),
+    ...(op.idempotent ? [writeMeta] : []),
+    ...(op.response.meta ?? []),
+  ];
   for (const schema of extra) {
     const name = metaNames.get(schema);
     if (!name) throw new Error(`${op.method} ${op.url}: meta schema not named in META_SCHEMAS`);
@@ -375,7 +426,8 @@ function responsesOf(
   const success = json(op);
   if (!success) {
     responses['302'] = {
-      description: 'Redireciona para a URL pre-assinada do arquivo (valida 300 s). Corpo vazio; nao guardar em cache, nao reassinar.',
+      description:
+        'Redireciona para a URL pre-assinada do arquivo (valida 300 s). Corpo vazio; nao guardar em cache, nao reassinar.',
       headers: headersOf(successHeaders(op)),
     };
   } else {
@@ -387,7 +439,11 @@ function responsesOf(
         'application/json': {
           schema: {
             type: 'object',
-            properties: { data: use(names.output.nameOf(data), converted.output), meta: metaOf(success, metaNames), error: { type: 'null' } },
+            properties: {
+              data: use(names.output.nameOf(data), converted.output),
+              meta: metaOf(success, metaNames),
+              error: { type: 'null' },
+            },
             required: ['data', 'meta', 'error'],
           },
         },
@@ -407,11 +463,15 @@ function responsesOf(
     responses[String(status)] = response;
   }
   const byStatus = new Map<number, ApiErrorCode[]>();
-  for (const code of codes) byStatus.set(API_ERROR_STATUS[code], [...(byStatus.get(API_ERROR_STATUS[code]) ?? []), code]);
+  for (const code of codes)
+    byStatus.set(API_ERROR_STATUS[code], [...(byStatus.get(API_ERROR_STATUS[code]) ?? []), code]);
   if (op.body || op.method !== 'GET') byStatus.set(413, ['VAL_INVALID_PARAM']);
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
-      description: status === 413 ? `VAL_INVALID_PARAM: corpo acima de ${op.bodyLimit ?? SMALL_BODY_LIMIT} bytes.` : list.join(', '),
+      description:
+        status === 413
+          ? `VAL_INVALID_PARAM: corpo acima de ${op.bodyLimit ?? SMALL_BODY_LIMIT} bytes.`
+          : list.join(', '),
       headers: headersOf(errorHeaders(op, status, list)),
       content: {
         'application/json': {
@@ -434,11 +494,14 @@ function responsesOf(
  */
 function shareErrorResponses(paths: Record<string, Record<string, JsonSchema>>): Record<string, JsonSchema> {
   const uses = new Map<string, { status: string; write: boolean; response: JsonSchema; count: number }>();
-  const each = (visit: (status: string, write: boolean, response: JsonSchema, key: string, holder: JsonSchema) => void) => {
+  const each = (
+    visit: (status: string, write: boolean, response: JsonSchema, key: string, holder: JsonSchema) => void,
+  ) => {
     for (const item of Object.values(paths)) {
       for (const [method, operation] of Object.entries(item)) {
         for (const [status, response] of Object.entries<JsonSchema>(operation.responses)) {
-          if (Number(status) >= 400) visit(status, method !== 'get', response, JSON.stringify(response), operation.responses);
+          if (Number(status) >= 400)
+            visit(status, method !== 'get', response, JSON.stringify(response), operation.responses);
         }
       }
     }
@@ -461,7 +524,9 @@ function shareErrorResponses(paths: Record<string, Record<string, JsonSchema>>):
     const name = names.get(key);
     if (name) holder[status] = { $ref: `#/components/responses/${name}` };
   });
-  return Object.fromEntries([...uses].filter(([key]) => names.has(key)).map(([key, use]) => [names.get(key)!, use.response]));
+  return Object.fromEntries(
+    [...uses].filter(([key]) => names.has(key)).map(([key, use]) => [names.get(key)!, use.response]),
+  );
 }
 
 export interface DocumentOptions {
@@ -480,10 +545,24 @@ export function buildOpenApiDocument({ release, operations }: DocumentOptions): 
     const success = json(op);
     if (success) names.output.nameOf(success.response.data);
   }
-  const converted: Converted = { input: toJsonSchemas(names.input.schemas, 'input'), output: toJsonSchemas(names.output.schemas, 'output') };
-  const pagination = toJsonSchemas(new Map<string, z.ZodType>([['limit', limitQuery], ['offset', offsetQuery]]), 'input');
-  const envelope = toJsonSchemas(new Map([...META_SCHEMAS, ...ERROR_DETAILS.map((g) => [g.name, g.details] as [string, z.ZodType])]), 'input');
-  const leaked = JSON.stringify({ ...converted.input, ...converted.output }).match(/#\/components\/schemas\/__private\d+/);
+  const converted: Converted = {
+    input: toJsonSchemas(names.input.schemas, 'input'),
+    output: toJsonSchemas(names.output.schemas, 'output'),
+  };
+  const pagination = toJsonSchemas(
+    new Map<string, z.ZodType>([
+      ['limit', limitQuery],
+      ['offset', offsetQuery],
+    ]),
+    'input',
+  );
+  const envelope = toJsonSchemas(
+    new Map([...META_SCHEMAS, ...ERROR_DETAILS.map((g) => [g.name, g.details] as [string, z.ZodType])]),
+    'input',
+  );
+  const leaked = JSON.stringify({ ...converted.input, ...converted.output }).match(
+    /#\/components\/schemas\/__private\d+/,
+  );
   if (leaked) throw new Error(`OpenAPI: a private schema is referenced (${leaked[0]})`);
 
   const byUrl = new Map(operations.map(({ operation }) => [`${operation.method} ${operation.url}`, operation]));
@@ -509,7 +588,8 @@ export function buildOpenApiDocument({ release, operations }: DocumentOptions): 
   }
 
   const responses = shareErrorResponses(paths);
-  const publicSchemas = (all: Record<string, JsonSchema>) => Object.fromEntries(Object.entries(all).filter(([name]) => !isPrivate(name)));
+  const publicSchemas = (all: Record<string, JsonSchema>) =>
+    Object.fromEntries(Object.entries(all).filter(([name]) => !isPrivate(name)));
   return {
     openapi: '3.1.0',
     info: { title: 'Clinic Exams Gateway API', version: release, description: DESCRIPTION },
@@ -530,14 +610,25 @@ export function buildOpenApiDocument({ release, operations }: DocumentOptions): 
           name: 'Idempotency-Key',
           in: 'header',
           required: true,
-          description: 'Uma chave por escrita logica (UUID v4 recomendado): mesma chave e mesmo corpo repetem o primeiro resultado por 24 h.',
+          description:
+            'Uma chave por escrita logica (UUID v4 recomendado): mesma chave e mesmo corpo repetem o primeiro resultado por 24 h.',
           schema: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' },
         },
       },
       headers: HEADERS,
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Public key id: `<prefix>_live_` + 32 lowercase hex.' },
-        Timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: 'Unix epoch seconds; +/-300 s window. A fresh value per request.' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'Public key id: `<prefix>_live_` + 32 lowercase hex.',
+        },
+        Timestamp: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Timestamp',
+          description: 'Unix epoch seconds; +/-300 s window. A fresh value per request.',
+        },
         Signature: { type: 'apiKey', in: 'header', name: 'X-Signature', description: SIGNING },
       },
     },

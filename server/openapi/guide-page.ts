@@ -5,7 +5,12 @@
  */
 
 const escapeHtml = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
 export function headingAnchor(text: string): string {
@@ -68,7 +73,9 @@ export function renderMarkdown(markdown: string, links: GuideLinks): string {
       const code: string[] = [];
       for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) code.push(lines[i]);
       i++;
-      html.push(`<pre><code${fence[1] ? ` class="language-${escapeHtml(fence[1])}"` : ''}>${escapeHtml(code.join('\n'))}</code></pre>`);
+      html.push(
+        `<pre><code${fence[1] ? ` class="language-${escapeHtml(fence[1])}"` : ''}>${escapeHtml(code.join('\n'))}</code></pre>`,
+      );
       continue;
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
@@ -114,7 +121,8 @@ export function renderMarkdown(markdown: string, links: GuideLinks): string {
       continue;
     }
     const paragraph: string[] = [];
-    while (i < lines.length && lines[i].trim() !== '' && !/^(```|#{1,6}\s|\||[-*]\s+|\d+\.\s+)/.test(lines[i])) paragraph.push(lines[i++].trim());
+    while (i < lines.length && lines[i].trim() !== '' && !/^(```|#{1,6}\s|\||[-*]\s+|\d+\.\s+)/.test(lines[i]))
+      paragraph.push(lines[i++].trim());
     html.push(`<p>${inline(paragraph.join(' '), links)}</p>`);
   }
   return html.join('\n');

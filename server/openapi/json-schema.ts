@@ -59,7 +59,9 @@ function override(schema: AnyZod, json: JsonSchema, io: Io): void {
       .filter(([, field]) => wireDocs.get(field as z.ZodType)?.blocked)
       .map(([key]) => key);
     if (blocked.length > 0) {
-      json.properties = Object.fromEntries(Object.entries(json.properties ?? {}).filter(([key]) => !blocked.includes(key)));
+      json.properties = Object.fromEntries(
+        Object.entries(json.properties ?? {}).filter(([key]) => !blocked.includes(key)),
+      );
       if (json.required) json.required = json.required.filter((key: string) => !blocked.includes(key));
     }
     const refused = [...blocked, ...blockedKeys];
@@ -72,15 +74,22 @@ function override(schema: AnyZod, json: JsonSchema, io: Io): void {
     mergeInto(json, own.replace);
   }
   if (own.discarded && io === 'input') {
-    json.properties = { ...json.properties, ...Object.fromEntries(own.discarded.map((key) => [key, { ...DISCARDED_FIELD }])) };
+    json.properties = {
+      ...json.properties,
+      ...Object.fromEntries(own.discarded.map((key) => [key, { ...DISCARDED_FIELD }])),
+    };
     json['x-discarded-fields'] = [...own.discarded];
   }
   if (own.emptyMeansNull && io === 'input') {
-    const options: JsonSchema[] = json.anyOf ? [...json.anyOf] : [json.type === 'null' ? { type: 'null' } : { ...json }];
+    const options: JsonSchema[] = json.anyOf
+      ? [...json.anyOf]
+      : [json.type === 'null' ? { type: 'null' } : { ...json }];
     if (!options.some(acceptsEmptyString)) options.push({ const: '' });
     for (const key of Object.keys(json)) delete json[key];
     json.anyOf = options;
-    json.description = [options.find((o) => o.description)?.description, '`null` ou `""`: sem valor.'].filter(Boolean).join(' ');
+    json.description = [options.find((o) => o.description)?.description, '`null` ou `""`: sem valor.']
+      .filter(Boolean)
+      .join(' ');
   }
   if (own.json) mergeInto(json, own.json);
 }
@@ -129,7 +138,8 @@ export function asciiDigits(pattern: string): string {
 export function toJsonSchemas(named: ReadonlyMap<string, z.ZodType>, io: Io): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
   for (const [name, schema] of named) {
-    if (registry.has(schema)) throw new Error(`OpenAPI: one schema under two names (${registry.get(schema)!.id}, ${name})`);
+    if (registry.has(schema))
+      throw new Error(`OpenAPI: one schema under two names (${registry.get(schema)!.id}, ${name})`);
     registry.add(schema, { id: name });
   }
   const { schemas } = z.toJSONSchema(registry, {

@@ -20,11 +20,16 @@ export default fp<OpenApiPluginOptions>(
       // The document is built from the registered /v1 operations as a whole (document.ts), not route by route:
       // every route is hidden from @fastify/swagger's own walk, which only serves and caches the result.
       transform: ({ url }) => ({ schema: { hide: true }, url }),
-      transformObject: (() => buildOpenApiDocument({ release: options.release, operations: app.operations })) as SwaggerTransformObject,
+      transformObject: (() =>
+        buildOpenApiDocument({ release: options.release, operations: app.operations })) as SwaggerTransformObject,
     });
     await registerDocsUi(app, { appEnv: options.appEnv });
-    app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
-    app.get('/openapi.yaml', { schema: { hide: true } }, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(app.swagger({ yaml: true })));
+    app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+      reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+    );
+    app.get('/openapi.yaml', { schema: { hide: true } }, async (_request, reply) =>
+      reply.type('application/yaml; charset=utf-8').send(app.swagger({ yaml: true })),
+    );
   },
   { name: 'openapi', dependencies: ['envelope'] },
 );

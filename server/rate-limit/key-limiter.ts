@@ -34,7 +34,8 @@ export class LocalKeyRateLimiter implements KeyRateLimiter {
     // Never negative, even from an injected clock that is not monotonic: time going back refills nothing and takes nothing.
     bucket.tokens = Math.min(limit, bucket.tokens + Math.max(0, t - bucket.updatedAt) * perMs);
     bucket.updatedAt = t;
-    if (bucket.tokens < 1) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)) };
+    if (bucket.tokens < 1)
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)) };
     bucket.tokens -= 1;
     return { ok: true, remaining: Math.floor(bucket.tokens) };
   }
@@ -47,7 +48,12 @@ export class LocalKeyRateLimiter implements KeyRateLimiter {
  * load a round trip serves many requests, as the journal's group commit does.
  */
 export class PostgresKeyRateLimiter implements KeyRateLimiter {
-  private pending: Array<{ chaveId: number; step: number; resolve: (v: RateVerdict) => void; reject: (e: Error) => void }> = [];
+  private pending: Array<{
+    chaveId: number;
+    step: number;
+    resolve: (v: RateVerdict) => void;
+    reject: (e: Error) => void;
+  }> = [];
   private scheduled = false;
 
   constructor(private readonly pool: pg.Pool) {}
@@ -73,7 +79,9 @@ export class PostgresKeyRateLimiter implements KeyRateLimiter {
         [batch.map((b) => b.chaveId), batch.map((b) => b.step)],
       );
       for (const { ord, allowed, wait_ms, remaining } of rows) {
-        batch[ord - 1].resolve(allowed ? { ok: true, remaining } : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait_ms / 1000)) });
+        batch[ord - 1].resolve(
+          allowed ? { ok: true, remaining } : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait_ms / 1000)) },
+        );
       }
     } catch (error) {
       for (const b of batch) b.reject(error as Error);

@@ -2,7 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ApiErrorCode } from '../../contracts/errors.ts';
 import type { Scope } from '../../contracts/scopes.ts';
-import { CONTROL_CHARACTER_MESSAGE, emptyQuery, fieldWithControlCharacter, paginationMeta } from '../../contracts/schemas/params.ts';
+import {
+  CONTROL_CHARACTER_MESSAGE,
+  emptyQuery,
+  fieldWithControlCharacter,
+  paginationMeta,
+} from '../../contracts/schemas/params.ts';
 import type { Backend, BackendCall, BackendQuery } from '../backend/client.ts';
 import { tenantPath } from '../../contracts/backend/tenants.ts';
 import { invalidParam } from '../errors.ts';
@@ -106,7 +111,12 @@ interface OperationBase<P extends ZodOrUndefined, Q extends ZodOrUndefined, B ex
   example?: { params?: Record<string, number | string>; query?: Record<string, string>; body?: unknown };
 }
 
-export type JsonOperation<P extends ZodOrUndefined, Q extends ZodOrUndefined, B extends ZodOrUndefined, R extends z.ZodType> = Access &
+export type JsonOperation<
+  P extends ZodOrUndefined,
+  Q extends ZodOrUndefined,
+  B extends ZodOrUndefined,
+  R extends z.ZodType,
+> = Access &
   OperationBase<P, Q, B> & {
     response: JsonResponse<R>;
     /**
@@ -147,7 +157,10 @@ export class TenantBackend {
     private readonly request: FastifyRequest,
   ) {}
 
-  async call<S extends z.ZodType>(schema: S, call: TenantCall): Promise<{ data: z.output<S>; meta: Record<string, unknown> }> {
+  async call<S extends z.ZodType>(
+    schema: S,
+    call: TenantCall,
+  ): Promise<{ data: z.output<S>; meta: Record<string, unknown> }> {
     return this.client.call(this.scoped(call), schema);
   }
 
@@ -155,7 +168,10 @@ export class TenantBackend {
    * A read whose `data` the handler answers untouched: stamped by backend-sim with `schema`, it comes back as the
    * backend's JSON text (RelayedJson) and is written into the envelope without being parsed (Backend.relay).
    */
-  async relay<S extends z.ZodType>(schema: S, call: TenantCall): Promise<{ data: z.output<S> | RelayedJson; meta: Record<string, unknown> }> {
+  async relay<S extends z.ZodType>(
+    schema: S,
+    call: TenantCall,
+  ): Promise<{ data: z.output<S> | RelayedJson; meta: Record<string, unknown> }> {
     return this.client.relay(this.scoped(call), schema);
   }
 
@@ -166,7 +182,12 @@ export class TenantBackend {
       path: tenantPath(auth.tenantSlug, call.path),
       query: call.query,
       body: call.body,
-      context: { chaveId: auth.chaveId, medicoFiltroId: auth.medicoId, requestId: this.request.id, ...backendIdempotency(this.request, call.method) },
+      context: {
+        chaveId: auth.chaveId,
+        medicoFiltroId: auth.medicoId,
+        requestId: this.request.id,
+        ...backendIdempotency(this.request, call.method),
+      },
     };
   }
 }
@@ -186,14 +207,20 @@ export function fillPath(url: string, params: Record<string, unknown> | undefine
  * The default handler: the same operation on backend-sim, its `data` parsed by the response schema; a read's
  * `data` relayed (TenantBackend.relay). A write's is parsed: its `Location` is made from it.
  */
-async function forwardToBackend(operation: JsonOperation<any, any, any, any>, ctx: OperationContext<any, any, any>): Promise<unknown> {
+async function forwardToBackend(
+  operation: JsonOperation<any, any, any, any>,
+  ctx: OperationContext<any, any, any>,
+): Promise<unknown> {
   const call = {
     method: operation.method,
     path: fillPath(operation.backendPath ?? operation.url, ctx.params),
     query: operation.method === 'GET' ? (ctx.query as BackendQuery | undefined) : undefined,
     body: ctx.body,
   };
-  const result = operation.method === 'GET' ? await ctx.backend.relay(operation.response.data, call) : await ctx.backend.call(operation.response.data, call);
+  const result =
+    operation.method === 'GET'
+      ? await ctx.backend.relay(operation.response.data, call)
+      : await ctx.backend.call(operation.response.data, call);
   if (operation.response.paginated) {
     const { limit, offset } = ctx.query as { limit: number; offset: number };
     addMeta(ctx.reply, paginationMeta(limit, offset, Number(result.meta.total ?? 0)));
@@ -238,7 +265,9 @@ export interface OperationDeps {
 const rejectControlCharacters = syncHook((request) => {
   const field = fieldWithControlCharacter(request.params) ?? fieldWithControlCharacter(request.query);
   if (field === null) return;
-  throw invalidParam(field, `Parametro invalido: ${field}. ${CONTROL_CHARACTER_MESSAGE}`, { lista: [{ field, msg: CONTROL_CHARACTER_MESSAGE }] });
+  throw invalidParam(field, `Parametro invalido: ${field}. ${CONTROL_CHARACTER_MESSAGE}`, {
+    lista: [{ field, msg: CONTROL_CHARACTER_MESSAGE }],
+  });
 });
 
 /** Registers each definition as a route of `app` (the /v1 scope). */
@@ -302,7 +331,9 @@ export function guardV1Routes(app: FastifyInstance, registry: RegisteredOperatio
     // Fastify's automatic HEAD twin of a GET operation carries the same config.
     if (route.method === 'HEAD' && config?.operation) return;
     if (!config?.operation) {
-      throw new Error(`${String(route.method)} ${route.url}: /v1 routes must be registered as operations (server/routes/operation.ts), with a scope or public: true`);
+      throw new Error(
+        `${String(route.method)} ${route.url}: /v1 routes must be registered as operations (server/routes/operation.ts), with a scope or public: true`,
+      );
     }
     checkAccess(config.operation);
     registry.push({ path: route.url, operation: config.operation });

@@ -65,7 +65,8 @@ export class Presigner {
    */
   async presignGet(object: StoredObject, scope: PresignScope = {}): Promise<string> {
     try {
-      if (this.options.faults?.shouldFail(scope.tenant ?? tenantOfKey(object.object_key))) throw new InjectedStorageFault();
+      if (this.options.faults?.shouldFail(scope.tenant ?? tenantOfKey(object.object_key)))
+        throw new InjectedStorageFault();
       return await this.client.presignedGetObject(
         object.bucket,
         object.object_key,
@@ -75,7 +76,10 @@ export class Presigner {
       );
     } catch (error) {
       this.options.onError?.(error);
-      throw new ApiError('RES_ARQUIVO_S3_FALHA', 'Falha transitoria ao gerar a URL do arquivo. Tente novamente com backoff exponencial.');
+      throw new ApiError(
+        'RES_ARQUIVO_S3_FALHA',
+        'Falha transitoria ao gerar a URL do arquivo. Tente novamente com backoff exponencial.',
+      );
     }
   }
 }

@@ -5,7 +5,13 @@ import { failureRateOf, type PresignFaults, type StorageFault, type StorageFault
 /** Channel of the NOTIFY that migration 021's trigger sends when the storage_faults table changes. */
 export const STORAGE_FAULTS_CHANNEL = 'gateway_storage_faults';
 
-const viewOf = (row: StorageFaultRow): StorageFault => ({ id: row.id, tenant: row.tenant, failure_rate: row.failure_rate, criado_em: row.criado_em, hits: row.hits });
+const viewOf = (row: StorageFaultRow): StorageFault => ({
+  id: row.id,
+  tenant: row.tenant,
+  failure_rate: row.failure_rate,
+  criado_em: row.criado_em,
+  hits: row.hits,
+});
 
 /**
  * The cluster's presign faults, in PostgreSQL (storage_faults, migration 021), so a fault switched through any
@@ -25,7 +31,11 @@ export class SharedStorageFaults implements PresignFaults {
     private readonly now: () => Date,
   ) {}
 
-  static async open(opened: OpenedPostgresDb, random: () => number = Math.random, now: () => Date = () => new Date()): Promise<SharedStorageFaults> {
+  static async open(
+    opened: OpenedPostgresDb,
+    random: () => number = Math.random,
+    now: () => Date = () => new Date(),
+  ): Promise<SharedStorageFaults> {
     const faults = new SharedStorageFaults(opened, random, now);
     opened.listen(STORAGE_FAULTS_CHANNEL, () => void faults.refresh());
     opened.onReconnect(() => void faults.refresh());
@@ -43,9 +53,13 @@ export class SharedStorageFaults implements PresignFaults {
       do {
         this.again = false;
         try {
-          this.copy = (await this.opened.db.selectFrom('storage_faults').selectAll().orderBy('id').execute()).map(viewOf);
+          this.copy = (await this.opened.db.selectFrom('storage_faults').selectAll().orderBy('id').execute()).map(
+            viewOf,
+          );
         } catch (error) {
-          console.error(`storage faults: the shared table could not be read (${(error as Error).message}); keeping the last copy`);
+          console.error(
+            `storage faults: the shared table could not be read (${(error as Error).message}); keeping the last copy`,
+          );
         }
       } while (this.again);
       this.refreshing = null;

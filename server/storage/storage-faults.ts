@@ -43,7 +43,13 @@ export class StorageFaults implements PresignFaults {
 
   add(input: StorageFaultInput = {}): StorageFault {
     const failureRate = failureRateOf(input);
-    const fault = this.faults.add((id) => ({ id, tenant: input.tenant ?? '*', failure_rate: failureRate, criado_em: this.now().toISOString(), hits: 0 }));
+    const fault = this.faults.add((id) => ({
+      id,
+      tenant: input.tenant ?? '*',
+      failure_rate: failureRate,
+      criado_em: this.now().toISOString(),
+      hits: 0,
+    }));
     return { ...fault };
   }
 

@@ -35,7 +35,11 @@ export function tenantResetRefusal(policy: { development: boolean; optIn: boolea
  */
 export type { TenantResetResult };
 
-export async function resetTenant(deps: { db: GatewayDb; backend: Backend }, slug: string, options: TenantResetOptions = {}): Promise<TenantResetResult> {
+export async function resetTenant(
+  deps: { db: GatewayDb; backend: Backend },
+  slug: string,
+  options: TenantResetOptions = {},
+): Promise<TenantResetResult> {
   const started = performance.now();
   const tenant = await deps.db.selectFrom('tenants').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
   if (!tenant) throw new TenantServiceError('tenant_not_found', `tenant "${slug}" does not exist`);
@@ -67,5 +71,8 @@ export async function resetTenant(deps: { db: GatewayDb; backend: Backend }, slu
 
 /** Records the tenant's current state as its first-start state (first start, after seeding and registering). */
 export async function takeFirstStartSnapshot(backend: Backend, slug: string): Promise<void> {
-  await backend.call({ method: 'POST', path: `/admin${tenantPath(slug, '/pristine')}`, body: { replace: true } }, z.unknown());
+  await backend.call(
+    { method: 'POST', path: `/admin${tenantPath(slug, '/pristine')}`, body: { replace: true } },
+    z.unknown(),
+  );
 }

@@ -17,5 +17,9 @@ export async function insertTenant(
   db: DbOrTrx,
   values: Pick<Tenant, 'slug' | 'nome' | 'is_sandbox' | 'created_at'>,
 ): Promise<Tenant> {
-  return db.insertInto('tenants').values({ ...values, status: 'active' }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('tenants')
+    .values({ ...values, status: 'active' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

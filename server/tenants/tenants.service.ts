@@ -21,17 +21,26 @@ export class TenantsService {
   /** `active`, or `disabled`: every key of a disabled clinic gets AUTH_TENANT_OPEN_FAILED. */
   async setStatus(slug: string, status: 'active' | 'disabled'): Promise<void> {
     const result = await this.db.updateTable('tenants').set({ status }).where('slug', '=', slug).executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw new TenantServiceError('tenant_not_found', `tenant "${slug}" does not exist`);
+    if (Number(result.numUpdatedRows) === 0)
+      throw new TenantServiceError('tenant_not_found', `tenant "${slug}" does not exist`);
     this.onChange();
   }
 
   /** Registers the clinic in the gateway and asks backend-sim to create its database. */
-  async create(input: { slug: string; nome: string; sandbox?: boolean }): Promise<{ tenant: Tenant; backendReady: boolean }> {
+  async create(input: {
+    slug: string;
+    nome: string;
+    sandbox?: boolean;
+  }): Promise<{ tenant: Tenant; backendReady: boolean }> {
     if (!TENANT_SLUG_PATTERN.test(input.slug)) {
-      throw new TenantServiceError('invalid_input', 'slug must be 1-40 lowercase letters, digits or hyphens (no leading/trailing hyphen)');
+      throw new TenantServiceError(
+        'invalid_input',
+        'slug must be 1-40 lowercase letters, digits or hyphens (no leading/trailing hyphen)',
+      );
     }
     if (!input.nome.trim()) throw new TenantServiceError('invalid_input', 'name must not be empty');
-    if (await repo.findTenantBySlug(this.db, input.slug)) throw new TenantServiceError('tenant_exists', `tenant "${input.slug}" already exists`);
+    if (await repo.findTenantBySlug(this.db, input.slug))
+      throw new TenantServiceError('tenant_exists', `tenant "${input.slug}" already exists`);
     const tenant = await repo.insertTenant(this.db, {
       slug: input.slug,
       nome: input.nome.trim(),
@@ -52,7 +61,10 @@ export class TenantsService {
   /** Idempotent; run for every tenant at start so tenants created while the stack was down get their database. */
   async ensureBackendTenant(tenant: Pick<Tenant, 'slug' | 'nome'>): Promise<boolean> {
     try {
-      await this.backend.call({ method: 'POST', path: '/admin/tenants', body: { slug: tenant.slug, nome: tenant.nome } }, z.unknown());
+      await this.backend.call(
+        { method: 'POST', path: '/admin/tenants', body: { slug: tenant.slug, nome: tenant.nome } },
+        z.unknown(),
+      );
       return true;
     } catch {
       return false;

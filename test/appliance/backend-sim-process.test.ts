@@ -74,11 +74,17 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 2
   }
 }
 
-describe('startStack with backend-sim in its own process (npm start\'s default)', () => {
+describe("startStack with backend-sim in its own process (npm start's default)", () => {
   let stack: TestStack;
   let operator: ConsoleClient;
   /** backend-sim's own clock (its internal admin API, with the stack's internal token). */
-  const simClock = async () => (await stack.backend.call({ method: 'GET', path: '/admin/clock' }, z.object({ offset_ms: z.number(), agora: z.string() }))).data;
+  const simClock = async () =>
+    (
+      await stack.backend.call(
+        { method: 'GET', path: '/admin/clock' },
+        z.object({ offset_ms: z.number(), agora: z.string() }),
+      )
+    ).data;
 
   beforeAll(async () => {
     stack = await startTestStack({}, { backendSim: 'process' });
@@ -88,14 +94,19 @@ describe('startStack with backend-sim in its own process (npm start\'s default)'
   });
   afterAll(async () => stack?.stop());
 
-  test('a child of the stack\'s process, on loopback; signed calls reach the clinic: a patient created and read back', async () => {
+  test("a child of the stack's process, on loopback; signed calls reach the clinic: a patient created and read back", async () => {
     const sim = stack.backendSim!;
     expect(sim.mode).toBe('process');
     expect(sim.pid).not.toBe(process.pid);
     expect(procStat(sim.pid)?.ppid).toBe(process.pid);
     expect(new URL(stack.backendUrl).hostname).toBe('127.0.0.1');
 
-    const created = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'PACIENTE PROCESSO', data_nascimento: '1980-02-03' }, idempotencyKey: randomUUID() });
+    const created = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'PACIENTE PROCESSO', data_nascimento: '1980-02-03' },
+      idempotencyKey: randomUUID(),
+    });
     expect(created.status, created.text).toBe(201);
     const read = await stack.call({ method: 'GET', path: `/v1/pacientes/${created.body.data.id}` });
     expect(read.status, read.text).toBe(200);
@@ -115,7 +126,9 @@ describe('startStack with backend-sim in its own process (npm start\'s default)'
       timestamp: Math.floor(Date.now() / 1000) + offsetS,
     });
     expect(created.status, created.text).toBe(201);
-    expect(created.body.data.criado_em.slice(0, 10)).toBe(new Date(Date.now() + offsetS * 1000).toISOString().slice(0, 10));
+    expect(created.body.data.criado_em.slice(0, 10)).toBe(
+      new Date(Date.now() + offsetS * 1000).toISOString().slice(0, 10),
+    );
 
     expect((await operator.call('DELETE', '/admin/api/clock')).status).toBe(200);
     expect((await simClock()).offset_ms).toBe(0);
@@ -130,7 +143,11 @@ describe('startStack with backend-sim in its own process (npm start\'s default)'
 
     const back = await eventually(async () => {
       if (stack.backendSim!.pid === before.pid) return false;
-      const list = await stack.call({ method: 'GET', path: '/v1/pacientes?limit=1', timestamp: Math.floor((Date.now() + offsetMs) / 1000) });
+      const list = await stack.call({
+        method: 'GET',
+        path: '/v1/pacientes?limit=1',
+        timestamp: Math.floor((Date.now() + offsetMs) / 1000),
+      });
       return list.status === 200;
     }, 30_000);
     expect(back, 'backend-sim answered again through the gateway').toBe(true);
@@ -140,7 +157,7 @@ describe('startStack with backend-sim in its own process (npm start\'s default)'
     expect((await operator.call('DELETE', '/admin/api/clock')).status).toBe(200);
   });
 
-  test('stop(): the gateway first, then backend-sim\'s process exits', async () => {
+  test("stop(): the gateway first, then backend-sim's process exits", async () => {
     const pid = stack.backendSim!.pid;
     await stack.stop();
     expect(isRunning(pid)).toBe(false);
@@ -169,12 +186,17 @@ describe('a BACKEND_PORT taken after the start-time check: the listen error name
     );
     expect(error?.code).toBe('EADDRINUSE');
     expect(error?.port).toBe(port);
-    expect(portErrorMessage(config, error)).toBe(`port ${port} is in use: set BACKEND_PORT to another port, e.g. \`BACKEND_PORT=<another port> npm start\``);
-    expect(await eventually(() => backendChildren().length === 0), `backend-sim children left: ${backendChildren().join(', ')}`).toBe(true);
+    expect(portErrorMessage(config, error)).toBe(
+      `port ${port} is in use: set BACKEND_PORT to another port, e.g. \`BACKEND_PORT=<another port> npm start\``,
+    );
+    expect(
+      await eventually(() => backendChildren().length === 0),
+      `backend-sim children left: ${backendChildren().join(', ')}`,
+    ).toBe(true);
   });
 });
 
-describe('npm start (appliance/main.ts): backend-sim\'s process in runtime.json and the banner, and gone with the appliance', () => {
+describe("npm start (appliance/main.ts): backend-sim's process in runtime.json and the banner, and gone with the appliance", () => {
   let child: ChildProcess | null = null;
   const dataDirs: string[] = [];
   afterAll(async () => {
@@ -182,7 +204,13 @@ describe('npm start (appliance/main.ts): backend-sim\'s process in runtime.json 
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function start(): Promise<{ baseUrl: string; runtime: RuntimeInfo; output: () => string; creds: Credentials; dataDir: string }> {
+  async function start(): Promise<{
+    baseUrl: string;
+    runtime: RuntimeInfo;
+    output: () => string;
+    creds: Credentials;
+    dataDir: string;
+  }> {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-backend-proc-'));
     dataDirs.push(dataDir);
     let out = '';
@@ -190,7 +218,13 @@ describe('npm start (appliance/main.ts): backend-sim\'s process in runtime.json 
     child = started.child;
     const runtime = JSON.parse(readFileSync(runtimeFilePath(dataDir), 'utf8')) as RuntimeInfo;
     const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
-    return { baseUrl: started.baseUrl, runtime, output: () => out, creds: { apiKey: demo.api_key, apiSecret: demo.api_secret }, dataDir };
+    return {
+      baseUrl: started.baseUrl,
+      runtime,
+      output: () => out,
+      creds: { apiKey: demo.api_key, apiSecret: demo.api_secret },
+      dataDir,
+    };
   }
 
   test('runtime.json and the banner name its pid, a child of the appliance; a signed create reaches the clinic; SIGKILL of the appliance leaves no backend-sim running', async () => {
@@ -202,31 +236,60 @@ describe('npm start (appliance/main.ts): backend-sim\'s process in runtime.json 
     expect(backendPid).not.toBe(appliance);
     expect(procStat(backendPid)?.ppid).toBe(appliance);
     expect(output()).toContain(`backend    ${runtime.backend.url} (its own process, pid ${backendPid}, loopback only)`);
-    const created = await signedRequest(baseUrl, creds, { method: 'POST', path: '/v1/pacientes', body: { nome: 'PACIENTE ANTES DO KILL', data_nascimento: '1990-09-09' }, idempotencyKey: randomUUID() });
+    const created = await signedRequest(baseUrl, creds, {
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'PACIENTE ANTES DO KILL', data_nascimento: '1990-09-09' },
+      idempotencyKey: randomUUID(),
+    });
     expect(created.status, created.text).toBe(201);
 
     await stopStack(child, 'SIGKILL');
     child = null;
-    expect(await eventually(() => !isRunning(backendPid)), `backend-sim (pid ${backendPid}) still running after the appliance was killed`).toBe(true);
+    expect(
+      await eventually(() => !isRunning(backendPid)),
+      `backend-sim (pid ${backendPid}) still running after the appliance was killed`,
+    ).toBe(true);
   });
 
   test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it): backend-sim keeps answering through the drain, a call waiting on it gets its 200, exit 0', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-backend-ctrlc-'));
     dataDirs.push(dataDir);
     // Its own process group, as a terminal's foreground job (the appliance and backend-sim's process in it).
-    const appliance = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], { env: loopbackStackEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const appliance = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], {
+      env: loopbackStackEnv(dataDir),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     child = appliance;
     let out = '';
     const baseUrl = await bannerUrl(appliance, 50_000, (chunk) => (out += chunk));
-    const exited = new Promise<string>((resolve) => appliance.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+    const exited = new Promise<string>((resolve) =>
+      appliance.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)),
+    );
     const runtime = JSON.parse(readFileSync(runtimeFilePath(dataDir), 'utf8')) as RuntimeInfo;
     const token = readFileSync(path.join(dataDir, 'backend.token'), 'utf8').trim();
     const admin = async (method: string, p: string, body?: unknown) =>
-      (await (await fetch(`${runtime.backend.url}${p}`, { method, headers: { 'x-internal-token': token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json()) as any;
-    const fault = (await admin('POST', '/admin/faults', { route: 'GET /tenants/demo/pacientes*', latency_ms: 1500 })).data;
+      (await (
+        await fetch(`${runtime.backend.url}${p}`, {
+          method,
+          headers: { 'x-internal-token': token, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+      ).json()) as any;
+    const fault = (await admin('POST', '/admin/faults', { route: 'GET /tenants/demo/pacientes*', latency_ms: 1500 }))
+      .data;
     const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
-    const waiting = signedRequest(baseUrl, { apiKey: demo.api_key, apiSecret: demo.api_secret }, { path: '/v1/pacientes?limit=1' });
-    expect(await eventually(async () => (await admin('GET', '/admin/faults')).data.some((f: any) => f.id === fault.id && f.hits > 0))).toBe(true);
+    const waiting = signedRequest(
+      baseUrl,
+      { apiKey: demo.api_key, apiSecret: demo.api_secret },
+      { path: '/v1/pacientes?limit=1' },
+    );
+    expect(
+      await eventually(async () =>
+        (await admin('GET', '/admin/faults')).data.some((f: any) => f.id === fault.id && f.hits > 0),
+      ),
+    ).toBe(true);
 
     process.kill(-appliance.pid!, 'SIGINT');
     const answered = await waiting;
@@ -241,7 +304,9 @@ describe('npm start (appliance/main.ts): backend-sim\'s process in runtime.json 
   test('SIGTERM: the gateway drains, backend-sim stops after it, exit 0, runtime.json removed', async () => {
     const { runtime, output, dataDir } = await start();
     const backendPid = runtime.backend.pid!;
-    const exited = new Promise<string>((resolve) => child!.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+    const exited = new Promise<string>((resolve) =>
+      child!.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)),
+    );
     child!.kill('SIGTERM');
     expect(await exited, output()).toBe('code 0');
     child = null;

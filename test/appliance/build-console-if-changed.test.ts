@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { BUILD_HASH_FILE, buildConsoleIfChanged, consoleBuildInputs, consoleSourceHash } from '../../appliance/build-console-if-changed.ts';
+import {
+  BUILD_HASH_FILE,
+  buildConsoleIfChanged,
+  consoleBuildInputs,
+  consoleSourceHash,
+} from '../../appliance/build-console-if-changed.ts';
 
 /**
  * `npm start` rebuilds the console only when what its build reads changed (issue 13). A fake
@@ -51,7 +56,9 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 test('first run builds and records the hash; the next one, with nothing changed, does not build', async () => {
   expect(await run()).toBe(true);
-  expect(readFileSync(path.join(root, 'console', 'dist', BUILD_HASH_FILE), 'utf8').trim()).toBe(consoleSourceHash(root));
+  expect(readFileSync(path.join(root, 'console', 'dist', BUILD_HASH_FILE), 'utf8').trim()).toBe(
+    consoleSourceHash(root),
+  );
   expect(await run()).toBe(false);
   expect(builds).toBe(1);
 });
@@ -80,20 +87,33 @@ test('dist deleted, --force, or a failed build (nothing recorded): it builds', a
   expect(await run()).toBe(true);
   expect(await run(true)).toBe(true);
   write('console/src/main.tsx', 'syntax error here(\n');
-  await expect(buildConsoleIfChanged({ root, build: async () => Promise.reject(new Error('vite failed')) })).rejects.toThrow('vite failed');
+  await expect(
+    buildConsoleIfChanged({ root, build: async () => Promise.reject(new Error('vite failed')) }),
+  ).rejects.toThrow('vite failed');
   expect(existsSync(path.join(root, 'console', 'dist', BUILD_HASH_FILE))).toBe(false);
   expect(await run()).toBe(true);
 });
 
 test('on this repository: the shared schemas and contracts the console imports, and vite, react, rollup and esbuild from the lockfile', () => {
   const { files, packages } = consoleBuildInputs();
-  expect(files).toEqual(expect.arrayContaining(['console/index.html', 'console/vite.config.ts', 'console/src/main.tsx', 'contracts/admin/keys.ts', 'contracts/scopes.ts']));
+  expect(files).toEqual(
+    expect.arrayContaining([
+      'console/index.html',
+      'console/vite.config.ts',
+      'console/src/main.tsx',
+      'contracts/admin/keys.ts',
+      'contracts/scopes.ts',
+    ]),
+  );
   // The console imports contracts/ and itself: nothing of the gateway, backend-sim or the composition root.
   expect(files.filter((file) => /^(server|backend-sim|appliance|seed)\//.test(file))).toEqual([]);
   expect(files).not.toContain('server/db/database.ts');
   expect(files).not.toContain('server/app.ts');
   for (const name of ['vite', 'react', 'react-dom', 'zod', '@vitejs/plugin-react', 'esbuild']) {
-    expect(packages.some((line) => line.startsWith(`node_modules/${name} `)), name).toBe(true);
+    expect(
+      packages.some((line) => line.startsWith(`node_modules/${name} `)),
+      name,
+    ).toBe(true);
   }
   expect(packages.some((line) => /node_modules\/rollup /.test(line))).toBe(true);
   expect(packages.some((line) => line.startsWith('node_modules/fastify '))).toBe(false);

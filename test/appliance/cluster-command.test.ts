@@ -28,7 +28,8 @@ it('starts PostgreSQL, backend-sim, the storage and 3 gateways; every port answe
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 100_000;
-  while (!output.includes('Ctrl-C stops everything') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+  while (!output.includes('Ctrl-C stops everything') && Date.now() < deadline && child.exitCode === null)
+    await new Promise((r) => setTimeout(r, 100));
   expect(output).toContain('a cluster of 3 gateway(s) is up');
 
   const runtime = runtimeInfoSchema.parse(JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')));
@@ -36,20 +37,28 @@ it('starts PostgreSQL, backend-sim, the storage and 3 gateways; every port answe
   expect(runtime.gateways).toHaveLength(3);
   expect(runtime.database).toMatchObject({ kind: 'postgres', managed: true });
   expect(runtime.database!.url).toMatch(/^postgres:\/\/gateway:\*\*\*@127\.0\.0\.1:\d+\/clinic_gateway$/);
-  const secrets = JSON.parse(readFileSync(path.join(dataDir, 'postgres.credentials'), 'utf8')) as Record<string, string>;
+  const secrets = JSON.parse(readFileSync(path.join(dataDir, 'postgres.credentials'), 'utf8')) as Record<
+    string,
+    string
+  >;
   for (const secret of Object.values(secrets)) {
     expect(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')).not.toContain(secret);
     expect(output).not.toContain(secret);
   }
 
-  const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo as { api_key: string; api_secret: string };
+  const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo as {
+    api_key: string;
+    api_secret: string;
+  };
   const creds = { apiKey: demo.api_key, apiSecret: demo.api_secret };
   for (const gateway of runtime.gateways!) {
     const answer = await signedRequest(gateway.url, creds, { path: '/v1/ping' });
     expect(answer.status, gateway.url).toBe(200);
     expect(processRunning(gateway.pid)).toBe(true);
   }
-  const postmaster = Number(readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmaster = Number(
+    readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
+  );
 
   child.kill('SIGINT');
   expect(await exited).toBe(0);

@@ -4,7 +4,15 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findPostgresBinaries, postmasterPid, processRunning, PostgresSetupError, redactDatabaseUrl, startLocalPostgres, type LocalPostgres } from '../../appliance/postgres.ts';
+import {
+  findPostgresBinaries,
+  postmasterPid,
+  processRunning,
+  PostgresSetupError,
+  redactDatabaseUrl,
+  startLocalPostgres,
+  type LocalPostgres,
+} from '../../appliance/postgres.ts';
 
 // The cluster's own PostgreSQL (appliance/postgres.ts) from Debian's binaries; .ci/run installs them. Without them
 // this file fails with findPostgresBinaries' message (`apt-get install postgresql`), it does not skip.
@@ -21,11 +29,14 @@ afterAll(async () => {
 });
 
 const psql = (url: string, sql: string): string =>
-  execFileSync(path.join(findPostgresBinaries().binDir, 'psql'), [url, '-XtAq', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', timeout: 20_000 }).trim();
+  execFileSync(path.join(findPostgresBinaries().binDir, 'psql'), [url, '-XtAq', '-v', 'ON_ERROR_STOP=1', '-c', sql], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  }).trim();
 
 const alive = processRunning;
 
-describe('the cluster\'s own PostgreSQL under DATA_DIR', () => {
+describe("the cluster's own PostgreSQL under DATA_DIR", () => {
   it('initialises once, serves the gateway role on loopback, keeps its data across a stop and a second start', async () => {
     const dataDir = newDataDir();
     const first = await startLocalPostgres({ dataDir, port: 0 });
@@ -35,7 +46,7 @@ describe('the cluster\'s own PostgreSQL under DATA_DIR', () => {
     expect(redactDatabaseUrl(first.url)).not.toContain(first.url.split(':')[2].split('@')[0]);
     expect(psql(first.url, 'SELECT current_user')).toBe('gateway');
     expect(psql(first.url, "SELECT setting FROM pg_settings WHERE name = 'listen_addresses'")).toBe('127.0.0.1');
-    psql(first.url, 'CREATE TABLE kept (v text); INSERT INTO kept VALUES (\'still here\')');
+    psql(first.url, "CREATE TABLE kept (v text); INSERT INTO kept VALUES ('still here')");
     // DATA_DIR stays private; the credentials file is the appliance's, 0600.
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(dataDir, 'postgres.credentials')).mode & 0o777).toBe(0o600);
@@ -68,7 +79,9 @@ describe('the cluster\'s own PostgreSQL under DATA_DIR', () => {
 
   it('names POSTGRES_PORT when its port is taken, and apt-get when the binaries are missing', async () => {
     const blocker: Server = createServer();
-    const port = await new Promise<number>((resolve) => blocker.listen({ host: '127.0.0.1', port: 0 }, () => resolve((blocker.address() as { port: number }).port)));
+    const port = await new Promise<number>((resolve) =>
+      blocker.listen({ host: '127.0.0.1', port: 0 }, () => resolve((blocker.address() as { port: number }).port)),
+    );
     try {
       const error = await startLocalPostgres({ dataDir: newDataDir(), port }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PostgresSetupError);
@@ -76,20 +89,29 @@ describe('the cluster\'s own PostgreSQL under DATA_DIR', () => {
     } finally {
       blocker.close();
     }
-    const missing = await startLocalPostgres({ dataDir: newDataDir(), port: 0, binDir: '/nonexistent/postgresql/bin' }).catch((e: unknown) => e);
+    const missing = await startLocalPostgres({
+      dataDir: newDataDir(),
+      port: 0,
+      binDir: '/nonexistent/postgresql/bin',
+    }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(PostgresSetupError);
     expect((missing as Error).message).toContain('apt-get install postgresql');
   });
 
   it('says which package a cluster made by another major version needs', () => {
-    expect(() => findPostgresBinaries({ wantedVersion: '9' })).toThrow(/made by PostgreSQL 9.*apt-get install postgresql-9/);
+    expect(() => findPostgresBinaries({ wantedVersion: '9' })).toThrow(
+      /made by PostgreSQL 9.*apt-get install postgresql-9/,
+    );
   });
 
   it('leaves no password in its log', async () => {
     const dataDir = newDataDir();
     const pg = await startLocalPostgres({ dataDir, port: 0 });
     await pg.stop();
-    const secrets = JSON.parse(readFileSync(path.join(dataDir, 'postgres.credentials'), 'utf8')) as Record<string, string>;
+    const secrets = JSON.parse(readFileSync(path.join(dataDir, 'postgres.credentials'), 'utf8')) as Record<
+      string,
+      string
+    >;
     const log = readFileSync(path.join(dataDir, 'postgres', 'postgres.log'), 'utf8');
     for (const secret of Object.values(secrets)) expect(log).not.toContain(secret);
   });

@@ -45,7 +45,10 @@ beforeAll(async () => {
     gatewayEnv,
     startTimeoutMs: 90_000,
   });
-  services = await openGatewayServices({ ...config, backend: { ...config.backend, url: cluster.backendUrl } }, cluster.backendUrl);
+  services = await openGatewayServices(
+    { ...config, backend: { ...config.backend, url: cluster.backendUrl } },
+    cluster.backendUrl,
+  );
   const issued = await services.keys.create({ tenantSlug: 'demo', scopes: [...ALL_SCOPES], label: 'cluster test' });
   creds = { apiKey: issued.api_key, apiSecret: issued.api_secret, chaveId: issued.chave_id };
   operator = { username: 'admin', password: 'cluster-operator-password' };
@@ -58,7 +61,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-const call = (url: string, req: Parameters<typeof signedRequest>[2], c: Credentials = creds) => signedRequest(url, c, req);
+const call = (url: string, req: Parameters<typeof signedRequest>[2], c: Credentials = creds) =>
+  signedRequest(url, c, req);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A fresh key per test: the rate limit counts per key across the cluster. */
@@ -85,7 +89,9 @@ describe('correct across instances', () => {
     const key = await freshKey();
     const body = { nome: 'Paciente Corrida Cluster', cpf: null, data_nascimento: '1980-01-02' };
     const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => call(urls()[i % 3], { method: 'POST', path: '/v1/pacientes', body, idempotencyKey: 'corrida-cluster-1' }, key)),
+      Array.from({ length: 30 }, (_, i) =>
+        call(urls()[i % 3], { method: 'POST', path: '/v1/pacientes', body, idempotencyKey: 'corrida-cluster-1' }, key),
+      ),
     );
     const executed = answers.filter((a) => a.status === 201 && a.headers['idempotency-replay'] === 'false');
     const replays = answers.filter((a) => a.status === 201 && a.headers['idempotency-replay'] === 'true');
@@ -96,16 +102,22 @@ describe('correct across instances', () => {
     for (const r of replays) expect(r.body.data.id).toBe(executed[0].body.data.id);
     // Once done, every instance replays the same answer.
     for (const url of urls()) {
-      const again = await call(url, { method: 'POST', path: '/v1/pacientes', body, idempotencyKey: 'corrida-cluster-1' }, key);
+      const again = await call(
+        url,
+        { method: 'POST', path: '/v1/pacientes', body, idempotencyKey: 'corrida-cluster-1' },
+        key,
+      );
       expect(again.status).toBe(201);
       expect(again.headers['idempotency-replay']).toBe('true');
       expect(again.body.data.id).toBe(executed[0].body.data.id);
     }
     const found = await call(urls()[0], { path: `/v1/pacientes?nome=${encodeURIComponent('Corrida Cluster')}` }, key);
-    expect(found.body.data.filter((p: { nome: string }) => p.nome.toUpperCase() === body.nome.toUpperCase())).toHaveLength(1);
+    expect(
+      found.body.data.filter((p: { nome: string }) => p.nome.toUpperCase() === body.nome.toUpperCase()),
+    ).toHaveLength(1);
   });
 
-  it('a rotation made through the CLI\'s connection and a revocation through one instance\'s console are seen by every instance within 1 s', async () => {
+  it("a rotation made through the CLI's connection and a revocation through one instance's console are seen by every instance within 1 s", async () => {
     const key = await freshKey();
     // Every instance has the key in its cache.
     for (const url of urls()) expect((await call(url, { path: '/v1/ping' }, key)).status).toBe(200);
@@ -116,7 +128,9 @@ describe('correct across instances', () => {
       const old = await call(url, { path: '/v1/ping' }, key);
       expect(old.status, `${url} still took the old secret ${Date.now() - rotatedAt} ms after the rotation`).toBe(401);
       expect(old.body.error.code).toBe('AUTH_INVALID_SIGNATURE');
-      expect((await call(url, { path: '/v1/ping' }, { apiKey: key.apiKey, apiSecret: rotated.api_secret })).status).toBe(200);
+      expect(
+        (await call(url, { path: '/v1/ping' }, { apiKey: key.apiKey, apiSecret: rotated.api_secret })).status,
+      ).toBe(200);
     }
     const console1 = new ConsoleClient(urls()[0]);
     expect((await console1.login(operator.username, operator.password)).status).toBe(200);
@@ -149,7 +163,8 @@ describe('correct across instances', () => {
   it('the journal is one and complete, in the order the requests arrived, whichever instance answered', async () => {
     const key = await freshKey();
     const ids: string[] = [];
-    for (let i = 0; i < 12; i++) ids.push((await call(urls()[i % 3], { path: `/v1/ping?n=${i}` }, key)).body.meta.request_id);
+    for (let i = 0; i < 12; i++)
+      ids.push((await call(urls()[i % 3], { path: `/v1/ping?n=${i}` }, key)).body.meta.request_id);
     const { rows } = await services.gatewayDb.db
       .selectFrom('audit_log')
       .select(['request_id', 'id'])
@@ -176,7 +191,9 @@ describe('correct across instances', () => {
     expect(fault.status).toBe(201);
     await sleep(300);
     const other3 = Object.assign(new ConsoleClient(urls()[2]), { cookie: console1.cookie, csrf: console1.csrf });
-    expect((await other3.call('GET', '/admin/api/storage-faults')).body.data.map((f: { id: number }) => f.id)).toContain(fault.body.data.id);
+    expect(
+      (await other3.call('GET', '/admin/api/storage-faults')).body.data.map((f: { id: number }) => f.id),
+    ).toContain(fault.body.data.id);
     expect((await other3.call('DELETE', `/admin/api/storage-faults/${fault.body.data.id}`)).status).toBe(200);
     // An operator token issued on instance 3 for `demo` is known on instance 1: another clinic is 403, not 401.
     const token = await other3.call('POST', '/admin/api/operator-tokens', { label: 'cluster', tenants: ['demo'] });
@@ -195,7 +212,11 @@ describe('one instance killed with SIGKILL during writes', () => {
   it('loses nothing acknowledged, executes nothing twice, and the others keep answering', async () => {
     const key = await freshKey();
     const victim = cluster.gateways[1];
-    const body = (i: number) => ({ nome: `Paciente Queda ${String(i).padStart(2, '0')}`, cpf: null, data_nascimento: '1970-05-06' });
+    const body = (i: number) => ({
+      nome: `Paciente Queda ${String(i).padStart(2, '0')}`,
+      cpf: null,
+      data_nascimento: '1970-05-06',
+    });
     const TOTAL = 60;
     type Result = { i: number; answer: Awaited<ReturnType<typeof call>> | null };
     const results: Result[] = [];
@@ -205,7 +226,11 @@ describe('one instance killed with SIGKILL during writes', () => {
     const writer = async () => {
       while (next < TOTAL) {
         const i = next++;
-        const answer = await call(victim.url, { method: 'POST', path: '/v1/pacientes', body: body(i), idempotencyKey: `queda-${i}` }, key).catch(() => null);
+        const answer = await call(
+          victim.url,
+          { method: 'POST', path: '/v1/pacientes', body: body(i), idempotencyKey: `queda-${i}` },
+          key,
+        ).catch(() => null);
         results.push({ i, answer });
         if (!killed && results.filter((r) => r.answer?.status === 201).length >= 10) {
           killed = true;
@@ -224,19 +249,32 @@ describe('one instance killed with SIGKILL during writes', () => {
     // Back with the same instance id: it frees the reservations it left, so the retries execute (or replay) at once.
     await cluster.restartGateway(2);
     for (const { i } of results) {
-      const retry = await call(urls()[i % 2 === 0 ? 0 : 2], { method: 'POST', path: '/v1/pacientes', body: body(i), idempotencyKey: `queda-${i}` }, key);
+      const retry = await call(
+        urls()[i % 2 === 0 ? 0 : 2],
+        { method: 'POST', path: '/v1/pacientes', body: body(i), idempotencyKey: `queda-${i}` },
+        key,
+      );
       expect(retry.status, retry.text).toBe(201);
       const first = acknowledged.find((a) => a.i === i);
       if (first) expect(retry.body.data.id).toBe(first.answer!.body.data.id);
     }
-    const listed = await call(urls()[0], { path: `/v1/pacientes?nome=${encodeURIComponent('Paciente Queda')}&limit=100` }, key);
+    const listed = await call(
+      urls()[0],
+      { path: `/v1/pacientes?nome=${encodeURIComponent('Paciente Queda')}&limit=100` },
+      key,
+    );
     const names = listed.body.data.map((p: { nome: string }) => p.nome.toUpperCase()).sort();
     expect(names).toEqual(Array.from({ length: TOTAL }, (_, i) => body(i).nome.toUpperCase()).sort());
     // Every acknowledged write is in the journal.
     const journaled = new Set(
-      (await services.gatewayDb.db.selectFrom('audit_log').select('request_id').where('chave_id', '=', key.chaveId).execute()).map((r) => r.request_id),
+      (
+        await services.gatewayDb.db
+          .selectFrom('audit_log')
+          .select('request_id')
+          .where('chave_id', '=', key.chaveId)
+          .execute()
+      ).map((r) => r.request_id),
     );
     for (const a of acknowledged) expect(journaled.has(a.answer!.body.meta.request_id)).toBe(true);
   }, 120_000);
 });
-

@@ -7,7 +7,17 @@ import { envSchema, loadConfig } from '../../server/config.ts';
 // appliance reads (issue 24 § 5): every variable it sets exists and parses, the cluster names the postgres
 // service with that service's credentials, and it publishes one port per gateway.
 const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
-  services: Record<string, { image: string; command: string | string[]; environment?: Record<string, string>; ports?: string[]; profiles?: string[]; depends_on?: Record<string, { condition: string }> }>;
+  services: Record<
+    string,
+    {
+      image: string;
+      command: string | string[];
+      environment?: Record<string, string>;
+      ports?: string[];
+      profiles?: string[];
+      depends_on?: Record<string, { condition: string }>;
+    }
+  >;
   volumes: Record<string, unknown>;
 };
 const known = new Set(Object.keys(envSchema.shape));
@@ -39,10 +49,15 @@ describe('docker-compose.yml', () => {
     expect(url.pathname.slice(1)).toBe(postgres.environment!.POSTGRES_DB);
     const published = cluster.ports!.map((p) => Number(p.split(':')[1]));
     expect(published).toEqual(Array.from({ length: instances }, (_, i) => config.port + i));
-    expect(cluster.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' }, minio: { condition: 'service_healthy' } });
+    expect(cluster.depends_on).toMatchObject({
+      postgres: { condition: 'service_healthy' },
+      minio: { condition: 'service_healthy' },
+    });
     // PostgreSQL has room for every gateway's pool and its listening connection.
     const maxConnections = Number(/max_connections=(\d+)/.exec(String(postgres.command))?.[1]);
-    expect(maxConnections).toBeGreaterThanOrEqual(instances * ((config.database as { poolSize: number }).poolSize + 1) + 10);
+    expect(maxConnections).toBeGreaterThanOrEqual(
+      instances * ((config.database as { poolSize: number }).poolSize + 1) + 10,
+    );
   });
 
   it('both topologies use the same MinIO, with a public endpoint for presigned URLs', () => {
@@ -51,7 +66,9 @@ describe('docker-compose.yml', () => {
       expect(config.s3.embedded).toBe(false);
       expect(config.s3.internal.endPoint).toBe('minio');
       expect(config.s3.public.endPoint).toBe('localhost');
-      expect(compose.services[name].environment!.S3_ACCESS_KEY).toBe(compose.services.minio.environment!.MINIO_ROOT_USER);
+      expect(compose.services[name].environment!.S3_ACCESS_KEY).toBe(
+        compose.services.minio.environment!.MINIO_ROOT_USER,
+      );
     }
     expect(Object.keys(compose.volumes).sort()).toEqual(['minio-data', 'postgres-data']);
   });

@@ -37,14 +37,20 @@ describe('the Node.js engine (appliance/node-engine.mjs)', () => {
     // The lockfile does declare the narrow bounds (a change of dependencies that moves them fails here).
     expect(required.length).toBeGreaterThan(50);
     const disagreements = VERSIONS.flatMap((version) => {
-      const refusedBy = required.filter((p) => !semver.satisfies(version, p.range)).map((p) => `${p.name} (${p.range})`);
+      const refusedBy = required
+        .filter((p) => !semver.satisfies(version, p.range))
+        .map((p) => `${p.name} (${p.range})`);
       const accepted = unsupportedNodeReason(version) === null;
       const agree = accepted === (refusedBy.length === 0) && accepted === semver.satisfies(version, SUPPORTED_NODE);
-      return agree ? [] : [`${version}: ${accepted ? 'accepted' : 'refused'}, refused by ${refusedBy.join(', ') || 'no package'}`];
+      return agree
+        ? []
+        : [`${version}: ${accepted ? 'accepted' : 'refused'}, refused by ${refusedBy.join(', ') || 'no package'}`];
     });
     expect(disagreements).toEqual([]);
-    for (const version of ['20.19.0', '22.13.0', '24.0.0', '26.9.1']) expect(unsupportedNodeReason(version), version).toBeNull();
-    for (const version of ['20.18.3', '21.7.3', '22.12.0', '23.11.1', '27.0.0', '18.20.8']) expect(unsupportedNodeReason(version), version).not.toBeNull();
+    for (const version of ['20.19.0', '22.13.0', '24.0.0', '26.9.1'])
+      expect(unsupportedNodeReason(version), version).toBeNull();
+    for (const version of ['20.18.3', '21.7.3', '22.12.0', '23.11.1', '27.0.0', '18.20.8'])
+      expect(unsupportedNodeReason(version), version).not.toBeNull();
   });
 
   it('the refusal names the running version, what to install, the engines range, and npm ci (the native addon follows the Node that built it)', () => {

@@ -3,7 +3,13 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { readRuntimeFile, removeRuntimeFile, runtimeFilePath, writeRuntimeFile, type RuntimeInfo } from '../../appliance/runtime-file.ts';
+import {
+  readRuntimeFile,
+  removeRuntimeFile,
+  runtimeFilePath,
+  writeRuntimeFile,
+  type RuntimeInfo,
+} from '../../appliance/runtime-file.ts';
 
 // DATA_DIR/runtime.json (issue 13): what the CLI trusts, and what it must ignore.
 let dataDir: string;
@@ -18,7 +24,12 @@ const info = (pid: number): RuntimeInfo => ({
   data_dir: dataDir,
   gateway: { url: 'http://127.0.0.1:18080', port: 18080, host: '127.0.0.1' },
   backend: { url: 'http://127.0.0.1:18081', port: 18081, external: false },
-  storage: { internal_url: 'http://127.0.0.1:19000', public_url: 'http://127.0.0.1:19000', embedded: true, port: 19000 },
+  storage: {
+    internal_url: 'http://127.0.0.1:19000',
+    public_url: 'http://127.0.0.1:19000',
+    embedded: true,
+    port: 19000,
+  },
 });
 
 beforeAll(async () => {
@@ -53,7 +64,7 @@ test('stale (its process is gone), this very process, unparsable or of another s
   expect(readRuntimeFile(dataDir)).toBeNull();
 });
 
-test('removed only by the process it names (a second stack started by mistake leaves the first one\'s file)', () => {
+test("removed only by the process it names (a second stack started by mistake leaves the first one's file)", () => {
   writeRuntimeFile(dataDir, info(alive.pid!));
   removeRuntimeFile(dataDir);
   expect(existsSync(runtimeFilePath(dataDir))).toBe(true);

@@ -66,14 +66,22 @@ function childrenRunning(pid: number, file: string): number[] {
  * Starts the launcher, waits for the banner, makes a signed GET /v1/ping and stops it (SIGTERM). `backends`: the
  * launcher's children running backend-sim's bundle, and the one runtime.json names.
  */
-async function startPingStop(): Promise<{ out: string; ping: number; code: number | null; backends: number[]; runtimeBackend: number | undefined }> {
+async function startPingStop(): Promise<{
+  out: string;
+  ping: number;
+  code: number | null;
+  backends: number[];
+  runtimeBackend: number | undefined;
+}> {
   const child = launcher();
   const exited = finished(child);
   const baseUrl = await bannerUrl(child, 100_000);
   const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
   const ping = await signedRequest(baseUrl, { apiKey: demo.api_key, apiSecret: demo.api_secret }, { path: '/v1/ping' });
   const backends = childrenRunning(child.pid!, path.join(cacheDir, 'backend-sim.mjs'));
-  const runtimeBackend = JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')).backend.pid as number | undefined;
+  const runtimeBackend = JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')).backend.pid as
+    | number
+    | undefined;
   child.kill('SIGTERM');
   const { code, out: all } = await exited;
   return { out: all, ping: ping.status, code, backends, runtimeBackend };
@@ -126,7 +134,12 @@ describe('npm start through the bundling launcher (appliance/start.mjs)', () => 
   it('a bundled source changed: it rebuilds and runs the new code', async () => {
     writeFileSync(extra(), "console.log('extra source, second version (edited)');\n");
     const run = await startPingStop();
-    expect(run.out).toMatch(new RegExp(`^server bundle built \\(${path.relative(ROOT, extra()).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} changed\\)`, 'm'));
+    expect(run.out).toMatch(
+      new RegExp(
+        `^server bundle built \\(${path.relative(ROOT, extra()).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} changed\\)`,
+        'm',
+      ),
+    );
     expect(run.out).toContain('extra source, second version (edited)');
     expect(run.ping).toBe(200);
   }, 150_000);
@@ -151,8 +164,16 @@ describe('npm run cli through the bundling launcher (--entry=cli)', () => {
   let cliCache = '';
   let cliData = '';
   const cli = (args: string[], viaNpm = false): Promise<{ code: number | null; stdout: string; stderr: string }> => {
-    const [command, argv] = viaNpm ? ['npm', ['run', '-s', 'cli', '--', ...args]] : [process.execPath, [LAUNCHER, '--entry=cli', ...args]];
-    return runToExit(command, argv, { ...process.env, START_CACHE_DIR: cliCache, DATA_DIR: cliData, BACKEND_URL: 'http://127.0.0.1:9', START_ENTRY: '' });
+    const [command, argv] = viaNpm
+      ? ['npm', ['run', '-s', 'cli', '--', ...args]]
+      : [process.execPath, [LAUNCHER, '--entry=cli', ...args]];
+    return runToExit(command, argv, {
+      ...process.env,
+      START_CACHE_DIR: cliCache,
+      DATA_DIR: cliData,
+      BACKEND_URL: 'http://127.0.0.1:9',
+      START_ENTRY: '',
+    });
   };
 
   beforeAll(() => {
@@ -183,7 +204,9 @@ describe('npm run cli through the bundling launcher (--entry=cli)', () => {
     expect(JSON.parse(tenants.stdout).map((t: { slug: string }) => t.slug)).toContain('clinica-bundle');
     const keys = await cli(['keys', 'list', '--tenant', 'clinica-bundle', '--json']);
     expect(keys.code).toBe(0);
-    expect(JSON.parse(keys.stdout)).toEqual([expect.objectContaining({ id: issued.chave_id, tenant: 'clinica-bundle', status: 'active' })]);
+    expect(JSON.parse(keys.stdout)).toEqual([
+      expect.objectContaining({ id: issued.chave_id, tenant: 'clinica-bundle', status: 'active' }),
+    ]);
     for (const run of [created, key, tenants, keys]) expect(run.stderr).not.toMatch(/cli bundle/);
   }, 120_000);
 
@@ -197,7 +220,10 @@ describe('npm run cli through the bundling launcher (--entry=cli)', () => {
   }, 60_000);
 
   it('an unknown entry is refused, naming the entries', async () => {
-    const { code, out } = await runToExit(process.execPath, [LAUNCHER, '--entry=nope'], { ...process.env, START_CACHE_DIR: cliCache });
+    const { code, out } = await runToExit(process.execPath, [LAUNCHER, '--entry=nope'], {
+      ...process.env,
+      START_CACHE_DIR: cliCache,
+    });
     expect(code).toBe(2);
     expect(out).toMatch(/unknown --entry=nope; one of: server, cli/);
   }, 30_000);
@@ -213,7 +239,10 @@ describe('an unsupported Node.js', () => {
     const asNode2212 = `data:text/javascript,${encodeURIComponent("Object.defineProperty(process.versions, 'node', { value: '22.12.0' });")}`;
     const cache = path.join(work, 'old-node-cache');
     for (const entry of [[], ['--entry=cli', '--version']]) {
-      const { code, stdout, stderr } = await runToExit(process.execPath, ['--import', asNode2212, LAUNCHER, ...entry], { ...loopbackStackEnv(dataDir), START_CACHE_DIR: cache });
+      const { code, stdout, stderr } = await runToExit(process.execPath, ['--import', asNode2212, LAUNCHER, ...entry], {
+        ...loopbackStackEnv(dataDir),
+        START_CACHE_DIR: cache,
+      });
       expect(code, entry.join(' ')).toBe(UNSUPPORTED_NODE_EXIT_CODE);
       expect(stderr).toBe(`${unsupportedNodeReason('22.12.0')}\n`);
       expect(stderr).toMatch(/^Node\.js 22\.12\.0 cannot run the appliance: .*22\.13 or a later 22\.x/);

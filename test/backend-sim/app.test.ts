@@ -57,7 +57,10 @@ describe('admin tenants and settings', () => {
   });
 
   it('a database that cannot be opened gives 500 TENANT_OPEN_FAILED', async () => {
-    writeFileSync(join(h.dataDir, 'backend', 'quebrada.db'), 'this is not a sqlite file at all, just text padding '.repeat(200));
+    writeFileSync(
+      join(h.dataDir, 'backend', 'quebrada.db'),
+      'this is not a sqlite file at all, just text padding '.repeat(200),
+    );
     const res = await h.call('GET', '/tenants/quebrada/pacientes');
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe('TENANT_OPEN_FAILED');
@@ -66,12 +69,23 @@ describe('admin tenants and settings', () => {
   it('reads and patches settings', async () => {
     const before = await h.call('GET', '/tenants/demo/settings');
     expect(before.body.data.cpf_obrigatorio).toBe(false);
-    const after = await h.call('PATCH', '/tenants/demo/settings', { cpf_obrigatorio: true, defaults: { unidade_id: 1, medico_laudo_id: 1 } });
+    const after = await h.call('PATCH', '/tenants/demo/settings', {
+      cpf_obrigatorio: true,
+      defaults: { unidade_id: 1, medico_laudo_id: 1 },
+    });
     expect(after.status).toBe(200);
     expect(after.body.data.cpf_obrigatorio).toBe(true);
-    expect(after.body.data.defaults).toEqual({ unidade_id: 1, medico_exame_id: null, medico_laudo_id: 1, convenio_id: null });
+    expect(after.body.data.defaults).toEqual({
+      unidade_id: 1,
+      medico_exame_id: null,
+      medico_laudo_id: 1,
+      convenio_id: null,
+    });
     expect((await h.call('GET', '/tenants/demo/settings')).body.data.defaults.medico_laudo_id).toBe(1);
-    await h.call('PATCH', '/tenants/demo/settings', { cpf_obrigatorio: false, defaults: { unidade_id: null, medico_laudo_id: null } });
+    await h.call('PATCH', '/tenants/demo/settings', {
+      cpf_obrigatorio: false,
+      defaults: { unidade_id: null, medico_laudo_id: null },
+    });
   });
 
   it('settings defaults must reference usable rows', async () => {
@@ -80,7 +94,10 @@ describe('admin tenants and settings', () => {
     expect(unidade.body.error).toMatchObject({ code: 'INVALID_REFERENCE', details: { field: 'defaults.unidade_id' } });
     // Doctor 2 performs exams but does not report them.
     const laudo = await h.call('PATCH', '/tenants/demo/settings', { defaults: { medico_laudo_id: 2 } });
-    expect(laudo.body.error).toMatchObject({ code: 'INVALID_REFERENCE', details: { field: 'defaults.medico_laudo_id' } });
+    expect(laudo.body.error).toMatchObject({
+      code: 'INVALID_REFERENCE',
+      details: { field: 'defaults.medico_laudo_id' },
+    });
     expect((await h.call('PATCH', '/tenants/demo/settings', { defaults: { medico_exame_id: 2 } })).status).toBe(200);
   });
 

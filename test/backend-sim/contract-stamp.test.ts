@@ -24,7 +24,9 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 const raw = async (path: string) => {
-  const res = await fetch(h.sim.url + path, { headers: { [INTERNAL_HEADERS.token]: TOKEN, 'x-chave-id': '11', 'x-medico-filtro-id': '0' } });
+  const res = await fetch(h.sim.url + path, {
+    headers: { [INTERNAL_HEADERS.token]: TOKEN, 'x-chave-id': '11', 'x-medico-filtro-id': '0' },
+  });
   return { status: res.status, stamp: res.headers.get(INTERNAL_HEADERS.contractSchema), text: await res.text() };
 };
 
@@ -62,8 +64,14 @@ describe('readRoute (backend-sim/lib/http.ts)', () => {
   const item = z.object({ id: z.number().int(), nome: z.string(), ativo: z.boolean() });
   const app = Fastify();
   let rows: unknown[] = [];
-  app.get('/lista', listRoute(z.object({}), async () => ({ data: rows, total: rows.length }), item));
-  app.get('/item', itemRoute(async () => rows[0], item));
+  app.get(
+    '/lista',
+    listRoute(z.object({}), async () => ({ data: rows, total: rows.length }), item),
+  );
+  app.get(
+    '/item',
+    itemRoute(async () => rows[0], item),
+  );
   afterAll(() => app.close());
 
   it('keys outside the schema are stripped before the answer is stamped', async () => {

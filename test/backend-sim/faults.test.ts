@@ -89,7 +89,13 @@ describe('fault kinds', () => {
     await h.call('POST', '/admin/faults', { route: '*', kind: 'hang' });
     const controller = new AbortController();
     const pending = rawGet('/tenants/demo/pacientes', controller.signal);
-    const outcome = await Promise.race([pending.then(() => 'answered', () => 'failed'), new Promise((r) => setTimeout(() => r('still waiting'), 500))]);
+    const outcome = await Promise.race([
+      pending.then(
+        () => 'answered',
+        () => 'failed',
+      ),
+      new Promise((r) => setTimeout(() => r('still waiting'), 500)),
+    ]);
     expect(outcome).toBe('still waiting');
     controller.abort();
     await expect(pending).rejects.toThrow();

@@ -16,7 +16,12 @@ export interface Harness {
   dataDir: string;
   s3?: EmbeddedS3;
   s3Config?: BackendS3Config;
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
   /** A second connection on the tenant file, for arranging fixtures and checking stored rows. */
   tenantDb(slug: string): Promise<TenantDatabase>;
   close(): Promise<void>;
@@ -27,8 +32,21 @@ export async function startHarness(options: { s3?: boolean; now?: () => Date } =
   let s3: EmbeddedS3 | undefined;
   let s3Config: BackendS3Config | undefined;
   if (options.s3) {
-    s3 = await startEmbeddedS3({ directory: join(dataDir, 's3'), port: 0, accessKey: 'S3RVER', secretKey: 'S3RVER', buckets: ['clinic-files'] });
-    s3Config = { endPoint: '127.0.0.1', port: s3.port, useSSL: false, accessKey: 'S3RVER', secretKey: 'S3RVER', bucket: 'clinic-files' };
+    s3 = await startEmbeddedS3({
+      directory: join(dataDir, 's3'),
+      port: 0,
+      accessKey: 'S3RVER',
+      secretKey: 'S3RVER',
+      buckets: ['clinic-files'],
+    });
+    s3Config = {
+      endPoint: '127.0.0.1',
+      port: s3.port,
+      useSSL: false,
+      accessKey: 'S3RVER',
+      secretKey: 'S3RVER',
+      bucket: 'clinic-files',
+    };
   }
   const sim = await startBackendSim({ dataDir, internalToken: TOKEN, port: 0, s3: s3Config, now: options.now });
   const opened: TenantDatabase[] = [];
@@ -40,7 +58,13 @@ export async function startHarness(options: { s3?: boolean; now?: () => Date } =
     async call(method, path, body, headers = {}) {
       const res = await fetch(sim.url + path, {
         method,
-        headers: { 'x-internal-token': TOKEN, 'x-chave-id': '11', 'x-medico-filtro-id': '0', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        headers: {
+          'x-internal-token': TOKEN,
+          'x-chave-id': '11',
+          'x-medico-filtro-id': '0',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
       const text = await res.text();
@@ -63,20 +87,77 @@ export async function startHarness(options: { s3?: boolean; now?: () => Date } =
 /** Minimal catalog rows used by the semantic tests (ids are deterministic: 1, 2, ...). */
 export async function arrangeCatalog(t: TenantDatabase) {
   const db = t.db;
-  await db.insertInto('estados_civis').values([{ nome: 'Solteiro(a)' }, { nome: 'Casado(a)' }]).execute();
-  await db.insertInto('saudacoes').values([{ nome: 'Dr.' }, { nome: 'Dra.' }]).execute();
-  await db.insertInto('grupos_permissao').values([{ nome: 'Medicos' }]).execute();
-  await db.insertInto('cidades').values([{ nome: 'Sao Paulo', uf: 'SP' }, { nome: 'Campinas', uf: 'SP' }]).execute();
-  await db.insertInto('convenios').values([{ nome: 'Unimed', abreviacao: 'UNI', codigo_ans: '123456', ativo: 1 }, { nome: 'Bradesco Saude', abreviacao: 'BRA', codigo_ans: '', ativo: 1 }]).execute();
-  await db.insertInto('planos').values([{ convenio_id: 1, nome: 'Basico', codigo_ans: '111', ativo: 1 }, { convenio_id: 2, nome: 'Top', codigo_ans: '222', ativo: 1 }]).execute();
-  await db.insertInto('unidades').values([{ nome: 'Unidade Centro', abreviacao: 'CEN', cnpj: null, cidade: 'Sao Paulo', uf: 'SP', ativo: 1 }]).execute();
-  await db.insertInto('salas').values([{ unidade_id: 1, nome: 'Sala 1', ativo: 1 }]).execute();
+  await db
+    .insertInto('estados_civis')
+    .values([{ nome: 'Solteiro(a)' }, { nome: 'Casado(a)' }])
+    .execute();
+  await db
+    .insertInto('saudacoes')
+    .values([{ nome: 'Dr.' }, { nome: 'Dra.' }])
+    .execute();
+  await db
+    .insertInto('grupos_permissao')
+    .values([{ nome: 'Medicos' }])
+    .execute();
+  await db
+    .insertInto('cidades')
+    .values([
+      { nome: 'Sao Paulo', uf: 'SP' },
+      { nome: 'Campinas', uf: 'SP' },
+    ])
+    .execute();
+  await db
+    .insertInto('convenios')
+    .values([
+      { nome: 'Unimed', abreviacao: 'UNI', codigo_ans: '123456', ativo: 1 },
+      { nome: 'Bradesco Saude', abreviacao: 'BRA', codigo_ans: '', ativo: 1 },
+    ])
+    .execute();
+  await db
+    .insertInto('planos')
+    .values([
+      { convenio_id: 1, nome: 'Basico', codigo_ans: '111', ativo: 1 },
+      { convenio_id: 2, nome: 'Top', codigo_ans: '222', ativo: 1 },
+    ])
+    .execute();
+  await db
+    .insertInto('unidades')
+    .values([{ nome: 'Unidade Centro', abreviacao: 'CEN', cnpj: null, cidade: 'Sao Paulo', uf: 'SP', ativo: 1 }])
+    .execute();
+  await db
+    .insertInto('salas')
+    .values([{ unidade_id: 1, nome: 'Sala 1', ativo: 1 }])
+    .execute();
   await db
     .insertInto('procedimentos')
     .values([
-      { nome: 'Ultrassonografia de abdome total', abreviacao: 'USGABD', codigo_tuss: '40901122', descricao_tuss: 'US - Abdome total', requer_laudo: 1, possui_imagens: 1, ativo: 1 },
-      { nome: 'Eletrocardiograma', abreviacao: 'ECG', codigo_tuss: '40101010', descricao_tuss: 'ECG convencional', requer_laudo: 1, possui_imagens: 0, ativo: 1 },
-      { nome: 'Ultrassonografia antiga', abreviacao: 'USOLD', codigo_tuss: '', descricao_tuss: '', requer_laudo: 1, possui_imagens: 0, ativo: 0 },
+      {
+        nome: 'Ultrassonografia de abdome total',
+        abreviacao: 'USGABD',
+        codigo_tuss: '40901122',
+        descricao_tuss: 'US - Abdome total',
+        requer_laudo: 1,
+        possui_imagens: 1,
+        ativo: 1,
+      },
+      {
+        nome: 'Eletrocardiograma',
+        abreviacao: 'ECG',
+        codigo_tuss: '40101010',
+        descricao_tuss: 'ECG convencional',
+        requer_laudo: 1,
+        possui_imagens: 0,
+        ativo: 1,
+      },
+      {
+        nome: 'Ultrassonografia antiga',
+        abreviacao: 'USOLD',
+        codigo_tuss: '',
+        descricao_tuss: '',
+        requer_laudo: 1,
+        possui_imagens: 0,
+        ativo: 0,
+      },
     ])
     .execute();
   const medico = (nome: string, usuario: string, papeis: { e?: number; l?: number; s?: number }) => ({
@@ -104,10 +185,25 @@ export async function arrangeCatalog(t: TenantDatabase) {
       { ...medico('Davi Inativo', 'davi', { l: 1 }), ativo: 0 }, // 4
     ])
     .execute();
-  await db.insertInto('cids').values([{ codigo: 'J45.9', nome: 'Asma nao especificada' }, { codigo: 'I10', nome: 'Hipertensao essencial' }]).execute();
-  await db.insertInto('complementos').values([{ nome: 'Com contraste', ativo: 1 }]).execute();
-  await db.insertInto('grupos_laudos').values([{ nome: 'Radiologia', ativo: 1 }]).execute();
-  await db.insertInto('grupos_laudos_medicos').values([{ grupo_laudo_id: 1, medico_id: 1 }]).execute();
+  await db
+    .insertInto('cids')
+    .values([
+      { codigo: 'J45.9', nome: 'Asma nao especificada' },
+      { codigo: 'I10', nome: 'Hipertensao essencial' },
+    ])
+    .execute();
+  await db
+    .insertInto('complementos')
+    .values([{ nome: 'Com contraste', ativo: 1 }])
+    .execute();
+  await db
+    .insertInto('grupos_laudos')
+    .values([{ nome: 'Radiologia', ativo: 1 }])
+    .execute();
+  await db
+    .insertInto('grupos_laudos_medicos')
+    .values([{ grupo_laudo_id: 1, medico_id: 1 }])
+    .execute();
 }
 
 export async function createTenant(h: Harness, slug: string) {
@@ -134,19 +230,35 @@ export function derivedMismatches(sqlite: SQLite.Database): string[] {
     problems.push(`pacientes_nome_busca: ${(error as Error).message}`);
   }
   const same = (what: string, actual: unknown[], wanted: unknown[]) => {
-    if (JSON.stringify(actual) !== JSON.stringify(wanted)) problems.push(`${what}: ${JSON.stringify(actual).slice(0, 300)} != ${JSON.stringify(wanted).slice(0, 300)}`);
+    if (JSON.stringify(actual) !== JSON.stringify(wanted))
+      problems.push(`${what}: ${JSON.stringify(actual).slice(0, 300)} != ${JSON.stringify(wanted).slice(0, 300)}`);
   };
   same(
     'pacientes_contagem',
     sqlite.prepare('SELECT ativo, n FROM pacientes_contagem WHERE n != 0 ORDER BY ativo').all(),
     sqlite.prepare('SELECT ativo, COUNT(*) AS n FROM pacientes GROUP BY ativo ORDER BY ativo').all(),
   );
-  const counts = (filtro: string) => sqlite.prepare('SELECT valor, data, n FROM exames_contagem WHERE filtro = ? AND n != 0 ORDER BY valor, data').all(filtro);
-  same('exames_contagem todos', counts('todos'), sqlite.prepare('SELECT 0 AS valor, data_realizado AS data, COUNT(*) AS n FROM exames WHERE excluido_em IS NULL GROUP BY 2 ORDER BY 2').all());
+  const counts = (filtro: string) =>
+    sqlite
+      .prepare('SELECT valor, data, n FROM exames_contagem WHERE filtro = ? AND n != 0 ORDER BY valor, data')
+      .all(filtro);
+  same(
+    'exames_contagem todos',
+    counts('todos'),
+    sqlite
+      .prepare(
+        'SELECT 0 AS valor, data_realizado AS data, COUNT(*) AS n FROM exames WHERE excluido_em IS NULL GROUP BY 2 ORDER BY 2',
+      )
+      .all(),
+  );
   same(
     'exames_contagem procedimento',
     counts('procedimento'),
-    sqlite.prepare('SELECT procedimento_id AS valor, data_realizado AS data, COUNT(*) AS n FROM exames WHERE excluido_em IS NULL GROUP BY 1, 2 ORDER BY 1, 2').all(),
+    sqlite
+      .prepare(
+        'SELECT procedimento_id AS valor, data_realizado AS data, COUNT(*) AS n FROM exames WHERE excluido_em IS NULL GROUP BY 1, 2 ORDER BY 1, 2',
+      )
+      .all(),
   );
   same(
     'exames_contagem medico',
@@ -171,18 +283,35 @@ export function derivedMismatches(sqlite: SQLite.Database): string[] {
       )
       .all(),
   );
-  const laudos = (filtro: string) => sqlite.prepare('SELECT valor, data, n FROM laudos_contagem WHERE filtro = ? AND n != 0 ORDER BY valor, data').all(filtro);
-  same('laudos_contagem todos', laudos('todos'), sqlite.prepare('SELECT 0 AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL GROUP BY 2 ORDER BY 2').all());
+  const laudos = (filtro: string) =>
+    sqlite
+      .prepare('SELECT valor, data, n FROM laudos_contagem WHERE filtro = ? AND n != 0 ORDER BY valor, data')
+      .all(filtro);
+  same(
+    'laudos_contagem todos',
+    laudos('todos'),
+    sqlite
+      .prepare(
+        'SELECT 0 AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL GROUP BY 2 ORDER BY 2',
+      )
+      .all(),
+  );
   same(
     'laudos_contagem assinado',
     laudos('assinado'),
-    sqlite.prepare('SELECT assinado AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL GROUP BY 1, 2 ORDER BY 1, 2').all(),
+    sqlite
+      .prepare(
+        'SELECT assinado AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL GROUP BY 1, 2 ORDER BY 1, 2',
+      )
+      .all(),
   );
   same(
     'laudos_contagem medico',
     laudos('medico'),
     sqlite
-      .prepare('SELECT medico_laudo_id AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL AND medico_laudo_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2')
+      .prepare(
+        'SELECT medico_laudo_id AS valor, data_laudo AS data, COUNT(*) AS n FROM laudos WHERE excluido_em IS NULL AND medico_laudo_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2',
+      )
       .all(),
   );
   return problems;

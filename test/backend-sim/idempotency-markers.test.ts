@@ -18,7 +18,12 @@ afterAll(() => h?.close());
 const newToken = () => createHash('sha256').update(randomUUID()).digest('hex');
 
 async function createWith(token: string, slug = 'demo'): Promise<number> {
-  const res = await h.call('POST', `/tenants/${slug}/pacientes`, { nome: `marcador ${randomUUID().slice(0, 8)}`, data_nascimento: '1985-02-03' }, { [IDEMPOTENCY_TOKEN_HEADER]: token });
+  const res = await h.call(
+    'POST',
+    `/tenants/${slug}/pacientes`,
+    { nome: `marcador ${randomUUID().slice(0, 8)}`, data_nascimento: '1985-02-03' },
+    { [IDEMPOTENCY_TOKEN_HEADER]: token },
+  );
   expect(res.status).toBe(201);
   return res.body.data.id;
 }
@@ -36,7 +41,12 @@ describe('POST /tenants/:slug/idempotency-markers/lookup', () => {
   });
 
   it('refuses a caller without the internal credential, a malformed token and an oversized list', async () => {
-    const unauthenticated = await h.call('POST', idempotencyMarkersPath('demo'), { tokens: [newToken()] }, { 'x-internal-token': 'wrong' });
+    const unauthenticated = await h.call(
+      'POST',
+      idempotencyMarkersPath('demo'),
+      { tokens: [newToken()] },
+      { 'x-internal-token': 'wrong' },
+    );
     expect(unauthenticated.status).toBe(401);
     expect((await h.call('POST', idempotencyMarkersPath('demo'), { tokens: ['not-a-token'] })).status).toBe(400);
     expect((await h.call('POST', idempotencyMarkersPath('demo'), { tokens: [] })).status).toBe(400);

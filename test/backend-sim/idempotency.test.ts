@@ -33,15 +33,33 @@ async function send(method: string, path: string, body: unknown, token?: string)
     },
     body: JSON.stringify(body),
   });
-  return { status: res.status, text: await res.text(), replay: res.headers.get(IDEMPOTENT_REPLAY_HEADER), contentType: res.headers.get('content-type') };
+  return {
+    status: res.status,
+    text: await res.text(),
+    replay: res.headers.get(IDEMPOTENT_REPLAY_HEADER),
+    contentType: res.headers.get('content-type'),
+  };
 }
 
 const countNamed = async (nome: string) =>
-  Number((await t.db.selectFrom('pacientes').select((eb) => eb.fn.countAll().as('n')).where('nome', '=', nome.toUpperCase()).executeTakeFirstOrThrow()).n);
-const marker = (token: string) => t.db.selectFrom('idempotency_markers').selectAll().where('token', '=', token).executeTakeFirst();
+  Number(
+    (
+      await t.db
+        .selectFrom('pacientes')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('nome', '=', nome.toUpperCase())
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+const marker = (token: string) =>
+  t.db.selectFrom('idempotency_markers').selectAll().where('token', '=', token).executeTakeFirst();
 
 let seq = 0;
-const novo = (extra: Record<string, unknown> = {}) => ({ nome: `idem marcador ${++seq} ${randomUUID().slice(0, 8)}`, data_nascimento: '1985-02-03', ...extra });
+const novo = (extra: Record<string, unknown> = {}) => ({
+  nome: `idem marcador ${++seq} ${randomUUID().slice(0, 8)}`,
+  data_nascimento: '1985-02-03',
+  ...extra,
+});
 
 describe('the same token twice executes once and replays the first answer byte for byte', () => {
   it('transactional write (patient create): one row, marker committed with status and body, replay identical', async () => {
@@ -51,7 +69,12 @@ describe('the same token twice executes once and replays the first answer byte f
     expect(first.status).toBe(201);
     expect(first.replay).toBeNull();
     const stored = await marker(token);
-    expect(stored).toMatchObject({ method: 'POST', path: '/tenants/demo/pacientes', status: 201, response: first.text });
+    expect(stored).toMatchObject({
+      method: 'POST',
+      path: '/tenants/demo/pacientes',
+      status: 201,
+      response: first.text,
+    });
     const again = await send('POST', '/tenants/demo/pacientes', body, token);
     expect(again.status).toBe(201);
     expect(again.replay).toBe('true');
@@ -79,17 +102,25 @@ describe('the same token twice executes once and replays the first answer byte f
     const first = await send('PATCH', `/tenants/demo/pacientes/${created.id}`, { telefone: '1130000001' }, token);
     expect(first.status).toBe(200);
     // Someone else changes the patient meanwhile; re-executing the retry would overwrite it.
-    expect((await send('PATCH', `/tenants/demo/pacientes/${created.id}`, { telefone: '1130000002' }, newToken())).status).toBe(200);
+    expect(
+      (await send('PATCH', `/tenants/demo/pacientes/${created.id}`, { telefone: '1130000002' }, newToken())).status,
+    ).toBe(200);
     const again = await send('PATCH', `/tenants/demo/pacientes/${created.id}`, { telefone: '1130000001' }, token);
     expect(again).toMatchObject({ status: 200, replay: 'true', text: first.text });
-    const row = await t.db.selectFrom('pacientes').select('telefone').where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('pacientes')
+      .select('telefone')
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row.telefone).toBe('1130000002');
   });
 
   it('20 concurrent requests with one token: one execution, every answer the same bytes', async () => {
     const body = novo({ cpf: VALID_CPFS[1] });
     const token = newToken();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => send('POST', '/tenants/demo/pacientes', body, token)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => send('POST', '/tenants/demo/pacientes', body, token)),
+    );
     expect(await countNamed(body.nome)).toBe(1);
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
     expect(answers.every((a) => a.status === 201)).toBe(true);
@@ -98,7 +129,9 @@ describe('the same token twice executes once and replays the first answer byte f
 
   it('untokened requests of the tenant keep working while tokened writes run', async () => {
     const names = Array.from({ length: 10 }, () => novo());
-    const results = await Promise.all(names.map((b, i) => send('POST', '/tenants/demo/pacientes', b, i % 2 ? newToken() : undefined)));
+    const results = await Promise.all(
+      names.map((b, i) => send('POST', '/tenants/demo/pacientes', b, i % 2 ? newToken() : undefined)),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     for (const b of names) expect(await countNamed(b.nome)).toBe(1);
   });
@@ -106,12 +139,17 @@ describe('the same token twice executes once and replays the first answer byte f
 
 describe('what is not recorded', () => {
   it('a refused write (422 inside the transaction) leaves no marker: the retry executes again', async () => {
-    const existing = JSON.parse((await send('POST', '/tenants/demo/pacientes', novo({ cpf: VALID_CPFS[2] }))).text).data;
+    const existing = JSON.parse(
+      (await send('POST', '/tenants/demo/pacientes', novo({ cpf: VALID_CPFS[2] }))).text,
+    ).data;
     const token = newToken();
     const body = novo({ cpf: VALID_CPFS[2] });
     const first = await send('POST', '/tenants/demo/pacientes', body, token);
     expect(first.status).toBe(422);
-    expect(JSON.parse(first.text).error).toMatchObject({ code: 'CPF_ALREADY_EXISTS', details: { paciente_id_existente: existing.id } });
+    expect(JSON.parse(first.text).error).toMatchObject({
+      code: 'CPF_ALREADY_EXISTS',
+      details: { paciente_id_existente: existing.id },
+    });
     expect(await marker(token)).toBeUndefined();
     // The clinic removed the other record: the same token now executes (nothing had been written).
     await t.db.updateTable('pacientes').set({ cpf: null }).where('id', '=', existing.id).execute();
@@ -121,11 +159,16 @@ describe('what is not recorded', () => {
   });
 
   it('reads ignore the token; a malformed token is a 400', async () => {
-    const res = await fetch(`${h.sim.url}/tenants/demo/pacientes?limit=1`, { headers: { 'x-internal-token': TOKEN, [IDEMPOTENCY_TOKEN_HEADER]: 'nao-hex' } });
+    const res = await fetch(`${h.sim.url}/tenants/demo/pacientes?limit=1`, {
+      headers: { 'x-internal-token': TOKEN, [IDEMPOTENCY_TOKEN_HEADER]: 'nao-hex' },
+    });
     expect(res.status).toBe(200);
     const bad = await send('POST', '/tenants/demo/pacientes', novo(), 'XYZ');
     expect(bad.status).toBe(400);
-    expect(JSON.parse(bad.text).error).toMatchObject({ code: 'VAL_INVALID_PARAM', details: { field: IDEMPOTENCY_TOKEN_HEADER } });
+    expect(JSON.parse(bad.text).error).toMatchObject({
+      code: 'VAL_INVALID_PARAM',
+      details: { field: IDEMPOTENCY_TOKEN_HEADER },
+    });
   });
 
   it('markers live 24 h: after that the token executes again and the old marker is purged', async () => {
@@ -217,7 +260,9 @@ describe('the driver: write, marker and answer commit together or not at all', (
   it('a request whose only mutation failed (unique index) changed nothing: no marker is committed', async () => {
     const s = scope();
     const [{ id }] = await db.selectFrom('estados_civis').select('id').limit(1).execute();
-    await expect(s.run(() => db.insertInto('estados_civis').values({ id, nome: 'duplicado' }).execute())).rejects.toThrow(/UNIQUE|PRIMARY KEY/);
+    await expect(
+      s.run(() => db.insertInto('estados_civis').values({ id, nome: 'duplicado' }).execute()),
+    ).rejects.toThrow(/UNIQUE|PRIMARY KEY/);
     await s.finish({ status: 422, contentType: 'application/json', body: '{"error":{}}' });
     expect(sqlite.inTransaction).toBe(false);
     expect(await marker(s.token)).toBeUndefined();
@@ -225,7 +270,8 @@ describe('the driver: write, marker and answer commit together or not at all', (
 
   describe('group commit: parts of several write requests in one transaction (decisions P25-B2)', () => {
     /** A write request's part opened, and the promise of a second one still waiting for the connection. */
-    const visible = async (nome: string) => (await t.db.selectFrom('estados_civis').select('id').where('nome', '=', nome).execute()).length;
+    const visible = async (nome: string) =>
+      (await t.db.selectFrom('estados_civis').select('id').where('nome', '=', nome).execute()).length;
 
     it('requests that come while a part is open join its transaction; every answer waits for the one COMMIT of all', async () => {
       const [s1, s2] = [scope(), scope()];
@@ -234,7 +280,9 @@ describe('the driver: write, marker and answer commit together or not at all', (
       const second = s2.run(() => db.insertInto('estados_civis').values({ nome: b }).execute());
       // s1 answers: its part is released to s2, which was waiting, and the transaction stays open for it.
       let firstDone = false;
-      const first = s1.finish({ status: 201, contentType: 'application/json', body: '{"a":1}' }).then(() => (firstDone = true));
+      const first = s1
+        .finish({ status: 201, contentType: 'application/json', body: '{"a":1}' })
+        .then(() => (firstDone = true));
       await second;
       expect(sqlite.inTransaction).toBe(true);
       expect(firstDone).toBe(false);
@@ -290,7 +338,11 @@ describe('the driver: write, marker and answer commit together or not at all', (
       await failed.finish({ status: 422, contentType: null, body: '{}' });
       await keptDone;
       expect([await visible(a), await visible(b)]).toEqual([1, 0]);
-      expect([await marker(kept.token), await marker(abandoned.token), await marker(failed.token)].map((m) => m?.response ?? null)).toEqual(['{"kept":1}', null, null]);
+      expect(
+        [await marker(kept.token), await marker(abandoned.token), await marker(failed.token)].map(
+          (m) => m?.response ?? null,
+        ),
+      ).toEqual(['{"kept":1}', null, null]);
     });
 
     it('a failed COMMIT fails every answer of the group, and nothing of it is committed', async () => {
@@ -299,14 +351,31 @@ describe('the driver: write, marker and answer commit together or not at all', (
       await s1.run(() => db.insertInto('estados_civis').values({ nome: a }).execute());
       // Foreign keys checked at COMMIT (for this transaction only), and a row that breaks one: the COMMIT fails.
       sqlite.pragma('defer_foreign_keys = ON');
-      await s1.run(() => db.insertInto('pacientes').values({ nome: 'SEM ESTADO', numero_prontuario: `fk-${randomUUID()}`, usuario: `fk${randomUUID()}`, senha_hash: 'x', criado_em: 'c', estado_civil_id: 999_999 }).execute());
+      await s1.run(() =>
+        db
+          .insertInto('pacientes')
+          .values({
+            nome: 'SEM ESTADO',
+            numero_prontuario: `fk-${randomUUID()}`,
+            usuario: `fk${randomUUID()}`,
+            senha_hash: 'x',
+            criado_em: 'c',
+            estado_civil_id: 999_999,
+          })
+          .execute(),
+      );
       const second = s2.run(() => db.insertInto('estados_civis').values({ nome: b }).execute());
       const first = s1.finish({ status: 201, contentType: null, body: '{}' });
       await second;
       await expect(s2.finish({ status: 201, contentType: null, body: '{}' })).rejects.toThrow(/FOREIGN KEY/);
       await expect(first).rejects.toThrow(/FOREIGN KEY/);
       expect(sqlite.inTransaction).toBe(false);
-      expect([await visible(a), await visible(b), await marker(s1.token), await marker(s2.token)]).toEqual([0, 0, undefined, undefined]);
+      expect([await visible(a), await visible(b), await marker(s1.token), await marker(s2.token)]).toEqual([
+        0,
+        0,
+        undefined,
+        undefined,
+      ]);
     });
 
     it('over HTTP: 30 concurrent creates with their own tokens are each committed with their marker and replay', async () => {
@@ -324,11 +393,25 @@ describe('the driver: write, marker and answer commit together or not at all', (
   });
 
   it('outside a WriteScope the driver is plain Kysely: autocommit, no marker', async () => {
-    const before = Number((await db.selectFrom('idempotency_markers').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const before = Number(
+      (
+        await db
+          .selectFrom('idempotency_markers')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     const nome = `estado ${randomUUID()}`;
     await db.insertInto('estados_civis').values({ nome }).execute();
     expect(sqlite.inTransaction).toBe(false);
-    const after = Number((await db.selectFrom('idempotency_markers').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const after = Number(
+      (
+        await db
+          .selectFrom('idempotency_markers')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     expect(after).toBe(before);
   });
 });

@@ -15,7 +15,15 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await startHarness({ s3: true });
-  await seedTenant({ dataDir: h.dataDir, slug: 'demo', seed: 'demo-1', profile: 'rich', patients: 80, exams: 300, appointments: 80 });
+  await seedTenant({
+    dataDir: h.dataDir,
+    slug: 'demo',
+    seed: 'demo-1',
+    profile: 'rich',
+    patients: 80,
+    exams: 300,
+    appointments: 80,
+  });
   // What first start does for a seeded tenant: register it (the file exists: no automatic copy), then take the copy.
   expect((await h.call('POST', '/admin/tenants', { slug: 'demo', nome: 'Clinica Demo' })).status).toBe(200);
 }, 60_000);
@@ -29,8 +37,18 @@ afterAll(() => h?.close());
 function dump(slug: string): Record<string, unknown[]> {
   const db = new SQLite(`${h.dataDir}/backend/${slug}.db`, { readonly: true });
   try {
-    const tables = db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
-    return Object.fromEntries(tables.map((t) => [t, (db.prepare(`SELECT * FROM "${t}"`).all() as unknown[]).map((r) => JSON.stringify(r)).sort()]));
+    const tables = db
+      .prepare(
+        "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .pluck()
+      .all() as string[];
+    return Object.fromEntries(
+      tables.map((t) => [
+        t,
+        (db.prepare(`SELECT * FROM "${t}"`).all() as unknown[]).map((r) => JSON.stringify(r)).sort(),
+      ]),
+    );
   } finally {
     db.close();
   }
@@ -49,7 +67,13 @@ const newToken = () => createHash('sha256').update(randomUUID()).digest('hex');
 async function send(path: string, body: unknown, token?: string) {
   const res = await fetch(h.sim.url + path, {
     method: 'POST',
-    headers: { 'x-internal-token': TOKEN, 'x-chave-id': '11', 'x-medico-filtro-id': '0', 'content-type': 'application/json', ...(token ? { [IDEMPOTENCY_TOKEN_HEADER]: token } : {}) },
+    headers: {
+      'x-internal-token': TOKEN,
+      'x-chave-id': '11',
+      'x-medico-filtro-id': '0',
+      'content-type': 'application/json',
+      ...(token ? { [IDEMPOTENCY_TOKEN_HEADER]: token } : {}),
+    },
     body: JSON.stringify(body),
   });
   return { status: res.status, body: await res.json(), replay: res.headers.get(IDEMPOTENT_REPLAY_HEADER) };
@@ -60,7 +84,8 @@ const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3
 async function objectsUnder(prefix: string): Promise<string[]> {
   const client = createS3Client({ ...h.s3Config!, region: 'us-east-1' });
   const names: string[] = [];
-  for await (const item of client.listObjectsV2(h.s3Config!.bucket, prefix, true) as AsyncIterable<{ name?: string }>) if (item.name) names.push(item.name);
+  for await (const item of client.listObjectsV2(h.s3Config!.bucket, prefix, true) as AsyncIterable<{ name?: string }>)
+    if (item.name) names.push(item.name);
   return names;
 }
 
@@ -95,12 +120,21 @@ describe('POST /admin/tenants/:slug/reset', () => {
     expect(searchesBefore.some((s: any) => s.total > 0)).toBe(true);
 
     const token = newToken();
-    const created = await send('/tenants/demo/pacientes', { nome: 'Paciente Depois Do Seed', data_nascimento: '1990-01-02' }, token);
+    const created = await send(
+      '/tenants/demo/pacientes',
+      { nome: 'Paciente Depois Do Seed', data_nascimento: '1990-01-02' },
+      token,
+    );
     expect(created.status).toBe(201);
-    const withFile = await send('/tenants/demo/pacientes/1/prontuarios', { mensagem: '<p>Retorno</p>', anexos: [{ nome: 'foto.PNG', base64: png }] });
+    const withFile = await send('/tenants/demo/pacientes/1/prontuarios', {
+      mensagem: '<p>Retorno</p>',
+      anexos: [{ nome: 'foto.PNG', base64: png }],
+    });
     expect(withFile.status).toBe(201);
     expect(await objectsUnder('demo/')).toHaveLength(1);
-    expect((await h.call('PATCH', '/tenants/demo/settings', { cpf_obrigatorio: true, nome: 'Outro Nome' })).status).toBe(200);
+    expect(
+      (await h.call('PATCH', '/tenants/demo/settings', { cpf_obrigatorio: true, nome: 'Outro Nome' })).status,
+    ).toBe(200);
     const changed = dump('demo');
     expect(changed).not.toEqual(before);
     expect(changed.idempotency_markers).toHaveLength(1);
@@ -108,14 +142,23 @@ describe('POST /admin/tenants/:slug/reset', () => {
 
     const reset = await h.call('POST', '/admin/tenants/demo/reset', { files: true });
     expect(reset.status).toBe(200);
-    expect(reset.body.data).toMatchObject({ slug: 'demo', nome: 'Clinica Demo', idempotency_markers_removed: 1, files_removed: 1 });
+    expect(reset.body.data).toMatchObject({
+      slug: 'demo',
+      nome: 'Clinica Demo',
+      idempotency_markers_removed: 1,
+      files_removed: 1,
+    });
     expect(reset.body.data.rows).toBeGreaterThan(1000);
     expect(dump('demo')).toEqual(before);
     expect(await searches('demo')).toEqual(searchesBefore);
     expect(await objectsUnder('demo/')).toEqual([]);
 
     // The marker is gone: the same token executes (no replay) and gets the id it got the first time.
-    const again = await send('/tenants/demo/pacientes', { nome: 'Paciente Depois Do Seed', data_nascimento: '1990-01-02' }, token);
+    const again = await send(
+      '/tenants/demo/pacientes',
+      { nome: 'Paciente Depois Do Seed', data_nascimento: '1990-01-02' },
+      token,
+    );
     expect(again.status).toBe(201);
     expect(again.replay).toBeNull();
     expect(again.body.data.id).toBe(created.body.data.id);
@@ -139,13 +182,16 @@ describe('POST /admin/tenants/:slug/reset', () => {
 
   it('is fast: the database part of a reset of an 80-patient, 300-exam tenant takes well under a second', async () => {
     const times: number[] = [];
-    for (let i = 0; i < 5; i++) times.push((await h.call('POST', '/admin/tenants/demo/reset', {})).body.data.database_ms);
+    for (let i = 0; i < 5; i++)
+      times.push((await h.call('POST', '/admin/tenants/demo/reset', {})).body.data.database_ms);
     times.sort((a, b) => a - b);
     expect(times[2]).toBeLessThan(250);
   });
 
   it('requests running during a reset are served before or after it, never half-way', async () => {
-    const writes = Array.from({ length: 8 }, (_, i) => send('/tenants/demo/pacientes', { nome: `Paciente Concorrente ${i}`, data_nascimento: '1990-01-02' }, newToken()));
+    const writes = Array.from({ length: 8 }, (_, i) =>
+      send('/tenants/demo/pacientes', { nome: `Paciente Concorrente ${i}`, data_nascimento: '1990-01-02' }, newToken()),
+    );
     const reset = h.call('POST', '/admin/tenants/demo/reset', {});
     const reads = Array.from({ length: 4 }, () => h.call('GET', '/tenants/demo/pacientes?limit=5'));
     const results = await Promise.all([...writes, reset, ...reads]);
@@ -165,7 +211,11 @@ describe('POST /admin/tenants/:slug/reset', () => {
       '2026-11-24-009-append-only-markers-and-queue-by-id',
     ];
     const copy = new SQLite(pristineFile(h.dataDir, 'nova'));
-    for (const trigger of copy.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[]) copy.exec(`DROP TRIGGER ${trigger}`);
+    for (const trigger of copy
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+      .pluck()
+      .all() as string[])
+      copy.exec(`DROP TRIGGER ${trigger}`);
     copy.exec(`DROP TABLE pacientes_nome_busca; DROP TABLE pacientes_nome_busca_fila; DROP TABLE pacientes_contagem; DROP TABLE exames_contagem; DROP TABLE laudos_contagem; DROP INDEX pacientes_ids;
       DELETE FROM kysely_migration WHERE name IN ('${latest.join("', '")}')`);
     copy.close();
@@ -173,7 +223,12 @@ describe('POST /admin/tenants/:slug/reset', () => {
     const reset = await h.call('POST', '/admin/tenants/nova/reset', {});
     expect(reset.status).toBe(200);
     const migrated = new SQLite(pristineFile(h.dataDir, 'nova'), { readonly: true });
-    expect(migrated.prepare(`SELECT COUNT(*) FROM kysely_migration WHERE name IN (${latest.map(() => '?').join(', ')})`).pluck().get(...latest)).toBe(latest.length);
+    expect(
+      migrated
+        .prepare(`SELECT COUNT(*) FROM kysely_migration WHERE name IN (${latest.map(() => '?').join(', ')})`)
+        .pluck()
+        .get(...latest),
+    ).toBe(latest.length);
     expect(migrated.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'").pluck().get()).toBe(19);
     migrated.close();
     expect((await h.call('GET', '/tenants/nova/pacientes?nome=ANTES')).body.meta.total).toBe(0);
@@ -184,7 +239,15 @@ describe('POST /admin/tenants/:slug/reset', () => {
   });
 
   it('a tenant without a first-start copy → 422 INVALID_STATE, nothing changed', async () => {
-    await seedTenant({ dataDir: h.dataDir, slug: 'sem-copia', seed: 'x', profile: 'synthetic', patients: 5, exams: 0, appointments: 0 });
+    await seedTenant({
+      dataDir: h.dataDir,
+      slug: 'sem-copia',
+      seed: 'x',
+      profile: 'synthetic',
+      patients: 5,
+      exams: 0,
+      appointments: 0,
+    });
     const before = dump('sem-copia');
     const res = await h.call('POST', '/admin/tenants/sem-copia/reset', {});
     expect(res.status).toBe(422);
@@ -200,7 +263,11 @@ describe('POST /admin/tenants/:slug/reset', () => {
   });
 
   it('needs the internal credential', async () => {
-    const res = await fetch(`${h.sim.url}/admin/tenants/demo/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${h.sim.url}/admin/tenants/demo/reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
   });
 });

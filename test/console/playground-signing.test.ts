@@ -27,7 +27,15 @@ describe('signing playground', () => {
   });
 
   it('the curl sends the body as signed and quotes it for the shell', () => {
-    const curl = curlCommand({ origin: 'http://h', method: 'POST', pathAndQuery: '/v1/x', body: `{"a":"it's"}`, apiKey: 'k', timestamp: '1', signature: 's' });
+    const curl = curlCommand({
+      origin: 'http://h',
+      method: 'POST',
+      pathAndQuery: '/v1/x',
+      body: `{"a":"it's"}`,
+      apiKey: 'k',
+      timestamp: '1',
+      signature: 's',
+    });
     expect(curl).toContain(`--data-binary '{"a":"it'\\''s"}'`);
     expect(curl).toContain('Idempotency-Key');
   });

@@ -32,7 +32,17 @@ describe('QA kit against a running appliance', () => {
     const outputDir = path.join(dataDir, 'pw');
     const result = await run(
       process.execPath,
-      ['node_modules/@playwright/test/cli.js', 'test', '--config', 'e2e/playwright.config.ts', '--output', outputDir, '--reporter', 'list', 'e2e/examples/first.spec.ts'],
+      [
+        'node_modules/@playwright/test/cli.js',
+        'test',
+        '--config',
+        'e2e/playwright.config.ts',
+        '--output',
+        outputDir,
+        '--reporter',
+        'list',
+        'e2e/examples/first.spec.ts',
+      ],
       { env: { ...process.env, E2E_BASE_URL: baseUrl, E2E_DATA_DIR: dataDir, E2E_STACK: '', CI: '' }, timeout: 90_000 },
     ).catch((error: { code?: number; stdout?: string; stderr?: string }) => error);
     const out = `${result.stdout ?? ''}${result.stderr ?? ''}`;

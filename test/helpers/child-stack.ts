@@ -56,7 +56,10 @@ export function bannerUrl(child: ChildProcess, timeoutMs: number, output?: (chun
 }
 
 /** Stops a spawned stack (SIGTERM: graceful, SIGKILL: a crash) and waits for it to exit. */
-export async function stopStack(child: ChildProcess | null | undefined, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
+export async function stopStack(
+  child: ChildProcess | null | undefined,
+  signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM',
+): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill(signal);

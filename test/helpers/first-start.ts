@@ -42,7 +42,10 @@ export async function startFirstStartStack(): Promise<FirstStartStack> {
 async function listAll(stack: TestStack, creds: Credentials, target: string): Promise<unknown[]> {
   const pages: unknown[] = [];
   for (let offset = 0; ; offset += 200) {
-    const res = await stack.call({ path: `${target}${target.includes('?') ? '&' : '?'}limit=200&offset=${offset}` }, creds);
+    const res = await stack.call(
+      { path: `${target}${target.includes('?') ? '&' : '?'}limit=200&offset=${offset}` },
+      creds,
+    );
     expect(res.status, target).toBe(200);
     const { request_id: _id, duracao_ms: _ms, ...meta } = res.body.meta;
     pages.push({ data: res.body.data, meta });
@@ -56,7 +59,8 @@ export async function clinicLists(stack: TestStack, creds: Credentials, patientI
   for (const id of patientIds) {
     const res = await stack.call({ path: `/v1/agenda/agendamentos?paciente_id=${id}` }, creds);
     const { request_id: _id, duracao_ms: _ms, ...meta } = res.body.meta;
-    agendamentos[id] = res.status === 200 ? { data: res.body.data, meta } : { status: res.status, code: res.body.error?.code };
+    agendamentos[id] =
+      res.status === 200 ? { data: res.body.data, meta } : { status: res.status, code: res.body.error?.code };
   }
   return {
     pacientes: await listAll(stack, creds, '/v1/pacientes'),
@@ -73,12 +77,20 @@ export const NEW_PATIENT = { nome: 'Paciente Criada Antes Do Reset', data_nascim
  * On the demo clinic: a patient, an exam of hers with its report (a file in storage) and an appointment of
  * patient 1, each under its own Idempotency-Key (4 keys). Returns the patient's id and key.
  */
-export async function writeOnDemo(stack: TestStack, creds: Credentials): Promise<{ patientId: number; patientKey: string }> {
+export async function writeOnDemo(
+  stack: TestStack,
+  creds: Credentials,
+): Promise<{ patientId: number; patientKey: string }> {
   const call = (req: Parameters<TestStack['call']>[0]) => stack.call(req, creds);
   const patientKey = randomUUID();
   const patient = await call({ method: 'POST', path: '/v1/pacientes', body: NEW_PATIENT, idempotencyKey: patientKey });
   expect(patient.status, JSON.stringify(patient.body.error)).toBe(201);
-  const exame = await call({ method: 'POST', path: '/v1/exames', body: { paciente_id: patient.body.data.id, procedimento_codigo_tuss: '40901122' }, idempotencyKey: randomUUID() });
+  const exame = await call({
+    method: 'POST',
+    path: '/v1/exames',
+    body: { paciente_id: patient.body.data.id, procedimento_codigo_tuss: '40901122' },
+    idempotencyKey: randomUUID(),
+  });
   expect(exame.status, JSON.stringify(exame.body.error)).toBe(201);
   const laudo = await call({
     method: 'POST',
@@ -92,7 +104,14 @@ export async function writeOnDemo(stack: TestStack, creds: Credentials): Promise
   const booking = await call({
     method: 'POST',
     path: '/v1/agenda/agendamentos',
-    body: { agenda_config_id: slot.agenda_config_id, procedimento_id: 21, convenio_id: 0, data: slot.data, hora_inicio: slot.hora_inicio, paciente_id: 1 },
+    body: {
+      agenda_config_id: slot.agenda_config_id,
+      procedimento_id: 21,
+      convenio_id: 0,
+      data: slot.data,
+      hora_inicio: slot.hora_inicio,
+      paciente_id: 1,
+    },
     idempotencyKey: randomUUID(),
   });
   expect(booking.status, JSON.stringify(booking.body.error)).toBe(201);

@@ -6,7 +6,8 @@ import SQLite from 'better-sqlite3';
 export function countPatientsNamed(dataDir: string, slug: string, nome: string): number {
   const db = new SQLite(path.join(dataDir, 'backend', `${slug}.db`), { readonly: true });
   try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM pacientes WHERE nome = ?').get(nome.toUpperCase()) as { n: number }).n;
+    return (db.prepare('SELECT COUNT(*) AS n FROM pacientes WHERE nome = ?').get(nome.toUpperCase()) as { n: number })
+      .n;
   } finally {
     db.close();
   }
@@ -69,9 +70,20 @@ export class TenantFixtures {
 
   /** Every row of every table, as text: equal snapshots mean nothing was written. */
   snapshot(): string {
-    const tables = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[];
+    const tables = this.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+      .all() as { name: string }[];
     // Rows sorted as text: some tables are WITHOUT ROWID, and order is not what is compared.
-    return JSON.stringify(tables.map(({ name }) => [name, this.db.prepare(`SELECT * FROM "${name}"`).all().map((row) => JSON.stringify(row)).sort()]));
+    return JSON.stringify(
+      tables.map(({ name }) => [
+        name,
+        this.db
+          .prepare(`SELECT * FROM "${name}"`)
+          .all()
+          .map((row) => JSON.stringify(row))
+          .sort(),
+      ]),
+    );
   }
 
   close(): void {

@@ -51,7 +51,14 @@ export function seedOtherTenant(other: TenantFixtures): void {
   });
 
   // ---- agenda
-  other.insert('agenda_configs', { id, nome: 'OUTRA AGENDA', tipo_vinculo: 'medico', medico_id: id, unidade_id: id, data_inicio: '2024-01-01' });
+  other.insert('agenda_configs', {
+    id,
+    nome: 'OUTRA AGENDA',
+    tipo_vinculo: 'medico',
+    medico_id: id,
+    unidade_id: id,
+    data_inicio: '2024-01-01',
+  });
   other.insert('agendamentos', {
     id,
     agenda_config_id: id,
@@ -71,8 +78,10 @@ export function seedOtherTenant(other: TenantFixtures): void {
   // (the group's label is the doctor's name) and in `GET /v1/agenda/agendamentos?paciente_id=1`.
   other.insert('procedimentos', { id: 21, nome: 'OUTRA PROCEDIMENTO 21' });
   other.paciente({ id: 1, nome: 'OUTRA PACIENTE ID 1' });
-  for (let dia = 0; dia < 7; dia++) other.insert('agenda_horarios', { agenda_config_id: id, dia_semana: dia, hora_inicio: '08:00', hora_fim: '18:00' });
-  for (const procedimento of [21, id]) other.insert('agenda_procedimentos', { agenda_config_id: id, procedimento_id: procedimento, duracao_minutos: 30 });
+  for (let dia = 0; dia < 7; dia++)
+    other.insert('agenda_horarios', { agenda_config_id: id, dia_semana: dia, hora_inicio: '08:00', hora_fim: '18:00' });
+  for (const procedimento of [21, id])
+    other.insert('agenda_procedimentos', { agenda_config_id: id, procedimento_id: procedimento, duracao_minutos: 30 });
   other.insert('agendamentos', {
     id: id + 1,
     agenda_config_id: id,
@@ -87,7 +96,14 @@ export function seedOtherTenant(other: TenantFixtures): void {
     status: 'agendado',
     criado_em: at,
   });
-  other.insert('agendamento_historico', { agendamento_id: id, status_anterior: null, status_novo: 'agendado', data_hora: at, observacao: 'OUTRA HISTORIA', origem: 'API' });
+  other.insert('agendamento_historico', {
+    agendamento_id: id,
+    status_anterior: null,
+    status_novo: 'agendado',
+    data_hora: at,
+    observacao: 'OUTRA HISTORIA',
+    origem: 'API',
+  });
 
   // ---- patient records
   other.insert('prontuarios', { id, paciente_id: id, data_emissao: at, mensagem: '<p>OUTRA</p>', criado_em: at });

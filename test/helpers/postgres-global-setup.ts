@@ -25,10 +25,16 @@ export default function setup(project: TestProject): () => void {
   }
   let exports: string;
   try {
-    exports = execFileSync(script, ['start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    exports = execFileSync(script, ['start'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
   } catch (error) {
     const stderr = String((error as { stderr?: string }).stderr ?? '').trim();
-    throw new Error(`the postgres project needs a PostgreSQL server (apt-get install -y postgresql): ${stderr || (error as Error).message}`);
+    throw new Error(
+      `the postgres project needs a PostgreSQL server (apt-get install -y postgresql): ${stderr || (error as Error).message}`,
+    );
   }
   const value = (name: string) => new RegExp(`export ${name}='([^']*)'`).exec(exports)?.[1];
   const url = value('TEST_DATABASE_URL');

@@ -23,7 +23,10 @@ export interface TestDatabase {
 
 /** A fresh, empty database on the suite's server (the gateway migrates it when it opens it). */
 export async function createTestDatabase(serverUrl = testDatabaseUrl()): Promise<TestDatabase> {
-  if (!serverUrl) throw new Error('no suite PostgreSQL here: this test runs in the postgres project (npx vitest run --project postgres)');
+  if (!serverUrl)
+    throw new Error(
+      'no suite PostgreSQL here: this test runs in the postgres project (npx vitest run --project postgres)',
+    );
   const name = `gw_t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

@@ -40,14 +40,24 @@ export function sign(secret: string, timestamp: string, method: string, pathAndQ
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
-export async function signedRequest<T = any>(baseUrl: string, creds: Credentials, req: SignedRequest): Promise<SignedResponse<T>> {
+export async function signedRequest<T = any>(
+  baseUrl: string,
+  creds: Credentials,
+  req: SignedRequest,
+): Promise<SignedResponse<T>> {
   const method = req.method ?? 'GET';
   const raw = req.body === undefined ? '' : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
   const timestamp = String(req.timestamp ?? nowSeconds());
   const s = req.signWith ?? {};
   const signature =
     req.signature ??
-    sign(s.secret ?? creds.apiSecret, String(s.timestamp ?? timestamp), s.method ?? method, s.path ?? req.path, s.body ?? raw);
+    sign(
+      s.secret ?? creds.apiSecret,
+      String(s.timestamp ?? timestamp),
+      s.method ?? method,
+      s.path ?? req.path,
+      s.body ?? raw,
+    );
   const headers: Record<string, string> = {
     'x-api-key': creds.apiKey,
     'x-timestamp': timestamp,
@@ -57,13 +67,25 @@ export async function signedRequest<T = any>(baseUrl: string, creds: Credentials
     ...req.headers,
   };
   for (const [name, value] of Object.entries(headers)) if (value === '') delete headers[name];
-  return rawRequest<T>(baseUrl, { method, path: req.path, headers, body: raw || undefined, localAddress: req.localAddress });
+  return rawRequest<T>(baseUrl, {
+    method,
+    path: req.path,
+    headers,
+    body: raw || undefined,
+    localAddress: req.localAddress,
+  });
 }
 
 /** A plain HTTP request, nothing added: for unsigned and malformed calls. */
 export async function rawRequest<T = any>(
   baseUrl: string,
-  req: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer; localAddress?: string },
+  req: {
+    method?: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    localAddress?: string;
+  },
 ): Promise<SignedResponse<T>> {
   const response = await request(baseUrl + req.path, {
     method: (req.method ?? 'GET') as any,

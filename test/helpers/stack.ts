@@ -7,7 +7,13 @@ import { ALL_SCOPES, type Scope } from '../../contracts/scopes.ts';
 import type { OpenedGatewayDb } from '../../server/db/database.ts';
 import type { OpenedGatewayDatabase } from '../../server/db/gateway-database.ts';
 import { createTestDatabase, testDatabaseUrl } from './postgres.ts';
-import { signedRequest, rawRequest, type Credentials, type SignedRequest, type SignedResponse } from './signed-client.ts';
+import {
+  signedRequest,
+  rawRequest,
+  type Credentials,
+  type SignedRequest,
+  type SignedResponse,
+} from './signed-client.ts';
 
 export interface TestStack extends Omit<RunningStack, 'gatewayDb'> {
   /**
@@ -22,7 +28,11 @@ export interface TestStack extends Omit<RunningStack, 'gatewayDb'> {
   /** Default tenant `clinica-teste` and a key with every scope. */
   tenantSlug: string;
   creds: Credentials & { chaveId: number };
-  newKey(options?: { tenant?: string; scopes?: Scope[]; medicoId?: number }): Promise<Credentials & { chaveId: number }>;
+  newKey(options?: {
+    tenant?: string;
+    scopes?: Scope[];
+    medicoId?: number;
+  }): Promise<Credentials & { chaveId: number }>;
   createTenant(slug: string, options?: { sandbox?: boolean }): Promise<void>;
   call<T = any>(req: SignedRequest, creds?: Credentials): Promise<SignedResponse<T>>;
   raw: (req: Parameters<typeof rawRequest>[1]) => Promise<SignedResponse<any>>;
@@ -56,13 +66,23 @@ export async function startTestStack(
   // The postgres project: the gateway's state in a database of its own on the suite's PostgreSQL, the same one
   // again when a test restarts a stack on its data dir (dropped with the run's server, not by stop()).
   const reused = databasesByDataDir.get(dataDir);
-  const database = reused ?? (testDatabaseUrl() && env.DATABASE_URL === undefined && options.database !== 'sqlite' ? await createTestDatabase() : null);
+  const database =
+    reused ??
+    (testDatabaseUrl() && env.DATABASE_URL === undefined && options.database !== 'sqlite'
+      ? await createTestDatabase()
+      : null);
   if (database) databasesByDataDir.set(dataDir, database);
-  const config = ephemeralConfig(dataDir, database ? { DATABASE_URL: database.url, GATEWAY_INSTANCE_ID: 'test-gateway', ...env } : env);
+  const config = ephemeralConfig(
+    dataDir,
+    database ? { DATABASE_URL: database.url, GATEWAY_INSTANCE_ID: 'test-gateway', ...env } : env,
+  );
   options.configure?.(config);
   let stack: RunningStack;
   try {
-    stack = await startStack(config, { now: options.now, backendSim: options.backendSim ?? (options.now ? 'in-process' : defaultBackendSim) });
+    stack = await startStack(config, {
+      now: options.now,
+      backendSim: options.backendSim ?? (options.now ? 'in-process' : defaultBackendSim),
+    });
   } catch (error) {
     if (!reused && !options.dataDir) await database?.drop();
     throw error;
@@ -73,7 +93,11 @@ export async function startTestStack(
   if (!(await stack.tenants.get(tenantSlug))) await stack.tenants.create({ slug: tenantSlug, nome: 'Clinica Teste' });
 
   const newKey: TestStack['newKey'] = async (o = {}) => {
-    const issued = await stack.keys.create({ tenantSlug: o.tenant ?? tenantSlug, scopes: o.scopes ?? [...ALL_SCOPES], medicoId: o.medicoId });
+    const issued = await stack.keys.create({
+      tenantSlug: o.tenant ?? tenantSlug,
+      scopes: o.scopes ?? [...ALL_SCOPES],
+      medicoId: o.medicoId,
+    });
     return { apiKey: issued.api_key, apiSecret: issued.api_secret, chaveId: issued.chave_id };
   };
   const creds = await newKey();
@@ -111,7 +135,9 @@ function sqliteOnly(database: OpenedGatewayDatabase): OpenedGatewayDb {
     db: database.db,
     close: () => database.close(),
     get sqlite(): never {
-      throw new Error('this test reads gateway.db directly: it runs on SQLite only (leave it out of the postgres project in vitest.config.ts)');
+      throw new Error(
+        'this test reads gateway.db directly: it runs on SQLite only (leave it out of the postgres project in vitest.config.ts)',
+      );
     },
   } as OpenedGatewayDb;
 }

@@ -7,11 +7,25 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'seed-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'seed/main.ts', ...args], { encoding: 'utf8', cwd: process.cwd() });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'seed/main.ts', ...args], { encoding: 'utf8', cwd: process.cwd() });
 
 describe('npm run seed', () => {
   it('seeds the requested sizes and exits 0', () => {
-    const r = run('--tenant', 'cli-demo', '--patients', '40', '--exams', '60', '--appointments', '20', '--seed', '5', '--data-dir', dir);
+    const r = run(
+      '--tenant',
+      'cli-demo',
+      '--patients',
+      '40',
+      '--exams',
+      '60',
+      '--appointments',
+      '20',
+      '--seed',
+      '5',
+      '--data-dir',
+      dir,
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('seeded cli-demo');
     const db = new SQLite(join(dir, 'backend', 'cli-demo.db'), { readonly: true });

@@ -27,7 +27,9 @@ function dump(file: string): Record<string, string> {
   try {
     const tables = (
       db
-        .prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%' ORDER BY name")
+        .prepare(
+          "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%' ORDER BY name",
+        )
         .all() as { name: string }[]
     ).map((t) => t.name);
     const out: Record<string, string> = {};
@@ -68,21 +70,50 @@ describe('seedTenant', () => {
   it('writes valid, unique CPFs, 11-digit mobiles, valid references and reports progress', async () => {
     const dir = tempDir();
     const phases = new Set<SeedProgress['phase']>();
-    const r = await seedTenant({ dataDir: dir, slug: 'demo', seed: 7, patients: 2000, exams: 3000, appointments: 800, profile: 'rich', onProgress: (p) => phases.add(p.phase) });
+    const r = await seedTenant({
+      dataDir: dir,
+      slug: 'demo',
+      seed: 7,
+      patients: 2000,
+      exams: 3000,
+      appointments: 800,
+      profile: 'rich',
+      onProgress: (p) => phases.add(p.phase),
+    });
     expect([...phases]).toEqual(expect.arrayContaining(['catalogos', 'pacientes', 'exames', 'agendamentos']));
     const db = new SQLite(r.file, { readonly: true });
     try {
-      const pacientes = db.prepare('SELECT cpf, celular, nome, endereco_cep FROM pacientes').all() as { cpf: string | null; celular: string; nome: string; endereco_cep: string }[];
+      const pacientes = db.prepare('SELECT cpf, celular, nome, endereco_cep FROM pacientes').all() as {
+        cpf: string | null;
+        celular: string;
+        nome: string;
+        endereco_cep: string;
+      }[];
       const cpfs = pacientes.map((p) => p.cpf).filter((c): c is string => c !== null);
       expect(cpfs.length).toBeGreaterThan(1800);
       expect(cpfs.every(isValidCpf)).toBe(true);
       expect(new Set(cpfs).size).toBe(cpfs.length);
       expect(pacientes.every((p) => /^\d{2}9\d{8}$/.test(p.celular))).toBe(true);
       expect(pacientes.every((p) => /^\d{8}$/.test(p.endereco_cep) && p.nome === p.nome.toUpperCase())).toBe(true);
-      const medicos = db.prepare('SELECT cpf, conselho_sigla, conselho_numero, conselho_uf FROM medicos').all() as { cpf: string; conselho_sigla: string; conselho_numero: string; conselho_uf: string }[];
-      expect(medicos.every((m) => isValidCpf(m.cpf) && m.conselho_sigla === 'CRM' && /^\d{5,6}$/.test(m.conselho_numero) && /^[A-Z]{2}$/.test(m.conselho_uf))).toBe(true);
+      const medicos = db.prepare('SELECT cpf, conselho_sigla, conselho_numero, conselho_uf FROM medicos').all() as {
+        cpf: string;
+        conselho_sigla: string;
+        conselho_numero: string;
+        conselho_uf: string;
+      }[];
+      expect(
+        medicos.every(
+          (m) =>
+            isValidCpf(m.cpf) &&
+            m.conselho_sigla === 'CRM' &&
+            /^\d{5,6}$/.test(m.conselho_numero) &&
+            /^[A-Z]{2}$/.test(m.conselho_uf),
+        ),
+      ).toBe(true);
       expect(db.pragma('foreign_key_check')).toEqual([]);
-      const procs = db.prepare("SELECT codigo_tuss FROM procedimentos WHERE codigo_tuss != ''").all() as { codigo_tuss: string }[];
+      const procs = db.prepare("SELECT codigo_tuss FROM procedimentos WHERE codigo_tuss != ''").all() as {
+        codigo_tuss: string;
+      }[];
       expect(procs.every((p) => /^\d{8}$/.test(p.codigo_tuss))).toBe(true);
       // Seeded appointments never overlap on the grid (encaixes excepted).
       const overlaps = db
@@ -92,7 +123,11 @@ describe('seedTenant', () => {
         )
         .get() as { n: number };
       expect(overlaps.n).toBe(0);
-      const semHistorico = db.prepare('SELECT COUNT(*) AS n FROM agendamentos WHERE id NOT IN (SELECT agendamento_id FROM agendamento_historico)').get() as { n: number };
+      const semHistorico = db
+        .prepare(
+          'SELECT COUNT(*) AS n FROM agendamentos WHERE id NOT IN (SELECT agendamento_id FROM agendamento_historico)',
+        )
+        .get() as { n: number };
       expect(semHistorico.n).toBe(0);
       const assinados = db.prepare('SELECT COUNT(*) AS n FROM laudos WHERE assinado = 1').get() as { n: number };
       expect(assinados.n).toBeGreaterThan(0);
@@ -103,10 +138,23 @@ describe('seedTenant', () => {
 
   it('builds indexes, search index, counts and triggers after the load, and leaves the file in WAL mode, intact', async () => {
     const dir = tempDir();
-    const r = await seedTenant({ dataDir: dir, slug: 'demo', seed: 11, patients: 400, exams: 2500, appointments: 50, profile: 'rich' });
+    const r = await seedTenant({
+      dataDir: dir,
+      slug: 'demo',
+      seed: 11,
+      patients: 400,
+      exams: 2500,
+      appointments: 50,
+      profile: 'rich',
+    });
     // The schema a fresh, migrated database has: same indexes and triggers.
     const fresh = await createTenantDatabase(tempDir(), 'vazio');
-    const schema = (db: SQLite.Database) => db.prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger', 'table') AND name NOT LIKE 'sqlite_stat%' ORDER BY type, name").all();
+    const schema = (db: SQLite.Database) =>
+      db
+        .prepare(
+          "SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger', 'table') AND name NOT LIKE 'sqlite_stat%' ORDER BY type, name",
+        )
+        .all();
     const expected = schema(fresh.sqlite);
     await fresh.close();
     const db = new SQLite(r.file, { readonly: true });
@@ -118,15 +166,20 @@ describe('seedTenant', () => {
       const writable = new SQLite(r.file);
       try {
         expect(derivedMismatches(writable)).toEqual([]);
-        expect(writable.prepare("SELECT COUNT(DISTINCT filtro) FROM exames_contagem").pluck().get()).toBe(4);
-        expect(writable.prepare("SELECT COUNT(DISTINCT filtro) FROM laudos_contagem").pluck().get()).toBe(3);
+        expect(writable.prepare('SELECT COUNT(DISTINCT filtro) FROM exames_contagem').pluck().get()).toBe(4);
+        expect(writable.prepare('SELECT COUNT(DISTINCT filtro) FROM laudos_contagem').pluck().get()).toBe(3);
       } finally {
         writable.close();
       }
       // The search index answers what instr answers.
       for (const needle of ['SILVA', 'ANA', 'A S', 'ÇÃO', 'MARIA DA']) {
-        const fts = db.prepare('SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid').pluck().all(`"${needle}"`);
-        expect(fts).toEqual(db.prepare('SELECT id FROM pacientes WHERE instr(nome, ?) > 0 ORDER BY id').pluck().all(needle));
+        const fts = db
+          .prepare('SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid')
+          .pluck()
+          .all(`"${needle}"`);
+        expect(fts).toEqual(
+          db.prepare('SELECT id FROM pacientes WHERE instr(nome, ?) > 0 ORDER BY id').pluck().all(needle),
+        );
       }
     } finally {
       db.close();
@@ -137,24 +190,57 @@ describe('seedTenant', () => {
   // creation times lie in the future". Spec 02 § Appointments: the detail's `historico[]` is "ordered oldest first".
   for (const referenceDate of ['2026-11-01T12:00:00Z', '2026-03-10T06:30:00Z']) {
     it(`nothing seeded lies after the reference instant, and every appointment history runs forward (reference ${referenceDate})`, async () => {
-      const r = await seedTenant({ dataDir: tempDir(), slug: 'demo', seed: 'ordem', patients: 400, exams: 3000, appointments: 1500, profile: 'rich', referenceDate });
+      const r = await seedTenant({
+        dataDir: tempDir(),
+        slug: 'demo',
+        seed: 'ordem',
+        patients: 400,
+        exams: 3000,
+        appointments: 1500,
+        profile: 'rich',
+        referenceDate,
+      });
       const db = new SQLite(r.file, { readonly: true });
       try {
         const ref = referenceDate;
         const after = (sql: string) => db.prepare(sql).all(ref);
         // Every stored instant, in the one format the seed writes (YYYY-MM-DDTHH:MM:SSZ, comparable as text).
         for (const [table, column] of [
-          ['pacientes', 'criado_em'], ['medicos', 'criado_em'], ['agenda_configs', 'criado_em'],
-          ['exames', 'criado_em'], ['exames', 'atualizado_em'], ['exames', "data_realizado || 'T' || hora_realizado || 'Z'"],
-          ['laudos', 'criado_em'], ['laudos', 'assinado_em'], ['laudos', "data_laudo || 'T' || hora_laudo || 'Z'"],
-          ['agendamentos', 'criado_em'], ['agendamentos', 'atualizado_em'], ['agendamentos', 'cancelado_em'], ['agendamento_historico', 'data_hora'],
-          ['prontuarios', 'criado_em'], ['prontuarios', 'data_emissao'], ['prontuario_anexos', 'criado_em'],
+          ['pacientes', 'criado_em'],
+          ['medicos', 'criado_em'],
+          ['agenda_configs', 'criado_em'],
+          ['exames', 'criado_em'],
+          ['exames', 'atualizado_em'],
+          ['exames', "data_realizado || 'T' || hora_realizado || 'Z'"],
+          ['laudos', 'criado_em'],
+          ['laudos', 'assinado_em'],
+          ['laudos', "data_laudo || 'T' || hora_laudo || 'Z'"],
+          ['agendamentos', 'criado_em'],
+          ['agendamentos', 'atualizado_em'],
+          ['agendamentos', 'cancelado_em'],
+          ['agendamento_historico', 'data_hora'],
+          ['prontuarios', 'criado_em'],
+          ['prontuarios', 'data_emissao'],
+          ['prontuario_anexos', 'criado_em'],
         ]) {
-          expect(after(`SELECT ${column} AS t FROM ${table} WHERE ${column} > ? LIMIT 3`), `${table}.${column}`).toEqual([]);
-          expect(db.prepare(`SELECT COUNT(*) FROM ${table} WHERE ${column} IS NOT NULL AND ${column} NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z'`).pluck().get(), `${table}.${column}`).toBe(0);
+          expect(
+            after(`SELECT ${column} AS t FROM ${table} WHERE ${column} > ? LIMIT 3`),
+            `${table}.${column}`,
+          ).toEqual([]);
+          expect(
+            db
+              .prepare(
+                `SELECT COUNT(*) FROM ${table} WHERE ${column} IS NOT NULL AND ${column} NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z'`,
+              )
+              .pluck()
+              .get(),
+            `${table}.${column}`,
+          ).toBe(0);
         }
         // The seed still writes future appointments (the agenda ahead), only their bookings are in the past.
-        expect(db.prepare('SELECT COUNT(*) FROM agendamentos WHERE data_agendamento > ?').pluck().get(ref.slice(0, 10))).toBeGreaterThan(100);
+        expect(
+          db.prepare('SELECT COUNT(*) FROM agendamentos WHERE data_agendamento > ?').pluck().get(ref.slice(0, 10)),
+        ).toBeGreaterThan(100);
         // A report is not written before the exam it reports on.
         expect(
           db
@@ -164,12 +250,29 @@ describe('seedTenant', () => {
             .get(),
         ).toBe(0);
 
-        const appointments = db.prepare('SELECT id, status, data_agendamento, hora_inicio, criado_em, atualizado_em, cancelado_em FROM agendamentos').all() as {
-          id: number; status: string; data_agendamento: string; hora_inicio: string; criado_em: string; atualizado_em: string | null; cancelado_em: string | null;
+        const appointments = db
+          .prepare(
+            'SELECT id, status, data_agendamento, hora_inicio, criado_em, atualizado_em, cancelado_em FROM agendamentos',
+          )
+          .all() as {
+          id: number;
+          status: string;
+          data_agendamento: string;
+          hora_inicio: string;
+          criado_em: string;
+          atualizado_em: string | null;
+          cancelado_em: string | null;
         }[];
         const history = new Map<number, { status_anterior: string | null; status_novo: string; data_hora: string }[]>();
-        for (const h of db.prepare('SELECT agendamento_id, status_anterior, status_novo, data_hora FROM agendamento_historico ORDER BY id').all() as {
-          agendamento_id: number; status_anterior: string | null; status_novo: string; data_hora: string;
+        for (const h of db
+          .prepare(
+            'SELECT agendamento_id, status_anterior, status_novo, data_hora FROM agendamento_historico ORDER BY id',
+          )
+          .all() as {
+          agendamento_id: number;
+          status_anterior: string | null;
+          status_novo: string;
+          data_hora: string;
         }[]) {
           const list = history.get(h.agendamento_id) ?? [];
           list.push(h);
@@ -181,7 +284,11 @@ describe('seedTenant', () => {
           const steps = history.get(a.id)!;
           const label = JSON.stringify({ a, steps });
           // Created first, when the appointment was booked, before the appointment itself.
-          expect(steps[0], label).toMatchObject({ status_anterior: null, status_novo: 'agendado', data_hora: a.criado_em });
+          expect(steps[0], label).toMatchObject({
+            status_anterior: null,
+            status_novo: 'agendado',
+            data_hora: a.criado_em,
+          });
           expect(a.criado_em < `${a.data_agendamento}T${a.hora_inicio}:00Z`, label).toBe(true);
           for (let k = 1; k < steps.length; k++) {
             expect(steps[k].status_anterior, label).toBe(steps[k - 1].status_novo);
@@ -192,7 +299,14 @@ describe('seedTenant', () => {
           expect(a.cancelado_em, label).toBe(a.status === 'cancelado' ? steps[steps.length - 1].data_hora : null);
           statuses.add(a.status);
         }
-        expect([...statuses].sort()).toEqual(['agendado', 'aguardando_confirmacao', 'cancelado', 'confirmado', 'finalizado', 'nao_compareceu']);
+        expect([...statuses].sort()).toEqual([
+          'agendado',
+          'aguardando_confirmacao',
+          'cancelado',
+          'confirmado',
+          'finalizado',
+          'nao_compareceu',
+        ]);
       } finally {
         db.close();
       }
@@ -200,8 +314,12 @@ describe('seedTenant', () => {
   }
 
   it('rejects bad sizes', async () => {
-    await expect(seedTenant({ dataDir: tempDir(), slug: 'x', seed: 1, patients: -1, exams: 0, appointments: 0, profile: 'rich' })).rejects.toThrow();
-    await expect(seedTenant({ dataDir: tempDir(), slug: 'x', seed: 1, patients: 0, exams: 5, appointments: 0, profile: 'rich' })).rejects.toThrow(/patient/);
+    await expect(
+      seedTenant({ dataDir: tempDir(), slug: 'x', seed: 1, patients: -1, exams: 0, appointments: 0, profile: 'rich' }),
+    ).rejects.toThrow();
+    await expect(
+      seedTenant({ dataDir: tempDir(), slug: 'x', seed: 1, patients: 0, exams: 5, appointments: 0, profile: 'rich' }),
+    ).rejects.toThrow(/patient/);
   });
 });
 
@@ -217,7 +335,9 @@ describe('seedDefaultTenants', () => {
     for (const t of Object.values(first)) {
       // The name first-start bootstrap registers (the same list, seed/default-tenants.ts) is the one seeded.
       const db = new SQLite(join(dir, 'backend', `${t.slug}.db`), { readonly: true });
-      expect(db.prepare('SELECT nome FROM clinica_config').pluck().get()).toBe(DEFAULT_TENANTS.find((d) => d.slug === t.slug)!.nome);
+      expect(db.prepare('SELECT nome FROM clinica_config').pluck().get()).toBe(
+        DEFAULT_TENANTS.find((d) => d.slug === t.slug)!.nome,
+      );
       db.close();
       expect(t.medicos.exame.length).toBeGreaterThan(0);
       expect(t.medicos.laudo.length).toBeGreaterThan(0);

@@ -4,6 +4,8 @@ import { sql, type Kysely, type Migration } from 'kysely';
 // exported to it cannot be synchronized and is refused (502 BACKEND_CENTRAL_SYNC).
 export const migration: Migration = {
   async up(db: Kysely<any>) {
-    await sql.raw('ALTER TABLE clinica_config ADD COLUMN central_laudos_disponivel INTEGER NOT NULL DEFAULT 1').execute(db);
+    await sql
+      .raw('ALTER TABLE clinica_config ADD COLUMN central_laudos_disponivel INTEGER NOT NULL DEFAULT 1')
+      .execute(db);
   },
 };

@@ -25,7 +25,21 @@ export async function listConfigs(db: Db, f: ConfigListFilter, medicoFiltroId: n
   if (f.nome) q = q.where(sql<boolean>`instr(lower(ac.nome), lower(${f.nome.trim()})) > 0`);
   return pageWithTotal(
     q
-      .select(['ac.id', 'ac.nome', 'ac.tipo_vinculo', 'ac.medico_id', 'm.nome as medico_nome', 'ac.sala_id', 's.nome as sala_nome', 'ac.unidade_id', 'u.nome as unidade_nome', 'ac.ativo', 'ac.data_inicio', 'ac.data_fim', 'ac.criado_em'])
+      .select([
+        'ac.id',
+        'ac.nome',
+        'ac.tipo_vinculo',
+        'ac.medico_id',
+        'm.nome as medico_nome',
+        'ac.sala_id',
+        's.nome as sala_nome',
+        'ac.unidade_id',
+        'u.nome as unidade_nome',
+        'ac.ativo',
+        'ac.data_inicio',
+        'ac.data_fim',
+        'ac.criado_em',
+      ])
       .orderBy('ac.nome')
       .orderBy('ac.id')
       .limit(f.limit)
@@ -41,21 +55,41 @@ export async function findAgenda(db: Db, id: number): Promise<AgendaRow | undefi
 
 /** The procedure's duration on the agenda (the row is absent when the agenda does not offer it). */
 export async function findDuracao(db: Db, agendaId: number, procedimentoId: number) {
-  return db.selectFrom('agenda_procedimentos').select('duracao_minutos').where('agenda_config_id', '=', agendaId).where('procedimento_id', '=', procedimentoId).executeTakeFirst();
+  return db
+    .selectFrom('agenda_procedimentos')
+    .select('duracao_minutos')
+    .where('agenda_config_id', '=', agendaId)
+    .where('procedimento_id', '=', procedimentoId)
+    .executeTakeFirst();
 }
 
 export async function isConvenioBloqueado(db: Db, agendaId: number, convenioId: number): Promise<boolean> {
-  return !!(await db.selectFrom('agenda_convenios_bloqueados').select('convenio_id').where('agenda_config_id', '=', agendaId).where('convenio_id', '=', convenioId).executeTakeFirst());
+  return !!(await db
+    .selectFrom('agenda_convenios_bloqueados')
+    .select('convenio_id')
+    .where('agenda_config_id', '=', agendaId)
+    .where('convenio_id', '=', convenioId)
+    .executeTakeFirst());
 }
 
 /** The agenda's working hours on a weekday. */
 export async function findHorariosDoDia(db: Db, agendaId: number, diaSemana: number) {
-  return db.selectFrom('agenda_horarios').select(['hora_inicio', 'hora_fim']).where('agenda_config_id', '=', agendaId).where('dia_semana', '=', diaSemana).execute();
+  return db
+    .selectFrom('agenda_horarios')
+    .select(['hora_inicio', 'hora_fim'])
+    .where('agenda_config_id', '=', agendaId)
+    .where('dia_semana', '=', diaSemana)
+    .execute();
 }
 
 /** The agenda's working hours, every weekday, by start. */
 export async function findHorarios(db: Db, agendaId: number) {
-  return db.selectFrom('agenda_horarios').select(['dia_semana', 'hora_inicio', 'hora_fim']).where('agenda_config_id', '=', agendaId).orderBy('hora_inicio').execute();
+  return db
+    .selectFrom('agenda_horarios')
+    .select(['dia_semana', 'hora_inicio', 'hora_fim'])
+    .where('agenda_config_id', '=', agendaId)
+    .orderBy('hora_inicio')
+    .execute();
 }
 
 /** Appointments that occupy the same resource: same agenda, or same doctor / room through another agenda. */
@@ -105,7 +139,12 @@ export async function gradePorDia(db: Db, agendaId: number, de: string, ate: str
 }
 
 /** Active agendas offering the procedure with a duration, with their doctor's and room's names, by id. */
-export async function findAgendasDoProcedimento(db: Db, procedimentoId: number, unidadeId: number | undefined, medicoFiltroId: number) {
+export async function findAgendasDoProcedimento(
+  db: Db,
+  procedimentoId: number,
+  unidadeId: number | undefined,
+  medicoFiltroId: number,
+) {
   let q = db
     .selectFrom('agenda_configs as ac')
     .innerJoin('agenda_procedimentos as ap', 'ap.agenda_config_id', 'ac.id')
@@ -134,16 +173,42 @@ function apptQuery(db: Db) {
     .leftJoin('medicos as m', 'm.id', 'ag.medico_id')
     .leftJoin('salas as s', 's.id', 'ag.sala_id')
     .select([
-      'ag.id', 'ag.paciente_id', 'p.nome as paciente_nome', 'ag.paciente_nome as snapshot_nome', 'ag.medico_id', 'm.nome as medico_nome',
-      'ag.sala_id', 's.nome as sala_nome', 'ag.unidade_id', 'u.nome as unidade_nome', 'ag.procedimento_id', 'pr.nome as procedimento_nome',
-      'ag.agenda_config_id', 'ac.medico_id as agenda_medico_id', 'ag.data_agendamento', 'ag.hora_inicio', 'ag.hora_fim', 'ag.status', 'ag.encaixe',
-      'ag.cancelado_em', 'ag.cancelado_motivo', 'ag.reagendado_em', 'ag.reagendado_motivo', 'ag.criado_em',
+      'ag.id',
+      'ag.paciente_id',
+      'p.nome as paciente_nome',
+      'ag.paciente_nome as snapshot_nome',
+      'ag.medico_id',
+      'm.nome as medico_nome',
+      'ag.sala_id',
+      's.nome as sala_nome',
+      'ag.unidade_id',
+      'u.nome as unidade_nome',
+      'ag.procedimento_id',
+      'pr.nome as procedimento_nome',
+      'ag.agenda_config_id',
+      'ac.medico_id as agenda_medico_id',
+      'ag.data_agendamento',
+      'ag.hora_inicio',
+      'ag.hora_fim',
+      'ag.status',
+      'ag.encaixe',
+      'ag.cancelado_em',
+      'ag.cancelado_motivo',
+      'ag.reagendado_em',
+      'ag.reagendado_motivo',
+      'ag.criado_em',
     ]);
 }
 export type ApptRow = Awaited<ReturnType<ReturnType<typeof apptQuery>['executeTakeFirstOrThrow']>>;
 
 export async function findHistorico(db: Db, id: number) {
-  return db.selectFrom('agendamento_historico').select(['status_anterior', 'status_novo', 'data_hora', 'observacao']).where('agendamento_id', '=', id).orderBy('data_hora').orderBy('id').execute();
+  return db
+    .selectFrom('agendamento_historico')
+    .select(['status_anterior', 'status_novo', 'data_hora', 'observacao'])
+    .where('agendamento_id', '=', id)
+    .orderBy('data_hora')
+    .orderBy('id')
+    .execute();
 }
 
 /** A patient's appointments, newest first; a bound doctor (`medicoFiltroId`) sees its agendas' only. */
@@ -157,7 +222,13 @@ export async function listAgendamentos(db: Db, f: ApptListFilter, medicoFiltroId
   if (f.unidade_id) q = q.where('ag.unidade_id', '=', f.unidade_id);
   if (f.agenda_config_id) q = q.where('ag.agenda_config_id', '=', f.agenda_config_id);
   return pageWithTotal(
-    q.orderBy('ag.data_agendamento', 'desc').orderBy('ag.hora_inicio', 'desc').orderBy('ag.id', 'desc').limit(f.limit).offset(f.offset).execute(),
+    q
+      .orderBy('ag.data_agendamento', 'desc')
+      .orderBy('ag.hora_inicio', 'desc')
+      .orderBy('ag.id', 'desc')
+      .limit(f.limit)
+      .offset(f.offset)
+      .execute(),
     q.clearSelect(),
   );
 }
@@ -194,7 +265,11 @@ export async function insertHistorico(trx: Db, values: Insertable<AgendamentoHis
 
 /** The status and slot an appointment has now. */
 export async function findEstado(db: Db, id: number) {
-  return db.selectFrom('agendamentos').select(['status', 'data_agendamento', 'hora_inicio']).where('id', '=', id).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('agendamentos')
+    .select(['status', 'data_agendamento', 'hora_inicio'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 export async function findConvenioId(db: Db, id: number) {

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { date, optionalText, pageFields } from '../../lib/schemas.ts';
 
-export const STATUS = ['agendado', 'aguardando_confirmacao', 'confirmado', 'checkin', 'em_atendimento', 'finalizado', 'cancelado', 'nao_compareceu'] as const;
+export const STATUS = [
+  'agendado',
+  'aguardando_confirmacao',
+  'confirmado',
+  'checkin',
+  'em_atendimento',
+  'finalizado',
+  'cancelado',
+  'nao_compareceu',
+] as const;
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
 
 export const configListSchema = z.object({

@@ -11,7 +11,8 @@ import { apptItem, configItem } from './agenda.views.ts';
 
 /** Statuses from which cancel and reschedule are refused. */
 const FINAIS = new Set(['cancelado', 'finalizado']);
-const rule = (message: string, details: Record<string, unknown> | null = null) => new BackendError('BUSINESS_RULE', message, details);
+const rule = (message: string, details: Record<string, unknown> | null = null) =>
+  new BackendError('BUSINESS_RULE', message, details);
 const SEM_DURACAO = 'Procedimento sem duracao configurada para esta agenda.';
 
 /** One clock tick: `now` ISO timestamp, `today` YYYY-MM-DD and `hora` HH:MM:SS, all UTC. */
@@ -63,19 +64,24 @@ async function checkSlot(db: Db, s: Slot, clock: Stamp, excluirId: number | null
   const { agenda: a } = s;
   if (!a.ativo) throw rule('Agenda inativa.', { field: 'agenda_config_id' });
   if (s.data < clock.today) throw rule('Nao e possivel agendar em data passada.', { field: 'data' });
-  if (s.data === clock.today && s.inicio <= toMinutes(clock.hora.slice(0, 5))) throw rule('Nao e possivel agendar em horario passado.', { field: 'hora_inicio' });
-  if (s.data < a.data_inicio || (a.data_fim && s.data > a.data_fim)) throw rule('Data fora da vigencia da agenda.', { field: 'data' });
+  if (s.data === clock.today && s.inicio <= toMinutes(clock.hora.slice(0, 5)))
+    throw rule('Nao e possivel agendar em horario passado.', { field: 'hora_inicio' });
+  if (s.data < a.data_inicio || (a.data_fim && s.data > a.data_fim))
+    throw rule('Data fora da vigencia da agenda.', { field: 'data' });
   if (s.convenioId) {
     if (!(await exists(db, 'convenios', s.convenioId))) throw rule('Convenio inexistente.', { field: 'convenio_id' });
-    if (await repo.isConvenioBloqueado(db, a.id, s.convenioId)) throw rule('Convenio bloqueado para esta agenda.', { field: 'convenio_id' });
+    if (await repo.isConvenioBloqueado(db, a.id, s.convenioId))
+      throw rule('Convenio bloqueado para esta agenda.', { field: 'convenio_id' });
   }
   if (s.encaixe) {
     if (!a.permite_encaixe) throw rule('Agenda nao permite encaixe.', { field: 'encaixe' });
   } else {
     const horarios = await repo.findHorariosDoDia(db, a.id, weekday(s.data));
-    if (!horarios.some((h) => toMinutes(h.hora_inicio) <= s.inicio && s.fim <= toMinutes(h.hora_fim))) throw rule('Horario fora da grade da agenda.', { field: 'hora_inicio' });
+    if (!horarios.some((h) => toMinutes(h.hora_inicio) <= s.inicio && s.fim <= toMinutes(h.hora_fim)))
+      throw rule('Horario fora da grade da agenda.', { field: 'hora_inicio' });
     // Overbookings are outside the grid: the daily limit counts (and applies to) grid appointments only.
-    if (a.limite_diario && (await repo.gradeDoDia(db, a.id, s.data, excluirId)) >= a.limite_diario) throw rule('Limite de agendamentos atingido para o dia.', { field: 'data' });
+    if (a.limite_diario && (await repo.gradeDoDia(db, a.id, s.data, excluirId)) >= a.limite_diario)
+      throw rule('Limite de agendamentos atingido para o dia.', { field: 'data' });
   }
 }
 
@@ -110,43 +116,76 @@ export async function getAgendamento(db: Db, id: number, ctx: CallContext) {
 async function checkPlano(db: Db, convenioId: number, planoId: number | null | undefined) {
   if (!planoId) return;
   const plano = await repo.findPlano(db, planoId);
-  if (!plano || plano.convenio_id !== convenioId) throw rule('Plano inexistente ou de outro convenio.', { field: 'plano_id' });
+  if (!plano || plano.convenio_id !== convenioId)
+    throw rule('Plano inexistente ou de outro convenio.', { field: 'plano_id' });
 }
 
 export async function createAgendamento(db: Db, b: ApptCreate, ctx: CallContext, clock: Stamp) {
   const agenda = await visibleAgenda(db, b.agenda_config_id, ctx);
   if (b.paciente_id) {
-    if (!(await exists(db, 'pacientes', b.paciente_id))) throw rule('Paciente nao encontrado.', { field: 'paciente_id' });
+    if (!(await exists(db, 'pacientes', b.paciente_id)))
+      throw rule('Paciente nao encontrado.', { field: 'paciente_id' });
   } else if (!b.paciente_nome?.trim() || !b.paciente_celular?.trim()) {
     throw rule('Informe paciente_id ou paciente_nome e paciente_celular.', { field: 'paciente_id' });
   }
-  if (b.unidade_id && b.unidade_id !== agenda.unidade_id) throw rule('Unidade nao permitida para esta agenda.', { field: 'unidade_id' });
+  if (b.unidade_id && b.unidade_id !== agenda.unidade_id)
+    throw rule('Unidade nao permitida para esta agenda.', { field: 'unidade_id' });
   await checkPlano(db, b.convenio_id, b.plano_id);
   const dur = await duracao(db, agenda.id, b.procedimento_id);
-  const slot: Slot = { agenda, data: b.data, inicio: toMinutes(b.hora_inicio), fim: toMinutes(b.hora_inicio) + dur, encaixe: b.encaixe === true, convenioId: b.convenio_id };
+  const slot: Slot = {
+    agenda,
+    data: b.data,
+    inicio: toMinutes(b.hora_inicio),
+    fim: toMinutes(b.hora_inicio) + dur,
+    encaixe: b.encaixe === true,
+    convenioId: b.convenio_id,
+  };
   if (slot.fim > 24 * 60) throw rule('Horario fora da grade da agenda.', { field: 'hora_inicio' });
   return db.transaction().execute(async (trx) => {
     await checkSlot(trx, slot, clock, null);
     if (b.paciente_id) {
       // "Same day/hour": same date and start, on any agenda, unless cancelled.
       const dup = await repo.findNoMesmoHorario(trx, b.paciente_id, b.data, b.hora_inicio);
-      if (dup) throw new BackendError('DUPLICATE', 'Paciente ja possui agendamento neste dia e horario.', { agendamento_id_existente: dup.id });
+      if (dup)
+        throw new BackendError('DUPLICATE', 'Paciente ja possui agendamento neste dia e horario.', {
+          agendamento_id_existente: dup.id,
+        });
     }
     await checkConflict(trx, slot, null);
     const snapshot = !b.paciente_id;
     const id = await repo.insertAgendamento(trx, {
-      agenda_config_id: agenda.id, paciente_id: b.paciente_id ?? null, medico_id: agenda.medico_id, sala_id: agenda.sala_id, unidade_id: agenda.unidade_id,
-      procedimento_id: b.procedimento_id, convenio_id: b.convenio_id, plano_id: b.plano_id ?? null, data_agendamento: b.data,
-      hora_inicio: b.hora_inicio, hora_fim: fromMinutes(slot.fim), status: 'agendado', encaixe: slot.encaixe ? 1 : 0, observacoes: b.observacoes ?? null,
+      agenda_config_id: agenda.id,
+      paciente_id: b.paciente_id ?? null,
+      medico_id: agenda.medico_id,
+      sala_id: agenda.sala_id,
+      unidade_id: agenda.unidade_id,
+      procedimento_id: b.procedimento_id,
+      convenio_id: b.convenio_id,
+      plano_id: b.plano_id ?? null,
+      data_agendamento: b.data,
+      hora_inicio: b.hora_inicio,
+      hora_fim: fromMinutes(slot.fim),
+      status: 'agendado',
+      encaixe: slot.encaixe ? 1 : 0,
+      observacoes: b.observacoes ?? null,
       paciente_nome: snapshot ? b.paciente_nome!.trim().toUpperCase() : null,
       paciente_cpf: snapshot ? (b.paciente_cpf ?? null) : null,
       paciente_celular: snapshot ? (b.paciente_celular ?? null) : null,
       paciente_nascimento: snapshot ? (b.paciente_nascimento ?? null) : null,
       paciente_sexo: snapshot ? (b.paciente_sexo ?? null) : null,
       paciente_email: snapshot ? (b.paciente_email ?? null) : null,
-      criado_em: clock.now, criado_por_chave_id: ctx.chaveId,
+      criado_em: clock.now,
+      criado_por_chave_id: ctx.chaveId,
     });
-    await repo.insertHistorico(trx, { agendamento_id: id, status_anterior: null, status_novo: 'agendado', data_hora: clock.now, observacao: 'Agendamento criado via API', origem: 'API', chave_id: ctx.chaveId });
+    await repo.insertHistorico(trx, {
+      agendamento_id: id,
+      status_anterior: null,
+      status_novo: 'agendado',
+      data_hora: clock.now,
+      observacao: 'Agendamento criado via API',
+      origem: 'API',
+      chave_id: ctx.chaveId,
+    });
     return apptDetail(trx, (await repo.findAgendamento(trx, id))!);
   });
 }
@@ -154,7 +193,10 @@ export async function createAgendamento(db: Db, b: ApptCreate, ctx: CallContext,
 /** Cancel and reschedule are refused from these statuses; read inside the write transaction (two concurrent cancels: one wins). */
 async function assertAberto(db: Db, id: number, acao: string) {
   const atual = await repo.findEstado(db, id);
-  if (FINAIS.has(atual.status)) throw new BackendError('INVALID_STATE', `Agendamento ja ${atual.status}; nao pode ser ${acao}.`, { status: atual.status });
+  if (FINAIS.has(atual.status))
+    throw new BackendError('INVALID_STATE', `Agendamento ja ${atual.status}; nao pode ser ${acao}.`, {
+      status: atual.status,
+    });
   return atual;
 }
 
@@ -162,8 +204,22 @@ export async function cancelAgendamento(db: Db, id: number, motivo: string, ctx:
   const r = await findVisibleAgendamento(db, id, ctx);
   await db.transaction().execute(async (trx) => {
     const { status: anterior } = await assertAberto(trx, id, 'cancelado');
-    await repo.updateAgendamento(trx, id, { status: 'cancelado', cancelado_em: now, cancelado_motivo: motivo, cancelado_por_chave_id: ctx.chaveId, atualizado_em: now });
-    await repo.insertHistorico(trx, { agendamento_id: id, status_anterior: anterior, status_novo: 'cancelado', data_hora: now, observacao: motivo, origem: 'API', chave_id: ctx.chaveId });
+    await repo.updateAgendamento(trx, id, {
+      status: 'cancelado',
+      cancelado_em: now,
+      cancelado_motivo: motivo,
+      cancelado_por_chave_id: ctx.chaveId,
+      atualizado_em: now,
+    });
+    await repo.insertHistorico(trx, {
+      agendamento_id: id,
+      status_anterior: anterior,
+      status_novo: 'cancelado',
+      data_hora: now,
+      observacao: motivo,
+      origem: 'API',
+      chave_id: ctx.chaveId,
+    });
   });
   return {
     id,
@@ -183,10 +239,20 @@ export async function cancelAgendamento(db: Db, id: number, motivo: string, ctx:
 export async function reagendarAgendamento(db: Db, id: number, b: Reagendar, ctx: CallContext, clock: Stamp) {
   const r = await findVisibleAgendamento(db, id, ctx);
   const agenda = await visibleAgenda(db, b.agenda_config_id ?? r.agenda_config_id, ctx);
-  if (FINAIS.has(r.status)) throw new BackendError('INVALID_STATE', `Agendamento ja ${r.status}; nao pode ser reagendado.`, { status: r.status });
+  if (FINAIS.has(r.status))
+    throw new BackendError('INVALID_STATE', `Agendamento ja ${r.status}; nao pode ser reagendado.`, {
+      status: r.status,
+    });
   const atual = await repo.findConvenioId(db, id);
   const dur = await duracao(db, agenda.id, r.procedimento_id);
-  const slot: Slot = { agenda, data: b.nova_data, inicio: toMinutes(b.nova_hora_inicio), fim: toMinutes(b.nova_hora_inicio) + dur, encaixe: false, convenioId: atual.convenio_id };
+  const slot: Slot = {
+    agenda,
+    data: b.nova_data,
+    inicio: toMinutes(b.nova_hora_inicio),
+    fim: toMinutes(b.nova_hora_inicio) + dur,
+    encaixe: false,
+    convenioId: atual.convenio_id,
+  };
   if (slot.fim > 24 * 60) throw rule('Horario fora da grade da agenda.', { field: 'nova_hora_inicio' });
   const motivo = b.motivo?.trim() || null;
   await db.transaction().execute(async (trx) => {
@@ -194,15 +260,36 @@ export async function reagendarAgendamento(db: Db, id: number, b: Reagendar, ctx
     await checkSlot(trx, slot, clock, id);
     await checkConflict(trx, slot, id);
     await repo.updateAgendamento(trx, id, {
-      agenda_config_id: agenda.id, medico_id: agenda.medico_id, sala_id: agenda.sala_id, unidade_id: agenda.unidade_id,
-      data_agendamento: b.nova_data, hora_inicio: b.nova_hora_inicio, hora_fim: fromMinutes(slot.fim), status: 'agendado', encaixe: 0,
-      reagendado_em: clock.now, reagendado_motivo: motivo, atualizado_em: clock.now,
+      agenda_config_id: agenda.id,
+      medico_id: agenda.medico_id,
+      sala_id: agenda.sala_id,
+      unidade_id: agenda.unidade_id,
+      data_agendamento: b.nova_data,
+      hora_inicio: b.nova_hora_inicio,
+      hora_fim: fromMinutes(slot.fim),
+      status: 'agendado',
+      encaixe: 0,
+      reagendado_em: clock.now,
+      reagendado_motivo: motivo,
+      atualizado_em: clock.now,
     });
     const nota = `Reagendado de ${anterior.data_agendamento} ${anterior.hora_inicio} para ${b.nova_data} ${b.nova_hora_inicio}${motivo ? `: ${motivo}` : ''}`;
-    await repo.insertHistorico(trx, { agendamento_id: id, status_anterior: anterior.status, status_novo: 'agendado', data_hora: clock.now, observacao: nota, origem: 'API', chave_id: ctx.chaveId });
+    await repo.insertHistorico(trx, {
+      agendamento_id: id,
+      status_anterior: anterior.status,
+      status_novo: 'agendado',
+      data_hora: clock.now,
+      observacao: nota,
+      origem: 'API',
+      chave_id: ctx.chaveId,
+    });
   });
   const updated = (await repo.findAgendamento(db, id))!;
-  return { ...(await apptDetail(db, updated)), reagendado_em: updated.reagendado_em, reagendado_motivo: updated.reagendado_motivo };
+  return {
+    ...(await apptDetail(db, updated)),
+    reagendado_em: updated.reagendado_em,
+    reagendado_motivo: updated.reagendado_motivo,
+  };
 }
 
 // ---------- free slots ----------
@@ -219,7 +306,14 @@ export async function computeSlots(db: Db, f: SlotsFilter, ctx: CallContext, clo
   const ultimo = addDays(today, f.horizonte_dias - 1);
   const agendas = await repo.findAgendasDoProcedimento(db, f.procedimento_id, f.unidade_id, ctx.medicoFiltroId);
 
-  type Group = { medico_id: number; sala_id: number; is_medico: boolean; label: string; unidade_id: number; proximo_slot: { data: string; hora_inicio: string; hora_fim: string; agenda_config_id: number } | null };
+  type Group = {
+    medico_id: number;
+    sala_id: number;
+    is_medico: boolean;
+    label: string;
+    unidade_id: number;
+    proximo_slot: { data: string; hora_inicio: string; hora_fim: string; agenda_config_id: number } | null;
+  };
   const groups = new Map<string, Group>();
   for (const a of agendas) {
     const isMedico = a.tipo_vinculo === 'medico';
@@ -259,13 +353,23 @@ export async function computeSlots(db: Db, f: SlotsFilter, ctx: CallContext, clo
         for (let ini = toMinutes(h.hora_inicio); ini + dur <= toMinutes(h.hora_fim); ini += dur) {
           if (dia === today && ini <= nowMin) continue;
           if ((busyByDay.get(dia) ?? []).some(([s, e]) => overlaps(ini, ini + dur, s, e))) continue;
-          found = { data: dia, hora_inicio: fromMinutes(ini), hora_fim: fromMinutes(ini + dur), agenda_config_id: a.id };
+          found = {
+            data: dia,
+            hora_inicio: fromMinutes(ini),
+            hora_fim: fromMinutes(ini + dur),
+            agenda_config_id: a.id,
+          };
           break;
         }
         if (found) break;
       }
     }
-    if (found && (!group.proximo_slot || `${found.data} ${found.hora_inicio}` < `${group.proximo_slot.data} ${group.proximo_slot.hora_inicio}`)) group.proximo_slot = found;
+    if (
+      found &&
+      (!group.proximo_slot ||
+        `${found.data} ${found.hora_inicio}` < `${group.proximo_slot.data} ${group.proximo_slot.hora_inicio}`)
+    )
+      group.proximo_slot = found;
   }
   const data = [...groups.values()].sort((x, y) => {
     if (x.proximo_slot && y.proximo_slot) {

@@ -11,25 +11,27 @@ export function likePrefix(s: string): string {
 export async function listProcedimentos(db: Db, f: ProcedimentosFilter) {
   let q = db.selectFrom('procedimentos').where('ativo', '=', f.ativo === '0' ? 0 : 1);
   if (f.q) q = q.where(sql<boolean>`nome LIKE ${likePrefix(f.q)} ESCAPE '\\'`);
-  return pageWithTotal(
-    q.selectAll().orderBy('nome').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q,
-  );
+  return pageWithTotal(q.selectAll().orderBy('nome').orderBy('id').limit(f.limit).offset(f.offset).execute(), q);
 }
 
 export async function listConvenios(db: Db, f: ConveniosFilter) {
   let q = db.selectFrom('convenios');
   if (f.ativo) q = q.where('ativo', '=', Number(f.ativo));
   if (f.q) q = q.where(sql<boolean>`nome LIKE ${likePrefix(f.q)} ESCAPE '\\'`);
-  return pageWithTotal(
-    q.selectAll().orderBy('nome').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q,
-  );
+  return pageWithTotal(q.selectAll().orderBy('nome').orderBy('id').limit(f.limit).offset(f.offset).execute(), q);
 }
 
 /** The plans of these insurers. */
 export async function listPlanos(db: Db, convenioIds: number[]) {
-  return convenioIds.length ? db.selectFrom('planos').selectAll().where('convenio_id', 'in', convenioIds).orderBy('nome').orderBy('id').execute() : [];
+  return convenioIds.length
+    ? db
+        .selectFrom('planos')
+        .selectAll()
+        .where('convenio_id', 'in', convenioIds)
+        .orderBy('nome')
+        .orderBy('id')
+        .execute()
+    : [];
 }
 
 /** ICD-10 search: code prefix (dot optional) or name contains. */
@@ -43,29 +45,20 @@ export async function listCids(db: Db, needle: string, f: CidsFilter) {
         sql<boolean>`nome LIKE ${`%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`,
       ]),
     );
-  return pageWithTotal(
-    q.selectAll().orderBy('codigo').limit(f.limit).offset(f.offset).execute(),
-    q,
-  );
+  return pageWithTotal(q.selectAll().orderBy('codigo').limit(f.limit).offset(f.offset).execute(), q);
 }
 
 export async function listUnidades(db: Db, f: SimpleCatalogFilter) {
   let q = db.selectFrom('unidades');
   if (f.ativo) q = q.where('ativo', '=', Number(f.ativo));
-  return pageWithTotal(
-    q.selectAll().orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q,
-  );
+  return pageWithTotal(q.selectAll().orderBy('id').limit(f.limit).offset(f.offset).execute(), q);
 }
 
 /** A small catalog (id, nome, ativo) by name. */
 export async function listByName(db: Db, table: 'complementos' | 'grupos_laudos', f: SimpleCatalogFilter) {
   let q = db.selectFrom(table);
   if (f.ativo) q = q.where('ativo', '=', Number(f.ativo));
-  return pageWithTotal(
-    q.selectAll().orderBy('nome').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q,
-  );
+  return pageWithTotal(q.selectAll().orderBy('nome').orderBy('id').limit(f.limit).offset(f.offset).execute(), q);
 }
 
 /** The doctors of these report groups, by name. */

@@ -3,7 +3,14 @@ import { BackendError } from '../../errors.ts';
 import { pageOf } from '../paginas.ts';
 import * as repo from './catalogos.repository.ts';
 import type { CidsFilter, ConveniosFilter, ProcedimentosFilter, SimpleCatalogFilter } from './catalogos.schemas.ts';
-import { cidItem, complementoItem, convenioItem, grupoLaudoItem, procedimentoItem, unidadeItem } from './catalogos.views.ts';
+import {
+  cidItem,
+  complementoItem,
+  convenioItem,
+  grupoLaudoItem,
+  procedimentoItem,
+  unidadeItem,
+} from './catalogos.views.ts';
 
 export async function listProcedimentos(db: Db, f: ProcedimentosFilter) {
   return pageOf(await repo.listProcedimentos(db, f), procedimentoItem);
@@ -11,7 +18,10 @@ export async function listProcedimentos(db: Db, f: ProcedimentosFilter) {
 
 export async function listConvenios(db: Db, f: ConveniosFilter) {
   const page = await repo.listConvenios(db, f);
-  const planos = await repo.listPlanos(db, page.rows.map((r) => r.id));
+  const planos = await repo.listPlanos(
+    db,
+    page.rows.map((r) => r.id),
+  );
   return pageOf(page, (c) => convenioItem(c, planos));
 }
 
@@ -32,6 +42,9 @@ export async function listComplementos(db: Db, f: SimpleCatalogFilter) {
 
 export async function listGruposLaudos(db: Db, f: SimpleCatalogFilter) {
   const page = await repo.listByName(db, 'grupos_laudos', f);
-  const membros = await repo.listGrupoMembros(db, page.rows.map((r) => r.id));
+  const membros = await repo.listGrupoMembros(
+    db,
+    page.rows.map((r) => r.id),
+  );
   return pageOf(page, (g) => grupoLaudoItem(g, membros));
 }

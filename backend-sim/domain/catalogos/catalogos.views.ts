@@ -33,24 +33,44 @@ export function procedimentoItem(p: Selectable<ProcedimentosTable>): z.input<typ
 }
 
 /** An insurer with its plans (`planos`: any plans, those of other insurers left out). */
-export function convenioItem(c: Selectable<ConveniosTable>, planos: readonly Selectable<PlanosTable>[]): z.input<typeof convenioWire> {
+export function convenioItem(
+  c: Selectable<ConveniosTable>,
+  planos: readonly Selectable<PlanosTable>[],
+): z.input<typeof convenioWire> {
   return {
     id: c.id,
     nome: c.nome,
     abreviacao: c.abreviacao,
     codigo_ans: c.codigo_ans,
     ativo: bool(c.ativo),
-    planos: planos.filter((p) => p.convenio_id === c.id).map((p) => ({ id: p.id, nome: p.nome, codigo_ans: p.codigo_ans, ativo: bool(p.ativo) })),
+    planos: planos
+      .filter((p) => p.convenio_id === c.id)
+      .map((p) => ({ id: p.id, nome: p.nome, codigo_ans: p.codigo_ans, ativo: bool(p.ativo) })),
   };
 }
 
-export const cidItem = (c: Selectable<CidsTable>): z.input<typeof cidWire> => ({ id: c.id, codigo: c.codigo, nome: c.nome });
+export const cidItem = (c: Selectable<CidsTable>): z.input<typeof cidWire> => ({
+  id: c.id,
+  codigo: c.codigo,
+  nome: c.nome,
+});
 
 export function unidadeItem(u: Selectable<UnidadesTable>): z.input<typeof unidadeWire> {
-  return { id: u.id, nome: u.nome, abreviacao: u.abreviacao, cidade: u.cidade ?? '', uf: u.uf ?? '', ativo: bool(u.ativo) };
+  return {
+    id: u.id,
+    nome: u.nome,
+    abreviacao: u.abreviacao,
+    cidade: u.cidade ?? '',
+    uf: u.uf ?? '',
+    ativo: bool(u.ativo),
+  };
 }
 
-export const complementoItem = (c: Selectable<ComplementosTable>): z.input<typeof complementoWire> => ({ id: c.id, nome: c.nome, ativo: bool(c.ativo) });
+export const complementoItem = (c: Selectable<ComplementosTable>): z.input<typeof complementoWire> => ({
+  id: c.id,
+  nome: c.nome,
+  ativo: bool(c.ativo),
+});
 
 /** A report group with its doctors (`membros`: any groups' members, those of other groups left out). */
 export function grupoLaudoItem(

@@ -12,11 +12,15 @@ export async function getSettings(db: Db) {
 
 /** Exam-create defaults must point at rows that could be used on an exam (active doctor with the role). */
 async function checkDefaults(db: Db, d: NonNullable<SettingsPatch['defaults']>) {
-  const fail = (field: string, msg: string) => new BackendError('INVALID_REFERENCE', msg, { field: `defaults.${field}` });
+  const fail = (field: string, msg: string) =>
+    new BackendError('INVALID_REFERENCE', msg, { field: `defaults.${field}` });
   if (d.unidade_id && !(await exists(db, 'unidades', d.unidade_id))) throw fail('unidade_id', 'Unidade inexistente.');
-  if (d.convenio_id && !(await exists(db, 'convenios', d.convenio_id))) throw fail('convenio_id', 'Convenio inexistente.');
-  if (d.medico_exame_id && !(await repo.findMedicoAtivo(db, d.medico_exame_id))?.papel_exame) throw fail('medico_exame_id', 'Medico executante inexistente ou sem permissao para executar exames.');
-  if (d.medico_laudo_id && !(await repo.findMedicoAtivo(db, d.medico_laudo_id))?.papel_laudo) throw fail('medico_laudo_id', 'Medico laudador inexistente ou sem permissao para laudar.');
+  if (d.convenio_id && !(await exists(db, 'convenios', d.convenio_id)))
+    throw fail('convenio_id', 'Convenio inexistente.');
+  if (d.medico_exame_id && !(await repo.findMedicoAtivo(db, d.medico_exame_id))?.papel_exame)
+    throw fail('medico_exame_id', 'Medico executante inexistente ou sem permissao para executar exames.');
+  if (d.medico_laudo_id && !(await repo.findMedicoAtivo(db, d.medico_laudo_id))?.papel_laudo)
+    throw fail('medico_laudo_id', 'Medico laudador inexistente ou sem permissao para laudar.');
 }
 
 /** Applies the flags and defaults the patch names; answers the stored row. */

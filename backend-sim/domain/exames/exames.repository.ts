@@ -10,7 +10,8 @@ import { newestFirstPage, type DateCounts, type Filtered, type NewestFirstList }
 import type { ExameListFilter } from './exames.schemas.ts';
 
 /** status_laudo is derived on read: no report file → PENDENTE; file and a signed live report → ASSINADO; else EMITIDO. */
-const SIGNED_REPORT_EXISTS = 'EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)';
+const SIGNED_REPORT_EXISTS =
+  'EXISTS (SELECT 1 FROM laudos l WHERE l.exame_id = exames.id AND l.assinado = 1 AND l.excluido_em IS NULL)';
 const STATUS_LAUDO = `CASE
   WHEN exames.arquivo_laudo_key IS NULL THEN 'PENDENTE'
   WHEN ${SIGNED_REPORT_EXISTS} THEN 'ASSINADO'
@@ -21,7 +22,16 @@ type Exame = Selectable<ExamesTable>;
 /** What a list item reads from its row (the list query selects exactly this). */
 export type ExameItemRow = Pick<
   Exame,
-  'id' | 'paciente_id' | 'procedimento_id' | 'medico_exame_id' | 'medico_laudo_id' | 'medico_solicitante_id' | 'data_realizado' | 'arquivo_exame_key' | 'arquivo_laudo_key' | 'criado_em'
+  | 'id'
+  | 'paciente_id'
+  | 'procedimento_id'
+  | 'medico_exame_id'
+  | 'medico_laudo_id'
+  | 'medico_solicitante_id'
+  | 'data_realizado'
+  | 'arquivo_exame_key'
+  | 'arquivo_laudo_key'
+  | 'criado_em'
 > & {
   paciente_nome: string;
   procedimento_nome: string;
@@ -32,7 +42,10 @@ export type ExameItemRow = Pick<
 };
 
 /** An exam's row as its detail and create answers read it: the item's columns and a few more. */
-export type ExameRow = ExameItemRow & Pick<Exame, 'hora_realizado' | 'atualizado_em' | 'requer_laudo' | 'prioridade'> & { laudo_assinado_em: string | null };
+export type ExameRow = ExameItemRow &
+  Pick<Exame, 'hora_realizado' | 'atualizado_em' | 'requer_laudo' | 'prioridade'> & {
+    laudo_assinado_em: string | null;
+  };
 
 /**
  * One exam row for lists and details alike: the item's columns, the names of what it references, by hand-written
@@ -71,13 +84,28 @@ const SCAN_BY_DATE_ABOVE = 2000;
  * instead of stepping over `offset` index entries. Other filter combinations count and page on the
  * indexes as before.
  */
-export async function listExames(db: Db, f: ExameListFilter, medico: number): Promise<{ rows: ExameItemRow[]; total: number }> {
+export async function listExames(
+  db: Db,
+  f: ExameListFilter,
+  medico: number,
+): Promise<{ rows: ExameItemRow[]; total: number }> {
   const status = f.status_laudo ? STATUS_CODE[f.status_laudo] : undefined;
   const dimensions = [medico > 0, f.tipo_exame_id !== undefined, status !== undefined].filter(Boolean).length;
   const counted = !f.paciente_id && dimensions <= 1;
-  const [filtro, valor] =
-    medico ? ['medico', medico] : f.tipo_exame_id ? ['procedimento', f.tipo_exame_id] : status !== undefined ? ['status', status] : ['todos', 0];
-  const counts: DateCounts = { table: 'exames_contagem', filtro, valor, inicio: f.periodo_realizado_inicio, fim: f.periodo_realizado_fim };
+  const [filtro, valor] = medico
+    ? ['medico', medico]
+    : f.tipo_exame_id
+      ? ['procedimento', f.tipo_exame_id]
+      : status !== undefined
+        ? ['status', status]
+        : ['todos', 0];
+  const counts: DateCounts = {
+    table: 'exames_contagem',
+    filtro,
+    valor,
+    inicio: f.periodo_realizado_inicio,
+    fim: f.periodo_realizado_fim,
+  };
 
   /** The filters on `exames`; `byDate` spells the doctor test so that SQLite walks the date index. */
   const filters = (byDate: boolean): Filtered => {
@@ -87,7 +115,9 @@ export async function listExames(db: Db, f: ExameListFilter, medico: number): Pr
         byDate
           ? '(+medico_exame_id = ? OR +medico_laudo_id = ? OR +medico_solicitante_id = ?)'
           : '(medico_exame_id = ? OR medico_laudo_id = ? OR medico_solicitante_id = ?)',
-        medico, medico, medico,
+        medico,
+        medico,
+        medico,
       );
     c.when(f.paciente_id, 'paciente_id = ?')
       .when(f.tipo_exame_id, 'procedimento_id = ?')
@@ -116,7 +146,12 @@ export async function listExames(db: Db, f: ExameListFilter, medico: number): Pr
 export async function findExame(db: Db, id: number, medicoFiltroId = 0): Promise<ExameRow | undefined> {
   const c = new Conditions('exames.excluido_em IS NULL').add('exames.id = ?', id);
   if (medicoFiltroId)
-    c.add('(exames.medico_exame_id = ? OR exames.medico_laudo_id = ? OR exames.medico_solicitante_id = ?)', medicoFiltroId, medicoFiltroId, medicoFiltroId);
+    c.add(
+      '(exames.medico_exame_id = ? OR exames.medico_laudo_id = ? OR exames.medico_solicitante_id = ?)',
+      medicoFiltroId,
+      medicoFiltroId,
+      medicoFiltroId,
+    );
   return (await queryRows<ExameRow>(db, `${DETAIL_SELECT} WHERE ${c.joined()}`, c.params))[0];
 }
 
@@ -144,12 +179,29 @@ export async function insertLaudoDoExame(trx: Db, values: Insertable<LaudosTable
 
 /** What a delete checks, deleted exams included. */
 export async function findExameParaExcluir(trx: Db, id: number) {
-  return trx.selectFrom('exames').select(['id', 'excluido_em', 'laudo_central', 'exportado_central']).where('id', '=', id).executeTakeFirst();
+  return trx
+    .selectFrom('exames')
+    .select(['id', 'excluido_em', 'laudo_central', 'exportado_central'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Soft-deletes the exam and its live reports; answers how many reports. */
-export async function excluirExame(trx: Db, id: number, exclusao: ExclusaoColumns & { excluido_em: string }): Promise<number> {
-  await trx.updateTable('exames').set({ ...exclusao, atualizado_em: exclusao.excluido_em }).where('id', '=', id).execute();
-  const laudos = await trx.updateTable('laudos').set(exclusao).where('exame_id', '=', id).where('excluido_em', 'is', null).executeTakeFirst();
+export async function excluirExame(
+  trx: Db,
+  id: number,
+  exclusao: ExclusaoColumns & { excluido_em: string },
+): Promise<number> {
+  await trx
+    .updateTable('exames')
+    .set({ ...exclusao, atualizado_em: exclusao.excluido_em })
+    .where('id', '=', id)
+    .execute();
+  const laudos = await trx
+    .updateTable('laudos')
+    .set(exclusao)
+    .where('exame_id', '=', id)
+    .where('excluido_em', 'is', null)
+    .executeTakeFirst();
   return Number(laudos.numUpdatedRows);
 }

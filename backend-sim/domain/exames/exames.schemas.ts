@@ -13,6 +13,9 @@ export const exameListSchema = z.object({
 export type ExameListFilter = z.infer<typeof exameListSchema>;
 
 /** What the gateway sends once aliases and defaults are resolved: the contract both processes parse with. */
-export { exameCreateResolved as exameCreateSchema, type ExameCreateResolved as ExameCreate } from '../../../contracts/backend/exames.ts';
+export {
+  exameCreateResolved as exameCreateSchema,
+  type ExameCreateResolved as ExameCreate,
+} from '../../../contracts/backend/exames.ts';
 
 export const exameDeleteSchema = z.object({ motivo: z.string().trim().min(3).max(500) });

@@ -1,5 +1,9 @@
 import type { z } from 'zod';
-import type { exameCreated as exameCreatedWire, exameDetail as exameDetailWire, exameListItem } from '../../../contracts/schemas/exames.ts';
+import type {
+  exameCreated as exameCreatedWire,
+  exameDetail as exameDetailWire,
+  exameListItem,
+} from '../../../contracts/schemas/exames.ts';
 import type { ExameItemRow, ExameRow } from './exames.repository.ts';
 
 // Typed by the public contract: the gateway parses these answers with the same schemas.
@@ -28,7 +32,13 @@ const urls = (r: ExameRow) => ({
 });
 
 export function exameDetail(r: ExameRow): z.input<typeof exameDetailWire> {
-  return { ...exameItem(r), hora_realizado: r.hora_realizado, laudo_assinado_em: r.laudo_assinado_em, ...urls(r), atualizado_em: r.atualizado_em };
+  return {
+    ...exameItem(r),
+    hora_realizado: r.hora_realizado,
+    laudo_assinado_em: r.laudo_assinado_em,
+    ...urls(r),
+    atualizado_em: r.atualizado_em,
+  };
 }
 
 export function exameCreated(r: ExameRow): z.input<typeof exameCreatedWire> {

@@ -9,11 +9,28 @@ import type { LaudoListFilter } from './laudos.schemas.ts';
 /** A report's row, for lists and details alike, with its exam's patient and procedure and its doctor's name. */
 export type LaudoRow = Pick<
   Selectable<LaudosTable>,
-  'id' | 'exame_id' | 'medico_laudo_id' | 'data_laudo' | 'hora_laudo' | 'assinado' | 'assinado_em' | 'assinatura_tipo' | 'arquivo_key' | 'criado_em' | 'atualizado_em'
-> & { paciente_id: number | null; paciente_nome: string | null; procedimento_id: number | null; procedimento_nome: string | null; medico_laudo_nome: string | null };
+  | 'id'
+  | 'exame_id'
+  | 'medico_laudo_id'
+  | 'data_laudo'
+  | 'hora_laudo'
+  | 'assinado'
+  | 'assinado_em'
+  | 'assinatura_tipo'
+  | 'arquivo_key'
+  | 'criado_em'
+  | 'atualizado_em'
+> & {
+  paciente_id: number | null;
+  paciente_nome: string | null;
+  procedimento_id: number | null;
+  procedimento_nome: string | null;
+  medico_laudo_nome: string | null;
+};
 
 /** AMPLIADO: the report's doctor is the key's doctor, or its exam passes the SIMPLES rule (needs `exames e` joined). */
-const AMPLIADO = '(laudos.medico_laudo_id = ? OR e.medico_exame_id = ? OR e.medico_laudo_id = ? OR e.medico_solicitante_id = ?)';
+const AMPLIADO =
+  '(laudos.medico_laudo_id = ? OR e.medico_exame_id = ? OR e.medico_laudo_id = ? OR e.medico_solicitante_id = ?)';
 
 /**
  * Live reports are `laudos.excluido_em IS NULL`: deleting an exam soft-deletes its reports in the same
@@ -36,11 +53,21 @@ const LIST: NewestFirstList = { table: 'laudos', date: 'data_laudo', qualified: 
  * exam, patient or bound-doctor filters and with at most one of doctor / signed flag, the total and a
  * deep page's start come from the trigger-kept per-date counts (`laudos_contagem`).
  */
-export async function listLaudos(db: Db, f: LaudoListFilter, bound: number): Promise<{ rows: LaudoRow[]; total: number }> {
+export async function listLaudos(
+  db: Db,
+  f: LaudoListFilter,
+  bound: number,
+): Promise<{ rows: LaudoRow[]; total: number }> {
   const medico = bound ? 0 : (f.medico_laudo_id ?? 0);
   const counted = !bound && !f.exame_id && !f.paciente_id && !(medico && f.assinado);
   const [filtro, valor] = medico ? ['medico', medico] : f.assinado ? ['assinado', Number(f.assinado)] : ['todos', 0];
-  const counts: DateCounts = { table: 'laudos_contagem', filtro, valor, inicio: f.periodo_laudo_inicio, fim: f.periodo_laudo_fim };
+  const counts: DateCounts = {
+    table: 'laudos_contagem',
+    filtro,
+    valor,
+    inicio: f.periodo_laudo_inicio,
+    fim: f.periodo_laudo_fim,
+  };
 
   const c = new Conditions('laudos.excluido_em IS NULL');
   // The exam's columns are only needed (and joined) for the AMPLIADO rule and the patient filter.
@@ -52,9 +79,17 @@ export async function listLaudos(db: Db, f: LaudoListFilter, bound: number): Pro
     .when(f.assinado, 'laudos.assinado = ?', Number(f.assinado))
     .when(f.periodo_laudo_inicio, 'laudos.data_laudo >= ?')
     .when(f.periodo_laudo_fim, 'laudos.data_laudo <= ?');
-  const filtered: Filtered = { from: `FROM laudos${joinExame ? ' LEFT JOIN exames e ON e.id = laudos.exame_id' : ''} WHERE ${c.joined()}`, params: c.params };
+  const filtered: Filtered = {
+    from: `FROM laudos${joinExame ? ' LEFT JOIN exames e ON e.id = laudos.exame_id' : ''} WHERE ${c.joined()}`,
+    params: c.params,
+  };
 
-  return newestFirstPage<LaudoRow>(db, LIST, f, { counts: counted ? counts : null, total: filtered, page: () => filtered, startFromCounts: f.offset > 0 });
+  return newestFirstPage<LaudoRow>(db, LIST, f, {
+    counts: counted ? counts : null,
+    total: filtered,
+    page: () => filtered,
+    startFromCounts: f.offset > 0,
+  });
 }
 
 /** A live report, visible to the bound doctor `medicoFiltroId` (AMPLIADO; 0: anyone, as for the report just written). */
@@ -71,7 +106,12 @@ export async function findExame(db: Db, id: number) {
 
 /** The exam's live report, if it has one. */
 export async function findLaudoDoExame(db: Db, exameId: number) {
-  return db.selectFrom('laudos').select('id').where('exame_id', '=', exameId).where('excluido_em', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('laudos')
+    .select('id')
+    .where('exame_id', '=', exameId)
+    .where('excluido_em', 'is', null)
+    .executeTakeFirst();
 }
 
 export async function insertLaudo(trx: Db, values: Insertable<LaudosTable>): Promise<number> {
@@ -80,10 +120,20 @@ export async function insertLaudo(trx: Db, values: Insertable<LaudosTable>): Pro
 }
 
 /** The exam now has its report file; its report doctor is the report's unless it already named one. */
-export async function setArquivoLaudo(trx: Db, exameId: number, arquivoKey: string, medicoLaudoId: number, now: string): Promise<void> {
+export async function setArquivoLaudo(
+  trx: Db,
+  exameId: number,
+  arquivoKey: string,
+  medicoLaudoId: number,
+  now: string,
+): Promise<void> {
   await trx
     .updateTable('exames')
-    .set({ arquivo_laudo_key: arquivoKey, medico_laudo_id: sql`COALESCE(medico_laudo_id, ${medicoLaudoId})`, atualizado_em: now })
+    .set({
+      arquivo_laudo_key: arquivoKey,
+      medico_laudo_id: sql`COALESCE(medico_laudo_id, ${medicoLaudoId})`,
+      atualizado_em: now,
+    })
     .where('id', '=', exameId)
     .execute();
 }

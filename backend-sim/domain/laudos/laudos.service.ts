@@ -26,21 +26,34 @@ export async function getLaudo(db: Db, id: number, ctx: CallContext) {
 export async function locateLaudoArquivo(db: Db, files: FileStore, id: number, ctx: CallContext) {
   const r = await findVisibleLaudo(db, id, ctx);
   // Orphan reports are listed but their PDF is not served until linked to an exam.
-  if (!r.exame_id || !r.arquivo_key) throw new BackendError('RES_ARQUIVO_NAO_DISPONIVEL', 'Arquivo do laudo ainda nao disponivel.');
+  if (!r.exame_id || !r.arquivo_key)
+    throw new BackendError('RES_ARQUIVO_NAO_DISPONIVEL', 'Arquivo do laudo ainda nao disponivel.');
   return files.locate(r.arquivo_key);
 }
 
 const alreadyReported = (laudoId: number) =>
-  new BackendError('REPORT_ALREADY_EXISTS', 'O exame ja possui laudo; laudos nao sao sobrescritos.', { laudo_id_existente: laudoId });
+  new BackendError('REPORT_ALREADY_EXISTS', 'O exame ja possui laudo; laudos nao sao sobrescritos.', {
+    laudo_id_existente: laudoId,
+  });
 
 /** Stores a signed report for an exam and answers it; an exam keeps its first report forever. */
-export async function ingestLaudo(db: Db, files: FileStore, tenant: string, exameId: number, b: LaudoIngest, ctx: CallContext, clock: { now: string; today: string; hora: string }) {
+export async function ingestLaudo(
+  db: Db,
+  files: FileStore,
+  tenant: string,
+  exameId: number,
+  b: LaudoIngest,
+  ctx: CallContext,
+  clock: { now: string; today: string; hora: string },
+) {
   const exame = await repo.findExame(db, exameId);
   if (!exame || exame.excluido_em) throw notFound();
   const existing = await repo.findLaudoDoExame(db, exameId);
   if (existing) throw alreadyReported(existing.id);
   if (!(await medicoComPapel(db, b.medico_laudo_id, 'papel_laudo')))
-    throw new BackendError('INVALID_REFERENCE', 'Medico laudador inexistente ou sem permissao para laudar.', { field: 'medico_laudo_id' });
+    throw new BackendError('INVALID_REFERENCE', 'Medico laudador inexistente ou sem permissao para laudar.', {
+      field: 'medico_laudo_id',
+    });
   if (b.cid_id && !(await exists(db, 'cids', b.cid_id)))
     throw new BackendError('INVALID_REFERENCE', 'CID inexistente.', { field: 'cid_id' });
   const [file] = decodeFiles([b.arquivo], ['PDF'], 'arquivo');
@@ -53,12 +66,29 @@ export async function ingestLaudo(db: Db, files: FileStore, tenant: string, exam
       const race = await repo.findLaudoDoExame(trx, exameId);
       if (race) throw alreadyReported(race.id);
       const id = await repo.insertLaudo(trx, {
-        exame_id: exameId, medico_laudo_id: b.medico_laudo_id, data_laudo: clock.today, hora_laudo: clock.hora,
-        titulo: b.titulo ?? b.referencia ?? 'Laudo', referencia: b.referencia ?? null, cid_id: b.cid_id ?? null,
-        assinado: 1, assinado_em: clock.now, assinatura_tipo: 'ICP-Brasil', arquivo_key: stored.object_key, criado_em: clock.now, criado_por_chave_id: ctx.chaveId,
+        exame_id: exameId,
+        medico_laudo_id: b.medico_laudo_id,
+        data_laudo: clock.today,
+        hora_laudo: clock.hora,
+        titulo: b.titulo ?? b.referencia ?? 'Laudo',
+        referencia: b.referencia ?? null,
+        cid_id: b.cid_id ?? null,
+        assinado: 1,
+        assinado_em: clock.now,
+        assinatura_tipo: 'ICP-Brasil',
+        arquivo_key: stored.object_key,
+        criado_em: clock.now,
+        criado_por_chave_id: ctx.chaveId,
       });
       await repo.setArquivoLaudo(trx, exameId, stored.object_key, b.medico_laudo_id, clock.now);
-      await insertExameArquivo(trx, { exame_id: exameId, tipo: 'laudo', nome: file.nome, object_key: stored.object_key, tamanho: stored.tamanho, criado_em: clock.now });
+      await insertExameArquivo(trx, {
+        exame_id: exameId,
+        tipo: 'laudo',
+        nome: file.nome,
+        object_key: stored.object_key,
+        tamanho: stored.tamanho,
+        criado_em: clock.now,
+      });
       return id;
     });
   } catch (err) {

@@ -11,11 +11,21 @@ export type MedicoRow = Selectable<MedicosTable>;
 export const papelColumn = { EXAME: 'papel_exame', LAUDO: 'papel_laudo', SOLICITANTE: 'papel_solicitante' } as const;
 
 export async function listMedicos(db: Db, f: MedicoListFilter) {
-  let q = db.selectFrom('medicos as m').leftJoin('saudacoes as s', 's.id', 'm.saudacao_id').where('m.ativo', '=', f.ativo === '0' ? 0 : 1);
+  let q = db
+    .selectFrom('medicos as m')
+    .leftJoin('saudacoes as s', 's.id', 'm.saudacao_id')
+    .where('m.ativo', '=', f.ativo === '0' ? 0 : 1);
   if (f.q) q = q.where(sql<boolean>`m.nome LIKE ${likePrefix(f.q)} ESCAPE '\\'`);
   if (f.papel.length) q = q.where(({ or, eb }) => or(f.papel.map((p) => eb(`m.${papelColumn[p]}`, '=', 1))));
   return pageWithTotal(
-    q.selectAll('m').select('s.nome as saudacao_nome').orderBy('m.nome').orderBy('m.id').limit(f.limit).offset(f.offset).execute(),
+    q
+      .selectAll('m')
+      .select('s.nome as saudacao_nome')
+      .orderBy('m.nome')
+      .orderBy('m.id')
+      .limit(f.limit)
+      .offset(f.offset)
+      .execute(),
     q,
   );
 }
@@ -27,8 +37,12 @@ export async function findMedico(db: Db, id: number) {
 /** The names a doctor's detail shows (its greeting and city), absent when it has none. */
 export async function findDetailNames(db: Db, m: MedicoRow) {
   const [saudacao, cidade] = await Promise.all([
-    m.saudacao_id ? db.selectFrom('saudacoes').select('nome').where('id', '=', m.saudacao_id).executeTakeFirst() : undefined,
-    m.endereco_cidade_id ? db.selectFrom('cidades').select('nome').where('id', '=', m.endereco_cidade_id).executeTakeFirst() : undefined,
+    m.saudacao_id
+      ? db.selectFrom('saudacoes').select('nome').where('id', '=', m.saudacao_id).executeTakeFirst()
+      : undefined,
+    m.endereco_cidade_id
+      ? db.selectFrom('cidades').select('nome').where('id', '=', m.endereco_cidade_id).executeTakeFirst()
+      : undefined,
   ]);
   return { saudacao, cidade };
 }

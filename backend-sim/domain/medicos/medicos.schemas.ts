@@ -10,7 +10,14 @@ export const medicosQuery = z.object({
   papel: z
     .union([z.string(), z.array(z.string())])
     .optional()
-    .transform((v) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim().toUpperCase()).filter(Boolean)))
+    .transform((v) =>
+      v === undefined
+        ? []
+        : (Array.isArray(v) ? v : [v])
+            .flatMap((s) => s.split(','))
+            .map((s) => s.trim().toUpperCase())
+            .filter(Boolean),
+    )
     .pipe(z.array(z.enum(PAPEIS))),
   q: z.string().optional(),
   ativo: z.enum(['0', '1']).optional(),
@@ -42,7 +49,10 @@ const medicoFields = {
   celular: text,
   email: text,
   // A doctor's address may name its city instead of giving its id.
-  endereco: z.object({ ...enderecoAntesDaCidade, cidade: text, cidade_id, estado }).nullable().optional(),
+  endereco: z
+    .object({ ...enderecoAntesDaCidade, cidade: text, cidade_id, estado })
+    .nullable()
+    .optional(),
   cor_agenda: text,
   ativo: z.boolean().nullable().optional(),
 };

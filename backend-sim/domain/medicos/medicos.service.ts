@@ -25,7 +25,11 @@ async function toDetail(db: Db, m: MedicoRow) {
 }
 
 /** A doctor that exists, is active and (when given) holds the role: what an exam or report may name. */
-export async function medicoComPapel(db: Db, id: number, papel: 'papel_exame' | 'papel_laudo' | 'papel_solicitante' | null) {
+export async function medicoComPapel(
+  db: Db,
+  id: number,
+  papel: 'papel_exame' | 'papel_laudo' | 'papel_solicitante' | null,
+) {
   const m = await repo.findMedico(db, id);
   return !!m && m.ativo === 1 && (papel === null || m[papel] === 1);
 }
@@ -35,7 +39,14 @@ function invalidRef(field: string, what: string) {
 }
 
 /** Text or id: text is matched case-insensitively on the name. */
-async function resolveNamed(db: Db, table: 'saudacoes' | 'grupos_permissao', id: number | null | undefined, nome: string | null | undefined, field: string, what: string) {
+async function resolveNamed(
+  db: Db,
+  table: 'saudacoes' | 'grupos_permissao',
+  id: number | null | undefined,
+  nome: string | null | undefined,
+  field: string,
+  what: string,
+) {
   if (id) {
     if (!(await exists(db, table, id))) throw invalidRef(`${field}_id`, what);
     return id;
@@ -63,17 +74,30 @@ async function checkedEndereco(db: Db, e: MedicoWrite['endereco']) {
 
 function conselhoColumns(c: MedicoWrite['conselho']) {
   const v = c ?? {};
-  return { conselho_sigla: blank(v.sigla ?? v.tipo)?.toUpperCase() ?? null, conselho_numero: blank(v.numero), conselho_uf: blank(v.uf)?.toUpperCase() ?? null };
+  return {
+    conselho_sigla: blank(v.sigla ?? v.tipo)?.toUpperCase() ?? null,
+    conselho_numero: blank(v.numero),
+    conselho_uf: blank(v.uf)?.toUpperCase() ?? null,
+  };
 }
 
 function papelColumns(p: Papel[] | null | undefined) {
   const set = new Set(p ?? []);
-  return { papel_exame: set.has('EXAME') ? 1 : 0, papel_laudo: set.has('LAUDO') ? 1 : 0, papel_solicitante: set.has('SOLICITANTE') ? 1 : 0 };
+  return {
+    papel_exame: set.has('EXAME') ? 1 : 0,
+    papel_laudo: set.has('LAUDO') ? 1 : 0,
+    papel_solicitante: set.has('SOLICITANTE') ? 1 : 0,
+  };
 }
 
 async function assertUsuarioFree(db: Db, usuario: string, selfId: number | null) {
   const other = await repo.findByUsuario(db, usuario, selfId);
-  if (other) throw new BackendError('USUARIO_ALREADY_EXISTS', 'Usuario ja utilizado por outro usuario do sistema.', { field: 'usuario', medico_id_existente: other.id, nome: other.nome });
+  if (other)
+    throw new BackendError('USUARIO_ALREADY_EXISTS', 'Usuario ja utilizado por outro usuario do sistema.', {
+      field: 'usuario',
+      medico_id_existente: other.id,
+      nome: other.nome,
+    });
 }
 
 function requiredField(field: string) {
@@ -95,7 +119,14 @@ export async function createMedico(db: Db, input: MedicoWrite, ctx: CallContext,
     nome,
     nome_registro: blank(input.nome_registro),
     saudacao_id: await resolveNamed(db, 'saudacoes', input.saudacao_id, input.saudacao, 'saudacao', 'Saudacao'),
-    grupo_permissao_id: await resolveNamed(db, 'grupos_permissao', input.grupo_permissao_id, input.grupo_permissao, 'grupo_permissao', 'Grupo de permissao'),
+    grupo_permissao_id: await resolveNamed(
+      db,
+      'grupos_permissao',
+      input.grupo_permissao_id,
+      input.grupo_permissao,
+      'grupo_permissao',
+      'Grupo de permissao',
+    ),
     usuario,
     senha_hash: await hashPassword(senha),
     cpf,
@@ -144,12 +175,29 @@ export async function patchMedico(db: Db, id: number, input: MedicoWrite, ctx: C
     set.cpf = blank(input.cpf);
     checkCpf(set.cpf);
   }
-  for (const k of ['nome_registro', 'rg', 'data_nascimento', 'sexo', 'especialidade', 'telefone', 'celular', 'email', 'cor_agenda'] as const)
+  for (const k of [
+    'nome_registro',
+    'rg',
+    'data_nascimento',
+    'sexo',
+    'especialidade',
+    'telefone',
+    'celular',
+    'email',
+    'cor_agenda',
+  ] as const)
     if (has(input, k)) set[k] = blank(input[k]);
   if (has(input, 'saudacao') || has(input, 'saudacao_id'))
     set.saudacao_id = await resolveNamed(db, 'saudacoes', input.saudacao_id, input.saudacao, 'saudacao', 'Saudacao');
   if (has(input, 'grupo_permissao') || has(input, 'grupo_permissao_id'))
-    set.grupo_permissao_id = await resolveNamed(db, 'grupos_permissao', input.grupo_permissao_id, input.grupo_permissao, 'grupo_permissao', 'Grupo de permissao');
+    set.grupo_permissao_id = await resolveNamed(
+      db,
+      'grupos_permissao',
+      input.grupo_permissao_id,
+      input.grupo_permissao,
+      'grupo_permissao',
+      'Grupo de permissao',
+    );
   if (has(input, 'conselho')) Object.assign(set, conselhoColumns(input.conselho));
   if (has(input, 'papeis')) Object.assign(set, papelColumns(input.papeis));
   if (has(input, 'endereco')) Object.assign(set, await checkedEndereco(db, input.endereco));

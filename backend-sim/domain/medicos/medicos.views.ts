@@ -2,7 +2,10 @@ import { enderecoView } from '../endereco.ts';
 import type { MedicoRow } from './medicos.repository.ts';
 import type { Papel } from './medicos.schemas.ts';
 import type { z } from 'zod';
-import type { medicoDetail as medicoDetailWire, medicoListItem as medicoListItemWire } from '../../../contracts/schemas/medicos.ts';
+import type {
+  medicoDetail as medicoDetailWire,
+  medicoListItem as medicoListItemWire,
+} from '../../../contracts/schemas/medicos.ts';
 
 export function papeisOf(m: Pick<MedicoRow, 'papel_exame' | 'papel_laudo' | 'papel_solicitante'>): Papel[] {
   const out: Papel[] = [];
@@ -31,7 +34,10 @@ export function medicoListItem(m: MedicoRow & { saudacao_nome: string | null }):
   };
 }
 
-export function medicoDetail(m: MedicoRow, { saudacao, cidade }: { saudacao: { nome: string } | undefined; cidade: { nome: string } | undefined }): z.input<typeof medicoDetailWire> {
+export function medicoDetail(
+  m: MedicoRow,
+  { saudacao, cidade }: { saudacao: { nome: string } | undefined; cidade: { nome: string } | undefined },
+): z.input<typeof medicoDetailWire> {
   return {
     id: m.id,
     nome: m.nome,

@@ -10,7 +10,10 @@ import type { PacienteListFilter } from './pacientes.schemas.ts';
 export type PacienteRow = Selectable<PacientesTable>;
 
 /** The columns a list item needs (a full row is 32 columns, ~5× the cost to build per row). */
-export type PacienteListRow = Pick<PacienteRow, 'id' | 'nome' | 'cpf' | 'data_nascimento' | 'sexo' | 'telefone' | 'email' | 'ativo' | 'criado_em'>;
+export type PacienteListRow = Pick<
+  PacienteRow,
+  'id' | 'nome' | 'cpf' | 'data_nascimento' | 'sexo' | 'telefone' | 'email' | 'ativo' | 'criado_em'
+>;
 const LIST_COLUMNS = 'id, nome, cpf, data_nascimento, sexo, telefone, email, ativo, criado_em';
 
 const ESTADO_CIVIL_BY_ID = 'SELECT id, nome FROM estados_civis WHERE id = ?';
@@ -46,7 +49,10 @@ const ftsPhrase = (needle: string) => `"${needle.replaceAll('"', '""')}"`;
  * database state (decisions P25-B1); a page is chosen by ids (on a covering index, or from the search
  * index in id order) before its rows are read, so a deep OFFSET walks ids, not the table.
  */
-export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ rows: PacienteListRow[]; total: number }> {
+export async function listPacientes(
+  db: Db,
+  f: PacienteListFilter,
+): Promise<{ rows: PacienteListRow[]; total: number }> {
   const c = new Conditions();
   // The needle as an FTS5 phrase when the index answers it; the matches drive the query unless a CPF
   // (one row at most, by its index) is given too.
@@ -62,7 +68,11 @@ export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ ro
     if ([...needle].length >= NOME_BUSCA_MIN && !needle.includes('\u0000')) {
       search = ftsPhrase(needle);
       searchDrives = !f.cpf;
-      if (f.cpf) c.add('EXISTS (SELECT 1 FROM pacientes_nome_busca b WHERE b.pacientes_nome_busca MATCH ? AND b.rowid = p.id)', search);
+      if (f.cpf)
+        c.add(
+          'EXISTS (SELECT 1 FROM pacientes_nome_busca b WHERE b.pacientes_nome_busca MATCH ? AND b.rowid = p.id)',
+          search,
+        );
     } else {
       // The gateway asks for 3+ characters; shorter ones and ones with a NUL (direct calls) get the scan.
       c.add('instr(p.nome, ?) > 0', needle);
@@ -77,7 +87,10 @@ export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ ro
   let pageIds: [string, readonly unknown[]];
   if (searchDrives && c.size === 0) {
     count = ['SELECT COUNT(*) AS total FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ?', [search]];
-    pageIds = ['SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid LIMIT ? OFFSET ?', [search, f.limit, f.offset]];
+    pageIds = [
+      'SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid LIMIT ? OFFSET ?',
+      [search, f.limit, f.offset],
+    ];
   } else if (searchDrives) {
     // CROSS JOIN keeps the matches first: the planner would otherwise walk an index of the other filter.
     const from = `FROM pacientes_nome_busca b CROSS JOIN pacientes p ON p.id = b.rowid WHERE b.pacientes_nome_busca MATCH ?${c.appended()}`;
@@ -88,7 +101,10 @@ export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ ro
       c.size === (f.ativo ? 1 : 0)
         ? [`SELECT COALESCE(SUM(n), 0) AS total FROM pacientes_contagem${f.ativo ? ' WHERE ativo = ?' : ''}`, params]
         : [`SELECT COUNT(*) AS total FROM pacientes p WHERE ${c.joined()}`, params];
-    pageIds = [`SELECT p.id FROM pacientes p WHERE 1${c.appended()} ORDER BY p.id LIMIT ? OFFSET ?`, [...params, f.limit, f.offset]];
+    pageIds = [
+      `SELECT p.id FROM pacientes p WHERE 1${c.appended()} ORDER BY p.id LIMIT ? OFFSET ?`,
+      [...params, f.limit, f.offset],
+    ];
   }
   // The trigger-kept counts are a sum over two rows; every other total walks matches or rows, and is
   // counted once per database state (remembered-counts.ts).
@@ -108,7 +124,11 @@ export async function listPacientes(db: Db, f: PacienteListFilter): Promise<{ ro
       total = await rememberedTotal(db, conn, state, count[0], count[1]);
     }
     if (f.offset >= total) return { rows: [], total };
-    const rows = await queryRows<PacienteListRow>(conn, `SELECT ${LIST_COLUMNS} FROM pacientes WHERE id IN (${pageIds[0]}) ORDER BY id`, pageIds[1]);
+    const rows = await queryRows<PacienteListRow>(
+      conn,
+      `SELECT ${LIST_COLUMNS} FROM pacientes WHERE id IN (${pageIds[0]}) ORDER BY id`,
+      pageIds[1],
+    );
     return { rows, total };
   });
 }
@@ -132,7 +152,11 @@ const UNIQUE_RULES = [
  * `selfId` lets a patient keep its own. One statement (a branch per given value, each an indexed lookup
  * of at most one row).
  */
-export async function findTaken(db: Db, values: UniqueValues, selfId: number | null): Promise<{ field: keyof UniqueValues; id: number; nome: string } | undefined> {
+export async function findTaken(
+  db: Db,
+  values: UniqueValues,
+  selfId: number | null,
+): Promise<{ field: keyof UniqueValues; id: number; nome: string } | undefined> {
   const branches: string[] = [];
   const params: unknown[] = [];
   UNIQUE_RULES.forEach((rule, i) => {
@@ -155,11 +179,37 @@ export async function isNumeroProntuarioTaken(db: Db, numero: string): Promise<b
 
 /** Every column but `id`, in the order of the INSERT below. */
 const INSERT_COLUMNS = [
-  'saudacao', 'nome', 'nome_registro', 'numero_prontuario', 'cpf', 'rg', 'data_nascimento', 'sexo', 'estado_civil_id',
-  'telefone', 'celular', 'email', 'endereco_cep', 'endereco_logradouro', 'endereco_numero', 'endereco_complemento',
-  'endereco_bairro', 'endereco_cidade_id', 'endereco_estado', 'convenio_id', 'convenio_plano_id', 'convenio_numero_carteirinha',
-  'usuario', 'senha_hash', 'senha_temporaria', 'data_alteracao_senha', 'ativo', 'criado_em', 'atualizado_em',
-  'criado_por_chave_id', 'atualizado_por_chave_id',
+  'saudacao',
+  'nome',
+  'nome_registro',
+  'numero_prontuario',
+  'cpf',
+  'rg',
+  'data_nascimento',
+  'sexo',
+  'estado_civil_id',
+  'telefone',
+  'celular',
+  'email',
+  'endereco_cep',
+  'endereco_logradouro',
+  'endereco_numero',
+  'endereco_complemento',
+  'endereco_bairro',
+  'endereco_cidade_id',
+  'endereco_estado',
+  'convenio_id',
+  'convenio_plano_id',
+  'convenio_numero_carteirinha',
+  'usuario',
+  'senha_hash',
+  'senha_temporaria',
+  'data_alteracao_senha',
+  'ativo',
+  'criado_em',
+  'atualizado_em',
+  'criado_por_chave_id',
+  'atualizado_por_chave_id',
 ] as const satisfies readonly (keyof PacienteRow)[];
 /** `id` NULL: SQLite picks it (the largest id + 1). RETURNING *: the row as stored, as findPaciente reads it. */
 const INSERT_PACIENTE = `INSERT INTO pacientes (id, ${INSERT_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(INSERT_COLUMNS.length)}) RETURNING *`;
@@ -185,8 +235,15 @@ const INSERT_PACIENTE_NUMERO_AUTO = `INSERT INTO pacientes (id, ${INSERT_COLUMNS
 const COLUMNS_BUT_NUMERO = INSERT_COLUMNS.filter((c) => c !== 'numero_prontuario');
 
 /** Inserts the row numbered by its own id (see above), or answers undefined when that number is taken. */
-export async function insertPacienteNumeroAuto(trx: Db, row: Omit<PacienteRow, 'id'>): Promise<PacienteRow | undefined> {
-  const [inserted] = await queryRows<PacienteRow>(trx, INSERT_PACIENTE_NUMERO_AUTO, COLUMNS_BUT_NUMERO.map((c) => row[c]));
+export async function insertPacienteNumeroAuto(
+  trx: Db,
+  row: Omit<PacienteRow, 'id'>,
+): Promise<PacienteRow | undefined> {
+  const [inserted] = await queryRows<PacienteRow>(
+    trx,
+    INSERT_PACIENTE_NUMERO_AUTO,
+    COLUMNS_BUT_NUMERO.map((c) => row[c]),
+  );
   return inserted;
 }
 

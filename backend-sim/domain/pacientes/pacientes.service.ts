@@ -31,7 +31,10 @@ async function toDetail(db: Db, p: PacienteRow, convenioShape: 'read' | 'write')
 
 const CONFLICTS = {
   cpf: { code: 'CPF_ALREADY_EXISTS', message: 'CPF ja cadastrado para outro paciente.' },
-  numero_prontuario: { code: 'MEDICAL_RECORD_ALREADY_EXISTS', message: 'Numero de prontuario ja utilizado por outro paciente.' },
+  numero_prontuario: {
+    code: 'MEDICAL_RECORD_ALREADY_EXISTS',
+    message: 'Numero de prontuario ja utilizado por outro paciente.',
+  },
   usuario: { code: 'USUARIO_ALREADY_EXISTS', message: 'Usuario ja utilizado por outro paciente.' },
 } as const;
 
@@ -129,18 +132,22 @@ export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallCon
     criado_por_chave_id: ctx.chaveId,
     atualizado_por_chave_id: null,
   };
-  const created = await withUniqueRetry(db, { cpf, numero_prontuario: numeroProntuario, usuario: row.usuario }, null, () =>
-    db.transaction().execute(async (trx) => {
-      if (numeroProntuario) return repo.insertPaciente(trx, null, row);
-      // The auto record number is chosen for the id the row is about to get, then inserted with it:
-      // the same number an insert followed by an update to freeNumeroProntuario(id) would give. Usually
-      // the id itself, in the INSERT; a suffixed variant when someone typed that number by hand.
-      const numbered = await repo.insertPacienteNumeroAuto(trx, row);
-      if (numbered) return numbered;
-      const { id } = await repo.nextId(trx);
-      row.numero_prontuario = await freeNumeroProntuario(trx, id, 1);
-      return repo.insertPaciente(trx, id, row);
-    }),
+  const created = await withUniqueRetry(
+    db,
+    { cpf, numero_prontuario: numeroProntuario, usuario: row.usuario },
+    null,
+    () =>
+      db.transaction().execute(async (trx) => {
+        if (numeroProntuario) return repo.insertPaciente(trx, null, row);
+        // The auto record number is chosen for the id the row is about to get, then inserted with it:
+        // the same number an insert followed by an update to freeNumeroProntuario(id) would give. Usually
+        // the id itself, in the INSERT; a suffixed variant when someone typed that number by hand.
+        const numbered = await repo.insertPacienteNumeroAuto(trx, row);
+        if (numbered) return numbered;
+        const { id } = await repo.nextId(trx);
+        row.numero_prontuario = await freeNumeroProntuario(trx, id, 1);
+        return repo.insertPaciente(trx, id, row);
+      }),
   );
   // The detail from the row as inserted and the rows checked above (no re-read: reference rows are not deleted).
   return pacienteDetail(created, 'write', { estadoCivil, cidade: endereco.cidade, convenio: undefined });
@@ -150,7 +157,12 @@ export async function createPaciente(db: Db, input: PacienteCreate, ctx: CallCon
  * The checks above run before the write; a concurrent request can still win the race, and the
  * unique index then refuses the row. Re-running the checks turns that into the proper 422.
  */
-async function withUniqueRetry<T>(db: Db, values: UniqueValues, selfId: number | null, write: () => Promise<T>): Promise<T> {
+async function withUniqueRetry<T>(
+  db: Db,
+  values: UniqueValues,
+  selfId: number | null,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
     return await write();
   } catch (err) {
@@ -178,7 +190,8 @@ export async function patchPaciente(db: Db, id: number, input: PacientePatch, ct
     set.nome = input.nome!.trim().toUpperCase();
   }
   if (has(input, 'data_nascimento')) {
-    if (!input.data_nascimento) throw new BackendError('BUSINESS_RULE', 'O campo data_nascimento e obrigatorio.', { field: 'data_nascimento' });
+    if (!input.data_nascimento)
+      throw new BackendError('BUSINESS_RULE', 'O campo data_nascimento e obrigatorio.', { field: 'data_nascimento' });
     set.data_nascimento = input.data_nascimento;
   }
   if (has(input, 'cpf')) {
@@ -190,12 +203,14 @@ export async function patchPaciente(db: Db, id: number, input: PacientePatch, ct
     set.celular = blank(input.celular);
     if (cfg.celular_obrigatorio && !set.celular) throw required('celular');
   }
-  for (const k of ['saudacao', 'nome_registro', 'rg', 'telefone', 'email', 'sexo'] as const) if (has(input, k)) set[k] = blank(input[k]);
+  for (const k of ['saudacao', 'nome_registro', 'rg', 'telefone', 'email', 'sexo'] as const)
+    if (has(input, k)) set[k] = blank(input[k]);
   if (has(input, 'estado_civil_id')) {
     await checkEstadoCivil(db, input.estado_civil_id);
     set.estado_civil_id = input.estado_civil_id || null;
   }
-  if (has(input, 'numero_prontuario')) set.numero_prontuario = blank(input.numero_prontuario) ?? (await freeNumeroProntuario(db, id));
+  if (has(input, 'numero_prontuario'))
+    set.numero_prontuario = blank(input.numero_prontuario) ?? (await freeNumeroProntuario(db, id));
   if (has(input, 'usuario')) set.usuario = blank(input.usuario) ?? randomUsuario();
   if (has(input, 'endereco')) Object.assign(set, (await checkedEndereco(db, input.endereco)).columns);
   if (has(input, 'convenio')) Object.assign(set, await convenioColumns(db, input.convenio));
@@ -210,16 +225,22 @@ export async function patchPaciente(db: Db, id: number, input: PacientePatch, ct
   }
   const unique = { cpf: set.cpf, numero_prontuario: set.numero_prontuario, usuario: set.usuario };
   await assertUnique(db, unique, id);
-  await withUniqueRetry(db, unique, id, () => repo.updatePaciente(db, id, { ...set, atualizado_em: now, atualizado_por_chave_id: ctx.chaveId }));
+  await withUniqueRetry(db, unique, id, () =>
+    repo.updatePaciente(db, id, { ...set, atualizado_em: now, atualizado_por_chave_id: ctx.chaveId }),
+  );
   return toDetail(db, (await repo.findPaciente(db, id))!, 'write');
 }
 
 /** Moves every reference of the duplicate to the principal, then deletes the duplicate physically. */
 export async function unificarPacientes(db: Db, principalId: number, duplicadoId: number) {
   if (principalId === duplicadoId)
-    throw new BackendError('PACIENTES_UNIFICACAO_MESMO_ID', 'Os pacientes principal e duplicado devem ser diferentes.', {
-      field: 'paciente_id_duplicado',
-    });
+    throw new BackendError(
+      'PACIENTES_UNIFICACAO_MESMO_ID',
+      'Os pacientes principal e duplicado devem ser diferentes.',
+      {
+        field: 'paciente_id_duplicado',
+      },
+    );
   return db.transaction().execute(async (trx) => {
     if (!(await repo.findPaciente(trx, principalId)))
       throw new BackendError('BUSINESS_RULE', 'Paciente principal nao encontrado.', { field: 'paciente_id_principal' });

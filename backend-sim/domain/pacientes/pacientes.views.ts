@@ -35,7 +35,11 @@ export interface DetailLookups {
 }
 
 /** Patient detail; `convenioShape` = 'read' ({id,nome,numero_carteirinha}) or 'write' ({id,plano_id,numero_carteirinha}). */
-export function pacienteDetail(p: PacienteRow, convenioShape: 'read' | 'write', { estadoCivil, cidade, convenio }: DetailLookups) {
+export function pacienteDetail(
+  p: PacienteRow,
+  convenioShape: 'read' | 'write',
+  { estadoCivil, cidade, convenio }: DetailLookups,
+) {
   return {
     id: p.id,
     saudacao: p.saudacao ?? '',

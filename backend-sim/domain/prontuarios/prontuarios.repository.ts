@@ -17,9 +17,27 @@ export async function insertAnexo(trx: Db, values: Insertable<ProntuarioAnexosTa
 
 /** The patient's finished records (rascunho = 0), newest first, with their doctor's name. */
 export async function listProntuarios(db: Db, pacienteId: number, f: PageInput) {
-  const q = db.selectFrom('prontuarios as pt').leftJoin('medicos as m', 'm.id', 'pt.medico_id').where('pt.paciente_id', '=', pacienteId).where('pt.rascunho', '=', 0);
+  const q = db
+    .selectFrom('prontuarios as pt')
+    .leftJoin('medicos as m', 'm.id', 'pt.medico_id')
+    .where('pt.paciente_id', '=', pacienteId)
+    .where('pt.rascunho', '=', 0);
   return pageWithTotal(
-    q.select(['pt.id', 'pt.data_emissao', 'pt.mensagem', 'pt.exibir', 'pt.rascunho', 'pt.medico_id', 'm.nome as medico_nome']).orderBy('pt.data_emissao', 'desc').orderBy('pt.id', 'desc').limit(f.limit).offset(f.offset).execute(),
+    q
+      .select([
+        'pt.id',
+        'pt.data_emissao',
+        'pt.mensagem',
+        'pt.exibir',
+        'pt.rascunho',
+        'pt.medico_id',
+        'm.nome as medico_nome',
+      ])
+      .orderBy('pt.data_emissao', 'desc')
+      .orderBy('pt.id', 'desc')
+      .limit(f.limit)
+      .offset(f.offset)
+      .execute(),
     q,
   );
 }
@@ -34,5 +52,10 @@ export async function listAnexos(db: Db, pacienteId: number, f: AnexoPage) {
 
 /** The patient's attachment (another patient's is not found). */
 export async function findAnexo(db: Db, pacienteId: number, anexoId: number) {
-  return db.selectFrom('prontuario_anexos').select(['object_key']).where('id', '=', anexoId).where('paciente_id', '=', pacienteId).executeTakeFirst();
+  return db
+    .selectFrom('prontuario_anexos')
+    .select(['object_key'])
+    .where('id', '=', anexoId)
+    .where('paciente_id', '=', pacienteId)
+    .executeTakeFirst();
 }

@@ -25,31 +25,56 @@ function checkConteudo(anexos: { extensao: string; body: Buffer }[]) {
   anexos.forEach((a, i) => {
     const sig = ASSINATURAS[a.extensao];
     if (sig && !sig.bytes.every((b, k) => a.body[k] === b))
-      throw new BackendError('VALIDATION_ERROR', `Anexo invalido: o conteudo nao e um arquivo ${sig.nome}.`, { field: `anexos.${i}.base64` });
+      throw new BackendError('VALIDATION_ERROR', `Anexo invalido: o conteudo nao e um arquivo ${sig.nome}.`, {
+        field: `anexos.${i}.base64`,
+      });
   });
 }
 
 /** Stored finished (rascunho = 0); the record's doctor is the key's bound doctor, if any. */
-export async function createProntuario(db: Db, files: FileStore, tenant: string, pacienteId: number, b: ProntuarioCreate, ctx: CallContext, now: string) {
+export async function createProntuario(
+  db: Db,
+  files: FileStore,
+  tenant: string,
+  pacienteId: number,
+  b: ProntuarioCreate,
+  ctx: CallContext,
+  now: string,
+) {
   await assertPaciente(db, pacienteId);
   const mensagem = b.mensagem?.trim() ?? '';
   // A message counts only when longer than 3 characters.
   const temMensagem = mensagem.length > 3;
   const anexos = decodeFiles(b.anexos ?? undefined, ['PDF', 'PNG', 'JPG'], 'anexos');
   checkConteudo(anexos);
-  if (!temMensagem && anexos.length === 0) throw new BackendError('VALIDATION_ERROR', 'Informe uma mensagem ou ao menos um anexo.', { field: 'mensagem' });
+  if (!temMensagem && anexos.length === 0)
+    throw new BackendError('VALIDATION_ERROR', 'Informe uma mensagem ou ao menos um anexo.', { field: 'mensagem' });
   const medicoId = ctx.medicoFiltroId && (await exists(db, 'medicos', ctx.medicoFiltroId)) ? ctx.medicoFiltroId : null;
   const stored = await uploadAll(files, tenant, 'prontuarios', anexos);
   try {
     return await db.transaction().execute(async (trx) => {
       const id = await repo.insertProntuario(trx, {
-        paciente_id: pacienteId, medico_id: medicoId, data_emissao: now, mensagem: temMensagem ? mensagem : '', exibir: b.exibir === undefined ? 1 : Number(b.exibir), rascunho: 0, criado_em: now, criado_por_chave_id: ctx.chaveId,
+        paciente_id: pacienteId,
+        medico_id: medicoId,
+        data_emissao: now,
+        mensagem: temMensagem ? mensagem : '',
+        exibir: b.exibir === undefined ? 1 : Number(b.exibir),
+        rascunho: 0,
+        criado_em: now,
+        criado_por_chave_id: ctx.chaveId,
       });
       const out = [];
       for (const s of stored) {
         const descricao = s.descricao?.trim() || s.nome;
         const anexoId = await repo.insertAnexo(trx, {
-          paciente_id: pacienteId, prontuario_id: id, descricao, nome_arquivo: s.nome, extensao: s.extensao, tamanho: s.tamanho, object_key: s.object_key, criado_em: now,
+          paciente_id: pacienteId,
+          prontuario_id: id,
+          descricao,
+          nome_arquivo: s.nome,
+          extensao: s.extensao,
+          tamanho: s.tamanho,
+          object_key: s.object_key,
+          criado_em: now,
         });
         out.push({ id: anexoId, descricao, extensao: s.extensao, tamanho: s.tamanho });
       }

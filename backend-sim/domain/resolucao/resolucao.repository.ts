@@ -9,12 +9,16 @@ export async function pacientesPorCpf(db: Db, cpf: string) {
   return db.selectFrom('pacientes').select(['id', 'nome']).where('cpf', '=', cpf).orderBy('id').execute();
 }
 
-const procedimentosAtivos = (db: Db) => db.selectFrom('procedimentos').select(['id', 'nome', 'abreviacao']).where('ativo', '=', 1).orderBy('id');
-export const procedimentosPorTuss = (db: Db, codigoTuss: string) => procedimentosAtivos(db).where('codigo_tuss', '=', codigoTuss).execute();
+const procedimentosAtivos = (db: Db) =>
+  db.selectFrom('procedimentos').select(['id', 'nome', 'abreviacao']).where('ativo', '=', 1).orderBy('id');
+export const procedimentosPorTuss = (db: Db, codigoTuss: string) =>
+  procedimentosAtivos(db).where('codigo_tuss', '=', codigoTuss).execute();
 export const listProcedimentosAtivos = (db: Db) => procedimentosAtivos(db).execute();
 
-const conveniosAtivos = (db: Db) => db.selectFrom('convenios').select(['id', 'nome']).where('ativo', '=', 1).orderBy('id');
-export const conveniosPorAns = (db: Db, codigoAns: string) => conveniosAtivos(db).where('codigo_ans', '=', codigoAns).execute();
+const conveniosAtivos = (db: Db) =>
+  db.selectFrom('convenios').select(['id', 'nome']).where('ativo', '=', 1).orderBy('id');
+export const conveniosPorAns = (db: Db, codigoAns: string) =>
+  conveniosAtivos(db).where('codigo_ans', '=', codigoAns).execute();
 export const listConveniosAtivos = (db: Db) => conveniosAtivos(db).execute();
 
 /** CRM number compared without leading zeros; the state only when the alias carries one; active doctors with the role. */

@@ -64,21 +64,42 @@ export async function api<S extends z.ZodType>(
   } catch {
     throw new ApiError('NETWORK', 0, 'The gateway could not be reached. Is it running?');
   }
-  let payload: { data: unknown; meta?: { request_id?: string }; error: { code: string; message: string; details: any } | null };
+  let payload: {
+    data: unknown;
+    meta?: { request_id?: string };
+    error: { code: string; message: string; details: any } | null;
+  };
   try {
     payload = await response.json();
   } catch {
-    throw new ApiError('BAD_RESPONSE', response.status, `Unexpected response from the gateway (HTTP ${response.status}).`);
+    throw new ApiError(
+      'BAD_RESPONSE',
+      response.status,
+      `Unexpected response from the gateway (HTTP ${response.status}).`,
+    );
   }
   if (payload.error) {
-    const error = new ApiError(payload.error.code, response.status, payload.error.message, payload.error.details, payload.meta?.request_id ?? null);
-    if (error.code === 'ADMIN_UNAUTHENTICATED' && path !== '/auth/login') for (const listener of sessionLostListeners) listener();
+    const error = new ApiError(
+      payload.error.code,
+      response.status,
+      payload.error.message,
+      payload.error.details,
+      payload.meta?.request_id ?? null,
+    );
+    if (error.code === 'ADMIN_UNAUTHENTICATED' && path !== '/auth/login')
+      for (const listener of sessionLostListeners) listener();
     throw error;
   }
   const parsed = schema.safeParse(payload.data);
   if (!parsed.success) {
     console.error(`${method} ${API_BASE}${path}: the answer does not match its contract`, parsed.error.issues);
-    throw new ApiError('BAD_RESPONSE', response.status, `Unexpected response from the gateway (${method} ${path}).`, null, payload.meta?.request_id ?? null);
+    throw new ApiError(
+      'BAD_RESPONSE',
+      response.status,
+      `Unexpected response from the gateway (${method} ${path}).`,
+      null,
+      payload.meta?.request_id ?? null,
+    );
   }
   return parsed.data;
 }
@@ -86,7 +107,8 @@ export async function api<S extends z.ZodType>(
 /** `?a=1&b=2` from an object, skipping empty values. */
 export function toQuery(params: Record<string, string | number | undefined | null>): string {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
   const text = search.toString();
   return text ? `?${text}` : '';
 }

@@ -67,7 +67,17 @@ export function CopyableValue({
 }
 
 /** A command to paste into a terminal (curl, bash), wrapped in its box, with its copy button beside it. */
-export function CopyableSnippet({ text, copyLabel, testId, labelledBy }: { text: string; copyLabel: string; testId: string; labelledBy?: string }) {
+export function CopyableSnippet({
+  text,
+  copyLabel,
+  testId,
+  labelledBy,
+}: {
+  text: string;
+  copyLabel: string;
+  testId: string;
+  labelledBy?: string;
+}) {
   return (
     <div className="snippet">
       <pre className="json" data-testid={testId} aria-labelledby={labelledBy}>

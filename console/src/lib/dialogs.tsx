@@ -12,7 +12,8 @@ function useReturnFocus(open: boolean) {
   useEffect(() => {
     if (!open) return;
     const active = document.activeElement;
-    const origin = active instanceof HTMLElement && active !== document.body && !active.closest('dialog') ? active : handoff;
+    const origin =
+      active instanceof HTMLElement && active !== document.body && !active.closest('dialog') ? active : handoff;
     return () => {
       handoff = origin;
       // After React has removed the dialog, and after a following dialog (if any) has opened.
@@ -101,12 +102,26 @@ export interface DialogAction {
 }
 
 /** Cancel, then the action: the footer of every dialog that asks before it acts. */
-function CancelAnd({ onClose, action, button }: { onClose: () => void; action: DialogAction; button: React.ButtonHTMLAttributes<HTMLButtonElement> }) {
+function CancelAnd({
+  onClose,
+  action,
+  button,
+}: {
+  onClose: () => void;
+  action: DialogAction;
+  button: React.ButtonHTMLAttributes<HTMLButtonElement>;
+}) {
   const { label, pendingLabel, pending, disabled, variant = 'primary', solid = true, autoFocus } = action;
   return (
     <>
       <Button onClick={onClose}>Cancel</Button>
-      <Button {...button} variant={variant} className={variant === 'danger' && solid ? 'solid' : ''} disabled={pending || disabled} autoFocus={autoFocus}>
+      <Button
+        {...button}
+        variant={variant}
+        className={variant === 'danger' && solid ? 'solid' : ''}
+        disabled={pending || disabled}
+        autoFocus={autoFocus}
+      >
         {pending && pendingLabel ? pendingLabel : label}
       </Button>
     </>
@@ -139,7 +154,13 @@ export function FormDialog({
   // The submit button sits in the footer, outside the form: it names the form by id.
   const formId = useId();
   return (
-    <Dialog open title={title} onClose={onClose} wide={wide} footer={<CancelAnd onClose={onClose} action={action} button={{ type: 'submit', form: formId }} />}>
+    <Dialog
+      open
+      title={title}
+      onClose={onClose}
+      wide={wide}
+      footer={<CancelAnd onClose={onClose} action={action} button={{ type: 'submit', form: formId }} />}
+    >
       <form id={formId} onSubmit={onSubmit} noValidate>
         <ErrorBanner error={error} title={errorTitle} />
         {children}
@@ -172,7 +193,12 @@ export function ConfirmDialog({
   children: ReactNode;
 }) {
   return (
-    <Dialog open={open} title={title} onClose={onClose} footer={<CancelAnd onClose={onClose} action={action} button={{ onClick: onConfirm }} />}>
+    <Dialog
+      open={open}
+      title={title}
+      onClose={onClose}
+      footer={<CancelAnd onClose={onClose} action={action} button={{ onClick: onConfirm }} />}
+    >
       <ErrorBanner error={error} title={errorTitle} />
       {children}
     </Dialog>
@@ -180,7 +206,15 @@ export function ConfirmDialog({
 }
 
 /** What an action did, to read and close with Done (a password changed, a clinic reset). */
-export function NoticeDialog({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+export function NoticeDialog({
+  title,
+  onClose,
+  children,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
   return (
     <Dialog
       open

@@ -50,7 +50,11 @@ export function FaultSwitchboard<F extends { id: number }, S extends z.ZodType>(
   noun: string;
   switches: {
     faults: { data: F[] | undefined; isPending: boolean; error: unknown };
-    add: { mutate: (input: z.output<S>, options: { onError: (error: unknown) => void }) => void; isPending: boolean; error: unknown };
+    add: {
+      mutate: (input: z.output<S>, options: { onError: (error: unknown) => void }) => void;
+      isPending: boolean;
+      error: unknown;
+    };
     remove: { mutate: (id: number) => void; error: unknown };
     clear: { mutate: () => void; isPending: boolean; error: unknown };
   };
@@ -81,7 +85,13 @@ export function FaultSwitchboard<F extends { id: number }, S extends z.ZodType>(
         }
       />
       {canWrite && (
-        <form className="card card-pad" onSubmit={turnOn} noValidate aria-label={`New ${noun}`} style={{ marginBottom: 16 }}>
+        <form
+          className="card card-pad"
+          onSubmit={turnOn}
+          noValidate
+          aria-label={`New ${noun}`}
+          style={{ marginBottom: 16 }}
+        >
           <ErrorBanner error={add.error} title={`The ${noun} was not added`} />
           <div className="grid-form">{fields(errors)}</div>
           <div className="form-actions">
@@ -91,7 +101,10 @@ export function FaultSwitchboard<F extends { id: number }, S extends z.ZodType>(
           </div>
         </form>
       )}
-      <ErrorBanner error={faults.error ?? remove.error ?? clear.error} title={`${capitalized(noun)}s could not be loaded or changed`} />
+      <ErrorBanner
+        error={faults.error ?? remove.error ?? clear.error}
+        title={`${capitalized(noun)}s could not be loaded or changed`}
+      />
       <SectionCard
         label={`Active ${noun}s`}
         title={`Active ${noun}s`}

@@ -53,8 +53,10 @@ export const keyOptions = (keys: Array<Parameters<typeof keyOptionLabel>[0]> | u
   keys?.map((k) => ({ value: k.id, label: keyOptionLabel(k), title: k.label }));
 
 /** Plain values (methods, units' codes) as options, each its own words unless `label` says otherwise. */
-export const valueOptions = (values: readonly string[], label: (value: string) => string = (value) => value): Option[] =>
-  values.map((value) => ({ value, label: label(value) }));
+export const valueOptions = (
+  values: readonly string[],
+  label: (value: string) => string = (value) => value,
+): Option[] => values.map((value) => ({ value, label: label(value) }));
 
 /**
  * The field errors of a form sent with a mutation: the contract's schema checks it first (nothing is sent
@@ -78,7 +80,11 @@ export function useFieldErrors() {
   };
   /** A form's onSubmit: `input` checked by `schema`, then handed to `send` with `fromServer` as its onError. */
   const submit =
-    <S extends z.ZodType>(schema: S, input: unknown, send: (data: z.output<S>, onError: (error: unknown) => void) => void) =>
+    <S extends z.ZodType>(
+      schema: S,
+      input: unknown,
+      send: (data: z.output<S>, onError: (error: unknown) => void) => void,
+    ) =>
     (event: FormEvent) => {
       event.preventDefault();
       const data = check(schema, input);

@@ -17,11 +17,13 @@ const MESSAGES_EN: Record<string, string> = {
   'Maximo de 100 caracteres.': 'Use at most 100 characters.',
   'Escolha ao menos um escopo.': 'Choose at least one scope.',
   'Nada para alterar.': 'Nothing to change.',
-  'Use 1-40 letras minusculas, digitos ou hifens.': 'Use 1–40 lowercase letters, digits or hyphens (not at the start or end).',
+  'Use 1-40 letras minusculas, digitos ou hifens.':
+    'Use 1–40 lowercase letters, digits or hyphens (not at the start or end).',
   'Informe o nome.': 'Enter a name.',
   'Use um id positivo ou deixe vazio.': 'Use a positive id or leave it empty.',
   'Use um caminho publico, ex.: /v1/pacientes*': 'Use a public API path, e.g. /v1/pacientes*',
-  'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].': 'An Idempotency-Key is 1 to 64 letters, digits, “-” or “_”.',
+  'Idempotency-Key deve ter 1 a 64 caracteres [A-Za-z0-9_-].':
+    'An Idempotency-Key is 1 to 64 letters, digits, “-” or “_”.',
   'No maximo 120000 ms.': 'At most 120000 ms.',
   'Entre 0 e 1.': 'Use a number between 0 and 1.',
   'Entre 0 (exclusivo) e 1.': 'Use a number above 0 and at most 1.',
@@ -35,21 +37,24 @@ const MESSAGES_EN: Record<string, string> = {
   'Token de operador inexistente.': 'That operator token does not exist.',
   'Token de operador invalido.': 'That operator token is not valid.',
   'O banco da clinica nao pode ser aberto no backend.': "The clinic's database could not be opened by the backend.",
-  'Controle do relogio disponivel apenas com APP_ENV=development.': 'The clock can only be moved when the appliance runs with APP_ENV=development.',
+  'Controle do relogio disponivel apenas com APP_ENV=development.':
+    'The clock can only be moved when the appliance runs with APP_ENV=development.',
   'Token de operador revogado.': 'That operator token was revoked.',
   'Journal de auditoria indisponivel: a requisicao foi recusada sem ser servida. Tente novamente.':
     'The audit journal could not record this action, so it was refused. See the banner at the top; try again once it clears.',
   'Armazenamento do gateway indisponivel: nada foi executado. Tente novamente.':
     "The gateway's database could not take the write (disk full or read-only); nothing was done. Try again later.",
   // Operator accounts (issue 22 § 6).
-  'Operador viewer: acesso somente leitura. Esta acao exige um operador admin.': 'Your account is a viewer (read-only): this action needs an admin.',
+  'Operador viewer: acesso somente leitura. Esta acao exige um operador admin.':
+    'Your account is a viewer (read-only): this action needs an admin.',
   'Token de operador de uma conta desativada.': 'That operator token belongs to a disabled operator.',
   'Informe a senha atual.': 'Enter your current password.',
   'Senha atual incorreta.': 'The current password is wrong.',
   'A senha precisa de ao menos 12 caracteres.': 'Use at least 12 characters.',
   'No maximo 200 caracteres.': 'Use at most 200 characters.',
   'A nova senha deve ser diferente da atual.': 'Choose a password different from the current one.',
-  'Use 1-64 letras minusculas, digitos, ponto, hifen ou sublinhado.': 'Use 1–64 lowercase letters, digits, dots, hyphens or underscores.',
+  'Use 1-64 letras minusculas, digitos, ponto, hifen ou sublinhado.':
+    'Use 1–64 lowercase letters, digits, dots, hyphens or underscores.',
   'Papel invalido: use admin ou viewer.': 'Choose admin or viewer.',
   'Operador inexistente.': 'That operator does not exist.',
   'Token de operador ativo: revogue-o antes de remove-lo.': 'That token is still active: revoke it before removing it.',
@@ -80,11 +85,14 @@ const CODE_SENTENCES: Record<string, string> = {
   RATE_LIMIT_EXCEEDED: 'Too many requests. Wait a moment and try again.',
   SERVICE_UNAVAILABLE: 'The clinic backend is not answering. Try again in a moment.',
   SERVICE_TIMEOUT: 'The clinic backend took too long to answer. Try again in a moment.',
-  INTERNAL_ERROR: 'The gateway hit an unexpected error. Try again; if it persists, check the gateway log with the request id.',
+  INTERNAL_ERROR:
+    'The gateway hit an unexpected error. Try again; if it persists, check the gateway log with the request id.',
 };
 
 /** The service layer's messages are English already ("Key 12 does not exist"); keep their detail. */
-const looksEnglish = (text: string) => /\b(the|does|not|already|exists|is|was|key|tenant|clinic)\b/i.test(text) && !/\b(nao|invalid[oa]|informe)\b/i.test(text);
+const looksEnglish = (text: string) =>
+  /\b(the|does|not|already|exists|is|was|key|tenant|clinic)\b/i.test(text) &&
+  !/\b(nao|invalid[oa]|informe)\b/i.test(text);
 
 /** The sentence to show an operator for a console API error. */
 export function errorSentence(error: { code: string; message: string; details?: Record<string, any> | null }): string {
@@ -94,14 +102,21 @@ export function errorSentence(error: { code: string; message: string; details?: 
   if (error.code === 'VAL_INVALID_PARAM' && lista.length > 0) {
     return `Check ${lista.length === 1 ? 'this field' : 'these fields'}: ${lista.map((i) => `${i.field} — ${englishMessage(i.msg)}`).join('; ')}`;
   }
-  if (looksEnglish(error.message) && ['RES_NOT_FOUND', 'INVALID_STATE', 'CONFLICT', 'VAL_INVALID_PARAM', 'NETWORK', 'BAD_RESPONSE'].includes(error.code)) {
+  if (
+    looksEnglish(error.message) &&
+    ['RES_NOT_FOUND', 'INVALID_STATE', 'CONFLICT', 'VAL_INVALID_PARAM', 'NETWORK', 'BAD_RESPONSE'].includes(error.code)
+  ) {
     return error.message;
   }
-  return CODE_SENTENCES[error.code] ?? (looksEnglish(error.message) ? error.message : `The request failed (${error.code}).`);
+  return (
+    CODE_SENTENCES[error.code] ?? (looksEnglish(error.message) ? error.message : `The request failed (${error.code}).`)
+  );
 }
 
 /** Field → English message from zod issues (first issue per field wins). */
-export function issuesToFields(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): Record<string, string> {
+export function issuesToFields(
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const issue of issues) out[String(issue.path[0] ?? 'body')] ??= englishMessage(issue.message);
   return out;
@@ -120,7 +135,8 @@ export function installConsoleZodMessages(): void {
           if (issue.expected === 'number' || issue.expected === 'int') return 'Enter a whole number.';
           return issue.input === undefined ? 'This field is required.' : 'This value has the wrong type.';
         case 'too_small':
-          if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? 'This field is required.' : `Use at least ${issue.minimum} characters.`;
+          if (issue.origin === 'string')
+            return Number(issue.minimum) <= 1 ? 'This field is required.' : `Use at least ${issue.minimum} characters.`;
           if (issue.origin === 'array' || issue.origin === 'set') return `Choose at least ${issue.minimum}.`;
           return `Use a number of at least ${issue.minimum}.`;
         case 'too_big':

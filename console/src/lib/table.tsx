@@ -50,7 +50,9 @@ function DataTable({
 }
 
 /** A row's own attributes: a class, a click, `aria-selected`, the `data-*` a test finds it by. */
-export type RowAttributes = HTMLAttributes<HTMLTableRowElement> & { [data: `data-${string}`]: string | number | undefined };
+export type RowAttributes = HTMLAttributes<HTMLTableRowElement> & {
+  [data: `data-${string}`]: string | number | undefined;
+};
 
 /**
  * A list shown as a table, in its three states: loading, nothing to show (`empty`), or its rows. Each row

@@ -9,7 +9,15 @@ export function Button({
   return <button type="button" {...props} className={`btn btn-${variant} ${props.className ?? ''}`} />;
 }
 
-export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <header className="page-header">
       <div>
@@ -21,7 +29,19 @@ export function PageHeader({ title, description, actions }: { title: string; des
   );
 }
 
-export function Field({ label, error, hint, children, id }: { label: string; error?: string; hint?: ReactNode; children: ReactNode; id: string }) {
+export function Field({
+  label,
+  error,
+  hint,
+  children,
+  id,
+}: {
+  label: string;
+  error?: string;
+  hint?: ReactNode;
+  children: ReactNode;
+  id: string;
+}) {
   return (
     <div className={`field ${error ? 'field-error' : ''}`}>
       <label htmlFor={id}>{label}</label>
@@ -129,7 +149,13 @@ export function LoadMorePager({
   );
 }
 
-export function Badge({ tone = 'neutral', children }: { tone?: 'neutral' | 'ok' | 'warn' | 'bad' | 'info'; children: ReactNode }) {
+export function Badge({
+  tone = 'neutral',
+  children,
+}: {
+  tone?: 'neutral' | 'ok' | 'warn' | 'bad' | 'info';
+  children: ReactNode;
+}) {
   return <span className={`badge badge-${tone}`}>{children}</span>;
 }
 

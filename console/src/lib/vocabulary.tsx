@@ -18,7 +18,8 @@ export interface ClinicRef {
 export const clinicOptionLabel = (clinic: ClinicRef): string => `${clinic.nome} (${clinic.slug})`;
 
 /** Long labels end in "…" inside a select (the whole one in the option's title): the select stays readable. */
-export const shorten = (text: string, max = 36): string => (text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`);
+export const shorten = (text: string, max = 36): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 
 /** A key in a select: `#12 LIS integration – production`, the masked key when it has no label. */
 export const keyOptionLabel = (key: { id: number; label: string; api_key_masked: string; status?: string }): string =>
@@ -26,7 +27,11 @@ export const keyOptionLabel = (key: { id: number; label: string; api_key_masked:
 
 /** Every clinic of the appliance, once for all screens (`GET /tenants`, the cache every feature shares). */
 export function useClinicDirectory() {
-  const query = useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants'), staleTime: 30_000 });
+  const query = useQuery({
+    queryKey: ['tenants'],
+    queryFn: () => api(z.array(tenantView), 'GET', '/tenants'),
+    staleTime: 30_000,
+  });
   const names = new Map((query.data ?? []).map((c) => [c.slug, c.nome]));
   return { ...query, nameOf: (slug: string) => names.get(slug) };
 }
@@ -35,7 +40,15 @@ export function useClinicDirectory() {
  * In a table: the name, the slug under it in small type (the slug alone when the clinic no longer exists).
  * `compact`: the name only, the slug in its tooltip (dense tables such as the audit log).
  */
-export function ClinicName({ slug, nome, compact }: { slug: string | null | undefined; nome?: string; compact?: boolean }) {
+export function ClinicName({
+  slug,
+  nome,
+  compact,
+}: {
+  slug: string | null | undefined;
+  nome?: string;
+  compact?: boolean;
+}) {
   if (!slug) return <span className="muted">—</span>;
   return (
     <span className="clinic-name" title={slug} data-slug={slug}>
@@ -56,7 +69,8 @@ const STATUSES: Record<string, { label: string; tone: 'ok' | 'warn' | 'bad' | 'i
   sandbox: { label: 'Sandbox', tone: 'info' },
 };
 
-export const statusLabel = (status: string): string => STATUSES[status]?.label ?? status.charAt(0).toUpperCase() + status.slice(1).replace(/_/g, ' ');
+export const statusLabel = (status: string): string =>
+  STATUSES[status]?.label ?? status.charAt(0).toUpperCase() + status.slice(1).replace(/_/g, ' ');
 
 export function StatusBadge({ status }: { status: string }) {
   return <Badge tone={STATUSES[status]?.tone ?? 'neutral'}>{statusLabel(status)}</Badge>;

@@ -5,7 +5,14 @@ import type { AdminDeps } from '../admin-plugin.ts';
 import { findAuditEntry, queryAuditPage, queryUnattributed } from '../audit-query.ts';
 import { parseInput } from '../http.ts';
 import { idParams } from '../../../contracts/admin/common.ts';
-import { auditQuerySchema, unattributedQuerySchema, type AuditDetail, type AuditPage, type AuditStorage, type unattributedPage } from '../../../contracts/admin/audit.ts';
+import {
+  auditQuerySchema,
+  unattributedQuerySchema,
+  type AuditDetail,
+  type AuditPage,
+  type AuditStorage,
+  type unattributedPage,
+} from '../../../contracts/admin/audit.ts';
 import type { z } from 'zod';
 
 export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
@@ -40,7 +47,17 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
     const operator = entry.operator_id
       ? await deps.db.selectFrom('operators').select('username').where('id', '=', entry.operator_id).executeTakeFirst()
       : undefined;
-    const { body: _body, detail: _detail, response_body: _response, request_headers: _headers, body_json, detail_json, response_json, headers_json, ...rest } = entry;
+    const {
+      body: _body,
+      detail: _detail,
+      response_body: _response,
+      request_headers: _headers,
+      body_json,
+      detail_json,
+      response_json,
+      headers_json,
+      ...rest
+    } = entry;
     return {
       ...rest,
       body: body_json,

@@ -14,16 +14,24 @@ import { slugParams } from '../../../contracts/admin/common.ts';
 export default async function automationRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   const resetPolicy = tenantResetPolicy(deps);
 
-  app.post('/automation/tenants/:slug/reset', { config: { operatorToken: true, consoleAction: 'tenant.reset' } }, async (request) => {
-    const { slug } = parseInput(slugParams, request.params);
-    const token = operatorTokenOf(request);
-    const via = { via: 'operator_token', token_id: token.id };
-    if (!tokenAllows(token, slug)) {
-      // Journaled under the clinic when it exists: its operators see who tried.
-      const tenant = await deps.tenants.get(slug);
-      request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { ...via, slug, token_tenants: token.tenants } };
-      requireTokenTenant(token, slug);
-    }
-    return resetRoute(deps, resetPolicy, request, slug, via);
-  });
+  app.post(
+    '/automation/tenants/:slug/reset',
+    { config: { operatorToken: true, consoleAction: 'tenant.reset' } },
+    async (request) => {
+      const { slug } = parseInput(slugParams, request.params);
+      const token = operatorTokenOf(request);
+      const via = { via: 'operator_token', token_id: token.id };
+      if (!tokenAllows(token, slug)) {
+        // Journaled under the clinic when it exists: its operators see who tried.
+        const tenant = await deps.tenants.get(slug);
+        request.adminAudit = {
+          tenantId: tenant?.id ?? null,
+          tenantSlug: tenant?.slug ?? null,
+          detail: { ...via, slug, token_tenants: token.tenants },
+        };
+        requireTokenTenant(token, slug);
+      }
+      return resetRoute(deps, resetPolicy, request, slug, via);
+    },
+  );
 }

@@ -7,7 +7,8 @@ import { clockChangeSchema, type ClockState } from '../../../contracts/admin/clo
 
 /** The clock is only controlled in development mode; production answers 403 and keeps real time. */
 async function change(clock: ApplianceClock, work: () => Promise<ClockState>): Promise<ClockState> {
-  if (!clock.enabled) throw new ApiError('OPERATION_NOT_ALLOWED', 'Controle do relogio disponivel apenas com APP_ENV=development.');
+  if (!clock.enabled)
+    throw new ApiError('OPERATION_NOT_ALLOWED', 'Controle do relogio disponivel apenas com APP_ENV=development.');
   try {
     return await work();
   } catch (error) {
@@ -28,9 +29,13 @@ export default async function clockRoutes(app: FastifyInstance, deps: AdminDeps)
     const before = deps.clock.offsetMs();
     const state = await change(deps.clock, async () => {
       const input = parseInput(clockChangeSchema, request.body);
-      return input.advance_seconds !== undefined ? deps.clock.advance(input.advance_seconds * 1000) : deps.clock.set(input.offset_seconds! * 1000);
+      return input.advance_seconds !== undefined
+        ? deps.clock.advance(input.advance_seconds * 1000)
+        : deps.clock.set(input.offset_seconds! * 1000);
     });
-    request.adminAudit = { detail: { offset_before_seconds: Math.floor(before / 1000), offset_seconds: state.offset_seconds } };
+    request.adminAudit = {
+      detail: { offset_before_seconds: Math.floor(before / 1000), offset_seconds: state.offset_seconds },
+    };
     return state;
   });
 

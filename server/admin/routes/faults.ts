@@ -31,7 +31,9 @@ const view = (f: BackendFault): FaultView => ({
 
 export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.get('/faults', async (): Promise<FaultView[]> => {
-    const result = await guard(() => deps.backend.call({ method: 'GET', path: '/admin/faults' }, z.array(backendFault)));
+    const result = await guard(() =>
+      deps.backend.call({ method: 'GET', path: '/admin/faults' }, z.array(backendFault)),
+    );
     return result.data.map(view);
   });
 
@@ -40,29 +42,36 @@ export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps)
     const tenant = input.tenant === '*' ? null : await deps.tenants.get(input.tenant);
     request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null };
     const result = await guard(() =>
-      deps.backend.call({
-        method: 'POST',
-        path: '/admin/faults',
-        body: {
-          ...(input.tenant === '*' ? {} : { tenant: input.tenant }),
-          route: toBackendRoute(input),
-          latency_ms: input.latency_ms,
-          failure_rate: input.failure_rate,
-          ...(input.kind === 'latency' ? {} : { kind: input.kind }),
-        } satisfies z.input<typeof backendFaultInput>,
-      }, backendFault),
+      deps.backend.call(
+        {
+          method: 'POST',
+          path: '/admin/faults',
+          body: {
+            ...(input.tenant === '*' ? {} : { tenant: input.tenant }),
+            route: toBackendRoute(input),
+            latency_ms: input.latency_ms,
+            failure_rate: input.failure_rate,
+            ...(input.kind === 'latency' ? {} : { kind: input.kind }),
+          } satisfies z.input<typeof backendFaultInput>,
+        },
+        backendFault,
+      ),
     );
     request.adminAudit = { ...request.adminAudit, detail: { fault_id: result.data.id } };
     reply.status(201);
     return view(result.data);
   });
 
-  app.delete('/faults/:id', { config: { consoleAction: 'fault.delete' } }, async (request): Promise<z.infer<typeof removedById>> => {
-    const { id } = parseInput(idParams, request.params);
-    request.adminAudit = { detail: { fault_id: id } };
-    await guard(() => deps.backend.call({ method: 'DELETE', path: `/admin/faults/${id}` }, z.unknown()));
-    return { id, removida: true as const };
-  });
+  app.delete(
+    '/faults/:id',
+    { config: { consoleAction: 'fault.delete' } },
+    async (request): Promise<z.infer<typeof removedById>> => {
+      const { id } = parseInput(idParams, request.params);
+      request.adminAudit = { detail: { fault_id: id } };
+      await guard(() => deps.backend.call({ method: 'DELETE', path: `/admin/faults/${id}` }, z.unknown()));
+      return { id, removida: true as const };
+    },
+  );
 
   app.delete('/faults', { config: { consoleAction: 'fault.clear' } }, async (): Promise<z.infer<typeof removedAll>> => {
     const result = await guard(() => deps.backend.call({ method: 'DELETE', path: '/admin/faults' }, removedAll));

@@ -24,8 +24,31 @@ const CONFLICT_LIMIT = 100;
 /** A search by value reads at most the clinic's newest conflicts this many deep (they are rare; a bound all the same). */
 const CONFLICT_SCAN = 5000;
 
-type EntryRow = Pick<IdempotencyRecord, 'idem_key' | 'method' | 'path' | 'state' | 'status' | 'body_hash' | 'created_at' | 'expires_at' | 'lease_until' | 'request_id'>;
-const ENTRY_COLUMNS = ['idem_key', 'method', 'path', 'state', 'status', 'body_hash', 'created_at', 'expires_at', 'lease_until', 'request_id'] as const;
+type EntryRow = Pick<
+  IdempotencyRecord,
+  | 'idem_key'
+  | 'method'
+  | 'path'
+  | 'state'
+  | 'status'
+  | 'body_hash'
+  | 'created_at'
+  | 'expires_at'
+  | 'lease_until'
+  | 'request_id'
+>;
+const ENTRY_COLUMNS = [
+  'idem_key',
+  'method',
+  'path',
+  'state',
+  'status',
+  'body_hash',
+  'created_at',
+  'expires_at',
+  'lease_until',
+  'request_id',
+] as const;
 
 function entryView(r: EntryRow, at: number, auditIds: Map<string, number>): IdempotencyEntryView {
   return {
@@ -76,7 +99,10 @@ function decodeEntry(entry: string): { method: string; path: string; idem_key: s
   }
 }
 
-function stateOf(row: { state: string; status: number | null; lease_until: number }, now: number): IdempotencyEntryState {
+function stateOf(
+  row: { state: string; status: number | null; lease_until: number },
+  now: number,
+): IdempotencyEntryState {
   if (row.state === 'completed') return row.status === 503 ? 'stored_503' : 'completed';
   if (row.state === 'orphaned') return 'orphaned';
   return row.lease_until > now ? 'in_flight' : 'abandoned';
@@ -92,7 +118,11 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
   const loadKey = async (request: { adminAudit: unknown }, id: number) => {
     const key = await guard(() => deps.keys.get(id));
     const tenant = (await deps.tenants.list()).find((t) => t.id === key.tenant_id);
-    (request as { adminAudit: unknown }).adminAudit = { tenantId: key.tenant_id, tenantSlug: tenant?.slug ?? null, chaveId: id };
+    (request as { adminAudit: unknown }).adminAudit = {
+      tenantId: key.tenant_id,
+      tenantSlug: tenant?.slug ?? null,
+      chaveId: id,
+    };
     return { key, tenantSlug: tenant?.slug ?? null };
   };
 
@@ -101,7 +131,12 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
     const ids = [...new Set(requestIds.filter((r): r is string => r !== null))];
     if (ids.length === 0) return new Map();
     await app.auditWriter.flush();
-    const rows = await deps.db.selectFrom('audit_log').select(['id', 'request_id']).where('request_id', 'in', ids).where('source', '=', 'api').execute();
+    const rows = await deps.db
+      .selectFrom('audit_log')
+      .select(['id', 'request_id'])
+      .where('request_id', 'in', ids)
+      .where('source', '=', 'api')
+      .execute();
     return new Map(rows.map((a) => [a.request_id, a.id]));
   };
 
@@ -120,7 +155,13 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
     const page = rows.slice(0, LIST_LIMIT);
     const auditIds = await auditIdsOf(page.map((r) => r.request_id));
     return {
-      key: { id: key.id, api_key_masked: key.api_key_masked, label: key.label, status: key.status, tenant_slug: tenantSlug },
+      key: {
+        id: key.id,
+        api_key_masked: key.api_key_masked,
+        label: key.label,
+        status: key.status,
+        tenant_slug: tenantSlug,
+      },
       items: page.map((r) => entryView(r, at, auditIds)),
       truncated: rows.length > LIST_LIMIT,
     };
@@ -136,7 +177,12 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
     const { idem_key: idemKey } = parseInput(searchQuery, request.query);
     const tenant = await deps.tenants.get(slug);
     if (!tenant) throw notFound();
-    const keys = new Map((await guard(() => deps.keys.list(slug))).map((k) => [k.id, { id: k.id, label: k.label, api_key_masked: k.api_key_masked, status: k.status }]));
+    const keys = new Map(
+      (await guard(() => deps.keys.list(slug))).map((k) => [
+        k.id,
+        { id: k.id, label: k.label, api_key_masked: k.api_key_masked, status: k.status },
+      ]),
+    );
     const at = now();
 
     // The primary key starts with (chave_id, idem_key): one lookup per key of the clinic.
@@ -175,7 +221,9 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
     // Earlier conflicts recorded no fingerprint: the entry they met, when it is still live, gives the first side.
     const live = new Map<string, EntryRow & { chave_id: number }>();
     for (const r of entryRows) live.set(`${r.chave_id} ${r.idem_key}`, r);
-    const missing = conflicts.filter((c) => !c.detail?.stored && c.idem && c.row.chave_id && !live.has(`${c.row.chave_id} ${c.idem}`));
+    const missing = conflicts.filter(
+      (c) => !c.detail?.stored && c.idem && c.row.chave_id && !live.has(`${c.row.chave_id} ${c.idem}`),
+    );
     for (const c of missing) {
       const found = await deps.db
         .selectFrom('idempotency_keys')
@@ -196,7 +244,13 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
       const stored = detail?.stored;
       const fallback = idem && row.chave_id ? live.get(`${row.chave_id} ${idem}`) : undefined;
       const firstRequest = stored ? text(stored.request_id) : (fallback?.request_id ?? null);
-      const reason = text(detail?.reason) ?? (row.error_message?.includes('outra operacao') ? 'operation' : row.error_message?.includes('corpo') ? 'body' : null);
+      const reason =
+        text(detail?.reason) ??
+        (row.error_message?.includes('outra operacao')
+          ? 'operation'
+          : row.error_message?.includes('corpo')
+            ? 'body'
+            : null);
       return {
         audit_id: row.id,
         request_id: row.request_id,
@@ -214,52 +268,77 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
                 audit_id: firstRequest ? (auditIds.get(firstRequest) ?? null) : null,
               }
             : null,
-        sent: { method: row.method, path: row.path, fingerprint: text(detail?.sent_fingerprint), request_id: row.request_id, audit_id: row.id },
+        sent: {
+          method: row.method,
+          path: row.path,
+          fingerprint: text(detail?.sent_fingerprint),
+          request_id: row.request_id,
+          audit_id: row.id,
+        },
       };
     });
 
     return {
       tenant: { slug: tenant.slug, nome: tenant.nome },
       idem_key: idemKey ?? null,
-      entries: entryRows.map((r): ClinicIdempotencyEntryView => ({ ...entryView(r, at, auditIds), key: keys.get(r.chave_id)! })),
+      entries: entryRows.map(
+        (r): ClinicIdempotencyEntryView => ({ ...entryView(r, at, auditIds), key: keys.get(r.chave_id)! }),
+      ),
       conflicts: conflictViews,
       // More than listed, or (a search) older conflicts beyond the newest CONFLICT_SCAN were not read.
-      conflicts_truncated: conflictRows.length > CONFLICT_LIMIT || (idemKey !== undefined && scanned.length === CONFLICT_SCAN),
+      conflicts_truncated:
+        conflictRows.length > CONFLICT_LIMIT || (idemKey !== undefined && scanned.length === CONFLICT_SCAN),
     };
   });
 
-  app.delete('/keys/:id/idempotency/:entry', { config: { consoleAction: 'idempotency.purge' } }, async (request): Promise<z.infer<typeof idempotencyPurged>> => {
-    const { id, entry } = parseInput(entryParams, request.params);
-    await loadKey(request, id);
-    const target = decodeEntry(entry);
-    if (!target) throw notFound();
-    const where = deps.db
-      .selectFrom('idempotency_keys')
-      .select(['state', 'status', 'lease_until', 'request_id'])
-      .where('chave_id', '=', id)
-      .where('method', '=', target.method)
-      .where('path', '=', target.path)
-      .where('idem_key', '=', target.idem_key);
-    const row = await where.executeTakeFirst();
-    if (!row) throw notFound();
-    const state = stateOf(row, now());
-    request.adminAudit = {
-      ...(request.adminAudit ?? {}),
-      detail: { idem_key: target.idem_key, method: target.method, path: target.path, state, status: row.status, request_id: row.request_id },
-    };
-    // Purging a write that is still executing would let a retry run beside it.
-    if (state === 'in_flight') {
-      throw new ApiError('CONCURRENT_REQUEST', 'Entrada ainda em processamento; aguarde o fim da requisicao ou o prazo do lease.', null, {
-        headers: { 'retry-after': '2' },
-      });
-    }
-    await deps.db
-      .deleteFrom('idempotency_keys')
-      .where('chave_id', '=', id)
-      .where('method', '=', target.method)
-      .where('path', '=', target.path)
-      .where('idem_key', '=', target.idem_key)
-      .execute();
-    return { purged: true as const, idem_key: target.idem_key, method: target.method, path: target.path, state };
-  });
+  app.delete(
+    '/keys/:id/idempotency/:entry',
+    { config: { consoleAction: 'idempotency.purge' } },
+    async (request): Promise<z.infer<typeof idempotencyPurged>> => {
+      const { id, entry } = parseInput(entryParams, request.params);
+      await loadKey(request, id);
+      const target = decodeEntry(entry);
+      if (!target) throw notFound();
+      const where = deps.db
+        .selectFrom('idempotency_keys')
+        .select(['state', 'status', 'lease_until', 'request_id'])
+        .where('chave_id', '=', id)
+        .where('method', '=', target.method)
+        .where('path', '=', target.path)
+        .where('idem_key', '=', target.idem_key);
+      const row = await where.executeTakeFirst();
+      if (!row) throw notFound();
+      const state = stateOf(row, now());
+      request.adminAudit = {
+        ...(request.adminAudit ?? {}),
+        detail: {
+          idem_key: target.idem_key,
+          method: target.method,
+          path: target.path,
+          state,
+          status: row.status,
+          request_id: row.request_id,
+        },
+      };
+      // Purging a write that is still executing would let a retry run beside it.
+      if (state === 'in_flight') {
+        throw new ApiError(
+          'CONCURRENT_REQUEST',
+          'Entrada ainda em processamento; aguarde o fim da requisicao ou o prazo do lease.',
+          null,
+          {
+            headers: { 'retry-after': '2' },
+          },
+        );
+      }
+      await deps.db
+        .deleteFrom('idempotency_keys')
+        .where('chave_id', '=', id)
+        .where('method', '=', target.method)
+        .where('path', '=', target.path)
+        .where('idem_key', '=', target.idem_key)
+        .execute();
+      return { purged: true as const, idem_key: target.idem_key, method: target.method, path: target.path, state };
+    },
+  );
 }

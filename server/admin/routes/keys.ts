@@ -18,7 +18,11 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
   const loadKey = async (request: { params: unknown; adminAudit: unknown }, id: number) => {
     const key = await guard(() => deps.keys.get(id));
     const tenant = (await deps.tenants.list()).find((t) => t.id === key.tenant_id);
-    (request as { adminAudit: unknown }).adminAudit = { tenantId: key.tenant_id, tenantSlug: tenant?.slug ?? null, chaveId: id };
+    (request as { adminAudit: unknown }).adminAudit = {
+      tenantId: key.tenant_id,
+      tenantSlug: tenant?.slug ?? null,
+      chaveId: id,
+    };
     return { key, tenantSlug: tenant?.slug ?? '' };
   };
 
@@ -41,24 +45,28 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
     return guard(() => deps.keys.list(slug));
   });
 
-  app.post('/tenants/:slug/keys', { config: { consoleAction: 'key.create' } }, async (request, reply): Promise<IssuedKey> => {
-    const { slug } = parseInput(slugParams, request.params);
-    const tenant = await requireTenant(slug);
-    request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug };
-    const input = parseInput(issueKeySchema, request.body);
-    await requireMedico(slug, input.medico_id);
-    const issued = await guard(() =>
-      deps.keys.create({ tenantSlug: slug, scopes: input.scopes, medicoId: input.medico_id, label: input.label }),
-    );
-    request.adminAudit = {
-      tenantId: tenant.id,
-      tenantSlug: tenant.slug,
-      chaveId: issued.chave_id,
-      detail: { escopos: input.scopes, medico_id: input.medico_id },
-    };
-    reply.status(201);
-    return { ...issued, key: await deps.keys.get(issued.chave_id) };
-  });
+  app.post(
+    '/tenants/:slug/keys',
+    { config: { consoleAction: 'key.create' } },
+    async (request, reply): Promise<IssuedKey> => {
+      const { slug } = parseInput(slugParams, request.params);
+      const tenant = await requireTenant(slug);
+      request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug };
+      const input = parseInput(issueKeySchema, request.body);
+      await requireMedico(slug, input.medico_id);
+      const issued = await guard(() =>
+        deps.keys.create({ tenantSlug: slug, scopes: input.scopes, medicoId: input.medico_id, label: input.label }),
+      );
+      request.adminAudit = {
+        tenantId: tenant.id,
+        tenantSlug: tenant.slug,
+        chaveId: issued.chave_id,
+        detail: { escopos: input.scopes, medico_id: input.medico_id },
+      };
+      reply.status(201);
+      return { ...issued, key: await deps.keys.get(issued.chave_id) };
+    },
+  );
 
   app.get('/keys/:id', async (request): Promise<KeyView> => {
     const { id } = parseInput(idParams, request.params);
@@ -70,7 +78,9 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
     const { key, tenantSlug } = await loadKey(request, id);
     const input = parseInput(updateKeySchema, request.body);
     if (input.medico_id !== undefined) await requireMedico(tenantSlug, input.medico_id);
-    const updated = await guard(() => deps.keys.update(id, { scopes: input.scopes, medicoId: input.medico_id, label: input.label }));
+    const updated = await guard(() =>
+      deps.keys.update(id, { scopes: input.scopes, medicoId: input.medico_id, label: input.label }),
+    );
     request.adminAudit = {
       ...request.adminAudit,
       detail: {

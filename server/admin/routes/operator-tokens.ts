@@ -22,30 +22,44 @@ export default async function operatorTokenRoutes(app: FastifyInstance, deps: Ad
   app.get('/operator-tokens', async (): Promise<OperatorTokenView[]> => tokens.list());
 
   // The token is in this answer and nowhere else, ever (the audit keeps the request body: label, clinics, validity).
-  app.post('/operator-tokens', { config: { consoleAction: 'operator_token.create' } }, async (request, reply): Promise<IssuedOperatorToken> => {
-    const input = parseInput(issueOperatorTokenSchema, request.body);
-    const { token, view } = await tokens.create({
-      operatorId: request.adminSession!.operatorId,
-      label: input.label,
-      tenants: input.tenants,
-      expiresInDays: input.expires_in_days,
-    });
-    request.adminAudit = { detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at } };
-    reply.header('cache-control', 'no-store');
-    reply.status(201);
-    return { token, ...view };
-  });
+  app.post(
+    '/operator-tokens',
+    { config: { consoleAction: 'operator_token.create' } },
+    async (request, reply): Promise<IssuedOperatorToken> => {
+      const input = parseInput(issueOperatorTokenSchema, request.body);
+      const { token, view } = await tokens.create({
+        operatorId: request.adminSession!.operatorId,
+        label: input.label,
+        tenants: input.tenants,
+        expiresInDays: input.expires_in_days,
+      });
+      request.adminAudit = {
+        detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at },
+      };
+      reply.header('cache-control', 'no-store');
+      reply.status(201);
+      return { token, ...view };
+    },
+  );
 
-  app.post('/operator-tokens/:id/revoke', { config: { consoleAction: 'operator_token.revoke' } }, async (request): Promise<OperatorTokenView> => {
-    const { id } = parseInput(idParams, request.params);
-    request.adminAudit = { detail: { token_id: id } };
-    return tokens.revoke(id);
-  });
+  app.post(
+    '/operator-tokens/:id/revoke',
+    { config: { consoleAction: 'operator_token.revoke' } },
+    async (request): Promise<OperatorTokenView> => {
+      const { id } = parseInput(idParams, request.params);
+      request.adminAudit = { detail: { token_id: id } };
+      return tokens.revoke(id);
+    },
+  );
 
   // Only a revoked or expired token: the list stays short; what it did stays in the journal.
-  app.delete('/operator-tokens/:id', { config: { consoleAction: 'operator_token.delete' } }, async (request): Promise<z.infer<typeof operatorTokenRemoved>> => {
-    const { id } = parseInput(idParams, request.params);
-    request.adminAudit = { detail: { token_id: id } };
-    return tokens.remove(id);
-  });
+  app.delete(
+    '/operator-tokens/:id',
+    { config: { consoleAction: 'operator_token.delete' } },
+    async (request): Promise<z.infer<typeof operatorTokenRemoved>> => {
+      const { id } = parseInput(idParams, request.params);
+      request.adminAudit = { detail: { token_id: id } };
+      return tokens.remove(id);
+    },
+  );
 }

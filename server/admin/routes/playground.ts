@@ -3,7 +3,12 @@ import { notFound } from '../../errors.ts';
 import type { AdminDeps } from '../admin-plugin.ts';
 import { parseInput } from '../http.ts';
 import { idParams } from '../../../contracts/admin/common.ts';
-import { type fullApiKey, PLAYGROUND_MAX_BODY_CHARS, playgroundSendSchema, type PlaygroundAnswer } from '../../../contracts/admin/playground.ts';
+import {
+  type fullApiKey,
+  PLAYGROUND_MAX_BODY_CHARS,
+  playgroundSendSchema,
+  type PlaygroundAnswer,
+} from '../../../contracts/admin/playground.ts';
 import type { z } from 'zod';
 
 /** Never relayed back to the page: cookies and the connection's own headers. */
@@ -25,30 +30,41 @@ const DROPPED = new Set(['set-cookie', 'connection', 'keep-alive', 'transfer-enc
 export default async function playgroundRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.get('/keys/:id/api-key', async (request, reply): Promise<z.infer<typeof fullApiKey>> => {
     const { id } = parseInput(idParams, request.params);
-    const row = await deps.db.selectFrom('api_keys').select(['id', 'api_key', 'status']).where('id', '=', id).executeTakeFirst();
+    const row = await deps.db
+      .selectFrom('api_keys')
+      .select(['id', 'api_key', 'status'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) throw notFound();
     reply.header('cache-control', 'no-store');
     return { id: row.id, api_key: row.api_key, status: row.status };
   });
 
-  app.post('/playground/send', { bodyLimit: PLAYGROUND_MAX_BODY_CHARS * 2 }, async (request, reply): Promise<PlaygroundAnswer> => {
-    const input = parseInput(playgroundSendSchema, request.body);
-    const started = performance.now();
-    const res = await app.inject({
-      method: input.method,
-      url: input.path,
-      headers: Object.fromEntries(Object.entries(input.headers).filter(([, value]) => value !== undefined)) as Record<string, string>,
-      payload: input.body === undefined || input.body === '' ? undefined : input.body,
-      remoteAddress: request.ip,
-    });
-    reply.header('cache-control', 'no-store');
-    return {
-      status: res.statusCode,
-      headers: Object.entries(res.headers)
-        .filter(([name]) => !DROPPED.has(name.toLowerCase()))
-        .map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)] as [string, string]),
-      body: res.payload,
-      duration_ms: Math.round(performance.now() - started),
-    };
-  });
+  app.post(
+    '/playground/send',
+    { bodyLimit: PLAYGROUND_MAX_BODY_CHARS * 2 },
+    async (request, reply): Promise<PlaygroundAnswer> => {
+      const input = parseInput(playgroundSendSchema, request.body);
+      const started = performance.now();
+      const res = await app.inject({
+        method: input.method,
+        url: input.path,
+        headers: Object.fromEntries(Object.entries(input.headers).filter(([, value]) => value !== undefined)) as Record<
+          string,
+          string
+        >,
+        payload: input.body === undefined || input.body === '' ? undefined : input.body,
+        remoteAddress: request.ip,
+      });
+      reply.header('cache-control', 'no-store');
+      return {
+        status: res.statusCode,
+        headers: Object.entries(res.headers)
+          .filter(([name]) => !DROPPED.has(name.toLowerCase()))
+          .map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)] as [string, string]),
+        body: res.payload,
+        duration_ms: Math.round(performance.now() - started),
+      };
+    },
+  );
 }

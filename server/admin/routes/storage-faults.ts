@@ -13,22 +13,39 @@ import { storageFaultSchema, type StorageFaultView } from '../../../contracts/ad
 export default async function storageFaultRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.get('/storage-faults', async (): Promise<StorageFaultView[]> => deps.storageFaults.list());
 
-  app.post('/storage-faults', { config: { consoleAction: 'storage_fault.create' } }, async (request, reply): Promise<StorageFaultView> => {
-    const input = parseInput(storageFaultSchema, request.body);
-    const tenant = input.tenant === '*' ? null : await deps.tenants.get(input.tenant);
-    if (tenant === undefined) throw invalidParam('tenant', 'Clinica nao encontrada.');
-    const fault = await deps.storageFaults.add({ tenant: input.tenant, failure_rate: input.failure_rate });
-    request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { storage_fault_id: fault.id } };
-    reply.status(201);
-    return fault;
-  });
+  app.post(
+    '/storage-faults',
+    { config: { consoleAction: 'storage_fault.create' } },
+    async (request, reply): Promise<StorageFaultView> => {
+      const input = parseInput(storageFaultSchema, request.body);
+      const tenant = input.tenant === '*' ? null : await deps.tenants.get(input.tenant);
+      if (tenant === undefined) throw invalidParam('tenant', 'Clinica nao encontrada.');
+      const fault = await deps.storageFaults.add({ tenant: input.tenant, failure_rate: input.failure_rate });
+      request.adminAudit = {
+        tenantId: tenant?.id ?? null,
+        tenantSlug: tenant?.slug ?? null,
+        detail: { storage_fault_id: fault.id },
+      };
+      reply.status(201);
+      return fault;
+    },
+  );
 
-  app.delete('/storage-faults/:id', { config: { consoleAction: 'storage_fault.delete' } }, async (request): Promise<z.infer<typeof removedById>> => {
-    const { id } = parseInput(idParams, request.params);
-    request.adminAudit = { detail: { storage_fault_id: id } };
-    if (!(await deps.storageFaults.remove(id))) throw new ApiError('RES_NOT_FOUND', 'Falha de armazenamento nao encontrada.');
-    return { id, removida: true as const };
-  });
+  app.delete(
+    '/storage-faults/:id',
+    { config: { consoleAction: 'storage_fault.delete' } },
+    async (request): Promise<z.infer<typeof removedById>> => {
+      const { id } = parseInput(idParams, request.params);
+      request.adminAudit = { detail: { storage_fault_id: id } };
+      if (!(await deps.storageFaults.remove(id)))
+        throw new ApiError('RES_NOT_FOUND', 'Falha de armazenamento nao encontrada.');
+      return { id, removida: true as const };
+    },
+  );
 
-  app.delete('/storage-faults', { config: { consoleAction: 'storage_fault.clear' } }, async (): Promise<z.infer<typeof removedAll>> => ({ removidas: await deps.storageFaults.clear() }));
+  app.delete(
+    '/storage-faults',
+    { config: { consoleAction: 'storage_fault.clear' } },
+    async (): Promise<z.infer<typeof removedAll>> => ({ removidas: await deps.storageFaults.clear() }),
+  );
 }

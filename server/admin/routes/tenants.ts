@@ -31,7 +31,10 @@ import { allowTenantResetFrom } from '../../config.ts';
  * counts as production); the opt-in from the environment once, at start, like the ADMIN_* policies,
  * because no config reaches the console API.
  */
-export function tenantResetPolicy(deps: Pick<AdminDeps, 'clock'>, env: NodeJS.ProcessEnv = process.env): TenantResetPolicyView {
+export function tenantResetPolicy(
+  deps: Pick<AdminDeps, 'clock'>,
+  env: NodeJS.ProcessEnv = process.env,
+): TenantResetPolicyView {
   const development = deps.clock.enabled;
   const optIn = allowTenantResetFrom(env);
   return {
@@ -99,34 +102,46 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
     }));
   });
 
-  app.post('/tenants', { config: { consoleAction: 'tenant.create' } }, async (request, reply): Promise<z.infer<typeof tenantCreated>> => {
-    const input = parseInput(createTenantSchema, request.body);
-    const { tenant, backendReady } = await guard(() => deps.tenants.create({ slug: input.slug, nome: input.nome }));
-    request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug, detail: { backend_ready: backendReady } };
-    reply.status(201);
-    return { id: tenant.id, slug: tenant.slug, nome: tenant.nome, backend_ready: backendReady };
-  });
+  app.post(
+    '/tenants',
+    { config: { consoleAction: 'tenant.create' } },
+    async (request, reply): Promise<z.infer<typeof tenantCreated>> => {
+      const input = parseInput(createTenantSchema, request.body);
+      const { tenant, backendReady } = await guard(() => deps.tenants.create({ slug: input.slug, nome: input.nome }));
+      request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug, detail: { backend_ready: backendReady } };
+      reply.status(201);
+      return { id: tenant.id, slug: tenant.slug, nome: tenant.nome, backend_ready: backendReady };
+    },
+  );
 
   app.get('/tenants/:slug/settings', async (request): Promise<TenantSettingsView> => {
     const { slug } = parseInput(slugParams, request.params);
     await requireTenant(slug);
-    const result = await guard(() => deps.backend.call({ method: 'GET', path: tenantPath(slug, '/settings') }, clinicSettings));
+    const result = await guard(() =>
+      deps.backend.call({ method: 'GET', path: tenantPath(slug, '/settings') }, clinicSettings),
+    );
     return result.data;
   });
 
-  app.patch('/tenants/:slug/settings', { config: { consoleAction: 'tenant.settings.update' } }, async (request): Promise<TenantSettingsView> => {
-    const { slug } = parseInput(slugParams, request.params);
-    const tenant = await requireTenant(slug);
-    request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug };
-    const input = parseInput(tenantSettingsSchema, request.body);
-    if (Object.keys(input).length === 0) throw new ApiError('VAL_INVALID_PARAM', 'Nada para alterar.', { field: 'body' });
-    const result = await guard(() =>
-      deps.backend.call({ method: 'PATCH', path: tenantPath(slug, '/settings'), body: input }, clinicSettings),
-    );
-    // The clinic's display name lives in both places; keep the gateway's copy in step.
-    if (input.nome !== undefined) await deps.db.updateTable('tenants').set({ nome: input.nome }).where('id', '=', tenant.id).execute();
-    return result.data;
-  });
+  app.patch(
+    '/tenants/:slug/settings',
+    { config: { consoleAction: 'tenant.settings.update' } },
+    async (request): Promise<TenantSettingsView> => {
+      const { slug } = parseInput(slugParams, request.params);
+      const tenant = await requireTenant(slug);
+      request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug };
+      const input = parseInput(tenantSettingsSchema, request.body);
+      if (Object.keys(input).length === 0)
+        throw new ApiError('VAL_INVALID_PARAM', 'Nada para alterar.', { field: 'body' });
+      const result = await guard(() =>
+        deps.backend.call({ method: 'PATCH', path: tenantPath(slug, '/settings'), body: input }, clinicSettings),
+      );
+      // The clinic's display name lives in both places; keep the gateway's copy in step.
+      if (input.nome !== undefined)
+        await deps.db.updateTable('tenants').set({ nome: input.nome }).where('id', '=', tenant.id).execute();
+      return result.data;
+    },
+  );
 
   const resetPolicy = tenantResetPolicy(deps);
 
@@ -164,17 +179,37 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
     const { slug } = parseInput(slugParams, request.params);
     await requireTenant(slug);
     const result = await guard(() =>
-      deps.backend.call({ method: 'GET', path: tenantPath(slug, '/unidades'), query: { limit: 1000 } }, z.array(unidadeItem)),
+      deps.backend.call(
+        { method: 'GET', path: tenantPath(slug, '/unidades'), query: { limit: 1000 } },
+        z.array(unidadeItem),
+      ),
     );
-    return result.data.map((u): CatalogOption => ({ id: u.id, nome: u.nome, detalhe: [u.cidade, u.uf].filter(Boolean).join('/'), ativo: u.ativo }));
+    return result.data.map(
+      (u): CatalogOption => ({
+        id: u.id,
+        nome: u.nome,
+        detalhe: [u.cidade, u.uf].filter(Boolean).join('/'),
+        ativo: u.ativo,
+      }),
+    );
   });
 
   app.get('/tenants/:slug/convenios', async (request): Promise<CatalogOption[]> => {
     const { slug } = parseInput(slugParams, request.params);
     await requireTenant(slug);
     const result = await guard(() =>
-      deps.backend.call({ method: 'GET', path: tenantPath(slug, '/convenios'), query: { limit: 1000 } }, z.array(convenioItem)),
+      deps.backend.call(
+        { method: 'GET', path: tenantPath(slug, '/convenios'), query: { limit: 1000 } },
+        z.array(convenioItem),
+      ),
     );
-    return result.data.map((c): CatalogOption => ({ id: c.id, nome: c.nome, detalhe: c.codigo_ans ? `ANS ${c.codigo_ans}` : '', ativo: c.ativo }));
+    return result.data.map(
+      (c): CatalogOption => ({
+        id: c.id,
+        nome: c.nome,
+        detalhe: c.codigo_ans ? `ANS ${c.codigo_ans}` : '',
+        ativo: c.ativo,
+      }),
+    );
   });
 }

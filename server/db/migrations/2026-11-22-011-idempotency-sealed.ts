@@ -7,5 +7,8 @@ import type { Kysely } from 'kysely';
 // store when it opens (IdempotencyStore.sealLegacyRows): this migration has no access to the master key.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('idempotency_keys').addColumn('response_sealed', 'blob').execute();
-  await db.schema.alterTable('idempotency_keys').addColumn('seal_version', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('idempotency_keys')
+    .addColumn('seal_version', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }

@@ -15,7 +15,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_failure_at', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('console_login_failures_pk', ['username_hash', 'address'])
     .execute();
-  await db.schema.createIndex('console_login_failures_last_idx').on('console_login_failures').column('last_failure_at').execute();
+  await db.schema
+    .createIndex('console_login_failures_last_idx')
+    .on('console_login_failures')
+    .column('last_failure_at')
+    .execute();
   await db.schema.alterTable('operators').dropColumn('failed_logins').execute();
   await db.schema.alterTable('operators').dropColumn('locked_until').execute();
 }

@@ -9,6 +9,16 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('audit_status_ts_idx').execute();
   await db.schema.dropIndex('audit_error_ts_idx').execute();
-  await db.schema.createIndex('audit_status_ts_idx').on('audit_log').columns(['status', 'ts']).where(sql.ref('status'), '>=', 400).execute();
-  await db.schema.createIndex('audit_error_ts_idx').on('audit_log').columns(['error_code', 'ts']).where(sql.ref('error_code'), 'is not', null).execute();
+  await db.schema
+    .createIndex('audit_status_ts_idx')
+    .on('audit_log')
+    .columns(['status', 'ts'])
+    .where(sql.ref('status'), '>=', 400)
+    .execute();
+  await db.schema
+    .createIndex('audit_error_ts_idx')
+    .on('audit_log')
+    .columns(['error_code', 'ts'])
+    .where(sql.ref('error_code'), 'is not', null)
+    .execute();
 }

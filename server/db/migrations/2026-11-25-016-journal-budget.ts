@@ -12,8 +12,14 @@ import { sql, type Kysely } from 'kysely';
 // - audit_budget: running totals per class, kept with every batch, so a start never scans the journal.
 // - audit_probe: where a journal that failed to commit tests that the file can grow again (empty otherwise).
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('audit_log').addColumn('verified', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-  await db.schema.alterTable('audit_log').addColumn('bytes', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('audit_log')
+    .addColumn('verified', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
+  await db.schema
+    .alterTable('audit_log')
+    .addColumn('bytes', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   // Entries of earlier releases: weighed like new ones (ENTRY_OVERHEAD_BYTES = 256) and classified: an
   // API refusal before authentication (401, or no key at all) proved nothing.
   await sql`UPDATE audit_log SET

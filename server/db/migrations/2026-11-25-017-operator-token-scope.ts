@@ -10,8 +10,14 @@ import { sql, type Kysely } from 'kysely';
 export const MIGRATED_TOKEN_DAYS = 30;
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('operator_tokens').addColumn('tenants', 'text', (c) => c.notNull().defaultTo('[]')).execute();
-  await db.schema.alterTable('operator_tokens').addColumn('all_tenants', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('operator_tokens')
+    .addColumn('tenants', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
+  await db.schema
+    .alterTable('operator_tokens')
+    .addColumn('all_tenants', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema
     .alterTable('operator_tokens')
     .addColumn('expires_at', 'text', (c) => c.notNull().defaultTo('1970-01-01T00:00:00.000Z'))

@@ -15,6 +15,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('audit_tenant_id_idx').on('audit_log').columns(['tenant_id', 'id']).execute();
   await db.schema.createIndex('audit_key_id_idx').on('audit_log').columns(['chave_id', 'id']).execute();
   // Errors only, as in migration 015: a success is not selective and pages through the primary key.
-  await db.schema.createIndex('audit_status_id_idx').on('audit_log').columns(['status', 'id']).where(sql.ref('status'), '>=', 400).execute();
-  await db.schema.createIndex('audit_error_id_idx').on('audit_log').columns(['error_code', 'id']).where(sql.ref('error_code'), 'is not', null).execute();
+  await db.schema
+    .createIndex('audit_status_id_idx')
+    .on('audit_log')
+    .columns(['status', 'id'])
+    .where(sql.ref('status'), '>=', 400)
+    .execute();
+  await db.schema
+    .createIndex('audit_error_id_idx')
+    .on('audit_log')
+    .columns(['error_code', 'id'])
+    .where(sql.ref('error_code'), 'is not', null)
+    .execute();
 }

@@ -17,7 +17,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('idempotency_keys').addColumn('instance_id', 'text').execute();
   if (!isPostgres(db)) return;
 
-  await sql`CREATE UNIQUE INDEX idempotency_keys_operation_idx ON idempotency_keys (chave_id, idem_key) WHERE operation IS NOT NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX idempotency_keys_operation_idx ON idempotency_keys (chave_id, idem_key) WHERE operation IS NOT NULL`.execute(
+    db,
+  );
 
   await sql`
     CREATE FUNCTION gateway_notify_key_change() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -59,7 +61,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF tenant, failure_rate
       ON storage_faults FOR EACH STATEMENT EXECUTE FUNCTION gateway_notify_storage_faults()`.execute(db);
 
-  await sql`CREATE UNLOGGED TABLE rate_limit_buckets (chave_id integer PRIMARY KEY, tat double precision NOT NULL)`.execute(db);
+  await sql`CREATE UNLOGGED TABLE rate_limit_buckets (chave_id integer PRIMARY KEY, tat double precision NOT NULL)`.execute(
+    db,
+  );
   // The generic cell rate algorithm under the bucket's row lock, on the database server's clock (one for every
   // instance): allowed while the theoretical arrival time stays within `burst` ms ahead. A bucket further ahead
   // than that (the server clock was stepped back) starts afresh instead of refusing for the length of the step.

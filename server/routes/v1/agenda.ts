@@ -38,7 +38,12 @@ export const agendaOperations = [
     item: agendamento,
     example: { query: { paciente_id: '1', status: 'agendado', limit: '20' } },
   }),
-  agenda.detail({ url: '/agenda/agendamentos/:id', summary: 'Detalhe de um agendamento, com historico', params: agendamentoIdParams, data: agendamentoDetail }),
+  agenda.detail({
+    url: '/agenda/agendamentos/:id',
+    summary: 'Detalhe de um agendamento, com historico',
+    params: agendamentoIdParams,
+    data: agendamentoDetail,
+  }),
   defineOperation({
     method: 'GET',
     url: '/agenda/slots',
@@ -75,7 +80,16 @@ export const agendaOperations = [
     data: agendamentoDetail,
     readUrl: '/agenda/agendamentos/:id',
     errors: ['RES_NOT_FOUND', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'CONFLICT', 'DUPLICATE', 'BUSINESS_RULE'],
-    example: { body: { agenda_config_id: 1, procedimento_id: 21, convenio_id: 0, data: '2026-12-01', hora_inicio: '09:00', paciente_id: 1 } },
+    example: {
+      body: {
+        agenda_config_id: 1,
+        procedimento_id: 21,
+        convenio_id: 0,
+        data: '2026-12-01',
+        hora_inicio: '09:00',
+        paciente_id: 1,
+      },
+    },
   }),
   agenda.write({
     method: 'POST',
@@ -98,7 +112,14 @@ export const agendaOperations = [
     params: agendamentoIdParams,
     body: reagendarBody,
     data: agendamentoReagendado,
-    errors: ['RES_NOT_FOUND', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'CONFLICT', 'INVALID_STATE', 'BUSINESS_RULE'],
+    errors: [
+      'RES_NOT_FOUND',
+      'CONCURRENT_REQUEST',
+      'IDEMPOTENCY_CONFLICT',
+      'CONFLICT',
+      'INVALID_STATE',
+      'BUSINESS_RULE',
+    ],
     example: { body: { nova_data: '2026-12-02', nova_hora_inicio: '10:00', motivo: 'Paciente pediu outro dia' } },
   }),
 ];

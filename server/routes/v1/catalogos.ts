@@ -49,7 +49,14 @@ function catalogHandler<S extends z.ZodType>(path: string, item: S, paged: boole
 export const catalogs = family({ tags: ['Catalogos'], read: 'catalogos:read', cache: 'private-5min' });
 
 /** A catalog list: paged (pagination meta) or returned whole (`total`), with the catalog meta. */
-export const catalog = <S extends z.ZodType>(url: string, summary: string, query: z.ZodType, item: S, paged: boolean, example?: Record<string, string>) =>
+export const catalog = <S extends z.ZodType>(
+  url: string,
+  summary: string,
+  query: z.ZodType,
+  item: S,
+  paged: boolean,
+  example?: Record<string, string>,
+) =>
   defineOperation({
     method: 'GET',
     url,
@@ -58,7 +65,11 @@ export const catalog = <S extends z.ZodType>(url: string, summary: string, query
     scope: 'catalogos:read',
     cache: 'private-5min',
     query,
-    response: { status: 200, data: z.array(item), meta: paged ? [catalogMeta, paginationMetaSchema] : [catalogMeta, totalMeta] },
+    response: {
+      status: 200,
+      data: z.array(item),
+      meta: paged ? [catalogMeta, paginationMetaSchema] : [catalogMeta, totalMeta],
+    },
     handler: catalogHandler(url, item, paged),
     errors: [],
     example: example ? { query: example } : undefined,
@@ -69,6 +80,18 @@ export const catalogosOperations = [
   catalog('/convenios', 'Convenios com seus planos', conveniosQuery, convenioItem, true),
   catalog('/cids', 'Busca na CID-10', cidsQuery, cidItem, true, { q: 'J0' }),
   catalog('/unidades', 'Unidades da clinica (fonte do alias unidade_nome)', wholeCatalogQuery, unidadeItem, false),
-  catalog('/complementos', 'Complementos de exame (fonte de complementos_id)', wholeCatalogQuery, complementoItem, false),
-  catalog('/grupos-laudos', 'Grupos de medicos laudadores (fonte de grupos_laudos_id)', wholeCatalogQuery, grupoLaudoItem, false),
+  catalog(
+    '/complementos',
+    'Complementos de exame (fonte de complementos_id)',
+    wholeCatalogQuery,
+    complementoItem,
+    false,
+  ),
+  catalog(
+    '/grupos-laudos',
+    'Grupos de medicos laudadores (fonte de grupos_laudos_id)',
+    wholeCatalogQuery,
+    grupoLaudoItem,
+    false,
+  ),
 ];

@@ -29,7 +29,14 @@ import type { OperationContext, TenantBackend } from '../operation.ts';
 
 type Settings = ExameSettings;
 type DefaultKey = keyof Settings['defaults'];
-type IdField = 'paciente_id' | 'unidade_id' | 'procedimento_id' | 'medico_exame_id' | 'medico_laudo_id' | 'medico_solicitante_id' | 'convenio_id';
+type IdField =
+  | 'paciente_id'
+  | 'unidade_id'
+  | 'procedimento_id'
+  | 'medico_exame_id'
+  | 'medico_laudo_id'
+  | 'medico_solicitante_id'
+  | 'convenio_id';
 type Ref = { id: number; nome: string };
 
 export interface ListaItem {
@@ -67,7 +74,14 @@ interface ForeignKey {
 
 /** Spec body table order: `details.field` is the first failing one in this order. */
 const FOREIGN_KEYS: ForeignKey[] = [
-  { field: 'paciente_id', what: 'paciente', aliases: ['paciente_cpf'], fonte: 'GET /v1/pacientes?cpf={cpf}', requirement: 'always', required: () => true },
+  {
+    field: 'paciente_id',
+    what: 'paciente',
+    aliases: ['paciente_cpf'],
+    fonte: 'GET /v1/pacientes?cpf={cpf}',
+    requirement: 'always',
+    required: () => true,
+  },
   {
     field: 'unidade_id',
     what: 'unidade',
@@ -134,10 +148,15 @@ documented(exameCreateBody, {
     allOf: FOREIGN_KEYS.filter((fk) => fk.requirement === 'always' && !fk.defaultKey).map((fk) => ({
       anyOf: [
         { required: [fk.field], properties: { [fk.field]: { type: 'integer', minimum: 1 } } },
-        ...fk.aliases.map((alias) => ({ required: [alias], properties: { [alias]: { type: 'string', minLength: 1 } } })),
+        ...fk.aliases.map((alias) => ({
+          required: [alias],
+          properties: { [alias]: { type: 'string', minLength: 1 } },
+        })),
       ],
     })),
-    'x-tenant-required': FOREIGN_KEYS.filter((fk) => fk.requirement !== 'optional' && (fk.defaultKey || fk.requirement === 'clinic')).map((fk) => ({
+    'x-tenant-required': FOREIGN_KEYS.filter(
+      (fk) => fk.requirement !== 'optional' && (fk.defaultKey || fk.requirement === 'clinic'),
+    ).map((fk) => ({
       field: fk.field,
       aliases: fk.aliases,
       ...(fk.defaultKey ? { default: `GET /v1/config defaults.${fk.defaultKey}` } : {}),
@@ -184,7 +203,8 @@ const presentAlias = (body: ExameCreateBody, fk: ForeignKey): ExameAlias | undef
 
 /** The exact-match lookup in backend-sim behind one alias. */
 function lookup(backend: TenantBackend, alias: ExameAlias, value: string) {
-  const get = (path: string, query: Record<string, string | undefined>) => backend.call(resolucaoMatches, { method: 'GET', path, query });
+  const get = (path: string, query: Record<string, string | undefined>) =>
+    backend.call(resolucaoMatches, { method: 'GET', path, query });
   switch (alias) {
     case 'paciente_cpf':
       return get('/resolucao/pacientes', { cpf: value });
@@ -199,7 +219,11 @@ function lookup(backend: TenantBackend, alias: ExameAlias, value: string) {
     case 'medico_exame_crm':
     case 'medico_laudo_crm': {
       const { numero, uf } = parseCrm(value);
-      return get('/resolucao/medicos', { crm: numero, uf: uf ?? undefined, papel: alias === 'medico_exame_crm' ? 'EXAME' : 'LAUDO' });
+      return get('/resolucao/medicos', {
+        crm: numero,
+        uf: uf ?? undefined,
+        papel: alias === 'medico_exame_crm' ? 'EXAME' : 'LAUDO',
+      });
     }
     case 'unidade_nome':
       return get('/resolucao/unidades', { nome: value });
@@ -230,12 +254,20 @@ export async function createExameHandler(ctx: OperationContext<undefined, undefi
     if (alias) pending.push({ fk, alias, value: body[alias]!, informado });
     if (informado || alias) continue;
     // "Defaults never overwrite a present value"; a report group replaces the reporting doctor.
-    const fallback = fk.defaultKey && !(fk.field === 'medico_laudo_id' && body.grupos_laudos_id) ? positive(settings.defaults[fk.defaultKey]) : undefined;
+    const fallback =
+      fk.defaultKey && !(fk.field === 'medico_laudo_id' && body.grupos_laudos_id)
+        ? positive(settings.defaults[fk.defaultKey])
+        : undefined;
     if (fallback) {
       ids[fk.field] = fallback;
       defaultsAplicados[fk.field] = fallback;
     } else if (fk.required(body, settings)) {
-      missing.push({ field: fk.field, msg: 'Obrigatorio (sem default no tenant).', fonte: fk.fonte, alias_aceito: fk.aliases[0] ?? null });
+      missing.push({
+        field: fk.field,
+        msg: 'Obrigatorio (sem default no tenant).',
+        fonte: fk.fonte,
+        alias_aceito: fk.aliases[0] ?? null,
+      });
     }
   }
   if (missing.length) throw consolidated('VAL_INVALID_PARAM', missing);
@@ -262,7 +294,12 @@ export async function createExameHandler(ctx: OperationContext<undefined, undefi
       return;
     }
     if (total === 0) {
-      problems.push({ field: alias, code: 'RESOLUTION_NOT_FOUND', msg: `Nenhum registro (${fk.what}) corresponde exatamente a ${alias}.`, ...teaching });
+      problems.push({
+        field: alias,
+        code: 'RESOLUTION_NOT_FOUND',
+        msg: `Nenhum registro (${fk.what}) corresponde exatamente a ${alias}.`,
+        ...teaching,
+      });
     } else if (total > 1) {
       problems.push({
         field: alias,

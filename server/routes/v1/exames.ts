@@ -25,7 +25,8 @@ export const examesOperations = [
   exames.list({
     url: '/exames',
     summary: 'Lista exames',
-    description: 'Filtro SIMPLES: uma chave vinculada a um medico ve os exames em que ele e medico do exame, laudador ou solicitante; medico_id e ignorado.',
+    description:
+      'Filtro SIMPLES: uma chave vinculada a um medico ve os exames em que ele e medico do exame, laudador ou solicitante; medico_id e ignorado.',
     query: exameListQuery,
     item: exameListItem,
     handler: listIgnoringForBoundKeys('/exames', exameListItem, 'medico_id'),
@@ -39,7 +40,11 @@ export const examesOperations = [
     params: exameIdParams,
     query: exameArquivoQuery,
     handler: (ctx) =>
-      presignedFile(ctx, { path: `/exames/${ctx.params.id}/arquivo`, query: { tipo: ctx.query.tipo } }, { id: ctx.params.id, tipo: ctx.query.tipo }),
+      presignedFile(
+        ctx,
+        { path: `/exames/${ctx.params.id}/arquivo`, query: { tipo: ctx.query.tipo } },
+        { id: ctx.params.id, tipo: ctx.query.tipo },
+      ),
     errors: ['RES_NOT_FOUND', 'RES_ARQUIVO_NAO_DISPONIVEL', 'RES_ARQUIVO_S3_FALHA'],
     example: { query: { tipo: 'exame' } },
   }),

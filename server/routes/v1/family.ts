@@ -7,7 +7,16 @@ import type { BackendQuery } from '../../backend/client.ts';
 import { PRESIGNED_URL_SECONDS } from '../../storage/presigner.ts';
 import { addMeta } from '../../http/envelope.ts';
 import type { RelayedJson } from '../../http/schemas.ts';
-import { CACHE_POLICIES, defineOperation, fillPath, type JsonOperation, type Operation, type OperationContext, type RedirectOperation, type ZodOrUndefined } from '../operation.ts';
+import {
+  CACHE_POLICIES,
+  defineOperation,
+  fillPath,
+  type JsonOperation,
+  type Operation,
+  type OperationContext,
+  type RedirectOperation,
+  type ZodOrUndefined,
+} from '../operation.ts';
 
 /** What an operation of a family says for itself: everything but what the family and the kind of operation decide. */
 type Own<P extends ZodOrUndefined, Q extends ZodOrUndefined, B extends ZodOrUndefined, R extends z.ZodType> = Omit<
@@ -43,13 +52,25 @@ export function family(f: Family) {
       o: Own<P, Q, undefined, z.ZodArray<I>> & { item: I; errors?: ApiErrorCode[] },
     ): Operation {
       const { item, errors = [], ...own } = o;
-      return defineOperation({ method: 'GET', ...own, ...reads, response: { status: 200, data: z.array(item), paginated: true }, errors });
+      return defineOperation({
+        method: 'GET',
+        ...own,
+        ...reads,
+        response: { status: 200, data: z.array(item), paginated: true },
+        errors,
+      });
     },
 
     /** `GET`: one item by its path parameters; 404 when it does not exist or the key's doctor may not see it. */
     detail<P extends ZodOrUndefined, R extends z.ZodType>(o: Own<P, undefined, undefined, R> & { data: R }): Operation {
       const { data, ...own } = o;
-      return defineOperation({ method: 'GET', ...own, ...reads, response: { status: 200, data }, errors: ['RES_NOT_FOUND'] });
+      return defineOperation({
+        method: 'GET',
+        ...own,
+        ...reads,
+        response: { status: 200, data },
+        errors: ['RES_NOT_FOUND'],
+      });
     },
 
     /**
@@ -84,7 +105,12 @@ export function family(f: Family) {
 
     /** An idempotent write answering 200 with `data` (an update, an action, a delete); `scope` when not the family's write scope. */
     write<P extends ZodOrUndefined, B extends ZodOrUndefined, R extends z.ZodType>(
-      o: Own<P, undefined, B, R> & { method: 'POST' | 'PATCH' | 'DELETE'; data: R; errors: ApiErrorCode[]; scope?: Scope },
+      o: Own<P, undefined, B, R> & {
+        method: 'POST' | 'PATCH' | 'DELETE';
+        data: R;
+        errors: ApiErrorCode[];
+        scope?: Scope;
+      },
     ): Operation {
       const { data, errors, scope, ...own } = o;
       return defineOperation({ ...own, ...writes(scope), response: { status: 200, data }, errors });
@@ -98,9 +124,18 @@ export function family(f: Family) {
  */
 export function listIgnoringForBoundKeys<I extends z.ZodType>(path: string, item: I, param: string) {
   const page = z.array(item);
-  return async ({ query, auth, backend, reply }: OperationContext<ZodOrUndefined, z.ZodType, undefined>): Promise<z.output<I>[] | RelayedJson> => {
+  return async ({
+    query,
+    auth,
+    backend,
+    reply,
+  }: OperationContext<ZodOrUndefined, z.ZodType, undefined>): Promise<z.output<I>[] | RelayedJson> => {
     const { [param]: _ignored, ...rest } = query as BackendQuery;
-    const result = await backend.relay(page, { method: 'GET', path, query: auth.medicoId ? rest : (query as BackendQuery) });
+    const result = await backend.relay(page, {
+      method: 'GET',
+      path,
+      query: auth.medicoId ? rest : (query as BackendQuery),
+    });
     const { limit, offset } = query as { limit: number; offset: number };
     addMeta(reply, paginationMeta(limit, offset, Number(result.meta.total ?? 0)));
     return result.data;
@@ -125,4 +160,3 @@ export async function presignedFile(
   ctx.request.auditDetail = { ...audit, expira_em_segundos: PRESIGNED_URL_SECONDS };
   return url;
 }
-

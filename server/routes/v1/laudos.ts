@@ -1,5 +1,12 @@
 import { exameIdParams } from '../../../contracts/schemas/exames.ts';
-import { laudoDetail, laudoIdParams, laudoIngestBody, laudoIngested, laudoItem, laudosListQuery } from '../../../contracts/schemas/laudos.ts';
+import {
+  laudoDetail,
+  laudoIdParams,
+  laudoIngestBody,
+  laudoIngested,
+  laudoItem,
+  laudosListQuery,
+} from '../../../contracts/schemas/laudos.ts';
 import { fileBodyLimit } from '../operation.ts';
 import { checkFileSizes } from './exames-create.ts';
 import { family, listIgnoringForBoundKeys, PRESIGNED_FILE, presignedFile } from './family.ts';
@@ -14,7 +21,8 @@ export const laudosOperations = [
   laudos.list({
     url: '/laudos',
     summary: 'Lista laudos',
-    description: 'Filtro AMPLIADO para chaves vinculadas a um medico; medico_laudo_id e ignorado. Laudos avulsos aparecem com exame null.',
+    description:
+      'Filtro AMPLIADO para chaves vinculadas a um medico; medico_laudo_id e ignorado. Laudos avulsos aparecem com exame null.',
     query: laudosListQuery,
     item: laudoItem,
     handler: listIgnoringForBoundKeys('/laudos', laudoItem, 'medico_laudo_id'),
@@ -26,13 +34,15 @@ export const laudosOperations = [
     summary: 'Redireciona (302) para o PDF do laudo',
     description: PRESIGNED_FILE,
     params: laudoIdParams,
-    handler: (ctx) => presignedFile(ctx, { path: `/laudos/${ctx.params.id}/arquivo` }, { id: ctx.params.id, tipo: 'laudo' }),
+    handler: (ctx) =>
+      presignedFile(ctx, { path: `/laudos/${ctx.params.id}/arquivo` }, { id: ctx.params.id, tipo: 'laudo' }),
     errors: ['RES_NOT_FOUND', 'RES_ARQUIVO_NAO_DISPONIVEL', 'RES_ARQUIVO_S3_FALHA'],
   }),
   laudos.create({
     url: '/exames/:id/laudo',
     summary: 'Recebe o laudo assinado (PDF) de um exame',
-    description: 'O laudo e sempre gravado como assinado; o servico nao assina nem gera PDFs. Um exame aceita um unico laudo.',
+    description:
+      'O laudo e sempre gravado como assinado; o servico nao assina nem gera PDFs. Um exame aceita um unico laudo.',
     bodyLimit: fileBodyLimit(1),
     params: exameIdParams,
     body: laudoIngestBody,
@@ -43,7 +53,15 @@ export const laudosOperations = [
       const result = await backend.call(laudoIngested, { method: 'POST', path: `/exames/${params.id}/laudo`, body });
       return result.data;
     },
-    errors: ['RES_NOT_FOUND', 'VAL_FILE_TOO_LARGE', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'REPORT_ALREADY_EXISTS', 'INVALID_REFERENCE', 'VALIDATION_ERROR'],
+    errors: [
+      'RES_NOT_FOUND',
+      'VAL_FILE_TOO_LARGE',
+      'CONCURRENT_REQUEST',
+      'IDEMPOTENCY_CONFLICT',
+      'REPORT_ALREADY_EXISTS',
+      'INVALID_REFERENCE',
+      'VALIDATION_ERROR',
+    ],
     example: { body: { medico_laudo_id: 1, arquivo: { nome: 'laudo.pdf', base64: 'JVBERi0xLjQK' }, titulo: 'Laudo' } },
   }),
 ];

@@ -12,12 +12,30 @@ import {
 import { family } from './family.ts';
 
 const pacientes = family({ tags: ['Pacientes'], read: 'pacientes:read', write: 'pacientes:write' });
-const WRITE_ERRORS = ['CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'CPF_ALREADY_EXISTS', 'MEDICAL_RECORD_ALREADY_EXISTS', 'USUARIO_ALREADY_EXISTS', 'BUSINESS_RULE'] as const;
+const WRITE_ERRORS = [
+  'CONCURRENT_REQUEST',
+  'IDEMPOTENCY_CONFLICT',
+  'CPF_ALREADY_EXISTS',
+  'MEDICAL_RECORD_ALREADY_EXISTS',
+  'USUARIO_ALREADY_EXISTS',
+  'BUSINESS_RULE',
+] as const;
 
 /** Patients: no doctor filter (spec 01 § Doctor auto-filter). */
 export const pacientesOperations = [
-  pacientes.list({ url: '/pacientes', summary: 'Lista pacientes', query: pacientesListQuery, item: pacienteListItem, example: { query: { nome: 'SILVA', limit: '10' } } }),
-  pacientes.detail({ url: '/pacientes/:id', summary: 'Detalhe de um paciente', params: pacienteIdParams, data: pacienteDetailRead }),
+  pacientes.list({
+    url: '/pacientes',
+    summary: 'Lista pacientes',
+    query: pacientesListQuery,
+    item: pacienteListItem,
+    example: { query: { nome: 'SILVA', limit: '10' } },
+  }),
+  pacientes.detail({
+    url: '/pacientes/:id',
+    summary: 'Detalhe de um paciente',
+    params: pacienteIdParams,
+    data: pacienteDetailRead,
+  }),
   pacientes.create({
     url: '/pacientes',
     summary: 'Cria um paciente',
@@ -41,7 +59,8 @@ export const pacientesOperations = [
     method: 'POST',
     url: '/pacientes/unificar',
     summary: 'Unifica dois pacientes duplicados',
-    description: 'O paciente duplicado e removido fisicamente e todas as referencias passam ao principal; irreversivel.',
+    description:
+      'O paciente duplicado e removido fisicamente e todas as referencias passam ao principal; irreversivel.',
     body: unificarBody,
     data: unificarResult,
     errors: ['CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'PACIENTES_UNIFICACAO_MESMO_ID', 'BUSINESS_RULE'],

@@ -49,7 +49,10 @@ const pingOperation = (method: 'GET' | 'POST') =>
   defineOperation({
     method,
     url: '/ping',
-    summary: method === 'GET' ? 'Verifica a chave e o relogio, sem chamar o backend' : 'Ecoa um corpo JSON de ate 2 KB, apos redacao',
+    summary:
+      method === 'GET'
+        ? 'Verifica a chave e o relogio, sem chamar o backend'
+        : 'Ecoa um corpo JSON de ate 2 KB, apos redacao',
     tags: ['Saude'],
     public: true,
     offline: true,

@@ -42,14 +42,25 @@ export const prontuariosOperations = [
     bodyLimit: fileBodyLimit(PRONTUARIO_BODY_FILES),
     params: prontuarioPacienteParams,
     body: prontuarioCreateBody,
-    response: { status: 201, data: prontuarioCriado, read: { url: '/pacientes/:id/prontuarios', parameters: { id: '$request.path.id' } } },
+    response: {
+      status: 201,
+      data: prontuarioCriado,
+      read: { url: '/pacientes/:id/prontuarios', parameters: { id: '$request.path.id' } },
+    },
     handler: async (ctx) => {
       (ctx.body.anexos ?? []).forEach((anexo, i) => {
         if (decodedSize(anexo.base64) > MAX_FILE_BYTES) {
-          throw new ApiError('VAL_FILE_TOO_LARGE', 'Anexo acima de 20 MB.', { field: `anexos.${i}.base64`, limite_bytes: MAX_FILE_BYTES });
+          throw new ApiError('VAL_FILE_TOO_LARGE', 'Anexo acima de 20 MB.', {
+            field: `anexos.${i}.base64`,
+            limite_bytes: MAX_FILE_BYTES,
+          });
         }
       });
-      const { data } = await ctx.backend.call(prontuarioCriado, { method: 'POST', path: `/pacientes/${ctx.params.id}/prontuarios`, body: ctx.body });
+      const { data } = await ctx.backend.call(prontuarioCriado, {
+        method: 'POST',
+        path: `/pacientes/${ctx.params.id}/prontuarios`,
+        body: ctx.body,
+      });
       // Spec: `Location: /v1/pacientes/{id}/prontuarios` (the patient's records, not the new one).
       ctx.reply.header('location', `/v1/pacientes/${ctx.params.id}/prontuarios`);
       return data;
@@ -75,7 +86,8 @@ export const prontuariosOperations = [
   prontuarios.list({
     url: '/pacientes/:id/prontuarios/anexos',
     summary: 'Metadados dos anexos de um paciente',
-    description: 'id, descricao, extensao e tamanho; nunca uma URL ou caminho de armazenamento. O arquivo: GET .../anexos/{anexoId}/url.',
+    description:
+      'id, descricao, extensao e tamanho; nunca uma URL ou caminho de armazenamento. O arquivo: GET .../anexos/{anexoId}/url.',
     params: prontuarioPacienteParams,
     query: prontuariosListQuery,
     item: anexoMeta,
@@ -84,12 +96,17 @@ export const prontuariosOperations = [
   prontuarios.redirect({
     url: '/pacientes/:id/prontuarios/anexos/:anexoId/url',
     summary: 'Redireciona para o arquivo de um anexo (URL pre-assinada, 300 s)',
-    description: 'Nao guarde a URL nem assine o pedido redirecionado com HMAC. Anexo de outro paciente e anexo inexistente respondem o mesmo 404.',
+    description:
+      'Nao guarde a URL nem assine o pedido redirecionado com HMAC. Anexo de outro paciente e anexo inexistente respondem o mesmo 404.',
     params: anexoUrlParams,
     handler: async (ctx) => {
       const { id, anexoId } = ctx.params;
-      const { data } = await ctx.backend.call(anexoLocation, { method: 'GET', path: `/pacientes/${id}/prontuarios/anexos/${anexoId}/url` });
-      if (!data) throw backendUnavailable('O sistema da clinica nao forneceu a URL do anexo. Tente novamente mais tarde.');
+      const { data } = await ctx.backend.call(anexoLocation, {
+        method: 'GET',
+        path: `/pacientes/${id}/prontuarios/anexos/${anexoId}/url`,
+      });
+      if (!data)
+        throw backendUnavailable('O sistema da clinica nao forneceu a URL do anexo. Tente novamente mais tarde.');
       const url = await ctx.presigner.presignGet(data);
       // Metadata only: never the storage key or the URL.
       ctx.request.auditDetail = { id: anexoId, tipo: 'anexo', expira_em_segundos: PRESIGNED_URL_SECONDS };

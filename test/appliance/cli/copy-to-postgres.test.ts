@@ -16,7 +16,10 @@ let dataDir: string;
 let target: TestDatabase;
 const databases: TestDatabase[] = [];
 
-function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -32,7 +35,12 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'gw-copy-'));
   sqliteStack = await startTestStack({}, { database: 'sqlite', dataDir });
   expect(sqliteStack.database.kind).toBe('sqlite');
-  const answer = await sqliteStack.call({ method: 'POST', path: '/v1/pacientes', body: patient, idempotencyKey: 'mudanca-1' });
+  const answer = await sqliteStack.call({
+    method: 'POST',
+    path: '/v1/pacientes',
+    body: patient,
+    idempotencyKey: 'mudanca-1',
+  });
   expect(answer.status).toBe(201);
   created = { id: answer.body.data.id, requestId: answer.body.meta.request_id };
   expect((await sqliteStack.call({ path: '/v1/ping' })).status).toBe(200);
@@ -61,7 +69,12 @@ describe('db copy-to-postgres', () => {
         data_dir: sqliteStack.dataDir,
         gateway: { url: sqliteStack.gatewayUrl, port: Number(new URL(sqliteStack.gatewayUrl).port), host: '127.0.0.1' },
         backend: { url: sqliteStack.backendUrl, port: null, external: false },
-        storage: { internal_url: sqliteStack.s3PublicUrl, public_url: sqliteStack.s3PublicUrl, embedded: true, port: null },
+        storage: {
+          internal_url: sqliteStack.s3PublicUrl,
+          public_url: sqliteStack.s3PublicUrl,
+          embedded: true,
+          port: null,
+        },
       });
       const refused = await cli({ DATA_DIR: sqliteStack.dataDir }, 'db', 'copy-to-postgres', '--url', target.url);
       expect(refused.code).toBe(1);
@@ -75,7 +88,14 @@ describe('db copy-to-postgres', () => {
 
   it('copies every table in one transaction; on PostgreSQL the keys sign, the journal and the replays are kept, new ids follow', async () => {
     await sqliteStack.stop();
-    const copied = await cli({ DATA_DIR: sqliteStack.dataDir }, 'db', 'copy-to-postgres', '--url', target.url, '--json');
+    const copied = await cli(
+      { DATA_DIR: sqliteStack.dataDir },
+      'db',
+      'copy-to-postgres',
+      '--url',
+      target.url,
+      '--json',
+    );
     expect(copied.code, copied.stderr).toBe(0);
     const report = JSON.parse(copied.stdout) as { tables: Array<{ name: string; rows: number }> };
     const rows = Object.fromEntries(report.tables.map((t) => [t.name, t.rows]));
@@ -90,14 +110,19 @@ describe('db copy-to-postgres', () => {
     expect(sqliteStack.database.kind).toBe('postgres');
     // The key made on gateway.db signs on PostgreSQL: same id, its sealed secret opens with DATA_DIR/master.key.
     expect((await sqliteStack.call({ path: '/v1/ping' }, original)).status).toBe(200);
-    const replay = await sqliteStack.call({ method: 'POST', path: '/v1/pacientes', body: patient, idempotencyKey: 'mudanca-1' }, original);
+    const replay = await sqliteStack.call(
+      { method: 'POST', path: '/v1/pacientes', body: patient, idempotencyKey: 'mudanca-1' },
+      original,
+    );
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotency-replay']).toBe('true');
     expect(replay.body.data.id).toBe(created.id);
     // The journal kept its entries in their order, and new ones come after them.
     const ping = await sqliteStack.call({ path: '/v1/ping' }, original);
     await sqliteStack.app.auditWriter.flush();
-    const after = (await sqliteStack.database.db.selectFrom('audit_log').select(['request_id', 'id']).orderBy('id').execute()).map((r) => r.request_id);
+    const after = (
+      await sqliteStack.database.db.selectFrom('audit_log').select(['request_id', 'id']).orderBy('id').execute()
+    ).map((r) => r.request_id);
     expect(after.slice(0, journaled.length)).toEqual(journaled);
     expect(after.at(-1)).toBe(ping.body.meta.request_id);
     // Keys created on PostgreSQL (the test stack's own, made at its start) get the next ids, not ones the copy used.

@@ -18,9 +18,14 @@ const TSX = path.resolve('node_modules/.bin/tsx');
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, DATA_DIR: stack.dataDir, BACKEND_URL: stack.backendUrl } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      TSX,
+      ['appliance/cli/main.ts', ...args],
+      { env: { ...process.env, DATA_DIR: stack.dataDir, BACKEND_URL: stack.backendUrl } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -47,12 +52,27 @@ test('keys create with a scope list and --medico binds the key (a doctor of that
   // --medico is checked against the clinic's doctors (issue 13): the new clinic gets one first.
   const writer = await stack.newKey({ tenant: 'clinica-cli' });
   const doctor = await stack.call(
-    { method: 'POST', path: '/v1/medicos', body: { nome: 'Doutora CLI', usuario: 'dra.cli', senha: 'Senha@123' }, idempotencyKey: randomUUID() },
+    {
+      method: 'POST',
+      path: '/v1/medicos',
+      body: { nome: 'Doutora CLI', usuario: 'dra.cli', senha: 'Senha@123' },
+      idempotencyKey: randomUUID(),
+    },
     writer,
   );
   expect(doctor.status, doctor.text).toBe(201);
   const medicoId: number = doctor.body.data.id;
-  const res = await cli('keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'pacientes:read,exames:read', '--medico', String(medicoId), '--json');
+  const res = await cli(
+    'keys',
+    'create',
+    '--tenant',
+    'clinica-cli',
+    '--scopes',
+    'pacientes:read,exames:read',
+    '--medico',
+    String(medicoId),
+    '--json',
+  );
   expect(res.code, res.stderr).toBe(0);
   const issued = JSON.parse(res.stdout);
   const ping = await stack.call({ path: '/v1/ping' }, { apiKey: issued.api_key, apiSecret: issued.api_secret });
@@ -61,8 +81,12 @@ test('keys create with a scope list and --medico binds the key (a doctor of that
 });
 
 test('keys rotate keeps api_key and makes the old secret fail at once, in the running gateway', async () => {
-  const issued = JSON.parse((await cli('keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'read-only', '--json')).stdout);
-  expect((await stack.call({ path: '/v1/ping' }, { apiKey: issued.api_key, apiSecret: issued.api_secret })).status).toBe(200);
+  const issued = JSON.parse(
+    (await cli('keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'read-only', '--json')).stdout,
+  );
+  expect(
+    (await stack.call({ path: '/v1/ping' }, { apiKey: issued.api_key, apiSecret: issued.api_secret })).status,
+  ).toBe(200);
   const rotated = await cli('keys', 'rotate', String(issued.chave_id), '--json');
   expect(rotated.code).toBe(0);
   const next = JSON.parse(rotated.stdout);
@@ -71,11 +95,15 @@ test('keys rotate keeps api_key and makes the old secret fail at once, in the ru
   const old = await stack.call({ path: '/v1/ping' }, { apiKey: issued.api_key, apiSecret: issued.api_secret });
   expect(old.status).toBe(401);
   expect(old.body.error.code).toBe('AUTH_INVALID_SIGNATURE');
-  expect((await stack.call({ path: '/v1/ping' }, { apiKey: next.api_key, apiSecret: next.api_secret })).status).toBe(200);
+  expect((await stack.call({ path: '/v1/ping' }, { apiKey: next.api_key, apiSecret: next.api_secret })).status).toBe(
+    200,
+  );
 });
 
 test('keys revoke → AUTH_KEY_REVOKED; keys list shows it masked, never the secret', async () => {
-  const issued = JSON.parse((await cli('keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'all', '--json')).stdout);
+  const issued = JSON.parse(
+    (await cli('keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'all', '--json')).stdout,
+  );
   expect((await cli('keys', 'revoke', String(issued.chave_id))).code).toBe(0);
   const res = await stack.call({ path: '/v1/ping' }, { apiKey: issued.api_key, apiSecret: issued.api_secret });
   expect(res.body.error.code).toBe('AUTH_KEY_REVOKED');
@@ -92,7 +120,10 @@ test('bad arguments give a clear message and a non-zero exit', async () => {
     [['keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'tudo'], /unknown scope/],
     [['keys', 'create', '--scopes', 'all'], /--tenant/],
     [['keys', 'rotate', 'abc'], /positive integer/],
-    [['keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'all', '--medico', '424242'], /--medico 424242: no such doctor in clinic "clinica-cli"/],
+    [
+      ['keys', 'create', '--tenant', 'clinica-cli', '--scopes', 'all', '--medico', '424242'],
+      /--medico 424242: no such doctor in clinic "clinica-cli"/,
+    ],
     [['keys', 'revoke', '99999'], /does not exist/],
     [['tenants', 'create', 'Slug Invalido'], /slug must be/],
     [['chaves'], /unknown command/],
@@ -110,15 +141,42 @@ test('unknown clinic, key, token or operator: the error lists the valid choices'
   await ensureOperator(stack.gatewayDb.db, 'operadora', 'correct-horse-battery');
   const clinics = /; clinics: (?:[a-z0-9-]+, )*clinica-teste\b.* \(see `tenants list`\)/;
   const cases: Array<[string[], RegExp]> = [
-    [['keys', 'create', '--tenant', 'nao-existe', '--scopes', 'all'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
-    [['keys', 'create', '--tenant', 'nao-existe', '--scopes', 'all', '--medico', '3'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
+    [
+      ['keys', 'create', '--tenant', 'nao-existe', '--scopes', 'all'],
+      new RegExp(`tenant "nao-existe" does not exist${clinics.source}`),
+    ],
+    [
+      ['keys', 'create', '--tenant', 'nao-existe', '--scopes', 'all', '--medico', '3'],
+      new RegExp(`tenant "nao-existe" does not exist${clinics.source}`),
+    ],
     [['keys', 'list', '--tenant', 'nao-existe'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
-    [['keys', 'import-legacy', '--tenant', 'nao-existe', '--key', 'ce_live_0123456789abcdef0123456789abcdef', '--scopes', 'all'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
+    [
+      [
+        'keys',
+        'import-legacy',
+        '--tenant',
+        'nao-existe',
+        '--key',
+        'ce_live_0123456789abcdef0123456789abcdef',
+        '--scopes',
+        'all',
+      ],
+      new RegExp(`tenant "nao-existe" does not exist${clinics.source}`),
+    ],
     [['tenants', 'reset', 'nao-existe', '--yes'], new RegExp(`tenant "nao-existe" does not exist${clinics.source}`)],
-    [['tokens', 'create', '--label', 'ci', '--tenant', 'nao-existe', '--operator', 'operadora'], new RegExp(`no such clinic: nao-existe${clinics.source}`)],
-    [['keys', 'revoke', '99999'], new RegExp(`key 99999 does not exist; keys: (?:.+, )?${stack.creds.chaveId} \\(clinica-teste, active\\)`)],
+    [
+      ['tokens', 'create', '--label', 'ci', '--tenant', 'nao-existe', '--operator', 'operadora'],
+      new RegExp(`no such clinic: nao-existe${clinics.source}`),
+    ],
+    [
+      ['keys', 'revoke', '99999'],
+      new RegExp(`key 99999 does not exist; keys: (?:.+, )?${stack.creds.chaveId} \\(clinica-teste, active\\)`),
+    ],
     [['tokens', 'revoke', '99999'], /operator token 99999 does not exist; there is no token yet \(`tokens create`\)/],
-    [['tokens', 'create', '--label', 'ci', '--tenant', 'clinica-teste', '--operator', 'ninguem'], /operator "ninguem" does not exist .*; operators: (?:.+, )?operadora\b/],
+    [
+      ['tokens', 'create', '--label', 'ci', '--tenant', 'clinica-teste', '--operator', 'ninguem'],
+      /operator "ninguem" does not exist .*; operators: (?:.+, )?operadora\b/,
+    ],
   ];
   const results = await Promise.all(cases.map(([args]) => cli(...args)));
   cases.forEach(([args, message], i) => {

@@ -20,7 +20,17 @@ vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 /** The environment of a shell that never set the stack's ports (whatever the test runner has). */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'BACKEND_PORT', 'BACKEND_URL', 'S3_PORT', 'S3_ENDPOINT', 'S3_PUBLIC_ENDPOINT', 'DATA_DIR']) delete env[name];
+  for (const name of [
+    'PORT',
+    'HOST',
+    'BACKEND_PORT',
+    'BACKEND_URL',
+    'S3_PORT',
+    'S3_ENDPOINT',
+    'S3_PUBLIC_ENDPOINT',
+    'DATA_DIR',
+  ])
+    delete env[name];
   return { ...env, ...extra };
 }
 
@@ -46,16 +56,26 @@ function holdPort(): Promise<{ server: Server; port: number }> {
 
 function cli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'appliance/cli/main.ts', ...args], { env: cleanEnv({ DATA_DIR: dataDir }), timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'appliance/cli/main.ts', ...args],
+      { env: cleanEnv({ DATA_DIR: dataDir }), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 /** Runs appliance/main.ts to its end (a start that must fail), bounded in time. */
-function startExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function startExpectingFailure(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], {
+      env: cleanEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));
@@ -82,7 +102,14 @@ describe('the CLI against a stack started on non-default ports', () => {
     backendPort = await freePort();
     expect([port, backendPort]).not.toContain(8081);
     child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], {
-      env: cleanEnv({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), BACKEND_PORT: String(backendPort), S3_PORT: '0', LOG_LEVEL: 'silent' }),
+      env: cleanEnv({
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        BACKEND_PORT: String(backendPort),
+        S3_PORT: '0',
+        LOG_LEVEL: 'silent',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d) => (output += d));
@@ -111,7 +138,12 @@ describe('the CLI against a stack started on non-default ports', () => {
     expect(info.pid).toBe(child.pid);
     expect(info.gateway).toEqual({ url: `http://127.0.0.1:${port}`, port, host: '127.0.0.1' });
     // backend-sim's own process (issue 25), a child of the appliance.
-    expect(info.backend).toEqual({ url: `http://127.0.0.1:${backendPort}`, port: backendPort, external: false, pid: expect.any(Number) });
+    expect(info.backend).toEqual({
+      url: `http://127.0.0.1:${backendPort}`,
+      port: backendPort,
+      external: false,
+      pid: expect.any(Number),
+    });
     expect(info.backend.pid).not.toBe(child.pid);
     expect(info.storage.embedded).toBe(true);
     expect(info.storage.internal_url).toBe(`http://127.0.0.1:${info.storage.port}`);
@@ -143,28 +175,67 @@ describe('the CLI against a stack started on non-default ports', () => {
 
   test('--medico: a doctor of the clinic is bound; one that does not exist there is refused, nothing created', async () => {
     const demoKey = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
-    const medicos = await signedRequest(`http://127.0.0.1:${port}`, { apiKey: demoKey.api_key, apiSecret: demoKey.api_secret }, { path: '/v1/medicos?limit=100' });
+    const medicos = await signedRequest(
+      `http://127.0.0.1:${port}`,
+      { apiKey: demoKey.api_key, apiSecret: demoKey.api_secret },
+      { path: '/v1/medicos?limit=100' },
+    );
     expect(medicos.status).toBe(200);
     const ids: number[] = medicos.body.data.map((m: { id: number }) => m.id);
     const doctor = ids[0];
     const missing = Math.max(...ids) + 1000;
 
     const before = JSON.parse((await cli(dataDir, 'keys', 'list', '--json')).stdout).length;
-    const refused = await cli(dataDir, 'keys', 'create', '--tenant', 'demo', '--scopes', 'all', '--medico', String(missing));
+    const refused = await cli(
+      dataDir,
+      'keys',
+      'create',
+      '--tenant',
+      'demo',
+      '--scopes',
+      'all',
+      '--medico',
+      String(missing),
+    );
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(`--medico ${missing}: no such doctor in clinic "demo"`);
     expect(refused.stderr).toContain(`${doctor} (`); // names the doctors it does have
     // A doctor id of another clinic's numbering that this new clinic lacks.
-    const elsewhere = await cli(dataDir, 'keys', 'create', '--tenant', 'clinica-portas', '--scopes', 'all', '--medico', String(doctor));
+    const elsewhere = await cli(
+      dataDir,
+      'keys',
+      'create',
+      '--tenant',
+      'clinica-portas',
+      '--scopes',
+      'all',
+      '--medico',
+      String(doctor),
+    );
     expect(elsewhere.code).not.toBe(0);
     expect(elsewhere.stderr).toContain('it has no doctors yet');
     expect(JSON.parse((await cli(dataDir, 'keys', 'list', '--json')).stdout)).toHaveLength(before);
 
-    const bound = await cli(dataDir, 'keys', 'create', '--tenant', 'demo', '--scopes', 'read-only', '--medico', String(doctor), '--json');
+    const bound = await cli(
+      dataDir,
+      'keys',
+      'create',
+      '--tenant',
+      'demo',
+      '--scopes',
+      'read-only',
+      '--medico',
+      String(doctor),
+      '--json',
+    );
     expect(bound.code, bound.stderr).toBe(0);
     const key = JSON.parse(bound.stdout);
-    const ping = await signedRequest(`http://127.0.0.1:${port}`, { apiKey: key.api_key, apiSecret: key.api_secret }, { path: '/v1/ping' });
+    const ping = await signedRequest(
+      `http://127.0.0.1:${port}`,
+      { apiKey: key.api_key, apiSecret: key.api_secret },
+      { path: '/v1/ping' },
+    );
     expect(ping.body.data.auth.medico_id).toBe(doctor);
   });
 
@@ -183,7 +254,13 @@ describe('the CLI against a stack started on non-default ports', () => {
   });
 
   test('a second stack on the same ports is refused with the variable to change, naming the running one', async () => {
-    const second = await startExpectingFailure({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), BACKEND_PORT: '0', S3_PORT: '0' });
+    const second = await startExpectingFailure({
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      BACKEND_PORT: '0',
+      S3_PORT: '0',
+    });
     expect(second.code).not.toBe(0);
     expect(second.stderr).toContain(`port ${port} is in use: set PORT to another port`);
     expect(second.stderr).toContain(`already running on this DATA_DIR at http://127.0.0.1:${port}`);
@@ -215,11 +292,23 @@ describe('a port in use names the variable that moves it (no stack trace, non-ze
   test.each(['PORT', 'BACKEND_PORT', 'S3_PORT'])('%s', async (variable) => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-port-busy-'));
     dataDirs.push(dataDir);
-    const env = { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', BACKEND_PORT: '0', S3_PORT: '0', SEED_ON_FIRST_START: 'false', [variable]: String(held.port) };
+    const env = {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      BACKEND_PORT: '0',
+      S3_PORT: '0',
+      SEED_ON_FIRST_START: 'false',
+      [variable]: String(held.port),
+    };
     const result = await startExpectingFailure(env);
     expect(result.code).not.toBe(0);
     expect(result.code).not.toBeNull();
-    expect(result.stderr).toMatch(new RegExp(`^Startup failed: port ${held.port} is in use: set ${variable} to another port, e\\.g\\. \`${variable}=\\d+ npm start\`\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^Startup failed: port ${held.port} is in use: set ${variable} to another port, e\\.g\\. \`${variable}=\\d+ npm start\`\\n$`,
+      ),
+    );
     expect(result.stderr).not.toMatch(/^\s+at /m);
     expect(existsSync(path.join(dataDir, 'gateway.db'))).toBe(false);
   });
@@ -227,7 +316,13 @@ describe('a port in use names the variable that moves it (no stack trace, non-ze
   test('two variables on the same port', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-port-same-'));
     dataDirs.push(dataDir);
-    const result = await startExpectingFailure({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '18093', BACKEND_PORT: '18093', S3_PORT: '0' });
+    const result = await startExpectingFailure({
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: '18093',
+      BACKEND_PORT: '18093',
+      S3_PORT: '0',
+    });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('BACKEND_PORT and PORT are both 18093');
   });

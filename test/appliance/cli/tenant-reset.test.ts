@@ -1,7 +1,13 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import { clinicLists, NEW_PATIENT, startFirstStartStack, writeOnDemo, type FirstStartStack } from '../../helpers/first-start.ts';
+import {
+  clinicLists,
+  NEW_PATIENT,
+  startFirstStartStack,
+  writeOnDemo,
+  type FirstStartStack,
+} from '../../helpers/first-start.ts';
 import { journalRows } from '../../helpers/journal.ts';
 
 // Issue 13 § Reset a tenant, the CLI path: `npm run cli -- tenants reset SLUG [--files] [--yes]`
@@ -40,19 +46,41 @@ test('tenants reset --yes: every list is back to its first-start content and an 
   const res = await cli('tenants', 'reset', 'demo', '--yes', '--json');
   expect(res.code, res.stderr).toBe(0);
   const result = JSON.parse(res.stdout);
-  expect(result).toMatchObject({ slug: 'demo', nome: 'Clinica Demo', idempotency_keys_removed: 4, idempotency_markers_removed: 4, files_removed: null });
+  expect(result).toMatchObject({
+    slug: 'demo',
+    nome: 'Clinica Demo',
+    idempotency_keys_removed: 4,
+    idempotency_markers_removed: 4,
+    files_removed: null,
+  });
   expect(result).not.toHaveProperty('audit_entries_removed');
   // Nothing removed from the journal, one entry added: the reset, with what it restored.
   const journalAfter = journalOf('demo');
   expect(journalAfter.map((e) => e.id).slice(0, journalBefore.length)).toEqual(journalBefore.map((e) => e.id));
   expect(journalAfter).toHaveLength(journalBefore.length + 1);
   const entry = journalAfter.at(-1)!;
-  expect(entry).toMatchObject({ source: 'console', method: 'CLI', path: 'tenants reset demo', status: 200, error_code: null, tenant_slug: 'demo' });
-  expect(JSON.parse(entry.detail)).toMatchObject({ action: 'tenant.reset', via: 'cli', files: false, rows_restored: result.rows_restored, journal_kept: true });
+  expect(entry).toMatchObject({
+    source: 'console',
+    method: 'CLI',
+    path: 'tenants reset demo',
+    status: 200,
+    error_code: null,
+    tenant_slug: 'demo',
+  });
+  expect(JSON.parse(entry.detail)).toMatchObject({
+    action: 'tenant.reset',
+    via: 'cli',
+    files: false,
+    rows_restored: result.rows_restored,
+    journal_kept: true,
+  });
   expect(result.duration_ms).toBeLessThan(1000);
   expect(await clinicLists(stack, demo, watched)).toEqual(before);
 
-  const again = await stack.call({ method: 'POST', path: '/v1/pacientes', body: NEW_PATIENT, idempotencyKey: written.patientKey }, demo);
+  const again = await stack.call(
+    { method: 'POST', path: '/v1/pacientes', body: NEW_PATIENT, idempotencyKey: written.patientKey },
+    demo,
+  );
   expect(again.status).toBe(201);
   expect(again.headers['idempotency-replay']).toBe('false');
   expect(again.body.data.id).toBe(written.patientId);
@@ -80,7 +108,11 @@ test('--audit is refused with the reason before anything runs (no reset, so no e
   expect(res.stderr).toMatch(/tenant "sandbox" reset to its first-start state in [\d.]+ ms/);
   expect(res.stderr).toMatch(/files: 0 object/);
   expect(res.stderr).toMatch(/journal: kept; this reset is recorded in it as tenant\.reset/);
-  expect(journalOf('sandbox').at(-1)).toMatchObject({ method: 'CLI', path: 'tenants reset sandbox --files', status: 200 });
+  expect(journalOf('sandbox').at(-1)).toMatchObject({
+    method: 'CLI',
+    path: 'tenants reset sandbox --files',
+    status: 200,
+  });
 });
 
 test('an unknown clinic is an error with a clear message, journaled as a 404', async () => {
@@ -88,5 +120,11 @@ test('an unknown clinic is an error with a clear message, journaled as a 404', a
   expect(res.code).toBe(1);
   expect(res.stderr).toMatch(/tenant "nao-existe" does not exist/);
   const entry = journalRows(first.stack).at(-1)!;
-  expect(entry).toMatchObject({ method: 'CLI', path: 'tenants reset nao-existe', status: 404, error_code: 'RES_NOT_FOUND', tenant_slug: null });
+  expect(entry).toMatchObject({
+    method: 'CLI',
+    path: 'tenants reset nao-existe',
+    status: 404,
+    error_code: 'RES_NOT_FOUND',
+    tenant_slug: null,
+  });
 });

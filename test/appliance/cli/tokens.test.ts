@@ -25,9 +25,14 @@ const DAY_MS = 86_400_000;
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, DATA_DIR: stack.dataDir, BACKEND_URL: stack.backendUrl } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      TSX,
+      ['appliance/cli/main.ts', ...args],
+      { env: { ...process.env, DATA_DIR: stack.dataDir, BACKEND_URL: stack.backendUrl } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -42,29 +47,61 @@ async function reset(token: string, slug: string): Promise<number> {
 }
 
 test('create with --tenant repeated: the token resets those two clinics and no other; default expiry 30 days; journaled', async () => {
-  const res = await cli('tokens', 'create', '--label', 'ci suite', '--tenant', 'clinica-a', '--tenant', 'clinica-b', '--json');
+  const res = await cli(
+    'tokens',
+    'create',
+    '--label',
+    'ci suite',
+    '--tenant',
+    'clinica-a',
+    '--tenant',
+    'clinica-b',
+    '--json',
+  );
   expect(res.code, res.stderr).toBe(0);
   const issued = JSON.parse(res.stdout);
   expect(issued.token).toMatch(/^ce_op_[A-Za-z0-9_-]{43}$/);
-  expect(issued).toMatchObject({ label: 'ci suite', tenants: ['clinica-a', 'clinica-b'], status: 'active', operator: 'admin' });
+  expect(issued).toMatchObject({
+    label: 'ci suite',
+    tenants: ['clinica-a', 'clinica-b'],
+    status: 'active',
+    operator: 'admin',
+  });
   expect(Date.parse(issued.expires_at) - Date.parse(issued.created_at)).toBe(30 * DAY_MS);
   expect(await reset(issued.token, 'clinica-a')).toBe(200);
   expect(await reset(issued.token, 'clinica-b')).toBe(200);
   expect(await reset(issued.token, stack.tenantSlug)).toBe(403);
 
-  const entry = journalRows(stack).find((e) => e.method === 'CLI' && JSON.parse(e.detail).action === 'operator_token.create');
+  const entry = journalRows(stack).find(
+    (e) => e.method === 'CLI' && JSON.parse(e.detail).action === 'operator_token.create',
+  );
   expect(entry).toBeDefined();
-  expect(JSON.parse(entry!.detail)).toMatchObject({ via: 'cli', token_id: issued.id, tenants: ['clinica-a', 'clinica-b'], expires_at: issued.expires_at });
+  expect(JSON.parse(entry!.detail)).toMatchObject({
+    via: 'cli',
+    token_id: issued.id,
+    tenants: ['clinica-a', 'clinica-b'],
+    expires_at: issued.expires_at,
+  });
   expect(JSON.stringify(journalRows(stack))).not.toContain(issued.token.slice(10));
 });
 
 test('--all-tenants is "*": every clinic; --expires-in-days sets the validity (365 at most)', async () => {
-  const res = await cli('tokens', 'create', '--label', 'everything', '--all-tenants', '--expires-in-days', '365', '--json');
+  const res = await cli(
+    'tokens',
+    'create',
+    '--label',
+    'everything',
+    '--all-tenants',
+    '--expires-in-days',
+    '365',
+    '--json',
+  );
   expect(res.code, res.stderr).toBe(0);
   const issued = JSON.parse(res.stdout);
   expect(issued.tenants).toBe('*');
   expect(Date.parse(issued.expires_at) - Date.parse(issued.created_at)).toBe(365 * DAY_MS);
-  for (const slug of ['clinica-a', 'clinica-b', stack.tenantSlug]) expect(await reset(issued.token, slug), slug).toBe(200);
+  for (const slug of ['clinica-a', 'clinica-b', stack.tenantSlug])
+    expect(await reset(issued.token, slug), slug).toBe(200);
 });
 
 test('refused: no clinic, both --tenant and --all-tenants, an unknown clinic, 0 or 366 days; nothing is issued', async () => {
@@ -108,7 +145,9 @@ test('human output: the token once on stdout with its clinics and expiry; list s
   expect(revoked.code, revoked.stderr).toBe(0);
   expect(revoked.stderr).toMatch(new RegExp(`operator token ${id} \\(ce_op_.{4}…\\) revoked`));
   expect(await reset(token, 'clinica-a')).toBe(401);
-  expect(JSON.parse((await cli('tokens', 'list', '--json')).stdout).find((t: any) => t.id === id).status).toBe('revoked');
+  expect(JSON.parse((await cli('tokens', 'list', '--json')).stdout).find((t: any) => t.id === id).status).toBe(
+    'revoked',
+  );
   const entry = journalRows(stack).at(-1)!;
   expect(entry).toMatchObject({ method: 'CLI', path: `tokens revoke ${id}`, status: 200 });
   expect((await cli('tokens', 'revoke', '99999')).stderr).toMatch(/operator token 99999 does not exist/);

@@ -37,7 +37,11 @@ async function upload(key: string, bytes: Buffer): Promise<void> {
   await service.putObject(BUCKET, key, bytes, bytes.length, { 'Content-Type': 'application/pdf' });
 }
 
-const exists = (key: string) => service.statObject(BUCKET, key).then(() => true, () => false);
+const exists = (key: string) =>
+  service.statObject(BUCKET, key).then(
+    () => true,
+    () => false,
+  );
 
 /** A plain client: no HMAC headers, no SigV4 header, just the URL. */
 async function plainGet(url: string, headers: Record<string, string> = {}) {
@@ -60,7 +64,13 @@ const s3ErrorCode = (body: Buffer) => /<Code>([^<]+)<\/Code>/.exec(body.toString
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'embedded-s3-test-'));
-  s3 = await startEmbeddedS3({ directory: path.join(dataDir, 's3'), port: 0, accessKey: ACCESS_KEY, secretKey: SECRET_KEY, buckets: [BUCKET] });
+  s3 = await startEmbeddedS3({
+    directory: path.join(dataDir, 's3'),
+    port: 0,
+    accessKey: ACCESS_KEY,
+    secretKey: SECRET_KEY,
+    buckets: [BUCKET],
+  });
   service = createS3Client(settings());
   presigner = new Presigner(settings());
   base = `http://127.0.0.1:${s3.port}`;
@@ -112,7 +122,13 @@ describe('presigned GET URLs', () => {
 
   it('a URL dated in the future (stretching its life past 300 s) → 403', async () => {
     await upload('t1/exames/future.pdf', randomBytes(100));
-    const url = await service.presignedGetObject(BUCKET, 't1/exames/future.pdf', PRESIGNED_URL_SECONDS, {}, new Date(Date.now() + 3600_000));
+    const url = await service.presignedGetObject(
+      BUCKET,
+      't1/exames/future.pdf',
+      PRESIGNED_URL_SECONDS,
+      {},
+      new Date(Date.now() + 3600_000),
+    );
     const response = await plainGet(url);
     expect(response.status).toBe(403);
     expect(response.body.toString()).toMatch(/not valid yet/);
@@ -152,8 +168,12 @@ describe('single-use presigned GET URLs', () => {
   it('two URLs presigned for the same object in the same second are distinct, each usable once', async () => {
     const bytes = randomBytes(500);
     await upload('t1/laudos/twice.pdf', bytes);
-    const [first, second] = await Promise.all([1, 2].map(() => presigner.presignGet({ bucket: BUCKET, object_key: 't1/laudos/twice.pdf' })));
-    expect(new URL(first).searchParams.get('X-Amz-Signature')).not.toBe(new URL(second).searchParams.get('X-Amz-Signature'));
+    const [first, second] = await Promise.all(
+      [1, 2].map(() => presigner.presignGet({ bucket: BUCKET, object_key: 't1/laudos/twice.pdf' })),
+    );
+    expect(new URL(first).searchParams.get('X-Amz-Signature')).not.toBe(
+      new URL(second).searchParams.get('X-Amz-Signature'),
+    );
     for (const url of [first, second]) {
       expect((await plainGet(url)).body.equals(bytes)).toBe(true);
       expect((await plainGet(url)).status).toBe(403);
@@ -280,20 +300,30 @@ describe('anonymous and unsigned requests → 403', () => {
   });
 
   it('a SigV2 query signature or an Authorization header of another scheme → 403', async () => {
-    const v2 = await fetch(`${base}/${BUCKET}/t1/exames/anon.pdf?AWSAccessKeyId=${ACCESS_KEY}&Expires=9999999999&Signature=abc`);
+    const v2 = await fetch(
+      `${base}/${BUCKET}/t1/exames/anon.pdf?AWSAccessKeyId=${ACCESS_KEY}&Expires=9999999999&Signature=abc`,
+    );
     expect(v2.status).toBe(403);
-    const basic = await fetch(`${base}/${BUCKET}/t1/exames/anon.pdf`, { headers: { authorization: 'Basic Z2F0ZXdheTp4' } });
+    const basic = await fetch(`${base}/${BUCKET}/t1/exames/anon.pdf`, {
+      headers: { authorization: 'Basic Z2F0ZXdheTp4' },
+    });
     expect(basic.status).toBe(403);
-    const bearer = await fetch(`${base}/${BUCKET}/t1/exames/anon.pdf`, { headers: { authorization: 'AWS4-HMAC-SHA256' } });
+    const bearer = await fetch(`${base}/${BUCKET}/t1/exames/anon.pdf`, {
+      headers: { authorization: 'AWS4-HMAC-SHA256' },
+    });
     expect(bearer.status).toBe(403);
   });
 
-  it('SigV4 with a wrong secret, or with s3rver\'s well-known S3RVER/S3RVER pair, is refused', async () => {
+  it("SigV4 with a wrong secret, or with s3rver's well-known S3RVER/S3RVER pair, is refused", async () => {
     const wrongSecret = createS3Client(settings({ secretKey: 'not-the-secret' }));
     await expect(wrongSecret.statObject(BUCKET, 't1/exames/anon.pdf')).rejects.toThrow();
-    await expect(wrongSecret.putObject(BUCKET, 't1/exames/anon.pdf', Buffer.from('x'))).rejects.toMatchObject({ code: 'SignatureDoesNotMatch' });
+    await expect(wrongSecret.putObject(BUCKET, 't1/exames/anon.pdf', Buffer.from('x'))).rejects.toMatchObject({
+      code: 'SignatureDoesNotMatch',
+    });
     const wellKnown = createS3Client(settings({ accessKey: 'S3RVER', secretKey: 'S3RVER' }));
-    await expect(wellKnown.putObject(BUCKET, 't1/exames/anon.pdf', Buffer.from('x'))).rejects.toMatchObject({ code: 'InvalidAccessKeyId' });
+    await expect(wellKnown.putObject(BUCKET, 't1/exames/anon.pdf', Buffer.from('x'))).rejects.toMatchObject({
+      code: 'InvalidAccessKeyId',
+    });
     expect((await service.statObject(BUCKET, 't1/exames/anon.pdf')).size).toBe('%PDF-1.4 anon'.length);
   });
 });

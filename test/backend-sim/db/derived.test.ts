@@ -29,26 +29,61 @@ async function databaseBefore(file: string) {
   await db.destroy();
 }
 
-const names = ['JOÃO DA SILVA', 'MARIA SILVANA', 'ANA SILVA-COSTA', 'CONCEIÇÃO ARAÚJO', '"ASPAS" NEAR(X)', 'ANA', 'minúscula silva', 'ÁGATA ÑANDU'];
+const names = [
+  'JOÃO DA SILVA',
+  'MARIA SILVANA',
+  'ANA SILVA-COSTA',
+  'CONCEIÇÃO ARAÚJO',
+  '"ASPAS" NEAR(X)',
+  'ANA',
+  'minúscula silva',
+  'ÁGATA ÑANDU',
+];
 
 /** Rows written with plain SQL: patients (some inactive), doctors, exams with doctors in several roles, some deleted. */
 function fill(sqlite: SQLite.Database, start = 0) {
   sqlite.prepare("INSERT OR IGNORE INTO procedimentos (id, nome) VALUES (1, 'Raio X'), (2, 'Ultrassom')").run();
-  sqlite.prepare("INSERT OR IGNORE INTO medicos (id, nome, usuario, senha_hash, criado_em) VALUES (1, 'A', 'a', 'x', 'c'), (2, 'B', 'b', 'x', 'c'), (3, 'C', 'c', 'x', 'c')").run();
-  const paciente = sqlite.prepare("INSERT INTO pacientes (nome, numero_prontuario, usuario, senha_hash, ativo, criado_em) VALUES (?, ?, ?, 'x', ?, '2026-01-01T00:00:00Z')");
+  sqlite
+    .prepare(
+      "INSERT OR IGNORE INTO medicos (id, nome, usuario, senha_hash, criado_em) VALUES (1, 'A', 'a', 'x', 'c'), (2, 'B', 'b', 'x', 'c'), (3, 'C', 'c', 'x', 'c')",
+    )
+    .run();
+  const paciente = sqlite.prepare(
+    "INSERT INTO pacientes (nome, numero_prontuario, usuario, senha_hash, ativo, criado_em) VALUES (?, ?, ?, 'x', ?, '2026-01-01T00:00:00Z')",
+  );
   names.forEach((nome, i) => paciente.run(nome, `n${start + i}`, `u${start + i}`, i % 3 ? 1 : 0));
   const exame = sqlite.prepare(
     "INSERT INTO exames (paciente_id, procedimento_id, medico_exame_id, medico_laudo_id, medico_solicitante_id, data_realizado, excluido_em, criado_em) VALUES (1, ?, ?, ?, ?, ?, ?, 'c')",
   );
   for (let i = 0; i < 60; i++)
-    exame.run(1 + (i % 2), 1 + (i % 3), i % 4 ? 1 + (i % 2) : null, i % 5 ? null : 1 + (i % 3), `2026-0${1 + (i % 3)}-1${i % 7}`, i % 11 ? null : '2026-05-05');
-  const laudo = sqlite.prepare("INSERT INTO laudos (exame_id, medico_laudo_id, data_laudo, assinado, excluido_em, criado_em) VALUES (?, ?, ?, ?, ?, 'c')");
-  for (let i = 0; i < 40; i++) laudo.run(i % 9 ? 1 + i : null, i % 6 ? 1 + (i % 3) : null, `2026-0${1 + (i % 4)}-0${1 + (i % 5)}`, i % 3 ? 1 : 0, i % 13 ? null : '2026-05-05');
+    exame.run(
+      1 + (i % 2),
+      1 + (i % 3),
+      i % 4 ? 1 + (i % 2) : null,
+      i % 5 ? null : 1 + (i % 3),
+      `2026-0${1 + (i % 3)}-1${i % 7}`,
+      i % 11 ? null : '2026-05-05',
+    );
+  const laudo = sqlite.prepare(
+    "INSERT INTO laudos (exame_id, medico_laudo_id, data_laudo, assinado, excluido_em, criado_em) VALUES (?, ?, ?, ?, ?, 'c')",
+  );
+  for (let i = 0; i < 40; i++)
+    laudo.run(
+      i % 9 ? 1 + i : null,
+      i % 6 ? 1 + (i % 3) : null,
+      `2026-0${1 + (i % 4)}-0${1 + (i % 5)}`,
+      i % 3 ? 1 : 0,
+      i % 13 ? null : '2026-05-05',
+    );
 }
 
 const search = (sqlite: SQLite.Database, needle: string) =>
-  sqlite.prepare('SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid').pluck().all(`"${needle}"`);
-const scan = (sqlite: SQLite.Database, needle: string) => sqlite.prepare('SELECT id FROM pacientes WHERE instr(nome, ?) > 0 ORDER BY id').pluck().all(needle);
+  sqlite
+    .prepare('SELECT rowid FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH ? ORDER BY rowid')
+    .pluck()
+    .all(`"${needle}"`);
+const scan = (sqlite: SQLite.Database, needle: string) =>
+  sqlite.prepare('SELECT id FROM pacientes WHERE instr(nome, ?) > 0 ORDER BY id').pluck().all(needle);
 
 describe('migrations 2026-11-23-005 to 008 (search index, its queue, list counts)', () => {
   it('upgrades an existing database: the index and the counts hold its rows', async () => {
@@ -62,7 +97,8 @@ describe('migrations 2026-11-23-005 to 008 (search index, its queue, list counts
       expect(t.sqlite.prepare('SELECT name FROM kysely_migration WHERE name = ?').pluck().get(LATEST)).toBe(LATEST);
       expect(derivedMismatches(t.sqlite)).toEqual([]);
       expect(t.sqlite.prepare('SELECT SUM(n) FROM exames_contagem WHERE filtro = ?').pluck().get('todos')).toBe(54);
-      for (const needle of ['SILVA', 'ANA', 'ÇÃO', '"ASPAS"', 'NEAR(', 'silva', 'A S']) expect(search(t.sqlite, needle), needle).toEqual(scan(t.sqlite, needle));
+      for (const needle of ['SILVA', 'ANA', 'ÇÃO', '"ASPAS"', 'NEAR(', 'silva', 'A S'])
+        expect(search(t.sqlite, needle), needle).toEqual(scan(t.sqlite, needle));
     } finally {
       await t.close();
     }
@@ -109,11 +145,14 @@ describe('migrations 2026-11-23-005 to 008 (search index, its queue, list counts
         (i % 2 ? other : t.sqlite).exec(step);
         expect(derivedMismatches(t.sqlite), step).toEqual([]);
       }
-      for (const needle of ['SOUZA', 'FILHO', 'SILVA', 'JOÃO']) expect(search(t.sqlite, needle), needle).toEqual(scan(t.sqlite, needle));
+      for (const needle of ['SOUZA', 'FILHO', 'SILVA', 'JOÃO'])
+        expect(search(t.sqlite, needle), needle).toEqual(scan(t.sqlite, needle));
       // A transaction rolled back leaves nothing behind in the derived data either.
       expect(() =>
         t.sqlite.transaction(() => {
-          t.sqlite.exec("UPDATE pacientes SET nome = 'NAO FICA' WHERE id = 1; DELETE FROM laudos WHERE id < 30; UPDATE exames SET excluido_em = 'x' WHERE id < 30");
+          t.sqlite.exec(
+            "UPDATE pacientes SET nome = 'NAO FICA' WHERE id = 1; DELETE FROM laudos WHERE id < 30; UPDATE exames SET excluido_em = 'x' WHERE id < 30",
+          );
           throw new Error('rollback');
         })(),
       ).toThrow('rollback');
@@ -130,7 +169,9 @@ describe('migrations 2026-11-23-005 to 008 (search index, its queue, list counts
     try {
       const s = t.sqlite;
       const queued = () => s.prepare('SELECT COUNT(*) FROM pacientes_nome_busca_fila').pluck().get();
-      const paciente = s.prepare("INSERT INTO pacientes (nome, numero_prontuario, usuario, senha_hash, criado_em) VALUES (?, ?, ?, 'x', 'c')");
+      const paciente = s.prepare(
+        "INSERT INTO pacientes (nome, numero_prontuario, usuario, senha_hash, criado_em) VALUES (?, ?, ?, 'x', 'c')",
+      );
       for (let i = 1; i <= 100; i++) {
         paciente.run(`PACIENTE FILA ${i}`, `f${i}`, `f${i}`);
         expect(queued()).toBe(i % 64);
@@ -160,7 +201,8 @@ describe('migrations 2026-11-23-005 to 008 (search index, its queue, list counts
       s.prepare("UPDATE pacientes SET nome = 'SOME' WHERE id = 81").run();
       s.prepare('DELETE FROM pacientes WHERE id = 81').run();
       expect(derivedMismatches(s)).toEqual([]);
-      for (const needle of ['EFEMERO', 'DUAS VEZES', 'SOME', 'FILA', 'OUTRA VEZ']) expect(search(s, needle), needle).toEqual(scan(s, needle));
+      for (const needle of ['EFEMERO', 'DUAS VEZES', 'SOME', 'FILA', 'OUTRA VEZ'])
+        expect(search(s, needle), needle).toEqual(scan(s, needle));
     } finally {
       await t.close();
     }
@@ -182,7 +224,11 @@ describe('migrations 2026-11-23-005 to 008 (search index, its queue, list counts
       const [a, b] = [2, 3];
       s.prepare("UPDATE exames SET excluido_em = NULL, arquivo_laudo_key = 'k' WHERE id IN (?, ?)").run(a, b);
       s.prepare('DELETE FROM laudos WHERE exame_id IN (?, ?)').run(a, b);
-      const id = Number(s.prepare("INSERT INTO laudos (exame_id, data_laudo, assinado, criado_em) VALUES (?, '2026-01-01', 1, 'c')").run(a).lastInsertRowid);
+      const id = Number(
+        s
+          .prepare("INSERT INTO laudos (exame_id, data_laudo, assinado, criado_em) VALUES (?, '2026-01-01', 1, 'c')")
+          .run(a).lastInsertRowid,
+      );
       const steps: [string, unknown[], string, string][] = [
         ['SELECT 1', [], 'ASSINADO', 'EMITIDO'],
         ['UPDATE laudos SET exame_id = ? WHERE id = ?', [b, id], 'EMITIDO', 'ASSINADO'],
@@ -190,7 +236,12 @@ describe('migrations 2026-11-23-005 to 008 (search index, its queue, list counts
         ['UPDATE laudos SET assinado = 1, exame_id = ? WHERE id = ?', [a, id], 'ASSINADO', 'EMITIDO'],
         ["UPDATE laudos SET excluido_em = '2026-02-02' WHERE id = ?", [id], 'EMITIDO', 'EMITIDO'],
         ['UPDATE laudos SET excluido_em = NULL WHERE id = ?', [id], 'ASSINADO', 'EMITIDO'],
-        ["INSERT INTO laudos (exame_id, data_laudo, assinado, criado_em) VALUES (?, '2026-01-02', 1, 'c')", [a], 'ASSINADO', 'EMITIDO'],
+        [
+          "INSERT INTO laudos (exame_id, data_laudo, assinado, criado_em) VALUES (?, '2026-01-02', 1, 'c')",
+          [a],
+          'ASSINADO',
+          'EMITIDO',
+        ],
         ['DELETE FROM laudos WHERE id = ?', [id], 'ASSINADO', 'EMITIDO'],
         ['UPDATE exames SET arquivo_laudo_key = NULL WHERE id = ?', [a], 'PENDENTE', 'EMITIDO'],
         ['UPDATE laudos SET exame_id = ? WHERE exame_id = ?', [b, a], 'PENDENTE', 'ASSINADO'],

@@ -27,21 +27,43 @@ describe(`migration ${MIGRATION}`, () => {
     const file = tempFile();
     const before = new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(file) }) });
     const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < MIGRATION));
-    const { error } = await new Migrator({ db: before, provider: { getMigrations: async () => earlier } }).migrateToLatest();
+    const { error } = await new Migrator({
+      db: before,
+      provider: { getMigrations: async () => earlier },
+    }).migrateToLatest();
     if (error) throw error;
-    const old = Array.from({ length: 20 }, (_, i) => ({ token: token(i), method: 'POST', path: `/tenants/t/pacientes`, status: 201, content_type: 'application/json', response: `{"n":${i}}`, created_at: NOW - i }));
+    const old = Array.from({ length: 20 }, (_, i) => ({
+      token: token(i),
+      method: 'POST',
+      path: `/tenants/t/pacientes`,
+      status: 201,
+      content_type: 'application/json',
+      response: `{"n":${i}}`,
+      created_at: NOW - i,
+    }));
     await before.insertInto('idempotency_markers').values(old).execute();
     await before.destroy();
 
     const t = await openTenantDatabase(file, { create: false });
     try {
-      for (const m of old) expect(recordedOutcome(t.sqlite, m.token, NOW)).toEqual({ method: m.method, path: m.path, status: 201, content_type: m.content_type, response: m.response });
+      for (const m of old)
+        expect(recordedOutcome(t.sqlite, m.token, NOW)).toEqual({
+          method: m.method,
+          path: m.path,
+          status: 201,
+          content_type: m.content_type,
+          response: m.response,
+        });
       const scope = new WriteScope(token(100), 'POST', '/tenants/t/estados', () => NOW);
       await scope.run(() => t.db.insertInto('estados_civis').values({ nome: 'Depois da migracao' }).execute());
       scope.finish({ status: 201, contentType: 'application/json', body: '{"novo":1}' });
       expect(recordedOutcome(t.sqlite, token(100), NOW)?.response).toBe('{"novo":1}');
       // The token stays unique.
-      expect(() => t.sqlite.prepare("INSERT INTO idempotency_markers (token, method, path, created_at) VALUES (?, 'POST', '/x', 1)").run(token(3))).toThrow(/UNIQUE/);
+      expect(() =>
+        t.sqlite
+          .prepare("INSERT INTO idempotency_markers (token, method, path, created_at) VALUES (?, 'POST', '/x', 1)")
+          .run(token(3)),
+      ).toThrow(/UNIQUE/);
     } finally {
       await t.close();
     }
@@ -53,12 +75,21 @@ describe(`migration ${MIGRATION}`, () => {
       const answer = JSON.stringify({ data: { nome: 'X'.repeat(1000) }, meta: {} });
       for (let i = 0; i < 40; i++) {
         const scope = new WriteScope(token(i), 'POST', '/tenants/t/estados', () => NOW);
-        await scope.run(() => t.db.insertInto('estados_civis').values({ nome: `Estado ${i}` }).execute());
+        await scope.run(() =>
+          t.db
+            .insertInto('estados_civis')
+            .values({ nome: `Estado ${i}` })
+            .execute(),
+        );
         scope.finish({ status: 201, contentType: 'application/json', body: answer });
       }
-      const pages = t.sqlite.prepare("SELECT pagetype, COUNT(*) AS n FROM dbstat WHERE name = 'idempotency_markers' GROUP BY pagetype").all() as { pagetype: string; n: number }[];
+      const pages = t.sqlite
+        .prepare("SELECT pagetype, COUNT(*) AS n FROM dbstat WHERE name = 'idempotency_markers' GROUP BY pagetype")
+        .all() as { pagetype: string; n: number }[];
       expect(pages.find((p) => p.pagetype === 'overflow')).toBeUndefined();
-      expect(t.sqlite.prepare('SELECT COUNT(*) FROM idempotency_markers WHERE response = ?').pluck().get(answer)).toBe(40);
+      expect(t.sqlite.prepare('SELECT COUNT(*) FROM idempotency_markers WHERE response = ?').pluck().get(answer)).toBe(
+        40,
+      );
     } finally {
       await t.close();
     }
@@ -68,28 +99,46 @@ describe(`migration ${MIGRATION}`, () => {
     const t = await openTenantDatabase(tempFile(), { create: true });
     try {
       const s = t.sqlite;
-      const paciente = s.prepare("INSERT INTO pacientes (nome, numero_prontuario, usuario, senha_hash, criado_em) VALUES (?, ?, ?, 'x', 'c')");
+      const paciente = s.prepare(
+        "INSERT INTO pacientes (nome, numero_prontuario, usuario, senha_hash, criado_em) VALUES (?, ?, ?, 'x', 'c')",
+      );
       s.transaction(() => {
         for (let i = 0; i < 3000; i++) paciente.run(`PACIENTE ${i}`, `n${i}`, `u${i}`);
       })();
       applySearchQueue(s);
       // Statistics taken with the queue empty, as on a seeded tenant: the queue then looks large to the planner.
       s.exec('ANALYZE');
-      const plan = (sql: string) => (s.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
+      const plan = (sql: string) =>
+        (s.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
       // What the plain join did: scan the patients.
-      expect(plan('SELECT p.id, p.nome FROM pacientes_nome_busca_fila f JOIN pacientes p ON p.id = f.id')).toContain('SCAN p');
-      const trigger = s.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'pacientes_nome_busca_fila_cheia'").pluck().get() as string;
-      const triggerBody = trigger.slice(trigger.indexOf(' BEGIN ') + 7, trigger.lastIndexOf('END')).split(';').map((x) => x.trim()).filter(Boolean);
+      expect(plan('SELECT p.id, p.nome FROM pacientes_nome_busca_fila f JOIN pacientes p ON p.id = f.id')).toContain(
+        'SCAN p',
+      );
+      const trigger = s
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'pacientes_nome_busca_fila_cheia'")
+        .pluck()
+        .get() as string;
+      const triggerBody = trigger
+        .slice(trigger.indexOf(' BEGIN ') + 7, trigger.lastIndexOf('END'))
+        .split(';')
+        .map((x) => x.trim())
+        .filter(Boolean);
       expect(triggerBody).toHaveLength(3);
       for (const statement of [...SEARCH_QUEUE_APPLY, ...triggerBody]) {
         const details = plan(statement);
-        expect(details.filter((d) => /^SCAN (p|pacientes)\b/.test(d)), statement).toEqual([]);
-        if (statement.includes('JOIN pacientes p')) expect(details, statement).toContain('SEARCH p USING INTEGER PRIMARY KEY (rowid=?)');
+        expect(
+          details.filter((d) => /^SCAN (p|pacientes)\b/.test(d)),
+          statement,
+        ).toEqual([]);
+        if (statement.includes('JOIN pacientes p'))
+          expect(details, statement).toContain('SEARCH p USING INTEGER PRIMARY KEY (rowid=?)');
       }
       // And it still does its work: the 64th queued name reaches the index through the trigger.
       for (let i = 0; i < 64; i++) paciente.run(`NOVO ${i}`, `m${i}`, `v${i}`);
       expect(s.prepare('SELECT COUNT(*) FROM pacientes_nome_busca_fila').pluck().get()).toBe(0);
-      expect(s.prepare(`SELECT COUNT(*) FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH '"NOVO"'`).pluck().get()).toBe(64);
+      expect(
+        s.prepare(`SELECT COUNT(*) FROM pacientes_nome_busca WHERE pacientes_nome_busca MATCH '"NOVO"'`).pluck().get(),
+      ).toBe(64);
     } finally {
       await t.close();
     }

@@ -31,8 +31,14 @@ describe('per-connection statement cache', () => {
       const insert = executeCompiled(db, CompiledQuery.raw('INSERT INTO t (v) VALUES (?)', ['a']));
       expect(insert).toEqual({ numAffectedRows: 1n, insertId: 1n, rows: [] });
       executeCompiled(db, CompiledQuery.raw('INSERT INTO t (v) VALUES (?)', ['b']));
-      expect(executeCompiled(db, CompiledQuery.raw('SELECT v FROM t WHERE id > ? ORDER BY id', [0])).rows).toEqual([{ v: 'a' }, { v: 'b' }]);
-      expect(executeCompiled(db, CompiledQuery.raw('UPDATE t SET v = ? RETURNING id', ['c'])).rows).toEqual([{ id: 1 }, { id: 2 }]);
+      expect(executeCompiled(db, CompiledQuery.raw('SELECT v FROM t WHERE id > ? ORDER BY id', [0])).rows).toEqual([
+        { v: 'a' },
+        { v: 'b' },
+      ]);
+      expect(executeCompiled(db, CompiledQuery.raw('UPDATE t SET v = ? RETURNING id', ['c'])).rows).toEqual([
+        { id: 1 },
+        { id: 2 },
+      ]);
     } finally {
       db.close();
     }

@@ -16,8 +16,14 @@ describe('catalogs', () => {
     const res = await h.call('GET', `${base}/procedimentos?q=ultra`);
     expect(names(res)).toEqual(['Ultrassonografia de abdome total']);
     expect(res.body.data[0]).toEqual({
-      id: 1, nome: 'Ultrassonografia de abdome total', abreviacao: 'USGABD', codigo_tuss: '40901122', descricao_tuss: 'US - Abdome total',
-      requer_laudo: true, possui_imagens: true, ativo: true,
+      id: 1,
+      nome: 'Ultrassonografia de abdome total',
+      abreviacao: 'USGABD',
+      codigo_tuss: '40901122',
+      descricao_tuss: 'US - Abdome total',
+      requer_laudo: true,
+      possui_imagens: true,
+      ativo: true,
     });
     expect(names(await h.call('GET', `${base}/procedimentos?q=ultra&ativo=0`))).toEqual(['Ultrassonografia antiga']);
     expect((await h.call('GET', `${base}/procedimentos?q=abdome`)).body.meta.total).toBe(0);
@@ -28,18 +34,36 @@ describe('catalogs', () => {
     const res = await h.call('GET', `${base}/convenios`);
     expect(res.body.meta.total).toBe(2);
     const uni = res.body.data.find((c: { nome: string }) => c.nome === 'Unimed');
-    expect(uni).toEqual({ id: 1, nome: 'Unimed', abreviacao: 'UNI', codigo_ans: '123456', ativo: true, planos: [{ id: 1, nome: 'Basico', codigo_ans: '111', ativo: true }] });
+    expect(uni).toEqual({
+      id: 1,
+      nome: 'Unimed',
+      abreviacao: 'UNI',
+      codigo_ans: '123456',
+      ativo: true,
+      planos: [{ id: 1, nome: 'Basico', codigo_ans: '111', ativo: true }],
+    });
     expect(names(await h.call('GET', `${base}/convenios?q=brad`))).toEqual(['Bradesco Saude']);
   });
 
   it('medicos: papel is a union, q a name prefix, ativo default 1', async () => {
     expect(names(await h.call('GET', `${base}/medicos`))).toEqual(['Ana Souza', 'Bruno Lima', 'Carla Dias']);
     expect(names(await h.call('GET', `${base}/medicos?papel=LAUDO`))).toEqual(['Ana Souza']);
-    expect(names(await h.call('GET', `${base}/medicos?papel=LAUDO&papel=SOLICITANTE`))).toEqual(['Ana Souza', 'Carla Dias']);
+    expect(names(await h.call('GET', `${base}/medicos?papel=LAUDO&papel=SOLICITANTE`))).toEqual([
+      'Ana Souza',
+      'Carla Dias',
+    ]);
     expect(names(await h.call('GET', `${base}/medicos?papel=LAUDO&ativo=0`))).toEqual(['Davi Inativo']);
     expect(names(await h.call('GET', `${base}/medicos?q=bru`))).toEqual(['Bruno Lima']);
     const item = (await h.call('GET', `${base}/medicos?q=ana`)).body.data[0];
-    expect(item).toEqual({ id: 1, nome: 'Ana Souza', saudacao: 'Dr.', conselho: { sigla: 'CRM', numero: '1003', uf: 'SP' }, especialidade: '', papeis: ['EXAME', 'LAUDO'], ativo: true });
+    expect(item).toEqual({
+      id: 1,
+      nome: 'Ana Souza',
+      saudacao: 'Dr.',
+      conselho: { sigla: 'CRM', numero: '1003', uf: 'SP' },
+      especialidade: '',
+      papeis: ['EXAME', 'LAUDO'],
+      ativo: true,
+    });
   });
 
   it('medico detail masks cpf/rg and never exposes the password', async () => {
@@ -53,13 +77,23 @@ describe('catalogs', () => {
 
   it('cids: q required; matches code prefix (dot optional) or name contains', async () => {
     expect((await h.call('GET', `${base}/cids`)).status).toBe(400);
-    expect((await h.call('GET', `${base}/cids?q=J459`)).body.data).toEqual([{ id: 1, codigo: 'J45.9', nome: 'Asma nao especificada' }]);
-    expect((await h.call('GET', `${base}/cids?q=hipert`)).body.data.map((c: { codigo: string }) => c.codigo)).toEqual(['I10']);
+    expect((await h.call('GET', `${base}/cids?q=J459`)).body.data).toEqual([
+      { id: 1, codigo: 'J45.9', nome: 'Asma nao especificada' },
+    ]);
+    expect((await h.call('GET', `${base}/cids?q=hipert`)).body.data.map((c: { codigo: string }) => c.codigo)).toEqual([
+      'I10',
+    ]);
   });
 
   it('unidades, complementos and grupos-laudos', async () => {
-    expect((await h.call('GET', `${base}/unidades`)).body.data).toEqual([{ id: 1, nome: 'Unidade Centro', abreviacao: 'CEN', cidade: 'Sao Paulo', uf: 'SP', ativo: true }]);
-    expect((await h.call('GET', `${base}/complementos`)).body.data).toEqual([{ id: 1, nome: 'Com contraste', ativo: true }]);
-    expect((await h.call('GET', `${base}/grupos-laudos`)).body.data).toEqual([{ id: 1, nome: 'Radiologia', ativo: true, medicos: [{ id: 1, nome: 'Ana Souza' }] }]);
+    expect((await h.call('GET', `${base}/unidades`)).body.data).toEqual([
+      { id: 1, nome: 'Unidade Centro', abreviacao: 'CEN', cidade: 'Sao Paulo', uf: 'SP', ativo: true },
+    ]);
+    expect((await h.call('GET', `${base}/complementos`)).body.data).toEqual([
+      { id: 1, nome: 'Com contraste', ativo: true },
+    ]);
+    expect((await h.call('GET', `${base}/grupos-laudos`)).body.data).toEqual([
+      { id: 1, nome: 'Radiologia', ativo: true, medicos: [{ id: 1, nome: 'Ana Souza' }] },
+    ]);
   });
 });

@@ -36,7 +36,18 @@ beforeAll(async () => {
   h = await startHarness();
   t = await createTenant(h, 'demo');
   await arrangeCatalog(t);
-  await t.db.insertInto('pacientes').values([1, 2, 3].map((i) => ({ nome: `PACIENTE ${i}`, numero_prontuario: String(i), usuario: `p${i}`, senha_hash: 'x', criado_em: '2026-01-01T00:00:00Z' }))).execute();
+  await t.db
+    .insertInto('pacientes')
+    .values(
+      [1, 2, 3].map((i) => ({
+        nome: `PACIENTE ${i}`,
+        numero_prontuario: String(i),
+        usuario: `p${i}`,
+        senha_hash: 'x',
+        criado_em: '2026-01-01T00:00:00Z',
+      })),
+    )
+    .execute();
   // 2,600 exams over ~14 months on a second connection, so the triggers keep the counts: doctor 1 in
   // most of them (more than the 2,000 above which its pages walk the date index), doctor 3 in few.
   const r = lcg(42);
@@ -54,11 +65,18 @@ beforeAll(async () => {
     }
   })();
   // Signed reports for some exams, an unsigned one for others (status ASSINADO / EMITIDO with a file).
-  t.sqlite.prepare("INSERT INTO laudos (exame_id, data_laudo, assinado, criado_em) SELECT id, '2026-01-01', id % 3 = 0, 'c' FROM exames WHERE id % 3 != 1").run();
+  t.sqlite
+    .prepare(
+      "INSERT INTO laudos (exame_id, data_laudo, assinado, criado_em) SELECT id, '2026-01-01', id % 3 = 0, 'c' FROM exames WHERE id % 3 != 1",
+    )
+    .run();
   // Some deleted through the API (soft delete), one removed outright, one moved to another date and doctor.
-  for (const id of [5, 17, 400, 1234, 2599]) expect((await h.call('DELETE', `${base}/${id}`, { motivo: 'teste de contagem' })).status).toBe(200);
+  for (const id of [5, 17, 400, 1234, 2599])
+    expect((await h.call('DELETE', `${base}/${id}`, { motivo: 'teste de contagem' })).status).toBe(200);
   t.sqlite.exec('DELETE FROM laudos WHERE exame_id = 777; DELETE FROM exames WHERE id = 777');
-  t.sqlite.prepare("UPDATE exames SET data_realizado = '2026-10-31', medico_exame_id = 2, medico_laudo_id = 1 WHERE id = 900").run();
+  t.sqlite
+    .prepare("UPDATE exames SET data_realizado = '2026-10-31', medico_exame_id = 2, medico_laudo_id = 1 WHERE id = 900")
+    .run();
   rows = t.sqlite
     .prepare(
       `SELECT id, data_realizado, procedimento_id, paciente_id, medico_exame_id, medico_laudo_id, medico_solicitante_id, arquivo_laudo_key, excluido_em,
@@ -85,14 +103,19 @@ function expected(f: Filter, bound = 0): number[] {
     .filter(
       (r) =>
         r.excluido_em === null &&
-        (!medico || r.medico_exame_id === medico || r.medico_laudo_id === medico || r.medico_solicitante_id === medico) &&
+        (!medico ||
+          r.medico_exame_id === medico ||
+          r.medico_laudo_id === medico ||
+          r.medico_solicitante_id === medico) &&
         (!f.tipo_exame_id || r.procedimento_id === f.tipo_exame_id) &&
         (!f.paciente_id || r.paciente_id === f.paciente_id) &&
         (!f.periodo_realizado_inicio || r.data_realizado >= f.periodo_realizado_inicio) &&
         (!f.periodo_realizado_fim || r.data_realizado <= f.periodo_realizado_fim) &&
         (!f.status_laudo || statusOf(r) === f.status_laudo),
     )
-    .sort((a, b) => (a.data_realizado === b.data_realizado ? b.id - a.id : a.data_realizado < b.data_realizado ? 1 : -1))
+    .sort((a, b) =>
+      a.data_realizado === b.data_realizado ? b.id - a.id : a.data_realizado < b.data_realizado ? 1 : -1,
+    )
     .map((r) => r.id);
 }
 
@@ -124,9 +147,23 @@ describe('GET /exames totals and pages', () => {
   it('every filter: total, first page, pages across month and day boundaries, the last page and beyond', async () => {
     for (const f of filters) {
       const all = expected(f);
-      const offsets = [...new Set([0, 1, 7, 49, 50, 51, 333, Math.floor(all.length / 2), Math.floor(all.length * 0.8), all.length - 3, all.length - 1, all.length, all.length + 20])].filter(
-        (o) => o >= 0,
-      );
+      const offsets = [
+        ...new Set([
+          0,
+          1,
+          7,
+          49,
+          50,
+          51,
+          333,
+          Math.floor(all.length / 2),
+          Math.floor(all.length * 0.8),
+          all.length - 3,
+          all.length - 1,
+          all.length,
+          all.length + 20,
+        ]),
+      ].filter((o) => o >= 0);
       for (const offset of offsets) {
         const res = await h.call('GET', query(f, 7, offset));
         expect(res.status).toBe(200);
@@ -164,12 +201,21 @@ describe('GET /exames totals and pages', () => {
 
   it('counts follow creates and deletes through the API', async () => {
     const before = (await h.call('GET', `${base}?limit=1&medico_id=3`)).body.meta.total;
-    const created = await h.call('POST', base, { paciente_id: 1, procedimento_id: 1, unidade_id: 1, medico_exame_id: 2, medico_solicitante_id: 3, data_exame: '2024-01-02' });
+    const created = await h.call('POST', base, {
+      paciente_id: 1,
+      procedimento_id: 1,
+      unidade_id: 1,
+      medico_exame_id: 2,
+      medico_solicitante_id: 3,
+      data_exame: '2024-01-02',
+    });
     expect(created.status).toBe(201);
     expect((await h.call('GET', `${base}?limit=1&medico_id=3`)).body.meta.total).toBe(before + 1);
     const last = await h.call('GET', `${base}?limit=1&offset=${before}&medico_id=3`);
     expect(last.body.data.map((e: { id: number }) => e.id)).toEqual([created.body.data.id]);
-    expect((await h.call('DELETE', `${base}/${created.body.data.id}`, { motivo: 'teste de contagem' })).status).toBe(200);
+    expect((await h.call('DELETE', `${base}/${created.body.data.id}`, { motivo: 'teste de contagem' })).status).toBe(
+      200,
+    );
     expect((await h.call('GET', `${base}?limit=1&medico_id=3`)).body.meta.total).toBe(before);
     expect(derivedMismatches(t.sqlite)).toEqual([]);
   });

@@ -22,26 +22,69 @@ beforeAll(async () => {
   h = await startHarness({ s3: true, now: () => new Date('2026-11-02T09:00:00Z') });
   t = await createTenant(h, 'demo');
   await arrangeCatalog(t);
-  await t.db.insertInto('pacientes').values([1, 2].map((i) => ({ nome: `PACIENTE ${i}`, numero_prontuario: String(i), usuario: `p${i}`, senha_hash: 'x', criado_em: '2026-01-01T00:00:00Z', data_nascimento: '1980-01-01' }))).execute();
+  await t.db
+    .insertInto('pacientes')
+    .values(
+      [1, 2].map((i) => ({
+        nome: `PACIENTE ${i}`,
+        numero_prontuario: String(i),
+        usuario: `p${i}`,
+        senha_hash: 'x',
+        criado_em: '2026-01-01T00:00:00Z',
+        data_nascimento: '1980-01-01',
+      })),
+    )
+    .execute();
 });
 afterAll(() => h.close());
 
-const exame = (extra: Record<string, unknown> = {}) => ({ paciente_id: 1, procedimento_id: 1, unidade_id: 1, medico_exame_id: 2, ...extra });
+const exame = (extra: Record<string, unknown> = {}) => ({
+  paciente_id: 1,
+  procedimento_id: 1,
+  unidade_id: 1,
+  medico_exame_id: 2,
+  ...extra,
+});
 
 describe('POST /exames', () => {
   it('stores files in S3, attaches a signed report and derives ASSINADO', async () => {
-    const res = await h.call('POST', base, exame({ medico_laudo_id: 1, medico_solicitante_id: 3, prioridade: 2, arquivos: { exames: [{ nome: 'img.pdf', base64: PDF }], laudos: [{ nome: 'laudo.pdf', base64: `data:application/pdf;base64,${LAUDO_PDF}` }] } }), { 'x-chave-id': '9' });
+    const res = await h.call(
+      'POST',
+      base,
+      exame({
+        medico_laudo_id: 1,
+        medico_solicitante_id: 3,
+        prioridade: 2,
+        arquivos: {
+          exames: [{ nome: 'img.pdf', base64: PDF }],
+          laudos: [{ nome: 'laudo.pdf', base64: `data:application/pdf;base64,${LAUDO_PDF}` }],
+        },
+      }),
+      { 'x-chave-id': '9' },
+    );
     expect(res.status).toBe(201);
     const e = res.body.data;
     expect(e).toMatchObject({
-      paciente: { id: 1, nome: 'PACIENTE 1' }, medico_exame: { id: 2, nome: 'Bruno Lima' }, medico_laudo: { id: 1, nome: 'Ana Souza' }, solicitante: { id: 3, nome: 'Carla Dias' },
-      tipo_exame: { id: 1, nome: 'Ultrassonografia de abdome total' }, data_realizado: '2026-11-02', status_laudo: 'ASSINADO', tem_arquivo_exame: true, tem_arquivo_laudo: true,
-      url_arquivo_exame: `/v1/exames/${e.id}/arquivo?tipo=exame`, requer_laudo: true, prioridade: 2,
+      paciente: { id: 1, nome: 'PACIENTE 1' },
+      medico_exame: { id: 2, nome: 'Bruno Lima' },
+      medico_laudo: { id: 1, nome: 'Ana Souza' },
+      solicitante: { id: 3, nome: 'Carla Dias' },
+      tipo_exame: { id: 1, nome: 'Ultrassonografia de abdome total' },
+      data_realizado: '2026-11-02',
+      status_laudo: 'ASSINADO',
+      tem_arquivo_exame: true,
+      tem_arquivo_laudo: true,
+      url_arquivo_exame: `/v1/exames/${e.id}/arquivo?tipo=exame`,
+      requer_laudo: true,
+      prioridade: 2,
     });
     expect(e).not.toHaveProperty('hora_realizado');
     const loc = await h.call('GET', `${base}/${e.id}/arquivo?tipo=laudo`);
     expect(loc.status).toBe(200);
-    expect(loc.body.data).toEqual({ bucket: 'clinic-files', object_key: expect.stringMatching(/^demo\/exames\/.+\.pdf$/) });
+    expect(loc.body.data).toEqual({
+      bucket: 'clinic-files',
+      object_key: expect.stringMatching(/^demo\/exames\/.+\.pdf$/),
+    });
     expect((await readObject(loc.body.data.object_key)).toString()).toBe('%PDF-1.4 laudo assinado');
     const detail = (await h.call('GET', `${base}/${e.id}`)).body.data;
     expect(detail).toMatchObject({ hora_realizado: '09:00:00', laudo_assinado_em: '2026-11-02T09:00:00Z' });
@@ -69,35 +112,63 @@ describe('POST /exames', () => {
     } finally {
       await h.call('PATCH', '/tenants/demo/settings', { medico_laudo_obrigatorio: false });
     }
-    const two = await h.call('POST', base, exame({ medico_laudo_id: 1, arquivos: { laudos: [{ nome: 'a.pdf', base64: PDF }, { nome: 'b.pdf', base64: PDF }] } }));
+    const two = await h.call(
+      'POST',
+      base,
+      exame({
+        medico_laudo_id: 1,
+        arquivos: {
+          laudos: [
+            { nome: 'a.pdf', base64: PDF },
+            { nome: 'b.pdf', base64: PDF },
+          ],
+        },
+      }),
+    );
     expect(two.body.error.code).toBe('REPORT_ALREADY_EXISTS');
     const semMedico = await h.call('POST', base, exame({ arquivos: { laudos: [{ nome: 'a.pdf', base64: PDF }] } }));
     expect(semMedico.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'medico_laudo_id' } });
-    const png = await h.call('POST', base, exame({ medico_laudo_id: 1, arquivos: { laudos: [{ nome: 'a.png', base64: PDF }] } }));
+    const png = await h.call(
+      'POST',
+      base,
+      exame({ medico_laudo_id: 1, arquivos: { laudos: [{ nome: 'a.png', base64: PDF }] } }),
+    );
     expect(png.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'arquivos.laudos[0].nome' } });
   });
 });
 
 describe('GET /exames', () => {
-  it('derives status_laudo and filters on it; SIMPLES doctor filter hides other doctors\' exams', async () => {
-    const pend = (await h.call('POST', base, exame({ paciente_id: 2, medico_exame_id: 1, medico_laudo_id: null }))).body.data;
-    const emit = (await h.call('POST', base, exame({ paciente_id: 2, medico_exame_id: 2, medico_laudo_id: 1 }))).body.data;
+  it("derives status_laudo and filters on it; SIMPLES doctor filter hides other doctors' exams", async () => {
+    const pend = (await h.call('POST', base, exame({ paciente_id: 2, medico_exame_id: 1, medico_laudo_id: null }))).body
+      .data;
+    const emit = (await h.call('POST', base, exame({ paciente_id: 2, medico_exame_id: 2, medico_laudo_id: 1 }))).body
+      .data;
     // EMITIDO: report file present, no signed report.
     await t.db.updateTable('exames').set({ arquivo_laudo_key: 'demo/x.pdf' }).where('id', '=', emit.id).execute();
     const list = await h.call('GET', `${base}?paciente_id=2`);
-    const status = Object.fromEntries(list.body.data.map((e: { id: number; status_laudo: string }) => [e.id, e.status_laudo]));
+    const status = Object.fromEntries(
+      list.body.data.map((e: { id: number; status_laudo: string }) => [e.id, e.status_laudo]),
+    );
     expect(status).toEqual({ [pend.id]: 'PENDENTE', [emit.id]: 'EMITIDO' });
-    expect((await h.call('GET', `${base}?paciente_id=2&status_laudo=EMITIDO`)).body.data.map((e: { id: number }) => e.id)).toEqual([emit.id]);
+    expect(
+      (await h.call('GET', `${base}?paciente_id=2&status_laudo=EMITIDO`)).body.data.map((e: { id: number }) => e.id),
+    ).toEqual([emit.id]);
 
     // Doctor 3 (requester only) sees nothing of patient 2; doctor 1 sees both (exam doctor of one, report doctor of the other).
-    const asDoctor = (id: number, q = '') => h.call('GET', `${base}?paciente_id=2${q}`, undefined, { 'x-medico-filtro-id': String(id) });
+    const asDoctor = (id: number, q = '') =>
+      h.call('GET', `${base}?paciente_id=2${q}`, undefined, { 'x-medico-filtro-id': String(id) });
     expect((await asDoctor(3)).body.meta.total).toBe(0);
     expect((await asDoctor(1)).body.meta.total).toBe(2);
     // Doctor 2 sees only the exam it performed, and medico_id cannot widen that.
     expect((await asDoctor(2, '&medico_id=1')).body.data.map((e: { id: number }) => e.id)).toEqual([emit.id]);
     expect((await h.call('GET', `${base}/${pend.id}`, undefined, { 'x-medico-filtro-id': '2' })).status).toBe(404);
-    expect((await h.call('GET', `${base}/${pend.id}/arquivo?tipo=exame`, undefined, { 'x-medico-filtro-id': '2' })).body.error.code).toBe('RES_NOT_FOUND');
-    expect((await h.call('GET', `${base}/${pend.id}/arquivo?tipo=exame`)).body.error.code).toBe('RES_ARQUIVO_NAO_DISPONIVEL');
+    expect(
+      (await h.call('GET', `${base}/${pend.id}/arquivo?tipo=exame`, undefined, { 'x-medico-filtro-id': '2' })).body
+        .error.code,
+    ).toBe('RES_NOT_FOUND');
+    expect((await h.call('GET', `${base}/${pend.id}/arquivo?tipo=exame`)).body.error.code).toBe(
+      'RES_ARQUIVO_NAO_DISPONIVEL',
+    );
     const period = await h.call('GET', `${base}?periodo_realizado_inicio=2026-11-03`);
     expect(period.body.meta.total).toBe(0);
   });
@@ -105,7 +176,13 @@ describe('GET /exames', () => {
   it('locating a seeded sample uploads it on first use', async () => {
     const { id } = await t.db
       .insertInto('exames')
-      .values({ paciente_id: 1, procedimento_id: 1, data_realizado: '2026-10-01', arquivo_exame_key: 'seed-samples/exame.pdf', criado_em: '2026-10-01T10:00:00Z' })
+      .values({
+        paciente_id: 1,
+        procedimento_id: 1,
+        data_realizado: '2026-10-01',
+        arquivo_exame_key: 'seed-samples/exame.pdf',
+        criado_em: '2026-10-01T10:00:00Z',
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     const loc = await h.call('GET', `${base}/${id}/arquivo?tipo=exame`);
@@ -116,10 +193,27 @@ describe('GET /exames', () => {
 
 describe('DELETE /exames/:id', () => {
   it('soft-deletes with cascade to reports, then the exam is gone', async () => {
-    const e = (await h.call('POST', base, exame({ medico_laudo_id: 1, arquivos: { laudos: [{ nome: 'l.pdf', base64: LAUDO_PDF }] } }))).body.data;
-    const res = await h.call('DELETE', `${base}/${e.id}`, { motivo: 'Exame lancado em duplicidade' }, { 'x-chave-id': '4' });
+    const e = (
+      await h.call(
+        'POST',
+        base,
+        exame({ medico_laudo_id: 1, arquivos: { laudos: [{ nome: 'l.pdf', base64: LAUDO_PDF }] } }),
+      )
+    ).body.data;
+    const res = await h.call(
+      'DELETE',
+      `${base}/${e.id}`,
+      { motivo: 'Exame lancado em duplicidade' },
+      { 'x-chave-id': '4' },
+    );
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ id: e.id, status: 'EXCLUIDO', excluido_em: '2026-11-02T09:00:00Z', motivo: 'Exame lancado em duplicidade', laudos_excluidos: 1 });
+    expect(res.body.data).toEqual({
+      id: e.id,
+      status: 'EXCLUIDO',
+      excluido_em: '2026-11-02T09:00:00Z',
+      motivo: 'Exame lancado em duplicidade',
+      laudos_excluidos: 1,
+    });
     const laudo = await t.db.selectFrom('laudos').selectAll().where('exame_id', '=', e.id).executeTakeFirstOrThrow();
     expect(laudo).toMatchObject({ excluido_motivo: 'Exame lancado em duplicidade', excluido_por_chave_id: 4 });
     expect((await h.call('GET', `${base}/${e.id}`)).status).toBe(404);

@@ -34,12 +34,25 @@ beforeAll(async () => {
   h = await startHarness();
   t = await createTenant(h, 'demo');
   await arrangeCatalog(t);
-  await t.db.insertInto('pacientes').values([1, 2].map((i) => ({ nome: `PACIENTE ${i}`, numero_prontuario: String(i), usuario: `p${i}`, senha_hash: 'x', criado_em: '2026-01-01T00:00:00Z' }))).execute();
+  await t.db
+    .insertInto('pacientes')
+    .values(
+      [1, 2].map((i) => ({
+        nome: `PACIENTE ${i}`,
+        numero_prontuario: String(i),
+        usuario: `p${i}`,
+        senha_hash: 'x',
+        criado_em: '2026-01-01T00:00:00Z',
+      })),
+    )
+    .execute();
   const r = lcg(7);
   const exame = t.sqlite.prepare(
     "INSERT INTO exames (paciente_id, procedimento_id, medico_exame_id, medico_laudo_id, medico_solicitante_id, data_realizado, criado_em) VALUES (?, 1, ?, ?, ?, '2026-01-01', 'c')",
   );
-  const laudo = t.sqlite.prepare("INSERT INTO laudos (exame_id, medico_laudo_id, data_laudo, assinado, criado_em) VALUES (?, ?, ?, ?, 'c')");
+  const laudo = t.sqlite.prepare(
+    "INSERT INTO laudos (exame_id, medico_laudo_id, data_laudo, assinado, criado_em) VALUES (?, ?, ?, ?, 'c')",
+  );
   t.sqlite.transaction(() => {
     for (let i = 0; i < 400; i++) exame.run(1 + r(2), 1 + r(2), r(2) ? 1 : null, r(4) ? null : 3);
     for (let i = 0; i < 1200; i++) {
@@ -73,7 +86,10 @@ function expected(f: Filter, bound = 0): number[] {
       (r) =>
         r.excluido_em === null &&
         (bound
-          ? r.medico_laudo_id === bound || r.medico_exame_id === bound || r.e_medico_laudo_id === bound || r.medico_solicitante_id === bound
+          ? r.medico_laudo_id === bound ||
+            r.medico_exame_id === bound ||
+            r.e_medico_laudo_id === bound ||
+            r.medico_solicitante_id === bound
           : !f.medico_laudo_id || r.medico_laudo_id === f.medico_laudo_id) &&
         (f.assinado === undefined || r.assinado === f.assinado) &&
         (!f.exame_id || r.exame_id === f.exame_id) &&
@@ -104,7 +120,22 @@ describe('GET /laudos totals and pages', () => {
     ];
     for (const f of filters) {
       const all = expected(f);
-      const offsets = [...new Set([0, 1, 7, 49, 50, 51, 333, Math.floor(all.length / 2), Math.floor(all.length * 0.8), all.length - 1, all.length, all.length + 5])].filter((o) => o >= 0);
+      const offsets = [
+        ...new Set([
+          0,
+          1,
+          7,
+          49,
+          50,
+          51,
+          333,
+          Math.floor(all.length / 2),
+          Math.floor(all.length * 0.8),
+          all.length - 1,
+          all.length,
+          all.length + 5,
+        ]),
+      ].filter((o) => o >= 0);
       for (const offset of offsets) {
         const res = await h.call('GET', query(f, 7, offset));
         expect(res.status).toBe(200);
@@ -120,7 +151,9 @@ describe('GET /laudos totals and pages', () => {
 
   it('a key bound to a doctor (AMPLIADO) pages through its reports and its exams’ reports; medico_laudo_id is ignored', async () => {
     for (const offset of [0, 60, 400]) {
-      const res = await h.call('GET', query({ medico_laudo_id: 4 }, 10, offset), undefined, { 'x-medico-filtro-id': '3' });
+      const res = await h.call('GET', query({ medico_laudo_id: 4 }, 10, offset), undefined, {
+        'x-medico-filtro-id': '3',
+      });
       expect({ ids: res.body.data.map((l: { id: number }) => l.id), total: res.body.meta.total }).toEqual({
         ids: expected({}, 3).slice(offset, offset + 10),
         total: expected({}, 3).length,
@@ -133,6 +166,10 @@ describe('GET /laudos totals and pages', () => {
     const orphan = res.body.data.find((l: { exame: unknown }) => l.exame === null);
     const linked = res.body.data.find((l: { exame: unknown }) => l.exame !== null);
     expect(orphan).toMatchObject({ exame: null, tem_arquivo: false });
-    expect(linked.exame).toEqual({ id: expect.any(Number), paciente: { id: expect.any(Number), nome: expect.stringMatching(/^PACIENTE /) }, tipo_exame: { id: 1, nome: 'Ultrassonografia de abdome total' } });
+    expect(linked.exame).toEqual({
+      id: expect.any(Number),
+      paciente: { id: expect.any(Number), nome: expect.stringMatching(/^PACIENTE /) },
+      tipo_exame: { id: 1, nome: 'Ultrassonografia de abdome total' },
+    });
   });
 });

@@ -11,9 +11,27 @@ const base = '/tenants/demo/pacientes';
 
 /** Through the API (stored upper case), then a few rows written directly, as a fixture or another tool would. */
 const viaApi = [
-  'João da Silva', 'Maria Silvana Costa', 'Ana Silva-Costa', 'José  Silva', 'Conceição Araújo', 'Dasilva Junior', 'Ágata Ñandu Øster',
-  '"Quoted" Name', 'A*B OR C AND D', 'NEAR(X Y) Souza', 'Emoji 😀 Nome', 'Ana', 'Silva', 'ß straße', 'Lúcia Sílva', 'Σίσυφος Ελληνικά',
-  'Daniela Anaí', 'Ana Ana Ana', 'Tab\tSilva', 'Ponto.Final', 'Percent % Under _',
+  'João da Silva',
+  'Maria Silvana Costa',
+  'Ana Silva-Costa',
+  'José  Silva',
+  'Conceição Araújo',
+  'Dasilva Junior',
+  'Ágata Ñandu Øster',
+  '"Quoted" Name',
+  'A*B OR C AND D',
+  'NEAR(X Y) Souza',
+  'Emoji 😀 Nome',
+  'Ana',
+  'Silva',
+  'ß straße',
+  'Lúcia Sílva',
+  'Σίσυφος Ελληνικά',
+  'Daniela Anaí',
+  'Ana Ana Ana',
+  'Tab\tSilva',
+  'Ponto.Final',
+  'Percent % Under _',
 ];
 const direct = ['silva minúscula', 'SiLvA Mista', 'ÇÃO INICIO', 'MEIO ÇÃO MEIO', 'NUL\u0000SILVA', 'SOH\u0001SILVA'];
 
@@ -31,19 +49,75 @@ beforeAll(async () => {
   for (const nome of direct)
     await t.db
       .insertInto('pacientes')
-      .values({ nome, numero_prontuario: `d-${++n}`, usuario: `direto${n}`, senha_hash: 'x', criado_em: '2026-01-01T00:00:00Z', ativo: n % 2 })
+      .values({
+        nome,
+        numero_prontuario: `d-${++n}`,
+        usuario: `direto${n}`,
+        senha_hash: 'x',
+        criado_em: '2026-01-01T00:00:00Z',
+        ativo: n % 2,
+      })
       .execute();
   rows = await t.db.selectFrom('pacientes').select(['id', 'nome', 'ativo']).orderBy('id').execute();
 });
 afterAll(() => h.close());
 
 const needles = [
-  'silva', 'SILVA', ' Silva ', 'a s', 'ão', 'JOÃO DA', 'lva-co', 'A-C', '"quo', '"', '""', 'a*b', 'or c', 'and', 'near(', '😀 n', '😀',
-  'ça', 'ção', 'ÇÃO', 'Ñan', 'straße', 'STRASSE', 'ΊΣΥ', 'σίσ', 'ana', 'ana ana', 'naí', 'b\ts', 'ab\tsi', '.', 'o.f', '%', '_', '% u',
-  'lúc', 'silv', 'SIL', 'il', 'xy', 'a', '  ', 'aaaa', 'mista', 'minúscula', 'MEIO',
+  'silva',
+  'SILVA',
+  ' Silva ',
+  'a s',
+  'ão',
+  'JOÃO DA',
+  'lva-co',
+  'A-C',
+  '"quo',
+  '"',
+  '""',
+  'a*b',
+  'or c',
+  'and',
+  'near(',
+  '😀 n',
+  '😀',
+  'ça',
+  'ção',
+  'ÇÃO',
+  'Ñan',
+  'straße',
+  'STRASSE',
+  'ΊΣΥ',
+  'σίσ',
+  'ana',
+  'ana ana',
+  'naí',
+  'b\ts',
+  'ab\tsi',
+  '.',
+  'o.f',
+  '%',
+  '_',
+  '% u',
+  'lúc',
+  'silv',
+  'SIL',
+  'il',
+  'xy',
+  'a',
+  '  ',
+  'aaaa',
+  'mista',
+  'minúscula',
+  'MEIO',
   // Control characters (issue 20 § 4): the gateway refuses them, a direct call gets instr semantics, never a 500
   // (a NUL cannot travel in an FTS5 query string).
-  'l\u0000s', 'nul\u0000', '\u0000', '\u0000\u0000\u0000', 'a\u0000b', 'h\u0001s', '\u0001si',
+  'l\u0000s',
+  'nul\u0000',
+  '\u0000',
+  '\u0000\u0000\u0000',
+  'a\u0000b',
+  'h\u0001s',
+  '\u0001si',
 ];
 
 function expected(needle: string, ativo?: number) {
@@ -57,7 +131,11 @@ describe('GET /pacientes?nome= (trigram index, instr semantics)', () => {
       const res = await h.call('GET', `${base}?limit=200&nome=${encodeURIComponent(needle)}`);
       expect(res.status, needle).toBe(200);
       const ids = res.body.data.map((p: { id: number }) => p.id);
-      expect({ needle, ids, total: res.body.meta.total }).toEqual({ needle, ids: expected(needle), total: expected(needle).length });
+      expect({ needle, ids, total: res.body.meta.total }).toEqual({
+        needle,
+        ids: expected(needle),
+        total: expected(needle).length,
+      });
     }
   });
 
@@ -65,7 +143,12 @@ describe('GET /pacientes?nome= (trigram index, instr semantics)', () => {
     for (const needle of ['silva', 'ana', 'ÇÃO', 'a']) {
       for (const ativo of [0, 1]) {
         const res = await h.call('GET', `${base}?limit=200&nome=${encodeURIComponent(needle)}&ativo=${ativo}`);
-        expect({ needle, ativo, ids: res.body.data.map((p: { id: number }) => p.id), total: res.body.meta.total }).toEqual({
+        expect({
+          needle,
+          ativo,
+          ids: res.body.data.map((p: { id: number }) => p.id),
+          total: res.body.meta.total,
+        }).toEqual({
           needle,
           ativo,
           ids: expected(needle, ativo),
@@ -75,7 +158,12 @@ describe('GET /pacientes?nome= (trigram index, instr semantics)', () => {
       const all = expected(needle);
       for (const offset of [0, 1, 2, all.length - 1, all.length, all.length + 3]) {
         const res = await h.call('GET', `${base}?limit=2&offset=${offset}&nome=${encodeURIComponent(needle)}`);
-        expect({ needle, offset, ids: res.body.data.map((p: { id: number }) => p.id), total: res.body.meta.total }).toEqual({
+        expect({
+          needle,
+          offset,
+          ids: res.body.data.map((p: { id: number }) => p.id),
+          total: res.body.meta.total,
+        }).toEqual({
           needle,
           offset,
           ids: all.slice(Math.max(0, offset), offset + 2),
@@ -87,13 +175,21 @@ describe('GET /pacientes?nome= (trigram index, instr semantics)', () => {
 
   it('combined with cpf and with the registration period', async () => {
     const cpf = '52998224725';
-    const { id } = (await h.call('POST', base, { nome: 'Cpf Silvestre', cpf, data_nascimento: '1990-05-06' })).body.data;
+    const { id } = (await h.call('POST', base, { nome: 'Cpf Silvestre', cpf, data_nascimento: '1990-05-06' })).body
+      .data;
     rows = await t.db.selectFrom('pacientes').select(['id', 'nome', 'ativo']).orderBy('id').execute();
-    expect((await h.call('GET', `${base}?cpf=${cpf}&nome=silv`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
+    expect((await h.call('GET', `${base}?cpf=${cpf}&nome=silv`)).body.data.map((p: { id: number }) => p.id)).toEqual([
+      id,
+    ]);
     expect((await h.call('GET', `${base}?cpf=${cpf}&nome=silva`)).body.meta.total).toBe(0);
-    expect((await h.call('GET', `${base}?cpf=${cpf}&nome=si`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
+    expect((await h.call('GET', `${base}?cpf=${cpf}&nome=si`)).body.data.map((p: { id: number }) => p.id)).toEqual([
+      id,
+    ]);
     const period = await h.call('GET', `${base}?limit=200&nome=silva&periodo_cadastro_inicio=2020-01-01`);
-    expect({ ids: period.body.data.map((p: { id: number }) => p.id), total: period.body.meta.total }).toEqual({ ids: expected('silva'), total: expected('silva').length });
+    expect({ ids: period.body.data.map((p: { id: number }) => p.id), total: period.body.meta.total }).toEqual({
+      ids: expected('silva'),
+      total: expected('silva').length,
+    });
     const none = await h.call('GET', `${base}?nome=silva&periodo_cadastro_fim=2020-01-01`);
     expect(none.body.meta.total).toBe(0);
   });
@@ -107,7 +203,9 @@ describe('GET /pacientes?nome= (trigram index, instr semantics)', () => {
     // Unify deletes the duplicate physically.
     const other = (await h.call('POST', base, { nome: 'Outro Plugh', data_nascimento: '1990-05-06' })).body.data.id;
     expect((await h.call('GET', `${base}?nome=plugh`)).body.meta.total).toBe(2);
-    expect((await h.call('POST', `${base}/unificar`, { paciente_id_principal: id, paciente_id_duplicado: other })).status).toBe(200);
+    expect(
+      (await h.call('POST', `${base}/unificar`, { paciente_id_principal: id, paciente_id_duplicado: other })).status,
+    ).toBe(200);
     expect((await h.call('GET', `${base}?nome=plugh`)).body.data.map((p: { id: number }) => p.id)).toEqual([id]);
     // A direct SQL rename on another connection, too.
     await t.db.updateTable('pacientes').set({ nome: 'DIRETO QUUX' }).where('id', '=', id).execute();
@@ -122,8 +220,16 @@ describe('GET /pacientes totals and deep pages', () => {
     for (const ativo of [undefined, 0, 1]) {
       const ids = all.filter((r) => ativo === undefined || r.ativo === ativo).map((r) => r.id);
       for (const offset of [0, 3, ids.length - 2, ids.length, ids.length + 10]) {
-        const res = await h.call('GET', `${base}?limit=5&offset=${offset}${ativo === undefined ? '' : `&ativo=${ativo}`}`);
-        expect({ ativo, offset, ids: res.body.data.map((p: { id: number }) => p.id), total: res.body.meta.total }).toEqual({
+        const res = await h.call(
+          'GET',
+          `${base}?limit=5&offset=${offset}${ativo === undefined ? '' : `&ativo=${ativo}`}`,
+        );
+        expect({
+          ativo,
+          offset,
+          ids: res.body.data.map((p: { id: number }) => p.id),
+          total: res.body.meta.total,
+        }).toEqual({
           ativo,
           offset,
           ids: ids.slice(offset, offset + 5),
@@ -135,7 +241,17 @@ describe('GET /pacientes totals and deep pages', () => {
 
   it('a list item has exactly the list fields', async () => {
     const res = await h.call('GET', `${base}?limit=1`);
-    expect(Object.keys(res.body.data[0]).sort()).toEqual(['ativo', 'cpf', 'criado_em', 'data_nascimento', 'email', 'id', 'nome', 'sexo', 'telefone']);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual([
+      'ativo',
+      'cpf',
+      'criado_em',
+      'data_nascimento',
+      'email',
+      'id',
+      'nome',
+      'sexo',
+      'telefone',
+    ]);
   });
 });
 
@@ -143,7 +259,8 @@ describe('totals counted once per database state (decisions P25-B1)', () => {
   it('a total asked again is still the count of the stored rows after every kind of write, by this connection or another', async () => {
     const other = await createTenant(h, 'contagem');
     const path = '/tenants/contagem/pacientes';
-    const create = async (nome: string) => (await h.call('POST', path, { nome, data_nascimento: '1990-05-06' })).body.data.id as number;
+    const create = async (nome: string) =>
+      (await h.call('POST', path, { nome, data_nascimento: '1990-05-06' })).body.data.id as number;
     const [silva, , souza] = [await create('Ana Silva'), await create('Bruno Silva'), await create('Carla Souza')];
     // The search's count (alone and with ativo), a short needle (instr) and the registration period (a row scan).
     const queries: { q: string; nome?: string; ativo?: number; desde?: string }[] = [
@@ -154,13 +271,30 @@ describe('totals counted once per database state (decisions P25-B1)', () => {
       { q: 'periodo_cadastro_inicio=2000-01-01', desde: '2000-01-01' },
     ];
     const check = async (step: string) => {
-      const stored = await other.db.selectFrom('pacientes').select(['id', 'nome', 'ativo', 'criado_em']).orderBy('id').execute();
+      const stored = await other.db
+        .selectFrom('pacientes')
+        .select(['id', 'nome', 'ativo', 'criado_em'])
+        .orderBy('id')
+        .execute();
       for (const { q, nome, ativo, desde } of queries) {
-        const want = stored.filter((r) => (!nome || r.nome.includes(nome)) && (ativo === undefined || r.ativo === ativo) && (!desde || r.criado_em >= desde)).map((r) => r.id);
+        const want = stored
+          .filter(
+            (r) =>
+              (!nome || r.nome.includes(nome)) &&
+              (ativo === undefined || r.ativo === ativo) &&
+              (!desde || r.criado_em >= desde),
+          )
+          .map((r) => r.id);
         // Twice: the second answer is the remembered total when nothing changed in between.
         for (const attempt of [1, 2]) {
           const res = await h.call('GET', `${path}?limit=200&${q}`);
-          expect({ step, q, attempt, ids: res.body.data.map((p: { id: number }) => p.id), total: res.body.meta.total }).toEqual({ step, q, attempt, ids: want, total: want.length });
+          expect({
+            step,
+            q,
+            attempt,
+            ids: res.body.data.map((p: { id: number }) => p.id),
+            total: res.body.meta.total,
+          }).toEqual({ step, q, attempt, ids: want, total: want.length });
         }
       }
     };
@@ -173,17 +307,29 @@ describe('totals counted once per database state (decisions P25-B1)', () => {
     // Another connection writes (another tool on the file): its commits are seen too.
     await other.db
       .insertInto('pacientes')
-      .values({ nome: 'EDU SILVA', numero_prontuario: 'x-1', usuario: 'x1', senha_hash: 'x', criado_em: '2026-01-01T00:00:00Z', ativo: 1 })
+      .values({
+        nome: 'EDU SILVA',
+        numero_prontuario: 'x-1',
+        usuario: 'x1',
+        senha_hash: 'x',
+        criado_em: '2026-01-01T00:00:00Z',
+        ativo: 1,
+      })
       .execute();
     await check('inserted by another connection');
     await other.db.updateTable('pacientes').set({ nome: 'CARLA SILVA SOUZA' }).where('id', '=', souza).execute();
     await check('renamed by another connection');
     await other.db.updateTable('pacientes').set({ ativo: 0 }).where('nome', '=', 'EDU SILVA').execute();
     await check('ativo changed by another connection');
-    expect((await h.call('POST', `${path}/unificar`, { paciente_id_principal: silva, paciente_id_duplicado: souza })).status).toBe(200);
+    expect(
+      (await h.call('POST', `${path}/unificar`, { paciente_id_principal: silva, paciente_id_duplicado: souza })).status,
+    ).toBe(200);
     await check('unified (a deletion)');
     // A write refused (duplicate record number) changes nothing, and the totals stay right.
-    expect((await h.call('POST', path, { nome: 'Fabio Silva', numero_prontuario: 'x-1', data_nascimento: '1990-05-06' })).status).toBe(422);
+    expect(
+      (await h.call('POST', path, { nome: 'Fabio Silva', numero_prontuario: 'x-1', data_nascimento: '1990-05-06' }))
+        .status,
+    ).toBe(422);
     await check('refused write');
     expect((await h.call('POST', '/admin/tenants/contagem/reset', {})).status).toBe(200);
     await check('reset to the first-start state');

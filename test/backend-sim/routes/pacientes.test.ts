@@ -14,11 +14,20 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 let seq = 0;
-const novo = (extra: Record<string, unknown> = {}) => ({ nome: `paciente teste ${++seq}`, data_nascimento: '1990-05-06', ...extra });
+const novo = (extra: Record<string, unknown> = {}) => ({
+  nome: `paciente teste ${++seq}`,
+  data_nascimento: '1990-05-06',
+  ...extra,
+});
 
 describe('POST /pacientes', () => {
   it('creates with upper-case name, auto record number, key id and write-shaped convenio', async () => {
-    const res = await h.call('POST', base, novo({ nome: 'joão  silva', convenio: { id: 1, plano_id: 1, numero_carteirinha: '999' }, estado_civil_id: 2 }), { 'x-chave-id': '42' });
+    const res = await h.call(
+      'POST',
+      base,
+      novo({ nome: 'joão  silva', convenio: { id: 1, plano_id: 1, numero_carteirinha: '999' }, estado_civil_id: 2 }),
+      { 'x-chave-id': '42' },
+    );
     expect(res.status).toBe(201);
     const p = res.body.data;
     expect(p.nome).toBe('JOÃO  SILVA');
@@ -34,16 +43,28 @@ describe('POST /pacientes', () => {
   });
 
   it('stores the password as an scrypt hash and honours senha_temporaria', async () => {
-    const res = await h.call('POST', base, novo({ usuario: 'Maria.Portal', senha: 'segredo1', senha_temporaria: false }));
+    const res = await h.call(
+      'POST',
+      base,
+      novo({ usuario: 'Maria.Portal', senha: 'segredo1', senha_temporaria: false }),
+    );
     expect(res.status).toBe(201);
-    const row = await t.db.selectFrom('pacientes').selectAll().where('id', '=', res.body.data.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('pacientes')
+      .selectAll()
+      .where('id', '=', res.body.data.id)
+      .executeTakeFirstOrThrow();
     expect(row.senha_hash).toMatch(/^scrypt\$/);
     expect(row.senha_hash).not.toContain('segredo1');
     expect(await verifyPassword('segredo1', row.senha_hash)).toBe(true);
     expect(row.senha_temporaria).toBe(0);
     expect(row.usuario).toBe('Maria.Portal');
     const semSenha = await h.call('POST', base, novo());
-    const row2 = await t.db.selectFrom('pacientes').selectAll().where('id', '=', semSenha.body.data.id).executeTakeFirstOrThrow();
+    const row2 = await t.db
+      .selectFrom('pacientes')
+      .selectAll()
+      .where('id', '=', semSenha.body.data.id)
+      .executeTakeFirstOrThrow();
     expect(row2.senha_temporaria).toBe(1);
     expect(row2.usuario).toMatch(/^pac[0-9a-f]{12}$/);
   });
@@ -72,27 +93,51 @@ describe('POST /pacientes', () => {
   });
 
   it('duplicates give CPF / record / usuario conflicts with the existing patient', async () => {
-    const a = (await h.call('POST', base, novo({ cpf: VALID_CPFS[0], numero_prontuario: 'PR-77', usuario: 'Dup.User' }))).body.data;
+    const a = (
+      await h.call('POST', base, novo({ cpf: VALID_CPFS[0], numero_prontuario: 'PR-77', usuario: 'Dup.User' }))
+    ).body.data;
     const cpf = await h.call('POST', base, novo({ cpf: VALID_CPFS[0] }));
     expect(cpf.status).toBe(422);
-    expect(cpf.body.error).toMatchObject({ code: 'CPF_ALREADY_EXISTS', details: { paciente_id_existente: a.id, nome: a.nome } });
+    expect(cpf.body.error).toMatchObject({
+      code: 'CPF_ALREADY_EXISTS',
+      details: { paciente_id_existente: a.id, nome: a.nome },
+    });
     const pr = await h.call('POST', base, novo({ numero_prontuario: 'PR-77' }));
-    expect(pr.body.error).toMatchObject({ code: 'MEDICAL_RECORD_ALREADY_EXISTS', details: { paciente_id_existente: a.id } });
+    expect(pr.body.error).toMatchObject({
+      code: 'MEDICAL_RECORD_ALREADY_EXISTS',
+      details: { paciente_id_existente: a.id },
+    });
     const us = await h.call('POST', base, novo({ usuario: 'dup.user' }));
     expect(us.status).toBe(422);
-    expect(us.body.error).toMatchObject({ code: 'USUARIO_ALREADY_EXISTS', details: { paciente_id_existente: a.id, nome: a.nome } });
+    expect(us.body.error).toMatchObject({
+      code: 'USUARIO_ALREADY_EXISTS',
+      details: { paciente_id_existente: a.id, nome: a.nome },
+    });
   });
 
   it('several rules broken by different patients: CPF reported first, then record number, then usuario', async () => {
     const byCpf = (await h.call('POST', base, novo({ cpf: '12345678909' }))).body.data;
     const byRecord = (await h.call('POST', base, novo({ numero_prontuario: 'PR-ORDEM' }))).body.data;
     const byUsuario = (await h.call('POST', base, novo({ usuario: 'ordem.user' }))).body.data;
-    const all = await h.call('POST', base, novo({ cpf: '12345678909', numero_prontuario: 'PR-ORDEM', usuario: 'ORDEM.user' }));
-    expect(all.body.error).toMatchObject({ code: 'CPF_ALREADY_EXISTS', details: { paciente_id_existente: byCpf.id, nome: byCpf.nome } });
+    const all = await h.call(
+      'POST',
+      base,
+      novo({ cpf: '12345678909', numero_prontuario: 'PR-ORDEM', usuario: 'ORDEM.user' }),
+    );
+    expect(all.body.error).toMatchObject({
+      code: 'CPF_ALREADY_EXISTS',
+      details: { paciente_id_existente: byCpf.id, nome: byCpf.nome },
+    });
     const two = await h.call('POST', base, novo({ numero_prontuario: 'PR-ORDEM', usuario: 'ORDEM.user' }));
-    expect(two.body.error).toMatchObject({ code: 'MEDICAL_RECORD_ALREADY_EXISTS', details: { paciente_id_existente: byRecord.id, nome: byRecord.nome } });
+    expect(two.body.error).toMatchObject({
+      code: 'MEDICAL_RECORD_ALREADY_EXISTS',
+      details: { paciente_id_existente: byRecord.id, nome: byRecord.nome },
+    });
     const one = await h.call('POST', base, novo({ usuario: 'ORDEM.user' }));
-    expect(one.body.error).toMatchObject({ code: 'USUARIO_ALREADY_EXISTS', details: { paciente_id_existente: byUsuario.id, nome: byUsuario.nome } });
+    expect(one.body.error).toMatchObject({
+      code: 'USUARIO_ALREADY_EXISTS',
+      details: { paciente_id_existente: byUsuario.id, nome: byUsuario.nome },
+    });
   });
 
   it('auto record number: the id, or the id suffixed when that number was typed by hand', async () => {
@@ -110,7 +155,12 @@ describe('POST /pacientes', () => {
     const created = await h.call(
       'POST',
       base,
-      novo({ cpf: '12345790067', estado_civil_id: 1, endereco: { cep: '01000-000', numero: 12, cidade_id: 2, estado: 'sp' }, celular: '11999990000' }),
+      novo({
+        cpf: '12345790067',
+        estado_civil_id: 1,
+        endereco: { cep: '01000-000', numero: 12, cidade_id: 2, estado: 'sp' },
+        celular: '11999990000',
+      }),
     );
     expect(created.status).toBe(201);
     expect(created.body.data.endereco).toMatchObject({ cidade: 'Campinas', cidade_id: 2, numero: '12', estado: 'SP' });
@@ -124,7 +174,8 @@ describe('POST /pacientes', () => {
     const results = await Promise.all([0, 1, 2, 3, 4].map(() => h.call('POST', base, novo({ cpf: '86288366757' }))));
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     const winner = results.find((r) => r.status === 201)!.body.data;
-    for (const r of results.filter((x) => x.status !== 201)) expect(r.body.error).toMatchObject({ code: 'CPF_ALREADY_EXISTS', details: { paciente_id_existente: winner.id } });
+    for (const r of results.filter((x) => x.status !== 201))
+      expect(r.body.error).toMatchObject({ code: 'CPF_ALREADY_EXISTS', details: { paciente_id_existente: winner.id } });
   });
 
   it('unknown references are a BUSINESS_RULE', async () => {
@@ -171,9 +222,25 @@ describe('GET /pacientes', () => {
 describe('PATCH /pacientes/:id', () => {
   it('merge-patch: omitted untouched, null/"" reset, sub-objects replaced whole, key id recorded', async () => {
     const p = (
-      await h.call('POST', base, novo({ telefone: '1133334444', email: 'a@b.com', rg: '123', endereco: { cep: '01001000', logradouro: 'Rua A', numero: '10', cidade_id: 1, estado: 'SP' }, convenio: { id: 1, plano_id: 1, numero_carteirinha: '5' } }), { 'x-chave-id': '5' })
+      await h.call(
+        'POST',
+        base,
+        novo({
+          telefone: '1133334444',
+          email: 'a@b.com',
+          rg: '123',
+          endereco: { cep: '01001000', logradouro: 'Rua A', numero: '10', cidade_id: 1, estado: 'SP' },
+          convenio: { id: 1, plano_id: 1, numero_carteirinha: '5' },
+        }),
+        { 'x-chave-id': '5' },
+      )
     ).body.data;
-    const res = await h.call('PATCH', `${base}/${p.id}`, { telefone: null, email: '', endereco: { logradouro: 'Rua B' } }, { 'x-chave-id': '6' });
+    const res = await h.call(
+      'PATCH',
+      `${base}/${p.id}`,
+      { telefone: null, email: '', endereco: { logradouro: 'Rua B' } },
+      { 'x-chave-id': '6' },
+    );
     expect(res.status).toBe(200);
     const d = res.body.data;
     expect(d.telefone).toBeNull();
@@ -189,14 +256,16 @@ describe('PATCH /pacientes/:id', () => {
     expect(cleared.body.data.endereco.logradouro).toBe('');
   });
 
-  it('own CPF / usuario is fine, another patient\'s is a conflict', async () => {
+  it("own CPF / usuario is fine, another patient's is a conflict", async () => {
     const a = (await h.call('POST', base, novo({ cpf: VALID_CPFS[2], usuario: 'own.user' }))).body.data;
     const b = (await h.call('POST', base, novo())).body.data;
     expect((await h.call('PATCH', `${base}/${a.id}`, { cpf: VALID_CPFS[2], usuario: 'OWN.user' })).status).toBe(200);
     const conflict = await h.call('PATCH', `${base}/${b.id}`, { cpf: VALID_CPFS[2] });
     expect(conflict.status).toBe(422);
     expect(conflict.body.error).toMatchObject({ code: 'CPF_ALREADY_EXISTS', details: { paciente_id_existente: a.id } });
-    expect((await h.call('PATCH', `${base}/${b.id}`, { usuario: 'own.USER' })).body.error.code).toBe('USUARIO_ALREADY_EXISTS');
+    expect((await h.call('PATCH', `${base}/${b.id}`, { usuario: 'own.USER' })).body.error.code).toBe(
+      'USUARIO_ALREADY_EXISTS',
+    );
   });
 
   it('404 for a missing patient; nome cannot be reset', async () => {
@@ -213,28 +282,93 @@ describe('POST /pacientes/unificar', () => {
     const now = '2026-01-01T00:00:00Z';
     const { id: exameId } = await t.db
       .insertInto('exames')
-      .values({ paciente_id: dup, procedimento_id: 1, data_realizado: '2026-01-01', requer_laudo: 1, prioridade: 1, laudo_central: 0, exportado_central: 0, criado_em: now })
+      .values({
+        paciente_id: dup,
+        procedimento_id: 1,
+        data_realizado: '2026-01-01',
+        requer_laudo: 1,
+        prioridade: 1,
+        laudo_central: 0,
+        exportado_central: 0,
+        criado_em: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await t.db.insertInto('laudos').values({ exame_id: exameId, data_laudo: '2026-01-02', assinado: 1, criado_em: now }).execute();
-    await t.db.insertInto('agenda_configs').values({ nome: 'Agenda U', tipo_vinculo: 'sala', sala_id: 1, unidade_id: 1, data_inicio: '2026-01-01', criado_em: now }).execute();
+    await t.db
+      .insertInto('laudos')
+      .values({ exame_id: exameId, data_laudo: '2026-01-02', assinado: 1, criado_em: now })
+      .execute();
+    await t.db
+      .insertInto('agenda_configs')
+      .values({
+        nome: 'Agenda U',
+        tipo_vinculo: 'sala',
+        sala_id: 1,
+        unidade_id: 1,
+        data_inicio: '2026-01-01',
+        criado_em: now,
+      })
+      .execute();
     await t.db
       .insertInto('agendamentos')
-      .values({ agenda_config_id: 1, paciente_id: dup, unidade_id: 1, procedimento_id: 1, convenio_id: 0, data_agendamento: '2026-02-01', hora_inicio: '08:00', hora_fim: '08:30', status: 'agendado', criado_em: now })
+      .values({
+        agenda_config_id: 1,
+        paciente_id: dup,
+        unidade_id: 1,
+        procedimento_id: 1,
+        convenio_id: 0,
+        data_agendamento: '2026-02-01',
+        hora_inicio: '08:00',
+        hora_fim: '08:30',
+        status: 'agendado',
+        criado_em: now,
+      })
       .execute();
-    const { id: prontId } = await t.db.insertInto('prontuarios').values({ paciente_id: dup, data_emissao: now, mensagem: 'x', criado_em: now }).returning('id').executeTakeFirstOrThrow();
-    await t.db.insertInto('prontuario_anexos').values({ paciente_id: dup, prontuario_id: prontId, descricao: 'a', nome_arquivo: 'a.pdf', extensao: 'PDF', tamanho: 1, object_key: 'k', criado_em: now }).execute();
+    const { id: prontId } = await t.db
+      .insertInto('prontuarios')
+      .values({ paciente_id: dup, data_emissao: now, mensagem: 'x', criado_em: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.db
+      .insertInto('prontuario_anexos')
+      .values({
+        paciente_id: dup,
+        prontuario_id: prontId,
+        descricao: 'a',
+        nome_arquivo: 'a.pdf',
+        extensao: 'PDF',
+        tamanho: 1,
+        object_key: 'k',
+        criado_em: now,
+      })
+      .execute();
 
-    const res = await h.call('POST', `${base}/unificar`, { paciente_id_principal: principal, paciente_id_duplicado: String(dup) });
+    const res = await h.call('POST', `${base}/unificar`, {
+      paciente_id_principal: principal,
+      paciente_id_duplicado: String(dup),
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ paciente_id_principal: principal, paciente_id_duplicado: dup, status: 'unificado' });
+    expect(res.body.data).toEqual({
+      paciente_id_principal: principal,
+      paciente_id_duplicado: dup,
+      status: 'unificado',
+    });
     for (const table of ['exames', 'agendamentos', 'prontuarios', 'prontuario_anexos'] as const) {
       const rows = await t.db.selectFrom(table).select('paciente_id').execute();
-      expect(rows.some((r) => r.paciente_id === dup), table).toBe(false);
-      expect(rows.some((r) => r.paciente_id === principal), table).toBe(true);
+      expect(
+        rows.some((r) => r.paciente_id === dup),
+        table,
+      ).toBe(false);
+      expect(
+        rows.some((r) => r.paciente_id === principal),
+        table,
+      ).toBe(true);
     }
     expect((await h.call('GET', `${base}/${dup}`)).status).toBe(404);
-    const again = await h.call('POST', `${base}/unificar`, { paciente_id_principal: principal, paciente_id_duplicado: dup });
+    const again = await h.call('POST', `${base}/unificar`, {
+      paciente_id_principal: principal,
+      paciente_id_duplicado: dup,
+    });
     expect(again.status).toBe(422);
     expect(again.body.error.code).toBe('BUSINESS_RULE');
   });
@@ -242,8 +376,14 @@ describe('POST /pacientes/unificar', () => {
   it('equal ids give PACIENTES_UNIFICACAO_MESMO_ID; missing principal a BUSINESS_RULE', async () => {
     const same = await h.call('POST', `${base}/unificar`, { paciente_id_principal: 3, paciente_id_duplicado: 3 });
     expect(same.status).toBe(422);
-    expect(same.body.error).toMatchObject({ code: 'PACIENTES_UNIFICACAO_MESMO_ID', details: { field: 'paciente_id_duplicado' } });
-    const missing = await h.call('POST', `${base}/unificar`, { paciente_id_principal: 999999, paciente_id_duplicado: 1 });
+    expect(same.body.error).toMatchObject({
+      code: 'PACIENTES_UNIFICACAO_MESMO_ID',
+      details: { field: 'paciente_id_duplicado' },
+    });
+    const missing = await h.call('POST', `${base}/unificar`, {
+      paciente_id_principal: 999999,
+      paciente_id_duplicado: 1,
+    });
     expect(missing.body.error).toMatchObject({ code: 'BUSINESS_RULE', details: { field: 'paciente_id_principal' } });
   });
 });

@@ -15,18 +15,55 @@ beforeAll(async () => {
   h = await startHarness();
   t = await createTenant(h, 'demo');
   await arrangeCatalog(t);
-  await t.db.insertInto('pacientes').values({ nome: 'PACIENTE CPF', numero_prontuario: '1', usuario: 'p1', senha_hash: 'x', cpf: '11144477735', criado_em: '2026-01-01T00:00:00Z' }).execute();
+  await t.db
+    .insertInto('pacientes')
+    .values({
+      nome: 'PACIENTE CPF',
+      numero_prontuario: '1',
+      usuario: 'p1',
+      senha_hash: 'x',
+      cpf: '11144477735',
+      criado_em: '2026-01-01T00:00:00Z',
+    })
+    .execute();
   await t.db
     .insertInto('procedimentos')
-    .values(Array.from({ length: 12 }, (_, i) => ({ nome: `Doppler ${i}`, abreviacao: 'DOP', codigo_tuss: '40901475' })))
+    .values(
+      Array.from({ length: 12 }, (_, i) => ({ nome: `Doppler ${i}`, abreviacao: 'DOP', codigo_tuss: '40901475' })),
+    )
     .execute();
-  await t.db.insertInto('unidades').values([{ nome: 'Unidade São José', ativo: 1 }, { nome: 'Unidade Sao Jose', ativo: 1 }, { nome: 'Unidade Fechada', ativo: 0 }]).execute();
+  await t.db
+    .insertInto('unidades')
+    .values([
+      { nome: 'Unidade São José', ativo: 1 },
+      { nome: 'Unidade Sao Jose', ativo: 1 },
+      { nome: 'Unidade Fechada', ativo: 0 },
+    ])
+    .execute();
   await t.db.insertInto('convenios').values({ nome: 'Saúde  Total', codigo_ans: '000123' }).execute();
   await t.db
     .insertInto('medicos')
     .values([
-      { nome: 'Rita RJ', usuario: 'rita', senha_hash: 'x', conselho_sigla: 'CRM', conselho_numero: '001004', conselho_uf: 'RJ', papel_exame: 1, criado_em: '2026-01-01T00:00:00Z' },
-      { nome: 'Dentista', usuario: 'dent', senha_hash: 'x', conselho_sigla: 'CRO', conselho_numero: '1004', conselho_uf: 'SP', papel_exame: 1, criado_em: '2026-01-01T00:00:00Z' },
+      {
+        nome: 'Rita RJ',
+        usuario: 'rita',
+        senha_hash: 'x',
+        conselho_sigla: 'CRM',
+        conselho_numero: '001004',
+        conselho_uf: 'RJ',
+        papel_exame: 1,
+        criado_em: '2026-01-01T00:00:00Z',
+      },
+      {
+        nome: 'Dentista',
+        usuario: 'dent',
+        senha_hash: 'x',
+        conselho_sigla: 'CRO',
+        conselho_numero: '1004',
+        conselho_uf: 'SP',
+        papel_exame: 1,
+        criado_em: '2026-01-01T00:00:00Z',
+      },
     ])
     .execute();
 });
@@ -77,7 +114,9 @@ describe('GET /tenants/:slug/resolucao/*', () => {
   });
 
   it('no doctor filter: a bound key context changes nothing', async () => {
-    const res = await h.call('GET', `${base}/procedimentos?codigo_tuss=40901122`, undefined, { 'x-medico-filtro-id': '2' });
+    const res = await h.call('GET', `${base}/procedimentos?codigo_tuss=40901122`, undefined, {
+      'x-medico-filtro-id': '2',
+    });
     expect(ids(res)).toEqual([1]);
   });
 });

@@ -9,7 +9,10 @@ describe('console messages', () => {
   it('translates the shared schemas’ Portuguese messages', () => {
     const login = loginSchema.safeParse({ username: '', password: '' });
     expect(login.success).toBe(false);
-    expect(issuesToFields(login.error!.issues)).toEqual({ username: 'Enter your username.', password: 'Enter your password.' });
+    expect(issuesToFields(login.error!.issues)).toEqual({
+      username: 'Enter your username.',
+      password: 'Enter your password.',
+    });
     const key = issueKeySchema.safeParse({ scopes: [] });
     expect(issuesToFields(key.error!.issues).scopes).toBe('Choose at least one scope.');
   });
@@ -21,14 +24,22 @@ describe('console messages', () => {
   });
 
   it('turns console API errors into sentences', () => {
-    expect(errorSentence({ code: 'ADMIN_CSRF_INVALID', message: 'Token CSRF ausente ou invalido.' })).toMatch(/Reload the page/);
-    expect(errorSentence({ code: 'ADMIN_UNAUTHENTICATED', message: 'Sessao ausente ou expirada. Entre novamente.' })).toBe(
-      'Your session expired — sign in again.',
+    expect(errorSentence({ code: 'ADMIN_CSRF_INVALID', message: 'Token CSRF ausente ou invalido.' })).toMatch(
+      /Reload the page/,
     );
-    expect(errorSentence({ code: 'RES_NOT_FOUND', message: 'Key 99 does not exist' })).toBe('Key 99 does not exist');
-    expect(errorSentence({ code: 'SERVICE_UNAVAILABLE', message: 'Backend indisponivel' })).toMatch(/clinic backend is not answering/);
     expect(
-      errorSentence({ code: 'VAL_INVALID_PARAM', message: 'x', details: { lista: [{ field: 'scopes', msg: 'Escolha ao menos um escopo.' }] } }),
+      errorSentence({ code: 'ADMIN_UNAUTHENTICATED', message: 'Sessao ausente ou expirada. Entre novamente.' }),
+    ).toBe('Your session expired — sign in again.');
+    expect(errorSentence({ code: 'RES_NOT_FOUND', message: 'Key 99 does not exist' })).toBe('Key 99 does not exist');
+    expect(errorSentence({ code: 'SERVICE_UNAVAILABLE', message: 'Backend indisponivel' })).toMatch(
+      /clinic backend is not answering/,
+    );
+    expect(
+      errorSentence({
+        code: 'VAL_INVALID_PARAM',
+        message: 'x',
+        details: { lista: [{ field: 'scopes', msg: 'Escolha ao menos um escopo.' }] },
+      }),
     ).toBe('Check this field: scopes — Choose at least one scope.');
     expect(englishMessage('A message of the console itself.')).toBe('A message of the console itself.');
   });

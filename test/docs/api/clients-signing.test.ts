@@ -38,7 +38,12 @@ afterAll(async () => {
 
 /** Runs the guide's program with the stack's URL and key in the environment, as the guide says. */
 async function runProgram(interpreter: string, file: string): Promise<string[]> {
-  const env = { ...process.env, API_URL: stack.gatewayUrl, API_KEY: stack.creds.apiKey, API_SECRET: stack.creds.apiSecret };
+  const env = {
+    ...process.env,
+    API_URL: stack.gatewayUrl,
+    API_KEY: stack.creds.apiKey,
+    API_SECRET: stack.creds.apiSecret,
+  };
   // Asynchronous: the gateway answering the program runs in this process.
   const { stdout, stderr } = await run(interpreter, [file], { cwd: workDir, env, encoding: 'utf8' });
   expect(stderr).toBe('');
@@ -72,7 +77,10 @@ test('the PHP program (php-cli, no extension) signs a write and a list as writte
 
 test('a wrong secret in the same programs is refused (401 AUTH_INVALID_SIGNATURE): the 2xx above come from their signatures', async () => {
   const env = { ...process.env, API_URL: stack.gatewayUrl, API_KEY: stack.creds.apiKey, API_SECRET: 'f'.repeat(64) };
-  for (const [interpreter, file] of [['python3', 'clinic_call.py'], ['php', 'clinic_call.php']]) {
+  for (const [interpreter, file] of [
+    ['python3', 'clinic_call.py'],
+    ['php', 'clinic_call.php'],
+  ]) {
     const { stdout } = await run(interpreter, [file], { cwd: workDir, env, encoding: 'utf8' });
     expect(stdout.split('\n')[0], file).toMatch(/^created 401 .*AUTH_INVALID_SIGNATURE/);
   }

@@ -30,11 +30,17 @@ const file = (lang: string, name: string) => {
 const npx = (line: string, cwd: string, env: Record<string, string> = {}) => {
   const [npxWord, tool, ...args] = line.trim().split(/\s+/);
   expect(npxWord).toBe('npx');
-  return run(path.join(root, 'node_modules/.bin', tool), args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+  return run(path.join(root, 'node_modules/.bin', tool), args, {
+    cwd,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
 };
 /** The first command line of the guide's bash blocks that starts with `prefix`. */
 const command = (prefix: string) => {
-  const line = blocks('bash').flatMap((b) => b.split('\n')).find((l) => l.startsWith(prefix));
+  const line = blocks('bash')
+    .flatMap((b) => b.split('\n'))
+    .find((l) => l.startsWith(prefix));
   if (!line) throw new Error(`docs/api/clients.md shows no command starting with ${prefix}`);
   return line;
 };
@@ -97,7 +103,7 @@ test('openapi-typescript generates the types from the live /openapi.json: named 
   expect(types).not.toContain('[key: string]: unknown');
 });
 
-test('the guide\'s program type-checks with its tsconfig (strict) and its type-check command', async () => {
+test("the guide's program type-checks with its tsconfig (strict) and its type-check command", async () => {
   expect(JSON.parse(tsconfig).compilerOptions.strict).toBe(true);
   const { code, out } = await typeCheck(project);
   expect(out).toBe('');
@@ -105,7 +111,10 @@ test('the guide\'s program type-checks with its tsconfig (strict) and its type-c
 }, 60_000);
 
 test('the two mistakes the guide shows fail to compile, with the errors it shows', async () => {
-  const shown = blocks('').find((b) => b.includes('error TS2561'))!.trim().split('\n');
+  const shown = blocks('')
+    .find((b) => b.includes('error TS2561'))!
+    .trim()
+    .split('\n');
   expect(shown).toHaveLength(2);
   const cases = [
     { dir: variant('typo-field', (s) => s.replace('data_nascimento:', 'data_nasciment:')), error: shown[0] },
@@ -115,13 +124,18 @@ test('the two mistakes the guide shows fail to compile, with the errors it shows
     const { code, out } = await typeCheck(dir);
     expect(code, out).not.toBe(0);
     // The guide abbreviates the long type with `...`: every part around it is in the compiler's message.
-    for (const part of error.split('...').map((p) => p.trim())) expect(out).toContain(part.replace(/[{}]$|^[{}]/g, '').trim());
+    for (const part of error.split('...').map((p) => p.trim()))
+      expect(out).toContain(part.replace(/[{}]$|^[{}]/g, '').trim());
     expect(out.trim().split('\n'), 'exactly one error').toHaveLength(1);
   }
 }, 60_000);
 
 test('the program runs as written, signed by the middleware: the patient is created (201) and found (200)', async () => {
-  const { stdout } = await npx(command('npx tsx '), project, { API_URL: stack.gatewayUrl, API_KEY: stack.creds.apiKey, API_SECRET: stack.creds.apiSecret });
+  const { stdout } = await npx(command('npx tsx '), project, {
+    API_URL: stack.gatewayUrl,
+    API_KEY: stack.creds.apiKey,
+    API_SECRET: stack.creds.apiSecret,
+  });
   const [created, listed] = stdout.trim().split('\n');
   const id = Number(/^created 201 (\d+) \/v1\/pacientes\/(\d+)$/.exec(created)?.[1]);
   expect(created).toBe(`created 201 ${id} /v1/pacientes/${id}`);

@@ -21,7 +21,8 @@ const OFFSET_S = 25 * 3600;
 let stack: TestStack;
 let workDir: string;
 
-const blocks = (lang: string) => [...readFileSync(GUIDE, 'utf8').matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+const blocks = (lang: string) =>
+  [...readFileSync(GUIDE, 'utf8').matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
 /** The guide's helpers: the bash blocks defining `call` and `sync_clock`, the credential lines left out. */
 const helpers = () =>
   blocks('bash')
@@ -41,7 +42,10 @@ async function bash(commands: string): Promise<{ stdout: string; stderr: string 
 
 /** Status and JSON body of each `call` (curl -i), one per line of output ended by the `echo` after it. */
 const answers = (out: string) =>
-  [...out.matchAll(/HTTP\/1\.1 (\d{3})[^\n]*\n[\s\S]*?\r\n\r\n(.*)\n/g)].map((m) => ({ status: Number(m[1]), body: JSON.parse(m[2]) }));
+  [...out.matchAll(/HTTP\/1\.1 (\d{3})[^\n]*\n[\s\S]*?\r\n\r\n(.*)\n/g)].map((m) => ({
+    status: Number(m[1]),
+    body: JSON.parse(m[2]),
+  }));
 
 beforeAll(async () => {
   stack = await startTestStack();
@@ -53,33 +57,46 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-test.skipIf(!hasTools)('at real time: sync_clock finds nothing to correct (TS_OFFSET=0) and call signs with the own clock', async () => {
-  const { stdout, stderr } = await bash('sync_clock\ncall GET /v1/ping; echo');
-  expect(stderr).toBe('TS_OFFSET=0\n');
-  expect(answers(stdout).map((a) => a.status)).toEqual([200]);
-});
+test.skipIf(!hasTools)(
+  'at real time: sync_clock finds nothing to correct (TS_OFFSET=0) and call signs with the own clock',
+  async () => {
+    const { stdout, stderr } = await bash('sync_clock\ncall GET /v1/ping; echo');
+    expect(stderr).toBe('TS_OFFSET=0\n');
+    expect(answers(stdout).map((a) => a.status)).toEqual([200]);
+  },
+);
 
-test.skipIf(!hasTools)('after clock advance 25h: call on the own clock is refused naming the offset; after sync_clock it signs with the appliance time', async () => {
-  await stack.clock.advance(OFFSET_S * 1000);
-  try {
-    const { stdout, stderr } = await bash(
-      ["call GET /v1/ping; echo", 'sync_clock', "call GET /v1/ping; echo", "call GET '/v1/pacientes?limit=1'; echo", 'TS_OFFSET=0', "call GET /v1/ping; echo"].join('\n'),
-    );
-    const got = answers(stdout);
-    expect(got.map((a) => [a.status, a.body.error?.code ?? null])).toEqual([
-      [401, 'AUTH_TIMESTAMP_EXPIRED'],
-      [200, null],
-      [200, null],
-      [401, 'AUTH_TIMESTAMP_EXPIRED'],
-    ]);
-    expect(got[0].body.error.details.appliance_offset_seconds).toBe(OFFSET_S);
-    expect(got[0].body.error.message).toMatch(/adiantado de proposito em 1d 1h .* segue o tempo real/);
-    const offset = Number(/^TS_OFFSET=(\d+)$/m.exec(stderr)?.[1]);
-    expect(Math.abs(offset - OFFSET_S)).toBeLessThanOrEqual(2);
-  } finally {
-    await stack.clock.reset();
-  }
-});
+test.skipIf(!hasTools)(
+  'after clock advance 25h: call on the own clock is refused naming the offset; after sync_clock it signs with the appliance time',
+  async () => {
+    await stack.clock.advance(OFFSET_S * 1000);
+    try {
+      const { stdout, stderr } = await bash(
+        [
+          'call GET /v1/ping; echo',
+          'sync_clock',
+          'call GET /v1/ping; echo',
+          "call GET '/v1/pacientes?limit=1'; echo",
+          'TS_OFFSET=0',
+          'call GET /v1/ping; echo',
+        ].join('\n'),
+      );
+      const got = answers(stdout);
+      expect(got.map((a) => [a.status, a.body.error?.code ?? null])).toEqual([
+        [401, 'AUTH_TIMESTAMP_EXPIRED'],
+        [200, null],
+        [200, null],
+        [401, 'AUTH_TIMESTAMP_EXPIRED'],
+      ]);
+      expect(got[0].body.error.details.appliance_offset_seconds).toBe(OFFSET_S);
+      expect(got[0].body.error.message).toMatch(/adiantado de proposito em 1d 1h .* segue o tempo real/);
+      const offset = Number(/^TS_OFFSET=(\d+)$/m.exec(stderr)?.[1]);
+      expect(Math.abs(offset - OFFSET_S)).toBeLessThanOrEqual(2);
+    } finally {
+      await stack.clock.reset();
+    }
+  },
+);
 
 test('the Node helper of the guide gives the offset to add, and a timestamp with it passes', async () => {
   const [helper] = blocks('js').filter((b) => b.includes('export async function applianceOffsetSeconds'));
@@ -88,7 +105,14 @@ test('the Node helper of the guide gives the offset to add, and a timestamp with
   const offsetOf = async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--input-type=module', '-e', 'const m = await import("./appliance-time.mjs"); console.log(await m.applianceOffsetSeconds(...process.argv.slice(1)));', stack.gatewayUrl, stack.creds.apiKey, stack.creds.apiSecret],
+      [
+        '--input-type=module',
+        '-e',
+        'const m = await import("./appliance-time.mjs"); console.log(await m.applianceOffsetSeconds(...process.argv.slice(1)));',
+        stack.gatewayUrl,
+        stack.creds.apiKey,
+        stack.creds.apiSecret,
+      ],
       { cwd: workDir, encoding: 'utf8' },
     );
     return Number(stdout.trim());

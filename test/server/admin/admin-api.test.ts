@@ -37,7 +37,12 @@ type ViewerAccess = 'read' | 'admin';
 const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['POST', '/admin/api/auth/logout', undefined, 'read'],
   ['GET', '/admin/api/auth/session', undefined, 'read'],
-  ['POST', '/admin/api/auth/password', { current_password: 'not-the-password', new_password: 'a-new-long-password' }, 'read'],
+  [
+    'POST',
+    '/admin/api/auth/password',
+    { current_password: 'not-the-password', new_password: 'a-new-long-password' },
+    'read',
+  ],
   ['GET', '/admin/api/tenants', undefined, 'read'],
   ['POST', '/admin/api/tenants', { slug: 'nova', nome: 'Nova' }, 'admin'],
   ['GET', '/admin/api/tenants/clinica-teste/settings', undefined, 'read'],
@@ -56,7 +61,12 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   // The playground's key (issue 22 § 4): the public API key, never the secret.
   ['GET', '/admin/api/keys/1/api-key', undefined, 'read'],
   // Send from the playground: a POST, so an admin's (the request it relays is signed by the page).
-  ['POST', '/admin/api/playground/send', { method: 'GET', path: '/v1/ping', headers: { 'x-api-key': 'k', 'x-timestamp': '1', 'x-signature': 's' } }, 'admin'],
+  [
+    'POST',
+    '/admin/api/playground/send',
+    { method: 'GET', path: '/v1/ping', headers: { 'x-api-key': 'k', 'x-timestamp': '1', 'x-signature': 's' } },
+    'admin',
+  ],
   // `:entry` stays literal in the table's route name; as a request it is just an unknown entry.
   ['DELETE', '/admin/api/keys/1/idempotency/:entry', undefined, 'admin'],
   ['GET', '/admin/api/audit', undefined, 'read'],
@@ -88,12 +98,16 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
-const TOKEN_ROUTES: Array<[string, string, unknown?]> = [['POST', '/admin/api/automation/tenants/clinica-teste/reset', {}]];
+const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
+  ['POST', '/admin/api/automation/tenants/clinica-teste/reset', {}],
+];
 
 describe('console API access control', () => {
   it('covers every registered /admin/api route in the table', () => {
     // Login is the one public route; a new route without a row here fails this test.
-    const table = [...ROUTES, ...TOKEN_ROUTES].map(([m, p]) => `${m} ${p.replace(/\/clinica-teste\//, '/:slug/').replace(/\/1(\/|$)/, '/:id$1')}`);
+    const table = [...ROUTES, ...TOKEN_ROUTES].map(
+      ([m, p]) => `${m} ${p.replace(/\/clinica-teste\//, '/:slug/').replace(/\/1(\/|$)/, '/:id$1')}`,
+    );
     expect([...registeredAdminRoutes].sort()).toEqual([...table, 'POST /admin/api/auth/login'].sort());
   });
 
@@ -109,20 +123,26 @@ describe('console API access control', () => {
     expect(res.status).toBe(401);
   });
 
-  it.each(ROUTES.filter(([m]) => m !== 'GET'))('%s %s with a session but no CSRF token → 403 ADMIN_CSRF_INVALID', async (method, path, body) => {
-    const res = await client.call(method, path, body, { csrf: null });
-    expect(res.status).toBe(403);
-    expect(res.body.error?.code).toBe('ADMIN_CSRF_INVALID');
-  });
+  it.each(ROUTES.filter(([m]) => m !== 'GET'))(
+    '%s %s with a session but no CSRF token → 403 ADMIN_CSRF_INVALID',
+    async (method, path, body) => {
+      const res = await client.call(method, path, body, { csrf: null });
+      expect(res.status).toBe(403);
+      expect(res.body.error?.code).toBe('ADMIN_CSRF_INVALID');
+    },
+  );
 
-  it.each(TOKEN_ROUTES)('%s %s without a token → 401, with a session and CSRF but no token → 401', async (method, path, body) => {
-    const none = await client.call(method, path, body, { cookie: null, csrf: null });
-    expect(none.status).toBe(401);
-    expect(none.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
-    const session = await client.call(method, path, body);
-    expect(session.status).toBe(401);
-    expect(session.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
-  });
+  it.each(TOKEN_ROUTES)(
+    '%s %s without a token → 401, with a session and CSRF but no token → 401',
+    async (method, path, body) => {
+      const none = await client.call(method, path, body, { cookie: null, csrf: null });
+      expect(none.status).toBe(401);
+      expect(none.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
+      const session = await client.call(method, path, body);
+      expect(session.status).toBe(401);
+      expect(session.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
+    },
+  );
 
   it('refuses a CSRF token of another session', async () => {
     const other = new ConsoleClient(stack.gatewayUrl);
@@ -167,16 +187,25 @@ describe('console API roles (issue 22): a viewer reads, an admin writes', () => 
   });
 
   it('the session says the role', async () => {
-    expect((await viewer.call('GET', '/admin/api/auth/session')).body.data.operator).toMatchObject({ username: 'leitor', role: 'viewer' });
-    expect((await client.call('GET', '/admin/api/auth/session')).body.data.operator).toMatchObject({ username: 'operador', role: 'admin' });
+    expect((await viewer.call('GET', '/admin/api/auth/session')).body.data.operator).toMatchObject({
+      username: 'leitor',
+      role: 'viewer',
+    });
+    expect((await client.call('GET', '/admin/api/auth/session')).body.data.operator).toMatchObject({
+      username: 'operador',
+      role: 'admin',
+    });
   });
 
-  it.each(ROUTES.filter((r) => r[3] === 'admin'))('%s %s as a viewer, session and CSRF → 403 ADMIN_FORBIDDEN', async (method, path, body) => {
-    const res = await viewer.call(method, path, body);
-    expect(res.status).toBe(403);
-    expect(res.body.error?.code).toBe('ADMIN_FORBIDDEN');
-    expect(res.body.data).toBeNull();
-  });
+  it.each(ROUTES.filter((r) => r[3] === 'admin'))(
+    '%s %s as a viewer, session and CSRF → 403 ADMIN_FORBIDDEN',
+    async (method, path, body) => {
+      const res = await viewer.call(method, path, body);
+      expect(res.status).toBe(403);
+      expect(res.body.error?.code).toBe('ADMIN_FORBIDDEN');
+      expect(res.body.data).toBeNull();
+    },
+  );
 
   it.each(ROUTES.filter((r) => r[3] === 'read'))('%s %s as a viewer → served', async (method, path, body) => {
     // Its own writes (sign out, password) on a session of their own: the shared one stays signed in.
@@ -188,12 +217,18 @@ describe('console API roles (issue 22): a viewer reads, an admin writes', () => 
   });
 
   it('a viewer cannot issue, rotate or revoke a key: refused by the API, the key and its secret untouched, each attempt journaled under the viewer', async () => {
-    const issued = await client.call('POST', '/admin/api/tenants/clinica-teste/keys', { label: 'viewer target', scopes: ['exames:read'] });
+    const issued = await client.call('POST', '/admin/api/tenants/clinica-teste/keys', {
+      label: 'viewer target',
+      scopes: ['exames:read'],
+    });
     const { chave_id, api_key, api_secret } = issued.body.data;
     const keysBefore = (await viewer.call('GET', '/admin/api/tenants/clinica-teste/keys')).body.data.length;
 
     const attempts = [
-      await viewer.call('POST', '/admin/api/tenants/clinica-teste/keys', { label: 'by a viewer', scopes: ['exames:read'] }),
+      await viewer.call('POST', '/admin/api/tenants/clinica-teste/keys', {
+        label: 'by a viewer',
+        scopes: ['exames:read'],
+      }),
       await viewer.call('POST', `/admin/api/keys/${chave_id}/rotate`),
       await viewer.call('POST', `/admin/api/keys/${chave_id}/revoke`),
       await viewer.call('PATCH', `/admin/api/keys/${chave_id}`, { label: 'renamed by a viewer' }),
@@ -211,15 +246,20 @@ describe('console API roles (issue 22): a viewer reads, an admin writes', () => 
 
     const viewerId = (await viewer.call('GET', '/admin/api/auth/session')).body.data.operator.id;
     const refused = (await auditRows()).filter((r) => r.operator_id === viewerId && r.error_code === 'ADMIN_FORBIDDEN');
-    expect(refused.map((r) => JSON.parse(r.detail!).action)).toEqual(expect.arrayContaining(['key.create', 'key.rotate', 'key.revoke', 'key.update']));
-    for (const row of refused) expect(JSON.parse(row.detail!)).toMatchObject({ role: 'viewer', papel_exigido: 'admin' });
+    expect(refused.map((r) => JSON.parse(r.detail!).action)).toEqual(
+      expect.arrayContaining(['key.create', 'key.rotate', 'key.revoke', 'key.update']),
+    );
+    for (const row of refused)
+      expect(JSON.parse(row.detail!)).toMatchObject({ role: 'viewer', papel_exigido: 'admin' });
   });
 
   it('a role change applies to a live session at once', async () => {
     await ensureOperator(stack.gatewayDb.db, 'rebaixado', PASSWORD, 'admin');
     const c = new ConsoleClient(stack.gatewayUrl);
     await c.login('rebaixado', PASSWORD);
-    expect((await c.call('POST', '/admin/api/faults', { path: '/v1/ping*', kind: 'latency', latency_ms: 1 })).status).toBe(201);
+    expect(
+      (await c.call('POST', '/admin/api/faults', { path: '/v1/ping*', kind: 'latency', latency_ms: 1 })).status,
+    ).toBe(201);
     await client.call('DELETE', '/admin/api/faults');
     const id = (await c.call('GET', '/admin/api/auth/session')).body.data.operator.id;
     expect((await client.call('PATCH', `/admin/api/operators/${id}`, { role: 'viewer' })).status).toBe(200);
@@ -236,7 +276,8 @@ describe('console API roles (issue 22): a viewer reads, an admin writes', () => 
     const c = new ConsoleClient(stack.gatewayUrl);
     await c.login('automacao', PASSWORD);
     const id = (await c.call('GET', '/admin/api/auth/session')).body.data.operator.id;
-    const issued = (await c.call('POST', '/admin/api/operator-tokens', { label: 'suite', tenants: ['clinica-token'] })).body.data;
+    const issued = (await c.call('POST', '/admin/api/operator-tokens', { label: 'suite', tenants: ['clinica-token'] }))
+      .body.data;
     const reset = async () => {
       const res = await request(`${stack.gatewayUrl}/admin/api/automation/tenants/clinica-token/reset`, {
         method: 'POST',
@@ -258,7 +299,9 @@ describe('console API roles (issue 22): a viewer reads, an admin writes', () => 
     const disabled = await reset();
     expect(disabled.status).toBe(401);
     expect(disabled.body.error?.code).toBe('ADMIN_UNAUTHENTICATED');
-    const listed = (await client.call('GET', '/admin/api/operator-tokens')).body.data.find((t: any) => t.id === issued.id);
+    const listed = (await client.call('GET', '/admin/api/operator-tokens')).body.data.find(
+      (t: any) => t.id === issued.id,
+    );
     expect(listed.status).toBe('revoked');
     // Its session ended with it.
     expect((await c.call('GET', '/admin/api/auth/session')).status).toBe(401);
@@ -332,7 +375,10 @@ describe('keys through the console', () => {
     const bad = await client.call('PATCH', `/admin/api/keys/${chave_id}`, { medico_id: 999999 });
     expect(bad.status).toBe(422);
     expect(bad.body.error?.code).toBe('INVALID_REFERENCE');
-    const bound = await client.call('PATCH', `/admin/api/keys/${chave_id}`, { medico_id: medicoIds[0], scopes: ['exames:read'] });
+    const bound = await client.call('PATCH', `/admin/api/keys/${chave_id}`, {
+      medico_id: medicoIds[0],
+      scopes: ['exames:read'],
+    });
     expect(bound.status).toBe(200);
     expect(bound.body.data.medico_id).toBe(medicoIds[0]);
     expect(bound.body.data.escopos).toEqual(['exames:read']);
@@ -346,7 +392,10 @@ describe('keys through the console', () => {
     expect(fresh.body.data.auth.medico_id).toBe(medicoIds[0]);
 
     expect((await client.call('POST', `/admin/api/keys/${chave_id}/revoke`)).body.data.status).toBe('revoked');
-    const revoked = await stack.call({ path: '/v1/ping' }, { apiKey: api_key, apiSecret: rotated.body.data.api_secret });
+    const revoked = await stack.call(
+      { path: '/v1/ping' },
+      { apiKey: api_key, apiSecret: rotated.body.data.api_secret },
+    );
     expect(revoked.body.error?.code).toBe('AUTH_KEY_REVOKED');
     expect((await client.call('POST', `/admin/api/keys/${chave_id}/rotate`)).status).toBe(422);
 
@@ -398,12 +447,19 @@ describe('tenants, settings and faults', () => {
       for (const row of res.body.data) expect(Object.keys(row).sort()).toEqual(['ativo', 'detalhe', 'id', 'nome']);
     }
     expect((await client.call('GET', '/admin/api/tenants/nao-existe/unidades')).status).toBe(404);
-    const off = await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', { central_laudos_disponivel: false });
+    const off = await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', {
+      central_laudos_disponivel: false,
+    });
     expect(off.status).toBe(200);
     expect(off.body.data.central_laudos_disponivel).toBe(false);
-    const on = await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', { central_laudos_disponivel: true });
+    const on = await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', {
+      central_laudos_disponivel: true,
+    });
     expect(on.body.data.central_laudos_disponivel).toBe(true);
-    expect((await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', { central_laudos_disponivel: 'sim' })).status).toBe(400);
+    expect(
+      (await client.call('PATCH', '/admin/api/tenants/clinica-teste/settings', { central_laudos_disponivel: 'sim' }))
+        .status,
+    ).toBe(400);
   });
 
   it('switches a backend fault on and off; the API answers 503 meanwhile', async () => {

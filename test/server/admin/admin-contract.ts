@@ -6,7 +6,11 @@ import { removedAll, removedById } from '../../../contracts/admin/common.ts';
 import { faultView } from '../../../contracts/admin/faults.ts';
 import { clinicIdempotency, idempotencyPurged, keyIdempotency } from '../../../contracts/admin/idempotency.ts';
 import { issuedKey, keyView } from '../../../contracts/admin/keys.ts';
-import { issuedOperatorToken, operatorTokenRemoved, operatorTokenView } from '../../../contracts/admin/operator-tokens.ts';
+import {
+  issuedOperatorToken,
+  operatorTokenRemoved,
+  operatorTokenView,
+} from '../../../contracts/admin/operator-tokens.ts';
 import { operatorView, operatorWithPassword } from '../../../contracts/admin/operators.ts';
 import { fullApiKey, playgroundAnswer } from '../../../contracts/admin/playground.ts';
 import { storageFaultView } from '../../../contracts/admin/storage-faults.ts';
@@ -86,5 +90,8 @@ export function checkAdminAnswer(method: string, path: string, data: unknown): v
   const schema = adminAnswerContract(method, path);
   if (!schema) return;
   const result = schema.safeParse(data);
-  if (!result.success) throw new Error(`${method} /admin/api${path}: answer outside its contract (contracts/admin/): ${result.error.message}`);
+  if (!result.success)
+    throw new Error(
+      `${method} /admin/api${path}: answer outside its contract (contracts/admin/): ${result.error.message}`,
+    );
 }

@@ -14,7 +14,9 @@ let opened: OpenedGatewayDb;
 function plan(filters: Record<string, string>, tenantId?: number, bounds: RangeBounds = 'exact'): string {
   const q = auditQuerySchema.parse(filters);
   const compiled = auditPageQuery(opened.db, { ...q, tenantId }, bounds).compile();
-  const rows = opened.sqlite.prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`).all(...(compiled.parameters as unknown[])) as Array<{ detail: string }>;
+  const rows = opened.sqlite
+    .prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`)
+    .all(...(compiled.parameters as unknown[])) as Array<{ detail: string }>;
   return rows.map((r) => r.detail).join('\n');
 }
 
@@ -64,25 +66,45 @@ describe('audit browser over a million rows', () => {
     [{ error_code: 'SERVICE_UNAVAILABLE' }, undefined, 'audit_error_id_idx (error_code=?)'],
     [{ request_id: '0000000000000000000f4240' }, undefined, 'audit_request_id_idx (request_id=?)'],
     // A time range bounds the walk to the ids found in the ts index (covering: no row is read for them).
-    [{ tenant: 'clinica-3', from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', method: 'POST' }, 3, 'audit_tenant_id_idx (tenant_id=? AND id>? AND id<?)'],
-    [{ chave_id: '7', from: '2026-10-26T00:00:00Z', to: '2026-10-27T00:00:00Z' }, undefined, 'audit_key_id_idx (chave_id=? AND id>? AND id<?)'],
-    [{ from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' }, undefined, 'USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)'],
+    [
+      { tenant: 'clinica-3', from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', method: 'POST' },
+      3,
+      'audit_tenant_id_idx (tenant_id=? AND id>? AND id<?)',
+    ],
+    [
+      { chave_id: '7', from: '2026-10-26T00:00:00Z', to: '2026-10-27T00:00:00Z' },
+      undefined,
+      'audit_key_id_idx (chave_id=? AND id>? AND id<?)',
+    ],
+    [
+      { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' },
+      undefined,
+      'USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)',
+    ],
     [{ to: '2026-10-26T00:00:00Z' }, undefined, 'USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)'],
-  ] as Array<[Record<string, string>, number | undefined, string]>)('filters %j read an index in arrival order and never sort', (filters, tenantId, index) => {
-    const text = plan(filters, tenantId);
-    expect(text).toContain(index);
-    // Newest first is the order of the index itself: no sort, whatever the filters.
-    expect(text).not.toMatch(/TEMP B-TREE/);
-    if (filters.from || filters.to) {
-      expect(text.match(/USING COVERING INDEX audit_ts_idx/g)).toHaveLength(2);
-    }
-    // Only the unfiltered list and a success status walk the whole table (and stop after one page).
-    if (Object.keys(filters).length > 0 && filters.status !== '200') expect(text).not.toMatch(/^SCAN audit_log$/m);
-  });
+  ] as Array<[Record<string, string>, number | undefined, string]>)(
+    'filters %j read an index in arrival order and never sort',
+    (filters, tenantId, index) => {
+      const text = plan(filters, tenantId);
+      expect(text).toContain(index);
+      // Newest first is the order of the index itself: no sort, whatever the filters.
+      expect(text).not.toMatch(/TEMP B-TREE/);
+      if (filters.from || filters.to) {
+        expect(text.match(/USING COVERING INDEX audit_ts_idx/g)).toHaveLength(2);
+      }
+      // Only the unfiltered list and a success status walk the whole table (and stop after one page).
+      if (Object.keys(filters).length > 0 && filters.status !== '200') expect(text).not.toMatch(/^SCAN audit_log$/m);
+    },
+  );
 
   it.each([
     [{ from: '2026-10-26T00:00:00Z' }, undefined, 'SCAN audit_log', 0],
-    [{ tenant: 'clinica-3', from: '2026-10-26T00:00:00Z', to: '2026-11-10T00:00:00Z' }, 3, 'audit_tenant_id_idx (tenant_id=? AND id<?)', 1],
+    [
+      { tenant: 'clinica-3', from: '2026-10-26T00:00:00Z', to: '2026-11-10T00:00:00Z' },
+      3,
+      'audit_tenant_id_idx (tenant_id=? AND id<?)',
+      1,
+    ],
   ] as Array<[Record<string, string>, number | undefined, string, number]>)(
     'a wide range %j only caps the walk at its newest id, when it has an end',
     (filters, tenantId, index, subqueries) => {
@@ -110,7 +132,9 @@ describe('audit browser over a million rows', () => {
       `ts >= '${new Date(filters.from).toISOString()}'`,
       ...(filters.to ? [`ts <= '${new Date(filters.to).toISOString()}'`] : []),
     ].join(' AND ');
-    const expected = opened.sqlite.prepare(`SELECT id FROM audit_log NOT INDEXED WHERE ${where} ORDER BY id DESC LIMIT 60`).all() as Array<{ id: number }>;
+    const expected = opened.sqlite
+      .prepare(`SELECT id FROM audit_log NOT INDEXED WHERE ${where} ORDER BY id DESC LIMIT 60`)
+      .all() as Array<{ id: number }>;
     expect(page.items.map((i) => i.id)).toEqual(expected.map((r) => r.id));
     expect(page.items).toHaveLength(60);
   });
@@ -161,16 +185,22 @@ describe('arrival order after the appliance clock was moved back', () => {
   const requestIds = (page: { items: Array<{ request_id: string }> }) => page.items.map((i) => i.request_id);
   const arrival = ['after-reset-2', 'after-reset-1', 'while-shifted-2', 'while-shifted-1', 'before-shift'];
 
-  it.each([{}, { tenant: 'demo' }, { chave_id: '9' }])('the newest arrival comes first, whatever its ts (filters %j)', async (filters) => {
-    const q = auditQuerySchema.parse(filters);
-    const page = await queryAuditPage(small.db, { ...q, tenantId: filters.tenant ? 1 : undefined });
-    expect(requestIds(page)).toEqual(arrival);
-  });
+  it.each([{}, { tenant: 'demo' }, { chave_id: '9' }])(
+    'the newest arrival comes first, whatever its ts (filters %j)',
+    async (filters) => {
+      const q = auditQuerySchema.parse(filters);
+      const page = await queryAuditPage(small.db, { ...q, tenantId: filters.tenant ? 1 : undefined });
+      expect(requestIds(page)).toEqual(arrival);
+    },
+  );
 
   it('pages by arrival: the cursor continues below the last id shown', async () => {
     const first = await queryAuditPage(small.db, auditQuerySchema.parse({ limit: '2' }));
     expect(requestIds(first)).toEqual(arrival.slice(0, 2));
-    const second = await queryAuditPage(small.db, { ...auditQuerySchema.parse({ limit: '2' }), cursor: first.next_cursor! });
+    const second = await queryAuditPage(small.db, {
+      ...auditQuerySchema.parse({ limit: '2' }),
+      cursor: first.next_cursor!,
+    });
     expect(requestIds(second)).toEqual(arrival.slice(2, 4));
   });
 

@@ -46,7 +46,8 @@ export class ConsoleClient {
     });
     const text = await response.body.text();
     const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) out[name] = Array.isArray(value) ? value.join('\n') : String(value);
+    for (const [name, value] of Object.entries(response.headers))
+      out[name] = Array.isArray(value) ? value.join('\n') : String(value);
     const parsed = text ? JSON.parse(text) : null;
     // Every successful console API answer is also checked against the contract the console parses it by.
     if (response.statusCode < 300 && parsed?.data !== undefined && path.startsWith('/admin/api/')) {
@@ -74,7 +75,9 @@ export function insertMedicos(dataDir: string, slug: string, nomes: string[]): n
         papel_exame, papel_laudo, papel_solicitante, ativo, criado_em)
        VALUES (?, ?, 'x', 'CRM', ?, 'SP', 'Radiologia', 1, 1, 1, 1, '2026-01-01T00:00:00Z')`,
     );
-    return nomes.map((nome, i) => Number(insert.run(nome, `medico.${slug}.${Date.now()}.${i}`, String(100000 + i)).lastInsertRowid));
+    return nomes.map((nome, i) =>
+      Number(insert.run(nome, `medico.${slug}.${Date.now()}.${i}`, String(100000 + i)).lastInsertRowid),
+    );
   } finally {
     db.close();
   }

@@ -22,17 +22,26 @@ describe('fromServiceError: a service refusal becomes the console API error its 
     ['tenant_exists', 'CONFLICT', 422],
     ['invalid_input', 'VAL_INVALID_PARAM', 400],
   ])('%s → %s', (code, apiCode, status) => {
-    for (const error of [new KeyServiceError(code, 'what the operator reads'), new TenantServiceError(code, 'what the operator reads')]) {
+    for (const error of [
+      new KeyServiceError(code, 'what the operator reads'),
+      new TenantServiceError(code, 'what the operator reads'),
+    ]) {
       const api = mapped(error);
       expect(api).toBeInstanceOf(ApiError);
-      expect({ code: api.code, status: api.status, message: api.message }).toEqual({ code: apiCode, status, message: 'what the operator reads' });
+      expect({ code: api.code, status: api.status, message: api.message }).toEqual({
+        code: apiCode,
+        status,
+        message: 'what the operator reads',
+      });
     }
   });
 
   it('reads the code, not the words: a clinic named "revoked" that exists is a conflict, an unknown scope called "revoked" is invalid input', () => {
     expect(mapped(new TenantServiceError('tenant_exists', 'tenant "revoked" already exists')).code).toBe('CONFLICT');
     expect(mapped(new KeyServiceError('invalid_input', 'unknown scope(s): revoked')).code).toBe('VAL_INVALID_PARAM');
-    expect(mapped(new ServiceError('tenant_not_found', 'tenant "already-exists" does not exist')).code).toBe('RES_NOT_FOUND');
+    expect(mapped(new ServiceError('tenant_not_found', 'tenant "already-exists" does not exist')).code).toBe(
+      'RES_NOT_FOUND',
+    );
   });
 
   it('passes other errors through, and an unopenable clinic database is 503, not a lost session', () => {

@@ -18,13 +18,24 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop());
 
 /** A row as the store writes it, for the states a test cannot easily reach through the API (in flight, stored 503). */
-async function insertEntry(chaveId: number, idemKey: string, fields: { state: string; status: number | null; leaseUntil: number }) {
+async function insertEntry(
+  chaveId: number,
+  idemKey: string,
+  fields: { state: string; status: number | null; leaseUntil: number },
+) {
   const now = Date.now();
   await gatewayRows(
     stack,
     `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, body_hash, state, lease_until, status, created_at, expires_at, seal_version, request_id)
      VALUES (?, ?, 'POST', '/v1/pacientes', ?, ?, ?, ?, ?, ?, 1, NULL)`,
-    chaveId, idemKey, 'f'.repeat(64), fields.state, fields.leaseUntil, fields.status, now, now + 86_400_000,
+    chaveId,
+    idemKey,
+    'f'.repeat(64),
+    fields.state,
+    fields.leaseUntil,
+    fields.status,
+    now,
+    now + 86_400_000,
   );
 }
 
@@ -35,7 +46,12 @@ describe('idempotency inspector', () => {
     const key = await stack.newKey();
     const idem = randomUUID();
     const created = await stack.call(
-      { method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Inspetor', data_nascimento: '1990-01-01', sexo: 'MAS' }, idempotencyKey: idem },
+      {
+        method: 'POST',
+        path: '/v1/pacientes',
+        body: { nome: 'Paciente Inspetor', data_nascimento: '1990-01-01', sexo: 'MAS' },
+        idempotencyKey: idem,
+      },
       key,
     );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -79,13 +95,17 @@ describe('idempotency inspector', () => {
     const entry = items.find((i) => i.idem_key === idem);
     const inFlight = items.find((i) => i.idem_key === 'em-voo');
 
-    const noCsrf = await client.call('DELETE', `/admin/api/keys/${key.chaveId}/idempotency/${entry.entry}`, undefined, { csrf: null });
+    const noCsrf = await client.call('DELETE', `/admin/api/keys/${key.chaveId}/idempotency/${entry.entry}`, undefined, {
+      csrf: null,
+    });
     expect(noCsrf.status).toBe(403);
     const refused = await client.call('DELETE', `/admin/api/keys/${key.chaveId}/idempotency/${inFlight.entry}`);
     expect(refused.status).toBe(409);
     expect(refused.body.error?.code).toBe('CONCURRENT_REQUEST');
     // Another key's id with this entry: not found.
-    expect((await client.call('DELETE', `/admin/api/keys/${stack.creds.chaveId}/idempotency/${entry.entry}`)).status).toBe(404);
+    expect(
+      (await client.call('DELETE', `/admin/api/keys/${stack.creds.chaveId}/idempotency/${entry.entry}`)).status,
+    ).toBe(404);
     expect((await client.call('DELETE', `/admin/api/keys/${key.chaveId}/idempotency/bm90LWpzb24`)).status).toBe(404);
 
     const purged = await client.call('DELETE', `/admin/api/keys/${key.chaveId}/idempotency/${entry.entry}`);
@@ -93,9 +113,19 @@ describe('idempotency inspector', () => {
     expect(purged.body.data).toMatchObject({ purged: true, idem_key: idem, state: 'completed' });
     expect(((await list(key.chaveId)).body.data.items as any[]).some((i) => i.idem_key === idem)).toBe(false);
 
-    const [row] = await gatewayRows(stack, `SELECT * FROM audit_log WHERE source = 'console' AND request_id = ?`, purged.headers['x-request-id'] ?? purged.body.meta.request_id);
+    const [row] = await gatewayRows(
+      stack,
+      `SELECT * FROM audit_log WHERE source = 'console' AND request_id = ?`,
+      purged.headers['x-request-id'] ?? purged.body.meta.request_id,
+    );
     expect(row).toMatchObject({ chave_id: key.chaveId, method: 'DELETE', status: 200 });
-    expect(JSON.parse(row.detail)).toMatchObject({ action: 'idempotency.purge', idem_key: idem, method: 'POST', path: '/v1/pacientes', state: 'completed' });
+    expect(JSON.parse(row.detail)).toMatchObject({
+      action: 'idempotency.purge',
+      idem_key: idem,
+      method: 'POST',
+      path: '/v1/pacientes',
+      state: 'completed',
+    });
 
     // The gateway executes again (a new entry, this request's id), and backend-sim answers from its own
     // record of that write (docs/architecture.md § Exactly once across crashes): same patient, marked a replay.
@@ -114,7 +144,10 @@ describe('idempotency inspector', () => {
 
 describe('idempotency across a clinic (issue 22 § 5)', () => {
   const search = (slug: string, idemKey?: string) =>
-    client.call('GET', `/admin/api/tenants/${slug}/idempotency${idemKey === undefined ? '' : `?idem_key=${encodeURIComponent(idemKey)}`}`);
+    client.call(
+      'GET',
+      `/admin/api/tenants/${slug}/idempotency${idemKey === undefined ? '' : `?idem_key=${encodeURIComponent(idemKey)}`}`,
+    );
   const patient = (nome: string) => ({ nome, data_nascimento: '1990-01-01', sexo: 'FEM' });
 
   it('finds an Idempotency-Key value under any of the clinic’s keys (revoked ones too), and not another clinic’s', async () => {
@@ -123,12 +156,26 @@ describe('idempotency across a clinic (issue 22 § 5)', () => {
     await stack.createTenant('outra-clinica-idem');
     const other = await stack.newKey({ tenant: 'outra-clinica-idem' });
     const idem = `busca-${randomUUID()}`;
-    for (const [creds, nome] of [[a, 'Paciente Busca A'], [b, 'Paciente Busca B'], [other, 'Paciente Busca Outra']] as const) {
-      const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient(nome), idempotencyKey: idem }, creds);
+    for (const [creds, nome] of [
+      [a, 'Paciente Busca A'],
+      [b, 'Paciente Busca B'],
+      [other, 'Paciente Busca Outra'],
+    ] as const) {
+      const res = await stack.call(
+        { method: 'POST', path: '/v1/pacientes', body: patient(nome), idempotencyKey: idem },
+        creds,
+      );
       expect(res.status, JSON.stringify(res.body)).toBe(201);
     }
     // A key of the clinic used with another value: not found by this one.
-    expect((await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient('Paciente Outra Chave'), idempotencyKey: `${idem}-x` }, a)).status).toBe(201);
+    expect(
+      (
+        await stack.call(
+          { method: 'POST', path: '/v1/pacientes', body: patient('Paciente Outra Chave'), idempotencyKey: `${idem}-x` },
+          a,
+        )
+      ).status,
+    ).toBe(201);
     await stack.keys.revoke(b.chaveId);
 
     const res = await search(stack.tenantSlug, idem);
@@ -137,7 +184,14 @@ describe('idempotency across a clinic (issue 22 § 5)', () => {
     const entries = res.body.data.entries as any[];
     expect(entries.map((e) => e.key.id).sort()).toEqual([a.chaveId, b.chaveId].sort());
     for (const e of entries) {
-      expect(e).toMatchObject({ idem_key: idem, method: 'POST', path: '/v1/pacientes', state: 'completed', status: 201, audit_id: expect.any(Number) });
+      expect(e).toMatchObject({
+        idem_key: idem,
+        method: 'POST',
+        path: '/v1/pacientes',
+        state: 'completed',
+        status: 201,
+        audit_id: expect.any(Number),
+      });
       expect(e.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     }
     expect(entries.find((e) => e.key.id === b.chaveId).key.status).toBe('revoked');
@@ -146,22 +200,43 @@ describe('idempotency across a clinic (issue 22 § 5)', () => {
 
     const elsewhere = (await search('outra-clinica-idem', idem)).body.data.entries as any[];
     expect(elsewhere.map((e) => e.key.id)).toEqual([other.chaveId]);
-    expect(((await search(stack.tenantSlug, 'nao-usada')).body.data.entries as any[])).toEqual([]);
+    expect((await search(stack.tenantSlug, 'nao-usada')).body.data.entries as any[]).toEqual([]);
   });
 
   it('lists 422 IDEMPOTENCY_CONFLICT refusals with both bodies’ fingerprints, the first request linked, by value and clinic-wide', async () => {
     const key = await stack.newKey();
     const idem = `conflito-${randomUUID()}`;
-    const first = await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito'), idempotencyKey: idem }, key);
+    const first = await stack.call(
+      { method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito'), idempotencyKey: idem },
+      key,
+    );
     expect(first.status).toBe(201);
-    const conflict = await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito Outro Corpo'), idempotencyKey: idem }, key);
+    const conflict = await stack.call(
+      { method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito Outro Corpo'), idempotencyKey: idem },
+      key,
+    );
     expect(conflict.status).toBe(422);
     expect(conflict.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
     // The same key on another operation.
-    const elsewhere = await stack.call({ method: 'POST', path: `/v1/pacientes/${first.body.data.id}/prontuarios`, body: { mensagem: 'Retorno em 30 dias' }, idempotencyKey: idem }, key);
+    const elsewhere = await stack.call(
+      {
+        method: 'POST',
+        path: `/v1/pacientes/${first.body.data.id}/prontuarios`,
+        body: { mensagem: 'Retorno em 30 dias' },
+        idempotencyKey: idem,
+      },
+      key,
+    );
     expect(elsewhere.status).toBe(422);
     // The same body again is a replay, not a conflict.
-    expect((await stack.call({ method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito'), idempotencyKey: idem }, key)).status).toBe(201);
+    expect(
+      (
+        await stack.call(
+          { method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito'), idempotencyKey: idem },
+          key,
+        )
+      ).status,
+    ).toBe(201);
 
     const res = await search(stack.tenantSlug, idem);
     expect(res.status).toBe(200);
@@ -173,19 +248,37 @@ describe('idempotency across a clinic (issue 22 § 5)', () => {
       idem_key: idem,
       reason: 'body',
       key: { id: key.chaveId },
-      first: { method: 'POST', path: '/v1/pacientes', fingerprint: entry.fingerprint, request_id: first.body.meta.request_id, audit_id: entry.audit_id },
-      sent: { method: 'POST', path: '/v1/pacientes', fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), request_id: conflict.body.meta.request_id },
+      first: {
+        method: 'POST',
+        path: '/v1/pacientes',
+        fingerprint: entry.fingerprint,
+        request_id: first.body.meta.request_id,
+        audit_id: entry.audit_id,
+      },
+      sent: {
+        method: 'POST',
+        path: '/v1/pacientes',
+        fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+        request_id: conflict.body.meta.request_id,
+      },
     });
     // Two bodies, two fingerprints; the journal row of the refusal is linked.
     expect(onBody.sent.fingerprint).not.toBe(onBody.first.fingerprint);
     const journal = await client.call('GET', `/admin/api/audit/${onBody.audit_id}`);
     expect(journal.body.data).toMatchObject({ status: 422, error_code: 'IDEMPOTENCY_CONFLICT', chave_id: key.chaveId });
-    expect(onOperation).toMatchObject({ reason: 'operation', first: { path: '/v1/pacientes' }, sent: { path: `/v1/pacientes/${first.body.data.id}/prontuarios` } });
+    expect(onOperation).toMatchObject({
+      reason: 'operation',
+      first: { path: '/v1/pacientes' },
+      sent: { path: `/v1/pacientes/${first.body.data.id}/prontuarios` },
+    });
 
     // Without a value: the clinic's newest conflicts, these among them; another clinic sees none of them.
     const all = (await search(stack.tenantSlug)).body.data;
     expect(all.entries).toEqual([]);
-    expect((all.conflicts as any[]).slice(0, 2).map((c) => c.request_id)).toEqual([elsewhere.body.meta.request_id, conflict.body.meta.request_id]);
+    expect((all.conflicts as any[]).slice(0, 2).map((c) => c.request_id)).toEqual([
+      elsewhere.body.meta.request_id,
+      conflict.body.meta.request_id,
+    ]);
     await stack.createTenant('clinica-sem-conflito').catch(() => undefined);
     expect((await search('clinica-sem-conflito')).body.data.conflicts).toEqual([]);
   });
@@ -200,7 +293,12 @@ describe('idempotency across a clinic (issue 22 § 5)', () => {
 
 describe('audit detail: the journal fields', () => {
   it('returns error message, response body and request headers parsed, without X-Signature', async () => {
-    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Y' }, idempotencyKey: randomUUID() });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'Y' },
+      idempotencyKey: randomUUID(),
+    });
     expect(res.status).toBe(400);
     const page = await client.call('GET', `/admin/api/audit?request_id=${res.body.meta.request_id}`);
     const detail = await client.call('GET', `/admin/api/audit/${page.body.data.items[0].id}`);

@@ -34,7 +34,11 @@ describe('unknown username and wrong password: identical answers', () => {
     const wrong = await client.login(real, 'wrong-password');
     const unknown = await client.login(unique('ninguem'), 'wrong-password');
     expect(wrong.status).toBe(401);
-    expect(wrong.body.error).toEqual({ code: 'ADMIN_UNAUTHENTICATED', message: 'Usuario ou senha invalidos.', details: null });
+    expect(wrong.body.error).toEqual({
+      code: 'ADMIN_UNAUTHENTICATED',
+      message: 'Usuario ou senha invalidos.',
+      details: null,
+    });
     expect(comparable(unknown)).toEqual(comparable(wrong));
     // Byte for byte, once the id and the duration are taken out.
     const strip = (text: string) => text.replace(/"request_id":"[^"]*"/, '').replace(/"duracao_ms":\d+/, '');
@@ -119,10 +123,20 @@ describe('lockout per (username, client address)', () => {
     expect((await client.login(operator, PASSWORD)).status).toBe(429);
     // Fifteen minutes later, as far as the lock is concerned.
     const past = Date.now() - 1000;
-    await stack.gatewayDb.db.updateTable('console_login_failures').set({ locked_until: past, last_failure_at: past - 15 * 60_000 }).where('address', '=', '127.0.0.6').execute();
+    await stack.gatewayDb.db
+      .updateTable('console_login_failures')
+      .set({ locked_until: past, last_failure_at: past - 15 * 60_000 })
+      .where('address', '=', '127.0.0.6')
+      .execute();
     expect((await client.login(operator, 'bad-again')).status).toBe(401);
     expect((await client.login(operator, PASSWORD)).status).toBe(200);
-    expect(await stack.gatewayDb.db.selectFrom('console_login_failures').selectAll().where('address', '=', '127.0.0.6').execute()).toEqual([]);
+    expect(
+      await stack.gatewayDb.db
+        .selectFrom('console_login_failures')
+        .selectAll()
+        .where('address', '=', '127.0.0.6')
+        .execute(),
+    ).toEqual([]);
   });
 
   it('setting the password (the way back for a locked-out operator) lifts every lock on the username', async () => {
@@ -138,7 +152,11 @@ describe('lockout per (username, client address)', () => {
   it('stores neither usernames nor passwords, only a hash of the username and the address', async () => {
     const ghost = unique('fantasma');
     await from('127.0.0.8').login(ghost, 'some-password');
-    const rows = await stack.gatewayDb.db.selectFrom('console_login_failures').selectAll().where('address', '=', '127.0.0.8').execute();
+    const rows = await stack.gatewayDb.db
+      .selectFrom('console_login_failures')
+      .selectAll()
+      .where('address', '=', '127.0.0.8')
+      .execute();
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(ghost);
     expect(JSON.stringify(rows)).not.toContain('some-password');

@@ -49,7 +49,8 @@ async function automationReset(token: string, slug: string) {
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
 
-const listed = async (id: number) => (await client.call('GET', '/admin/api/operator-tokens')).body.data.find((t: any) => t.id === id);
+const listed = async (id: number) =>
+  (await client.call('GET', '/admin/api/operator-tokens')).body.data.find((t: any) => t.id === id);
 
 describe('issuing: clinics named or "*", validity in days', () => {
   it('a token needs its clinics: missing, empty, unknown or a bare string other than "*" → 400 naming tenants', async () => {
@@ -82,7 +83,12 @@ describe('issuing: clinics named or "*", validity in days', () => {
   it('the answer and the list show the clinics, the expiry and the status; duplicates are kept once', async () => {
     const { id, view } = await issued({ label: 'two clinics', tenants: ['clinica-b', 'clinica-a', 'clinica-b'] });
     expect(view).toMatchObject({ tenants: ['clinica-b', 'clinica-a'], status: 'active', revoked_at: null });
-    expect(await listed(id)).toMatchObject({ label: 'two clinics', tenants: ['clinica-b', 'clinica-a'], expires_at: view.expires_at, status: 'active' });
+    expect(await listed(id)).toMatchObject({
+      label: 'two clinics',
+      tenants: ['clinica-b', 'clinica-a'],
+      expires_at: view.expires_at,
+      status: 'active',
+    });
     const all = await issued({ label: 'all', tenants: '*' });
     expect(all.view.tenants).toBe('*');
   });
@@ -109,7 +115,12 @@ describe('using: a token acts only on its clinics', () => {
       .where('error_code', '=', 'ADMIN_FORBIDDEN')
       .executeTakeFirstOrThrow();
     expect(refusal.status).toBe(403);
-    expect(JSON.parse(refusal.detail!)).toMatchObject({ action: 'tenant.reset', via: 'operator_token', token_id: id, token_tenants: ['clinica-a'] });
+    expect(JSON.parse(refusal.detail!)).toMatchObject({
+      action: 'tenant.reset',
+      via: 'operator_token',
+      token_id: id,
+      token_tenants: ['clinica-a'],
+    });
   });
 
   it('bound to two clinics: both; "*": every clinic, one created after it too, and an unknown one is a plain 404', async () => {
@@ -174,12 +185,30 @@ describe('migration 017: tokens issued before it', () => {
       const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
       const before = await migrator.migrateTo(names[mine - 1]);
       expect(before.error).toBeUndefined();
-      await db.insertInto('operators').values({ id: 1, username: 'admin', password_hash: 'x', created_at: '2026-01-01T00:00:00.000Z' }).execute();
+      await db
+        .insertInto('operators')
+        .values({ id: 1, username: 'admin', password_hash: 'x', created_at: '2026-01-01T00:00:00.000Z' })
+        .execute();
       await db
         .insertInto('operator_tokens')
         .values([
-          { id: 1, label: 'old active', token_hash: 'a'.repeat(64), token_prefix: 'ce_op_aaaa', operator_id: 1, created_at: '2026-01-01T00:00:00.000Z' },
-          { id: 2, label: 'old revoked', token_hash: 'b'.repeat(64), token_prefix: 'ce_op_bbbb', operator_id: 1, created_at: '2026-01-01T00:00:00.000Z', revoked_at: '2026-02-01T00:00:00.000Z' },
+          {
+            id: 1,
+            label: 'old active',
+            token_hash: 'a'.repeat(64),
+            token_prefix: 'ce_op_aaaa',
+            operator_id: 1,
+            created_at: '2026-01-01T00:00:00.000Z',
+          },
+          {
+            id: 2,
+            label: 'old revoked',
+            token_hash: 'b'.repeat(64),
+            token_prefix: 'ce_op_bbbb',
+            operator_id: 1,
+            created_at: '2026-01-01T00:00:00.000Z',
+            revoked_at: '2026-02-01T00:00:00.000Z',
+          },
         ])
         .execute();
       const t0 = Date.now();
@@ -194,8 +223,21 @@ describe('migration 017: tokens issued before it', () => {
       }
       expect(rows[1].revoked_at).toBe('2026-02-01T00:00:00.000Z');
       // A row written without an expiry (no code does) is expired, not eternal.
-      await db.insertInto('operator_tokens').values({ label: 'raw', token_hash: 'c'.repeat(64), token_prefix: 'ce_op_cccc', operator_id: 1, created_at: '2026-01-01T00:00:00.000Z' }).execute();
-      const raw = await db.selectFrom('operator_tokens').select(['expires_at', 'all_tenants']).where('label', '=', 'raw').executeTakeFirstOrThrow();
+      await db
+        .insertInto('operator_tokens')
+        .values({
+          label: 'raw',
+          token_hash: 'c'.repeat(64),
+          token_prefix: 'ce_op_cccc',
+          operator_id: 1,
+          created_at: '2026-01-01T00:00:00.000Z',
+        })
+        .execute();
+      const raw = await db
+        .selectFrom('operator_tokens')
+        .select(['expires_at', 'all_tenants'])
+        .where('label', '=', 'raw')
+        .executeTakeFirstOrThrow();
       expect(raw).toEqual({ expires_at: '1970-01-01T00:00:00.000Z', all_tenants: 0 });
     } finally {
       await db.destroy();

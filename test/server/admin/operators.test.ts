@@ -39,7 +39,13 @@ describe('adding an operator', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     const { operator, password } = res.body.data;
     expect(password).toMatch(/^.{20}$/);
-    expect(operator).toMatchObject({ username: 'ana.viewer', role: 'viewer', status: 'active', sessions: 0, tokens: 0 });
+    expect(operator).toMatchObject({
+      username: 'ana.viewer',
+      role: 'viewer',
+      status: 'active',
+      sessions: 0,
+      tokens: 0,
+    });
 
     const viewer = await signIn('ana.viewer', password);
     expect((await viewer.call('GET', '/admin/api/auth/session')).body.data.operator.role).toBe('viewer');
@@ -60,8 +66,13 @@ describe('adding an operator', () => {
     const taken = await admin.call('POST', '/admin/api/operators', { username: 'chefe', role: 'viewer' });
     expect(taken.status).toBe(422);
     expect(taken.body.error?.code).toBe('CONFLICT');
-    expect((await admin.call('POST', '/admin/api/operators', { username: 'Com Espaco', role: 'viewer' })).body.error?.details.field).toBe('username');
-    expect((await admin.call('POST', '/admin/api/operators', { username: 'ok', role: 'root' })).body.error?.details.field).toBe('role');
+    expect(
+      (await admin.call('POST', '/admin/api/operators', { username: 'Com Espaco', role: 'viewer' })).body.error?.details
+        .field,
+    ).toBe('username');
+    expect(
+      (await admin.call('POST', '/admin/api/operators', { username: 'ok', role: 'root' })).body.error?.details.field,
+    ).toBe('role');
   });
 });
 
@@ -83,7 +94,9 @@ describe('disabling, roles and the last admin', () => {
     expect(login.status).toBe(401);
     expect(login.body.error).toEqual(wrong.body.error);
 
-    expect((await admin.call('PATCH', `/admin/api/operators/${id}`, { disabled: false })).body.data.status).toBe('active');
+    expect((await admin.call('PATCH', `/admin/api/operators/${id}`, { disabled: false })).body.data.status).toBe(
+      'active',
+    );
     await signIn('temporario', PASSWORD);
   });
 
@@ -104,15 +117,22 @@ describe('disabling, roles and the last admin', () => {
     const at = { now: new Date().toISOString(), applianceNow: new Date().toISOString() };
     const db = stack.gatewayDb.db;
     for (const change of [{ disabled: true }, { role: 'viewer' as const }]) {
-      await expect(updateOperator(db, adminId, change, at)).rejects.toMatchObject({ code: 'INVALID_STATE', details: { motivo: 'last_admin' } });
+      await expect(updateOperator(db, adminId, change, at)).rejects.toMatchObject({
+        code: 'INVALID_STATE',
+        details: { motivo: 'last_admin' },
+      });
     }
     const helper = await ensureOperator(db, 'ajudante', PASSWORD, 'admin');
     expect((await updateOperator(db, adminId, { role: 'viewer' }, at)).operator.role).toBe('viewer');
-    await expect(updateOperator(db, helper.operatorId, { disabled: true }, at)).rejects.toMatchObject({ details: { motivo: 'last_admin' } });
+    await expect(updateOperator(db, helper.operatorId, { disabled: true }, at)).rejects.toMatchObject({
+      details: { motivo: 'last_admin' },
+    });
     expect((await updateOperator(db, adminId, { role: 'admin' }, at)).operator.role).toBe('admin');
     expect((await updateOperator(db, helper.operatorId, { disabled: true }, at)).operator.status).toBe('disabled');
     // A disabled admin is not an active admin: chefe is the last one again.
-    await expect(updateOperator(db, adminId, { disabled: true }, at)).rejects.toMatchObject({ details: { motivo: 'last_admin' } });
+    await expect(updateOperator(db, adminId, { disabled: true }, at)).rejects.toMatchObject({
+      details: { motivo: 'last_admin' },
+    });
   });
 
   it('two admins disabling each other at once: exactly one succeeds, one active admin remains', async () => {
@@ -128,10 +148,18 @@ describe('disabling, roles and the last admin', () => {
       cb.call('PATCH', `/admin/api/operators/${a.operatorId}`, { disabled: true }),
     ]);
     const statuses = [ra.status, rb.status];
-    expect(statuses.filter((s) => s === 200), JSON.stringify([ra.body, rb.body])).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 200),
+      JSON.stringify([ra.body, rb.body]),
+    ).toHaveLength(1);
     // The loser was refused by the rule (422) or had lost its session to the winner's disable (401).
     expect([401, 422]).toContain(statuses.find((s) => s !== 200));
-    const admins = await stack.gatewayDb.db.selectFrom('operators').select('username').where('role', '=', 'admin').where('disabled_at', 'is', null).execute();
+    const admins = await stack.gatewayDb.db
+      .selectFrom('operators')
+      .select('username')
+      .where('role', '=', 'admin')
+      .where('disabled_at', 'is', null)
+      .execute();
     expect(admins).toHaveLength(1);
 
     const survivor = admins[0].username === 'duelo-a' ? ca : cb;
@@ -140,7 +168,7 @@ describe('disabling, roles and the last admin', () => {
 });
 
 describe('passwords', () => {
-  it('an admin resets another operator\'s password: the new one shown once, the old one and its sessions gone, the journal without it', async () => {
+  it("an admin resets another operator's password: the new one shown once, the old one and its sessions gone, the journal without it", async () => {
     await ensureOperator(stack.gatewayDb.db, 'esquecido', PASSWORD, 'viewer');
     const c = await signIn('esquecido', PASSWORD);
     const id = (await c.call('GET', '/admin/api/auth/session')).body.data.operator.id;
@@ -156,7 +184,9 @@ describe('passwords', () => {
     expect((await new ConsoleClient(stack.gatewayUrl).login('esquecido', PASSWORD)).status).toBe(401);
     await signIn('esquecido', fresh);
 
-    const entry = (await journal()).find((r) => JSON.parse(r.detail!).action === 'operator.password.reset' && r.status === 200);
+    const entry = (await journal()).find(
+      (r) => JSON.parse(r.detail!).action === 'operator.password.reset' && r.status === 200,
+    );
     expect(entry).toMatchObject({ operator_id: adminId, status: 200 });
     expect(JSON.parse(entry!.detail!)).toMatchObject({ operator_id: id, username: 'esquecido', sessions_ended: 1 });
     expect(JSON.stringify(await journal())).not.toContain(fresh);
@@ -172,10 +202,16 @@ describe('passwords', () => {
     const elsewhere = await signIn('mudanca', PASSWORD);
     const next = 'a-brand-new-passphrase';
 
-    const wrong = await here.call('POST', '/admin/api/auth/password', { current_password: 'guess-guess-guess', new_password: next });
+    const wrong = await here.call('POST', '/admin/api/auth/password', {
+      current_password: 'guess-guess-guess',
+      new_password: next,
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error?.details.field).toBe('current_password');
-    const short = await here.call('POST', '/admin/api/auth/password', { current_password: PASSWORD, new_password: 'short' });
+    const short = await here.call('POST', '/admin/api/auth/password', {
+      current_password: PASSWORD,
+      new_password: 'short',
+    });
     expect(short.body.error?.details.field).toBe('new_password');
 
     const ok = await here.call('POST', '/admin/api/auth/password', { current_password: PASSWORD, new_password: next });
@@ -196,30 +232,54 @@ describe('passwords', () => {
     await ensureOperator(stack.gatewayDb.db, 'alvo', PASSWORD, 'viewer');
     const c = await signIn('alvo', PASSWORD);
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await c.call('POST', '/admin/api/auth/password', { current_password: `bad-guess-${i}`, new_password: 'another-long-password' })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push(
+        (
+          await c.call('POST', '/admin/api/auth/password', {
+            current_password: `bad-guess-${i}`,
+            new_password: 'another-long-password',
+          })
+        ).status,
+      );
     expect(statuses).toEqual([400, 400, 400, 400, 429]);
-    const locked = await c.call('POST', '/admin/api/auth/password', { current_password: PASSWORD, new_password: 'another-long-password' });
+    const locked = await c.call('POST', '/admin/api/auth/password', {
+      current_password: PASSWORD,
+      new_password: 'another-long-password',
+    });
     expect(locked.status).toBe(429);
     expect(locked.body.error?.code).toBe('ADMIN_LOCKED');
   });
 });
 
-describe('removing a used-up operator token (issue 22 § 7: a suite\'s tokens do not pile up)', () => {
+describe("removing a used-up operator token (issue 22 § 7: a suite's tokens do not pile up)", () => {
   it('an active token is refused (422); revoked, it leaves the list; the journal keeps its story', async () => {
-    const issued = (await admin.call('POST', '/admin/api/operator-tokens', { label: 'kit worker', tenants: '*' })).body.data;
+    const issued = (await admin.call('POST', '/admin/api/operator-tokens', { label: 'kit worker', tenants: '*' })).body
+      .data;
     const active = await admin.call('DELETE', `/admin/api/operator-tokens/${issued.id}`);
     expect(active.status).toBe(422);
     expect(active.body.error?.code).toBe('INVALID_STATE');
-    expect((await admin.call('GET', '/admin/api/operator-tokens')).body.data.map((t: any) => t.id)).toContain(issued.id);
+    expect((await admin.call('GET', '/admin/api/operator-tokens')).body.data.map((t: any) => t.id)).toContain(
+      issued.id,
+    );
 
     await admin.call('POST', `/admin/api/operator-tokens/${issued.id}/revoke`);
     const removed = await admin.call('DELETE', `/admin/api/operator-tokens/${issued.id}`);
     expect(removed.status, removed.text).toBe(200);
     expect(removed.body.data).toEqual({ id: issued.id, removido: true });
-    expect((await admin.call('GET', '/admin/api/operator-tokens')).body.data.map((t: any) => t.id)).not.toContain(issued.id);
+    expect((await admin.call('GET', '/admin/api/operator-tokens')).body.data.map((t: any) => t.id)).not.toContain(
+      issued.id,
+    );
     expect((await admin.call('DELETE', `/admin/api/operator-tokens/${issued.id}`)).status).toBe(404);
 
-    const story = (await journal()).filter((r) => JSON.parse(r.detail!).token_id === issued.id).map((r) => `${JSON.parse(r.detail!).action} ${r.status}`);
-    expect(story).toEqual(['operator_token.create 201', 'operator_token.delete 422', 'operator_token.revoke 200', 'operator_token.delete 200', 'operator_token.delete 404']);
+    const story = (await journal())
+      .filter((r) => JSON.parse(r.detail!).token_id === issued.id)
+      .map((r) => `${JSON.parse(r.detail!).action} ${r.status}`);
+    expect(story).toEqual([
+      'operator_token.create 201',
+      'operator_token.delete 422',
+      'operator_token.revoke 200',
+      'operator_token.delete 200',
+      'operator_token.delete 404',
+    ]);
   });
 });

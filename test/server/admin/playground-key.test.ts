@@ -34,13 +34,22 @@ describe('GET /admin/api/keys/:id/api-key', () => {
 });
 
 describe('POST /admin/api/playground/send', () => {
-  const send = (body: unknown, options?: { csrf?: string | null }) => client.call('POST', '/admin/api/playground/send', body, options);
+  const send = (body: unknown, options?: { csrf?: string | null }) =>
+    client.call('POST', '/admin/api/playground/send', body, options);
 
   it('relays the request the page signed to /v1 unchanged: authenticated, answered and journaled like an integrator’s', async () => {
     const key = await stack.newKey({ scopes: ['pacientes:read', 'pacientes:write'] });
     const ts = String(Math.floor(Date.now() / 1000));
     const target = '/v1/pacientes?limit=1&offset=0';
-    const res = await send({ method: 'GET', path: target, headers: { 'x-api-key': key.apiKey, 'x-timestamp': ts, 'x-signature': sign(key.apiSecret, ts, 'GET', target, '') } });
+    const res = await send({
+      method: 'GET',
+      path: target,
+      headers: {
+        'x-api-key': key.apiKey,
+        'x-timestamp': ts,
+        'x-signature': sign(key.apiSecret, ts, 'GET', target, ''),
+      },
+    });
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body.data.status).toBe(200);
@@ -76,7 +85,11 @@ describe('POST /admin/api/playground/send', () => {
     expect(again.body.data.status).toBe(201);
     expect(Object.fromEntries(again.body.data.headers)['idempotency-replay']).toBe('true');
     // A body changed after signing is refused by the gateway, not by the relay.
-    const tampered = await send({ ...request, body: body.replace('  ', ' '), headers: { ...request.headers, 'idempotency-key': 'playground-relay-2' } });
+    const tampered = await send({
+      ...request,
+      body: body.replace('  ', ' '),
+      headers: { ...request.headers, 'idempotency-key': 'playground-relay-2' },
+    });
     expect(tampered.body.data.status).toBe(401);
     expect(JSON.parse(tampered.body.data.body).error.code).toBe('AUTH_INVALID_SIGNATURE');
   });
@@ -85,9 +98,16 @@ describe('POST /admin/api/playground/send', () => {
     const headers = { 'x-api-key': 'k', 'x-timestamp': '1', 'x-signature': 's' };
     expect((await send({ method: 'GET', path: '/admin/api/tenants', headers })).status).toBe(400);
     expect((await send({ method: 'GET', path: '/v1x', headers })).status).toBe(400);
-    expect((await send({ method: 'GET', path: '/v1/ping', headers: { ...headers, cookie: 'ce_console_session=x' } })).status).toBe(400);
+    expect(
+      (await send({ method: 'GET', path: '/v1/ping', headers: { ...headers, cookie: 'ce_console_session=x' } })).status,
+    ).toBe(400);
     expect((await send({ method: 'GET', path: '/v1/ping', headers }, { csrf: null })).status).toBe(403);
-    const anonymous = await client.call('POST', '/admin/api/playground/send', { method: 'GET', path: '/v1/ping', headers }, { cookie: null, csrf: null });
+    const anonymous = await client.call(
+      'POST',
+      '/admin/api/playground/send',
+      { method: 'GET', path: '/v1/ping', headers },
+      { cookie: null, csrf: null },
+    );
     expect(anonymous.status).toBe(401);
   });
 });

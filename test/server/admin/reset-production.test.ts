@@ -17,11 +17,20 @@ vi.setConfig({ testTimeout: 90_000 });
 const PASSWORD = 'correct-horse-battery';
 const TSX = path.resolve('node_modules/.bin/tsx');
 
-function cli(stack: TestStack, env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  stack: TestStack,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, ...stack.cliEnv, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      TSX,
+      ['appliance/cli/main.ts', ...args],
+      { env: { ...process.env, ...stack.cliEnv, ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -46,13 +55,19 @@ async function productionStack(env: Record<string, string>) {
 }
 
 async function writePatient(stack: TestStack): Promise<number> {
-  const created = await stack.call({ method: 'POST', path: '/v1/pacientes', body: NEW_PATIENT, idempotencyKey: randomUUID() });
+  const created = await stack.call({
+    method: 'POST',
+    path: '/v1/pacientes',
+    body: NEW_PATIENT,
+    idempotencyKey: randomUUID(),
+  });
   expect(created.status, created.text).toBe(201);
   expect((await stack.call({ path: `/v1/pacientes/${created.body.data.id}` })).status).toBe(200);
   return created.body.data.id;
 }
 
-const journalOf = async (stack: TestStack) => (await journalEntries(stack)).filter((e) => e.tenant_slug === stack.tenantSlug);
+const journalOf = async (stack: TestStack) =>
+  (await journalEntries(stack)).filter((e) => e.tenant_slug === stack.tenantSlug);
 
 describe('APP_ENV=production, no opt-in: every way to reset is refused and nothing is touched', () => {
   let stack: TestStack;
@@ -65,7 +80,12 @@ describe('APP_ENV=production, no opt-in: every way to reset is refused and nothi
 
   it('the policy says disabled; the console route, with the finding\'s {"audit":true,"files":true} or {}, and the automation route answer 403 OPERATION_NOT_ALLOWED naming ALLOW_TENANT_RESET', async () => {
     const policy = await client.call('GET', '/admin/api/tenant-reset-policy');
-    expect(policy.body.data).toEqual({ allowed: false, app_env: 'production', opt_in: false, opt_in_variable: 'ALLOW_TENANT_RESET' });
+    expect(policy.body.data).toEqual({
+      allowed: false,
+      app_env: 'production',
+      opt_in: false,
+      opt_in_variable: 'ALLOW_TENANT_RESET',
+    });
 
     const patientId = await writePatient(stack);
     const before = await journalOf(stack);
@@ -89,7 +109,9 @@ describe('APP_ENV=production, no opt-in: every way to reset is refused and nothi
     const after = await journalOf(stack);
     expect(after.map((e) => e.id).slice(0, before.length)).toEqual(before.map((e) => e.id));
     const refusals = after.slice(before.length).filter((e) => e.source === 'console');
-    expect(refusals.map((e) => [e.status, e.error_code, JSON.parse(e.detail).action])).toEqual(Array(4).fill([403, 'OPERATION_NOT_ALLOWED', 'tenant.reset']));
+    expect(refusals.map((e) => [e.status, e.error_code, JSON.parse(e.detail).action])).toEqual(
+      Array(4).fill([403, 'OPERATION_NOT_ALLOWED', 'tenant.reset']),
+    );
   });
 
   it('the CLI refuses too, naming the opt-in, and changes nothing', async () => {
@@ -122,7 +144,12 @@ describe('APP_ENV=production with ALLOW_TENANT_RESET=true: the reset runs and th
 
   it('the policy says allowed; the console and automation routes reset; no entry is removed and each reset adds one', async () => {
     const policy = await client.call('GET', '/admin/api/tenant-reset-policy');
-    expect(policy.body.data).toEqual({ allowed: true, app_env: 'production', opt_in: true, opt_in_variable: 'ALLOW_TENANT_RESET' });
+    expect(policy.body.data).toEqual({
+      allowed: true,
+      app_env: 'production',
+      opt_in: true,
+      opt_in_variable: 'ALLOW_TENANT_RESET',
+    });
 
     const patientId = await writePatient(stack);
     const before = await journalOf(stack);
@@ -145,7 +172,15 @@ describe('APP_ENV=production with ALLOW_TENANT_RESET=true: the reset runs and th
 
   it('the CLI resets with the opt-in in its environment and journals it', async () => {
     const patientId = await writePatient(stack);
-    const res = await cli(stack, { APP_ENV: 'production', ALLOW_TENANT_RESET: 'true' }, 'tenants', 'reset', stack.tenantSlug, '--yes', '--json');
+    const res = await cli(
+      stack,
+      { APP_ENV: 'production', ALLOW_TENANT_RESET: 'true' },
+      'tenants',
+      'reset',
+      stack.tenantSlug,
+      '--yes',
+      '--json',
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ slug: stack.tenantSlug });
     expect((await journalOf(stack)).at(-1)).toMatchObject({ method: 'CLI', status: 200, error_code: null });

@@ -3,7 +3,13 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { clinicLists, NEW_PATIENT, startFirstStartStack, writeOnDemo, type FirstStartStack } from '../../helpers/first-start.ts';
+import {
+  clinicLists,
+  NEW_PATIENT,
+  startFirstStartStack,
+  writeOnDemo,
+  type FirstStartStack,
+} from '../../helpers/first-start.ts';
 import type { TestStack } from '../../helpers/stack.ts';
 import type { Credentials } from '../../helpers/signed-client.ts';
 import { ConsoleClient } from './console-client.ts';
@@ -40,7 +46,12 @@ async function issueToken(label = 'qa beforeEach'): Promise<{ id: number; token:
 }
 
 /** What a Playwright beforeEach sends: a bearer token, no cookie, no CSRF. */
-async function automationReset(token: string | null, slug: string, body: unknown = {}, headers: Record<string, string> = {}) {
+async function automationReset(
+  token: string | null,
+  slug: string,
+  body: unknown = {},
+  headers: Record<string, string> = {},
+) {
   const res = await request(`${stack.gatewayUrl}/admin/api/automation/tenants/${slug}/reset`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
@@ -77,7 +88,12 @@ describe('reset through the automation route (operator token)', () => {
     expect(await lists(watched)).toEqual(before);
 
     // The key the patient was created with executes again (no replay) and, ids restarting where the first start left them, gets the same id.
-    const again = await call({ method: 'POST', path: '/v1/pacientes', body: NEW_PATIENT, idempotencyKey: written.patientKey });
+    const again = await call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: NEW_PATIENT,
+      idempotencyKey: written.patientKey,
+    });
     expect(again.status).toBe(201);
     expect(again.headers['idempotency-replay']).toBe('false');
     expect(again.body.data.id).toBe(written.patientId);
@@ -94,13 +110,19 @@ describe('reset through the automation route (operator token)', () => {
         const t0 = performance.now();
         const res = await automationReset(token, slug);
         expect(res.status).toBe(200);
-        runs.push({ wall_ms: Math.round(performance.now() - t0), duration_ms: res.body.data.duration_ms, database_ms: res.body.data.database_ms });
+        runs.push({
+          wall_ms: Math.round(performance.now() - t0),
+          duration_ms: res.body.data.duration_ms,
+          database_ms: res.body.data.database_ms,
+        });
         if (i === 4) console.log(`${slug}: ${JSON.stringify(res.body.data)}`);
       }
       runs.sort((a, b) => a.wall_ms - b.wall_ms);
       figures[slug] = runs[2];
     }
-    console.log(`tenant reset, median of 5 (HTTP round trip, gateway total, backend database): ${JSON.stringify(figures)}`);
+    console.log(
+      `tenant reset, median of 5 (HTTP round trip, gateway total, backend database): ${JSON.stringify(figures)}`,
+    );
     for (const f of Object.values(figures)) {
       expect(f.wall_ms).toBeLessThan(1000);
       expect(f.database_ms).toBeLessThan(500);
@@ -121,7 +143,9 @@ describe('reset through the automation route (operator token)', () => {
 
   it('a token opens the automation routes only; a session does not open them', async () => {
     const { token } = await issueToken('scope check');
-    const viaToken = await request(`${stack.gatewayUrl}/admin/api/tenants`, { headers: { authorization: `Bearer ${token}` } });
+    const viaToken = await request(`${stack.gatewayUrl}/admin/api/tenants`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(viaToken.statusCode).toBe(401);
     await viaToken.body.dump();
     const viaSession = await client.call('POST', '/admin/api/automation/tenants/sandbox/reset', {});
@@ -141,9 +165,19 @@ describe('reset through the automation route (operator token)', () => {
     expect((await automationReset(token, 'sandbox', {})).status).toBe(200);
     const list = await client.call('GET', '/admin/api/operator-tokens');
     expect(list.text).not.toContain(token);
-    expect(list.body.data.find((t: any) => t.id === id)).toMatchObject({ label: 'plaintext check', prefix: `${token.slice(0, 10)}…`, status: 'active', operator: 'admin', tenants: '*' });
+    expect(list.body.data.find((t: any) => t.id === id)).toMatchObject({
+      label: 'plaintext check',
+      prefix: `${token.slice(0, 10)}…`,
+      status: 'active',
+      operator: 'admin',
+      tenants: '*',
+    });
     expect(list.body.data.find((t: any) => t.id === id).last_used_at).not.toBeNull();
-    const row = await stack.gatewayDb.db.selectFrom('operator_tokens').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await stack.gatewayDb.db
+      .selectFrom('operator_tokens')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
     expect(JSON.stringify(row)).not.toContain(token.slice(10));
     (stack.app as any).auditWriter.flush();
@@ -176,7 +210,13 @@ describe('reset through the automation route (operator token)', () => {
     // Every entry that was there is still there, and the reset added its own.
     expect(left.map((e) => e.id).slice(0, afterRefusal.length)).toEqual(afterRefusal.map((e) => e.id));
     expect(left).toHaveLength(afterRefusal.length + 1);
-    expect(JSON.parse(left.at(-1)!.detail!)).toMatchObject({ action: 'tenant.reset', via: 'operator_token', files: false, slug: 'demo', journal_kept: true });
+    expect(JSON.parse(left.at(-1)!.detail!)).toMatchObject({
+      action: 'tenant.reset',
+      via: 'operator_token',
+      files: false,
+      slug: 'demo',
+      journal_kept: true,
+    });
     expect(left.at(-1)!.operator_id).not.toBeNull();
     expect((await auditOf('clinica-b')).length).toBe(otherBefore);
   });
@@ -196,7 +236,10 @@ describe('reset through the automation route (operator token)', () => {
 
 describe('reset from the console (session + CSRF)', () => {
   it('needs the CSRF token, is audited as tenant.reset and brings settings and name back', async () => {
-    const patched = await client.call('PATCH', '/admin/api/tenants/clinica-b/settings', { nome: 'Nome Mudado', cpf_obrigatorio: false });
+    const patched = await client.call('PATCH', '/admin/api/tenants/clinica-b/settings', {
+      nome: 'Nome Mudado',
+      cpf_obrigatorio: false,
+    });
     expect(patched.status).toBe(200);
     expect((await client.call('POST', '/admin/api/tenants/clinica-b/reset', {}, { csrf: null })).status).toBe(403);
     const res = await client.call('POST', '/admin/api/tenants/clinica-b/reset', { audit: false, files: false });
@@ -207,7 +250,12 @@ describe('reset from the console (session + CSRF)', () => {
     const tenants = await client.call('GET', '/admin/api/tenants');
     expect(tenants.body.data.find((t: any) => t.slug === 'clinica-b').nome).toBe('Clinica B');
     const entry = (await auditOf('clinica-b')).at(-1)!;
-    expect(entry).toMatchObject({ source: 'console', status: 200, method: 'POST', path: '/admin/api/tenants/clinica-b/reset' });
+    expect(entry).toMatchObject({
+      source: 'console',
+      status: 200,
+      method: 'POST',
+      path: '/admin/api/tenants/clinica-b/reset',
+    });
     expect(JSON.parse(entry.detail!)).toMatchObject({ action: 'tenant.reset', via: 'console', slug: 'clinica-b' });
     // Keys stay valid: a reset is about data, not credentials.
     expect((await stack.call({ path: '/v1/ping' }, clinicaB)).status).toBe(200);

@@ -19,7 +19,9 @@ afterAll(async () => stack?.stop());
 
 const rowOf = (requestId: string) => {
   stack.app.auditWriter.flush();
-  return stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log WHERE request_id = ?').get(requestId) as Record<string, any> | undefined;
+  return stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log WHERE request_id = ?').get(requestId) as
+    | Record<string, any>
+    | undefined;
 };
 
 /** Raw bytes on a socket (what no HTTP client library would send); returns the raw answer. */
@@ -45,7 +47,12 @@ test(`JSON nested 10,000 levels, signed: 400 VAL_INVALID_PARAM (max depth ${MAX_
   expect(res.body.error.details).toMatchObject({ field: 'body', profundidade_maxima: MAX_JSON_DEPTH });
   expect(rowOf(res.body.meta.request_id)).toMatchObject({ status: 400, error_code: 'VAL_INVALID_PARAM' });
 
-  const deep = await stack.call({ method: 'POST', path: '/v1/pacientes', body: `{"nome":${nested(10_000)}}`, idempotencyKey: randomUUID() });
+  const deep = await stack.call({
+    method: 'POST',
+    path: '/v1/pacientes',
+    body: `{"nome":${nested(10_000)}}`,
+    idempotencyKey: randomUUID(),
+  });
   expect(deep.status).toBe(400);
   expect(deep.body.error.details.field).toBe('body');
   const row = rowOf(deep.body.meta.request_id)!;
@@ -55,7 +62,12 @@ test(`JSON nested 10,000 levels, signed: 400 VAL_INVALID_PARAM (max depth ${MAX_
 });
 
 test('JSON nested 10,000 levels, unsigned: 401 and audited (the body is described, not walked)', async () => {
-  const res = await stack.raw({ method: 'POST', path: '/v1/pacientes', headers: { 'content-type': 'application/json' }, body: nested(10_000) });
+  const res = await stack.raw({
+    method: 'POST',
+    path: '/v1/pacientes',
+    headers: { 'content-type': 'application/json' },
+    body: nested(10_000),
+  });
   expect(res.status).toBe(401);
   expect(rowOf(res.body.meta.request_id)).toBeUndefined();
   const [group] = unattributedGroups(stack, { status: 401, error_code: 'AUTH_MISSING_HEADER' });
@@ -76,12 +88,16 @@ test('an undecodable URL: 400 in the envelope, audited', async () => {
   const res = await stack.raw({ path: '/v1/pacientes/%E0%A4%A' });
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe('VAL_INVALID_PARAM');
-  const [group] = unattributedGroups(stack, { status: 400, error_code: 'VAL_INVALID_PARAM' }).filter((g) => g.sample.request_id === res.body.meta.request_id);
+  const [group] = unattributedGroups(stack, { status: 400, error_code: 'VAL_INVALID_PARAM' }).filter(
+    (g) => g.sample.request_id === res.body.meta.request_id,
+  );
   expect(group.sample).toMatchObject({ path: '/v1/pacientes/%E0%A4%A' });
 });
 
 test('headers too large (refused by the HTTP parser): 431 in the envelope, audited with the request line', async () => {
-  const answer = await rawExchange(`GET /v1/ping?cpf=12345678909 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+  const answer = await rawExchange(
+    `GET /v1/ping?cpf=12345678909 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+  );
   expect(answer).toMatch(/^HTTP\/1\.1 431 /);
   const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
   const [group] = unattributedGroups(stack, { status: 431, error_code: 'VAL_INVALID_PARAM' });
@@ -101,12 +117,22 @@ test('a malformed request line (parser garbage): 400 in the envelope, audited', 
 test('Content-Type with a charset other than UTF-8: 400 VAL_INVALID_PARAM naming Content-Type', async () => {
   const body = JSON.stringify({ teste: 1 });
   for (const charset of ['utf-16', 'UTF-16LE', 'iso-8859-1', '"latin1"']) {
-    const res = await stack.call({ method: 'POST', path: '/v1/ping', body, headers: { 'content-type': `application/json; charset=${charset}` } });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/ping',
+      body,
+      headers: { 'content-type': `application/json; charset=${charset}` },
+    });
     expect(res.status, charset).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'VAL_INVALID_PARAM', details: { field: 'Content-Type' } });
   }
   for (const charset of ['utf-8', 'UTF-8', '"utf-8"', 'utf8']) {
-    const res = await stack.call({ method: 'POST', path: '/v1/ping', body, headers: { 'content-type': `application/json; charset=${charset}` } });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/ping',
+      body,
+      headers: { 'content-type': `application/json; charset=${charset}` },
+    });
     expect(res.status, charset).toBe(200);
   }
 });
@@ -114,6 +140,8 @@ test('Content-Type with a charset other than UTF-8: 400 VAL_INVALID_PARAM naming
 test('the audit entry is committed before the response leaves (no flush needed to read it)', async () => {
   const res = await stack.call({ path: '/v1/ping' });
   // Read through a separate connection, without asking the writer to flush.
-  const row = stack.gatewayDb.sqlite.prepare('SELECT status FROM audit_log WHERE request_id = ?').get(res.body.meta.request_id);
+  const row = stack.gatewayDb.sqlite
+    .prepare('SELECT status FROM audit_log WHERE request_id = ?')
+    .get(res.body.meta.request_id);
   expect(row).toEqual({ status: 200 });
 });

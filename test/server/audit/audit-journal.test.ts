@@ -16,7 +16,10 @@ afterAll(async () => stack?.stop());
 
 const rowFor = (requestId: string) => {
   stack.app.auditWriter.flush();
-  return stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log WHERE request_id = ?').get(requestId) as Record<string, any>;
+  return stack.gatewayDb.sqlite.prepare('SELECT * FROM audit_log WHERE request_id = ?').get(requestId) as Record<
+    string,
+    any
+  >;
 };
 const allRows = () => {
   stack.app.auditWriter.flush();
@@ -25,12 +28,20 @@ const allRows = () => {
 
 describe('the journal columns', () => {
   test('an error records its code, its message and the redacted answer', async () => {
-    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'X' }, idempotencyKey: randomUUID() });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'X' },
+      idempotencyKey: randomUUID(),
+    });
     expect(res.status).toBe(400);
     const row = rowFor(res.body.meta.request_id);
     expect(row.error_code).toBe('VAL_INVALID_PARAM');
     expect(row.error_message).toBe(res.body.error.message);
-    expect(JSON.parse(row.response_body)).toMatchObject({ data: null, error: { code: 'VAL_INVALID_PARAM', message: res.body.error.message } });
+    expect(JSON.parse(row.response_body)).toMatchObject({
+      data: null,
+      error: { code: 'VAL_INVALID_PARAM', message: res.body.error.message },
+    });
   });
 
   test('sentinel CPF, e-mail and phone in a response are never stored in plaintext; paciente nome is kept', async () => {
@@ -64,7 +75,12 @@ describe('the journal columns', () => {
       path: '/v1/ping',
       body: { a: 1 },
       idempotencyKey,
-      headers: { authorization: 'Bearer SEGREDO-AUTH', cookie: 'sessao=SEGREDO-COOKIE', 'user-agent': 'journal-test/1.0', 'x-paciente-cpf': '12345678909' },
+      headers: {
+        authorization: 'Bearer SEGREDO-AUTH',
+        cookie: 'sessao=SEGREDO-COOKIE',
+        'user-agent': 'journal-test/1.0',
+        'x-paciente-cpf': '12345678909',
+      },
     });
     expect(res.status).toBe(200);
     const row = rowFor(res.body.meta.request_id);
@@ -85,17 +101,29 @@ describe('the journal columns', () => {
 
   test('a refused signature: attributed to the key presented, and neither the signature nor the signed body (development explanation) is stored', async () => {
     const cpf = makeCpf(424_242);
-    const res = await stack.call({ method: 'PATCH', path: '/v1/pacientes/1?cpf=' + cpf, body: { cpf }, signWith: { body: '{}' } });
+    const res = await stack.call({
+      method: 'PATCH',
+      path: '/v1/pacientes/1?cpf=' + cpf,
+      body: { cpf },
+      signWith: { body: '{}' },
+    });
     expect(res.status).toBe(401);
     const row = rowFor(res.body.meta.request_id);
-    expect(row).toMatchObject({ chave_id: stack.creds.chaveId, error_code: 'AUTH_INVALID_SIGNATURE', error_message: res.body.error.message });
+    expect(row).toMatchObject({
+      chave_id: stack.creds.chaveId,
+      error_code: 'AUTH_INVALID_SIGNATURE',
+      error_message: res.body.error.message,
+    });
     expect(JSON.stringify(row)).not.toContain(cpf);
     const signature = JSON.parse(row.request_headers)['x-signature'];
     expect(signature).toBeUndefined();
   });
 
   test('requests refused before routing (an undecodable URL) carry their message too, under the key they name', async () => {
-    const res = await stack.raw({ path: '/v1/pacientes/%E0%A4%A?cpf=52998224725', headers: { 'x-api-key': stack.creds.apiKey } });
+    const res = await stack.raw({
+      path: '/v1/pacientes/%E0%A4%A?cpf=52998224725',
+      headers: { 'x-api-key': stack.creds.apiKey },
+    });
     expect(res.status).toBe(400);
     const row = rowFor(res.body.meta.request_id);
     expect(row).toMatchObject({ chave_id: stack.creds.chaveId, verified: 0 });
@@ -104,13 +132,18 @@ describe('the journal columns', () => {
     expect(JSON.stringify(row)).not.toContain('52998224725');
   });
 
-  test('the echo of POST /v1/ping is not copied (it changes nothing and its body is in the entry); a write\'s answer is', async () => {
+  test("the echo of POST /v1/ping is not copied (it changes nothing and its body is in the entry); a write's answer is", async () => {
     const ping = await stack.call({ method: 'POST', path: '/v1/ping', body: { eco: 'ola', senha: 'x' } });
     expect(ping.status).toBe(200);
     const pingRow = rowFor(ping.body.meta.request_id);
     expect(pingRow.response_body).toBeNull();
     expect(JSON.parse(pingRow.body)).toEqual({ eco: 'ola', senha: '[REDACTED]' });
-    const created = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Journal Eco', data_nascimento: '1990-01-01' }, idempotencyKey: randomUUID() });
+    const created = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'Journal Eco', data_nascimento: '1990-01-01' },
+      idempotencyKey: randomUUID(),
+    });
     expect(created.status).toBe(201);
     expect(JSON.parse(rowFor(created.body.meta.request_id).response_body).data.id).toBe(created.body.data.id);
   });
@@ -128,7 +161,12 @@ describe('every field has its cap, end to end (issue 19 § Bounded entries): a r
   test(`a request body past ${JOURNAL_LIMITS.body} characters of JSON: pruned under _truncado (first levels and items, the rest counted), long strings summarised`, async () => {
     const itens = Array.from({ length: 400 }, (_, n) => ({ nome: `Item de teste numero ${n}`, n }));
     // Refused for its unknown fields, after parsing: the parsed body is what the journal keeps (ping takes 2 KB at most).
-    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { itens, anexo: 'A'.repeat(5000) }, idempotencyKey: randomUUID() });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { itens, anexo: 'A'.repeat(5000) },
+      idempotencyKey: randomUUID(),
+    });
     expect(res.status, res.text).toBe(400);
     const row = rowFor(res.body.meta.request_id);
     expect(row.body.length).toBeLessThanOrEqual(JOURNAL_LIMITS.body);
@@ -170,12 +208,19 @@ describe('every field has its cap, end to end (issue 19 § Bounded entries): a r
 
   test(`an error message past ${JOURNAL_LIMITS.errorMessage} characters (it names an unknown field of 1,000 characters): cut and marked`, async () => {
     const field = `campo_${'x'.repeat(1000)}`;
-    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Campo Longo', data_nascimento: '1990-01-01', [field]: 1 }, idempotencyKey: randomUUID() });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'Paciente Campo Longo', data_nascimento: '1990-01-01', [field]: 1 },
+      idempotencyKey: randomUUID(),
+    });
     expect(res.status, res.text).toBe(400);
     const message: string = res.body.error.message;
     expect(message).toContain(field);
     const row = rowFor(res.body.meta.request_id);
-    expect(row.error_message).toBe(`${message.slice(0, JOURNAL_LIMITS.errorMessage)}${TRUNCATED_MARK} ${message.length} caracteres]`);
+    expect(row.error_message).toBe(
+      `${message.slice(0, JOURNAL_LIMITS.errorMessage)}${TRUNCATED_MARK} ${message.length} caracteres]`,
+    );
     // The answer kept in the journal summarises the same long string instead of copying it.
     expect(JSON.parse(row.response_body).error.message).toBe(`[omitido: ${message.length} caracteres]`);
   });
@@ -184,14 +229,23 @@ describe('every field has its cap, end to end (issue 19 § Bounded entries): a r
     // No /v1 request can build a detail that long (the gateway writes them: ids, fingerprints, 64-character keys);
     // the console's token issuance names every clinic of the token. Clinics as rows of gateway.db (the
     // issuance only checks that they exist), removed afterwards.
-    const slugs = Array.from({ length: 100 }, (_, i) => `clinica-detalhe-${String(i).padStart(3, '0')}-${'d'.repeat(20)}`);
-    const insert = stack.gatewayDb.sqlite.prepare("INSERT INTO tenants (slug, nome, is_sandbox, status, created_at) VALUES (?, ?, 0, 'active', ?)");
+    const slugs = Array.from(
+      { length: 100 },
+      (_, i) => `clinica-detalhe-${String(i).padStart(3, '0')}-${'d'.repeat(20)}`,
+    );
+    const insert = stack.gatewayDb.sqlite.prepare(
+      "INSERT INTO tenants (slug, nome, is_sandbox, status, created_at) VALUES (?, ?, 0, 'active', ?)",
+    );
     for (const slug of slugs) insert.run(slug, slug, new Date().toISOString());
     try {
       await ensureOperator(stack.gatewayDb.db, 'operador-detalhe', 'detalhe-password-1');
       const console = new ConsoleClient(stack.gatewayUrl);
       expect((await console.login('operador-detalhe', 'detalhe-password-1')).status).toBe(200);
-      const issued = await console.call('POST', '/admin/api/operator-tokens', { label: 'Detalhe longo', tenants: slugs, expires_in_days: 1 });
+      const issued = await console.call('POST', '/admin/api/operator-tokens', {
+        label: 'Detalhe longo',
+        tenants: slugs,
+        expires_in_days: 1,
+      });
       expect(issued.status, issued.text).toBe(201);
       const row = rowFor(issued.body.meta.request_id as string);
       expect(row.detail.length).toBeLessThanOrEqual(JOURNAL_LIMITS.detail);
@@ -202,7 +256,9 @@ describe('every field has its cap, end to end (issue 19 § Bounded entries): a r
       expect(detail.amostra.tenants.slice(0, 2)).toEqual(slugs.slice(0, 2));
       expect(detail.amostra.tenants.at(-1)).toMatch(/^\[\+\d+ itens\]$/);
     } finally {
-      stack.gatewayDb.sqlite.prepare(`DELETE FROM tenants WHERE slug IN (${slugs.map(() => '?').join(', ')})`).run(...slugs);
+      stack.gatewayDb.sqlite
+        .prepare(`DELETE FROM tenants WHERE slug IN (${slugs.map(() => '?').join(', ')})`)
+        .run(...slugs);
     }
   });
 });
@@ -219,12 +275,23 @@ describe('auditedResponse and auditedHeaders', () => {
     expect(JSON.parse(long.body!)).toEqual({ data: { base64: '[omitido: 5000 caracteres]' } });
     const big = auditedResponse('POST', 201, JSON.stringify({ data: 'x'.repeat(300) }).repeat(300));
     expect(JSON.parse(big.body!)).toHaveProperty('_omitido');
-    expect(auditedResponse('POST', 500, 'not json')).toEqual({ errorMessage: null, body: expect.stringContaining('_invalido') });
+    expect(auditedResponse('POST', 500, 'not json')).toEqual({
+      errorMessage: null,
+      body: expect.stringContaining('_invalido'),
+    });
   });
 
   test('headers: signing material dropped by name, unknown headers by value, long values shortened', () => {
     const out = JSON.parse(
-      auditedHeaders({ 'x-signature': 'a'.repeat(64), authorization: 'x', 'proxy-authorization': 'y', cookie: 'z', 'x-api-key': 'k', 'user-agent': 'u'.repeat(600), 'x-outro': 'v' }),
+      auditedHeaders({
+        'x-signature': 'a'.repeat(64),
+        authorization: 'x',
+        'proxy-authorization': 'y',
+        cookie: 'z',
+        'x-api-key': 'k',
+        'user-agent': 'u'.repeat(600),
+        'x-outro': 'v',
+      }),
     );
     expect(out).toEqual({ 'x-api-key': 'k', 'user-agent': '[omitido: 600 caracteres]', 'x-outro': '[omitido]' });
   });

@@ -41,7 +41,12 @@ test('authentication failures are recorded too, with their code and, when the ke
   const res = await stack.call({ path: '/v1/ping', signWith: { path: '/v1/outro' } });
   expect(res.status).toBe(401);
   const row = rowFor(res.body.meta.request_id)!;
-  expect(row).toMatchObject({ status: 401, error_code: 'AUTH_INVALID_SIGNATURE', chave_id: stack.creds.chaveId, tenant_slug: stack.tenantSlug });
+  expect(row).toMatchObject({
+    status: 401,
+    error_code: 'AUTH_INVALID_SIGNATURE',
+    chave_id: stack.creds.chaveId,
+    tenant_slug: stack.tenantSlug,
+  });
   expect(row.tenant_id).toEqual(expect.any(Number));
   expect(row.verified).toBe(0);
   // No existing key named: counted in the unattributed groups (per minute, address, status, code), not as entries.
@@ -50,7 +55,10 @@ test('authentication failures are recorded too, with their code and, when the ke
   expect(rowFor(missing.body.meta.request_id)).toBeUndefined();
   expect(unattributedCount(stack, { status: 401, error_code: 'AUTH_MISSING_HEADER' })).toBe(missingBefore + 1);
   const unknownBefore = unattributedCount(stack, { status: 401, error_code: 'AUTH_KEY_NOT_FOUND' });
-  const unknown = await stack.call({ path: '/v1/ping' }, { apiKey: `ce_live_${'0'.repeat(32)}`, apiSecret: stack.creds.apiSecret });
+  const unknown = await stack.call(
+    { path: '/v1/ping' },
+    { apiKey: `ce_live_${'0'.repeat(32)}`, apiSecret: stack.creds.apiSecret },
+  );
   expect(rowFor(unknown.body.meta.request_id)).toBeUndefined();
   const [group] = unattributedGroups(stack, { status: 401, error_code: 'AUTH_KEY_NOT_FOUND' });
   expect(group).toMatchObject({ client_ip: '127.0.0.1', count: unknownBefore + 1 });
@@ -59,10 +67,16 @@ test('authentication failures are recorded too, with their code and, when the ke
 
 test('unknown routes and wrong verbs are recorded (unattributed without a key, under the key when one is named)', async () => {
   const res = await stack.raw({ method: 'DELETE', path: '/v1/ping' });
-  expect(unattributedGroups(stack, { status: 405, error_code: 'METHOD_NOT_ALLOWED' })[0].sample.request_id).toBe(res.body.meta.request_id);
+  expect(unattributedGroups(stack, { status: 405, error_code: 'METHOD_NOT_ALLOWED' })[0].sample.request_id).toBe(
+    res.body.meta.request_id,
+  );
   const signed = await stack.call({ method: 'GET', path: '/v1/nao-existe' });
   expect(signed.status).toBe(404);
-  expect(rowFor(signed.body.meta.request_id)).toMatchObject({ status: 404, chave_id: stack.creds.chaveId, verified: 0 });
+  expect(rowFor(signed.body.meta.request_id)).toMatchObject({
+    status: 404,
+    chave_id: stack.creds.chaveId,
+    verified: 0,
+  });
 });
 
 describe('redaction: recursive, case-insensitive, every key of the Data protection list; paciente_nome kept', () => {
@@ -88,9 +102,19 @@ describe('redaction: recursive, case-insensitive, every key of the Data protecti
     const small = { Senha: sentinel(), api_secret: sentinel(), paciente_nome: 'JOAO', lista: [{ token: sentinel() }] };
     const pingRes = await stack.call({ method: 'POST', path: '/v1/ping', body: small });
     expect(pingRes.status).toBe(200);
-    const bigRes = await stack.call({ method: 'POST', path: '/v1/pacientes', body: nested, idempotencyKey: randomUUID() });
+    const bigRes = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: nested,
+      idempotencyKey: randomUUID(),
+    });
     expect(bigRes.status).toBe(400); // unknown fields; it still reaches the audit log with its body
-    const authFail = await stack.call({ method: 'PATCH', path: '/v1/pacientes/1', body: { cpf: sentinel(), email: sentinel() }, signWith: { body: '{}' } });
+    const authFail = await stack.call({
+      method: 'PATCH',
+      path: '/v1/pacientes/1',
+      body: { cpf: sentinel(), email: sentinel() },
+      signWith: { body: '{}' },
+    });
     expect(authFail.status).toBe(401);
 
     const dump = JSON.stringify(auditRows());
@@ -109,7 +133,9 @@ describe('redaction: recursive, case-insensitive, every key of the Data protecti
     const row = rowFor(res.body.meta.request_id)!;
     expect(row.path).toBe('/v1/pacientes?cpf=%5BREDACTED%5D&limit=5');
     expect(JSON.stringify(auditRows())).not.toContain('52998224725');
-    expect(redactQuery('/v1/x?NOME=a&Email=b%40c&usuario=z')).toBe('/v1/x?NOME=a&Email=%5BREDACTED%5D&usuario=%5BREDACTED%5D');
+    expect(redactQuery('/v1/x?NOME=a&Email=b%40c&usuario=z')).toBe(
+      '/v1/x?NOME=a&Email=%5BREDACTED%5D&usuario=%5BREDACTED%5D',
+    );
   });
 
   test('no secret or signature is ever stored', async () => {
@@ -123,7 +149,12 @@ describe('redaction: recursive, case-insensitive, every key of the Data protecti
   });
 
   test('large strings (inline base64 files) are summarised, not stored', async () => {
-    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'X'.repeat(2000) }, idempotencyKey: randomUUID() });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'X'.repeat(2000) },
+      idempotencyKey: randomUUID(),
+    });
     const stored = JSON.parse(rowFor(res.body.meta.request_id)!.body);
     expect(stored.nome).toBe('[omitido: 2000 caracteres]');
   });
@@ -137,7 +168,9 @@ test('graceful shutdown flushes pending entries: none lost', async () => {
   await s.close(); // no explicit flush: closing the app must do it
   const db = new SQLite(path.join(s.dataDir, 'gateway.db'), { readonly: true });
   try {
-    const stored = new Set((db.prepare('SELECT request_id FROM audit_log').all() as Array<{ request_id: string }>).map((r) => r.request_id));
+    const stored = new Set(
+      (db.prepare('SELECT request_id FROM audit_log').all() as Array<{ request_id: string }>).map((r) => r.request_id),
+    );
     for (const id of ids) expect(stored.has(id)).toBe(true);
   } finally {
     db.close();
@@ -150,9 +183,25 @@ test('retention 30 days: older entries are purged, newer ones kept, whatever the
   const writer = stack.app.auditWriter;
   const now = Date.now();
   const entry = (id: string, ageDays: number) => ({
-    request_id: id, ts: new Date(now - ageDays * 86_400_000).toISOString(), source: 'api' as const, tenant_id: null, tenant_slug: null,
-    chave_id: null, operator_id: null, method: 'GET', path: '/v1/ping', status: 200, error_code: null, duracao_ms: 1, client_ip: '127.0.0.1', body: null, detail: null,
-    error_message: null, response_body: null, request_headers: null, journal_class: 'verified' as const,
+    request_id: id,
+    ts: new Date(now - ageDays * 86_400_000).toISOString(),
+    source: 'api' as const,
+    tenant_id: null,
+    tenant_slug: null,
+    chave_id: null,
+    operator_id: null,
+    method: 'GET',
+    path: '/v1/ping',
+    status: 200,
+    error_code: null,
+    duracao_ms: 1,
+    client_ip: '127.0.0.1',
+    body: null,
+    detail: null,
+    error_message: null,
+    response_body: null,
+    request_headers: null,
+    journal_class: 'verified' as const,
   });
   const done = () => undefined;
   writer.writeThen(entry('antigo-31d', 31), done);
@@ -162,9 +211,13 @@ test('retention 30 days: older entries are purged, newer ones kept, whatever the
   writer.flush();
   const before = writer.budget.status().totals;
   expect(writer.purgeExpired(now)).toBe(2);
-  const ids = (sqlite.prepare("SELECT request_id FROM audit_log WHERE request_id IN ('antigo-31d','recente-29d')").all() as any[]).map((r) => r.request_id);
+  const ids = (
+    sqlite.prepare("SELECT request_id FROM audit_log WHERE request_id IN ('antigo-31d','recente-29d')").all() as any[]
+  ).map((r) => r.request_id);
   expect(ids).toEqual(['recente-29d']);
-  const samples = (sqlite.prepare('SELECT sample FROM audit_unattributed').all() as Array<{ sample: string }>).map((r) => JSON.parse(r.sample).request_id);
+  const samples = (sqlite.prepare('SELECT sample FROM audit_unattributed').all() as Array<{ sample: string }>).map(
+    (r) => JSON.parse(r.sample).request_id,
+  );
   expect(samples).toContain('ruido-29d');
   expect(samples).not.toContain('ruido-31d');
   // The totals follow the deletions (audit_budget and the in-memory copy agree).
@@ -179,6 +232,10 @@ test('last_used_at of a key is updated from the audit batches', async () => {
   const creds = await stack.newKey();
   await stack.call({ path: '/v1/ping' }, creds);
   stack.app.auditWriter.flush();
-  const row = await stack.gatewayDb.db.selectFrom('api_keys').select('last_used_at').where('id', '=', creds.chaveId).executeTakeFirstOrThrow();
+  const row = await stack.gatewayDb.db
+    .selectFrom('api_keys')
+    .select('last_used_at')
+    .where('id', '=', creds.chaveId)
+    .executeTakeFirstOrThrow();
   expect(row.last_used_at).not.toBeNull();
 });

@@ -16,7 +16,14 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop());
 
 test('the appliance keeps answering, and the abandoned call is journaled', async () => {
-  await stack.backend.call({ method: 'POST', path: '/admin/faults', body: { route: `GET /tenants/${stack.tenantSlug}/pacientes*`, latency_ms: 1000 } }, z.unknown());
+  await stack.backend.call(
+    {
+      method: 'POST',
+      path: '/admin/faults',
+      body: { route: `GET /tenants/${stack.tenantSlug}/pacientes*`, latency_ms: 1000 },
+    },
+    z.unknown(),
+  );
   const target = '/v1/pacientes?limit=7';
   const ts = String(Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', stack.creds.apiSecret).update(`${ts}.GET ${target}\n`).digest('hex');
@@ -31,7 +38,9 @@ test('the appliance keeps answering, and the abandoned call is journaled', async
 
   const journaled = () => {
     stack.app.auditWriter.flush();
-    return stack.gatewayDb.sqlite.prepare('SELECT client_ip FROM audit_log WHERE path = ?').get(target) as { client_ip: string } | undefined;
+    return stack.gatewayDb.sqlite.prepare('SELECT client_ip FROM audit_log WHERE path = ?').get(target) as
+      | { client_ip: string }
+      | undefined;
   };
   const deadline = Date.now() + 15_000;
   while (!journaled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -33,7 +33,9 @@ afterAll(async () => {
 function patientIds(nome: string): number[] {
   const db = new SQLite(path.join(stack.dataDir, 'backend', `${stack.tenantSlug}.db`), { readonly: true });
   try {
-    return (db.prepare('SELECT id FROM pacientes WHERE nome = ? ORDER BY id').all(nome.toUpperCase()) as { id: number }[]).map((r) => r.id);
+    return (
+      db.prepare('SELECT id FROM pacientes WHERE nome = ? ORDER BY id').all(nome.toUpperCase()) as { id: number }[]
+    ).map((r) => r.id);
   } finally {
     db.close();
   }
@@ -85,7 +87,8 @@ test('disk full: reads, writes and the console login answer 503 SERVICE_UNAVAILA
   freeDisk();
   // Within a second the journal's probe finds that the file takes writes again.
   const deadline = Date.now() + 5000;
-  while (stack.app.auditWriter.budget.status().state === 'failing' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (stack.app.auditWriter.budget.status().state === 'failing' && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
   expect(stack.app.auditWriter.budget.status().state).not.toBe('failing');
   expect(await patientsNamed(nome)).toBe(0);
   // The refused write's key was never taken: the retry executes, once.
@@ -103,13 +106,19 @@ test('a write whose journal commit fails after it ran: 503, its key released, an
   // backend-sim takes 400 ms over this write: gateway.db stops taking writes while the write is in
   // flight, after its reservation and before its journal commit.
   const admin = backendAdmin(stack);
-  const fault = await admin('POST', '/admin/faults', { tenant: stack.tenantSlug, route: 'POST /tenants/*/pacientes', latency_ms: 400 });
+  const fault = await admin('POST', '/admin/faults', {
+    tenant: stack.tenantSlug,
+    route: 'POST /tenants/*/pacientes',
+    latency_ms: 400,
+  });
   expect(fault.status).toBe(201);
   let res;
   try {
     const pending = stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: key });
     await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(sqlite().prepare("SELECT state FROM idempotency_keys WHERE idem_key = ?").pluck().get(key)).toBe('in_flight');
+    expect(sqlite().prepare('SELECT state FROM idempotency_keys WHERE idem_key = ?').pluck().get(key)).toBe(
+      'in_flight',
+    );
     // The file stops taking writes (as a file system remounted read-only would): SQLite's query_only.
     sqlite().pragma('query_only = ON');
     res = await pending;
@@ -125,7 +134,8 @@ test('a write whose journal commit fails after it ran: 503, its key released, an
   expect(patientIds(nome)).toHaveLength(1);
   // Once gateway.db takes writes again (the journal's probe finds it within a second), the key is released.
   const deadline = Date.now() + 5000;
-  while (stack.app.auditWriter.budget.status().state === 'failing' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (stack.app.auditWriter.budget.status().state === 'failing' && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
   expect(sqlite().prepare('SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = ?').pluck().get(key)).toBe(0);
   // The retry is answered from backend-sim's record of the same write: the same patient, not a second one.
   const retry = await stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: key });
@@ -171,12 +181,27 @@ describe('SQLITE_FULL in the idempotency reservation itself, while the journal c
 
   test('a patient create and a patient record write: 503 SERVICE_UNAVAILABLE (never 500), journaled, nothing executed, the keys free; the retries execute once', async () => {
     const nome = `Paciente Reserva Cheia ${randomUUID().slice(0, 8)}`;
-    const owner = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: `${nome} Dono`, data_nascimento: '1970-01-01' }, idempotencyKey: randomUUID() });
+    const owner = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: `${nome} Dono`, data_nascimento: '1970-01-01' },
+      idempotencyKey: randomUUID(),
+    });
     expect(owner.status, owner.text).toBe(201);
     const pacienteId = owner.body.data.id as number;
     const writes = [
-      { method: 'POST', path: '/v1/pacientes', body: { nome, data_nascimento: '1985-07-08' }, idempotencyKey: randomUUID() },
-      { method: 'POST', path: `/v1/pacientes/${pacienteId}/prontuarios`, body: { mensagem: 'Retorno em 15 dias' }, idempotencyKey: randomUUID() },
+      {
+        method: 'POST',
+        path: '/v1/pacientes',
+        body: { nome, data_nascimento: '1985-07-08' },
+        idempotencyKey: randomUUID(),
+      },
+      {
+        method: 'POST',
+        path: `/v1/pacientes/${pacienteId}/prontuarios`,
+        body: { mensagem: 'Retorno em 15 dias' },
+        idempotencyKey: randomUUID(),
+      },
     ];
     const restore = reservationNeedsMoreThanTheDiskHas();
     const refused = [];
@@ -191,13 +216,20 @@ describe('SQLITE_FULL in the idempotency reservation itself, while the journal c
       expect(res.body.data).toBeNull();
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       // Journaled: the entry of the refusal itself committed (the journal was never failing).
-      expect(journalRow(stack, res.body.meta.request_id)).toMatchObject({ status: 503, error_code: 'SERVICE_UNAVAILABLE', chave_id: stack.creds.chaveId });
+      expect(journalRow(stack, res.body.meta.request_id)).toMatchObject({
+        status: 503,
+        error_code: 'SERVICE_UNAVAILABLE',
+        chave_id: stack.creds.chaveId,
+      });
     }
     expect(stack.app.auditWriter.budget.status().last_write_error).toBeNull();
     // Nothing executed, and no key was taken.
     expect(patientIds(nome)).toEqual([]);
     expect(recordsOf(pacienteId)).toBe(0);
-    for (const write of writes) expect(sqlite().prepare('SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = ?').pluck().get(write.idempotencyKey)).toBe(0);
+    for (const write of writes)
+      expect(
+        sqlite().prepare('SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = ?').pluck().get(write.idempotencyKey),
+      ).toBe(0);
     // Room again: the same requests execute, once.
     for (const write of writes) {
       const retry = await stack.call(write);

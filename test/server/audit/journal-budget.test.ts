@@ -29,7 +29,10 @@ import { ConsoleClient } from '../admin/console-client.ts';
 
 const longQuery = (n: number) => `/v1/ping?x=${'a'.repeat(n)}`;
 const addresses = (n: number) => Array.from({ length: n }, (_, i) => `127.0.0.${i + 2}`);
-const verifiedIds = (s: TestStack) => journalRows(s).filter((r) => r.verified === 1).map((r) => r.request_id as string);
+const verifiedIds = (s: TestStack) =>
+  journalRows(s)
+    .filter((r) => r.verified === 1)
+    .map((r) => r.request_id as string);
 /** Settles the budget's shedding (it runs in short chunks after the commits that pushed past the budget). */
 async function settle(s: TestStack): Promise<void> {
   s.app.auditWriter.flush();
@@ -38,8 +41,16 @@ async function settle(s: TestStack): Promise<void> {
 
 test('AUDIT_MAX_BYTES, AUDIT_MAX_ROWS, AUDIT_MIN_FREE_BYTES, UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: documented defaults, bad values refused', () => {
   const config = loadConfig({});
-  expect(config.audit).toMatchObject({ maxBytes: DEFAULT_AUDIT_MAX_BYTES, maxRows: DEFAULT_AUDIT_MAX_ROWS, minFreeBytes: DEFAULT_AUDIT_MIN_FREE_BYTES });
-  expect([DEFAULT_AUDIT_MAX_BYTES, DEFAULT_AUDIT_MAX_ROWS, DEFAULT_AUDIT_MIN_FREE_BYTES]).toEqual([2 * 1024 ** 3, 5_000_000, 64 * 1024 ** 2]);
+  expect(config.audit).toMatchObject({
+    maxBytes: DEFAULT_AUDIT_MAX_BYTES,
+    maxRows: DEFAULT_AUDIT_MAX_ROWS,
+    minFreeBytes: DEFAULT_AUDIT_MIN_FREE_BYTES,
+  });
+  expect([DEFAULT_AUDIT_MAX_BYTES, DEFAULT_AUDIT_MAX_ROWS, DEFAULT_AUDIT_MIN_FREE_BYTES]).toEqual([
+    2 * 1024 ** 3,
+    5_000_000,
+    64 * 1024 ** 2,
+  ]);
   expect(config.rateLimit.unauthenticatedPerMinute).toBe(600);
   expect(loadConfig({ AUDIT_MAX_BYTES: '1048576' }).audit.maxBytes).toBe(1_048_576);
   expect(() => loadConfig({ AUDIT_MAX_BYTES: '1000' })).toThrow(/AUDIT_MAX_BYTES/);
@@ -47,7 +58,9 @@ test('AUDIT_MAX_BYTES, AUDIT_MAX_ROWS, AUDIT_MIN_FREE_BYTES, UNAUTHENTICATED_RAT
   expect(() => loadConfig({ AUDIT_MAX_BYTES: String(512 * 1024) })).toThrow(/AUDIT_MAX_BYTES/);
   expect(() => loadConfig({ AUDIT_MAX_ROWS: '0' })).toThrow(/AUDIT_MAX_ROWS/);
   expect(() => loadConfig({ AUDIT_MIN_FREE_BYTES: '-1' })).toThrow(/AUDIT_MIN_FREE_BYTES/);
-  expect(() => loadConfig({ UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE/);
+  expect(() => loadConfig({ UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(
+    /UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE/,
+  );
 });
 
 describe('bounded entries: a 15 KB query', () => {
@@ -116,8 +129,12 @@ describe('outsiders cannot evict history (AUDIT_MAX_ROWS=1000)', () => {
     expect(stack.app.auditWriter.budget.status().shed_rows_total).toBeGreaterThan(0);
   });
 
-  test('noise shed: the journal warns, still serving; /readyz is ready and says why in the journal\'s avisos', async () => {
-    expect(stack.app.auditWriter.budget.status()).toMatchObject({ state: 'warning', accepting: true, reasons: expect.arrayContaining(['noise_shed']) });
+  test("noise shed: the journal warns, still serving; /readyz is ready and says why in the journal's avisos", async () => {
+    expect(stack.app.auditWriter.budget.status()).toMatchObject({
+      state: 'warning',
+      accepting: true,
+      reasons: expect.arrayContaining(['noise_shed']),
+    });
     expect((await stack.call({ path: '/v1/ping' })).status).toBe(200);
     const ready = await stack.raw({ path: '/readyz' });
     expect(ready.status, ready.text).toBe(200);
@@ -143,7 +160,10 @@ function journalShareOfDataDir(s: TestStack): { total: number; wal: number } {
     .prepare(`SELECT name FROM sqlite_schema WHERE tbl_name IN (${JOURNAL_TABLES.map(() => '?').join(', ')})`)
     .pluck()
     .all(...JOURNAL_TABLES) as string[];
-  const others = db.prepare(`SELECT count(*) FROM dbstat WHERE name NOT IN (${journal.map(() => '?').join(', ')})`).pluck().get(...journal) as number;
+  const others = db
+    .prepare(`SELECT count(*) FROM dbstat WHERE name NOT IN (${journal.map(() => '?').join(', ')})`)
+    .pluck()
+    .get(...journal) as number;
   const database = Math.max(size(''), (db.pragma('page_count', { simple: true }) as number) * pageSize);
   return { total: database - others * pageSize + size('-wal') + size('-shm'), wal: size('-wal') };
 }
@@ -154,7 +174,9 @@ const heavySignedEntry = (s: TestStack, n: number, timestamp?: number) =>
     method: 'POST',
     timestamp,
     path: '/v1/pacientes',
-    body: Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`campo_${i}`, `${n}:${i}:`.padEnd(500, 'abcdefghij')])),
+    body: Object.fromEntries(
+      Array.from({ length: 15 }, (_, i) => [`campo_${i}`, `${n}:${i}:`.padEnd(500, 'abcdefghij')]),
+    ),
     idempotencyKey: randomUUID(),
   });
 
@@ -164,11 +186,14 @@ describe('a 30-minute flood at a small budget (AUDIT_MAX_BYTES=1 MiB), minutes m
   beforeAll(async () => {
     // The address limiter out of the way: every refusal reaches the journal, more entries per address and minute than
     // a flood at the bench's top rate leaves (there, past 600 refusals a minute, one 429 group a minute per address).
-    stack = await startTestStack({ AUDIT_MAX_BYTES: String(MAX_BYTES), UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '100000' });
+    stack = await startTestStack({
+      AUDIT_MAX_BYTES: String(MAX_BYTES),
+      UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '100000',
+    });
   });
   afterAll(async () => stack?.stop());
 
-  test('no attributed entry is pushed out; the journal\'s files on DATA_DIR (its pages, the WAL and its index) never pass the budget', async () => {
+  test("no attributed entry is pushed out; the journal's files on DATA_DIR (its pages, the WAL and its index) never pass the budget", async () => {
     const signed: string[] = [];
     const from = addresses(8);
     let refused = 0;
@@ -224,7 +249,10 @@ describe('a 30-minute flood at a small budget (AUDIT_MAX_BYTES=1 MiB), minutes m
     expect(all).toBeLessThanOrEqual(MAX_BYTES);
     expect(totals.unverified.bytes + totals.unattributed.bytes).toBeLessThanOrEqual(MAX_BYTES * NOISE_SHARE);
     const sum = stack.gatewayDb.sqlite.prepare('SELECT coalesce(SUM(bytes), 0) FROM audit_log').pluck().get() as number;
-    const groups = stack.gatewayDb.sqlite.prepare('SELECT coalesce(SUM(bytes), 0) FROM audit_unattributed').pluck().get() as number;
+    const groups = stack.gatewayDb.sqlite
+      .prepare('SELECT coalesce(SUM(bytes), 0) FROM audit_unattributed')
+      .pluck()
+      .get() as number;
     expect(sum + groups).toBe(all);
     // The noise was there, and was shed (oldest first) to stay within the budget.
     expect(status.shed_rows_total).toBeGreaterThan(0);
@@ -239,7 +267,7 @@ describe('verified history meets the disk line (AUDIT_MAX_BYTES=1 MiB): refused,
   });
   afterAll(async () => stack?.stop());
 
-  test('entries of 10 KB and more, with noise beside them, until /v1 answers 503: the journal\'s files stay under AUDIT_MAX_BYTES and /readyz names disk_full', async () => {
+  test("entries of 10 KB and more, with noise beside them, until /v1 answers 503: the journal's files stay under AUDIT_MAX_BYTES and /readyz names disk_full", async () => {
     const signed: string[] = [];
     let largest = 0;
     let res = await heavySignedEntry(stack, 0);
@@ -247,7 +275,13 @@ describe('verified history meets the disk line (AUDIT_MAX_BYTES=1 MiB): refused,
       signed.push(res.body.meta.request_id);
       // Noise beside it: bad signatures under the real key, each an unverified entry of several KB.
       for (let i = 0; i < 2; i++) {
-        const bad = await stack.call({ method: 'POST', path: '/v1/pacientes', localAddress: '127.0.0.90', body: { lixo: 'x'.repeat(7000), n, i }, signature: '0'.repeat(64) });
+        const bad = await stack.call({
+          method: 'POST',
+          path: '/v1/pacientes',
+          localAddress: '127.0.0.90',
+          body: { lixo: 'x'.repeat(7000), n, i },
+          signature: '0'.repeat(64),
+        });
         expect(bad.status).toBe(401);
       }
       largest = Math.max(largest, journalShareOfDataDir(stack).total);
@@ -298,9 +332,16 @@ describe('verified history fills the budget (AUDIT_MAX_ROWS=25): refused, never 
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     // A write is not executed: its Idempotency-Key is free afterwards and no patient was created.
     const key = randomUUID();
-    const write = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Recusado', data_nascimento: '1980-01-01' }, idempotencyKey: key });
+    const write = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'Paciente Recusado', data_nascimento: '1980-01-01' },
+      idempotencyKey: key,
+    });
     expect(write.status).toBe(503);
-    expect(stack.gatewayDb.sqlite.prepare('SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = ?').pluck().get(key)).toBe(0);
+    expect(
+      stack.gatewayDb.sqlite.prepare('SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = ?').pluck().get(key),
+    ).toBe(0);
     // Nothing verified was deleted to make room.
     const kept = verifiedIds(stack);
     for (const id of signed) expect(kept).toContain(id);
@@ -347,7 +388,11 @@ describe('the warning in the log of the appliance (its own process, LOG_LEVEL=wa
   let output = '';
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'gw-journal-log-'));
-    ({ child, baseUrl } = await spawnStack(dataDir, { LOG_LEVEL: 'warn', AUDIT_MAX_ROWS: '100' }, { output: (chunk) => (output += chunk) }));
+    ({ child, baseUrl } = await spawnStack(
+      dataDir,
+      { LOG_LEVEL: 'warn', AUDIT_MAX_ROWS: '100' },
+      { output: (chunk) => (output += chunk) },
+    ));
   }, 60_000);
   afterAll(async () => {
     await stopStack(child);

@@ -33,11 +33,43 @@ async function entryAndCalls(requestId: string, chaveId: number) {
   return { row, listed: calls.body.data.items.find((item: { request_id: string }) => item.request_id === requestId) };
 }
 
-const cases: Array<[string, number, string, (key: Awaited<ReturnType<TestStack['newKey']>>) => Promise<{ status: number; body: any }>, 0 | 1]> = [
-  ['timestamp 301 s in the past', 401, 'AUTH_TIMESTAMP_EXPIRED', (key) => stack.call({ path: '/v1/ping', timestamp: nowSeconds() - 301 }, key), 0],
-  ['timestamp 301 s in the future', 401, 'AUTH_TIMESTAMP_EXPIRED', (key) => stack.call({ path: '/v1/ping', timestamp: nowSeconds() + 301 }, key), 0],
-  ['timestamp not a number', 401, 'AUTH_INVALID_TIMESTAMP', (key) => stack.call({ path: '/v1/ping', timestamp: 'ontem' }, key), 0],
-  ['bad signature', 401, 'AUTH_INVALID_SIGNATURE', (key) => stack.call({ path: '/v1/ping', signature: 'a'.repeat(64) }, key), 0],
+const cases: Array<
+  [
+    string,
+    number,
+    string,
+    (key: Awaited<ReturnType<TestStack['newKey']>>) => Promise<{ status: number; body: any }>,
+    0 | 1,
+  ]
+> = [
+  [
+    'timestamp 301 s in the past',
+    401,
+    'AUTH_TIMESTAMP_EXPIRED',
+    (key) => stack.call({ path: '/v1/ping', timestamp: nowSeconds() - 301 }, key),
+    0,
+  ],
+  [
+    'timestamp 301 s in the future',
+    401,
+    'AUTH_TIMESTAMP_EXPIRED',
+    (key) => stack.call({ path: '/v1/ping', timestamp: nowSeconds() + 301 }, key),
+    0,
+  ],
+  [
+    'timestamp not a number',
+    401,
+    'AUTH_INVALID_TIMESTAMP',
+    (key) => stack.call({ path: '/v1/ping', timestamp: 'ontem' }, key),
+    0,
+  ],
+  [
+    'bad signature',
+    401,
+    'AUTH_INVALID_SIGNATURE',
+    (key) => stack.call({ path: '/v1/ping', signature: 'a'.repeat(64) }, key),
+    0,
+  ],
   ['missing scope', 403, 'AUTH_INSUFFICIENT_SCOPE', (key) => stack.call({ path: '/v1/exames' }, key), 1],
 ];
 
@@ -48,7 +80,13 @@ for (const [name, status, code, send, verified] of cases) {
     expect(res.status).toBe(status);
     expect(res.body.error.code).toBe(code);
     const { row, listed } = await entryAndCalls(res.body.meta.request_id, key.chaveId);
-    expect(row).toMatchObject({ chave_id: key.chaveId, tenant_id: tenantId, tenant_slug: stack.tenantSlug, error_code: code, verified });
+    expect(row).toMatchObject({
+      chave_id: key.chaveId,
+      tenant_id: tenantId,
+      tenant_slug: stack.tenantSlug,
+      error_code: code,
+      verified,
+    });
     expect(listed).toMatchObject({ chave_id: key.chaveId, error_code: code, verified });
   });
 }
@@ -71,7 +109,12 @@ test('inactive clinic: 401 AUTH_TENANT_OPEN_FAILED under the key and its clinic'
   expect(res.body.error.code).toBe('AUTH_TENANT_OPEN_FAILED');
   const inactiveId = (await stack.tenants.get('clinica-inativa'))!.id;
   const { row, listed } = await entryAndCalls(res.body.meta.request_id, key.chaveId);
-  expect(row).toMatchObject({ chave_id: key.chaveId, tenant_id: inactiveId, tenant_slug: 'clinica-inativa', verified: 0 });
+  expect(row).toMatchObject({
+    chave_id: key.chaveId,
+    tenant_id: inactiveId,
+    tenant_slug: 'clinica-inativa',
+    verified: 0,
+  });
   expect(listed).toBeDefined();
 });
 
@@ -81,7 +124,12 @@ test('rate-limited: 429 RATE_LIMIT_EXCEEDED under the key (verified: its signatu
   for (let i = 0; i < 10 && res.status !== 429; i++) res = await stack.call({ path: '/v1/ping' }, key);
   expect(res.status).toBe(429);
   const { row, listed } = await entryAndCalls(res.body.meta.request_id, key.chaveId);
-  expect(row).toMatchObject({ chave_id: key.chaveId, tenant_id: tenantId, error_code: 'RATE_LIMIT_EXCEEDED', verified: 1 });
+  expect(row).toMatchObject({
+    chave_id: key.chaveId,
+    tenant_id: tenantId,
+    error_code: 'RATE_LIMIT_EXCEEDED',
+    verified: 1,
+  });
   expect(listed).toBeDefined();
 });
 

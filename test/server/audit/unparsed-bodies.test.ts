@@ -29,7 +29,11 @@ afterAll(async () => stack?.stop());
 
 /** A console call with a body of any type, byte for byte. */
 async function consoleRaw(pathName: string, body: string, contentType: string) {
-  const res = await request(stack.gatewayUrl + pathName, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const res = await request(stack.gatewayUrl + pathName, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body,
+  });
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
 
@@ -43,18 +47,31 @@ function filesUnder(dir: string): string[] {
 test('console login with the real password in a text/plain body: refused, and the journal keeps its size and type, never its bytes', async () => {
   const login = await consoleRaw('/admin/api/auth/login', `username=operador&password=${PASSWORD}`, 'text/plain');
   expect(login.status).toBe(400);
-  const entry = journalRow(stack, login.body.meta.request_id) ?? unattributedGroups(stack).find((g) => g.sample.request_id === login.body.meta.request_id)?.sample;
+  const entry =
+    journalRow(stack, login.body.meta.request_id) ??
+    unattributedGroups(stack).find((g) => g.sample.request_id === login.body.meta.request_id)?.sample;
   expect(entry).toBeDefined();
-  expect(JSON.parse(entry!.body)).toEqual({ _nao_interpretado: { bytes: `username=operador&password=${PASSWORD}`.length, content_type: 'text/plain' } });
+  expect(JSON.parse(entry!.body)).toEqual({
+    _nao_interpretado: { bytes: `username=operador&password=${PASSWORD}`.length, content_type: 'text/plain' },
+  });
   // Broken JSON too (Fastify's parser refuses it before the route).
-  const broken = await consoleRaw('/admin/api/auth/login', `{"username":"operador","password":"${PASSWORD}"`, 'application/json');
+  const broken = await consoleRaw(
+    '/admin/api/auth/login',
+    `{"username":"operador","password":"${PASSWORD}"`,
+    'application/json',
+  );
   expect(broken.status).toBe(400);
 });
 
 test('signed and unsigned /v1 calls with unparsable bodies: described by size, type and keyed digest', async () => {
   const secretBody = `senha=${SENTINELS.senha}&cpf=${SENTINELS.cpf}&api_secret=${stack.creds.apiSecret}`;
   // Signed, wrong content type: refused after the signature (400), the body never parsed.
-  const plain = await stack.call({ method: 'POST', path: '/v1/ping', body: secretBody, headers: { 'content-type': 'text/plain' } });
+  const plain = await stack.call({
+    method: 'POST',
+    path: '/v1/ping',
+    body: secretBody,
+    headers: { 'content-type': 'text/plain' },
+  });
   expect(plain.status).toBe(400);
   const row = journalRow(stack, plain.body.meta.request_id)!;
   const described = JSON.parse(row.body)._nao_interpretado;
@@ -64,9 +81,17 @@ test('signed and unsigned /v1 calls with unparsable bodies: described by size, t
   const brokenJson = `{"senha":"${SENTINELS.senha}","token":"${SENTINELS.token}"`;
   const broken = await stack.call({ method: 'POST', path: '/v1/ping', body: brokenJson });
   expect(broken.status).toBe(400);
-  expect(JSON.parse(journalRow(stack, broken.body.meta.request_id)!.body)._nao_interpretado.bytes).toBe(brokenJson.length);
+  expect(JSON.parse(journalRow(stack, broken.body.meta.request_id)!.body)._nao_interpretado.bytes).toBe(
+    brokenJson.length,
+  );
   // A bad signature over a text body: unverified entry under the key, body described.
-  const badSig = await stack.call({ method: 'POST', path: '/v1/ping', body: secretBody, headers: { 'content-type': 'text/plain' }, signature: 'b'.repeat(64) });
+  const badSig = await stack.call({
+    method: 'POST',
+    path: '/v1/ping',
+    body: secretBody,
+    headers: { 'content-type': 'text/plain' },
+    signature: 'b'.repeat(64),
+  });
   expect(badSig.status).toBe(401);
   const bad = journalRow(stack, badSig.body.meta.request_id)!;
   expect(bad.verified).toBe(0);
@@ -77,9 +102,18 @@ test('signed and unsigned /v1 calls with unparsable bodies: described by size, t
   const jsonBody = JSON.stringify({ senha: SENTINELS.senha, paciente: { cpf: SENTINELS.cpf }, nome: 'Fulano' });
   const badJson = await stack.call({ method: 'POST', path: '/v1/ping', body: jsonBody, signature: 'c'.repeat(64) });
   expect(badJson.status).toBe(401);
-  expect(JSON.parse(journalRow(stack, badJson.body.meta.request_id)!.body)).toEqual({ senha: '[REDACTED]', paciente: { cpf: '[REDACTED]' }, nome: 'Fulano' });
+  expect(JSON.parse(journalRow(stack, badJson.body.meta.request_id)!.body)).toEqual({
+    senha: '[REDACTED]',
+    paciente: { cpf: '[REDACTED]' },
+    nome: 'Fulano',
+  });
   // Unsigned: refused from its headers, the body is not even read.
-  const unsigned = await stack.raw({ method: 'POST', path: '/v1/ping', headers: { 'content-type': 'text/plain' }, body: secretBody });
+  const unsigned = await stack.raw({
+    method: 'POST',
+    path: '/v1/ping',
+    headers: { 'content-type': 'text/plain' },
+    body: secretBody,
+  });
   expect(unsigned.status).toBe(401);
 });
 
@@ -92,8 +126,13 @@ test('a byte search of DATA_DIR finds no operator password, API secret or redact
   for (const file of files) {
     const bytes = readFileSync(file);
     for (const needle of needles) {
-      expect(bytes.includes(Buffer.from(needle)), `${needle} found in ${path.relative(stack.dataDir, file)}`).toBe(false);
-      expect(bytes.includes(Buffer.from(needle, 'utf16le')), `${needle} (UTF-16) found in ${path.relative(stack.dataDir, file)}`).toBe(false);
+      expect(bytes.includes(Buffer.from(needle)), `${needle} found in ${path.relative(stack.dataDir, file)}`).toBe(
+        false,
+      );
+      expect(
+        bytes.includes(Buffer.from(needle, 'utf16le')),
+        `${needle} (UTF-16) found in ${path.relative(stack.dataDir, file)}`,
+      ).toBe(false);
     }
   }
 });

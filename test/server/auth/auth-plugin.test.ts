@@ -14,7 +14,11 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
-function expectAuthError(res: { status: number; body: any; headers: Record<string, string> }, status: number, code: string) {
+function expectAuthError(
+  res: { status: number; body: any; headers: Record<string, string> },
+  status: number,
+  code: string,
+) {
   expect(res.status).toBe(status);
   expect(res.body.data).toBeNull();
   expect(res.body.error.code).toBe(code);
@@ -61,10 +65,18 @@ describe('AUTH_INVALID_TIMESTAMP: timestamp not a numeric epoch integer', () => 
 
 describe('AUTH_TIMESTAMP_EXPIRED: timestamp outside +/-300 s', () => {
   test('301 s in the past', async () => {
-    expectAuthError(await stack.call({ path: '/v1/ping', timestamp: nowSeconds() - 301 }), 401, 'AUTH_TIMESTAMP_EXPIRED');
+    expectAuthError(
+      await stack.call({ path: '/v1/ping', timestamp: nowSeconds() - 301 }),
+      401,
+      'AUTH_TIMESTAMP_EXPIRED',
+    );
   });
   test('301 s in the future', async () => {
-    expectAuthError(await stack.call({ path: '/v1/ping', timestamp: nowSeconds() + 301 }), 401, 'AUTH_TIMESTAMP_EXPIRED');
+    expectAuthError(
+      await stack.call({ path: '/v1/ping', timestamp: nowSeconds() + 301 }),
+      401,
+      'AUTH_TIMESTAMP_EXPIRED',
+    );
   });
   test('inside the window (-290 s and +290 s) is accepted', async () => {
     expect((await stack.call({ path: '/v1/ping', timestamp: nowSeconds() - 290 })).status).toBe(200);
@@ -74,7 +86,11 @@ describe('AUTH_TIMESTAMP_EXPIRED: timestamp outside +/-300 s', () => {
     const res = await stack.call({ path: '/v1/ping', timestamp: nowSeconds() - 3600 });
     expectAuthError(res, 401, 'AUTH_TIMESTAMP_EXPIRED');
     expect(res.body.error.message).toBe('X-Timestamp fora da janela de 300 segundos. Sincronize o relogio (NTP).');
-    expect(res.body.error.details).toMatchObject({ field: 'X-Timestamp', window_seconds: 300, appliance_offset_seconds: 0 });
+    expect(res.body.error.details).toMatchObject({
+      field: 'X-Timestamp',
+      window_seconds: 300,
+      appliance_offset_seconds: 0,
+    });
   });
 });
 
@@ -109,18 +125,32 @@ describe('AUTH_TIMESTAMP_EXPIRED with the appliance clock moved ahead', () => {
     const res = await moved.call({ path: '/v1/ping', timestamp: nowSeconds() - 7200 });
     expectAuthError(res, 401, 'AUTH_TIMESTAMP_EXPIRED');
     expect(res.body.error.details.appliance_offset_seconds).toBe(90_000);
-    expect(res.body.error.message).toMatch(/^X-Timestamp fora da janela de 300 segundos\. O relogio do appliance foi adiantado de proposito em 1d 1h \(appliance_offset_seconds: 90000\): assine com o horario do appliance/);
+    expect(res.body.error.message).toMatch(
+      /^X-Timestamp fora da janela de 300 segundos\. O relogio do appliance foi adiantado de proposito em 1d 1h \(appliance_offset_seconds: 90000\): assine com o horario do appliance/,
+    );
   });
 
   test('signed with the appliance time (real time plus the offset, or server_timestamp): 200', async () => {
     const refused = await moved.call({ path: '/v1/ping' });
-    expect((await moved.call({ path: '/v1/ping', timestamp: nowSeconds() + refused.body.error.details.appliance_offset_seconds })).status).toBe(200);
-    expect((await moved.call({ path: '/v1/ping', timestamp: refused.body.error.details.server_timestamp })).status).toBe(200);
+    expect(
+      (
+        await moved.call({
+          path: '/v1/ping',
+          timestamp: nowSeconds() + refused.body.error.details.appliance_offset_seconds,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await moved.call({ path: '/v1/ping', timestamp: refused.body.error.details.server_timestamp })).status,
+    ).toBe(200);
   });
 });
 
 test('AUTH_KEY_NOT_FOUND: unknown key', async () => {
-  const res = await stack.call({ path: '/v1/ping' }, { apiKey: 'ce_live_' + '0'.repeat(32), apiSecret: stack.creds.apiSecret });
+  const res = await stack.call(
+    { path: '/v1/ping' },
+    { apiKey: 'ce_live_' + '0'.repeat(32), apiSecret: stack.creds.apiSecret },
+  );
   expectAuthError(res, 401, 'AUTH_KEY_NOT_FOUND');
 });
 
@@ -141,11 +171,21 @@ test('AUTH_KEY_REVOKED: key revoked', async () => {
 
 test('AUTH_KEY_LEGACY: legacy key without a compatible stored secret, usable again after rotation', async () => {
   const legacyKey = 'ce_live_' + 'ab'.repeat(16);
-  const id = await stack.keys.importLegacy({ tenantSlug: stack.tenantSlug, apiKey: legacyKey, scopes: ['pacientes:read'] });
-  expectAuthError(await stack.call({ path: '/v1/ping' }, { apiKey: legacyKey, apiSecret: 'f'.repeat(64) }), 401, 'AUTH_KEY_LEGACY');
+  const id = await stack.keys.importLegacy({
+    tenantSlug: stack.tenantSlug,
+    apiKey: legacyKey,
+    scopes: ['pacientes:read'],
+  });
+  expectAuthError(
+    await stack.call({ path: '/v1/ping' }, { apiKey: legacyKey, apiSecret: 'f'.repeat(64) }),
+    401,
+    'AUTH_KEY_LEGACY',
+  );
   const rotated = await stack.keys.rotate(id);
   expect(rotated.api_key).toBe(legacyKey);
-  expect((await stack.call({ path: '/v1/ping' }, { apiKey: legacyKey, apiSecret: rotated.api_secret })).status).toBe(200);
+  expect((await stack.call({ path: '/v1/ping' }, { apiKey: legacyKey, apiSecret: rotated.api_secret })).status).toBe(
+    200,
+  );
 });
 
 describe('AUTH_INVALID_SIGNATURE: server-computed HMAC differs from the sent one', () => {
@@ -156,7 +196,12 @@ describe('AUTH_INVALID_SIGNATURE: server-computed HMAC differs from the sent one
     expect((await stack.call({ method: 'POST', path: '/v1/ping', body })).status).toBe(200);
   });
   test('one byte changed in the body', async () => {
-    const res = await stack.call({ method: 'POST', path: '/v1/ping', body: body.replace('Maria', 'Marib'), signWith: { body } });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/ping',
+      body: body.replace('Maria', 'Marib'),
+      signWith: { body },
+    });
     expectAuthError(res, 401, 'AUTH_INVALID_SIGNATURE');
   });
   test('one byte changed in the path', async () => {
@@ -164,11 +209,19 @@ describe('AUTH_INVALID_SIGNATURE: server-computed HMAC differs from the sent one
     expectAuthError(res, 401, 'AUTH_INVALID_SIGNATURE');
   });
   test('one byte changed in the query (path_and_query is signed as sent)', async () => {
-    const res = await stack.call({ method: 'GET', path: '/v1/pacientes?limit=10', signWith: { path: '/v1/pacientes?limit=11' } });
+    const res = await stack.call({
+      method: 'GET',
+      path: '/v1/pacientes?limit=10',
+      signWith: { path: '/v1/pacientes?limit=11' },
+    });
     expectAuthError(res, 401, 'AUTH_INVALID_SIGNATURE');
   });
   test('a query left out of the signed payload', async () => {
-    const res = await stack.call({ method: 'GET', path: '/v1/pacientes?limit=10', signWith: { path: '/v1/pacientes' } });
+    const res = await stack.call({
+      method: 'GET',
+      path: '/v1/pacientes?limit=10',
+      signWith: { path: '/v1/pacientes' },
+    });
     expectAuthError(res, 401, 'AUTH_INVALID_SIGNATURE');
   });
   test('another method signed', async () => {
@@ -188,7 +241,11 @@ describe('AUTH_INVALID_SIGNATURE: server-computed HMAC differs from the sent one
   test('uppercase hex signature is refused (lowercase hex required)', async () => {
     const ts = String(nowSeconds());
     const sig = sign(stack.creds.apiSecret, ts, 'GET', '/v1/ping', '').toUpperCase();
-    expectAuthError(await stack.call({ path: '/v1/ping', timestamp: ts, signature: sig }), 401, 'AUTH_INVALID_SIGNATURE');
+    expectAuthError(
+      await stack.call({ path: '/v1/ping', timestamp: ts, signature: sig }),
+      401,
+      'AUTH_INVALID_SIGNATURE',
+    );
   });
   test('signed with another key’s secret', async () => {
     const other = await stack.newKey();
@@ -197,11 +254,14 @@ describe('AUTH_INVALID_SIGNATURE: server-computed HMAC differs from the sent one
   });
 });
 
-test('AUTH_INSUFFICIENT_SCOPE (403): valid key without the endpoint scope; names the scope needed and the key\'s scopes', async () => {
+test("AUTH_INSUFFICIENT_SCOPE (403): valid key without the endpoint scope; names the scope needed and the key's scopes", async () => {
   const creds = await stack.newKey({ scopes: ['exames:read', 'laudos:read'] });
   const res = await stack.call({ path: '/v1/pacientes' }, creds);
   expectAuthError(res, 403, 'AUTH_INSUFFICIENT_SCOPE');
-  expect(res.body.error.details).toEqual({ escopo_necessario: 'pacientes:read', escopos_da_chave: ['exames:read', 'laudos:read'] });
+  expect(res.body.error.details).toEqual({
+    escopo_necessario: 'pacientes:read',
+    escopos_da_chave: ['exames:read', 'laudos:read'],
+  });
   expect(res.body.error.message).toBe(
     'Chave sem o escopo necessario: pacientes:read. Escopos desta chave: exames:read, laudos:read. Peca ao operador uma chave com pacientes:read.',
   );
@@ -247,7 +307,14 @@ except urllib.error.HTTPError as e:
     print(e.code); print(e.read().decode())
 `;
   const runPython = async (...args: string[]) => {
-    const { stdout } = await run('python3', ['-c', python, stack.gatewayUrl, stack.creds.apiKey, stack.creds.apiSecret, ...args]);
+    const { stdout } = await run('python3', [
+      '-c',
+      python,
+      stack.gatewayUrl,
+      stack.creds.apiKey,
+      stack.creds.apiSecret,
+      ...args,
+    ]);
     const [status, body] = stdout.split('\n');
     return { status: Number(status), body: JSON.parse(body) };
   };
@@ -270,7 +337,11 @@ describe('secrets at rest', () => {
     const file = await gatewayStateAtRest(stack);
     expect(file.includes(Buffer.from(creds.apiSecret))).toBe(false);
     expect(file.includes(Buffer.from(creds.apiSecret, 'hex'))).toBe(false);
-    const row = await stack.gatewayDb.db.selectFrom('api_keys').select('secret_sealed').where('id', '=', creds.chaveId).executeTakeFirstOrThrow();
+    const row = await stack.gatewayDb.db
+      .selectFrom('api_keys')
+      .select('secret_sealed')
+      .where('id', '=', creds.chaveId)
+      .executeTakeFirstOrThrow();
     expect(row.secret_sealed).toBeTruthy();
   });
   test('the generated master key file is readable only by its owner (0600)', () => {
@@ -288,5 +359,7 @@ test('rotation keeps api_key; the previous secret fails at once and the new one 
   expect(rotated.api_key).toBe(creds.apiKey);
   expect(rotated.api_secret).not.toBe(creds.apiSecret);
   expectAuthError(await stack.call({ path: '/v1/ping' }, creds), 401, 'AUTH_INVALID_SIGNATURE');
-  expect((await stack.call({ path: '/v1/ping' }, { apiKey: creds.apiKey, apiSecret: rotated.api_secret })).status).toBe(200);
+  expect((await stack.call({ path: '/v1/ping' }, { apiKey: creds.apiKey, apiSecret: rotated.api_secret })).status).toBe(
+    200,
+  );
 });

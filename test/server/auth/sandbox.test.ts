@@ -14,10 +14,26 @@ afterAll(async () => stack?.stop());
 
 test('even a key with every scope cannot write patients in the sandbox: 403 OPERATION_NOT_ALLOWED', async () => {
   const creds = await stack.newKey({ tenant: 'sandbox-publico', scopes: [...ALL_SCOPES] });
-  const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Sandbox', data_nascimento: '1990-01-01' }, idempotencyKey: randomUUID() }, creds);
+  const res = await stack.call(
+    {
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'Paciente Sandbox', data_nascimento: '1990-01-01' },
+      idempotencyKey: randomUUID(),
+    },
+    creds,
+  );
   expect(res.status).toBe(403);
   expect(res.body.error.code).toBe('OPERATION_NOT_ALLOWED');
-  const doctor = await stack.call({ method: 'POST', path: '/v1/medicos', body: { nome: 'Dr Sandbox', usuario: 'drsandbox', senha: 'x' }, idempotencyKey: randomUUID() }, creds);
+  const doctor = await stack.call(
+    {
+      method: 'POST',
+      path: '/v1/medicos',
+      body: { nome: 'Dr Sandbox', usuario: 'drsandbox', senha: 'x' },
+      idempotencyKey: randomUUID(),
+    },
+    creds,
+  );
   expect(doctor.status).toBe(403);
 });
 
@@ -28,6 +44,11 @@ test('GETs and POST /v1/ping stay enabled in the sandbox', async () => {
 });
 
 test('the same write is allowed outside the sandbox', async () => {
-  const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Normal', data_nascimento: '1990-01-01' }, idempotencyKey: randomUUID() });
+  const res = await stack.call({
+    method: 'POST',
+    path: '/v1/pacientes',
+    body: { nome: 'Paciente Normal', data_nascimento: '1990-01-01' },
+    idempotencyKey: randomUUID(),
+  });
   expect(res.status).toBe(201);
 });

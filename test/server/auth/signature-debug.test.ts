@@ -9,7 +9,14 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { EXPLANATIONS_PER_MINUTE } from '../../../server/auth/auth-plugin.ts';
 import { explainSignatureMismatch, MAX_CHECKED_BODY_BYTES } from '../../../server/auth/signature-debug.ts';
 import { FakeBackend, injectApp } from '../inject/app.ts';
-import { nowSeconds, sign, signedRequest, type Credentials, type SignedRequest, type SignedResponse } from '../../helpers/signed-client.ts';
+import {
+  nowSeconds,
+  sign,
+  signedRequest,
+  type Credentials,
+  type SignedRequest,
+  type SignedResponse,
+} from '../../helpers/signed-client.ts';
 
 /**
  * Issue 13 § Signature debugging. One test per common signing mistake: in development mode the
@@ -36,7 +43,11 @@ const secrets: string[] = [];
  * Sends `req` with a mistake and records the signature the server expects for what was really sent
  * (computed here, as the server would: exact target, exact body bytes).
  */
-async function sendWithMistake(baseUrl: string, creds: Credentials, req: SignedRequest & { timestamp: string }): Promise<SignedResponse> {
+async function sendWithMistake(
+  baseUrl: string,
+  creds: Credentials,
+  req: SignedRequest & { timestamp: string },
+): Promise<SignedResponse> {
   const method = req.method ?? 'GET';
   const raw = req.body === undefined ? '' : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
   expectedSignatures.push(sign(creds.apiSecret, req.timestamp, method, req.path, raw));
@@ -48,7 +59,8 @@ async function sendWithMistake(baseUrl: string, creds: Credentials, req: SignedR
   return res;
 }
 
-const causeCodes = (res: SignedResponse) => (res.body.error.details.causas_provaveis as Array<{ code: string; message: string }>).map((c) => c.code);
+const causeCodes = (res: SignedResponse) =>
+  (res.body.error.details.causas_provaveis as Array<{ code: string; message: string }>).map((c) => c.code);
 
 describe('development mode: the stack in its own process (as npm start runs it), LOG_LEVEL=trace captured to a file', () => {
   let child: ChildProcess;
@@ -62,7 +74,11 @@ describe('development mode: the stack in its own process (as npm start runs it),
     dataDir = mkdtempSync(path.join(tmpdir(), 'gw-sigdebug-'));
     logFile = path.join(dataDir, 'server.log');
     logStream = createWriteStream(logFile);
-    ({ child, baseUrl } = await spawnStack(dataDir, { APP_ENV: 'development', LOG_LEVEL: 'trace' }, { output: (chunk) => logStream.write(chunk) }));
+    ({ child, baseUrl } = await spawnStack(
+      dataDir,
+      { APP_ENV: 'development', LOG_LEVEL: 'trace' },
+      { output: (chunk) => logStream.write(chunk) },
+    ));
     const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
     creds = { apiKey: demo.api_key, apiSecret: demo.api_secret };
     secrets.push(demo.api_secret);
@@ -81,10 +97,21 @@ describe('development mode: the stack in its own process (as npm start runs it),
 
   test('wrong secret: the server signed exactly what the integrator signed, so the secret is what differs', async () => {
     const ts = String(nowSeconds());
-    const res = await sendWithMistake(baseUrl, creds, { path: '/v1/ping', timestamp: ts, signWith: { secret: randomBytes(32).toString('hex') } });
+    const res = await sendWithMistake(baseUrl, creds, {
+      path: '/v1/ping',
+      timestamp: ts,
+      signWith: { secret: randomBytes(32).toString('hex') },
+    });
     const d = res.body.error.details;
     expect(d.payload_assinado).toBe(visible(`${ts}.GET /v1/ping\n`));
-    expect(d).toMatchObject({ field: 'X-Signature', metodo: 'GET', path_and_query: '/v1/ping', timestamp: ts, corpo_bytes: 0, payload_truncado: false });
+    expect(d).toMatchObject({
+      field: 'X-Signature',
+      metodo: 'GET',
+      path_and_query: '/v1/ping',
+      timestamp: ts,
+      corpo_bytes: 0,
+      payload_truncado: false,
+    });
     expect(d.corpo_sha256).toBe(createHash('sha256').update('').digest('hex'));
     expect(causeCodes(res)).toEqual(['NO_VARIANT_MATCHED']);
     expect(res.body.error.details.causas_provaveis[0].message).toContain('api_secret');
@@ -117,7 +144,13 @@ describe('development mode: the stack in its own process (as npm start runs it),
     const object = { nome: 'Maria', itens: [1, 2, 3], endereco: { cidade: 'Sao Paulo' } };
     const compact = JSON.stringify(object);
     const pretty = JSON.stringify(object, null, 2);
-    const res = await sendWithMistake(baseUrl, creds, { method: 'POST', path: '/v1/ping', body: pretty, timestamp: ts, signWith: { body: compact } });
+    const res = await sendWithMistake(baseUrl, creds, {
+      method: 'POST',
+      path: '/v1/ping',
+      body: pretty,
+      timestamp: ts,
+      signWith: { body: compact },
+    });
     const d = res.body.error.details;
     const theirs = visible(`${ts}.POST /v1/ping\n${compact}`);
     const prefix = visible(`${ts}.POST /v1/ping\n`);
@@ -153,7 +186,9 @@ describe('development mode: the stack in its own process (as npm start runs it),
     const d = res.body.error.details;
     expect(d.path_and_query).toBe(sent);
     expect(d.payload_assinado).toBe(visible(`${ts}.GET ${sent}\n`));
-    expect(firstDifference(d.payload_assinado, visible(`${ts}.GET ${signed}\n`))).toBe(`${ts}.GET /v1/pacientes?`.length);
+    expect(firstDifference(d.payload_assinado, visible(`${ts}.GET ${signed}\n`))).toBe(
+      `${ts}.GET /v1/pacientes?`.length,
+    );
     expect(causeCodes(res)).toEqual(['QUERY_REORDERED']);
   });
 
@@ -171,7 +206,11 @@ describe('development mode: the stack in its own process (as npm start runs it),
   test('missing trailing LF: the server string is the integrator string plus the visible line feed', async () => {
     const ts = String(nowSeconds());
     const theirs = `${ts}.GET /v1/ping`;
-    const res = await sendWithMistake(baseUrl, creds, { path: '/v1/ping', timestamp: ts, signature: hmacHex(creds.apiSecret, theirs) });
+    const res = await sendWithMistake(baseUrl, creds, {
+      path: '/v1/ping',
+      timestamp: ts,
+      signature: hmacHex(creds.apiSecret, theirs),
+    });
     const d = res.body.error.details;
     expect(d.payload_assinado).toBe(`${theirs}⏎\n`);
     expect(firstDifference(d.payload_assinado, visible(theirs))).toBe(theirs.length);
@@ -191,15 +230,56 @@ describe('development mode: the stack in its own process (as npm start runs it),
 
   describe('other mistakes it names', () => {
     const cases: Array<{ name: string; code: string; req: (ts: string) => SignedRequest }> = [
-      { name: 'query left out of the payload', code: 'QUERY_OMITTED', req: () => ({ path: '/v1/pacientes?limit=5', signWith: { path: '/v1/pacientes' } }) },
-      { name: 'query signed decoded', code: 'QUERY_ENCODING', req: () => ({ path: '/v1/pacientes?nome=Jos%C3%A9', signWith: { path: '/v1/pacientes?nome=José' } }) },
-      { name: 'another method signed', code: 'METHOD_DIFFERENT', req: () => ({ path: '/v1/ping', signWith: { method: 'POST' } }) },
-      { name: 'lowercase method signed', code: 'METHOD_DIFFERENT', req: () => ({ path: '/v1/ping', signWith: { method: 'get' } }) },
-      { name: 'timestamp taken twice (one second apart)', code: 'TIMESTAMP_DIFFERENT', req: (ts) => ({ path: '/v1/ping', signWith: { timestamp: Number(ts) - 1 } }) },
-      { name: 'path signed without /v1', code: 'PATH_WITHOUT_V1', req: () => ({ path: '/v1/ping', signWith: { path: '/ping' } }) },
-      { name: 'body not signed', code: 'BODY_NOT_SIGNED', req: () => ({ method: 'POST', path: '/v1/ping', body: '{"a":1}', signWith: { body: '' } }) },
-      { name: 'body sent with a final newline it was not signed with', code: 'BODY_TRAILING_NEWLINE', req: () => ({ method: 'POST', path: '/v1/ping', body: '{"a":1}\n', signWith: { body: '{"a":1}' } }) },
-      { name: 'Python json.dumps defaults signed', code: 'BODY_RESERIALIZED', req: () => ({ method: 'POST', path: '/v1/ping', body: '{"nome":"José","n":1}', signWith: { body: '{"nome": "Jos\\u00e9", "n": 1}' } }) },
+      {
+        name: 'query left out of the payload',
+        code: 'QUERY_OMITTED',
+        req: () => ({ path: '/v1/pacientes?limit=5', signWith: { path: '/v1/pacientes' } }),
+      },
+      {
+        name: 'query signed decoded',
+        code: 'QUERY_ENCODING',
+        req: () => ({ path: '/v1/pacientes?nome=Jos%C3%A9', signWith: { path: '/v1/pacientes?nome=José' } }),
+      },
+      {
+        name: 'another method signed',
+        code: 'METHOD_DIFFERENT',
+        req: () => ({ path: '/v1/ping', signWith: { method: 'POST' } }),
+      },
+      {
+        name: 'lowercase method signed',
+        code: 'METHOD_DIFFERENT',
+        req: () => ({ path: '/v1/ping', signWith: { method: 'get' } }),
+      },
+      {
+        name: 'timestamp taken twice (one second apart)',
+        code: 'TIMESTAMP_DIFFERENT',
+        req: (ts) => ({ path: '/v1/ping', signWith: { timestamp: Number(ts) - 1 } }),
+      },
+      {
+        name: 'path signed without /v1',
+        code: 'PATH_WITHOUT_V1',
+        req: () => ({ path: '/v1/ping', signWith: { path: '/ping' } }),
+      },
+      {
+        name: 'body not signed',
+        code: 'BODY_NOT_SIGNED',
+        req: () => ({ method: 'POST', path: '/v1/ping', body: '{"a":1}', signWith: { body: '' } }),
+      },
+      {
+        name: 'body sent with a final newline it was not signed with',
+        code: 'BODY_TRAILING_NEWLINE',
+        req: () => ({ method: 'POST', path: '/v1/ping', body: '{"a":1}\n', signWith: { body: '{"a":1}' } }),
+      },
+      {
+        name: 'Python json.dumps defaults signed',
+        code: 'BODY_RESERIALIZED',
+        req: () => ({
+          method: 'POST',
+          path: '/v1/ping',
+          body: '{"nome":"José","n":1}',
+          signWith: { body: '{"nome": "Jos\\u00e9", "n": 1}' },
+        }),
+      },
     ];
     for (const c of cases) {
       test(`${c.name} → ${c.code}`, async () => {
@@ -212,13 +292,19 @@ describe('development mode: the stack in its own process (as npm start runs it),
 
     test('CRLF instead of LF → CRLF_INSTEAD_OF_LF', async () => {
       const ts = String(nowSeconds());
-      const res = await sendWithMistake(baseUrl, creds, { path: '/v1/ping', timestamp: ts, signature: hmacHex(creds.apiSecret, `${ts}.GET /v1/ping\r\n`) });
+      const res = await sendWithMistake(baseUrl, creds, {
+        path: '/v1/ping',
+        timestamp: ts,
+        signature: hmacHex(creds.apiSecret, `${ts}.GET /v1/ping\r\n`),
+      });
       expect(causeCodes(res)).toEqual(['CRLF_INSTEAD_OF_LF']);
     });
 
     test('hex-decoded secret used as the HMAC key → SECRET_HEX_DECODED', async () => {
       const ts = String(nowSeconds());
-      const signature = createHmac('sha256', Buffer.from(creds.apiSecret, 'hex')).update(`${ts}.GET /v1/ping\n`).digest('hex');
+      const signature = createHmac('sha256', Buffer.from(creds.apiSecret, 'hex'))
+        .update(`${ts}.GET /v1/ping\n`)
+        .digest('hex');
       const res = await sendWithMistake(baseUrl, creds, { path: '/v1/ping', timestamp: ts, signature });
       expect(causeCodes(res)).toEqual(['SECRET_HEX_DECODED']);
     });
@@ -232,7 +318,11 @@ describe('development mode: the stack in its own process (as npm start runs it),
     });
 
     test('a signature of another length → SIGNATURE_FORMAT, nothing recomputed', async () => {
-      const res = await sendWithMistake(baseUrl, creds, { path: '/v1/ping', timestamp: String(nowSeconds()), signature: 'abc123' });
+      const res = await sendWithMistake(baseUrl, creds, {
+        path: '/v1/ping',
+        timestamp: String(nowSeconds()),
+        signature: 'abc123',
+      });
       expect(causeCodes(res)).toEqual(['SIGNATURE_FORMAT']);
     });
 
@@ -297,16 +387,34 @@ describe('production mode: details null', () => {
 
   const mistakes: Array<{ name: string; req: (ts: string, secret: string) => SignedRequest }> = [
     { name: 'wrong secret', req: () => ({ path: '/v1/ping', signWith: { secret: 'f'.repeat(64) } }) },
-    { name: 're-serialized body', req: () => ({ method: 'POST', path: '/v1/ping', body: '{\n  "a": 1\n}', signWith: { body: '{"a":1}' } }) },
-    { name: 'reordered query', req: () => ({ path: '/v1/pacientes?limit=1&offset=0', signWith: { path: '/v1/pacientes?offset=0&limit=1' } }) },
-    { name: 'uppercase hex digest', req: (ts, secret) => ({ path: '/v1/ping', signature: sign(secret, ts, 'GET', '/v1/ping', '').toUpperCase() }) },
-    { name: 'missing trailing LF', req: (ts, secret) => ({ path: '/v1/ping', signature: hmacHex(secret, `${ts}.GET /v1/ping`) }) },
-    { name: 'full URL in the payload', req: () => ({ path: '/v1/ping', signWith: { path: `${stack.gatewayUrl}/v1/ping` } }) },
+    {
+      name: 're-serialized body',
+      req: () => ({ method: 'POST', path: '/v1/ping', body: '{\n  "a": 1\n}', signWith: { body: '{"a":1}' } }),
+    },
+    {
+      name: 'reordered query',
+      req: () => ({ path: '/v1/pacientes?limit=1&offset=0', signWith: { path: '/v1/pacientes?offset=0&limit=1' } }),
+    },
+    {
+      name: 'uppercase hex digest',
+      req: (ts, secret) => ({ path: '/v1/ping', signature: sign(secret, ts, 'GET', '/v1/ping', '').toUpperCase() }),
+    },
+    {
+      name: 'missing trailing LF',
+      req: (ts, secret) => ({ path: '/v1/ping', signature: hmacHex(secret, `${ts}.GET /v1/ping`) }),
+    },
+    {
+      name: 'full URL in the payload',
+      req: () => ({ path: '/v1/ping', signWith: { path: `${stack.gatewayUrl}/v1/ping` } }),
+    },
   ];
   for (const m of mistakes) {
     test(`${m.name}: AUTH_INVALID_SIGNATURE with details null`, async () => {
       const ts = String(nowSeconds());
-      const res = await sendWithMistake(stack.gatewayUrl, stack.creds, { ...m.req(ts, stack.creds.apiSecret), timestamp: ts });
+      const res = await sendWithMistake(stack.gatewayUrl, stack.creds, {
+        ...m.req(ts, stack.creds.apiSecret),
+        timestamp: ts,
+      });
       expect(res.body.error.details).toBeNull();
     });
   }
@@ -344,15 +452,20 @@ describe('explanations cost little and are rationed (issue 20 § 1: a CPU amplif
   test(`variants only for bodies up to ${MAX_CHECKED_BODY_BYTES} bytes; above, the string to sign and the body hash`, async () => {
     const key = await stack.newKey();
     const small = await wrong(key, undefined, JSON.stringify({ a: 'x'.repeat(MAX_CHECKED_BODY_BYTES - 20) }));
-    expect(small.body.error.details.causas_provaveis.map((c: { code: string }) => c.code)).toContain('BODY_TRAILING_NEWLINE');
+    expect(small.body.error.details.causas_provaveis.map((c: { code: string }) => c.code)).toContain(
+      'BODY_TRAILING_NEWLINE',
+    );
     const large = await wrong(key, undefined, JSON.stringify({ a: 'x'.repeat(MAX_CHECKED_BODY_BYTES) }));
-    expect(large.body.error.details.causas_provaveis.map((c: { code: string }) => c.code)).toEqual(['VARIANTS_NOT_CHECKED']);
+    expect(large.body.error.details.causas_provaveis.map((c: { code: string }) => c.code)).toEqual([
+      'VARIANTS_NOT_CHECKED',
+    ]);
     expect(large.body.error.details.corpo_sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
   test(`at most ${EXPLANATIONS_PER_MINUTE} a minute per key, and per client address; past it the plain refusal`, async () => {
     const key = await stack.newKey();
-    for (let i = 0; i < EXPLANATIONS_PER_MINUTE; i++) expect((await wrong(key, '127.0.0.21')).body.error.details).not.toBeNull();
+    for (let i = 0; i < EXPLANATIONS_PER_MINUTE; i++)
+      expect((await wrong(key, '127.0.0.21')).body.error.details).not.toBeNull();
     const rationed = await wrong(key, '127.0.0.22');
     expect(rationed.status).toBe(401);
     expect(rationed.body.error.code).toBe('AUTH_INVALID_SIGNATURE');
@@ -372,14 +485,28 @@ describe('an address past its quota of unauthenticated refusals', () => {
     const stack = await startTestStack({ UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(QUOTA) });
     try {
       const key = await stack.newKey();
-      const send = () => stack.call({ method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.31' }, key);
+      const send = () =>
+        stack.call(
+          { method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.31' },
+          key,
+        );
       for (let i = 0; i < QUOTA; i++) expect((await send()).status).toBe(401);
       const refused = await send();
       expect(refused.status).toBe(429);
-      expect(refused.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { escopo: 'endereco_cliente', limite_por_minuto: QUOTA } });
+      expect(refused.body.error).toMatchObject({
+        code: 'RATE_LIMIT_EXCEEDED',
+        details: { escopo: 'endereco_cliente', limite_por_minuto: QUOTA },
+      });
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       // Another address is not affected, and a valid call from the limited address is never charged nor refused.
-      expect((await stack.call({ method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.32' }, key)).status).toBe(401);
+      expect(
+        (
+          await stack.call(
+            { method: 'POST', path: '/v1/ping', body: '{}', signWith: { body: '{} ' }, localAddress: '127.0.0.32' },
+            key,
+          )
+        ).status,
+      ).toBe(401);
       expect((await stack.call({ path: '/v1/ping', localAddress: '127.0.0.31' }, key)).status).toBe(200);
     } finally {
       await stack.stop();
@@ -404,7 +531,12 @@ describe('an address past its quota of unauthenticated refusals', () => {
           method: 'POST',
           url: '/v1/ping',
           remoteAddress,
-          headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-timestamp': ts, 'x-signature': sign(apiSecret, ts, 'POST', '/v1/ping', signedBody) },
+          headers: {
+            'content-type': 'application/json',
+            'x-api-key': apiKey,
+            'x-timestamp': ts,
+            'x-signature': sign(apiSecret, ts, 'POST', '/v1/ping', signedBody),
+          },
           payload: '{}',
         });
         return { status: res.statusCode, body: JSON.parse(res.payload) };

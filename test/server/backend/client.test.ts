@@ -14,7 +14,12 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop());
 
 async function withFault(kind: string, run: () => Promise<void>) {
-  const fault = await admin('POST', '/admin/faults', { tenant: stack.tenantSlug, route: 'GET /tenants/*/pacientes', kind, failure_rate: 1 });
+  const fault = await admin('POST', '/admin/faults', {
+    tenant: stack.tenantSlug,
+    route: 'GET /tenants/*/pacientes',
+    kind,
+    failure_rate: 1,
+  });
   expect(fault.status).toBe(201);
   try {
     await run();
@@ -37,9 +42,19 @@ describe('fault injection through GET /v1/pacientes', () => {
     });
   }
   test('an injected fault on a write: 503 with Retry-After too', async () => {
-    const fault = await admin('POST', '/admin/faults', { tenant: stack.tenantSlug, route: 'POST /tenants/*/pacientes', kind: 'http500', failure_rate: 1 });
+    const fault = await admin('POST', '/admin/faults', {
+      tenant: stack.tenantSlug,
+      route: 'POST /tenants/*/pacientes',
+      kind: 'http500',
+      failure_rate: 1,
+    });
     try {
-      const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Falha Injetada', data_nascimento: '1979-03-21' }, idempotencyKey: `falha-${Date.now()}` });
+      const res = await stack.call({
+        method: 'POST',
+        path: '/v1/pacientes',
+        body: { nome: 'Paciente Falha Injetada', data_nascimento: '1979-03-21' },
+        idempotencyKey: `falha-${Date.now()}`,
+      });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
       expect(res.headers['retry-after']).toBe(String(BACKEND_RETRY_AFTER_SECONDS));
@@ -75,7 +90,12 @@ test('a wrong internal credential makes the gateway answer 503', async () => {
 
 test('a tenant backend-sim cannot open → 401 AUTH_TENANT_OPEN_FAILED', async () => {
   // Registered in the gateway only: backend-sim has no database for it.
-  await insertTenant(stack.gatewayDb.db, { slug: 'sem-banco', nome: 'Sem Banco', is_sandbox: 0, created_at: new Date().toISOString() });
+  await insertTenant(stack.gatewayDb.db, {
+    slug: 'sem-banco',
+    nome: 'Sem Banco',
+    is_sandbox: 0,
+    created_at: new Date().toISOString(),
+  });
   const creds = await stack.newKey({ tenant: 'sem-banco' });
   const res = await stack.call({ path: '/v1/config' }, creds);
   expect(res.status).toBe(401);
@@ -161,14 +181,20 @@ describe('backend error codes through the contract', () => {
     expect(client.contractViolations.length).toBe(before + 1);
     expect(client.contractViolations.at(-1)).toContain('CODIGO_NOVO_DESCONHECIDO');
     const { toApiError } = await import('../../../server/http/envelope-plugin.ts');
-    expect(toApiError(error)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, headers: { 'retry-after': String(BACKEND_RETRY_AFTER_SECONDS) } });
+    expect(toApiError(error)).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      headers: { 'retry-after': String(BACKEND_RETRY_AFTER_SECONDS) },
+    });
   });
 
   test('data its schema refuses is a contract violation too (parsed, never cast)', async () => {
     const { z } = await import('zod');
     answer = { status: 200, body: { data: { id: 'sete' } } };
     const before = client.contractViolations.length;
-    await expect(client.call({ method: 'GET', path: '/tenants/t/coisa' }, z.object({ id: z.number() }))).rejects.toMatchObject({ name: 'BackendContractError' });
+    await expect(
+      client.call({ method: 'GET', path: '/tenants/t/coisa' }, z.object({ id: z.number() })),
+    ).rejects.toMatchObject({ name: 'BackendContractError' });
     expect(client.contractViolations.length).toBe(before + 1);
     answer = { status: 200, body: { data: { id: 7, segredo: 'x' } } };
     const ok = await client.call({ method: 'GET', path: '/tenants/t/coisa' }, z.object({ id: z.number() }));
@@ -191,7 +217,10 @@ describe('stamped reads (BackendClient.relay)', () => {
   beforeAll(async () => {
     const http = await import('node:http');
     server = http.createServer((_req, res) => {
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...(answer.stamp ? { 'x-contract-schema': answer.stamp } : {}) });
+      res.writeHead(answer.status ?? 200, {
+        'content-type': 'application/json',
+        ...(answer.stamp ? { 'x-contract-schema': answer.stamp } : {}),
+      });
       res.end(answer.body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -214,7 +243,11 @@ describe('stamped reads (BackendClient.relay)', () => {
     const { contractOf } = await import('../../../shared-node/contract-stamp.ts');
     const item = z.object({ id: z.number().int(), nome: z.string() });
     const list = z.array(item);
-    return { list, stamp: contractOf(list)!.stamp, otherStamp: contractOf(z.array(z.object({ id: z.number() })))!.stamp };
+    return {
+      list,
+      stamp: contractOf(list)!.stamp,
+      otherStamp: contractOf(z.array(z.object({ id: z.number() })))!.stamp,
+    };
   };
   const read = { method: 'GET' as const, path: '/tenants/t/coisas' };
   const honest = '{"meta":{"total":7},"data":[{"id":1,"nome":"UM"},{"id":2,"nome":"DOIS \\"},\\"data\\":"}]}';
@@ -228,7 +261,9 @@ describe('stamped reads (BackendClient.relay)', () => {
     for (let i = 0; i < 4; i++) results.push(await client.relay(read, list));
     for (const result of results) {
       expect(result.data).toBeInstanceOf(RelayedJson);
-      expect((result.data as InstanceType<typeof RelayedJson>).json).toBe('[{"id":1,"nome":"UM"},{"id":2,"nome":"DOIS \\"},\\"data\\":"}]');
+      expect((result.data as InstanceType<typeof RelayedJson>).json).toBe(
+        '[{"id":1,"nome":"UM"},{"id":2,"nome":"DOIS \\"},\\"data\\":"}]',
+      );
       expect(result.meta).toEqual({ total: 7 });
     }
     // The first and the fourth (one in 3 after the first) checked in full, the others relayed unparsed.
@@ -240,7 +275,11 @@ describe('stamped reads (BackendClient.relay)', () => {
     const { list, stamp, otherStamp } = await schemas();
     const client = await fresh(1000);
     const withExtra = '{"meta":{"total":1},"data":[{"id":1,"nome":"UM","senha_hash":"x"}]}';
-    for (const sent of [{ body: withExtra }, { body: withExtra, stamp: otherStamp }, { body: '{"data":[{"id":1,"nome":"UM","senha_hash":"x"}],"meta":{"total":1}}', stamp }]) {
+    for (const sent of [
+      { body: withExtra },
+      { body: withExtra, stamp: otherStamp },
+      { body: '{"data":[{"id":1,"nome":"UM","senha_hash":"x"}],"meta":{"total":1}}', stamp },
+    ]) {
       answer = sent;
       const result = await client.relay(read, list);
       expect(result.data).toEqual([{ id: 1, nome: 'UM' }]);
@@ -266,14 +305,21 @@ describe('stamped reads (BackendClient.relay)', () => {
     answer = { body: honest, stamp };
     const after = await client.relay(read, list);
     expect(after.data).not.toBeInstanceOf(RelayedJson);
-    expect(after.data).toEqual([{ id: 1, nome: 'UM' }, { id: 2, nome: 'DOIS "},"data":' }]);
+    expect(after.data).toEqual([
+      { id: 1, nome: 'UM' },
+      { id: 2, nome: 'DOIS "},"data":' },
+    ]);
     expect(client.trustsStamps).toBe(false);
   });
 
   test('an error answer is mapped as by call(), stamp or not', async () => {
     const { list, stamp } = await schemas();
     const client = await fresh(1);
-    answer = { status: 404, stamp, body: JSON.stringify({ error: { code: 'RES_NOT_FOUND', message: 'Nao encontrado.', details: null } }) };
+    answer = {
+      status: 404,
+      stamp,
+      body: JSON.stringify({ error: { code: 'RES_NOT_FOUND', message: 'Nao encontrado.', details: null } }),
+    };
     await expect(client.relay(read, list)).rejects.toMatchObject({ code: 'RES_NOT_FOUND', status: 404 });
     expect(client.relays).toEqual({ relayed: 0, verified: 0, parsed: 0 });
   });
@@ -283,11 +329,22 @@ describe('splitStamped', () => {
   test('meta up to its closing brace, strings and nesting included; data is the rest', async () => {
     const { splitStamped } = await import('../../../server/backend/client.ts');
     expect(splitStamped('{"meta":{},"data":{"id":1}}')).toEqual({ meta: {}, data: '{"id":1}' });
-    expect(splitStamped('{"meta":{"a":"},\\"data\\":{","b":[{"c":"]"}]},"data":[1]}')).toEqual({ meta: { a: '},"data":{', b: [{ c: ']' }] }, data: '[1]' });
+    expect(splitStamped('{"meta":{"a":"},\\"data\\":{","b":[{"c":"]"}]},"data":[1]}')).toEqual({
+      meta: { a: '},"data":{', b: [{ c: ']' }] },
+      data: '[1]',
+    });
   });
   test('any other layout: null (the answer is then parsed in full)', async () => {
     const { splitStamped } = await import('../../../server/backend/client.ts');
-    for (const text of ['{"data":[],"meta":{}}', '{"meta":null,"data":[]}', '{"meta":{},"other":[]}', '{"meta":{"a":1}', ' {"meta":{},"data":[]}', '{"meta":{"a":}},"data":[]}', '{"meta":[],"data":[]}']) {
+    for (const text of [
+      '{"data":[],"meta":{}}',
+      '{"meta":null,"data":[]}',
+      '{"meta":{},"other":[]}',
+      '{"meta":{"a":1}',
+      ' {"meta":{},"data":[]}',
+      '{"meta":{"a":}},"data":[]}',
+      '{"meta":[],"data":[]}',
+    ]) {
       expect(splitStamped(text), text).toBeNull();
     }
   });

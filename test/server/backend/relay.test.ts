@@ -25,7 +25,10 @@ beforeAll(async () => {
   reads = stack.app.operations
     .filter(({ operation }) => operation.method === 'GET' && operation.response.status === 200)
     .map(({ path, operation: op }) => {
-      const filled = fillPath(path, Object.fromEntries([...path.matchAll(/:(\w+)/g)].map(([, name]) => [name, OTHER_ID])));
+      const filled = fillPath(
+        path,
+        Object.fromEntries([...path.matchAll(/:(\w+)/g)].map(([, name]) => [name, OTHER_ID])),
+      );
       const query = new URLSearchParams(op.example?.query ?? {}).toString();
       return { op, target: query ? `${filled}?${query}` : filled };
     });

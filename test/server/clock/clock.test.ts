@@ -42,15 +42,25 @@ async function advance(seconds: number, client = operator): Promise<number> {
 }
 
 /** What an integrator does once told the appliance runs ahead: sign with the appliance time. */
-const signedAt = (offsetSeconds: number, req: SignedRequest, s = stack) => s.call({ ...req, timestamp: nowSeconds() + offsetSeconds });
+const signedAt = (offsetSeconds: number, req: SignedRequest, s = stack) =>
+  s.call({ ...req, timestamp: nowSeconds() + offsetSeconds });
 
 const dateOf = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 10);
 
-function cli(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      TSX,
+      ['appliance/cli/main.ts', ...args],
+      { env: { ...process.env, DATA_DIR: dataDir, ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -79,7 +89,8 @@ describe('durations', () => {
     expect(parseDuration('25h')).toBe(25 * HOUR * 1000);
     expect(parseDuration('30d')).toBe(30 * DAY * 1000);
     expect(parseDuration('1d2h30m')).toBe((DAY + 2 * HOUR + 1800) * 1000);
-    for (const bad of ['', '25', 'h', '-1h', '1.5h', '2x', 'one hour']) expect(() => parseDuration(bad)).toThrow(/invalid duration/);
+    for (const bad of ['', '25', 'h', '-1h', '1.5h', '2x', 'one hour'])
+      expect(() => parseDuration(bad)).toThrow(/invalid duration/);
     expect(formatDuration(25 * HOUR * 1000)).toBe('1d 1h');
     expect(formatDuration(301_000)).toBe('5m 1s');
     expect(formatDuration(0)).toBe('0s');
@@ -89,13 +100,28 @@ describe('durations', () => {
 describe('development mode: the clock moves and every time rule follows', () => {
   test('GET /admin/api/clock at real time; PUT validates; the changes are console actions in the audit log', async () => {
     stack.app.auditWriter.flush();
-    const { last } = stack.gatewayDb.sqlite.prepare('SELECT COALESCE(MAX(id), 0) AS last FROM audit_log').get() as { last: number };
+    const { last } = stack.gatewayDb.sqlite.prepare('SELECT COALESCE(MAX(id), 0) AS last FROM audit_log').get() as {
+      last: number;
+    };
     const state = await operator.call('GET', '/admin/api/clock');
     expect(state.status).toBe(200);
-    expect(state.body.data).toMatchObject({ enabled: true, shifted: false, offset_seconds: 0, offset_text: '0s', changed_at: null });
+    expect(state.body.data).toMatchObject({
+      enabled: true,
+      shifted: false,
+      offset_seconds: 0,
+      offset_text: '0s',
+      changed_at: null,
+    });
     expect(Math.abs(Date.parse(state.body.data.appliance_time) - Date.now())).toBeLessThan(5000);
 
-    for (const body of [{ offset_seconds: -1 }, { advance_seconds: 0 }, { advance_seconds: 60, offset_seconds: 60 }, {}, { avancar: '25h' }, { offset_seconds: 1e12 }]) {
+    for (const body of [
+      { offset_seconds: -1 },
+      { advance_seconds: 0 },
+      { advance_seconds: 60, offset_seconds: 60 },
+      {},
+      { avancar: '25h' },
+      { offset_seconds: 1e12 },
+    ]) {
       const res = await operator.call('PUT', '/admin/api/clock', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error?.code).toBe('VAL_INVALID_PARAM');
@@ -109,7 +135,9 @@ describe('development mode: the clock moves and every time rule follows', () => 
 
     stack.app.auditWriter.flush();
     const rows = stack.gatewayDb.sqlite
-      .prepare(`SELECT detail, status FROM audit_log WHERE id > ? AND source = 'console' AND path = '/admin/api/clock' ORDER BY id`)
+      .prepare(
+        `SELECT detail, status FROM audit_log WHERE id > ? AND source = 'console' AND path = '/admin/api/clock' ORDER BY id`,
+      )
       .all(last) as { detail: string; status: number }[];
     const details = rows.filter((r) => r.status === 200).map((r) => JSON.parse(r.detail));
     expect(details).toEqual([
@@ -147,7 +175,9 @@ describe('development mode: the clock moves and every time rule follows', () => 
     // And the new execution starts a new 24 h, on the appliance clock: 23 h further it still replays.
     const replayAgain = await signedAt(offset, { method: 'POST', path: '/v1/pacientes', body, idempotencyKey: key });
     expect(replayAgain.body.data.id).toBe(again.body.data.id);
-    const stored = stack.gatewayDb.sqlite.prepare('SELECT created_at, expires_at FROM idempotency_keys WHERE idem_key = ?').get(key) as {
+    const stored = stack.gatewayDb.sqlite
+      .prepare('SELECT created_at, expires_at FROM idempotency_keys WHERE idem_key = ?')
+      .get(key) as {
       created_at: number;
       expires_at: number;
     };
@@ -157,7 +187,11 @@ describe('development mode: the clock moves and every time rule follows', () => 
     const stillReplayed = await signedAt(later, { method: 'POST', path: '/v1/pacientes', body, idempotencyKey: key });
     expect(stillReplayed.headers['idempotency-replay']).toBe('true');
     expect(stillReplayed.body.data.id).toBe(again.body.data.id);
-    expect(await operator.call('PUT', '/admin/api/clock', { offset_seconds: offset }).then((r) => r.body.data.offset_seconds)).toBe(offset);
+    expect(
+      await operator
+        .call('PUT', '/admin/api/clock', { offset_seconds: offset })
+        .then((r) => r.body.data.offset_seconds),
+    ).toBe(offset);
 
     // The ±300 s window is measured against the appliance clock.
     const realTime = await stack.call({ path: '/v1/ping' });
@@ -186,9 +220,20 @@ describe('development mode: the clock moves and every time rule follows', () => 
     const medico = fx.medico({ nome: 'MEDICO RELOGIO', papel_exame: 1 });
     const procedimento = fx.insert('procedimentos', { nome: 'PROCEDIMENTO RELOGIO' });
     const agenda = fx.insert('agenda_configs', {
-      nome: 'Agenda Relogio', tipo_vinculo: 'medico', medico_id: medico, unidade_id: unidade, data_inicio: '2020-01-01', criado_em: '2020-01-01T08:00:00Z',
+      nome: 'Agenda Relogio',
+      tipo_vinculo: 'medico',
+      medico_id: medico,
+      unidade_id: unidade,
+      data_inicio: '2020-01-01',
+      criado_em: '2020-01-01T08:00:00Z',
     });
-    for (let d = 0; d < 7; d++) fx.insert('agenda_horarios', { agenda_config_id: agenda, dia_semana: d, hora_inicio: '00:00', hora_fim: '23:30' });
+    for (let d = 0; d < 7; d++)
+      fx.insert('agenda_horarios', {
+        agenda_config_id: agenda,
+        dia_semana: d,
+        hora_inicio: '00:00',
+        hora_fim: '23:30',
+      });
     fx.insert('agenda_procedimentos', { agenda_config_id: agenda, procedimento_id: procedimento, duracao_minutos: 30 });
     fx.close();
 
@@ -210,7 +255,9 @@ describe('development mode: the clock moves and every time rule follows', () => 
     const requestId = made.body.meta.request_id as string;
     const row = () => {
       stack.app.auditWriter.flush();
-      return stack.gatewayDb.sqlite.prepare('SELECT ts FROM audit_log WHERE request_id = ?').get(requestId) as { ts: string } | undefined;
+      return stack.gatewayDb.sqlite.prepare('SELECT ts FROM audit_log WHERE request_id = ?').get(requestId) as
+        | { ts: string }
+        | undefined;
     };
     expect(Math.abs(Date.parse(row()!.ts) - Date.now())).toBeLessThan(5000);
 
@@ -223,7 +270,11 @@ describe('development mode: the clock moves and every time rule follows', () => 
 
     // Entries made now carry the appliance time.
     const later = await signedAt(offset, { path: '/v1/ping' });
-    const laterTs = (stack.gatewayDb.sqlite.prepare('SELECT ts FROM audit_log WHERE request_id = ?').get(later.body.meta.request_id) as { ts: string }).ts;
+    const laterTs = (
+      stack.gatewayDb.sqlite
+        .prepare('SELECT ts FROM audit_log WHERE request_id = ?')
+        .get(later.body.meta.request_id) as { ts: string }
+    ).ts;
     expect(Math.abs(Date.parse(laterTs) - (Date.now() + offset * 1000))).toBeLessThan(5000);
   });
 
@@ -271,10 +322,16 @@ describe('development mode: the clock moves and every time rule follows', () => 
     expect(moved.code, moved.stderr).toBe(0);
     expect(moved.stdout).toMatch(/1d 1h ahead/);
     const offset = 25 * HOUR;
-    const ping = await eventually(() => signedAt(offset, { path: '/v1/ping' }), (res) => res.status === 200);
+    const ping = await eventually(
+      () => signedAt(offset, { path: '/v1/ping' }),
+      (res) => res.status === 200,
+    );
     expect(ping.status).toBe(200);
     expect(Math.abs(Date.parse(ping.body.data.server_time) - (Date.now() + offset * 1000))).toBeLessThan(5000);
-    expect((await operator.call('GET', '/admin/api/clock')).body.data).toMatchObject({ shifted: true, offset_seconds: offset });
+    expect((await operator.call('GET', '/admin/api/clock')).body.data).toMatchObject({
+      shifted: true,
+      offset_seconds: offset,
+    });
 
     const shown = await cli(stack.dataDir, ['clock', 'show', '--json']);
     expect(JSON.parse(shown.stdout)).toMatchObject({ enabled: true, shifted: true, offset_seconds: offset });
@@ -285,7 +342,10 @@ describe('development mode: the clock moves and every time rule follows', () => 
 
     const reset = await cli(stack.dataDir, ['clock', 'reset']);
     expect(reset.code).toBe(0);
-    const real = await eventually(() => stack.call({ path: '/v1/ping' }), (res) => res.status === 200);
+    const real = await eventually(
+      () => stack.call({ path: '/v1/ping' }),
+      (res) => res.status === 200,
+    );
     expect(real.status).toBe(200);
 
     const bad = await cli(stack.dataDir, ['clock', 'advance', 'tomorrow']);
@@ -300,7 +360,10 @@ describe('production mode: no clock control, real time whatever DATA_DIR/clock.j
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-clock-prod-'));
   beforeAll(async () => {
     // Left by a development run: production ignores it.
-    writeFileSync(path.join(dataDir, 'clock.json'), JSON.stringify({ offset_ms: 25 * HOUR * 1000, changed_at: new Date().toISOString() }));
+    writeFileSync(
+      path.join(dataDir, 'clock.json'),
+      JSON.stringify({ offset_ms: 25 * HOUR * 1000, changed_at: new Date().toISOString() }),
+    );
     prod = await startTestStack({ APP_ENV: 'production' }, { dataDir });
     prodOperator = await login(prod);
   });
@@ -313,7 +376,11 @@ describe('production mode: no clock control, real time whatever DATA_DIR/clock.j
     const state = await prodOperator.call('GET', '/admin/api/clock');
     expect(state.status).toBe(200);
     expect(state.body.data).toMatchObject({ enabled: false, shifted: false, offset_seconds: 0 });
-    for (const [method, body] of [['PUT', { advance_seconds: 90_000 }], ['PUT', { offset_seconds: 0 }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PUT', { advance_seconds: 90_000 }],
+      ['PUT', { offset_seconds: 0 }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await prodOperator.call(method, '/admin/api/clock', body);
       expect(res.status, `${method} ${res.text}`).toBe(403);
       expect(res.body.error?.code).toBe('OPERATION_NOT_ALLOWED');
@@ -321,7 +388,9 @@ describe('production mode: no clock control, real time whatever DATA_DIR/clock.j
     const ping = await prod.call({ path: '/v1/ping' });
     expect(ping.status).toBe(200);
     expect(Math.abs(Date.parse(ping.body.data.server_time) - Date.now())).toBeLessThan(5000);
-    expect((await prod.call({ path: '/v1/ping', timestamp: nowSeconds() + 25 * HOUR })).body.error?.code).toBe('AUTH_TIMESTAMP_EXPIRED');
+    expect((await prod.call({ path: '/v1/ping', timestamp: nowSeconds() + 25 * HOUR })).body.error?.code).toBe(
+      'AUTH_TIMESTAMP_EXPIRED',
+    );
   });
 
   test('the CLI refuses to move it', async () => {
@@ -359,7 +428,16 @@ describe('backend-sim run as its own process (BACKEND_URL): the gateway tells it
     const shifted = await simClock();
     expect(shifted.offset_ms).toBe(offset * 1000);
     expect(dateOf(Date.parse(shifted.agora))).toBe(dateOf(Date.now() + offset * 1000));
-    const created = await signedAt(offset, { method: 'POST', path: '/v1/pacientes', body: { nome: 'PACIENTE EXTERNO', data_nascimento: '1980-01-01' }, idempotencyKey: randomUUID() }, gw);
+    const created = await signedAt(
+      offset,
+      {
+        method: 'POST',
+        path: '/v1/pacientes',
+        body: { nome: 'PACIENTE EXTERNO', data_nascimento: '1980-01-01' },
+        idempotencyKey: randomUUID(),
+      },
+      gw,
+    );
     expect(created.status, created.text).toBe(201);
     expect(dateOf(Date.parse(created.body.data.criado_em))).toBe(dateOf(Date.now() + offset * 1000));
 

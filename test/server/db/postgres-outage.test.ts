@@ -29,12 +29,20 @@ it('the database unreachable: 503 SERVICE_UNAVAILABLE with Retry-After, nothing 
   const fresh = await stack.newKey();
   // Cut every connection of the gateway to its database and refuse new ones, as a server gone away does.
   await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-  await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+  await admin.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [name],
+  );
 
   const answers = [
     await stack.call({ path: '/v1/ping' }),
     await stack.call({ path: '/v1/pacientes?limit=1' }, fresh),
-    await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Durante Queda', cpf: null, data_nascimento: '1980-01-01' }, idempotencyKey: 'queda-banco-1' }),
+    await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'Paciente Durante Queda', cpf: null, data_nascimento: '1980-01-01' },
+      idempotencyKey: 'queda-banco-1',
+    }),
   ];
   for (const answer of answers) {
     expect(answer.status, answer.text).toBe(503);
@@ -51,11 +59,17 @@ it('the database unreachable: 503 SERVICE_UNAVAILABLE with Retry-After, nothing 
     back = await stack.call({ path: '/v1/ping' });
   }
   expect(back.status).toBe(200);
-  const created = await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Paciente Durante Queda', cpf: null, data_nascimento: '1980-01-01' }, idempotencyKey: 'queda-banco-1' });
+  const created = await stack.call({
+    method: 'POST',
+    path: '/v1/pacientes',
+    body: { nome: 'Paciente Durante Queda', cpf: null, data_nascimento: '1980-01-01' },
+    idempotencyKey: 'queda-banco-1',
+  });
   expect(created.status).toBe(201);
   expect(created.headers['idempotency-replay']).toBe('false');
   const journal = await journalEntries(stack);
   expect(journal.map((e) => e.request_id)).toContain(created.body.meta.request_id);
   // None of the refused requests was served: no 2xx entry carries their ids.
-  for (const refused of answers) expect(journal.find((e) => e.request_id === refused.body.meta.request_id && e.status < 400)).toBeUndefined();
+  for (const refused of answers)
+    expect(journal.find((e) => e.request_id === refused.body.meta.request_id && e.status < 400)).toBeUndefined();
 });

@@ -20,9 +20,23 @@ const masterKey = randomBytes(32);
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  opened = await openPostgresDb({ url: database.url, poolSize: 4, applicationName: 'store-test', log: () => undefined });
+  opened = await openPostgresDb({
+    url: database.url,
+    poolSize: 4,
+    applicationName: 'store-test',
+    log: () => undefined,
+  });
   other = new pg.Pool({ connectionString: database.url, max: 4 });
-  await opened.db.insertInto('tenants').values({ slug: 'clinica-pg', nome: 'Clinica PG', is_sandbox: 0, status: 'active', created_at: new Date().toISOString() }).execute();
+  await opened.db
+    .insertInto('tenants')
+    .values({
+      slug: 'clinica-pg',
+      nome: 'Clinica PG',
+      is_sandbox: 0,
+      status: 'active',
+      created_at: new Date().toISOString(),
+    })
+    .execute();
 });
 
 afterAll(async () => {
@@ -40,7 +54,7 @@ const until = async (what: () => Promise<boolean> | boolean, ms = 3000): Promise
   return what();
 };
 
-describe('key resolution: cached, and emptied by the database\'s notifications', () => {
+describe("key resolution: cached, and emptied by the database's notifications", () => {
   let keys: KeysService;
   let id: number;
   let apiKey: string;
@@ -74,11 +88,14 @@ describe('key resolution: cached, and emptied by the database\'s notifications',
     expect(await keys.resolve(unknown)).toBeUndefined();
     // Remembered: answered without a promise.
     expect(keys.resolve(unknown)).toBeUndefined();
-    await other.query(`INSERT INTO api_keys (tenant_id, api_key, scopes, secret_sealed) SELECT id, $1, '["pacientes:read"]', NULL FROM tenants WHERE slug = 'clinica-pg'`, [unknown]);
+    await other.query(
+      `INSERT INTO api_keys (tenant_id, api_key, scopes, secret_sealed) SELECT id, $1, '["pacientes:read"]', NULL FROM tenants WHERE slug = 'clinica-pg'`,
+      [unknown],
+    );
     expect(await until(async () => (await keys.resolve(unknown)) !== undefined)).toBe(true);
   });
 
-  it('a clinic\'s change empties every key of the cache', async () => {
+  it("a clinic's change empties every key of the cache", async () => {
     await keys.resolve(apiKey);
     await other.query(`UPDATE tenants SET status = 'inactive' WHERE slug = 'clinica-pg'`);
     expect(await until(async () => (await keys.resolve(apiKey))?.tenant?.status === 'inactive')).toBe(true);
@@ -88,7 +105,9 @@ describe('key resolution: cached, and emptied by the database\'s notifications',
 
   it('while the listening connection is lost nothing is cached, so no change is missed; it comes back by itself', async () => {
     await keys.resolve(apiKey);
-    await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'store-test-listen'`);
+    await other.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'store-test-listen'`,
+    );
     expect(await until(() => !opened.listening('gateway_keys'), 2000)).toBe(true);
     // A change nobody is told of while the listener is down: the next read sees it all the same.
     await other.query(`UPDATE api_keys SET scopes = '["pacientes:write"]' WHERE id = $1`, [id]);
@@ -114,11 +133,16 @@ describe('a connection lost while in use', () => {
   });
 });
 
-describe('the cluster\'s rate limit (gateway_rate_take)', () => {
-  it('one quota per key for every connection: a burst of a minute\'s quota, then 429 with the wait', async () => {
+describe("the cluster's rate limit (gateway_rate_take)", () => {
+  it("one quota per key for every connection: a burst of a minute's quota, then 429 with the wait", async () => {
     const here = new PostgresKeyRateLimiter(opened.pool);
     const there = new PostgresKeyRateLimiter(other);
-    const verdicts = [await here.take(9001, 3), await there.take(9001, 3), await here.take(9001, 3), await there.take(9001, 3)];
+    const verdicts = [
+      await here.take(9001, 3),
+      await there.take(9001, 3),
+      await here.take(9001, 3),
+      await there.take(9001, 3),
+    ];
     expect(verdicts.map((v) => v.ok)).toEqual([true, true, true, false]);
     expect(verdicts[0]).toEqual({ ok: true, remaining: 2 });
     const refused = verdicts[3];
@@ -157,7 +181,14 @@ describe('idempotency across instances', () => {
     const b = new PostgresIdempotencyStore(other, { leaseMs: 45_000, masterKey, instanceId: 'b' });
     const key = `corrida-${randomBytes(4).toString('hex')}`;
     // Two spellings of the path: one operation.
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).reserve(op(key, i % 2 ? '/v1/pacientes/1/prontuarios' : '/v1/pacientes/%31/prontuarios'), 'hash')));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).reserve(
+          op(key, i % 2 ? '/v1/pacientes/1/prontuarios' : '/v1/pacientes/%31/prontuarios'),
+          'hash',
+        ),
+      ),
+    );
     const executed = outcomes.filter((o) => o.kind === 'execute');
     expect(executed).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === 'in_flight')).toHaveLength(19);
@@ -168,7 +199,9 @@ describe('idempotency across instances', () => {
     expect(replay.kind === 'replay' && replay.record.response_body).toBe('{"id":1}');
     // Another body is a conflict; another operation too.
     expect((await a.reserve(op(key), 'other-hash')).kind).toBe('conflict');
-    expect((await a.reserve({ ...op(key), operation: operationIdentity('POST', '/v1/pacientes', {}) }, 'hash')).kind).toBe('conflict');
+    expect(
+      (await a.reserve({ ...op(key), operation: operationIdentity('POST', '/v1/pacientes', {}) }, 'hash')).kind,
+    ).toBe('conflict');
   });
 
   it('an instance frees at start only the reservations it left in flight', async () => {
@@ -179,7 +212,11 @@ describe('idempotency across instances', () => {
     expect((await a.reserve(op(mine), 'h')).kind).toBe('execute');
     expect((await b.reserve(op(theirs), 'h')).kind).toBe('execute');
     // gateway-a restarts (same GATEWAY_INSTANCE_ID): its own entry is free at once, gateway-b's waits for its lease.
-    const restarted = new PostgresIdempotencyStore(opened.pool, { leaseMs: 45_000, masterKey, instanceId: 'gateway-a' });
+    const restarted = new PostgresIdempotencyStore(opened.pool, {
+      leaseMs: 45_000,
+      masterKey,
+      instanceId: 'gateway-a',
+    });
     expect(await restarted.freeOwnReservations()).toBe(1);
     expect((await restarted.reserve(op(mine), 'h')).kind).toBe('execute');
     expect((await restarted.reserve(op(theirs), 'h')).kind).toBe('in_flight');

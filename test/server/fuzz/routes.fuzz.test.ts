@@ -20,16 +20,22 @@ const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const stack = await startTestStack({ RATE_LIMIT_PER_MINUTE: '100000000' });
 const operations = stack.app.operations;
 const audited = stack.gatewayDb.sqlite.prepare('SELECT status FROM audit_log WHERE request_id = ?').pluck();
-const groupCount = stack.gatewayDb.sqlite.prepare('SELECT coalesce(SUM(count), 0) FROM audit_unattributed WHERE status = ?').pluck();
+const groupCount = stack.gatewayDb.sqlite
+  .prepare('SELECT coalesce(SUM(count), 0) FROM audit_unattributed WHERE status = ?')
+  .pluck();
 /** Requests that named no existing key are counted in the unattributed groups (issue 19); the others have an entry. */
 function expectJournaled(requestId: string, status: number, groupsBefore: Map<number, number>, label: string): void {
   const entry = audited.get(requestId);
   if (entry !== undefined) return void expect(entry, `${label}: audit entry`).toBe(status);
-  expect(groupCount.get(status), `${label}: counted in an unattributed group`).toBe((groupsBefore.get(status) ?? 0) + 1);
+  expect(groupCount.get(status), `${label}: counted in an unattributed group`).toBe(
+    (groupsBefore.get(status) ?? 0) + 1,
+  );
 }
 /** The unattributed counts per status right now (requests run one at a time). */
 function groupsNow(): Map<number, number> {
-  const rows = stack.gatewayDb.sqlite.prepare('SELECT status, SUM(count) AS n FROM audit_unattributed GROUP BY status').all() as Array<{ status: number; n: number }>;
+  const rows = stack.gatewayDb.sqlite
+    .prepare('SELECT status, SUM(count) AS n FROM audit_unattributed GROUP BY status')
+    .all() as Array<{ status: number; n: number }>;
   return new Map(rows.map((r) => [r.status, r.n]));
 }
 const counts = { requests: 0, byStatus: new Map<number, number>() };
@@ -50,12 +56,43 @@ const pathValue = fc.oneof(
 );
 
 const queryValue = fc.oneof(
-  fc.constantFrom('1', '0', '-1', '200', '201', 'abc', '', '2024-01-01', '2024-02-30', 'PENDENTE', 'agendado', '%ZZ', '12345678909'),
+  fc.constantFrom(
+    '1',
+    '0',
+    '-1',
+    '200',
+    '201',
+    'abc',
+    '',
+    '2024-01-01',
+    '2024-02-30',
+    'PENDENTE',
+    'agendado',
+    '%ZZ',
+    '12345678909',
+  ),
   fc.string({ maxLength: 16 }).map(encodeURIComponent),
 );
 const queryName = fc.constantFrom(
-  'limit', 'offset', 'ativo', 'q', 'nome', 'cpf', 'paciente_id', 'medico_id', 'status', 'status_laudo', 'tipo', 'procedimento_id',
-  'horizonte_dias', 'data_inicio', 'assinado', 'papel', 'debug', '__proto__', 'a[b]',
+  'limit',
+  'offset',
+  'ativo',
+  'q',
+  'nome',
+  'cpf',
+  'paciente_id',
+  'medico_id',
+  'status',
+  'status_laudo',
+  'tipo',
+  'procedimento_id',
+  'horizonte_dias',
+  'data_inicio',
+  'assinado',
+  'papel',
+  'debug',
+  '__proto__',
+  'a[b]',
 );
 
 /** Bodies: the operation's valid example, a mutation of it, any JSON, deep nesting, or bytes that are not JSON. */
@@ -63,16 +100,36 @@ function bodyFor(op: Operation) {
   const example = op.example?.body ?? {};
   return fc.oneof(
     fc.constant(JSON.stringify(example)),
-    fc.record({ key: fc.constantFrom(...Object.keys(example as object), 'id', 'force', '_via_api_chave_id', 'constructor'), value: fc.jsonValue() }).map(
-      ({ key, value }) => JSON.stringify({ ...(example as object), [key]: value }),
-    ),
+    fc
+      .record({
+        key: fc.constantFrom(...Object.keys(example as object), 'id', 'force', '_via_api_chave_id', 'constructor'),
+        value: fc.jsonValue(),
+      })
+      .map(({ key, value }) => JSON.stringify({ ...(example as object), [key]: value })),
     fc.json({ maxDepth: 4 }),
-    fc.constantFrom(nested(10_000), `{"a":${nested(3_000)}}`, '{"__proto__":{"x":1}}', '{', '', 'null', '[]', '"x"', '\u0000', '{"a":"\ud800"}'),
+    fc.constantFrom(
+      nested(10_000),
+      `{"a":${nested(3_000)}}`,
+      '{"__proto__":{"x":1}}',
+      '{',
+      '',
+      'null',
+      '[]',
+      '"x"',
+      '\u0000',
+      '{"a":"\ud800"}',
+    ),
     fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
   );
 }
 
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json; charset=utf-16', 'text/plain', undefined);
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=utf-16',
+  'text/plain',
+  undefined,
+);
 const auth = fc.constantFrom('signed', 'signed', 'signed', 'unsigned', 'bad-signature', 'stale-timestamp');
 
 const sign = (secret: string, ts: string, method: string, target: string, body: string) =>
@@ -85,17 +142,32 @@ const caseFor = fc.constantFrom(...operations).chain(({ path, operation: op }) =
     params: fc.array(pathValue, { minLength: 4, maxLength: 4 }),
     query: fc.oneof(
       fc.constant(new URLSearchParams(op.example?.query ?? {}).toString()),
-      fc.array(fc.tuple(queryName, queryValue), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
+      fc
+        .array(fc.tuple(queryName, queryValue), { maxLength: 4 })
+        .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
     ),
     body: op.method === 'GET' ? fc.oneof(fc.constant(''), fc.constant(''), fc.json({ maxDepth: 2 })) : bodyFor(op),
     contentType,
     auth,
-    idempotencyKey: fc.oneof(fc.constant(undefined), fc.uuid(), fc.constantFrom('', 'x'.repeat(65), 'chave com espaco', 'ok_key-1')),
-    method: fc.oneof(fc.constant(op.method), fc.constant(op.method), fc.constantFrom('PUT', 'DELETE', 'PATCH', 'GET', 'POST')),
+    idempotencyKey: fc.oneof(
+      fc.constant(undefined),
+      fc.uuid(),
+      fc.constantFrom('', 'x'.repeat(65), 'chave com espaco', 'ok_key-1'),
+    ),
+    method: fc.oneof(
+      fc.constant(op.method),
+      fc.constant(op.method),
+      fc.constantFrom('PUT', 'DELETE', 'PATCH', 'GET', 'POST'),
+    ),
   }),
 );
 
-function expectWellFormed(status: number, headers: Record<string, string | string[] | undefined>, text: string, label: string) {
+function expectWellFormed(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  label: string,
+) {
   expect(status, `${label} → ${status} ${text.slice(0, 300)}`).toBeLessThan(500);
   if (status === 302) {
     expect(headers.location, label).toBeTruthy();
@@ -121,20 +193,36 @@ test(`every route, signed and unsigned, ${RUNS} cases: no 5xx, always the envelo
   await fc.assert(
     fc.asyncProperty(caseFor, async (c) => {
       let i = 0;
-      const target = fillPath(c.path, Object.fromEntries([...c.path.matchAll(/:(\w+)/g)].map(([, name]) => [name, '\0'])))
-        .replace(/%00/g, () => c.params[i++ % c.params.length]) + (c.query ? `?${c.query}` : '');
-      const ts = c.auth === 'stale-timestamp' ? String(Math.floor(Date.now() / 1000) - 3600) : String(Math.floor(Date.now() / 1000));
+      const target =
+        fillPath(c.path, Object.fromEntries([...c.path.matchAll(/:(\w+)/g)].map(([, name]) => [name, '\0']))).replace(
+          /%00/g,
+          () => c.params[i++ % c.params.length],
+        ) + (c.query ? `?${c.query}` : '');
+      const ts =
+        c.auth === 'stale-timestamp'
+          ? String(Math.floor(Date.now() / 1000) - 3600)
+          : String(Math.floor(Date.now() / 1000));
       const headers: Record<string, string> = {};
       if (c.auth !== 'unsigned') {
         headers['x-api-key'] = stack.creds.apiKey;
         headers['x-timestamp'] = ts;
-        headers['x-signature'] = sign(c.auth === 'bad-signature' ? 'f'.repeat(64) : stack.creds.apiSecret, ts, c.method, target, c.body);
+        headers['x-signature'] = sign(
+          c.auth === 'bad-signature' ? 'f'.repeat(64) : stack.creds.apiSecret,
+          ts,
+          c.method,
+          target,
+          c.body,
+        );
       }
       if (c.contentType && c.body !== '') headers['content-type'] = c.contentType;
       if (c.idempotencyKey !== undefined) headers['idempotency-key'] = c.idempotencyKey;
       const label = `${c.method} ${target} [${c.auth}] body=${JSON.stringify(c.body.slice(0, 80))}`;
       const before = groupsNow();
-      const res = await request(`${stack.gatewayUrl}${target}`, { method: c.method as any, headers, body: c.body === '' ? undefined : c.body });
+      const res = await request(`${stack.gatewayUrl}${target}`, {
+        method: c.method as any,
+        headers,
+        body: c.body === '' ? undefined : c.body,
+      });
       const text = await res.body.text();
       counts.requests++;
       counts.byStatus.set(res.statusCode, (counts.byStatus.get(res.statusCode) ?? 0) + 1);
@@ -160,7 +248,9 @@ function rawExchange(bytes: Buffer): Promise<string> {
 
 test(`parser-level garbage, ${Math.max(20, Math.round(RUNS / 5))} cases: enveloped and audited when answered`, async () => {
   const garbage = fc.oneof(
-    fc.uint8Array({ minLength: 1, maxLength: 200 }).map((b) => Buffer.concat([Buffer.from(b), Buffer.from('\r\n\r\n')])),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 200 })
+      .map((b) => Buffer.concat([Buffer.from(b), Buffer.from('\r\n\r\n')])),
     fc.string({ maxLength: 40 }).map((s) => Buffer.from(`GET /v1/ping${s} HTTP/1.1\r\nHost: x\r\n\r\n`, 'latin1')),
     fc.constant(Buffer.from(`GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)),
     fc.constant(Buffer.from('POST /v1/ping HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}')),
@@ -187,8 +277,9 @@ test(`parser-level garbage, ${Math.max(20, Math.round(RUNS / 5))} cases: envelop
 }, 600_000);
 
 test('the fuzzed writes never left a request without its idempotency outcome (no key stuck in flight)', () => {
-  const stuck = stack.gatewayDb.sqlite.prepare("SELECT count(*) FROM idempotency_keys WHERE state = 'in_flight'").pluck().get();
+  const stuck = stack.gatewayDb.sqlite
+    .prepare("SELECT count(*) FROM idempotency_keys WHERE state = 'in_flight'")
+    .pluck()
+    .get();
   expect(stuck).toBe(0);
 });
-
-

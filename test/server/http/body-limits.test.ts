@@ -24,7 +24,11 @@ describe('per-route body limits (in-process stack)', () => {
   afterAll(async () => stack?.stop());
 
   test('a 25 MB patient body padded in a discarded field gets 413 with the envelope (limit 64 KB)', async () => {
-    const body = JSON.stringify({ nome: 'Paciente Gigante', data_nascimento: '1990-01-01', observacao: 'x'.repeat(25 * 1024 * 1024) });
+    const body = JSON.stringify({
+      nome: 'Paciente Gigante',
+      data_nascimento: '1990-01-01',
+      observacao: 'x'.repeat(25 * 1024 * 1024),
+    });
     const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: randomUUID() });
     expect(res.status).toBe(413);
     expect(res.body.data).toBeNull();
@@ -38,7 +42,11 @@ describe('per-route body limits (in-process stack)', () => {
 
   test('just under the limit the same route validates the body normally (400 for the discarded-field padding is not a thing: 201)', async () => {
     const base = JSON.stringify({ nome: 'Paciente Limite', data_nascimento: '1990-01-01', observacao: '' });
-    const body = JSON.stringify({ nome: 'Paciente Limite', data_nascimento: '1990-01-01', observacao: 'x'.repeat(SMALL_BODY_LIMIT - base.length) });
+    const body = JSON.stringify({
+      nome: 'Paciente Limite',
+      data_nascimento: '1990-01-01',
+      observacao: 'x'.repeat(SMALL_BODY_LIMIT - base.length),
+    });
     expect(Buffer.byteLength(body)).toBe(SMALL_BODY_LIMIT);
     const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: randomUUID() });
     expect(res.status, res.text).toBe(201);
@@ -70,7 +78,7 @@ describe('per-route body limits (in-process stack)', () => {
       expect(sent).toBeLessThan(4 * 1024 * 1024);
     } else {
       expect(res.statusCode).toBe(413);
-      expect((await res.body.json() as any).error.code).toBe('VAL_INVALID_PARAM');
+      expect(((await res.body.json()) as any).error.code).toBe('VAL_INVALID_PARAM');
     }
   });
 });
@@ -130,7 +138,9 @@ describe('memory while refusing oversized bodies (the stack in its own process, 
     const results = await flood(8, 60 * 1024 * 1024, {});
     const after = memoryOf(child.pid!);
     const growthMb = (after.peak - before.rss) / 1024 / 1024;
-    console.log(`8 x 60 MB unauthenticated: RSS ${(before.rss / 1048576).toFixed(1)} MB before, peak ${(after.peak / 1048576).toFixed(1)} MB (+${growthMb.toFixed(1)} MB)`);
+    console.log(
+      `8 x 60 MB unauthenticated: RSS ${(before.rss / 1048576).toFixed(1)} MB before, peak ${(after.peak / 1048576).toFixed(1)} MB (+${growthMb.toFixed(1)} MB)`,
+    );
     for (const r of results) if (r.status !== 0) expect(r).toMatchObject({ status: 401, code: 'AUTH_MISSING_HEADER' });
     expect(growthMb).toBeLessThan(8);
   });
@@ -151,7 +161,9 @@ describe('memory while refusing oversized bodies (the stack in its own process, 
     });
     const after = memoryOf(child.pid!);
     const growthMb = (after.peak - before.rss) / 1024 / 1024;
-    console.log(`8 x 25 MB signed: RSS ${(before.rss / 1048576).toFixed(1)} MB before, peak ${(after.peak / 1048576).toFixed(1)} MB (+${growthMb.toFixed(1)} MB)`);
+    console.log(
+      `8 x 25 MB signed: RSS ${(before.rss / 1048576).toFixed(1)} MB before, peak ${(after.peak / 1048576).toFixed(1)} MB (+${growthMb.toFixed(1)} MB)`,
+    );
     for (const r of results) if (r.status !== 0) expect(r).toMatchObject({ status: 413, code: 'VAL_INVALID_PARAM' });
     expect(growthMb).toBeLessThan(8);
   });

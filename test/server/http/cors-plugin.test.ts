@@ -13,7 +13,15 @@ describe('development mode', () => {
   afterAll(async () => stack?.stop());
 
   const preflight = (origin: string) =>
-    stack.raw({ method: 'OPTIONS', path: '/v1/pacientes', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, x-signature' } });
+    stack.raw({
+      method: 'OPTIONS',
+      path: '/v1/pacientes',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key, x-signature',
+      },
+    });
 
   test('preflight from the portal origin is answered with the allowed methods and headers', async () => {
     const res = await preflight(PORTAL);

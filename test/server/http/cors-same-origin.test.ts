@@ -17,7 +17,12 @@ for (const mode of ['development', 'production'] as const) {
     afterAll(async () => stack?.stop());
 
     test(`a signed browser write from the gateway's own origin (/docs) is ${mode === 'development' ? 'accepted' : 'refused 403'}`, async () => {
-      const res = await stack.call({ method: 'POST', path: '/v1/ping', body: { teste: 'docs' }, headers: { origin: own } });
+      const res = await stack.call({
+        method: 'POST',
+        path: '/v1/ping',
+        body: { teste: 'docs' },
+        headers: { origin: own },
+      });
       if (mode === 'development') {
         expect(res.status).toBe(200);
         expect(res.headers['access-control-allow-origin']).toBe(own);

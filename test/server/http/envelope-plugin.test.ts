@@ -18,7 +18,10 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop());
 
 /** Every response except the 302 redirects: envelope + the standard headers. */
-function expectEnvelope(res: { status: number; body: any; headers: Record<string, string> }, opts: { error?: string; cache?: string } = {}) {
+function expectEnvelope(
+  res: { status: number; body: any; headers: Record<string, string> },
+  opts: { error?: string; cache?: string } = {},
+) {
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   expect(Object.keys(res.body).sort()).toEqual(['data', 'error', 'meta']);
   expect(res.body.meta.request_id).toMatch(/^[0-9a-f]{16,}$/);
@@ -41,7 +44,8 @@ describe('envelope and headers on every kind of response', () => {
   test('200 success', async () => expectEnvelope(await stack.call({ path: '/v1/ping' })));
   test('200 config carries Cache-Control: private, max-age=300', async () =>
     expectEnvelope(await stack.call({ path: '/v1/config' }), { cache: 'private, max-age=300' }));
-  test('401 authentication failure', async () => expectEnvelope(await stack.raw({ path: '/v1/ping' }), { error: 'AUTH_MISSING_HEADER' }));
+  test('401 authentication failure', async () =>
+    expectEnvelope(await stack.raw({ path: '/v1/ping' }), { error: 'AUTH_MISSING_HEADER' }));
   test('404 unknown route under /v1', async () => {
     const res = await stack.call({ path: '/v1/nao-existe' });
     expectEnvelope(res, { error: 'RES_NOT_FOUND' });
@@ -74,7 +78,12 @@ describe('envelope and headers on every kind of response', () => {
     expect(res.body.error.details.field).toBe('body');
   });
   test('400 wrong content type', async () => {
-    const res = await stack.call({ method: 'POST', path: '/v1/ping', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/ping',
+      body: 'a=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
     expectEnvelope(res, { error: 'VAL_INVALID_PARAM' });
     expect(res.body.error.details.field).toBe('Content-Type');
@@ -92,7 +101,12 @@ describe('envelope and headers on every kind of response', () => {
   });
   test('413 oversized body above the gateway-wide limit (64 MiB), before any parsing', async () => {
     const huge = Buffer.alloc(64 * 1024 * 1024 + 10, 0x20);
-    const res = await rawRequest(stack.gatewayUrl, { method: 'POST', path: '/v1/ping', headers: { 'content-type': 'application/json' }, body: huge });
+    const res = await rawRequest(stack.gatewayUrl, {
+      method: 'POST',
+      path: '/v1/ping',
+      headers: { 'content-type': 'application/json' },
+      body: huge,
+    });
     expect(res.status).toBe(413);
     expectEnvelope(res, { error: 'VAL_INVALID_PARAM' });
   });
@@ -110,7 +124,20 @@ describe('envelope and headers on every kind of response', () => {
 });
 
 describe('strict ids, limit and offset (spec 01 § Pagination, spec 02 § Endpoints)', () => {
-  const bad = ['limit=0', 'limit=201', 'limit=abc', 'limit=1.5', 'limit=1e2', 'limit=-1', 'limit=+5', 'limit=', 'offset=-1', 'offset=x', 'offset=1.0', 'limit=10&limit=20'];
+  const bad = [
+    'limit=0',
+    'limit=201',
+    'limit=abc',
+    'limit=1.5',
+    'limit=1e2',
+    'limit=-1',
+    'limit=+5',
+    'limit=',
+    'offset=-1',
+    'offset=x',
+    'offset=1.0',
+    'limit=10&limit=20',
+  ];
   for (const query of bad) {
     test(`GET /v1/pacientes?${query} → 400 VAL_INVALID_PARAM naming the field`, async () => {
       const res = await stack.call({ path: `/v1/pacientes?${query}` });
@@ -142,7 +169,12 @@ test('500 for a true internal fault: generic message, no stack trace or internal
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-500-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', BACKEND_URL: 'http://127.0.0.1:9' });
   const services = await openGatewayServices(config);
-  const app = await buildApp(config, { database: services.gatewayDb, keys: services.keys, tenants: services.tenants, backend: services.backend });
+  const app = await buildApp(config, {
+    database: services.gatewayDb,
+    keys: services.keys,
+    tenants: services.tenants,
+    backend: services.backend,
+  });
   // A route that fails the way a bug would: a plain Error carrying internals.
   app.get('/v1/falha-interna', { config: { public: true } }, async () => {
     throw new Error('SQLITE_CORRUPT at /var/lib/secret/path.db: SELECT * FROM api_keys');
@@ -215,7 +247,12 @@ describe('requests refused before routing still get the envelope and headers', (
   });
   test('a JSON body that is not an object on a write → 400, never 500', async () => {
     for (const body of ['[1,2]', 'null', '"texto"', '42']) {
-      const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: `corpo-${body.length}-${Math.random().toString(36).slice(2)}` });
+      const res = await stack.call({
+        method: 'POST',
+        path: '/v1/pacientes',
+        body,
+        idempotencyKey: `corpo-${body.length}-${Math.random().toString(36).slice(2)}`,
+      });
       expect(res.status).toBe(400);
       expectEnvelope(res, { error: 'VAL_INVALID_PARAM' });
     }
@@ -240,7 +277,9 @@ describe('unknown query parameters and body fields list the accepted names', () 
     const item = unknownItem(res, 'name');
     expect(item.campos_aceitos).toEqual(expect.arrayContaining(['nome', 'cpf', 'limit', 'offset']));
     expect(item.campos_aceitos).not.toContain('name');
-    expect(item.msg).toBe(`Parametro de query nao aceito neste endpoint. Aceitos: ${item.campos_aceitos.join(', ')}. Voce quis dizer "nome"?`);
+    expect(item.msg).toBe(
+      `Parametro de query nao aceito neste endpoint. Aceitos: ${item.campos_aceitos.join(', ')}. Voce quis dizer "nome"?`,
+    );
     expect(res.body.error.message).toBe(`Parametro invalido: name. ${item.msg}`);
   });
 
@@ -258,7 +297,12 @@ describe('unknown query parameters and body fields list the accepted names', () 
 
   test('an unknown body field lists the fields of the body, a nested one those of its object', async () => {
     const top = unknownItem(
-      await stack.call({ method: 'POST', path: '/v1/pacientes', body: { nome: 'Maria da Silva', nomee: 'x' }, idempotencyKey: `campos-${Date.now()}` }),
+      await stack.call({
+        method: 'POST',
+        path: '/v1/pacientes',
+        body: { nome: 'Maria da Silva', nomee: 'x' },
+        idempotencyKey: `campos-${Date.now()}`,
+      }),
       'nomee',
     );
     expect(top.campos_aceitos).toEqual(expect.arrayContaining(['nome', 'cpf', 'data_nascimento']));
@@ -278,7 +322,12 @@ describe('unknown query parameters and body fields list the accepted names', () 
   });
 
   test('blocked fields are not offered, and keep their own reason', async () => {
-    const res = await stack.call({ method: 'POST', path: '/v1/exames', body: { exame_bloqueado: 1, foo: 2 }, idempotencyKey: `bloqueados-${Date.now()}` });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/exames',
+      body: { exame_bloqueado: 1, foo: 2 },
+      idempotencyKey: `bloqueados-${Date.now()}`,
+    });
     const foo = unknownItem(res, 'foo');
     expect(foo.campos_aceitos).toEqual(expect.arrayContaining(['paciente_id', 'procedimento_id']));
     for (const blocked of EXAME_BLOCKED_FIELDS) expect(foo.campos_aceitos).not.toContain(blocked);

@@ -36,7 +36,13 @@ describe('a whole stack: backend-sim stopped → not ready', () => {
     expectEnvelope(res);
     expect(res.body.error).toBeNull();
     expect(res.body.data.status).toBe('ready');
-    expect(Object.keys(res.body.data.componentes).sort()).toEqual(['backend_sim', 'gateway_db', 'integrity', 'journal', 'storage']);
+    expect(Object.keys(res.body.data.componentes).sort()).toEqual([
+      'backend_sim',
+      'gateway_db',
+      'integrity',
+      'journal',
+      'storage',
+    ]);
     for (const component of Object.values<any>(res.body.data.componentes)) {
       expect(component.status).toBe('up');
       expect(Number.isInteger(component.latencia_ms)).toBe(true);
@@ -45,7 +51,10 @@ describe('a whole stack: backend-sim stopped → not ready', () => {
   });
 
   test('signing headers, if sent, change nothing; other verbs are 405; not under /v1', async () => {
-    const signed = await stack.raw({ path: '/readyz', headers: { 'x-api-key': 'junk', 'x-signature': 'junk', 'x-timestamp': 'junk' } });
+    const signed = await stack.raw({
+      path: '/readyz',
+      headers: { 'x-api-key': 'junk', 'x-signature': 'junk', 'x-timestamp': 'junk' },
+    });
     expect(signed.status).toBe(200);
     const post = await stack.raw({ method: 'POST', path: '/healthz' });
     expect(post.status).toBe(405);
@@ -82,8 +91,18 @@ describe('storage stopped → not ready (storage owned by the test through S3_EN
   let s3Dir: string;
   beforeAll(async () => {
     s3Dir = mkdtempSync(path.join(tmpdir(), 'gw-health-s3-'));
-    s3 = await startEmbeddedS3({ directory: s3Dir, port: 0, accessKey: 'health-test', secretKey: 'health-test-secret', buckets: ['clinic-files'] });
-    stack = await startTestStack({ S3_ENDPOINT: `http://127.0.0.1:${s3.port}`, S3_ACCESS_KEY: 'health-test', S3_SECRET_KEY: 'health-test-secret' });
+    s3 = await startEmbeddedS3({
+      directory: s3Dir,
+      port: 0,
+      accessKey: 'health-test',
+      secretKey: 'health-test-secret',
+      buckets: ['clinic-files'],
+    });
+    stack = await startTestStack({
+      S3_ENDPOINT: `http://127.0.0.1:${s3.port}`,
+      S3_ACCESS_KEY: 'health-test',
+      S3_SECRET_KEY: 'health-test-secret',
+    });
   });
   afterAll(async () => {
     await stack?.stop();

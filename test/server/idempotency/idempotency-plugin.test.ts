@@ -16,7 +16,10 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop());
 
 let counter = 0;
-const newPatient = () => ({ nome: `Paciente Idempotente ${++counter} ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-05-17' });
+const newPatient = () => ({
+  nome: `Paciente Idempotente ${++counter} ${randomUUID().slice(0, 8)}`,
+  data_nascimento: '1980-05-17',
+});
 
 const create = (body: unknown, idempotencyKey?: string, creds = stack.creds) =>
   stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey }, creds);
@@ -30,7 +33,12 @@ describe('Idempotency-Key header: required on writes, 1-64 chars of [A-Za-z0-9_-
   });
   for (const bad of ['a'.repeat(65), 'chave com espaco', 'chave/barra', 'ção', 'a.b']) {
     test(`malformed ${JSON.stringify(bad.slice(0, 20))} → 400`, async () => {
-      const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: newPatient(), headers: { 'idempotency-key': bad } });
+      const res = await stack.call({
+        method: 'POST',
+        path: '/v1/pacientes',
+        body: newPatient(),
+        headers: { 'idempotency-key': bad },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error.details.field).toBe('Idempotency-Key');
     });
@@ -101,8 +109,10 @@ describe('a key is bound to the operation the router resolved', () => {
     expect(res.status).toBe(201);
     return res.body.data.id as number;
   };
-  const addRecord = (target: string, key: string, body: unknown) => stack.call({ method: 'POST', path: target, body, idempotencyKey: key });
-  const recordCount = async (id: number) => (await stack.call({ path: `/v1/pacientes/${id}/prontuarios` })).body.meta.total as number;
+  const addRecord = (target: string, key: string, body: unknown) =>
+    stack.call({ method: 'POST', path: target, body, idempotencyKey: key });
+  const recordCount = async (id: number) =>
+    (await stack.call({ path: `/v1/pacientes/${id}/prontuarios` })).body.meta.total as number;
 
   test('the same key and body on /v1/pacientes/{id}/prontuarios spelled 1 and %31: one record, the second answer is the replay', async () => {
     const id = await patientId();
@@ -119,7 +129,9 @@ describe('a key is bound to the operation the router resolved', () => {
     const otherKey = randomUUID();
     const encodedFirst = await addRecord(`/v1/pacientes/${encodedDigits(id)}/prontuarios`, otherKey, body);
     expect(encodedFirst.headers['idempotency-replay']).toBe('false');
-    expect((await addRecord(`/v1/pacientes/${id}/prontuarios`, otherKey, body)).headers['idempotency-replay']).toBe('true');
+    expect((await addRecord(`/v1/pacientes/${id}/prontuarios`, otherKey, body)).headers['idempotency-replay']).toBe(
+      'true',
+    );
     expect(await recordCount(id)).toBe(2);
   });
 
@@ -129,7 +141,12 @@ describe('a key is bound to the operation the router resolved', () => {
     const created = await create(patient, key);
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    const patched = await stack.call({ method: 'PATCH', path: `/v1/pacientes/${id}`, body: { telefone: '1133334444' }, idempotencyKey: key });
+    const patched = await stack.call({
+      method: 'PATCH',
+      path: `/v1/pacientes/${id}`,
+      body: { telefone: '1133334444' },
+      idempotencyKey: key,
+    });
     expect(patched.status).toBe(422);
     expect(patched.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
     expect(patched.body.error.details.field).toBe('Idempotency-Key');
@@ -149,20 +166,27 @@ describe('a key is bound to the operation the router resolved', () => {
     const b = await patientId();
     const key = randomUUID();
     const body = { telefone: '1144445555' };
-    expect((await stack.call({ method: 'PATCH', path: `/v1/pacientes/${a}`, body, idempotencyKey: key })).status).toBe(200);
+    expect((await stack.call({ method: 'PATCH', path: `/v1/pacientes/${a}`, body, idempotencyKey: key })).status).toBe(
+      200,
+    );
     const onB = await stack.call({ method: 'PATCH', path: `/v1/pacientes/${b}`, body, idempotencyKey: key });
     expect(onB.status).toBe(422);
     expect(onB.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
     expect((await stack.call({ path: `/v1/pacientes/${b}` })).body.data.telefone).toBeNull();
   });
 
-  test('the backend write token follows the same identity: with the gateway\'s entry gone (a 504 frees it), the retry spelled the other way is answered from backend-sim\'s record of the write', async () => {
+  test("the backend write token follows the same identity: with the gateway's entry gone (a 504 frees it), the retry spelled the other way is answered from backend-sim's record of the write", async () => {
     const id = await patientId();
     const key = randomUUID();
     const body = { mensagem: `Escrita com resposta perdida ${randomUUID()}` };
     expect((await addRecord(`/v1/pacientes/${id}/prontuarios`, key, body)).status).toBe(201);
     // What a timeout leaves: backend-sim committed the write with the token the gateway sent, the gateway freed the key.
-    await gatewayRows(stack, 'DELETE FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?', stack.creds.chaveId, key);
+    await gatewayRows(
+      stack,
+      'DELETE FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?',
+      stack.creds.chaveId,
+      key,
+    );
     const retry = await addRecord(`/v1/pacientes/${encodedDigits(id)}/prontuarios`, key, body);
     expect(retry.status, JSON.stringify(retry.body)).toBe(201);
     expect(retry.headers['idempotency-replay']).toBe('true');
@@ -193,7 +217,13 @@ test('50 concurrent requests with the same key and body execute the write exactl
 describe('in-flight lease', () => {
   const reserveAsCrashedRequest = async (body: unknown, key: string, at: number) =>
     idempotencyStoreOf(stack).reserve(
-      { chaveId: stack.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) },
+      {
+        chaveId: stack.creds.chaveId,
+        idemKey: key,
+        method: 'POST',
+        path: '/v1/pacientes',
+        operation: operationIdentity('POST', '/v1/pacientes', {}),
+      },
       canonicalBodyHash(body, Buffer.alloc(0)),
       at,
     );
@@ -222,7 +252,12 @@ describe('in-flight lease', () => {
 
 describe('backend failures under a key', () => {
   test('a lost backend connection: the 503 is stored under the key and replayed, the write is not re-executed', async () => {
-    const fault = await admin('POST', '/admin/faults', { tenant: stack.tenantSlug, route: 'POST /tenants/*/pacientes', kind: 'drop', failure_rate: 1 });
+    const fault = await admin('POST', '/admin/faults', {
+      tenant: stack.tenantSlug,
+      route: 'POST /tenants/*/pacientes',
+      kind: 'drop',
+      failure_rate: 1,
+    });
     expect(fault.status).toBe(201);
     const body = newPatient();
     const key = randomUUID();
@@ -240,7 +275,12 @@ describe('backend failures under a key', () => {
   });
 
   test('a backend timeout (504) frees the key: the retry executes (decision, docs/decisions.md)', async () => {
-    const fault = await admin('POST', '/admin/faults', { tenant: stack.tenantSlug, route: 'POST /tenants/*/pacientes', kind: 'hang', failure_rate: 1 });
+    const fault = await admin('POST', '/admin/faults', {
+      tenant: stack.tenantSlug,
+      route: 'POST /tenants/*/pacientes',
+      kind: 'hang',
+      failure_rate: 1,
+    });
     const body = newPatient();
     const key = randomUUID();
     const first = await create(body, key);
@@ -257,10 +297,15 @@ test('lifetime 24 h from first use: an expired record no longer replays, and the
   const body = newPatient();
   const key = randomUUID();
   await create(body, key);
-  const [row] = await gatewayRows<{ created_at: number; expires_at: number }>(stack, 'SELECT created_at, expires_at FROM idempotency_keys WHERE idem_key = ?', key);
+  const [row] = await gatewayRows<{ created_at: number; expires_at: number }>(
+    stack,
+    'SELECT created_at, expires_at FROM idempotency_keys WHERE idem_key = ?',
+    key,
+  );
   expect(row.expires_at - row.created_at).toBe(24 * 60 * 60 * 1000);
   const s = idempotencyStoreOf(stack);
-  const rowsOfKey = async () => (await gatewayRows(stack, 'SELECT idem_key FROM idempotency_keys WHERE idem_key = ?', key)).length;
+  const rowsOfKey = async () =>
+    (await gatewayRows(stack, 'SELECT idem_key FROM idempotency_keys WHERE idem_key = ?', key)).length;
   await s.purgeExpired(row.expires_at - 1);
   expect(await rowsOfKey()).toBe(1);
   await s.purgeExpired(row.expires_at);
@@ -276,7 +321,10 @@ test('records survive a gateway restart: the replay comes from the gateway datab
   await restartable.close();
   const again = await startTestStack({}, { dataDir: restartable.dataDir });
   try {
-    const replay = await again.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: key }, restartable.creds);
+    const replay = await again.call(
+      { method: 'POST', path: '/v1/pacientes', body, idempotencyKey: key },
+      restartable.creds,
+    );
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotency-replay']).toBe('true');
     expect(replay.body.data.id).toBe(first.body.data.id);

@@ -16,7 +16,8 @@ afterAll(async () => stack?.stop());
 
 const newPatient = () => ({ nome: `Paciente Legado ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-05-17' });
 
-const create = (body: unknown, idempotencyKey?: string) => stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey });
+const create = (body: unknown, idempotencyKey?: string) =>
+  stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey });
 
 test('an entry written before keys were bound to an operation (migration 018) still replays on its verb and raw path, and is a conflict elsewhere', async () => {
   const key = randomUUID();
@@ -27,7 +28,13 @@ test('an entry written before keys were bound to an operation (migration 018) st
   // with the associated data of its time, when a store opens gateway.db).
   const bodyHash = canonicalBodyHash(patient, Buffer.alloc(0));
   const opened = new IdempotencyStore(stack.gatewayDb.sqlite, 45_000, loadMasterKey(stack.dataDir)).reserve(
-    { chaveId: stack.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) },
+    {
+      chaveId: stack.creds.chaveId,
+      idemKey: key,
+      method: 'POST',
+      path: '/v1/pacientes',
+      operation: operationIdentity('POST', '/v1/pacientes', {}),
+    },
     bodyHash,
   );
   if (opened.kind !== 'replay') throw new Error(`expected a replay, got ${opened.kind}`);
@@ -38,14 +45,21 @@ test('an entry written before keys were bound to an operation (migration 018) st
     )
     .run(bodyHash, opened.record.response_headers, opened.record.response_body, stack.creds.chaveId, key);
   new IdempotencyStore(stack.gatewayDb.sqlite, 45_000, loadMasterKey(stack.dataDir));
-  const row = stack.gatewayDb.sqlite.prepare('SELECT operation, seal_version FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?').get(stack.creds.chaveId, key);
+  const row = stack.gatewayDb.sqlite
+    .prepare('SELECT operation, seal_version FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?')
+    .get(stack.creds.chaveId, key);
   expect(row).toEqual({ operation: null, seal_version: 1 });
 
   const replay = await create(patient, key);
   expect(replay.status).toBe(201);
   expect(replay.headers['idempotency-replay']).toBe('true');
   expect(replay.body.data).toEqual(first.body.data);
-  const elsewhere = await stack.call({ method: 'PATCH', path: `/v1/pacientes/${first.body.data.id}`, body: { telefone: '1133334444' }, idempotencyKey: key });
+  const elsewhere = await stack.call({
+    method: 'PATCH',
+    path: `/v1/pacientes/${first.body.data.id}`,
+    body: { telefone: '1133334444' },
+    idempotencyKey: key,
+  });
   expect(elsewhere.status).toBe(422);
   expect(elsewhere.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
   expect(countPatientsNamed(stack.dataDir, stack.tenantSlug, patient.nome)).toBe(1);

@@ -107,7 +107,12 @@ describe('patient data sent in writes is not in plaintext outside DATA_DIR/backe
     for (const value of Object.values(created)) expect(first.text).toContain(value);
 
     const { nome: _nome, data_nascimento: _nascimento, ...patch } = patched;
-    const update = await stack.call({ method: 'PATCH', path: `/v1/pacientes/${patientId}`, body: patch, idempotencyKey: randomUUID() });
+    const update = await stack.call({
+      method: 'PATCH',
+      path: `/v1/pacientes/${patientId}`,
+      body: patch,
+      idempotencyKey: randomUUID(),
+    });
     expect(update.status, JSON.stringify(update.body)).toBe(200);
     expect(update.text).toContain(patched.email);
 
@@ -136,11 +141,15 @@ describe('patient data sent in writes is not in plaintext outside DATA_DIR/backe
   test('the name: only in the audit log (spec § Data protection keeps names unmasked there), nowhere else', () => {
     settle();
     const sqlite = stack.gatewayDb.sqlite;
-    const audited = sqlite.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE body LIKE '%' || ? || '%'").get(created.nome) as { n: number };
+    const audited = sqlite
+      .prepare("SELECT COUNT(*) AS n FROM audit_log WHERE body LIKE '%' || ? || '%'")
+      .get(created.nome) as { n: number };
     expect(audited.n).toBeGreaterThanOrEqual(1);
     // Drop those audit rows (secure_delete zeroes them) and fold the WAL: if the name were kept anywhere
     // else (the idempotency store's cached response), its bytes would still be found.
-    sqlite.prepare("DELETE FROM audit_log WHERE body LIKE '%' || ? || '%' OR response_body LIKE '%' || ? || '%'").run(created.nome, created.nome);
+    sqlite
+      .prepare("DELETE FROM audit_log WHERE body LIKE '%' || ? || '%' OR response_body LIKE '%' || ? || '%'")
+      .run(created.nome, created.nome);
     sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(plaintextHits(dataDir, [created.nome])).toEqual({});
   });
@@ -149,7 +158,13 @@ describe('patient data sent in writes is not in plaintext outside DATA_DIR/backe
     const row = stack.gatewayDb.sqlite
       .prepare('SELECT * FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?')
       .get(stack.creds.chaveId, key) as Record<string, unknown>;
-    expect(row).toMatchObject({ state: 'completed', status: 201, response_headers: null, response_body: null, seal_version: 1 });
+    expect(row).toMatchObject({
+      state: 'completed',
+      status: 201,
+      response_headers: null,
+      response_body: null,
+      seal_version: 1,
+    });
     expect(Buffer.isBuffer(row.response_sealed)).toBe(true);
     // A bare SHA-256 of a small body could be reversed by trying every CPF; the stored value is an HMAC.
     expect(row.body_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -162,14 +177,26 @@ describe('patient data sent in writes is not in plaintext outside DATA_DIR/backe
     expect((await post(otherBody, otherKey)).status).toBe(201);
     const sqlite = stack.gatewayDb.sqlite;
     const sealedOf = (idemKey: string) =>
-      (sqlite.prepare('SELECT response_sealed FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?').get(stack.creds.chaveId, idemKey) as {
-        response_sealed: Buffer;
-      }).response_sealed;
+      (
+        sqlite
+          .prepare('SELECT response_sealed FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?')
+          .get(stack.creds.chaveId, idemKey) as {
+          response_sealed: Buffer;
+        }
+      ).response_sealed;
     const setSealed = (idemKey: string, value: Buffer) =>
-      sqlite.prepare('UPDATE idempotency_keys SET response_sealed = ? WHERE chave_id = ? AND idem_key = ?').run(value, stack.creds.chaveId, idemKey);
+      sqlite
+        .prepare('UPDATE idempotency_keys SET response_sealed = ? WHERE chave_id = ? AND idem_key = ?')
+        .run(value, stack.creds.chaveId, idemKey);
     const original = sealedOf(otherKey);
     const store = new IdempotencyStore(sqlite, 45_000, loadMasterKey(dataDir));
-    const op = { chaveId: stack.creds.chaveId, idemKey: otherKey, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) };
+    const op = {
+      chaveId: stack.creds.chaveId,
+      idemKey: otherKey,
+      method: 'POST',
+      path: '/v1/pacientes',
+      operation: operationIdentity('POST', '/v1/pacientes', {}),
+    };
     const reserve = () => store.reserve(op, canonicalBodyHash(otherBody, Buffer.alloc(0)));
     expect(reserve().kind).toBe('replay');
     setSealed(otherKey, sealedOf(key));
@@ -194,7 +221,13 @@ test('rows of earlier releases (plaintext) are sealed when the gateway starts, a
     // What the row held before sealing: the response in plaintext columns, the bare SHA-256, and no
     // operation (rows before migration 018 match their own verb and raw path).
     const store = new IdempotencyStore(own.gatewayDb.sqlite, 45_000, loadMasterKey(own.dataDir));
-    const op = { chaveId: own.creds.chaveId, idemKey: key, method: 'POST', path: '/v1/pacientes', operation: operationIdentity('POST', '/v1/pacientes', {}) };
+    const op = {
+      chaveId: own.creds.chaveId,
+      idemKey: key,
+      method: 'POST',
+      path: '/v1/pacientes',
+      operation: operationIdentity('POST', '/v1/pacientes', {}),
+    };
     const bodyHash = canonicalBodyHash(body, Buffer.alloc(0));
     const replay = store.reserve(op, bodyHash);
     if (replay.kind !== 'replay') throw new Error(`expected a replay, got ${replay.kind}`);
@@ -223,7 +256,9 @@ test('rows of earlier releases (plaintext) are sealed when the gateway starts, a
     // Replayed by the gateway from the converted row, which the start found consistent.
     expect(restarted.integrity.consistency).toMatchObject({ checked: 1, orphaned: [] });
     expect(again.body.data).toEqual(first.body.data);
-    const legacy = restarted.gatewayDb.sqlite.prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE seal_version = 0 OR response_body IS NOT NULL').get();
+    const legacy = restarted.gatewayDb.sqlite
+      .prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE seal_version = 0 OR response_body IS NOT NULL')
+      .get();
     expect(legacy).toEqual({ n: 0 });
     settle(restarted);
     const { nome: _nome, ...values } = pii;
@@ -244,10 +279,17 @@ describe('file modes', () => {
     const databases = all.filter((f) => /\.db(-wal|-shm)?$/.test(f));
     // gateway.db and the test tenant's database, each with its WAL and shared memory.
     expect(databases.map((f) => path.relative(dataDir, f)).sort()).toEqual(
-      expect.arrayContaining(['gateway.db', 'gateway.db-shm', 'gateway.db-wal', `backend/${stack.tenantSlug}.db`, `backend/${stack.tenantSlug}.db-wal`]),
+      expect.arrayContaining([
+        'gateway.db',
+        'gateway.db-shm',
+        'gateway.db-wal',
+        `backend/${stack.tenantSlug}.db`,
+        `backend/${stack.tenantSlug}.db-wal`,
+      ]),
     );
     const secrets = all.filter((f) => ['master.key', 'backend.token'].includes(path.basename(f)));
     expect(secrets).toHaveLength(2);
-    for (const file of [...databases, ...secrets]) expect(`${path.relative(dataDir, file)} ${mode(file).toString(8)}`).toBe(`${path.relative(dataDir, file)} 600`);
+    for (const file of [...databases, ...secrets])
+      expect(`${path.relative(dataDir, file)} ${mode(file).toString(8)}`).toBe(`${path.relative(dataDir, file)} 600`);
   });
 });

@@ -5,7 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { ALL_SCOPES, type Scope } from '../../../contracts/scopes.ts';
 import { buildApp, type AppDeps } from '../../../server/app.ts';
-import { BackendContractError, type Backend, type BackendCall, type BackendResult } from '../../../server/backend/client.ts';
+import {
+  BackendContractError,
+  type Backend,
+  type BackendCall,
+  type BackendResult,
+} from '../../../server/backend/client.ts';
 import { ephemeralConfig } from '../../../server/config.ts';
 import { openGatewayDb } from '../../../server/db/database.ts';
 import { KeysService } from '../../../server/keys/keys.service.ts';
@@ -69,7 +74,12 @@ export interface InjectApp {
   /** A key of that clinic with every scope. */
   creds: { apiKey: string; apiSecret: string; chaveId: number };
   /** A signed request through `app.inject` (no socket), signed as an integrator signs. */
-  request(req: { method?: string; path: string; body?: unknown; idempotencyKey?: string }): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  request(req: {
+    method?: string;
+    path: string;
+    body?: unknown;
+    idempotencyKey?: string;
+  }): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
@@ -79,18 +89,33 @@ export interface InjectApp {
  */
 export async function injectApp(
   backend: Backend,
-  options: { tenantSlug?: string; scopes?: Scope[]; env?: Record<string, string>; explainSignature?: AppDeps['explainSignature'] } = {},
+  options: {
+    tenantSlug?: string;
+    scopes?: Scope[];
+    env?: Record<string, string>;
+    explainSignature?: AppDeps['explainSignature'];
+  } = {},
 ): Promise<InjectApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-inject-'));
   const config = ephemeralConfig(dataDir, options.env);
   const gatewayDb = await openGatewayDb(dataDir);
-  const keys = new KeysService(gatewayDb.db, new SecretBox(loadMasterKey(dataDir, config.masterKeyHex)), sqliteKeySource(gatewayDb.sqlite));
+  const keys = new KeysService(
+    gatewayDb.db,
+    new SecretBox(loadMasterKey(dataDir, config.masterKeyHex)),
+    sqliteKeySource(gatewayDb.sqlite),
+  );
   const tenants = new TenantsService(gatewayDb.db, backend, () => keys.invalidate());
   const tenantSlug = options.tenantSlug ?? 'clinica-inject';
   await tenants.create({ slug: tenantSlug, nome: 'Clinica Inject' });
   const issued = await keys.create({ tenantSlug, scopes: options.scopes ?? [...ALL_SCOPES] });
   const creds = { apiKey: issued.api_key, apiSecret: issued.api_secret, chaveId: issued.chave_id };
-  const app = await buildApp(config, { database: gatewayDb, keys, tenants, backend, explainSignature: options.explainSignature });
+  const app = await buildApp(config, {
+    database: gatewayDb,
+    keys,
+    tenants,
+    backend,
+    explainSignature: options.explainSignature,
+  });
   await app.ready();
   return {
     app,

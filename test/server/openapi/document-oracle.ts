@@ -1,7 +1,16 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import fc from 'fast-check';
-import { mutated, near, normalizedLength, relativeDay, valid, wellFormed, type Json, type SchemaContext } from './schema-arbitrary.ts';
+import {
+  mutated,
+  near,
+  normalizedLength,
+  relativeDay,
+  valid,
+  wellFormed,
+  type Json,
+  type SchemaContext,
+} from './schema-arbitrary.ts';
 
 /**
  * Reads the served OpenAPI document the way an integrator's tooling would, without any gateway code: a
@@ -11,7 +20,10 @@ import { mutated, near, normalizedLength, relativeDay, valid, wellFormed, type J
  */
 
 // ajv-formats is CommonJS: its default export is the plugin itself at runtime.
-const addFormats = ((formatsPlugin as unknown as { default?: unknown }).default ?? formatsPlugin) as (ajv: Ajv2020, options: object) => void;
+const addFormats = ((formatsPlugin as unknown as { default?: unknown }).default ?? formatsPlugin) as (
+  ajv: Ajv2020,
+  options: object,
+) => void;
 
 const DOC_ID = 'https://gateway.invalid/openapi.json';
 
@@ -26,7 +38,8 @@ function isCpf(value: string): boolean {
   return check(9) === d[9] && check(10) === d[10];
 }
 
-const typesOf = (schema: Json): string[] => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
+const typesOf = (schema: Json): string[] =>
+  Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
 
 export interface Param {
   name: string;
@@ -90,7 +103,8 @@ export class DocumentOracle implements SchemaContext {
       type: 'string',
       schemaType: 'object',
       validate: (range: { minimum: string; maximum: string }, data: string) =>
-        !/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(data) || (data >= relativeDay(range.minimum) && data <= relativeDay(range.maximum)),
+        !/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(data) ||
+        (data >= relativeDay(range.minimum) && data <= relativeDay(range.maximum)),
     });
     this.ajv.addKeyword({
       keyword: 'x-normalized-length',
@@ -105,7 +119,10 @@ export class DocumentOracle implements SchemaContext {
       schemaType: 'array',
       validate: ([a, b]: string[], data: Record<string, unknown>) => {
         const [x, y] = [data[a], data[b]];
-        return !(typeof x === 'string' && x !== '' && typeof y === 'string' && y !== '') || x.toUpperCase() === y.toUpperCase();
+        return (
+          !(typeof x === 'string' && x !== '' && typeof y === 'string' && y !== '') ||
+          x.toUpperCase() === y.toUpperCase()
+        );
       },
     });
     this.ajv.addSchema(doc, DOC_ID, undefined, false);
@@ -150,7 +167,12 @@ export class DocumentOracle implements SchemaContext {
     for (const [path, item] of Object.entries<Json>(this.doc.paths)) {
       for (const [method, operation] of Object.entries<Json>(item)) {
         const params = (operation.parameters ?? []).map(this.resolve) as Json[];
-        const toParam = (p: Json): Param => ({ name: p.name, schema: p.schema, required: Boolean(p.required), notBefore: p['x-not-before'] });
+        const toParam = (p: Json): Param => ({
+          name: p.name,
+          schema: p.schema,
+          required: Boolean(p.required),
+          notBefore: p['x-not-before'],
+        });
         const body = operation.requestBody;
         models.push({
           label: `${method.toUpperCase()} ${path}`,
@@ -160,7 +182,13 @@ export class DocumentOracle implements SchemaContext {
           pathParams: params.filter((p) => p.in === 'path').map(toParam),
           queryParams: params.filter((p) => p.in === 'query').map(toParam),
           idempotencyKey: params.filter((p) => p.in === 'header' && p.name === 'Idempotency-Key').map(toParam)[0],
-          body: body ? { schema: body.content['application/json'].schema, required: Boolean(body.required), maxBytes: body['x-max-body-bytes'] } : undefined,
+          body: body
+            ? {
+                schema: body.content['application/json'].schema,
+                required: Boolean(body.required),
+                maxBytes: body['x-max-body-bytes'],
+              }
+            : undefined,
         });
       }
     }
@@ -172,7 +200,8 @@ export class DocumentOracle implements SchemaContext {
   /** A query or path value as a typed value: digits-only integers become numbers, anything else stays text. */
   private typed(raw: string, schema: Json): unknown {
     const types = typesOf(schema);
-    if ((types.includes('integer') || types.includes('number')) && /^(?:0|-?[1-9][0-9]*)$/.test(raw)) return Number(raw);
+    if ((types.includes('integer') || types.includes('number')) && /^(?:0|-?[1-9][0-9]*)$/.test(raw))
+      return Number(raw);
     return raw;
   }
 
@@ -192,7 +221,11 @@ export class DocumentOracle implements SchemaContext {
         continue;
       }
       const isArray = typesOf(param.schema).includes('array');
-      const value = isArray ? raws.map((r) => this.typed(r, param.schema.items ?? {})) : raws.length === 1 ? this.typed(raws[0], param.schema) : raws;
+      const value = isArray
+        ? raws.map((r) => this.typed(r, param.schema.items ?? {}))
+        : raws.length === 1
+          ? this.typed(raws[0], param.schema)
+          : raws;
       typedQuery[param.name] = value;
       const problem = this.refusal(param.schema, value);
       if (problem) why.push(`query ${param.name}: ${problem}`);
@@ -200,9 +233,11 @@ export class DocumentOracle implements SchemaContext {
     for (const param of model.queryParams) {
       const later = typedQuery[param.name];
       const earlier = param.notBefore ? typedQuery[param.notBefore] : undefined;
-      if (typeof later === 'string' && typeof earlier === 'string' && later < earlier) why.push(`query ${param.name}: before ${param.notBefore} (x-not-before)`);
+      if (typeof later === 'string' && typeof earlier === 'string' && later < earlier)
+        why.push(`query ${param.name}: before ${param.notBefore} (x-not-before)`);
     }
-    for (const [name] of values) if (!model.queryParams.some((p) => p.name === name)) why.push(`query ${name}: not documented`);
+    for (const [name] of values)
+      if (!model.queryParams.some((p) => p.name === name)) why.push(`query ${name}: not documented`);
     if (model.idempotencyKey) {
       if (sample.idempotencyKey == null) why.push('Idempotency-Key: required');
       else {
@@ -226,9 +261,16 @@ export class DocumentOracle implements SchemaContext {
   }
 
   /** `x-tenant-required`: an id > 0, an alias, or the tenant's default from GET /v1/config; else required (or, with `when`, maybe). */
-  private tenantRequirements(schema: Json, body: Record<string, unknown>, why: string[], clinicMayRequire: string[]): void {
+  private tenantRequirements(
+    schema: Json,
+    body: Record<string, unknown>,
+    why: string[],
+    clinicMayRequire: string[],
+  ): void {
     const entries: Json[] = this.resolve(schema)['x-tenant-required'] ?? [];
-    const given = (key: string) => (typeof body[key] === 'number' && (body[key] as number) > 0) || (typeof body[key] === 'string' && body[key] !== '');
+    const given = (key: string) =>
+      (typeof body[key] === 'number' && (body[key] as number) > 0) ||
+      (typeof body[key] === 'string' && body[key] !== '');
     for (const entry of entries) {
       if (given(entry.field) || entry.aliases.some(given)) continue;
       if (entry.unless && given(entry.unless)) continue;
@@ -242,11 +284,15 @@ export class DocumentOracle implements SchemaContext {
   // ---------------------------------------------------------------- generated requests
 
   samples(model: RequestModel): fc.Arbitrary<Sample> {
-    const pathArb = fc.record(Object.fromEntries(model.pathParams.map((p) => [p.name, valid(p.schema, this).map(String)])));
+    const pathArb = fc.record(
+      Object.fromEntries(model.pathParams.map((p) => [p.name, valid(p.schema, this).map(String)])),
+    );
     const queryArb = fc
       .tuple(
         ...model.queryParams.map((p) => {
-          const values = valid(p.schema, this).map((v) => (Array.isArray(v) ? v.map(String) : [String(v)]).map((raw) => [p.name, raw] as [string, string]));
+          const values = valid(p.schema, this).map((v) =>
+            (Array.isArray(v) ? v.map(String) : [String(v)]).map((raw) => [p.name, raw] as [string, string]),
+          );
           return p.required ? values : fc.option(values, { nil: [] as Array<[string, string]>, freq: 1 });
         }),
       )
@@ -266,7 +312,10 @@ export class DocumentOracle implements SchemaContext {
     if (model.pathParams.length > 0) {
       mutations.push((s) =>
         fc
-          .tuple(fc.constantFrom(...model.pathParams), fc.constantFrom('0', '-1', '01', 'abc', '1.5', '1e3', '+1', ' 1', '9007199254740992', '99999999999999999'))
+          .tuple(
+            fc.constantFrom(...model.pathParams),
+            fc.constantFrom('0', '-1', '01', 'abc', '1.5', '1e3', '+1', ' 1', '9007199254740992', '99999999999999999'),
+          )
           .map(([p, raw]) => ({ ...s, path: { ...s.path, [p.name]: raw }, intent: `path ${p.name}=${raw}` })),
       );
     }
@@ -277,17 +326,31 @@ export class DocumentOracle implements SchemaContext {
             .filter((v) => typeof v !== 'object' || v === null)
             .map((v) => String(v))
             .filter(wellFormed)
-            .map((raw) => ({ ...s, query: [...s.query.filter(([n]) => n !== p.name), [p.name, raw] as [string, string]], intent: `query ${p.name}=${JSON.stringify(raw).slice(0, 40)}` })),
+            .map((raw) => ({
+              ...s,
+              query: [...s.query.filter(([n]) => n !== p.name), [p.name, raw] as [string, string]],
+              intent: `query ${p.name}=${JSON.stringify(raw).slice(0, 40)}`,
+            })),
         ),
       );
       const required = model.queryParams.filter((p) => p.required);
       if (required.length > 0) {
-        mutations.push((s) => fc.constantFrom(...required).map((p) => ({ ...s, query: s.query.filter(([n]) => n !== p.name), intent: `query ${p.name} missing` })));
+        mutations.push((s) =>
+          fc
+            .constantFrom(...required)
+            .map((p) => ({ ...s, query: s.query.filter(([n]) => n !== p.name), intent: `query ${p.name} missing` })),
+        );
       }
     }
     // Query strings are closed (the document says so): a parameter the operation does not list is refused.
     mutations.push((s) =>
-      fc.constantFrom('parametro_desconhecido', 'Limit', 'nome_').map((name) => ({ ...s, query: [...s.query, [name, '1'] as [string, string]], intent: `query ${name} (not listed)` })),
+      fc
+        .constantFrom('parametro_desconhecido', 'Limit', 'nome_')
+        .map((name) => ({
+          ...s,
+          query: [...s.query, [name, '1'] as [string, string]],
+          intent: `query ${name} (not listed)`,
+        })),
     );
     if (model.body) {
       const body = model.body;
@@ -298,19 +361,32 @@ export class DocumentOracle implements SchemaContext {
       );
       if (body.required) mutations.push((s) => fc.constant({ ...s, body: undefined, intent: 'no body' }));
       if (body.maxBytes <= 64 * 1024) {
-        mutations.push((s) => fc.constant({ ...s, body: { padding: 'a'.repeat(body.maxBytes) }, intent: 'body over x-max-body-bytes' }));
+        mutations.push((s) =>
+          fc.constant({ ...s, body: { padding: 'a'.repeat(body.maxBytes) }, intent: 'body over x-max-body-bytes' }),
+        );
       }
     }
     if (model.idempotencyKey) {
-      mutations.push((s) => fc.constantFrom(null, '', 'com espaco', 'x'.repeat(65)).map((k) => ({ ...s, idempotencyKey: k, intent: `Idempotency-Key ${JSON.stringify(k)}` })));
+      mutations.push((s) =>
+        fc
+          .constantFrom(null, '', 'com espaco', 'x'.repeat(65))
+          .map((k) => ({ ...s, idempotencyKey: k, intent: `Idempotency-Key ${JSON.stringify(k)}` })),
+      );
     }
-    return fc.oneof(validSample, validSample.chain((s) => fc.constantFrom(...mutations).chain((m) => m(s))));
+    return fc.oneof(
+      validSample,
+      validSample.chain((s) => fc.constantFrom(...mutations).chain((m) => m(s))),
+    );
   }
 
   // ---------------------------------------------------------------- what the document says of an answer
 
   /** Every way `response` differs from what the document declares for its status. */
-  checkResponse(model: RequestModel, sample: Sample, response: { status: number; headers: Record<string, string>; body: unknown; text: string }): string[] {
+  checkResponse(
+    model: RequestModel,
+    sample: Sample,
+    response: { status: number; headers: Record<string, string>; body: unknown; text: string },
+  ): string[] {
     const problems: string[] = [];
     const declared = model.operation.responses[String(response.status)];
     if (!declared) return [`status ${response.status} is not documented (${response.text.slice(0, 200)})`];
@@ -329,18 +405,23 @@ export class DocumentOracle implements SchemaContext {
     if (content) {
       const problem = this.refusal(content.schema, response.body);
       if (problem) problems.push(`body: ${problem} (${response.text.slice(0, 300)})`);
-    } else if (response.text !== '') problems.push(`body present where none is documented: ${response.text.slice(0, 100)}`);
+    } else if (response.text !== '')
+      problems.push(`body present where none is documented: ${response.text.slice(0, 100)}`);
     const link = documented.links?.read;
     if (link && response.headers.location) {
       const expected = this.linkTarget(link, sample, response.body);
-      if (expected !== response.headers.location) problems.push(`Location ${response.headers.location}, link says ${expected}`);
+      if (expected !== response.headers.location)
+        problems.push(`Location ${response.headers.location}, link says ${expected}`);
     }
     return problems;
   }
 
   /** The path a `links` entry points at for this request and answer. */
   private linkTarget(link: Json, sample: Sample, body: unknown): string {
-    const [path] = Object.entries<Json>(this.doc.paths).find(([, item]) => Object.values<Json>(item).some((op) => op.operationId === link.operationId)) ?? [];
+    const [path] =
+      Object.entries<Json>(this.doc.paths).find(([, item]) =>
+        Object.values<Json>(item).some((op) => op.operationId === link.operationId),
+      ) ?? [];
     if (!path) return `unknown operationId ${link.operationId}`;
     return path.replace(/\{(\w+)\}/g, (_, name: string) => {
       const expression: string = link.parameters[name];
@@ -363,7 +444,10 @@ function absolutize(node: unknown): any {
   if (Array.isArray(node)) return node.map(absolutize);
   if (node === null || typeof node !== 'object') return node;
   return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? DOC_ID + value : absolutize(value)]),
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? DOC_ID + value : absolutize(value),
+    ]),
   );
 }
 
@@ -371,5 +455,8 @@ function absolutize(node: unknown): any {
 function containsProtoKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(containsProtoKey);
   if (value === null || typeof value !== 'object') return false;
-  return Object.keys(value).some((key) => key === '__proto__' || key === 'constructor') || Object.values(value).some(containsProtoKey);
+  return (
+    Object.keys(value).some((key) => key === '__proto__' || key === 'constructor') ||
+    Object.values(value).some(containsProtoKey)
+  );
 }

@@ -12,7 +12,15 @@ let doc: any;
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 /** Follows a local `$ref` (`#/components/...`) to what it names. */
-const deref = (node: any): any => (node?.$ref ? deref(node.$ref.slice(2).split('/').reduce((at: any, key: string) => at?.[key], doc)) : node);
+const deref = (node: any): any =>
+  node?.$ref
+    ? deref(
+        node.$ref
+          .slice(2)
+          .split('/')
+          .reduce((at: any, key: string) => at?.[key], doc),
+      )
+    : node;
 
 beforeAll(async () => {
   stack = await startTestStack();
@@ -33,7 +41,11 @@ test('GET /openapi.json needs no signature and is a valid OpenAPI 3.1 document',
 
 test('the HMAC scheme is described: the three headers and how the signature is computed', () => {
   const schemes = doc.components.securitySchemes;
-  expect(Object.values(schemes).map((s: any) => s.name).sort()).toEqual(['X-API-Key', 'X-Signature', 'X-Timestamp']);
+  expect(
+    Object.values(schemes)
+      .map((s: any) => s.name)
+      .sort(),
+  ).toEqual(['X-API-Key', 'X-Signature', 'X-Timestamp']);
   expect(schemes.Signature.description).toContain('HMAC-SHA256');
   expect(schemes.Signature.description).toContain('line feed');
   expect(schemes.Signature.description).toContain('a fixed value');
@@ -49,7 +61,9 @@ test('GET /openapi.yaml serves the same document as YAML', async () => {
 
 test('only /v1 operations are documented (no console, admin, docs or spec routes)', () => {
   for (const path of Object.keys(doc.paths)) expect(path.startsWith('/v1/'), path).toBe(true);
-  const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
+  const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`),
+  );
   const registered = stack.app.operations.map(({ path, operation }) => `${operation.method} ${openApiPath(path)}`);
   expect(documented.sort()).toEqual(registered.sort());
 });
@@ -66,11 +80,15 @@ test('each operation carries its scope, security, schemas, errors and example', 
     expect(documented.security, label).toEqual([{ ApiKey: [], Timestamp: [], Signature: [] }]);
     // Request schemas: path parameters, body, Idempotency-Key on writes.
     for (const [, name] of path.matchAll(/:(\w+)/g)) {
-      expect(documented.parameters?.some((p: any) => p.in === 'path' && p.name === name), `${label} param ${name}`).toBe(true);
+      expect(
+        documented.parameters?.some((p: any) => p.in === 'path' && p.name === name),
+        `${label} param ${name}`,
+      ).toBe(true);
     }
     if (operation.body) {
       expect(documented.requestBody?.content?.['application/json']?.schema, label).toBeDefined();
-      if (operation.example?.body !== undefined) expect(documented.requestBody.content['application/json'].example, label).toEqual(operation.example.body);
+      if (operation.example?.body !== undefined)
+        expect(documented.requestBody.content['application/json'].example, label).toEqual(operation.example.body);
     }
     const idem = documented.parameters?.map(deref).find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
     expect(Boolean(idem?.required), `${label} Idempotency-Key`).toBe(Boolean(operation.idempotent));
@@ -87,7 +105,9 @@ test('each operation carries its scope, security, schemas, errors and example', 
     expect(documented['x-error-codes'], label).toEqual(codes);
     for (const code of operation.errors) {
       const listed = Object.values(documented.responses).some((r: any) =>
-        deref(r).content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum?.includes(code),
+        deref(r).content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum?.includes(
+          code,
+        ),
       );
       expect(listed, `${label} lists ${code}`).toBe(true);
     }

@@ -94,7 +94,9 @@ function stringArb(schema: Json): fc.Arbitrary<string> {
   if (typeof schema.pattern === 'string') {
     const normalized = schema['x-normalized-length'];
     return patternArb(schema.pattern).filter(
-      (s) => fits(s) && (!normalized || (normalizedLength(s) >= normalized.minimum && normalizedLength(s) <= normalized.maximum)),
+      (s) =>
+        fits(s) &&
+        (!normalized || (normalizedLength(s) >= normalized.minimum && normalizedLength(s) <= normalized.maximum)),
     );
   }
   return fc.oneof(
@@ -116,7 +118,8 @@ function integerArb(schema: Json): fc.Arbitrary<number> {
   );
 }
 
-const typesOf = (schema: Json): string[] => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
+const typesOf = (schema: Json): string[] =>
+  Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
 
 /** Values the schema should accept. */
 export function valid(schema: Json, ctx: SchemaContext, depth = 0): fc.Arbitrary<unknown> {
@@ -160,22 +163,32 @@ function objectArb(schema: Json, ctx: SchemaContext, depth: number): fc.Arbitrar
   const choose = (required: Set<string>, overrides: Record<string, Json>) => {
     const entries = Object.entries(properties).map(([key, property]) => {
       const override = overrides[key];
-      const arb = override ? valid(property, ctx, depth + 1).filter((v) => ctx.accepts(override, v)) : valid(property, ctx, depth + 1);
+      const arb = override
+        ? valid(property, ctx, depth + 1).filter((v) => ctx.accepts(override, v))
+        : valid(property, ctx, depth + 1);
       return [key, required.has(key) ? arb : fc.option(arb, { nil: undefined, freq: depth > 0 ? 1 : 2 })] as const;
     });
-    return fc.record(Object.fromEntries(entries)).map((o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)));
+    return fc
+      .record(Object.fromEntries(entries))
+      .map((o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)));
   };
   const required = new Set<string>(schema.required ?? []);
   // Object-level anyOf (cross-field rules, alone or under allOf): satisfy one branch of each.
-  const groups: Json[][] = [schema.anyOf, ...(schema.allOf ?? []).map((member: Json) => member.anyOf)].filter(Array.isArray);
+  const groups: Json[][] = [schema.anyOf, ...(schema.allOf ?? []).map((member: Json) => member.anyOf)].filter(
+    Array.isArray,
+  );
   if (groups.length === 0) return choose(required, {});
   // One generator per combination of branches, built once (building them per sample would cost more than sending).
-  const combinations = groups.reduce<Json[][]>((acc, branches) => acc.flatMap((picked) => branches.map((branch) => [...picked, branch])), [[]]);
+  const combinations = groups.reduce<Json[][]>(
+    (acc, branches) => acc.flatMap((picked) => branches.map((branch) => [...picked, branch])),
+    [[]],
+  );
   return fc.oneof(
     ...combinations.map((picked) => {
       const overrides: Record<string, Json> = {};
       for (const branch of picked) {
-        for (const [key, property] of Object.entries<Json>(branch.properties ?? {})) overrides[key] = overrides[key] ? { allOf: [overrides[key], property] } : property;
+        for (const [key, property] of Object.entries<Json>(branch.properties ?? {}))
+          overrides[key] = overrides[key] ? { allOf: [overrides[key], property] } : property;
       }
       return choose(new Set([...required, ...picked.flatMap((branch) => branch.required ?? [])]), overrides);
     }),
@@ -184,14 +197,31 @@ function objectArb(schema: Json, ctx: SchemaContext, depth: number): fc.Arbitrar
 
 // ---------------------------------------------------------------- one step outside
 
-const NEAR_STRINGS = ['', ' ', 'abc', '0', '01', '-1', '1.5', '1e3', 'x'.repeat(300), '\u0000', 'ZZ', '2024-02-30', '2024-13-01', 'null', 'true'];
+const NEAR_STRINGS = [
+  '',
+  ' ',
+  'abc',
+  '0',
+  '01',
+  '-1',
+  '1.5',
+  '1e3',
+  'x'.repeat(300),
+  '\u0000',
+  'ZZ',
+  '2024-02-30',
+  '2024-13-01',
+  'null',
+  'true',
+];
 
 /** Values one step outside the schema (or anything odd): classification decides whether they really are. */
 export function near(schema: Json, ctx: SchemaContext): fc.Arbitrary<unknown> {
   schema = ctx.resolve(schema);
   const candidates: unknown[] = [...NEAR_STRINGS, 0, -1, 1.5, 1e16, null, true, [], {}];
   if (typeof schema.maxLength === 'number') candidates.push('a'.repeat(schema.maxLength + 1));
-  if (typeof schema.minLength === 'number' && schema.minLength > 0) candidates.push('a'.repeat(schema.minLength - 1), ' '.repeat(schema.minLength + 1));
+  if (typeof schema.minLength === 'number' && schema.minLength > 0)
+    candidates.push('a'.repeat(schema.minLength - 1), ' '.repeat(schema.minLength + 1));
   if (typeof schema.maximum === 'number') candidates.push(schema.maximum + 1, String(schema.maximum));
   if (typeof schema.minimum === 'number') candidates.push(schema.minimum - 1);
   if (typeof schema.maxItems === 'number') candidates.push(Array.from({ length: schema.maxItems + 1 }, () => ({})));
@@ -207,7 +237,12 @@ export function mutated(schema: Json, value: unknown, ctx: SchemaContext): fc.Ar
     return at !== null && typeof at === 'object' && !Array.isArray(at);
   });
   const options: Array<fc.WeightedArbitrary<unknown>> = [
-    { weight: 3, arbitrary: fc.constantFrom(...paths).chain(({ path, schema: at }) => near(at, ctx).map((v) => set(value, path, v))) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .constantFrom(...paths)
+        .chain(({ path, schema: at }) => near(at, ctx).map((v) => set(value, path, v))),
+    },
   ];
   if (objects.length > 0) {
     options.push({

@@ -51,11 +51,13 @@ function walk(node: any, visit: (schema: any, where: string) => void, where = ''
     if (key === 'properties' || key === 'dependentSchemas' || key === '$defs') {
       for (const [name, child] of Object.entries<any>(value ?? {})) walk(child, visit, `${where}.${name}`, seen);
     } else if (['items', 'not', 'additionalProperties'].includes(key)) walk(value, visit, `${where}/${key}`, seen);
-    else if (['anyOf', 'oneOf', 'allOf'].includes(key)) value.forEach((child: any, i: number) => walk(child, visit, `${where}/${key}/${i}`, seen));
+    else if (['anyOf', 'oneOf', 'allOf'].includes(key))
+      value.forEach((child: any, i: number) => walk(child, visit, `${where}/${key}/${i}`, seen));
   }
 }
 
-const successOf = (op: any): [string, any] => Object.entries<any>(op.responses).find(([status]) => status.startsWith('2') || status === '302')!;
+const successOf = (op: any): [string, any] =>
+  Object.entries<any>(op.responses).find(([status]) => status.startsWith('2') || status === '302')!;
 
 describe('closed request bodies', () => {
   test('every object a client sends is closed (additionalProperties: false); none is open ({} or true)', () => {
@@ -69,7 +71,10 @@ describe('closed request bodies', () => {
           objects++;
           if (node.additionalProperties !== false) open.push(`${label}${where}`);
         }
-        if (node.additionalProperties === true || (node.additionalProperties && Object.keys(node.additionalProperties).length === 0)) {
+        if (
+          node.additionalProperties === true ||
+          (node.additionalProperties && Object.keys(node.additionalProperties).length === 0)
+        ) {
           open.push(`${label}${where} (additionalProperties ${JSON.stringify(node.additionalProperties)})`);
         }
       });
@@ -138,16 +143,29 @@ describe('every rule the server enforces is expressed', () => {
     expect(new RegExp(prop('PacienteCreate', 'nome').pattern, 'u').test('a'.repeat(100))).toBe(true);
     expect(new RegExp(prop('PacienteCreate', 'nome').pattern, 'u').test('a'.repeat(101))).toBe(false);
     expect(new RegExp(prop('PacienteCreate', 'nome').pattern, 'u').test('  abcd  ')).toBe(false);
-    expect(prop('PacienteCreate', 'data_nascimento')).toMatchObject({ format: 'date', 'x-date-range': { minimum: 'today-130y', maximum: 'today' } });
-    expect(branches(prop('PacienteCreate', 'usuario'))[0]).toMatchObject({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9._@-]+$' });
-    expect(branches(prop('PacienteCreate', 'senha'))[0]).toMatchObject({ minLength: 1, maxLength: 50, writeOnly: true });
+    expect(prop('PacienteCreate', 'data_nascimento')).toMatchObject({
+      format: 'date',
+      'x-date-range': { minimum: 'today-130y', maximum: 'today' },
+    });
+    expect(branches(prop('PacienteCreate', 'usuario'))[0]).toMatchObject({
+      minLength: 1,
+      maxLength: 50,
+      pattern: '^[A-Za-z0-9._@-]+$',
+    });
+    expect(branches(prop('PacienteCreate', 'senha'))[0]).toMatchObject({
+      minLength: 1,
+      maxLength: 50,
+      writeOnly: true,
+    });
     expect(branches(prop('PacienteCreate', 'cpf'))[0]).toMatchObject({ format: 'cpf', pattern: '^[0-9]{11}$' });
     expect(branches(prop('PacienteCreate', 'email'))[0]).toMatchObject({ format: 'email', maxLength: 254 });
     const nomeQuery = doc.paths['/v1/pacientes'].get.parameters.map(deref).find((p: any) => p.name === 'nome');
     expect(nomeQuery.schema).toMatchObject({ type: 'string', minLength: 3 });
     const q = doc.paths['/v1/cids'].get.parameters.map(deref).find((p: any) => p.name === 'q');
     expect(q).toMatchObject({ required: true, schema: { type: 'string', minLength: 2 } });
-    const inicio = doc.paths['/v1/exames'].get.parameters.map(deref).find((p: any) => p.name === 'periodo_realizado_inicio');
+    const inicio = doc.paths['/v1/exames'].get.parameters
+      .map(deref)
+      .find((p: any) => p.name === 'periodo_realizado_inicio');
     expect(inicio.schema).toMatchObject({ type: 'string', format: 'date' });
   });
 
@@ -168,19 +186,36 @@ describe('every rule the server enforces is expressed', () => {
       expect(schemas()[name].dependentRequired, name).toEqual({ senha_temporaria: ['senha'] });
     }
     expect(schemas().ProntuarioCreate.anyOf.map((b: any) => b.required)).toEqual([['mensagem'], ['anexos']]);
-    expect(schemas().AgendamentoCreate.anyOf.map((b: any) => b.required)).toEqual([['paciente_id'], ['paciente_nome', 'paciente_celular']]);
+    expect(schemas().AgendamentoCreate.anyOf.map((b: any) => b.required)).toEqual([
+      ['paciente_id'],
+      ['paciente_nome', 'paciente_celular'],
+    ]);
     expect(schemas().ConvenioPacienteInput.anyOf).toHaveLength(2);
     expect(schemas().MedicoCreate.allOf.every((member: any) => member.not)).toBe(true);
     expect(schemas().ExameCreate.allOf.map((member: any) => member.anyOf.flatMap((b: any) => b.required))).toEqual([
       ['paciente_id', 'paciente_cpf'],
       ['procedimento_id', 'procedimento_codigo_tuss', 'procedimento_abreviacao'],
     ]);
-    expect(schemas().ExameCreate['x-tenant-required'].map((e: any) => e.field)).toEqual(['unidade_id', 'medico_exame_id', 'medico_laudo_id', 'medico_solicitante_id']);
+    expect(schemas().ExameCreate['x-tenant-required'].map((e: any) => e.field)).toEqual([
+      'unidade_id',
+      'medico_exame_id',
+      'medico_laudo_id',
+      'medico_solicitante_id',
+    ]);
     expect(schemas().ConselhoInput['x-equal-ignoring-case']).toEqual(['tipo', 'sigla']);
-    const fim = doc.paths['/v1/pacientes'].get.parameters.map(deref).find((p: any) => p.name === 'periodo_cadastro_fim');
+    const fim = doc.paths['/v1/pacientes'].get.parameters
+      .map(deref)
+      .find((p: any) => p.name === 'periodo_cadastro_fim');
     expect(fim['x-not-before']).toBe('periodo_cadastro_inicio');
     // Each x- keyword is named, and said in words, in the document's description.
-    for (const keyword of ['x-date-range', 'x-normalized-length', 'x-equal-ignoring-case', 'x-not-before', 'x-tenant-required']) expect(doc.info.description).toContain(keyword);
+    for (const keyword of [
+      'x-date-range',
+      'x-normalized-length',
+      'x-equal-ignoring-case',
+      'x-not-before',
+      'x-tenant-required',
+    ])
+      expect(doc.info.description).toContain(keyword);
   });
 
   test('nullability as decided: null (and "") mean "no value" on optional fields, `exibir: null` included', () => {
@@ -205,9 +240,28 @@ describe('components and $ref', () => {
   test('resources, request bodies, meta and the error envelope are named components', () => {
     expect(Object.keys(schemas())).toEqual(
       expect.arrayContaining([
-        'PacienteItem', 'PacienteDetalhe', 'PacienteCreate', 'PacientePatch', 'ExameDetalhe', 'ExameCreate', 'LaudoDetalhe', 'Agendamento',
-        'AgendamentoCreate', 'Prontuario', 'ProntuarioCreate', 'MedicoDetalhe', 'MedicoCreate', 'Procedimento', 'Convenio',
-        'Meta', 'PaginationMeta', 'WriteMeta', 'ErrorEnvelope', 'Error', 'ErrorCode', 'ValidationDetails',
+        'PacienteItem',
+        'PacienteDetalhe',
+        'PacienteCreate',
+        'PacientePatch',
+        'ExameDetalhe',
+        'ExameCreate',
+        'LaudoDetalhe',
+        'Agendamento',
+        'AgendamentoCreate',
+        'Prontuario',
+        'ProntuarioCreate',
+        'MedicoDetalhe',
+        'MedicoCreate',
+        'Procedimento',
+        'Convenio',
+        'Meta',
+        'PaginationMeta',
+        'WriteMeta',
+        'ErrorEnvelope',
+        'Error',
+        'ErrorCode',
+        'ValidationDetails',
       ]),
     );
   });
@@ -215,21 +269,32 @@ describe('components and $ref', () => {
   test('every request body and every answer refers to components: no resource is inlined', () => {
     for (const { label, op } of operations()) {
       const body = op.requestBody?.content?.['application/json']?.schema;
-      if (body && label !== 'POST /v1/ping') expect(body.$ref, `${label} request body`).toMatch(/^#\/components\/schemas\//);
+      if (body && label !== 'POST /v1/ping')
+        expect(body.$ref, `${label} request body`).toMatch(/^#\/components\/schemas\//);
       const [status, response] = successOf(op);
       if (status === '302') continue;
       const envelope = deref(response).content['application/json'].schema;
       const data = envelope.properties.data;
       expect(data.$ref ?? data.items?.$ref, `${label} data`).toMatch(/^#\/components\/schemas\//);
       const meta = envelope.properties.meta;
-      expect((meta.allOf ?? [meta]).map((m: any) => m.$ref), `${label} meta`).toContain('#/components/schemas/Meta');
-      if (op['x-idempotent']) expect(meta.allOf.map((m: any) => m.$ref), label).toContain('#/components/schemas/WriteMeta');
+      expect(
+        (meta.allOf ?? [meta]).map((m: any) => m.$ref),
+        `${label} meta`,
+      ).toContain('#/components/schemas/Meta');
+      if (op['x-idempotent'])
+        expect(
+          meta.allOf.map((m: any) => m.$ref),
+          label,
+        ).toContain('#/components/schemas/WriteMeta');
       for (const [code, answer] of Object.entries<any>(op.responses)) {
         if (Number(code) < 400) continue;
-        expect(deref(answer).content['application/json'].schema.allOf[0].$ref, `${label} ${code}`).toBe('#/components/schemas/ErrorEnvelope');
+        expect(deref(answer).content['application/json'].schema.allOf[0].$ref, `${label} ${code}`).toBe(
+          '#/components/schemas/ErrorEnvelope',
+        );
       }
     }
-    const paginated = deref(successOf(doc.paths['/v1/pacientes'].get)[1]).content['application/json'].schema.properties.meta;
+    const paginated = deref(successOf(doc.paths['/v1/pacientes'].get)[1]).content['application/json'].schema.properties
+      .meta;
     expect(paginated.allOf.map((m: any) => m.$ref)).toContain('#/components/schemas/PaginationMeta');
   });
 
@@ -242,7 +307,8 @@ describe('components and $ref', () => {
       expect(variant.required).toEqual(['code', 'message', 'details']);
       expect(variant.properties.details.$ref).toMatch(/^#\/components\/schemas\/\w+Details$/);
     }
-    const detailsOf = (code: string) => deref(variants.find((v: any) => v.properties.code.enum.includes(code)).properties.details);
+    const detailsOf = (code: string) =>
+      deref(variants.find((v: any) => v.properties.code.enum.includes(code)).properties.details);
     expect(detailsOf('VAL_INVALID_PARAM').required).toEqual(['field']);
     expect(detailsOf('VAL_INVALID_PARAM').properties.lista.items.properties).toHaveProperty('campos_aceitos');
     expect(detailsOf('CPF_ALREADY_EXISTS').required).toEqual(['paciente_id_existente', 'nome']);
@@ -270,18 +336,35 @@ describe('parameters', () => {
       for (const p of (op.parameters ?? []).map(deref)) {
         if (p.in === 'path') {
           pathParams++;
-          expect(p.schema, `${label} ${p.name}`).toMatchObject({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+          expect(p.schema, `${label} ${p.name}`).toMatchObject({
+            type: 'integer',
+            minimum: 1,
+            maximum: Number.MAX_SAFE_INTEGER,
+          });
         }
         if (p.in === 'query' && /(^|_)id$|^(limit|offset|horizonte_dias)$/.test(p.name)) {
           expect(p.schema.type, `${label} ${p.name}`).toBe('integer');
         }
         // The issue's finding: integers written as digit-string patterns (`^[1-9][0-9]{0,15}$`) that let `limit: "500"` type-check.
-        if (p.in !== 'header') expect(p.schema.type === 'string' && /^\^(\(\?:0\|)?\[1-9\]/.test(p.schema.pattern ?? ''), `${label} ${p.name}: an integer as text`).toBe(false);
+        if (p.in !== 'header')
+          expect(
+            p.schema.type === 'string' && /^\^(\(\?:0\|)?\[1-9\]/.test(p.schema.pattern ?? ''),
+            `${label} ${p.name}: an integer as text`,
+          ).toBe(false);
       }
     }
     expect(pathParams).toBeGreaterThan(15);
-    expect(deref({ $ref: '#/components/parameters/limit' }).schema).toEqual({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
-    expect(deref({ $ref: '#/components/parameters/offset' }).schema).toMatchObject({ type: 'integer', minimum: 0, default: 0 });
+    expect(deref({ $ref: '#/components/parameters/limit' }).schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 200,
+      default: 50,
+    });
+    expect(deref({ $ref: '#/components/parameters/offset' }).schema).toMatchObject({
+      type: 'integer',
+      minimum: 0,
+      default: 0,
+    });
   });
 
   test('writes declare Idempotency-Key as a required header parameter', () => {
@@ -293,14 +376,18 @@ describe('parameters', () => {
 });
 
 describe('responses: headers and links', () => {
-  const headersOf = (response: any) => Object.fromEntries(Object.entries<any>(deref(response).headers ?? {}).map(([name, h]) => [name, deref(h)]));
+  const headersOf = (response: any) =>
+    Object.fromEntries(Object.entries<any>(deref(response).headers ?? {}).map(([name, h]) => [name, deref(h)]));
 
   test('each answer declares its headers; Location is required on 201 and 302; Retry-After where every code carries it', () => {
     for (const { label, op, method } of operations()) {
       const [status, response] = successOf(op);
       const headers = headersOf(response);
-      for (const name of ['X-Api-Version', 'X-Api-Release', 'X-Content-Type-Options', 'Cache-Control']) expect(headers[name]?.required, `${label} ${name}`).toBe(true);
-      if (status !== '302') for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining']) expect(headers[name]?.required, `${label} ${name}`).toBe(true);
+      for (const name of ['X-Api-Version', 'X-Api-Release', 'X-Content-Type-Options', 'Cache-Control'])
+        expect(headers[name]?.required, `${label} ${name}`).toBe(true);
+      if (status !== '302')
+        for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining'])
+          expect(headers[name]?.required, `${label} ${name}`).toBe(true);
       if (method !== 'get') expect(headers['X-Request-Id']?.required, `${label} X-Request-Id`).toBe(true);
       if (op['x-idempotent']) {
         expect(headers['Idempotency-Replay']?.schema.enum, label).toEqual(['true', 'false']);
@@ -309,15 +396,19 @@ describe('responses: headers and links', () => {
       if (status === '201' || status === '302') expect(headers.Location?.required, `${label} Location`).toBe(true);
       for (const [code, answer] of Object.entries<any>(op.responses)) {
         if (Number(code) < 400) continue;
-        const codes: string[] = deref(answer).content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
+        const codes: string[] =
+          deref(answer).content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
         const retry = headersOf(answer)['Retry-After'];
         // CONCURRENT_REQUEST (409) and RATE_LIMIT_EXCEEDED (429) always carry it; EXAME_LAUDO_CENTRAL (also 409) never does.
-        if (codes.every((c) => c === 'CONCURRENT_REQUEST' || c === 'RATE_LIMIT_EXCEEDED')) expect(retry?.required, `${label} ${code}`).toBe(true);
+        if (codes.every((c) => c === 'CONCURRENT_REQUEST' || c === 'RATE_LIMIT_EXCEEDED'))
+          expect(retry?.required, `${label} ${code}`).toBe(true);
         else if (codes.includes('EXAME_LAUDO_CENTRAL')) expect(retry?.required, `${label} ${code}`).toBe(false);
         expect(headersOf(answer)['Cache-Control'].schema.const, `${label} ${code}`).toBe('no-store');
       }
     }
-    expect(headersOf(successOf(doc.paths['/v1/procedimentos'].get)[1])['Cache-Control'].schema.const).toBe('private, max-age=300');
+    expect(headersOf(successOf(doc.paths['/v1/procedimentos'].get)[1])['Cache-Control'].schema.const).toBe(
+      'private, max-age=300',
+    );
   });
 
   test('every 201 links to the GET that reads what it created', () => {
@@ -351,7 +442,8 @@ describe('document level', () => {
 
   test('tags are declared globally, with a description, and cover every operation', () => {
     const declared = new Map(doc.tags.map((t: any) => [t.name, t.description]));
-    for (const { label, op } of operations()) for (const tag of op.tags) expect(declared.get(tag), `${label} ${tag}`).toEqual(expect.any(String));
+    for (const { label, op } of operations())
+      for (const tag of op.tags) expect(declared.get(tag), `${label} ${tag}`).toEqual(expect.any(String));
   });
 
   test('x-signing: algorithm, string to sign, headers, window; a static signature is said not to work; its example verifies', () => {
@@ -378,7 +470,7 @@ describe('document level', () => {
     expect(doc.components.securitySchemes.Signature.description).toMatch(/fixed value.*can never work/);
   });
 
-  test('signing the examples\' requests as x-signing says, with a real key, is accepted by the gateway', async () => {
+  test("signing the examples' requests as x-signing says, with a real key, is accepted by the gateway", async () => {
     const signing = doc['x-signing'];
     for (const e of signing.examples) {
       const ts = String(Math.floor(Date.now() / 1000));

@@ -20,7 +20,9 @@ afterAll(async () => stack?.stop());
 
 /** The requests the unattributed groups counted for one address, status and code. */
 const countedFor = async (address: string, status: number, code: string) =>
-  (await journalGroups(stack, { status, error_code: code })).filter((g) => g.client_ip === address).reduce((sum, g) => sum + g.count, 0);
+  (await journalGroups(stack, { status, error_code: code }))
+    .filter((g) => g.client_ip === address)
+    .reduce((sum, g) => sum + g.count, 0);
 
 /** Raw bytes on a socket from `localAddress` (what no HTTP client library sends); resolves with the raw answer. */
 function rawExchange(bytes: string, localAddress: string): Promise<string> {
@@ -44,15 +46,30 @@ const HTTP_CASES = [
     name: 'an unknown key',
     status: 401,
     code: 'AUTH_KEY_NOT_FOUND',
-    request: { path: '/v1/pacientes', headers: { 'x-api-key': `ck_live_${'0'.repeat(32)}`, 'x-timestamp': String(Math.floor(Date.now() / 1000)), 'x-signature': '0'.repeat(64) } },
+    request: {
+      path: '/v1/pacientes',
+      headers: {
+        'x-api-key': `ck_live_${'0'.repeat(32)}`,
+        'x-timestamp': String(Math.floor(Date.now() / 1000)),
+        'x-signature': '0'.repeat(64),
+      },
+    },
   },
   {
     name: 'malformed headers (a key of the wrong shape, a timestamp that is no number)',
     status: 401,
     code: undefined,
-    request: { path: '/v1/pacientes', headers: { 'x-api-key': 'nao-e-uma-chave', 'x-timestamp': 'ontem', 'x-signature': 'x' } },
+    request: {
+      path: '/v1/pacientes',
+      headers: { 'x-api-key': 'nao-e-uma-chave', 'x-timestamp': 'ontem', 'x-signature': 'x' },
+    },
   },
-  { name: 'an undecodable URL (bad percent-encoding)', status: 400, code: 'VAL_INVALID_PARAM', request: { path: '/v1/pacientes/%E0%A4%A' } },
+  {
+    name: 'an undecodable URL (bad percent-encoding)',
+    status: 400,
+    code: 'VAL_INVALID_PARAM',
+    request: { path: '/v1/pacientes/%E0%A4%A' },
+  },
 ] as const;
 
 for (const [i, c] of HTTP_CASES.entries()) {
@@ -68,7 +85,10 @@ for (const [i, c] of HTTP_CASES.entries()) {
     }
     const limited = await stack.raw({ ...c.request, localAddress: address });
     expect(limited.status, limited.text).toBe(429);
-    expect(limited.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { escopo: 'endereco_cliente', limite_por_minuto: QUOTA } });
+    expect(limited.body.error).toMatchObject({
+      code: 'RATE_LIMIT_EXCEEDED',
+      details: { escopo: 'endereco_cliente', limite_por_minuto: QUOTA },
+    });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Another address is refused for what it sent, not rate-limited.
     const fromOther = await stack.raw({ ...c.request, localAddress: other });
@@ -82,7 +102,11 @@ for (const [i, c] of HTTP_CASES.entries()) {
 }
 
 const PARSER_CASES = [
-  { name: 'headers too large (431)', status: 431, bytes: `GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n` },
+  {
+    name: 'headers too large (431)',
+    status: 431,
+    bytes: `GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+  },
   { name: 'a malformed request line (400)', status: 400, bytes: '\x00\x01garbage \xff\r\n\r\n' },
 ] as const;
 
@@ -97,7 +121,10 @@ for (const [i, c] of PARSER_CASES.entries()) {
     }
     const limited = await rawExchange(c.bytes, address);
     expect(statusOf(limited), limited.slice(0, 200)).toBe(429);
-    expect(bodyOf(limited).error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { escopo: 'endereco_cliente', limite_por_minuto: QUOTA } });
+    expect(bodyOf(limited).error).toMatchObject({
+      code: 'RATE_LIMIT_EXCEEDED',
+      details: { escopo: 'endereco_cliente', limite_por_minuto: QUOTA },
+    });
     expect(retryAfterOf(limited)).toBeGreaterThan(0);
     expect(statusOf(await rawExchange(c.bytes, other))).toBe(c.status);
     expect(await countedFor(address, c.status, 'VAL_INVALID_PARAM')).toBe(QUOTA);

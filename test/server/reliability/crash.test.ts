@@ -80,9 +80,20 @@ const cpfBase = Math.floor(Math.random() * 700_000_000);
 
 function newWrite(): Write {
   const n = ++sequence;
-  const body: Write['body'] = { nome: `Crash ${RUN} ${String(n).padStart(4, '0')}`, data_nascimento: '1970-01-0' + ((n % 9) + 1) };
+  const body: Write['body'] = {
+    nome: `Crash ${RUN} ${String(n).padStart(4, '0')}`,
+    data_nascimento: '1970-01-0' + ((n % 9) + 1),
+  };
   if (n % 2 === 0) body.cpf = makeCpf(cpfBase + n);
-  const write: Write = { key: randomUUID(), body, id: null, acknowledged: false, inFlightAtKill: 0, otherIds: [], recovered: null };
+  const write: Write = {
+    key: randomUUID(),
+    body,
+    id: null,
+    acknowledged: false,
+    inFlightAtKill: 0,
+    otherIds: [],
+    recovered: null,
+  };
   writes.push(write);
   return write;
 }
@@ -95,7 +106,12 @@ async function send(baseUrl: string, creds: Credentials, write: Write): Promise<
   let res;
   pending++;
   try {
-    res = await signedRequest(baseUrl, creds, { method: 'POST', path: '/v1/pacientes', body: write.body, idempotencyKey: write.key });
+    res = await signedRequest(baseUrl, creds, {
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: write.body,
+      idempotencyKey: write.key,
+    });
   } catch {
     write.inFlightAtKill++;
     return false;
@@ -123,96 +139,107 @@ function recoveredBy(res: { headers: Record<string, string>; body: any }): Write
 
 function checkAfterKill(): void {
   const files = databases(dataDir);
-  expect(files).toEqual(expect.arrayContaining([path.join(dataDir, 'gateway.db'), path.join(dataDir, 'backend', 'demo.db')]));
+  expect(files).toEqual(
+    expect.arrayContaining([path.join(dataDir, 'gateway.db'), path.join(dataDir, 'backend', 'demo.db')]),
+  );
   for (const file of files) {
-    expect(withDb(file, (db) => db.pragma('integrity_check', { simple: true })), file).toBe('ok');
+    expect(
+      withDb(file, (db) => db.pragma('integrity_check', { simple: true })),
+      file,
+    ).toBe('ok');
   }
-  const audited = withDb(path.join(dataDir, 'gateway.db'), (db) => new Set(db.prepare('SELECT request_id FROM audit_log').pluck().all() as string[]));
+  const audited = withDb(
+    path.join(dataDir, 'gateway.db'),
+    (db) => new Set(db.prepare('SELECT request_id FROM audit_log').pluck().all() as string[]),
+  );
   const missing = answeredRequestIds.filter((id) => !audited.has(id));
   expect(missing, 'acknowledged requests without an audit entry').toEqual([]);
 }
 
-test(
-  'SIGKILL during concurrent patient creates (with and without CPF), three times: exactly once per key, acknowledged writes readable and audited, databases intact',
-  async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'gw-crash-'));
-    let baseUrl = await startStack();
-    const credentials = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
-    const creds: Credentials = { apiKey: credentials.api_key, apiSecret: credentials.api_secret };
-    const killedInFlight: number[] = [];
+test('SIGKILL during concurrent patient creates (with and without CPF), three times: exactly once per key, acknowledged writes readable and audited, databases intact', async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'gw-crash-'));
+  let baseUrl = await startStack();
+  const credentials = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
+  const creds: Credentials = { apiKey: credentials.api_key, apiSecret: credentials.api_secret };
+  const killedInFlight: number[] = [];
 
-    for (const killAfter of KILL_AFTER_MS) {
-      // Right after the restart: the keys in flight at the last kill, and some acknowledged ones, are retried first.
-      const retries = [...writes.filter((w) => !w.acknowledged), ...writes.filter((w) => w.acknowledged).slice(-20)];
-      let dead = false;
-      const inFlightBefore = writes.reduce((n, w) => n + w.inFlightAtKill, 0);
-      const worker = async () => {
-        while (!dead) {
-          const write = retries.shift() ?? newWrite();
-          if (!(await send(baseUrl, creds, write))) return;
-        }
-      };
-      const firstSent = Date.now();
-      const workers = Array.from({ length: WRITERS }, worker);
-      await new Promise((r) => setTimeout(r, killAfter - (Date.now() - firstSent)));
-      // On a loaded machine the writers may not have a request out yet: the kill waits (bounded) until they do.
-      const deadline = Date.now() + 5_000;
-      while (pending < WRITERS / 2 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
-      dead = true;
-      await killHard();
-      await Promise.all(workers);
-      killedInFlight.push(writes.reduce((n, w) => n + w.inFlightAtKill, 0) - inFlightBefore);
-      checkAfterKill();
-      baseUrl = await startStack();
-    }
-
-    // Every key ever sent, retried once more with its body on the restarted stack.
-    const queue = [...writes];
-    await Promise.all(
-      Array.from({ length: WRITERS }, async () => {
-        for (let w = queue.shift(); w; w = queue.shift()) {
-          const acknowledgedBefore = w.acknowledged;
-          const res = await signedRequest(baseUrl, creds, { method: 'POST', path: '/v1/pacientes', body: w.body, idempotencyKey: w.key });
-          answeredRequestIds.push(res.body?.meta?.request_id);
-          if (res.status === 201 && w.inFlightAtKill > 0 && w.recovered === null) w.recovered = recoveredBy(res);
-          if (res.status !== 201) unexpected.push(`final ${w.key}: ${res.status} ${res.text.slice(0, 200)}`);
-          else if (w.id === null) w.id = res.body.data.id;
-          else if (res.body.data.id !== w.id) w.otherIds.push(res.body.data.id);
-          if (acknowledgedBefore && res.headers['idempotency-replay'] !== 'true') unexpected.push(`final ${w.key}: acknowledged write not replayed`);
-        }
-      }),
-    );
-
-    // Every acknowledged write is readable, under the id its client was given.
-    for (const w of writes.filter((x) => x.acknowledged)) {
-      const read = await signedRequest(baseUrl, creds, { path: `/v1/pacientes/${w.id}` });
-      if (read.status !== 200 || read.body.data.nome !== w.body.nome.toUpperCase()) unexpected.push(`read ${w.id}: ${read.status}`);
-    }
-    expect(unexpected).toEqual([]);
-    expect(writes.filter((w) => w.otherIds.length > 0)).toEqual([]);
-
+  for (const killAfter of KILL_AFTER_MS) {
+    // Right after the restart: the keys in flight at the last kill, and some acknowledged ones, are retried first.
+    const retries = [...writes.filter((w) => !w.acknowledged), ...writes.filter((w) => w.acknowledged).slice(-20)];
+    let dead = false;
+    const inFlightBefore = writes.reduce((n, w) => n + w.inFlightAtKill, 0);
+    const worker = async () => {
+      while (!dead) {
+        const write = retries.shift() ?? newWrite();
+        if (!(await send(baseUrl, creds, write))) return;
+      }
+    };
+    const firstSent = Date.now();
+    const workers = Array.from({ length: WRITERS }, worker);
+    await new Promise((r) => setTimeout(r, killAfter - (Date.now() - firstSent)));
+    // On a loaded machine the writers may not have a request out yet: the kill waits (bounded) until they do.
+    const deadline = Date.now() + 5_000;
+    while (pending < WRITERS / 2 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    dead = true;
     await killHard();
+    await Promise.all(workers);
+    killedInFlight.push(writes.reduce((n, w) => n + w.inFlightAtKill, 0) - inFlightBefore);
     checkAfterKill();
-    // One patient per key, counted where the writes happen (the names carry this run's marker).
-    const counts = withDb(path.join(dataDir, 'backend', 'demo.db'), (db) =>
-      db.prepare(`SELECT nome, COUNT(*) AS n FROM pacientes WHERE nome LIKE ? GROUP BY nome`).all(`CRASH ${RUN} %`),
-    ) as { nome: string; n: number }[];
-    expect(counts.filter((c) => c.n !== 1)).toEqual([]);
-    expect(counts.length).toBe(writes.length);
+    baseUrl = await startStack();
+  }
 
-    const inFlight = writes.filter((w) => w.inFlightAtKill > 0);
-    console.log(
-      `crash test: ${writes.length} keys (${writes.filter((w) => w.body.cpf).length} with CPF), in flight at the kills: ${killedInFlight.join(', ')} ` +
-        `(${inFlight.filter((w) => !w.body.cpf).length} distinct keys without CPF, ${inFlight.filter((w) => w.body.cpf).length} with; ` +
-        `recovered from the gateway's record ${inFlight.filter((w) => w.recovered === 'gateway-record').length}, ` +
-        `from backend-sim's marker ${inFlight.filter((w) => w.recovered === 'backend-marker').length}, ` +
-        `executed on retry ${inFlight.filter((w) => w.recovered === 'executed').length}), ` +
-        `${answeredRequestIds.length} answers audited`,
-    );
-    // The kills did land on writes in flight, with and without CPF.
-    expect(killedInFlight.every((n) => n > 0)).toBe(true);
-    expect(inFlight.some((w) => !w.body.cpf)).toBe(true);
-    expect(inFlight.some((w) => w.body.cpf)).toBe(true);
-  },
-  60_000,
-);
+  // Every key ever sent, retried once more with its body on the restarted stack.
+  const queue = [...writes];
+  await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      for (let w = queue.shift(); w; w = queue.shift()) {
+        const acknowledgedBefore = w.acknowledged;
+        const res = await signedRequest(baseUrl, creds, {
+          method: 'POST',
+          path: '/v1/pacientes',
+          body: w.body,
+          idempotencyKey: w.key,
+        });
+        answeredRequestIds.push(res.body?.meta?.request_id);
+        if (res.status === 201 && w.inFlightAtKill > 0 && w.recovered === null) w.recovered = recoveredBy(res);
+        if (res.status !== 201) unexpected.push(`final ${w.key}: ${res.status} ${res.text.slice(0, 200)}`);
+        else if (w.id === null) w.id = res.body.data.id;
+        else if (res.body.data.id !== w.id) w.otherIds.push(res.body.data.id);
+        if (acknowledgedBefore && res.headers['idempotency-replay'] !== 'true')
+          unexpected.push(`final ${w.key}: acknowledged write not replayed`);
+      }
+    }),
+  );
+
+  // Every acknowledged write is readable, under the id its client was given.
+  for (const w of writes.filter((x) => x.acknowledged)) {
+    const read = await signedRequest(baseUrl, creds, { path: `/v1/pacientes/${w.id}` });
+    if (read.status !== 200 || read.body.data.nome !== w.body.nome.toUpperCase())
+      unexpected.push(`read ${w.id}: ${read.status}`);
+  }
+  expect(unexpected).toEqual([]);
+  expect(writes.filter((w) => w.otherIds.length > 0)).toEqual([]);
+
+  await killHard();
+  checkAfterKill();
+  // One patient per key, counted where the writes happen (the names carry this run's marker).
+  const counts = withDb(path.join(dataDir, 'backend', 'demo.db'), (db) =>
+    db.prepare(`SELECT nome, COUNT(*) AS n FROM pacientes WHERE nome LIKE ? GROUP BY nome`).all(`CRASH ${RUN} %`),
+  ) as { nome: string; n: number }[];
+  expect(counts.filter((c) => c.n !== 1)).toEqual([]);
+  expect(counts.length).toBe(writes.length);
+
+  const inFlight = writes.filter((w) => w.inFlightAtKill > 0);
+  console.log(
+    `crash test: ${writes.length} keys (${writes.filter((w) => w.body.cpf).length} with CPF), in flight at the kills: ${killedInFlight.join(', ')} ` +
+      `(${inFlight.filter((w) => !w.body.cpf).length} distinct keys without CPF, ${inFlight.filter((w) => w.body.cpf).length} with; ` +
+      `recovered from the gateway's record ${inFlight.filter((w) => w.recovered === 'gateway-record').length}, ` +
+      `from backend-sim's marker ${inFlight.filter((w) => w.recovered === 'backend-marker').length}, ` +
+      `executed on retry ${inFlight.filter((w) => w.recovered === 'executed').length}), ` +
+      `${answeredRequestIds.length} answers audited`,
+  );
+  // The kills did land on writes in flight, with and without CPF.
+  expect(killedInFlight.every((n) => n > 0)).toBe(true);
+  expect(inFlight.some((w) => !w.body.cpf)).toBe(true);
+  expect(inFlight.some((w) => w.body.cpf)).toBe(true);
+}, 60_000);

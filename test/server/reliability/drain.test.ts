@@ -80,9 +80,17 @@ function signedGet(client: Client, creds: Credentials, pathAndQuery: string) {
     .request({
       method: 'GET',
       path: pathAndQuery,
-      headers: { 'x-api-key': creds.apiKey, 'x-timestamp': ts, 'x-signature': sign(creds.apiSecret, ts, 'GET', pathAndQuery, '') },
+      headers: {
+        'x-api-key': creds.apiKey,
+        'x-timestamp': ts,
+        'x-signature': sign(creds.apiSecret, ts, 'GET', pathAndQuery, ''),
+      },
     })
-    .then(async (res) => ({ status: res.statusCode, connection: res.headers.connection, body: (await res.body.json()) as any }));
+    .then(async (res) => ({
+      status: res.statusCode,
+      connection: res.headers.connection,
+      body: (await res.body.json()) as any,
+    }));
 }
 
 const newClient = (baseUrl: string) => {
@@ -175,7 +183,9 @@ describe('SIGTERM drains the stack', () => {
     // The hung request got no answer: its connection was cut.
     expect(await stuck).toMatch(/UND_ERR_SOCKET|ECONNRESET|other side closed/);
     // One answered, one cut, at the configured bound; then the clean stop, not the forced exit.
-    expect(drainLine(s.output())).toMatch(/^drained in \d+ ms: 1 request\(s\) answered, 1 cut at the 3000 ms bound \(DRAIN_TIMEOUT_MS\)$/);
+    expect(drainLine(s.output())).toMatch(
+      /^drained in \d+ ms: 1 request\(s\) answered, 1 cut at the 3000 ms bound \(DRAIN_TIMEOUT_MS\)$/,
+    );
     expect(s.output()).not.toMatch(/forced exit/i);
   }, 60_000);
 });

@@ -23,7 +23,9 @@ const newPatient = () => ({ nome: `Exatamente Uma Vez ${randomUUID().slice(0, 8)
 function patientIds(dataDir: string, slug: string, nome: string): number[] {
   const db = new SQLite(path.join(dataDir, 'backend', `${slug}.db`), { readonly: true });
   try {
-    return (db.prepare('SELECT id FROM pacientes WHERE nome = ? ORDER BY id').all(nome.toUpperCase()) as { id: number }[]).map((r) => r.id);
+    return (
+      db.prepare('SELECT id FROM pacientes WHERE nome = ? ORDER BY id').all(nome.toUpperCase()) as { id: number }[]
+    ).map((r) => r.id);
   } finally {
     db.close();
   }
@@ -42,7 +44,13 @@ const createEntry = (chaveId: number, idemKey: string) => ({
 });
 
 test('the token the gateway sends names (API key id, Idempotency-Key, resolved operation, write number) and nothing else', () => {
-  const op = { chaveId: 7, idemKey: 'k-1', method: 'POST', path: '/v1/pacientes/1/prontuarios', operation: operationIdentity('POST', '/v1/pacientes/:id/prontuarios', { id: 1 }) };
+  const op = {
+    chaveId: 7,
+    idemKey: 'k-1',
+    method: 'POST',
+    path: '/v1/pacientes/1/prontuarios',
+    operation: operationIdentity('POST', '/v1/pacientes/:id/prontuarios', { id: 1 }),
+  };
   expect(backendWriteToken(op, 0)).toMatch(/^[0-9a-f]{64}$/);
   expect(backendWriteToken(op, 0)).toBe(backendWriteToken({ ...op }, 0));
   for (const other of [
@@ -58,7 +66,9 @@ test('the token the gateway sends names (API key id, Idempotency-Key, resolved o
   // An entry of an earlier release (no operation) keeps the token it executed with: method and raw path.
   const legacy = { ...op, operation: null };
   expect(backendWriteToken(legacy, 0)).not.toBe(backendWriteToken(op, 0));
-  expect(backendWriteToken({ ...legacy, path: '/v1/pacientes/%31/prontuarios' }, 0)).not.toBe(backendWriteToken(legacy, 0));
+  expect(backendWriteToken({ ...legacy, path: '/v1/pacientes/%31/prontuarios' }, 0)).not.toBe(
+    backendWriteToken(legacy, 0),
+  );
 });
 
 /** What a gateway process did before it lost the answer: backend-sim executed the write under the key's token. */
@@ -67,7 +77,12 @@ async function commitInBackend(s: TestStack, body: unknown, key: string): Promis
   const token = readFileSync(path.join(s.dataDir, 'backend.token'), 'utf8').trim();
   const res = await fetch(`${s.backendUrl}/tenants/${s.tenantSlug}/pacientes`, {
     method: 'POST',
-    headers: { 'x-internal-token': token, 'x-chave-id': String(s.creds.chaveId), 'content-type': 'application/json', 'x-idempotency-token': backendWriteToken(op, 0) },
+    headers: {
+      'x-internal-token': token,
+      'x-chave-id': String(s.creds.chaveId),
+      'content-type': 'application/json',
+      'x-idempotency-token': backendWriteToken(op, 0),
+    },
     body: JSON.stringify(body),
   });
   expect(res.status).toBe(201);
@@ -92,7 +107,11 @@ test('a write backend-sim committed whose answer was lost (504: the key was free
 
 test('a backend failure before any write: backend-sim records nothing, the stored 503 stays the answer of the key', async () => {
   const admin = backendAdmin(stack);
-  const fault = await admin('POST', '/admin/faults', { tenant: stack.tenantSlug, route: 'POST /tenants/*/pacientes', kind: 'http500' });
+  const fault = await admin('POST', '/admin/faults', {
+    tenant: stack.tenantSlug,
+    route: 'POST /tenants/*/pacientes',
+    kind: 'http500',
+  });
   const body = newPatient();
   const key = randomUUID();
   try {

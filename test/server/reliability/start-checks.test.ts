@@ -29,9 +29,20 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(dataDir: string): Promise<{ baseUrl: string; output: () => string; creds: Credentials & { chaveId: number }; operator: { username: string; password: string } }> {
+async function start(
+  dataDir: string,
+): Promise<{
+  baseUrl: string;
+  output: () => string;
+  creds: Credentials & { chaveId: number };
+  operator: { username: string; password: string };
+}> {
   let out = '';
-  const started = await spawnStack(dataDir, { RATE_LIMIT_PER_MINUTE: '1000000' }, { output: (chunk) => (out += chunk), timeoutMs: 60_000 });
+  const started = await spawnStack(
+    dataDir,
+    { RATE_LIMIT_PER_MINUTE: '1000000' },
+    { output: (chunk) => (out += chunk), timeoutMs: 60_000 },
+  );
   child = started.child;
   const credentials = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'));
   const demo = credentials.keys.demo;
@@ -44,12 +55,18 @@ async function start(dataDir: string): Promise<{ baseUrl: string; output: () => 
 }
 
 /** The console's idempotency inspector: the demo key's live entries, by Idempotency-Key. */
-async function inspectorEntries(s: Awaited<ReturnType<typeof start>>): Promise<Map<string, { state: string; status: number | null; method: string; path: string }>> {
+async function inspectorEntries(
+  s: Awaited<ReturnType<typeof start>>,
+): Promise<Map<string, { state: string; status: number | null; method: string; path: string }>> {
   const operator = new ConsoleClient(s.baseUrl);
   expect((await operator.login(s.operator.username, s.operator.password)).status).toBe(200);
   const res = await operator.call('GET', `/admin/api/keys/${s.creds.chaveId}/idempotency`);
   expect(res.status, res.text).toBe(200);
-  return new Map(res.body.data.items.map((e: { idem_key: string; state: string; status: number | null; method: string; path: string }) => [e.idem_key, e]));
+  return new Map(
+    res.body.data.items.map(
+      (e: { idem_key: string; state: string; status: number | null; method: string; path: string }) => [e.idem_key, e],
+    ),
+  );
 }
 
 /** Waits (bounded) until the background quick_check has finished, and returns /readyz's integrity component. */
@@ -58,7 +75,8 @@ async function integrityOnceChecked(baseUrl: string): Promise<{ status: number; 
   for (;;) {
     const res = await rawRequest(baseUrl, { method: 'GET', path: '/readyz' });
     const component = (res.body.data ?? res.body.error?.details)?.componentes?.integrity;
-    if (component?.detalhes?.verificacao === 'concluida' || Date.now() > deadline) return { status: res.status, component, retryAfter: res.headers['retry-after'] };
+    if (component?.detalhes?.verificacao === 'concluida' || Date.now() > deadline)
+      return { status: res.status, component, retryAfter: res.headers['retry-after'] };
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -80,7 +98,12 @@ describe('start-time consistency', () => {
       id: 0,
     }));
     for (const w of writes) {
-      const res = await signedRequest(s.baseUrl, s.creds, { method: 'POST', path: '/v1/pacientes', body: w.body, idempotencyKey: w.key });
+      const res = await signedRequest(s.baseUrl, s.creds, {
+        method: 'POST',
+        path: '/v1/pacientes',
+        body: w.body,
+        idempotencyKey: w.key,
+      });
       expect(res.status, res.text).toBe(201);
       w.id = res.body.data.id;
     }
@@ -104,22 +127,42 @@ describe('start-time consistency', () => {
       else expect(read.status).toBe(200);
     }
     expect(lost).toHaveLength(WRITES);
-    expect(s.output()).toMatch(new RegExp(`idempotency check: ${WRITES} of ${WRITES} acknowledged write\\(s\\) of the last 24 h are missing from backend-sim \\(demo: ${WRITES}\\)`));
+    expect(s.output()).toMatch(
+      new RegExp(
+        `idempotency check: ${WRITES} of ${WRITES} acknowledged write\\(s\\) of the last 24 h are missing from backend-sim \\(demo: ${WRITES}\\)`,
+      ),
+    );
 
     const ready = await integrityOnceChecked(s.baseUrl);
     expect(ready.component.detalhes).toMatchObject({ idempotencia_verificadas: WRITES, idempotencia_orfas: WRITES });
 
     // Flagged, not forgotten: the console's inspector lists every one as orphaned, with the status it was answered.
     const flagged = await inspectorEntries(s);
-    for (const w of writes) expect(flagged.get(w.key)).toMatchObject({ state: 'orphaned', status: 201, method: 'POST', path: '/v1/pacientes' });
+    for (const w of writes)
+      expect(flagged.get(w.key)).toMatchObject({
+        state: 'orphaned',
+        status: 201,
+        method: 'POST',
+        path: '/v1/pacientes',
+      });
     // Still bound to its request: the key with another body is the usual 422, and executes nothing.
     const [first] = lost;
-    const otherBody = await signedRequest(s.baseUrl, s.creds, { method: 'POST', path: '/v1/pacientes', body: { ...first.body, nome: `${first.body.nome} outro` }, idempotencyKey: first.key });
+    const otherBody = await signedRequest(s.baseUrl, s.creds, {
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { ...first.body, nome: `${first.body.nome} outro` },
+      idempotencyKey: first.key,
+    });
     expect(otherBody.status, otherBody.text).toBe(422);
     expect(otherBody.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
 
     for (const w of lost) {
-      const retry = await signedRequest(s.baseUrl, s.creds, { method: 'POST', path: '/v1/pacientes', body: w.body, idempotencyKey: w.key });
+      const retry = await signedRequest(s.baseUrl, s.creds, {
+        method: 'POST',
+        path: '/v1/pacientes',
+        body: w.body,
+        idempotencyKey: w.key,
+      });
       expect(retry.status, retry.text).toBe(201);
       // Executed, not replayed from the gateway's record of a write that no longer exists.
       expect(retry.headers['idempotency-replay']).toBe('false');
@@ -127,7 +170,12 @@ describe('start-time consistency', () => {
       expect(read.status).toBe(200);
       expect(read.body.data.nome).toBe(w.body.nome.toUpperCase());
       // And from now on the key replays that new record.
-      const again = await signedRequest(s.baseUrl, s.creds, { method: 'POST', path: '/v1/pacientes', body: w.body, idempotencyKey: w.key });
+      const again = await signedRequest(s.baseUrl, s.creds, {
+        method: 'POST',
+        path: '/v1/pacientes',
+        body: w.body,
+        idempotencyKey: w.key,
+      });
       expect(again.headers['idempotency-replay']).toBe('true');
       expect(again.body.data.id).toBe(retry.body.data.id);
     }
@@ -138,7 +186,11 @@ describe('start-time consistency', () => {
 
     // The next start finds nothing to say about them: every recent entry is in backend-sim again.
     s = await start(dataDir);
-    expect(s.output()).toMatch(new RegExp(`idempotency check: the ${WRITES} acknowledged write\\(s\\) of the last 24 h checked are all in backend-sim`));
+    expect(s.output()).toMatch(
+      new RegExp(
+        `idempotency check: the ${WRITES} acknowledged write\\(s\\) of the last 24 h checked are all in backend-sim`,
+      ),
+    );
     await stopStack(child, 'SIGTERM');
   }, 180_000);
 
@@ -152,17 +204,27 @@ describe('start-time consistency', () => {
     s = await start(dataDir);
     let ready = await integrityOnceChecked(s.baseUrl);
     expect(ready.status).toBe(200);
-    expect(ready.component).toMatchObject({ status: 'up', detalhes: { verificacao: 'concluida', bancos_danificados: 0 } });
+    expect(ready.component).toMatchObject({
+      status: 'up',
+      detalhes: { verificacao: 'concluida', bancos_danificados: 0 },
+    });
     // gateway.db and the three first-start clinics, with their first-start snapshots.
     expect(ready.component.detalhes.bancos_verificados).toBeGreaterThanOrEqual(4);
-    expect(s.output()).toMatch(/integrity: \d+ database\(s\) checked \(PRAGMA quick_check\) in \d+ ms: no damage found/);
+    expect(s.output()).toMatch(
+      /integrity: \d+ database\(s\) checked \(PRAGMA quick_check\) in \d+ ms: no damage found/,
+    );
     await stopStack(child, 'SIGTERM');
 
     // The root page of an index of clinica-b's patients zeroed (the clean stop checkpointed the WAL into the file).
     const file = path.join(dataDir, 'backend', 'clinica-b.db');
     const db = new SQLite(file, { readonly: true });
     const pageSize = db.pragma('page_size', { simple: true }) as number;
-    const rootpage = db.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'pacientes' AND sql IS NOT NULL ORDER BY name LIMIT 1").pluck().get() as number;
+    const rootpage = db
+      .prepare(
+        "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'pacientes' AND sql IS NOT NULL ORDER BY name LIMIT 1",
+      )
+      .pluck()
+      .get() as number;
     db.close();
     expect(rootpage).toBeGreaterThan(1);
     const fd = openSync(file, 'r+');
@@ -172,7 +234,11 @@ describe('start-time consistency', () => {
     s = await start(dataDir);
     ready = await integrityOnceChecked(s.baseUrl);
     expect(ready.status).toBe(503);
-    expect(ready.component).toMatchObject({ status: 'down', erro: 'integrity_failed', detalhes: { verificacao: 'concluida', bancos_danificados: 1 } });
+    expect(ready.component).toMatchObject({
+      status: 'down',
+      erro: 'integrity_failed',
+      detalhes: { verificacao: 'concluida', bancos_danificados: 1 },
+    });
     // Damage is not repaired by waiting: no Retry-After (issue 21 § 4).
     expect(ready.retryAfter).toBeUndefined();
     // No file or clinic name in the unauthenticated probe; the log names it.
@@ -195,7 +261,16 @@ describe('no false orphans', () => {
     let stack: TestStack | null = await startTestStack({ RATE_LIMIT_PER_MINUTE: '1000000' }, { dataDir });
     try {
       // A small real seed (catalogs, agendas, doctors) of its own clinic.
-      await seedTenant({ dataDir, slug: 'marcadores', nome: 'Clinica Marcadores', profile: 'rich', seed: 'marcadores-1', patients: 10, exams: 5, appointments: 5 });
+      await seedTenant({
+        dataDir,
+        slug: 'marcadores',
+        nome: 'Clinica Marcadores',
+        profile: 'rich',
+        seed: 'marcadores-1',
+        patients: 10,
+        exams: 5,
+        appointments: 5,
+      });
       await stack.createTenant('marcadores');
       const key = await stack.newKey({ tenant: 'marcadores' });
       const seeded = new SQLite(path.join(dataDir, 'backend', 'marcadores.db'), { readonly: true });
@@ -207,14 +282,20 @@ describe('no false orphans', () => {
       /** Route patterns of the operations written, to compare with the registered idempotent ones. */
       const exercised = new Set<string>();
       let writes = 0;
-      const write = async (method: string, target: string, body: unknown, status = method === 'POST' && !/cancelar|reagendar|unificar/.test(target) ? 201 : 200) => {
+      const write = async (
+        method: string,
+        target: string,
+        body: unknown,
+        status = method === 'POST' && !/cancelar|reagendar|unificar/.test(target) ? 201 : 200,
+      ) => {
         const res = await stack!.call({ method, path: target, body, idempotencyKey: randomUUID() }, key);
         expect(res.status, `${method} ${target}: ${res.text}`).toBe(status);
         exercised.add(`${method} ${target.replace(/\/\d+/g, '/:id')}`);
         writes += 1;
         return res.body.data;
       };
-      const paciente = () => write('POST', '/v1/pacientes', { nome: `Marcador ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-02-03' });
+      const paciente = () =>
+        write('POST', '/v1/pacientes', { nome: `Marcador ${randomUUID().slice(0, 8)}`, data_nascimento: '1980-02-03' });
 
       const p1 = await paciente();
       const p2 = await paciente();
@@ -224,14 +305,32 @@ describe('no false orphans', () => {
       await write('PATCH', `/v1/pacientes/${p1.id}`, { telefone: '1133334444' });
       await write('POST', '/v1/pacientes/unificar', { paciente_id_principal: p2.id, paciente_id_duplicado: p3.id });
       await write('POST', `/v1/pacientes/${p1.id}/prontuarios`, { mensagem: 'Retorno em 30 dias.' }, 201);
-      const medico = await write('POST', '/v1/medicos', { nome: 'Dra. Marcadora', usuario: `marcadora.${randomUUID().slice(0, 8)}`, senha: 'troque-me-123', papeis: ['EXAME', 'LAUDO'] });
+      const medico = await write('POST', '/v1/medicos', {
+        nome: 'Dra. Marcadora',
+        usuario: `marcadora.${randomUUID().slice(0, 8)}`,
+        senha: 'troque-me-123',
+        papeis: ['EXAME', 'LAUDO'],
+      });
       await write('PATCH', `/v1/medicos/${medico.id}`, { telefone: '1133335555' });
       // An empty merge patch: accepted, and nothing to change.
       await write('PATCH', `/v1/medicos/${medico.id}`, {});
       await write('PATCH', `/v1/pacientes/${p1.id}`, {});
-      const exame = { paciente_id: p1.id, procedimento_id: procedimento, unidade_id: unidade, medico_exame_id: medico.id };
+      const exame = {
+        paciente_id: p1.id,
+        procedimento_id: procedimento,
+        unidade_id: unidade,
+        medico_exame_id: medico.id,
+      };
       const laudado = await write('POST', '/v1/exames', exame);
-      await write('POST', `/v1/exames/${laudado.id}/laudo`, { medico_laudo_id: medico.id, arquivo: { nome: 'laudo.pdf', base64: Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64') } }, 201);
+      await write(
+        'POST',
+        `/v1/exames/${laudado.id}/laudo`,
+        {
+          medico_laudo_id: medico.id,
+          arquivo: { nome: 'laudo.pdf', base64: Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64') },
+        },
+        201,
+      );
       const excluido = await write('POST', '/v1/exames', exame);
       await write('DELETE', `/v1/exames/${excluido.id}`, { motivo: 'Cadastrado em duplicidade.' });
 
@@ -240,16 +339,28 @@ describe('no false orphans', () => {
       expect(withSlot, slots.text).toBeDefined();
       const slot = withSlot.proximo_slot;
       const agendamento = await write('POST', '/v1/agenda/agendamentos', {
-        agenda_config_id: slot.agenda_config_id, procedimento_id: 21, convenio_id: 0, data: slot.data, hora_inicio: slot.hora_inicio, paciente_id: p1.id,
+        agenda_config_id: slot.agenda_config_id,
+        procedimento_id: 21,
+        convenio_id: 0,
+        data: slot.data,
+        hora_inicio: slot.hora_inicio,
+        paciente_id: p1.id,
       });
       const next = (await stack.call({ path: '/v1/agenda/slots?procedimento_id=21' }, key)).body.data.find(
-        (g: { medico_id: number; sala_id: number; unidade_id: number }) => g.medico_id === withSlot.medico_id && g.sala_id === withSlot.sala_id && g.unidade_id === withSlot.unidade_id,
+        (g: { medico_id: number; sala_id: number; unidade_id: number }) =>
+          g.medico_id === withSlot.medico_id && g.sala_id === withSlot.sala_id && g.unidade_id === withSlot.unidade_id,
       ).proximo_slot;
-      await write('POST', `/v1/agenda/agendamentos/${agendamento.id}/reagendar`, { nova_data: next.data, nova_hora_inicio: next.hora_inicio, agenda_config_id: next.agenda_config_id });
+      await write('POST', `/v1/agenda/agendamentos/${agendamento.id}/reagendar`, {
+        nova_data: next.data,
+        nova_hora_inicio: next.hora_inicio,
+        agenda_config_id: next.agenda_config_id,
+      });
       await write('POST', `/v1/agenda/agendamentos/${agendamento.id}/cancelar`, { motivo: 'Paciente desistiu' });
 
       // Every idempotent operation of /v1 took part.
-      const idempotent = stack.app.operations.filter((o) => o.operation.idempotent).map((o) => `${o.operation.method} ${o.path.replace(/:\w+/g, ':id')}`);
+      const idempotent = stack.app.operations
+        .filter((o) => o.operation.idempotent)
+        .map((o) => `${o.operation.method} ${o.path.replace(/:\w+/g, ':id')}`);
       expect([...exercised].sort()).toEqual([...new Set(idempotent)].sort());
       await stack.stop();
       stack = null;

@@ -29,7 +29,12 @@ const paramNames = (path: string): string[] => [...path.matchAll(/:(\w+)/g)].map
 
 function call(op: Operation, target: string) {
   const body = op.method === 'GET' ? undefined : JSON.stringify(op.example?.body ?? {});
-  return stack.call({ method: op.method, path: target, body, idempotencyKey: op.idempotent ? randomUUID() : undefined });
+  return stack.call({
+    method: op.method,
+    path: target,
+    body,
+    idempotencyKey: op.idempotent ? randomUUID() : undefined,
+  });
 }
 
 function expectControlCharacterError(res: { status: number; body: any }, field: string) {
@@ -41,13 +46,18 @@ function expectControlCharacterError(res: { status: number; body: any }, field: 
   expect(res.body.error.message).toContain(field);
 }
 
-test('the finding: GET /v1/pacientes?nome=a%00b answers 400 naming nome (it answered 503: backend-sim\'s FTS5 query failed)', async () => {
+test("the finding: GET /v1/pacientes?nome=a%00b answers 400 naming nome (it answered 503: backend-sim's FTS5 query failed)", async () => {
   const res = await stack.call({ path: '/v1/pacientes?nome=a%00b' });
   expectControlCharacterError(res, 'nome');
 });
 
 test('refused before the backend: with backend-sim failing every patient list, the answer is still the 400', async () => {
-  const fault = await admin('POST', '/admin/faults', { tenant: stack.tenantSlug, route: 'GET /tenants/*/pacientes', kind: 'http500', failure_rate: 1 });
+  const fault = await admin('POST', '/admin/faults', {
+    tenant: stack.tenantSlug,
+    route: 'GET /tenants/*/pacientes',
+    kind: 'http500',
+    failure_rate: 1,
+  });
   expect(fault.status).toBe(201);
   try {
     expectControlCharacterError(await stack.call({ path: '/v1/pacientes?nome=SIL%00VA' }), 'nome');
@@ -88,27 +98,30 @@ describe('which characters: C0 (tab and line breaks included), DEL and C1; text 
   });
 });
 
-describe.each(operations.map(({ path, operation }) => ({ name: `${operation.method} ${path}`, path, operation })))('$name', ({ path, operation: op }) => {
-  const params = paramNames(path);
-  const valid = Object.fromEntries(params.map((name) => [name, op.example?.params?.[name] ?? 1]));
+describe.each(operations.map(({ path, operation }) => ({ name: `${operation.method} ${path}`, path, operation })))(
+  '$name',
+  ({ path, operation: op }) => {
+    const params = paramNames(path);
+    const valid = Object.fromEntries(params.map((name) => [name, op.example?.params?.[name] ?? 1]));
 
-  for (const name of params) {
-    test(`path parameter ${name} with a NUL → 400 naming ${name}`, async () => {
-      // fillPath encodes: the NUL travels as %00 and the router decodes it into the value.
-      const target = fillPath(path, { ...valid, [name]: `${valid[name]}\u0000` });
-      expectControlCharacterError(await call(op, target), name);
+    for (const name of params) {
+      test(`path parameter ${name} with a NUL → 400 naming ${name}`, async () => {
+        // fillPath encodes: the NUL travels as %00 and the router decodes it into the value.
+        const target = fillPath(path, { ...valid, [name]: `${valid[name]}\u0000` });
+        expectControlCharacterError(await call(op, target), name);
+      });
+    }
+
+    test('a query parameter the route does not name, carrying a control character → 400 naming it (before the whitelist)', async () => {
+      const query = new URLSearchParams({ ...(op.example?.query ?? {}), extra: 'a\u007fb' }).toString();
+      expectControlCharacterError(await call(op, `${fillPath(path, valid)}?${query}`), 'extra');
     });
-  }
 
-  test('a query parameter the route does not name, carrying a control character → 400 naming it (before the whitelist)', async () => {
-    const query = new URLSearchParams({ ...(op.example?.query ?? {}), extra: 'a\u007fb' }).toString();
-    expectControlCharacterError(await call(op, `${fillPath(path, valid)}?${query}`), 'extra');
-  });
-
-  for (const name of queryNames(op)) {
-    test(`query parameter ${name} with a control character → 400 naming ${name}`, async () => {
-      const query = new URLSearchParams({ ...(op.example?.query ?? {}), [name]: 'ab\u0001c' }).toString();
-      expectControlCharacterError(await call(op, `${fillPath(path, valid)}?${query}`), name);
-    });
-  }
-});
+    for (const name of queryNames(op)) {
+      test(`query parameter ${name} with a control character → 400 naming ${name}`, async () => {
+        const query = new URLSearchParams({ ...(op.example?.query ?? {}), [name]: 'ab\u0001c' }).toString();
+        expectControlCharacterError(await call(op, `${fillPath(path, valid)}?${query}`), name);
+      });
+    }
+  },
+);

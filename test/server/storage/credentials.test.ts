@@ -39,7 +39,13 @@ describe('a stack started without S3_ACCESS_KEY/S3_SECRET_KEY', () => {
   let attachmentKey = '';
   let s3Dir = '';
   const client = (accessKey: string, secretKey: string) =>
-    createS3Client({ ...stack.config.s3.internal, accessKey, secretKey, bucket: stack.config.s3.bucket, region: stack.config.s3.region });
+    createS3Client({
+      ...stack.config.s3.internal,
+      accessKey,
+      secretKey,
+      bucket: stack.config.s3.bucket,
+      region: stack.config.s3.region,
+    });
 
   beforeAll(async () => {
     stack = await startTestStack();
@@ -56,7 +62,11 @@ describe('a stack started without S3_ACCESS_KEY/S3_SECRET_KEY', () => {
       idempotencyKey: randomUUID(),
     });
     expect(res.status, res.text).toBe(201);
-    const listed = await names(client(stack.config.s3.accessKey, stack.config.s3.secretKey), stack.config.s3.bucket, `${stack.tenantSlug}/`);
+    const listed = await names(
+      client(stack.config.s3.accessKey, stack.config.s3.secretKey),
+      stack.config.s3.bucket,
+      `${stack.tenantSlug}/`,
+    );
     expect(listed).toHaveLength(1);
     attachmentKey = listed[0];
   });
@@ -74,19 +84,29 @@ describe('a stack started without S3_ACCESS_KEY/S3_SECRET_KEY', () => {
   it("the running embedded S3 refuses s3rver's published S3RVER/S3RVER pair: no listing, reading, overwriting or deleting", async () => {
     const published = client('S3RVER', 'S3RVER');
     const bucket = stack.config.s3.bucket;
-    await expect(names(published, bucket, `${stack.tenantSlug}/`)).rejects.toMatchObject({ code: 'InvalidAccessKeyId' });
+    await expect(names(published, bucket, `${stack.tenantSlug}/`)).rejects.toMatchObject({
+      code: 'InvalidAccessKeyId',
+    });
     await expect(published.getObject(bucket, attachmentKey)).rejects.toMatchObject({ code: 'InvalidAccessKeyId' });
-    await expect(published.putObject(bucket, attachmentKey, Buffer.from('overwritten'))).rejects.toMatchObject({ code: 'InvalidAccessKeyId' });
+    await expect(published.putObject(bucket, attachmentKey, Buffer.from('overwritten'))).rejects.toMatchObject({
+      code: 'InvalidAccessKeyId',
+    });
     await expect(published.removeObject(bucket, attachmentKey)).rejects.toMatchObject({ code: 'InvalidAccessKeyId' });
     // The attachment is intact, read with the generated pair.
     const chunks: Buffer[] = [];
-    for await (const chunk of await client(stack.config.s3.accessKey, stack.config.s3.secretKey).getObject(bucket, attachmentKey)) chunks.push(chunk as Buffer);
+    for await (const chunk of await client(stack.config.s3.accessKey, stack.config.s3.secretKey).getObject(
+      bucket,
+      attachmentKey,
+    ))
+      chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).toBe('%PDF-1.4\nresultado\n%%EOF\n');
   });
 
   it('the health probe and the presigner use the generated pair: /readyz storage up, the attachment downloads through its presigned URL', async () => {
     const ready = await stack.raw({ path: '/readyz' });
-    expect(ready.body.data?.componentes?.storage ?? ready.body.error?.details?.componentes?.storage).toMatchObject({ status: 'up' });
+    expect(ready.body.data?.componentes?.storage ?? ready.body.error?.details?.componentes?.storage).toMatchObject({
+      status: 'up',
+    });
     const url = await stack.app.presigner.presignGet({ bucket: stack.config.s3.bucket, object_key: attachmentKey });
     expect(new URL(url).searchParams.get('X-Amz-Credential')).toMatch(new RegExp(`^${stack.config.s3.accessKey}/`));
     const res = await fetch(url);
@@ -98,8 +118,12 @@ describe('a stack started without S3_ACCESS_KEY/S3_SECRET_KEY', () => {
     expect(mode(s3Dir)).toBe('700');
     const entries = walk(s3Dir);
     // The attachment itself, its metadata and checksum, under clinic-files/<tenant>/...
-    expect(entries.filter((e) => !e.dir && e.rel.includes(path.basename(attachmentKey))).length).toBeGreaterThanOrEqual(2);
-    const wrong = entries.filter((e) => mode(path.join(s3Dir, e.rel)) !== (e.dir ? '700' : '600')).map((e) => `${e.rel} ${mode(path.join(s3Dir, e.rel))}`);
+    expect(entries.filter((e) => !e.dir && e.rel.includes(path.basename(attachmentKey))).length).toBeGreaterThanOrEqual(
+      2,
+    );
+    const wrong = entries
+      .filter((e) => mode(path.join(s3Dir, e.rel)) !== (e.dir ? '700' : '600'))
+      .map((e) => `${e.rel} ${mode(path.join(s3Dir, e.rel))}`);
     expect(wrong).toEqual([]);
   });
 
@@ -126,16 +150,21 @@ describe('production refuses a published pair', () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('S3_ACCESS_KEY/S3_SECRET_KEY = S3RVER (or MinIO\'s minioadmin) with APP_ENV=production is a configuration error naming the variable', () => {
+  it("S3_ACCESS_KEY/S3_SECRET_KEY = S3RVER (or MinIO's minioadmin) with APP_ENV=production is a configuration error naming the variable", () => {
     for (const secret of ['S3RVER', 'minioadmin']) {
-      const load = () => loadConfig({ DATA_DIR: dataDir, APP_ENV: 'production', S3_ACCESS_KEY: secret, S3_SECRET_KEY: secret });
+      const load = () =>
+        loadConfig({ DATA_DIR: dataDir, APP_ENV: 'production', S3_ACCESS_KEY: secret, S3_SECRET_KEY: secret });
       expect(load).toThrow(ConfigError);
       expect(load).toThrow(/S3_SECRET_KEY.*published default.*APP_ENV=production/);
     }
     // Development still takes an explicit pair (a warning at start), and one half alone is an error.
-    expect(loadConfig({ DATA_DIR: dataDir, S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER' }).s3.credentials).toBe('environment');
+    expect(loadConfig({ DATA_DIR: dataDir, S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER' }).s3.credentials).toBe(
+      'environment',
+    );
     expect(() => loadConfig({ DATA_DIR: dataDir, S3_ACCESS_KEY: 'only-the-key' })).toThrow(/set together/);
-    expect(() => loadConfig({ DATA_DIR: dataDir, S3_ENDPOINT: 'http://127.0.0.1:9000' })).toThrow(/S3_ENDPOINT needs S3_ACCESS_KEY and S3_SECRET_KEY/);
+    expect(() => loadConfig({ DATA_DIR: dataDir, S3_ENDPOINT: 'http://127.0.0.1:9000' })).toThrow(
+      /S3_ENDPOINT needs S3_ACCESS_KEY and S3_SECRET_KEY/,
+    );
   });
 
   it('npm start (appliance/main.ts) with APP_ENV=production and the published pair exits at once with that message', async () => {
@@ -160,6 +189,8 @@ describe('production refuses a published pair', () => {
 
   it('a published pair written into DATA_DIR/storage.credentials is refused by a production start too', async () => {
     writeFileSync(path.join(dataDir, STORAGE_CREDENTIALS_FILE), 'S3RVER:S3RVER\n', { mode: 0o600 });
-    await expect(startStack(ephemeralConfig(dataDir, { APP_ENV: 'production' }))).rejects.toThrow(/published default.*APP_ENV=production/);
+    await expect(startStack(ephemeralConfig(dataDir, { APP_ENV: 'production' }))).rejects.toThrow(
+      /published default.*APP_ENV=production/,
+    );
   });
 });

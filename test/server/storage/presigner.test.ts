@@ -22,8 +22,22 @@ let internal: S3Settings;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'presigner-test-'));
-  s3 = await startEmbeddedS3({ directory: path.join(dataDir, 's3'), port: 0, accessKey: 'presigner-test', secretKey: 'presigner-secret', buckets: [BUCKET] });
-  internal = { endPoint: '127.0.0.1', port: s3.port, useSSL: false, accessKey: 'presigner-test', secretKey: 'presigner-secret', bucket: BUCKET, region: 'us-east-1' };
+  s3 = await startEmbeddedS3({
+    directory: path.join(dataDir, 's3'),
+    port: 0,
+    accessKey: 'presigner-test',
+    secretKey: 'presigner-secret',
+    buckets: [BUCKET],
+  });
+  internal = {
+    endPoint: '127.0.0.1',
+    port: s3.port,
+    useSSL: false,
+    accessKey: 'presigner-test',
+    secretKey: 'presigner-secret',
+    bucket: BUCKET,
+    region: 'us-east-1',
+  };
   await createS3Client(internal).putObject(BUCKET, 'clinica-a/exames/x.pdf', Buffer.from('%PDF-1.4 x'));
 });
 
@@ -34,7 +48,9 @@ afterAll(async () => {
 
 describe('presignGet', () => {
   it('sets the expiry explicitly to 300 s (the minio client would default to 7 days) and signs the host only', async () => {
-    const url = new URL(await new Presigner(internal).presignGet({ bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' }));
+    const url = new URL(
+      await new Presigner(internal).presignGet({ bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' }),
+    );
     expect(PRESIGNED_URL_SECONDS).toBe(300);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
     expect(url.searchParams.get('X-Amz-Algorithm')).toBe('AWS4-HMAC-SHA256');
@@ -45,7 +61,10 @@ describe('presignGet', () => {
   it('presigns for the public endpoint, distinct from the internal one, without calling the storage', async () => {
     // The services write through 127.0.0.1; clients reach the same storage as localhost.
     const publicEndpoint = { ...internal, endPoint: 'localhost' };
-    const url = await new Presigner(publicEndpoint).presignGet({ bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' });
+    const url = await new Presigner(publicEndpoint).presignGet({
+      bucket: BUCKET,
+      object_key: 'clinica-a/exames/x.pdf',
+    });
     expect(new URL(url).origin).toBe(`http://localhost:${s3.port}`);
     const response = await fetch(url);
     expect(response.status).toBe(200);
@@ -75,8 +94,12 @@ describe('injected presign failures (StorageFaults)', () => {
     const presigner = new Presigner(internal, { faults });
     const fault = faults.add({ failure_rate: 1 });
     expect(fault).toMatchObject({ id: 1, tenant: '*', failure_rate: 1, hits: 0 });
-    await expect(presigner.presignGet({ bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' })).rejects.toMatchObject(FAILURE);
-    await expect(presigner.presignGet({ bucket: BUCKET, object_key: 'seed-samples/exame.pdf' })).rejects.toMatchObject(FAILURE);
+    await expect(presigner.presignGet({ bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' })).rejects.toMatchObject(
+      FAILURE,
+    );
+    await expect(presigner.presignGet({ bucket: BUCKET, object_key: 'seed-samples/exame.pdf' })).rejects.toMatchObject(
+      FAILURE,
+    );
     expect(faults.list()[0].hits).toBe(2);
     expect(faults.remove(fault.id)).toBe(true);
     expect(faults.remove(fault.id)).toBe(false);
@@ -90,9 +113,15 @@ describe('injected presign failures (StorageFaults)', () => {
     faults.add({ tenant: 'clinica-a' });
     const object = { bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' };
     await expect(presigner.presignGet(object)).rejects.toMatchObject(FAILURE);
-    await expect(presigner.presignGet({ bucket: BUCKET, object_key: 'seed-samples/exame.pdf' }, { tenant: 'clinica-a' })).rejects.toMatchObject(FAILURE);
-    await expect(presigner.presignGet({ bucket: BUCKET, object_key: 'clinica-b/exames/y.pdf' })).resolves.toMatch(/^http:/);
-    await expect(presigner.presignGet({ bucket: BUCKET, object_key: 'seed-samples/exame.pdf' })).resolves.toMatch(/^http:/);
+    await expect(
+      presigner.presignGet({ bucket: BUCKET, object_key: 'seed-samples/exame.pdf' }, { tenant: 'clinica-a' }),
+    ).rejects.toMatchObject(FAILURE);
+    await expect(presigner.presignGet({ bucket: BUCKET, object_key: 'clinica-b/exames/y.pdf' })).resolves.toMatch(
+      /^http:/,
+    );
+    await expect(presigner.presignGet({ bucket: BUCKET, object_key: 'seed-samples/exame.pdf' })).resolves.toMatch(
+      /^http:/,
+    );
     // The caller's tenant wins over the key's first segment.
     await expect(presigner.presignGet(object, { tenant: 'clinica-b' })).resolves.toMatch(/^http:/);
     expect(faults.clear()).toBe(1);
@@ -106,7 +135,12 @@ describe('injected presign failures (StorageFaults)', () => {
     faults.add({ failure_rate: 0.5 });
     const outcomes: string[] = [];
     for (let i = 0; i < 4; i++) {
-      outcomes.push(await presigner.presignGet({ bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' }).then(() => 'ok', (e: ApiError) => e.code));
+      outcomes.push(
+        await presigner.presignGet({ bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' }).then(
+          () => 'ok',
+          (e: ApiError) => e.code,
+        ),
+      );
     }
     expect(outcomes).toEqual(['RES_ARQUIVO_S3_FALHA', 'ok', 'RES_ARQUIVO_S3_FALHA', 'ok']);
     expect(faults.list()[0].hits).toBe(4);
@@ -121,7 +155,10 @@ describe('injected presign failures (StorageFaults)', () => {
     await app.register(envelopePlugin, { release: '1.0.0', passthroughPrefixes: [] });
     // Stands in for a file-redirect handler: presign, then 302.
     app.get('/arquivo', async (_request, reply) => {
-      const location = await presigner.presignGet({ bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' }, { tenant: 'clinica-a' });
+      const location = await presigner.presignGet(
+        { bucket: BUCKET, object_key: 'clinica-a/exames/x.pdf' },
+        { tenant: 'clinica-a' },
+      );
       return reply.status(302).header('location', location).header('cache-control', 'no-store').send();
     });
     try {
@@ -135,7 +172,11 @@ describe('injected presign failures (StorageFaults)', () => {
       expect(failed.headers.location).toBeUndefined();
       const body = failed.json();
       expect(body.data).toBeNull();
-      expect(body.error).toEqual({ code: 'RES_ARQUIVO_S3_FALHA', message: expect.stringMatching(/^[\x20-\x7e]+$/), details: null });
+      expect(body.error).toEqual({
+        code: 'RES_ARQUIVO_S3_FALHA',
+        message: expect.stringMatching(/^[\x20-\x7e]+$/),
+        details: null,
+      });
       expect(failed.body).not.toMatch(/clinic-files|clinica-a\/exames|x\.pdf|injected|127\.0\.0\.1/);
     } finally {
       await app.close();

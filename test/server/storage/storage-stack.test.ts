@@ -30,7 +30,13 @@ beforeAll(async () => {
   // Clients reach the storage as localhost; the services write through 127.0.0.1.
   stack = await startTestStack({ S3_PORT: String(publicPort), S3_PUBLIC_ENDPOINT: `http://localhost:${publicPort}` });
   const { config } = stack;
-  files = new FileStore({ ...config.s3.internal, accessKey: config.s3.accessKey, secretKey: config.s3.secretKey, bucket: config.s3.bucket, region: config.s3.region });
+  files = new FileStore({
+    ...config.s3.internal,
+    accessKey: config.s3.accessKey,
+    secretKey: config.s3.secretKey,
+    bucket: config.s3.bucket,
+    region: config.s3.region,
+  });
   await ensureOperator(stack.gatewayDb.db, 'operador', 'correct-horse-battery');
   console_ = new ConsoleClient(stack.gatewayUrl);
   expect((await console_.login('operador', 'correct-horse-battery')).status).toBe(200);
@@ -133,11 +139,22 @@ describe('presign faults through the console API (/admin/api/storage-faults)', (
     const created = await console_.call('POST', '/admin/api/storage-faults', { tenant: stack.tenantSlug });
     expect(created.status).toBe(201);
     expect(created.body.error).toBeNull();
-    expect(created.body.data).toEqual({ id: expect.any(Number), tenant: stack.tenantSlug, failure_rate: 1, criado_em: expect.any(String), hits: 0 });
+    expect(created.body.data).toEqual({
+      id: expect.any(Number),
+      tenant: stack.tenantSlug,
+      failure_rate: 1,
+      criado_em: expect.any(String),
+      hits: 0,
+    });
 
-    await expect(stack.app.presigner.presignGet(object(mine.object_key))).rejects.toMatchObject({ code: 'RES_ARQUIVO_S3_FALHA', status: 500 });
+    await expect(stack.app.presigner.presignGet(object(mine.object_key))).rejects.toMatchObject({
+      code: 'RES_ARQUIVO_S3_FALHA',
+      status: 500,
+    });
     await expect(stack.app.presigner.presignGet(object(other.object_key))).resolves.toMatch(/^http:\/\/localhost:/);
-    await expect(stack.app.presigner.presignGet(object(other.object_key), { tenant: stack.tenantSlug })).rejects.toMatchObject({ code: 'RES_ARQUIVO_S3_FALHA' });
+    await expect(
+      stack.app.presigner.presignGet(object(other.object_key), { tenant: stack.tenantSlug }),
+    ).rejects.toMatchObject({ code: 'RES_ARQUIVO_S3_FALHA' });
 
     const listed = await console_.call('GET', '/admin/api/storage-faults');
     expect(listed.status).toBe(200);
@@ -146,7 +163,9 @@ describe('presign faults through the console API (/admin/api/storage-faults)', (
     const removed = await console_.call('DELETE', `/admin/api/storage-faults/${created.body.data.id}`);
     expect(removed.status).toBe(200);
     expect(removed.body.data).toEqual({ id: created.body.data.id, removida: true });
-    expect((await console_.call('DELETE', `/admin/api/storage-faults/${created.body.data.id}`)).body.error?.code).toBe('RES_NOT_FOUND');
+    expect((await console_.call('DELETE', `/admin/api/storage-faults/${created.body.data.id}`)).body.error?.code).toBe(
+      'RES_NOT_FOUND',
+    );
     await expect(stack.app.presigner.presignGet(object(mine.object_key))).resolves.toMatch(/^http:/);
   });
 
@@ -154,10 +173,15 @@ describe('presign faults through the console API (/admin/api/storage-faults)', (
     const all = await console_.call('POST', '/admin/api/storage-faults', {});
     expect(all.status).toBe(201);
     expect(all.body.data).toMatchObject({ tenant: '*', failure_rate: 1 });
-    await expect(stack.app.presigner.presignGet({ bucket: stack.config.s3.bucket, object_key: 'seed-samples/exame.pdf' })).rejects.toMatchObject({
+    await expect(
+      stack.app.presigner.presignGet({ bucket: stack.config.s3.bucket, object_key: 'seed-samples/exame.pdf' }),
+    ).rejects.toMatchObject({
       code: 'RES_ARQUIVO_S3_FALHA',
     });
-    expect((await console_.call('POST', '/admin/api/storage-faults', { tenant: '*', failure_rate: 0.25 })).body.data.failure_rate).toBe(0.25);
+    expect(
+      (await console_.call('POST', '/admin/api/storage-faults', { tenant: '*', failure_rate: 0.25 })).body.data
+        .failure_rate,
+    ).toBe(0.25);
     const cleared = await console_.call('DELETE', '/admin/api/storage-faults');
     expect(cleared.status).toBe(200);
     expect(cleared.body.data).toEqual({ removidas: 2 });

@@ -7,8 +7,10 @@ import { useAuditEntry, type AuditDetail } from './api.ts';
 /** Why a response is not in the journal, in words an operator reads once. */
 function noResponseReason(e: AuditDetail): string {
   if (e.source === 'console') return 'Console actions record their subject and outcome, not the answer.';
-  if (e.status >= 300 && e.status < 400) return 'Redirects are never stored: their Location is a time-limited download URL.';
-  if (e.status < 400 && e.method === 'GET') return 'Successful reads are not copied into the journal; errors and writes are.';
+  if (e.status >= 300 && e.status < 400)
+    return 'Redirects are never stored: their Location is a time-limited download URL.';
+  if (e.status < 400 && e.method === 'GET')
+    return 'Successful reads are not copied into the journal; errors and writes are.';
   return 'No response body was recorded for this request.';
 }
 
@@ -29,7 +31,10 @@ function splitDetail(detail: unknown): { action: string | null; conflict: Confli
   const { action, idempotency_conflict, ...others } = detail as Record<string, unknown>;
   return {
     action: typeof action === 'string' ? action : null,
-    conflict: idempotency_conflict && typeof idempotency_conflict === 'object' ? (idempotency_conflict as ConflictDetail) : null,
+    conflict:
+      idempotency_conflict && typeof idempotency_conflict === 'object'
+        ? (idempotency_conflict as ConflictDetail)
+        : null,
     rest: Object.keys(others).length > 0 ? others : null,
   };
 }
@@ -43,7 +48,11 @@ function ConflictCard({ conflict }: { conflict: ConflictDetail }) {
         <dt>Idempotency-Key</dt>
         <dd className="mono">{conflict.idem_key ?? '—'}</dd>
         <dt>Why</dt>
-        <dd>{conflict.reason === 'operation' ? 'The key was first used on another operation.' : 'The key was first used with another body.'}</dd>
+        <dd>
+          {conflict.reason === 'operation'
+            ? 'The key was first used on another operation.'
+            : 'The key was first used with another body.'}
+        </dd>
         <dt>First use</dt>
         <dd className="mono">
           {conflict.stored?.method} {conflict.stored?.path}
@@ -58,8 +67,8 @@ function ConflictCard({ conflict }: { conflict: ConflictDetail }) {
         </dd>
       </dl>
       <p className="hint" style={{ marginBottom: 0 }}>
-        Fingerprints are keyed HMACs of each body's canonical SHA-256: equal bodies give equal fingerprints, and neither can be
-        turned back into the body.
+        Fingerprints are keyed HMACs of each body's canonical SHA-256: equal bodies give equal fingerprints, and neither
+        can be turned back into the body.
       </p>
     </section>
   );
@@ -113,13 +122,20 @@ export function AuditDetailPage({ id }: { id: number }) {
                 </dd>
                 <dt>Key</dt>
                 <dd className="mono" data-testid="detail-key">
-                  {e.chave_id ? <a href={href('/audit', { chave_id: e.chave_id })} title="Every call of this key">#{e.chave_id}</a> : '—'}
+                  {e.chave_id ? (
+                    <a href={href('/audit', { chave_id: e.chave_id })} title="Every call of this key">
+                      #{e.chave_id}
+                    </a>
+                  ) : (
+                    '—'
+                  )}
                   {e.verified === 0 && (
                     <>
                       {' '}
                       <Badge tone="warn">Unverified</Badge>
                       <div className="hint" style={{ fontFamily: 'inherit' }}>
-                        The request named this key but did not prove it holds its secret (revoked key, clock, signature…).
+                        The request named this key but did not prove it holds its secret (revoked key, clock,
+                        signature…).
                       </div>
                     </>
                   )}
@@ -151,12 +167,17 @@ export function AuditDetailPage({ id }: { id: number }) {
                 </dl>
               )}
               <p className="hint" style={{ marginBottom: 0 }}>
-                X-Signature, Authorization and Cookie are never recorded. Headers outside the known set show only their name.
+                X-Signature, Authorization and Cookie are never recorded. Headers outside the known set show only their
+                name.
               </p>
             </section>
             <section className="card card-pad" aria-label="Body">
               <h3>Request body (redacted)</h3>
-              {e.body === null ? <p className="muted">No body stored (only POST and PATCH bodies are kept).</p> : <JsonBlock value={e.body} />}
+              {e.body === null ? (
+                <p className="muted">No body stored (only POST and PATCH bodies are kept).</p>
+              ) : (
+                <JsonBlock value={e.body} />
+              )}
             </section>
           </div>
           <div>

@@ -6,7 +6,14 @@ import { ListTable } from '../../lib/table.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { actionLabel } from './actions.ts';
-import { FILTER_NAMES, useAuditPages, useAuditStorage, useUnattributed, type AuditFilters, type AuditStorage } from './api.ts';
+import {
+  FILTER_NAMES,
+  useAuditPages,
+  useAuditStorage,
+  useUnattributed,
+  type AuditFilters,
+  type AuditStorage,
+} from './api.ts';
 
 /** datetime-local ⇄ ISO (the URL and the API carry UTC ISO 8601). */
 const toLocalInput = (iso: string | undefined) => {
@@ -28,40 +35,87 @@ function FiltersForm({ initial }: { initial: AuditFilters }) {
   const { errors, submit } = useFieldErrors();
   const set = (name: string) => (value: string) => setDraft({ ...draft, [name]: value });
   const typed = (name: string) => (e: React.ChangeEvent<HTMLInputElement>) => set(name)(e.target.value);
-  const apply = submit(auditQuerySchema, draft, () => navigate('/audit', Object.fromEntries(FILTER_NAMES.map((n) => [n, draft[n]?.trim()]))));
+  const apply = submit(auditQuerySchema, draft, () =>
+    navigate('/audit', Object.fromEntries(FILTER_NAMES.map((n) => [n, draft[n]?.trim()]))),
+  );
 
   return (
     <form className="card card-pad" onSubmit={apply} noValidate aria-label="Audit filters" style={{ marginBottom: 16 }}>
       <div className="grid-filters">
         <Field id="f-tenant" label="Clinic">
-          <Select id="f-tenant" value={draft.tenant ?? ''} onChange={set('tenant')} options={clinicOptions(tenants.data)} blank="All clinics" />
+          <Select
+            id="f-tenant"
+            value={draft.tenant ?? ''}
+            onChange={set('tenant')}
+            options={clinicOptions(tenants.data)}
+            blank="All clinics"
+          />
         </Field>
         <Field id="f-key" label="Key id" error={errors.chave_id}>
-          <input id="f-key" inputMode="numeric" placeholder="e.g. 12" value={draft.chave_id ?? ''} onChange={typed('chave_id')} />
+          <input
+            id="f-key"
+            inputMode="numeric"
+            placeholder="e.g. 12"
+            value={draft.chave_id ?? ''}
+            onChange={typed('chave_id')}
+          />
         </Field>
         <Field id="f-method" label="Method">
-          <Select id="f-method" value={draft.method ?? ''} onChange={set('method')} options={valueOptions(['GET', 'POST', 'PATCH', 'DELETE'])} blank="Any" />
+          <Select
+            id="f-method"
+            value={draft.method ?? ''}
+            onChange={set('method')}
+            options={valueOptions(['GET', 'POST', 'PATCH', 'DELETE'])}
+            blank="Any"
+          />
         </Field>
         <Field id="f-path" label="Path starts with" error={errors.path}>
           <input id="f-path" placeholder="/v1/pacientes" value={draft.path ?? ''} onChange={typed('path')} />
         </Field>
         <Field id="f-status" label="Status" error={errors.status}>
-          <input id="f-status" inputMode="numeric" placeholder="e.g. 401" value={draft.status ?? ''} onChange={typed('status')} />
+          <input
+            id="f-status"
+            inputMode="numeric"
+            placeholder="e.g. 401"
+            value={draft.status ?? ''}
+            onChange={typed('status')}
+          />
         </Field>
         <Field id="f-error" label="Error code">
-          <input id="f-error" placeholder="e.g. AUTH_KEY_REVOKED" value={draft.error_code ?? ''} onChange={typed('error_code')} />
+          <input
+            id="f-error"
+            placeholder="e.g. AUTH_KEY_REVOKED"
+            value={draft.error_code ?? ''}
+            onChange={typed('error_code')}
+          />
         </Field>
         <Field id="f-request" label="Request id">
           <input id="f-request" className="mono" value={draft.request_id ?? ''} onChange={typed('request_id')} />
         </Field>
         <Field id="f-source" label="Source">
-          <Select id="f-source" value={draft.source ?? ''} onChange={set('source')} options={SOURCES} blank="API and console" />
+          <Select
+            id="f-source"
+            value={draft.source ?? ''}
+            onChange={set('source')}
+            options={SOURCES}
+            blank="API and console"
+          />
         </Field>
         <Field id="f-from" label="From" error={errors.from}>
-          <input id="f-from" type="datetime-local" value={toLocalInput(draft.from)} onChange={(e) => setDraft({ ...draft, from: fromLocalInput(e.target.value) })} />
+          <input
+            id="f-from"
+            type="datetime-local"
+            value={toLocalInput(draft.from)}
+            onChange={(e) => setDraft({ ...draft, from: fromLocalInput(e.target.value) })}
+          />
         </Field>
         <Field id="f-to" label="To" error={errors.to}>
-          <input id="f-to" type="datetime-local" value={toLocalInput(draft.to)} onChange={(e) => setDraft({ ...draft, to: fromLocalInput(e.target.value) })} />
+          <input
+            id="f-to"
+            type="datetime-local"
+            value={toLocalInput(draft.to)}
+            onChange={(e) => setDraft({ ...draft, to: fromLocalInput(e.target.value) })}
+          />
         </Field>
       </div>
       <div className="form-actions">
@@ -97,10 +151,11 @@ function StorageLine({ storage: s }: { storage: AuditStorage | undefined }) {
       </Badge>{' '}
       {count(j.totals.verified.rows)} verified entries, {count(j.totals.unverified.rows)} unverified refusals and{' '}
       {count(j.totals.unattributed.rows)} unattributed groups ({count(s.rows)} / {count(s.max_rows)} rows). Oldest entry{' '}
-      {s.oldest_ts ? formatDate(s.oldest_ts) : '—'}. Entries older than {s.retention_days} days are deleted every 10 minutes;
-      unverified and unattributed entries are held to {megabytes(j.noise_cap_bytes)} (oldest dropped first), verified ones are never
-      dropped to make room. On disk the journal takes {megabytes(j.disk.footprint_bytes)} of its {megabytes(j.max_bytes)} (its pages in
-      gateway.db, {megabytes(j.disk.wal_share_bytes + j.disk.shm_bytes)} for the WAL). gateway.db {megabytes(s.database_bytes)} ({megabytes(s.free_bytes)} free for reuse)
+      {s.oldest_ts ? formatDate(s.oldest_ts) : '—'}. Entries older than {s.retention_days} days are deleted every 10
+      minutes; unverified and unattributed entries are held to {megabytes(j.noise_cap_bytes)} (oldest dropped first),
+      verified ones are never dropped to make room. On disk the journal takes {megabytes(j.disk.footprint_bytes)} of its{' '}
+      {megabytes(j.max_bytes)} (its pages in gateway.db, {megabytes(j.disk.wal_share_bytes + j.disk.shm_bytes)} for the
+      WAL). gateway.db {megabytes(s.database_bytes)} ({megabytes(s.free_bytes)} free for reuse)
       {j.free_bytes !== null ? `; ${megabytes(j.free_bytes)} free on disk` : ''}.
     </p>
   );
@@ -115,8 +170,9 @@ function UnattributedSection() {
       <div className="card-pad" style={{ paddingBottom: 0 }}>
         <h3 style={{ margin: 0 }}>Unattributed requests</h3>
         <p className="hint">
-          Requests that named no existing key (no key, an unknown key, malformed headers, unknown routes, parser refusals), counted per
-          minute, client address, status and error code, with the first request of each group as a sample.
+          Requests that named no existing key (no key, an unknown key, malformed headers, unknown routes, parser
+          refusals), counted per minute, client address, status and error code, with the first request of each group as
+          a sample.
         </p>
       </div>
       <ErrorBanner error={groups.error} title="The unattributed requests could not be loaded" />
@@ -125,7 +181,14 @@ function UnattributedSection() {
         rows={rows}
         empty={<EmptyState title="No unattributed requests">Every request kept named an existing key.</EmptyState>}
         testId="unattributed-groups"
-        columns={['Minute', 'Client address', 'Status', 'Error', { label: 'Requests', style: { textAlign: 'right' } }, 'Sample']}
+        columns={[
+          'Minute',
+          'Client address',
+          'Status',
+          'Error',
+          { label: 'Requests', style: { textAlign: 'right' } },
+          'Sample',
+        ]}
         rowKey={(g) => g.id}
         cells={(g) => {
           const sample = typeof g.sample === 'string' ? null : g.sample;
@@ -174,7 +237,10 @@ export function AuditPage() {
         title="Audit log"
         description="Every API request and console action, the last to arrive first. Bodies are stored redacted and bounded; a body that did not parse is described, never stored."
         actions={
-          <Button onClick={() => void Promise.all([pages.refetch(), storage.refetch(), unattributed.refetch()])} disabled={pages.isFetching}>
+          <Button
+            onClick={() => void Promise.all([pages.refetch(), storage.refetch(), unattributed.refetch()])}
+            disabled={pages.isFetching}
+          >
             {pages.isFetching && !pages.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
           </Button>
         }
@@ -186,10 +252,24 @@ export function AuditPage() {
         <ListTable
           pending={pages.isPending}
           rows={rows}
-          empty={<EmptyState title="No entries match these filters">Widen the date range or clear a filter.</EmptyState>}
-          columns={['Time', 'Source', 'Clinic', 'Key', 'Request', 'Status', { label: 'ms', style: { textAlign: 'right' } }]}
+          empty={
+            <EmptyState title="No entries match these filters">Widen the date range or clear a filter.</EmptyState>
+          }
+          columns={[
+            'Time',
+            'Source',
+            'Clinic',
+            'Key',
+            'Request',
+            'Status',
+            { label: 'ms', style: { textAlign: 'right' } },
+          ]}
           rowKey={(r) => r.id}
-          row={(r) => ({ className: 'clickable', onClick: () => navigate(`/audit/${r.id}`), 'data-request-id': r.request_id })}
+          row={(r) => ({
+            className: 'clickable',
+            onClick: () => navigate(`/audit/${r.id}`),
+            'data-request-id': r.request_id,
+          })}
           cells={(r) => (
             <>
               <td className="col-time">
@@ -211,7 +291,11 @@ export function AuditPage() {
                 )}
               </td>
               <td className="col-clinic">
-                <ClinicName slug={r.tenant_slug} nome={r.tenant_slug ? clinics.nameOf(r.tenant_slug) : undefined} compact />
+                <ClinicName
+                  slug={r.tenant_slug}
+                  nome={r.tenant_slug ? clinics.nameOf(r.tenant_slug) : undefined}
+                  compact
+                />
               </td>
               <td className="mono">
                 {r.chave_id ? `#${r.chave_id}` : '—'}

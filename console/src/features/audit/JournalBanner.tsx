@@ -32,7 +32,11 @@ export function JournalBanner() {
   const refusing = j.state === 'full' || j.state === 'failing';
   return (
     <div className={`banner ${refusing ? 'banner-error' : 'banner-warn'}`} role="alert" aria-label="Audit journal">
-      <strong>{refusing ? 'The audit journal cannot record requests: the API refuses them.' : 'The audit journal needs attention.'}</strong>
+      <strong>
+        {refusing
+          ? 'The audit journal cannot record requests: the API refuses them.'
+          : 'The audit journal needs attention.'}
+      </strong>
       <ul style={{ margin: '6px 0 0', paddingLeft: 18 }}>
         {j.reasons.map((reason) => (
           <li key={reason}>{reasonText(reason, j)}</li>

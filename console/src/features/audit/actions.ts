@@ -27,4 +27,5 @@ const ACTION_LABELS: Record<string, string> = {
   'operator.password.reset': 'Operator password reset',
 };
 
-export const actionLabel = (action: string | null | undefined): string => (action ? (ACTION_LABELS[action] ?? action) : 'Console action');
+export const actionLabel = (action: string | null | undefined): string =>
+  action ? (ACTION_LABELS[action] ?? action) : 'Console action';

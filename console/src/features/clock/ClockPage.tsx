@@ -31,7 +31,8 @@ export function ClockPage() {
   // A viewer reads the clock; moving it is an admin's (the console API refuses a viewer's write anyway).
   const canWrite = useCanWrite();
 
-  const advance = (seconds: number) => change.mutate({ advance_seconds: seconds }, { onError: (e) => e instanceof ApiError && setError(e.message) });
+  const advance = (seconds: number) =>
+    change.mutate({ advance_seconds: seconds }, { onError: (e) => e instanceof ApiError && setError(e.message) });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const value = Number(amount);
@@ -69,12 +70,18 @@ export function ClockPage() {
               </div>
               <div>
                 <dt className="muted">Real time</dt>
-                <dd className="mono" style={DD}>{formatDate(state.real_time)}</dd>
+                <dd className="mono" style={DD}>
+                  {formatDate(state.real_time)}
+                </dd>
               </div>
               <div>
                 <dt className="muted">Offset</dt>
                 <dd style={DD}>
-                  {state.shifted ? <Badge tone="warn">{state.offset_text} ahead</Badge> : <Badge tone="ok">At real time</Badge>}{' '}
+                  {state.shifted ? (
+                    <Badge tone="warn">{state.offset_text} ahead</Badge>
+                  ) : (
+                    <Badge tone="ok">At real time</Badge>
+                  )}{' '}
                   <span className="muted mono">{state.offset_seconds} s</span>
                 </dd>
               </div>
@@ -86,14 +93,15 @@ export function ClockPage() {
           </section>
           {!canWrite ? null : !state.enabled ? (
             <div className="banner banner-info" role="note">
-              Clock control is off: the appliance runs in production mode (<code>APP_ENV=production</code>) and always keeps real time.
+              Clock control is off: the appliance runs in production mode (<code>APP_ENV=production</code>) and always
+              keeps real time.
             </div>
           ) : (
             <section className="card card-pad" aria-label="Move the clock">
               <h2 style={{ marginTop: 0 }}>Move ahead</h2>
               <p className="muted">
-                Moves add up. Sign requests with the appliance time shown above (<code>/v1/ping</code> answers it as <code>server_time</code>);
-                the CLI does the same with <code>npm run cli -- clock advance 25h</code>.
+                Moves add up. Sign requests with the appliance time shown above (<code>/v1/ping</code> answers it as{' '}
+                <code>server_time</code>); the CLI does the same with <code>npm run cli -- clock advance 25h</code>.
               </p>
               <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8, marginBottom: 16 }}>
                 {PRESETS.map((p) => (
@@ -109,9 +117,19 @@ export function ClockPage() {
                   </li>
                 ))}
               </ul>
-              <form onSubmit={submit} noValidate aria-label="Custom move" style={{ display: 'flex', gap: 8, alignItems: 'flex-end' }}>
+              <form
+                onSubmit={submit}
+                noValidate
+                aria-label="Custom move"
+                style={{ display: 'flex', gap: 8, alignItems: 'flex-end' }}
+              >
                 <Field id="clock-amount" label="Advance by" error={error}>
-                  <input id="clock-amount" inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} />
+                  <input
+                    id="clock-amount"
+                    inputMode="numeric"
+                    value={amount}
+                    onChange={(e) => setAmount(e.target.value)}
+                  />
                 </Field>
                 <Field id="clock-unit" label="Unit">
                   <Select id="clock-unit" value={unit} onChange={(value) => setUnit(Number(value))} options={UNITS} />

@@ -5,7 +5,8 @@ import { api } from '../../lib/api.ts';
 export type { ClockState };
 
 /** Refreshed every 5 s: the CLI moves the same clock. */
-export const useClock = () => useQuery({ queryKey: ['clock'], queryFn: () => api(clockState, 'GET', '/clock'), refetchInterval: 5000 });
+export const useClock = () =>
+  useQuery({ queryKey: ['clock'], queryFn: () => api(clockState, 'GET', '/clock'), refetchInterval: 5000 });
 
 function useClockMutation<I>(fn: (input: I) => Promise<ClockState>) {
   const client = useQueryClient();

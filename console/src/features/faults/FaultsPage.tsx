@@ -21,7 +21,14 @@ const methodLabel = (method: string) => (method === '*' ? 'Any' : method);
 export function FaultsPage() {
   const switches = useBackendFaults();
   const tenants = useClinicDirectory();
-  const [form, setForm] = useState({ tenant: '*', method: '*', path: '/v1/pacientes*', kind: 'http500', latency_ms: '0', failure_rate: '1' });
+  const [form, setForm] = useState({
+    tenant: '*',
+    method: '*',
+    path: '/v1/pacientes*',
+    kind: 'http500',
+    latency_ms: '0',
+    failure_rate: '1',
+  });
   const set = (name: keyof typeof form) => (value: string) => setForm({ ...form, [name]: value });
   const typed = (name: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => set(name)(e.target.value);
 
@@ -36,12 +43,29 @@ export function FaultsPage() {
       fields={(errors) => (
         <>
           <Field id="fault-tenant" label="Clinic" error={errors.tenant}>
-            <Select id="fault-tenant" value={form.tenant} onChange={set('tenant')} options={clinicOptions(tenants.data)} blank="Every clinic" blankValue="*" />
+            <Select
+              id="fault-tenant"
+              value={form.tenant}
+              onChange={set('tenant')}
+              options={clinicOptions(tenants.data)}
+              blank="Every clinic"
+              blankValue="*"
+            />
           </Field>
           <Field id="fault-method" label="Method">
-            <Select id="fault-method" value={form.method} onChange={set('method')} options={valueOptions(FAULT_METHODS, methodLabel)} />
+            <Select
+              id="fault-method"
+              value={form.method}
+              onChange={set('method')}
+              options={valueOptions(FAULT_METHODS, methodLabel)}
+            />
           </Field>
-          <Field id="fault-path" label="API path (glob)" error={errors.path} hint="* matches anything, e.g. /v1/exames/*">
+          <Field
+            id="fault-path"
+            label="API path (glob)"
+            error={errors.path}
+            hint="* matches anything, e.g. /v1/exames/*"
+          >
             <input id="fault-path" className="mono" value={form.path} onChange={typed('path')} />
           </Field>
           <Field id="fault-kind" label="Fault" hint={`Client sees ${effectOf(form.kind)}`}>
@@ -57,7 +81,11 @@ export function FaultsPage() {
           </div>
         </>
       )}
-      empty={<EmptyState title="No faults — the backend behaves normally">Add one above; it takes effect on the next request.</EmptyState>}
+      empty={
+        <EmptyState title="No faults — the backend behaves normally">
+          Add one above; it takes effect on the next request.
+        </EmptyState>
+      }
       testId="backend-faults"
       columns={['Fault', 'Clinic', 'Route', 'Latency · rate', { label: 'Hits', title: 'Requests it matched' }, 'Since']}
       cells={(f) => (
@@ -68,7 +96,13 @@ export function FaultsPage() {
             </span>
             <div className="hint">Client sees {effectOf(f.kind) ? <Code>{effectOf(f.kind)}</Code> : '—'}</div>
           </td>
-          <td>{f.tenant === '*' || f.tenant === null ? 'Every clinic' : <ClinicName slug={f.tenant} nome={tenants.nameOf(f.tenant)} />}</td>
+          <td>
+            {f.tenant === '*' || f.tenant === null ? (
+              'Every clinic'
+            ) : (
+              <ClinicName slug={f.tenant} nome={tenants.nameOf(f.tenant)} />
+            )}
+          </td>
           <td>
             <span className="mono">{methodLabel(f.method)}</span> <Code>{f.path}</Code>
           </td>

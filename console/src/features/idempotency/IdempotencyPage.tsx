@@ -4,7 +4,19 @@ import { ConfirmDialog } from '../../lib/dialogs.tsx';
 import { clinicOptions, keyOptions, Select } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
 import { ListTable } from '../../lib/table.tsx';
-import { Badge, Button, DatedLine, EmptyState, ErrorBanner, Field, Loading, PageHeader, SectionCard, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import {
+  Badge,
+  Button,
+  DatedLine,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  Loading,
+  PageHeader,
+  SectionCard,
+  formatDate,
+  formatDateFull,
+} from '../../lib/ui.tsx';
 import { Code, shorten, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import {
   useClinicIdempotency,
@@ -19,10 +31,26 @@ import {
 } from './api.ts';
 
 const STATE_LABEL: Record<EntryState, { label: string; tone: 'info' | 'ok' | 'bad' | 'warn'; help: string }> = {
-  in_flight: { label: 'In flight', tone: 'info', help: 'The first request is still executing; a retry gets 409 CONCURRENT_REQUEST.' },
-  abandoned: { label: 'Abandoned', tone: 'warn', help: 'Left in flight by a crash; its lease is over, so the next retry executes.' },
-  completed: { label: 'Completed', tone: 'ok', help: 'A retry with the same body replays this answer; another body gets 422.' },
-  stored_503: { label: 'Stored 503', tone: 'bad', help: 'The backend was unavailable; the spec replays this 503 for 24 h. Purge it to let the client retry now.' },
+  in_flight: {
+    label: 'In flight',
+    tone: 'info',
+    help: 'The first request is still executing; a retry gets 409 CONCURRENT_REQUEST.',
+  },
+  abandoned: {
+    label: 'Abandoned',
+    tone: 'warn',
+    help: 'Left in flight by a crash; its lease is over, so the next retry executes.',
+  },
+  completed: {
+    label: 'Completed',
+    tone: 'ok',
+    help: 'A retry with the same body replays this answer; another body gets 422.',
+  },
+  stored_503: {
+    label: 'Stored 503',
+    tone: 'bad',
+    help: 'The backend was unavailable; the spec replays this 503 for 24 h. Purge it to let the client retry now.',
+  },
   orphaned: {
     label: 'Orphaned',
     tone: 'bad',
@@ -36,7 +64,15 @@ const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 type Purging = { keyId: number; entry: IdempotencyEntry };
 
 /** `#/idempotency?tenant=…&idem_key=…&chave_id=…`: a clinic, optionally a value to search and one of its keys. */
-function SearchForm({ tenant, idemKey, keyId }: { tenant: string | undefined; idemKey: string | undefined; keyId: number | null }) {
+function SearchForm({
+  tenant,
+  idemKey,
+  keyId,
+}: {
+  tenant: string | undefined;
+  idemKey: string | undefined;
+  keyId: number | null;
+}) {
   const clinics = useClinicDirectory();
   const keys = useTenantKeys(tenant);
   const [value, setValue] = useState(idemKey ?? '');
@@ -44,12 +80,20 @@ function SearchForm({ tenant, idemKey, keyId }: { tenant: string | undefined; id
   const search = (event: FormEvent) => {
     event.preventDefault();
     const text = value.trim();
-    if (text && !IDEMPOTENCY_KEY.test(text)) return setError('An Idempotency-Key is 1 to 64 letters, digits, “-” or “_”.');
+    if (text && !IDEMPOTENCY_KEY.test(text))
+      return setError('An Idempotency-Key is 1 to 64 letters, digits, “-” or “_”.');
     setError(undefined);
     navigate('/idempotency', { tenant, idem_key: text, chave_id: keyId });
   };
   return (
-    <form className="card card-pad" role="search" aria-label="Idempotency search" onSubmit={search} noValidate style={{ marginBottom: 16, paddingBottom: 4 }}>
+    <form
+      className="card card-pad"
+      role="search"
+      aria-label="Idempotency search"
+      onSubmit={search}
+      noValidate
+      style={{ marginBottom: 16, paddingBottom: 4 }}
+    >
       <div className="grid-search">
         <Field id="idem-tenant" label="Clinic">
           <Select
@@ -60,7 +104,12 @@ function SearchForm({ tenant, idemKey, keyId }: { tenant: string | undefined; id
             blank="Choose a clinic"
           />
         </Field>
-        <Field id="idem-value" label="Idempotency-Key" error={error} hint="The header's value, under any key of the clinic.">
+        <Field
+          id="idem-value"
+          label="Idempotency-Key"
+          error={error}
+          hint="The header's value, under any key of the clinic."
+        >
           <div className="inline-field">
             <input
               id="idem-value"
@@ -108,7 +157,12 @@ function KeyCell({ apiKey }: { apiKey: KeyRef | null }) {
 
 /** The first 16 hex digits (the whole in the tooltip and in `data-fingerprint`). */
 function Fingerprint({ value }: { value: string | null }) {
-  if (!value) return <span className="muted" title="Refusals journaled before this release recorded no fingerprint">not recorded</span>;
+  if (!value)
+    return (
+      <span className="muted" title="Refusals journaled before this release recorded no fingerprint">
+        not recorded
+      </span>
+    );
   return (
     <span className="fingerprint-short" title={value} data-fingerprint={value}>
       {value.slice(0, 16)}…
@@ -135,7 +189,13 @@ function EntriesList({
     <ListTable
       {...states}
       testId={withKey ? 'idem-search-entries' : 'idempotency-table'}
-      columns={[withKey === true && 'API key', { label: 'Entry', title: 'Idempotency-Key, then the operation (method and path)' }, 'State', 'Fingerprint', 'Lifetime']}
+      columns={[
+        withKey === true && 'API key',
+        { label: 'Entry', title: 'Idempotency-Key, then the operation (method and path)' },
+        'State',
+        'Fingerprint',
+        'Lifetime',
+      ]}
       rowKey={(r) => `${r.key?.id ?? ''} ${r.entry}`}
       row={(r) => ({ 'data-idem-key': r.idem_key, 'data-key-id': r.key?.id })}
       cells={(r) => {
@@ -227,7 +287,8 @@ function ConflictsList({ pending, rows }: { pending: boolean; rows: IdempotencyC
       rows={rows}
       empty={
         <EmptyState title="No conflicts">
-          A retry that reuses an Idempotency-Key with another body, or on another operation, is refused with 422 and listed here.
+          A retry that reuses an Idempotency-Key with another body, or on another operation, is refused with 422 and
+          listed here.
         </EmptyState>
       }
       testId="idem-conflicts"
@@ -257,7 +318,15 @@ function ConflictsList({ pending, rows }: { pending: boolean; rows: IdempotencyC
 }
 
 /** The clinic-wide view: the entries of one value across the clinic's keys, and its 422 conflicts. */
-function ClinicSection({ tenant, idemKey, onPurge }: { tenant: string; idemKey: string | undefined; onPurge: (p: Purging) => void }) {
+function ClinicSection({
+  tenant,
+  idemKey,
+  onPurge,
+}: {
+  tenant: string;
+  idemKey: string | undefined;
+  onPurge: (p: Purging) => void;
+}) {
   const result = useClinicIdempotency(tenant, idemKey);
   const data = result.data;
   return (
@@ -334,7 +403,11 @@ function KeySection({ keyId, onPurge }: { keyId: number; onPurge: (p: Purging) =
           </div>
           <EntriesList
             rows={entries.data?.items}
-            empty={<EmptyState title="No live entries">Writes sent with an Idempotency-Key appear here for 24 hours.</EmptyState>}
+            empty={
+              <EmptyState title="No live entries">
+                Writes sent with an Idempotency-Key appear here for 24 hours.
+              </EmptyState>
+            }
             onPurge={(p) => onPurge({ ...p, keyId })}
           />
           {entries.data?.truncated && <div className="pager">Showing the 200 newest entries.</div>}
@@ -369,14 +442,16 @@ export function IdempotencyPage() {
       {!tenant && keyId === null ? (
         <section className="card">
           <EmptyState title="Choose a clinic">
-            Then search for an Idempotency-Key value, read its conflicts, or pick one of its keys — or open “Idempotency” from a row of the
-            API keys page.
+            Then search for an Idempotency-Key value, read its conflicts, or pick one of its keys — or open
+            “Idempotency” from a row of the API keys page.
           </EmptyState>
         </section>
       ) : (
         <>
           {keyId !== null && <KeySection keyId={keyId} onPurge={(p) => (purge.reset(), setConfirm(p))} />}
-          {tenant && <ClinicSection tenant={tenant} idemKey={idemKey} onPurge={(p) => (purge.reset(), setConfirm(p))} />}
+          {tenant && (
+            <ClinicSection tenant={tenant} idemKey={idemKey} onPurge={(p) => (purge.reset(), setConfirm(p))} />
+          )}
         </>
       )}
       <ConfirmDialog
@@ -387,7 +462,10 @@ export function IdempotencyPage() {
         variant="danger"
         solid={false}
         pending={purge.isPending}
-        onConfirm={() => confirm && purge.mutate({ keyId: confirm.keyId, entry: confirm.entry.entry }, { onSuccess: () => setConfirm(null) })}
+        onConfirm={() =>
+          confirm &&
+          purge.mutate({ keyId: confirm.keyId, entry: confirm.entry.entry }, { onSuccess: () => setConfirm(null) })
+        }
         onClose={() => setConfirm(null)}
       >
         {confirm && (
@@ -397,8 +475,9 @@ export function IdempotencyPage() {
               <code>
                 {confirm.entry.method} {confirm.entry.path}
               </code>{' '}
-              goes to the backend again instead of replaying the stored answer. A write the backend already committed comes back as a replay
-              (never a second one); a stored 503 is retried for real. The purge is recorded in the audit log.
+              goes to the backend again instead of replaying the stored answer. A write the backend already committed
+              comes back as a replay (never a second one); a stored 503 is retried for real. The purge is recorded in
+              the audit log.
             </p>
             <ErrorBanner error={purge.error} title="The entry was not purged" />
           </>

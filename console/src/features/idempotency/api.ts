@@ -34,7 +34,12 @@ export const useIdempotencyEntries = (keyId: number | null) =>
 export const useClinicIdempotency = (slug: string | undefined, idemKey: string | undefined) =>
   useQuery({
     queryKey: ['idempotency', 'clinic', slug, idemKey ?? null],
-    queryFn: () => api(clinicIdempotency, 'GET', `/tenants/${encodeURIComponent(slug!)}/idempotency${toQuery({ idem_key: idemKey })}`),
+    queryFn: () =>
+      api(
+        clinicIdempotency,
+        'GET',
+        `/tenants/${encodeURIComponent(slug!)}/idempotency${toQuery({ idem_key: idemKey })}`,
+      ),
     enabled: Boolean(slug),
     staleTime: 0,
   });
@@ -42,7 +47,8 @@ export const useClinicIdempotency = (slug: string | undefined, idemKey: string |
 export const usePurgeEntry = () => {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ keyId, entry }: { keyId: number; entry: string }) => api(idempotencyPurged, 'DELETE', `/keys/${keyId}/idempotency/${entry}`),
+    mutationFn: ({ keyId, entry }: { keyId: number; entry: string }) =>
+      api(idempotencyPurged, 'DELETE', `/keys/${keyId}/idempotency/${entry}`),
     onSettled: () => client.invalidateQueries({ queryKey: ['idempotency'] }),
   });
 };

@@ -4,9 +4,28 @@ import { useCanWrite } from '../../lib/role.ts';
 import { ConfirmDialog } from '../../lib/dialogs.tsx';
 import { clinicOptions, Select } from '../../lib/forms.tsx';
 import { ListTable } from '../../lib/table.tsx';
-import { Badge, Button, DatedLine, EmptyState, ErrorBanner, Field, PageHeader, formatDate, formatDateFull, relativeTime } from '../../lib/ui.tsx';
+import {
+  Badge,
+  Button,
+  DatedLine,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  PageHeader,
+  formatDate,
+  formatDateFull,
+  relativeTime,
+} from '../../lib/ui.tsx';
 import { StatusBadge } from '../../lib/vocabulary.tsx';
-import { useKeys, useMedicos, useRevokeKey, useRotateKey, useTenantOptions, type Credentials, type KeySummary } from './api.ts';
+import {
+  useKeys,
+  useMedicos,
+  useRevokeKey,
+  useRotateKey,
+  useTenantOptions,
+  type Credentials,
+  type KeySummary,
+} from './api.ts';
 import { EditKeyDialog, IssueKeyDialog, SecretDialog } from './dialogs.tsx';
 import { compactScopes, presetLabel, presetOf } from './ScopePicker.tsx';
 
@@ -20,15 +39,23 @@ type Modal =
 type KeyAction = 'rotate' | 'revoke';
 
 /** What rotating or revoking a key asks before it acts, in its action's words; `masked` names the key. */
-const KEY_ACTIONS: Record<KeyAction, { title: (id: number) => string; label: string; variant: 'primary' | 'danger'; body: (masked: ReactNode) => ReactNode }> = {
+const KEY_ACTIONS: Record<
+  KeyAction,
+  {
+    title: (id: number) => string;
+    label: string;
+    variant: 'primary' | 'danger';
+    body: (masked: ReactNode) => ReactNode;
+  }
+> = {
   rotate: {
     title: (id) => `Rotate the secret of key #${id}?`,
     label: 'Rotate secret',
     variant: 'primary',
     body: (masked) => (
       <>
-        A new secret is generated for {masked}. The API key stays the same; <strong>the current secret stops working immediately</strong>, so
-        the integrator must switch at once.
+        A new secret is generated for {masked}. The API key stays the same;{' '}
+        <strong>the current secret stops working immediately</strong>, so the integrator must switch at once.
       </>
     ),
   },
@@ -99,7 +126,13 @@ export function KeysPage() {
       />
       <div className="toolbar">
         <Field id="keys-tenant" label="Clinic">
-          <Select id="keys-tenant" value={tenant ?? ''} onChange={(slug) => navigate('/keys', { tenant: slug })} options={clinicOptions(tenants.data)} disabled={!tenants.data} />
+          <Select
+            id="keys-tenant"
+            value={tenant ?? ''}
+            onChange={(slug) => navigate('/keys', { tenant: slug })}
+            options={clinicOptions(tenants.data)}
+            disabled={!tenants.data}
+          />
         </Field>
         {revokedCount > 0 && (
           <label className="checkbox" style={{ marginBottom: 8 }}>
@@ -133,8 +166,9 @@ export function KeysPage() {
               <td className="col-key">
                 <div className="key-label">{k.label || <span className="muted">No label</span>}</div>
                 <div className="key-meta">
-                  <span className="mono">#{k.id}</span> · <span className="mono">{k.api_key_masked}</span>
-                  {' '}· <a href={`#/audit?chave_id=${k.id}`}>Calls</a> · <a href={`#/idempotency?chave_id=${k.id}`}>Idempotency</a>
+                  <span className="mono">#{k.id}</span> · <span className="mono">{k.api_key_masked}</span> ·{' '}
+                  <a href={`#/audit?chave_id=${k.id}`}>Calls</a> ·{' '}
+                  <a href={`#/idempotency?chave_id=${k.id}`}>Idempotency</a>
                 </div>
               </td>
               <td>
@@ -169,13 +203,22 @@ export function KeysPage() {
             k.status !== 'revoked' &&
             canWrite && (
               <div className="row-actions">
-                <Button className="btn-sm" onClick={() => setModal({ kind: 'edit', key: k })} aria-label={`Edit key ${k.id}`}>
+                <Button
+                  className="btn-sm"
+                  onClick={() => setModal({ kind: 'edit', key: k })}
+                  aria-label={`Edit key ${k.id}`}
+                >
                   Edit
                 </Button>
                 <Button className="btn-sm" onClick={() => confirm('rotate', k)} aria-label={`Rotate key ${k.id}`}>
                   Rotate
                 </Button>
-                <Button className="btn-sm" variant="danger" onClick={() => confirm('revoke', k)} aria-label={`Revoke key ${k.id}`}>
+                <Button
+                  className="btn-sm"
+                  variant="danger"
+                  onClick={() => confirm('revoke', k)}
+                  aria-label={`Revoke key ${k.id}`}
+                >
                   Revoke
                 </Button>
               </div>
@@ -185,9 +228,18 @@ export function KeysPage() {
       </section>
 
       {modal?.kind === 'issue' && tenant && (
-        <IssueKeyDialog tenant={tenant} tenantName={tenants.data?.find((t) => t.slug === tenant)?.nome} onClose={() => setModal(null)} onIssued={(credentials) => (setHighlight(credentials.chave_id), setModal({ kind: 'secret', credentials, rotated: false }))} />
+        <IssueKeyDialog
+          tenant={tenant}
+          tenantName={tenants.data?.find((t) => t.slug === tenant)?.nome}
+          onClose={() => setModal(null)}
+          onIssued={(credentials) => (
+            setHighlight(credentials.chave_id), setModal({ kind: 'secret', credentials, rotated: false })
+          )}
+        />
       )}
-      {modal?.kind === 'edit' && tenant && <EditKeyDialog tenant={tenant} apiKey={modal.key} onClose={() => setModal(null)} />}
+      {modal?.kind === 'edit' && tenant && (
+        <EditKeyDialog tenant={tenant} apiKey={modal.key} onClose={() => setModal(null)} />
+      )}
       {modal?.kind === 'confirm' && (
         <ConfirmDialog
           title={KEY_ACTIONS[modal.action].title(modal.key.id)}
@@ -200,14 +252,18 @@ export function KeysPage() {
           onClose={() => setModal(null)}
           onConfirm={() =>
             modal.action === 'rotate'
-              ? rotate.mutate(modal.key.id, { onSuccess: (credentials) => setModal({ kind: 'secret', credentials, rotated: true }) })
+              ? rotate.mutate(modal.key.id, {
+                  onSuccess: (credentials) => setModal({ kind: 'secret', credentials, rotated: true }),
+                })
               : revoke.mutate(modal.key.id, { onSuccess: () => setModal(null) })
           }
         >
           <p>{KEY_ACTIONS[modal.action].body(<code>{modal.key.api_key_masked}</code>)}</p>
         </ConfirmDialog>
       )}
-      {modal?.kind === 'secret' && <SecretDialog credentials={modal.credentials} rotated={modal.rotated} onClose={() => setModal(null)} />}
+      {modal?.kind === 'secret' && (
+        <SecretDialog credentials={modal.credentials} rotated={modal.rotated} onClose={() => setModal(null)} />
+      )}
     </>
   );
 }

@@ -1,6 +1,11 @@
 import { ALL_SCOPES, SCOPE_DESCRIPTIONS, SCOPE_PRESETS, type Scope } from '../../../../contracts/scopes.ts';
 
-const PRESET_LABELS: Record<string, string> = { all: 'All scopes', full: 'Full access', 'read-only': 'Read-only', sandbox: 'Sandbox' };
+const PRESET_LABELS: Record<string, string> = {
+  all: 'All scopes',
+  full: 'Full access',
+  'read-only': 'Read-only',
+  sandbox: 'Sandbox',
+};
 
 /** Presets offered in the form; `all` is the CLI's alias of `full`. */
 const PRESETS = ['full', 'read-only', 'sandbox'].filter((name) => name in SCOPE_PRESETS);
@@ -44,9 +49,22 @@ export function compactScopes(scopes: readonly string[]): Array<{ resource: stri
  * Presets as a segmented control, then the scope matrix: one row per resource, one column per action
  * (read / write / delete); each scope carries the spec's one-line description. A preset just fills it in.
  */
-export function ScopePicker({ value, onChange, error }: { value: string[]; onChange: (next: string[]) => void; error?: string }) {
+export function ScopePicker({
+  value,
+  onChange,
+  error,
+}: {
+  value: string[];
+  onChange: (next: string[]) => void;
+  error?: string;
+}) {
   const current = presetOf(value);
-  const toggle = (scope: string) => onChange(value.includes(scope) ? value.filter((s) => s !== scope) : ALL_SCOPES.filter((s) => s === scope || value.includes(s)));
+  const toggle = (scope: string) =>
+    onChange(
+      value.includes(scope)
+        ? value.filter((s) => s !== scope)
+        : ALL_SCOPES.filter((s) => s === scope || value.includes(s)),
+    );
   return (
     <div className={`field ${error ? 'field-error' : ''}`}>
       <div className="scope-head">
@@ -59,7 +77,12 @@ export function ScopePicker({ value, onChange, error }: { value: string[]; onCha
       </div>
       <div className="segmented" role="group" aria-label="Scope preset">
         {PRESETS.map((name) => (
-          <button key={name} type="button" aria-pressed={current === name} onClick={() => onChange([...SCOPE_PRESETS[name]])}>
+          <button
+            key={name}
+            type="button"
+            aria-pressed={current === name}
+            onClick={() => onChange([...SCOPE_PRESETS[name]])}
+          >
             {presetLabel(name)}
           </button>
         ))}
@@ -87,11 +110,22 @@ export function ScopePicker({ value, onChange, error }: { value: string[]; onCha
               </th>
               {ACTIONS.map((action) => {
                 const scope = `${name}:${action}`;
-                if (!isScope(scope)) return <td key={action} className="scope-none" aria-label={`No ${action} scope for ${label}`}>—</td>;
+                if (!isScope(scope))
+                  return (
+                    <td key={action} className="scope-none" aria-label={`No ${action} scope for ${label}`}>
+                      —
+                    </td>
+                  );
                 return (
                   <td key={action} className={value.includes(scope) ? 'scope-on' : ''}>
                     <label className="scope-cell">
-                      <input type="checkbox" checked={value.includes(scope)} onChange={() => toggle(scope)} aria-label={scope} aria-describedby={`scope-desc-${name}-${action}`} />
+                      <input
+                        type="checkbox"
+                        checked={value.includes(scope)}
+                        onChange={() => toggle(scope)}
+                        aria-label={scope}
+                        aria-describedby={`scope-desc-${name}-${action}`}
+                      />
                       <span>
                         <span className="mono scope-name">{action}</span>
                         <span className="scope-desc" id={`scope-desc-${name}-${action}`}>

@@ -1,6 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { issuedKey, keyView, type IssueKeyInput, type IssuedKey, type KeyView, type UpdateKeyInput } from '../../../../contracts/admin/keys.ts';
+import {
+  issuedKey,
+  keyView,
+  type IssueKeyInput,
+  type IssuedKey,
+  type KeyView,
+  type UpdateKeyInput,
+} from '../../../../contracts/admin/keys.ts';
 import { medicoOption, tenantView, type MedicoOption, type TenantView } from '../../../../contracts/admin/tenants.ts';
 import { api } from '../../lib/api.ts';
 
@@ -9,7 +16,8 @@ export type KeySummary = KeyView;
 export type Credentials = IssuedKey;
 export type { MedicoOption };
 
-export const useTenantOptions = () => useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants') });
+export const useTenantOptions = () =>
+  useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants') });
 
 export const useKeys = (slug: string | undefined) =>
   useQuery({
@@ -44,4 +52,5 @@ export const useRotateKey = () => useKeyMutation((id: number) => api(issuedKey, 
 
 export const useRevokeKey = () => useKeyMutation((id: number) => api(keyView, 'POST', `/keys/${id}/revoke`));
 
-export const useUpdateKey = () => useKeyMutation(({ id, ...input }: UpdateKeyInput & { id: number }) => api(keyView, 'PATCH', `/keys/${id}`, input));
+export const useUpdateKey = () =>
+  useKeyMutation(({ id, ...input }: UpdateKeyInput & { id: number }) => api(keyView, 'PATCH', `/keys/${id}`, input));

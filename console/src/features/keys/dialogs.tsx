@@ -66,11 +66,27 @@ function KeyFormDialog<S extends z.ZodType>({
     <FormDialog {...dialog} wide onSubmit={submit(schema, { label, scopes, medico_id: medicoId }, send)}>
       {intro}
       <Field id={`${idPrefix}-label`} label="Label" error={errors.label} hint={labelHint}>
-        <input id={`${idPrefix}-label`} value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus={focusLabel} />
+        <input
+          id={`${idPrefix}-label`}
+          value={label}
+          maxLength={100}
+          onChange={(e) => setLabel(e.target.value)}
+          autoFocus={focusLabel}
+        />
       </Field>
-      <ScopePicker value={scopes} onChange={(next) => (setScopes(next), setErrors(({ scopes: _, ...rest }) => rest))} error={errors.scopes} />
+      <ScopePicker
+        value={scopes}
+        onChange={(next) => (setScopes(next), setErrors(({ scopes: _, ...rest }) => rest))}
+        error={errors.scopes}
+      />
       <Field id={`${idPrefix}-medico`} label="Bound doctor" error={errors.medico_id} hint={medicoHint}>
-        <MedicoSelect id={`${idPrefix}-medico`} value={medicoId} onChange={setMedicoId} medicos={medicos.data} loading={medicos.isPending} />
+        <MedicoSelect
+          id={`${idPrefix}-medico`}
+          value={medicoId}
+          onChange={setMedicoId}
+          medicos={medicos.data}
+          loading={medicos.isPending}
+        />
       </Field>
     </FormDialog>
   );
@@ -110,7 +126,15 @@ export function IssueKeyDialog({
   );
 }
 
-export function EditKeyDialog({ tenant, apiKey, onClose }: { tenant: string; apiKey: KeySummary; onClose: () => void }) {
+export function EditKeyDialog({
+  tenant,
+  apiKey,
+  onClose,
+}: {
+  tenant: string;
+  apiKey: KeySummary;
+  onClose: () => void;
+}) {
   const update = useUpdateKey();
   return (
     <KeyFormDialog
@@ -136,7 +160,15 @@ export function EditKeyDialog({ tenant, apiKey, onClose }: { tenant: string; api
 }
 
 /** The only place a secret is ever shown: right after issue or rotation, once. */
-export function SecretDialog({ credentials, rotated, onClose }: { credentials: Credentials; rotated: boolean; onClose: () => void }) {
+export function SecretDialog({
+  credentials,
+  rotated,
+  onClose,
+}: {
+  credentials: Credentials;
+  rotated: boolean;
+  onClose: () => void;
+}) {
   const snippet = firstCallSnippet(window.location.origin, credentials.api_key, credentials.api_secret);
   return (
     <ShownOnceDialog
@@ -147,19 +179,33 @@ export function SecretDialog({ credentials, rotated, onClose }: { credentials: C
         <>
           <strong>Copy the secret now — it will not be shown again.</strong>
           <div>
-            The gateway keeps it encrypted and never displays it. {rotated ? 'The previous secret stopped working at once. ' : ''}
+            The gateway keeps it encrypted and never displays it.{' '}
+            {rotated ? 'The previous secret stopped working at once. ' : ''}
             Store it in a vault or on the integrator's server, never in a browser.
           </div>
         </>
       }
     >
-      <CopyableValue label="API key (X-API-Key)" labelId="issued-api-key-label" value={credentials.api_key} testId="issued-api-key" copyLabel="Copy key" />
-      <CopyableValue label="API secret" labelId="issued-api-secret-label" value={credentials.api_secret} testId="issued-api-secret" copyLabel="Copy secret" />
+      <CopyableValue
+        label="API key (X-API-Key)"
+        labelId="issued-api-key-label"
+        value={credentials.api_key}
+        testId="issued-api-key"
+        copyLabel="Copy key"
+      />
+      <CopyableValue
+        label="API secret"
+        labelId="issued-api-secret-label"
+        value={credentials.api_secret}
+        testId="issued-api-secret"
+        copyLabel="Copy secret"
+      />
       <div className="secret-label" id="first-call-label">
         First signed call (bash, openssl and curl)
       </div>
       <p className="hint" style={{ margin: '0 0 6px' }}>
-        Paste it into a terminal: it signs <code>GET /v1/ping</code> with this key and should answer 200 with the key's clinic and scopes.
+        Paste it into a terminal: it signs <code>GET /v1/ping</code> with this key and should answer 200 with the key's
+        clinic and scopes.
       </p>
       <CopyableSnippet text={snippet} testId="first-call" labelledBy="first-call-label" copyLabel="Copy command" />
     </ShownOnceDialog>

@@ -1,6 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { changePasswordSchema } from '../../../../contracts/admin/auth.ts';
-import { createOperatorSchema, OPERATOR_PASSWORD_MIN, type OperatorRole } from '../../../../contracts/admin/operators.ts';
+import {
+  createOperatorSchema,
+  OPERATOR_PASSWORD_MIN,
+  type OperatorRole,
+} from '../../../../contracts/admin/operators.ts';
 import { ApiError } from '../../lib/api.ts';
 import { CopyableValue } from '../../lib/copy.tsx';
 import { ConfirmDialog, FormDialog, NoticeDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
@@ -8,7 +12,18 @@ import { useFieldErrors } from '../../lib/forms.tsx';
 import { issuesToFields } from '../../lib/messages.ts';
 import { ListTable } from '../../lib/table.tsx';
 import { StatusBadge } from '../../lib/vocabulary.tsx';
-import { Badge, breakable, Button, EmptyState, ErrorBanner, Field, PageHeader, SectionCard, formatDate, formatDateFull } from '../../lib/ui.tsx';
+import {
+  Badge,
+  breakable,
+  Button,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  PageHeader,
+  SectionCard,
+  formatDate,
+  formatDateFull,
+} from '../../lib/ui.tsx';
 import {
   explained,
   useChangePassword,
@@ -31,7 +46,15 @@ function RoleBadge({ role }: { role: OperatorRole }) {
 }
 
 /** A generated password, once: the label names the value for a screen reader and for `getByLabel`. */
-function PasswordShownOnce({ result, title, onClose }: { result: OperatorWithPassword; title: string; onClose: () => void }) {
+function PasswordShownOnce({
+  result,
+  title,
+  onClose,
+}: {
+  result: OperatorWithPassword;
+  title: string;
+  onClose: () => void;
+}) {
   return (
     <ShownOnceDialog
       title={title}
@@ -40,7 +63,10 @@ function PasswordShownOnce({ result, title, onClose }: { result: OperatorWithPas
       warning={
         <>
           <strong>Copy the password now — it will not be shown again.</strong>
-          <div>The appliance keeps only a hash of it. Give it to {result.operator.username}, who can change it on the Operators page.</div>
+          <div>
+            The appliance keeps only a hash of it. Give it to {result.operator.username}, who can change it on the
+            Operators page.
+          </div>
         </>
       }
     >
@@ -58,7 +84,13 @@ function PasswordShownOnce({ result, title, onClose }: { result: OperatorWithPas
   );
 }
 
-function AddOperatorDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (r: OperatorWithPassword) => void }) {
+function AddOperatorDialog({
+  onClose,
+  onCreated,
+}: {
+  onClose: () => void;
+  onCreated: (r: OperatorWithPassword) => void;
+}) {
   const create = useCreateOperator();
   const [username, setUsername] = useState('');
   const [role, setRole] = useState<OperatorRole>('viewer');
@@ -69,13 +101,27 @@ function AddOperatorDialog({ onClose, onCreated }: { onClose: () => void; onCrea
       label="Add operator"
       pendingLabel="Adding…"
       pending={create.isPending}
-      onSubmit={submit(createOperatorSchema, { username, role }, (input, onError) => create.mutate(input, { onSuccess: onCreated, onError }))}
+      onSubmit={submit(createOperatorSchema, { username, role }, (input, onError) =>
+        create.mutate(input, { onSuccess: onCreated, onError }),
+      )}
       error={explained(create.error, username)}
       errorTitle="The operator was not added"
       onClose={onClose}
     >
-      <Field id="operator-username" label="Username" error={errors.username} hint="Lowercase letters, digits, dots, hyphens or underscores.">
-        <input id="operator-username" value={username} autoComplete="off" maxLength={64} onChange={(e) => setUsername(e.target.value)} autoFocus />
+      <Field
+        id="operator-username"
+        label="Username"
+        error={errors.username}
+        hint="Lowercase letters, digits, dots, hyphens or underscores."
+      >
+        <input
+          id="operator-username"
+          value={username}
+          autoComplete="off"
+          maxLength={64}
+          onChange={(e) => setUsername(e.target.value)}
+          autoFocus
+        />
       </Field>
       {/* Short options, so the select shows the chosen one whole; what the role may do is the hint under it. */}
       <Field id="operator-role" label="Role" error={errors.role} hint={ROLE_TEXT[role]}>
@@ -119,7 +165,9 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
           <strong>Your password was changed.</strong>
           <div>
             You stay signed in here.{' '}
-            {others > 0 ? `Your ${others} other session${others === 1 ? ' was' : 's were'} signed out.` : 'You had no other session.'}
+            {others > 0
+              ? `Your ${others} other session${others === 1 ? ' was' : 's were'} signed out.`
+              : 'You had no other session.'}
           </div>
         </div>
       </NoticeDialog>
@@ -137,13 +185,37 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
       onClose={onClose}
     >
       <Field id="current-password" label="Current password" error={errors.current_password}>
-        <input id="current-password" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} autoFocus />
+        <input
+          id="current-password"
+          type="password"
+          autoComplete="current-password"
+          value={current}
+          onChange={(e) => setCurrent(e.target.value)}
+          autoFocus
+        />
       </Field>
-      <Field id="new-password" label="New password" error={errors.new_password} hint={`At least ${OPERATOR_PASSWORD_MIN} characters. Your other sessions will be signed out.`}>
-        <input id="new-password" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
+      <Field
+        id="new-password"
+        label="New password"
+        error={errors.new_password}
+        hint={`At least ${OPERATOR_PASSWORD_MIN} characters. Your other sessions will be signed out.`}
+      >
+        <input
+          id="new-password"
+          type="password"
+          autoComplete="new-password"
+          value={next}
+          onChange={(e) => setNext(e.target.value)}
+        />
       </Field>
       <Field id="repeat-password" label="Repeat the new password" error={errors.repeat}>
-        <input id="repeat-password" type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+        <input
+          id="repeat-password"
+          type="password"
+          autoComplete="new-password"
+          value={repeat}
+          onChange={(e) => setRepeat(e.target.value)}
+        />
       </Field>
     </FormDialog>
   );
@@ -151,7 +223,15 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
 
 type Confirm = { kind: 'disable' | 'enable' | 'role' | 'reset'; operator: Operator } | null;
 
-function ConfirmChange({ confirm, onClose, onReset }: { confirm: NonNullable<Confirm>; onClose: () => void; onReset: (r: OperatorWithPassword) => void }) {
+function ConfirmChange({
+  confirm,
+  onClose,
+  onReset,
+}: {
+  confirm: NonNullable<Confirm>;
+  onClose: () => void;
+  onReset: (r: OperatorWithPassword) => void;
+}) {
   const update = useUpdateOperator();
   const reset = useResetOperatorPassword();
   const o = confirm.operator;
@@ -163,7 +243,11 @@ function ConfirmChange({ confirm, onClose, onReset }: { confirm: NonNullable<Con
       action: 'Disable',
       body: `${o.username} can no longer sign in. Their ${o.sessions} open session(s) end now and their ${o.tokens} active operator token(s) are revoked for good. You can enable the account again later.`,
     },
-    enable: { title: `Enable ${o.username}?`, action: 'Enable', body: `${o.username} can sign in again with their password. Tokens revoked when the account was disabled stay revoked.` },
+    enable: {
+      title: `Enable ${o.username}?`,
+      action: 'Enable',
+      body: `${o.username} can sign in again with their password. Tokens revoked when the account was disabled stay revoked.`,
+    },
     role: {
       title: `Make ${o.username} ${toRole === 'admin' ? 'an admin' : 'a viewer'}?`,
       action: toRole === 'admin' ? 'Make admin' : 'Make viewer',
@@ -218,8 +302,17 @@ function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => 
               // Choosing the other role asks for confirmation; the select shows the current one meanwhile.
               <select
                 aria-label={`Role of ${o.username}`}
-                style={{ font: 'inherit', fontSize: 13, padding: '3px 6px', borderRadius: 6, border: '1px solid var(--border-strong)', background: '#fff' }}
-                value={o.role} onChange={(e) => e.target.value !== o.role && onConfirm({ kind: 'role', operator: o })}>
+                style={{
+                  font: 'inherit',
+                  fontSize: 13,
+                  padding: '3px 6px',
+                  borderRadius: 6,
+                  border: '1px solid var(--border-strong)',
+                  background: '#fff',
+                }}
+                value={o.role}
+                onChange={(e) => e.target.value !== o.role && onConfirm({ kind: 'role', operator: o })}
+              >
                 <option value="admin">Admin</option>
                 <option value="viewer">Viewer</option>
               </select>
@@ -232,13 +325,16 @@ function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => 
           </td>
           <td>
             <div className="nowrap">
-              {o.sessions} {o.sessions === 1 ? 'session' : 'sessions'} · {o.tokens} {o.tokens === 1 ? 'token' : 'tokens'}
+              {o.sessions} {o.sessions === 1 ? 'session' : 'sessions'} · {o.tokens}{' '}
+              {o.tokens === 1 ? 'token' : 'tokens'}
             </div>
             <div className="key-meta nowrap" title={formatDateFull(o.created_at)}>
               created {formatDate(o.created_at)}
             </div>
             <div className="key-meta nowrap" title={formatDateFull(o.password_changed_at)}>
-              {o.password_changed_at ? `password changed ${formatDate(o.password_changed_at)}` : 'password never changed'}
+              {o.password_changed_at
+                ? `password changed ${formatDate(o.password_changed_at)}`
+                : 'password never changed'}
             </div>
           </td>
         </>
@@ -247,16 +343,29 @@ function OperatorsTable({ me, onConfirm }: { me: Me; onConfirm: (c: Confirm) => 
         o.id !== me.id && (
           <div className="row-actions">
             {o.status === 'active' && (
-              <Button className="btn-sm" onClick={() => onConfirm({ kind: 'reset', operator: o })} aria-label={`Reset password of ${o.username}`}>
+              <Button
+                className="btn-sm"
+                onClick={() => onConfirm({ kind: 'reset', operator: o })}
+                aria-label={`Reset password of ${o.username}`}
+              >
                 Reset password
               </Button>
             )}
             {o.status === 'active' ? (
-              <Button className="btn-sm" variant="danger" onClick={() => onConfirm({ kind: 'disable', operator: o })} aria-label={`Disable ${o.username}`}>
+              <Button
+                className="btn-sm"
+                variant="danger"
+                onClick={() => onConfirm({ kind: 'disable', operator: o })}
+                aria-label={`Disable ${o.username}`}
+              >
                 Disable
               </Button>
             ) : (
-              <Button className="btn-sm" onClick={() => onConfirm({ kind: 'enable', operator: o })} aria-label={`Enable ${o.username}`}>
+              <Button
+                className="btn-sm"
+                onClick={() => onConfirm({ kind: 'enable', operator: o })}
+                aria-label={`Enable ${o.username}`}
+              >
                 Enable
               </Button>
             )}
@@ -296,15 +405,17 @@ export function OperatorsPage({ me }: { me: Me }) {
         <p style={{ margin: '8px 0 12px' }}>
           Signed in as <strong data-testid="my-username">{me.username}</strong> · <RoleBadge role={me.role} />
         </p>
-        <p className="hint" style={{ marginTop: 0 }}>{ROLE_TEXT[me.role]}.</p>
+        <p className="hint" style={{ marginTop: 0 }}>
+          {ROLE_TEXT[me.role]}.
+        </p>
         <Button onClick={() => setChanging(true)}>Change password</Button>
       </section>
       {isAdmin ? (
         <SectionCard label="Operators" title="All operators">
           <OperatorsTable me={me} onConfirm={setConfirm} />
           <p className="hint" style={{ margin: 0, padding: '10px 18px' }}>
-            The last active admin can be neither disabled nor made a viewer. Nobody changes their own role, status or password here: another
-            admin does (your password: <em>Change password</em> above).
+            The last active admin can be neither disabled nor made a viewer. Nobody changes their own role, status or
+            password here: another admin does (your password: <em>Change password</em> above).
           </p>
         </SectionCard>
       ) : (

@@ -29,7 +29,8 @@ export type { OperatorWithPassword };
 const KEY = ['operators'] as const;
 
 /** Admins only: the API refuses the list to a viewer, so a viewer's page does not ask. */
-export const useOperators = (enabled: boolean) => useQuery({ queryKey: KEY, queryFn: () => api(z.array(operatorView), 'GET', '/operators'), enabled });
+export const useOperators = (enabled: boolean) =>
+  useQuery({ queryKey: KEY, queryFn: () => api(z.array(operatorView), 'GET', '/operators'), enabled });
 
 export function useCreateOperator() {
   const client = useQueryClient();
@@ -42,7 +43,8 @@ export function useCreateOperator() {
 export function useUpdateOperator() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, change }: { id: number; change: UpdateOperatorInput }) => api(operatorView, 'PATCH', `/operators/${id}`, change),
+    mutationFn: ({ id, change }: { id: number; change: UpdateOperatorInput }) =>
+      api(operatorView, 'PATCH', `/operators/${id}`, change),
     onSuccess: () => void client.invalidateQueries({ queryKey: KEY }),
   });
 }

@@ -101,7 +101,8 @@ function ResponseView({ sent, origin, apiKey }: { sent: Sent; origin: string; ap
       <h3 style={{ marginTop: 16 }}>This request as curl</h3>
       <CopyableSnippet text={curl} testId="sent-curl" copyLabel="Copy curl of this request" />
       <p className="hint" style={{ marginBottom: 0 }}>
-        The same bytes, timestamp and signature{sent.idempotencyKey ? ' and Idempotency-Key (a repeat is answered as a replay)' : ''}: it works until the
+        The same bytes, timestamp and signature
+        {sent.idempotencyKey ? ' and Idempotency-Key (a repeat is answered as a replay)' : ''}: it works until the
         timestamp leaves the ±300 s window.
       </p>
     </section>
@@ -155,9 +156,14 @@ export function PlaygroundPage() {
   const problems = useMemo(() => {
     const list: string[] = [];
     if (!/^\d+$/.test(timestamp)) list.push('The timestamp must be whole Unix seconds.');
-    if (!path.startsWith('/')) list.push('The path starts with “/”: the request target as sent, without scheme and host.');
-    else if (sentTarget !== path) list.push(`A browser sends this path as ${sentTarget}: Send signs that; a client sending it as typed signs what it sends.`);
-    if (secret && !/^[0-9a-f]{64}$/.test(secret)) list.push('A secret is 64 lowercase hex characters: check for spaces or a missing part.');
+    if (!path.startsWith('/'))
+      list.push('The path starts with “/”: the request target as sent, without scheme and host.');
+    else if (sentTarget !== path)
+      list.push(
+        `A browser sends this path as ${sentTarget}: Send signs that; a client sending it as typed signs what it sends.`,
+      );
+    if (secret && !/^[0-9a-f]{64}$/.test(secret))
+      list.push('A secret is 64 lowercase hex characters: check for spaces or a missing part.');
     return list;
   }, [timestamp, path, sentTarget, secret]);
 
@@ -171,7 +177,9 @@ export function PlaygroundPage() {
   }, [secret, payload]);
 
   const skew = /^\d+$/.test(timestamp) ? Number(timestamp) - Number(applianceNow()) : 0;
-  const curl = result ? curlCommand({ origin, method, pathAndQuery: path, body: rawBody, apiKey, timestamp, signature: result.hex }) : '';
+  const curl = result
+    ? curlCommand({ origin, method, pathAndQuery: path, body: rawBody, apiKey, timestamp, signature: result.hex })
+    : '';
   const canSend = canWrite && Boolean(apiKey && secret && path.startsWith('/')) && !sending;
 
   /**
@@ -187,7 +195,11 @@ export function PlaygroundPage() {
       const target = targetAsSent(path, origin);
       const signed = await signature(secret, stringToSign(ts, method, target, rawBody));
       const idempotencyKey = WRITE_METHODS.has(method) ? newIdempotencyKey() : null;
-      const request: SignedRequest = { method, path: target, headers: { 'x-api-key': apiKey, 'x-timestamp': ts, 'x-signature': signed.hex } };
+      const request: SignedRequest = {
+        method,
+        path: target,
+        headers: { 'x-api-key': apiKey, 'x-timestamp': ts, 'x-signature': signed.hex },
+      };
       if (idempotencyKey) request.headers['idempotency-key'] = idempotencyKey;
       if (rawBody) {
         request.headers['content-type'] = 'application/json';
@@ -237,7 +249,11 @@ export function PlaygroundPage() {
                 blank="Choose…"
               />
             </Field>
-            <Field id="pg-key" label="Key" hint={chosenKey ? `${chosenKey.api_key_masked} · ${chosenKey.escopos.length} scopes` : 'Fills X-API-Key.'}>
+            <Field
+              id="pg-key"
+              label="Key"
+              hint={chosenKey ? `${chosenKey.api_key_masked} · ${chosenKey.escopos.length} scopes` : 'Fills X-API-Key.'}
+            >
               <Select
                 id="pg-key"
                 value={keyId}
@@ -248,7 +264,15 @@ export function PlaygroundPage() {
               />
             </Field>
           </div>
-          <Field id="pg-api-key" label="API key (X-API-Key)" hint={chosenKey ? 'The chosen key, in full: it is not secret, and not signed.' : 'Not part of the signature; sent as is.'}>
+          <Field
+            id="pg-api-key"
+            label="API key (X-API-Key)"
+            hint={
+              chosenKey
+                ? 'The chosen key, in full: it is not secret, and not signed.'
+                : 'Not part of the signature; sent as is.'
+            }
+          >
             <input
               id="pg-api-key"
               className="mono"
@@ -264,7 +288,15 @@ export function PlaygroundPage() {
             label="API secret"
             hint="Paste the secret you stored: the console cannot show it again. HMAC-SHA256 is computed in the browser; the secret is never sent to the appliance, never stored, and gone when you leave the page."
           >
-            <input id="pg-secret" className="mono" type="password" value={secret} onChange={(e) => setSecret(e.target.value.trim())} autoComplete="off" spellCheck={false} />
+            <input
+              id="pg-secret"
+              className="mono"
+              type="password"
+              value={secret}
+              onChange={(e) => setSecret(e.target.value.trim())}
+              autoComplete="off"
+              spellCheck={false}
+            />
           </Field>
 
           <h2 className="card-heading">Request</h2>
@@ -273,7 +305,13 @@ export function PlaygroundPage() {
               <Select id="pg-method" value={method} onChange={setMethod} options={valueOptions(METHODS)} />
             </Field>
             <Field id="pg-path" label="Path and query" hint="Exactly as sent: same order, same encoding, no host.">
-              <input id="pg-path" className="mono" value={path} onChange={(e) => setPath(e.target.value)} spellCheck={false} />
+              <input
+                id="pg-path"
+                className="mono"
+                value={path}
+                onChange={(e) => setPath(e.target.value)}
+                spellCheck={false}
+              />
             </Field>
           </div>
           <Field
@@ -288,13 +326,30 @@ export function PlaygroundPage() {
             }
           >
             <div className="inline-field">
-              <input id="pg-ts" className="mono" value={timestamp} onChange={(e) => setTimestamp(e.target.value.trim())} inputMode="numeric" />
+              <input
+                id="pg-ts"
+                className="mono"
+                value={timestamp}
+                onChange={(e) => setTimestamp(e.target.value.trim())}
+                inputMode="numeric"
+              />
               <Button onClick={() => setTimestamp(applianceNow())}>Now</Button>
             </div>
           </Field>
           {sendsBody && (
-            <Field id="pg-body" label="Body (raw bytes)" hint="Signed byte for byte: Send and the curl send this exact text. Leave empty for no body.">
-              <textarea id="pg-body" className="mono" rows={6} value={body} onChange={(e) => setBody(e.target.value)} spellCheck={false} />
+            <Field
+              id="pg-body"
+              label="Body (raw bytes)"
+              hint="Signed byte for byte: Send and the curl send this exact text. Leave empty for no body."
+            >
+              <textarea
+                id="pg-body"
+                className="mono"
+                rows={6}
+                value={body}
+                onChange={(e) => setBody(e.target.value)}
+                spellCheck={false}
+              />
             </Field>
           )}
           <div className="form-actions" style={{ justifyContent: 'flex-start', alignItems: 'center' }}>
@@ -315,8 +370,8 @@ export function PlaygroundPage() {
           <h2 className="card-heading">String to sign</h2>
           <VisiblePayload payload={payload} />
           <p className="hint" style={{ marginTop: 6 }}>
-            {new TextEncoder().encode(payload).length} bytes (UTF-8) · <code style={{ color: '#b45309', fontWeight: 700 }}>\n</code> marks the one line feed (0x0A), a single
-            byte
+            {new TextEncoder().encode(payload).length} bytes (UTF-8) ·{' '}
+            <code style={{ color: '#b45309', fontWeight: 700 }}>\n</code> marks the one line feed (0x0A), a single byte
           </p>
           {problems.map((p) => (
             <div key={p} className="banner banner-warn" role="status">
@@ -332,7 +387,9 @@ export function PlaygroundPage() {
               </p>
               <h2 className="card-heading">curl</h2>
               <CopyableSnippet text={curl} testId="curl" copyLabel="Copy curl" />
-              {WRITE_METHODS.has(method) && <p className="hint">Writes need an Idempotency-Key (not signed): the curl makes a fresh one.</p>}
+              {WRITE_METHODS.has(method) && (
+                <p className="hint">Writes need an Idempotency-Key (not signed): the curl makes a fresh one.</p>
+              )}
             </>
           ) : (
             <p className="muted">Paste the API secret to compute the signature.</p>
@@ -340,12 +397,22 @@ export function PlaygroundPage() {
           <h2 className="card-heading">The rules</h2>
           <ul style={{ paddingLeft: 18, margin: 0, lineHeight: 1.6 }}>
             <li>
-              The string is <code>timestamp</code> + <code>.</code> + <code>METHOD</code> + one space + <code>path and query</code> + one line feed + <code>raw body</code>.
+              The string is <code>timestamp</code> + <code>.</code> + <code>METHOD</code> + one space +{' '}
+              <code>path and query</code> + one line feed + <code>raw body</code>.
             </li>
             <li>Line feed only (LF, \n), never CR LF. A GET has no body: the string ends with the line feed.</li>
-            <li>The path is the request target as sent, with its query string in the same order and encoding; no scheme, no host.</li>
-            <li>The body is the exact bytes sent: re-serializing JSON after signing (spaces, key order) breaks the signature.</li>
-            <li>X-Timestamp is Unix seconds within ±300 s of the appliance clock; the signature is lowercase hex, keyed by the secret as text.</li>
+            <li>
+              The path is the request target as sent, with its query string in the same order and encoding; no scheme,
+              no host.
+            </li>
+            <li>
+              The body is the exact bytes sent: re-serializing JSON after signing (spaces, key order) breaks the
+              signature.
+            </li>
+            <li>
+              X-Timestamp is Unix seconds within ±300 s of the appliance clock; the signature is lowercase hex, keyed by
+              the secret as text.
+            </li>
           </ul>
         </section>
       </div>

@@ -2,11 +2,17 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { clockState } from '../../../../contracts/admin/clock.ts';
 import { keyView } from '../../../../contracts/admin/keys.ts';
-import { fullApiKey, playgroundAnswer, type PlaygroundAnswer, type PlaygroundRequest } from '../../../../contracts/admin/playground.ts';
+import {
+  fullApiKey,
+  playgroundAnswer,
+  type PlaygroundAnswer,
+  type PlaygroundRequest,
+} from '../../../../contracts/admin/playground.ts';
 import { tenantView } from '../../../../contracts/admin/tenants.ts';
 import { api } from '../../lib/api.ts';
 
-export const useTenants = () => useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants') });
+export const useTenants = () =>
+  useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants') });
 
 /** The console API's key view: the key is masked, the secret is never there. */
 export const useTenantKeys = (slug: string) =>
@@ -20,7 +26,11 @@ export const useTenantKeys = (slug: string) =>
 
 /** The gateway checks X-Timestamp against the appliance clock, which an operator may have moved ahead. */
 export const useClockOffset = () =>
-  useQuery({ queryKey: ['clock'], queryFn: () => api(clockState, 'GET', '/clock'), select: (c) => c.offset_seconds ?? 0 });
+  useQuery({
+    queryKey: ['clock'],
+    queryFn: () => api(clockState, 'GET', '/clock'),
+    select: (c) => c.offset_seconds ?? 0,
+  });
 
 /** The chosen key's full API key (the public half; the console lists keys masked). */
 export const useFullApiKey = (keyId: string) =>
@@ -36,4 +46,5 @@ export type SignedRequest = Omit<PlaygroundRequest, 'method'> & { method: string
 export type RelayedAnswer = PlaygroundAnswer;
 
 /** Send through the gateway (server/admin/routes/playground.ts says why not straight from the page). */
-export const useSendSigned = () => useMutation({ mutationFn: (request: SignedRequest) => api(playgroundAnswer, 'POST', '/playground/send', request) });
+export const useSendSigned = () =>
+  useMutation({ mutationFn: (request: SignedRequest) => api(playgroundAnswer, 'POST', '/playground/send', request) });

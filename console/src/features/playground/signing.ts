@@ -8,7 +8,10 @@ export function stringToSign(timestamp: string, method: string, pathAndQuery: st
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** Lowercase hex HMAC-SHA256, keyed by the secret's UTF-8 bytes, in the browser: the secret never leaves it. */
-export async function signature(secret: string, payload: string): Promise<{ hex: string; engine: 'Web Crypto' | 'built-in' }> {
+export async function signature(
+  secret: string,
+  payload: string,
+): Promise<{ hex: string; engine: 'Web Crypto' | 'built-in' }> {
   const encoder = new TextEncoder();
   const key = encoder.encode(secret);
   const data = encoder.encode(payload);
@@ -62,7 +65,11 @@ export function curlCommand(input: {
   lines.push(`-H 'X-Timestamp: ${input.timestamp}'`);
   lines.push(`-H 'X-Signature: ${input.signature}'`);
   if (WRITE_METHODS.has(input.method)) {
-    lines.push(input.idempotencyKey ? `-H 'Idempotency-Key: ${input.idempotencyKey}'` : `-H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)"`);
+    lines.push(
+      input.idempotencyKey
+        ? `-H 'Idempotency-Key: ${input.idempotencyKey}'`
+        : `-H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)"`,
+    );
   }
   if (input.body) {
     lines.push(`-H 'Content-Type: application/json'`);

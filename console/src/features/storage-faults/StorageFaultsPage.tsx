@@ -38,8 +38,18 @@ export function StorageFaultsPage() {
               blankValue="*"
             />
           </Field>
-          <Field id="storage-fault-rate" label="Rate 0–1" error={errors.failure_rate} hint="1 fails every download; 0.5 about half of them.">
-            <input id="storage-fault-rate" inputMode="decimal" value={form.failure_rate} onChange={(e) => setForm({ ...form, failure_rate: e.target.value })} />
+          <Field
+            id="storage-fault-rate"
+            label="Rate 0–1"
+            error={errors.failure_rate}
+            hint="1 fails every download; 0.5 about half of them."
+          >
+            <input
+              id="storage-fault-rate"
+              inputMode="decimal"
+              value={form.failure_rate}
+              onChange={(e) => setForm({ ...form, failure_rate: e.target.value })}
+            />
           </Field>
           <div className="field">
             <span className="label">Client sees</span>
@@ -49,9 +59,20 @@ export function StorageFaultsPage() {
           </div>
         </>
       )}
-      empty={<EmptyState title="No storage faults — files download normally">Add one above; it takes effect on the next download.</EmptyState>}
+      empty={
+        <EmptyState title="No storage faults — files download normally">
+          Add one above; it takes effect on the next download.
+        </EmptyState>
+      }
       testId="storage-faults"
-      columns={['ID', 'Clinic', 'Fault', 'Rate', { label: 'Hits', title: 'Downloads it matched, failed or not' }, 'Since']}
+      columns={[
+        'ID',
+        'Clinic',
+        'Fault',
+        'Rate',
+        { label: 'Hits', title: 'Downloads it matched, failed or not' },
+        'Since',
+      ]}
       cells={(f) => (
         <>
           <td className="mono">#{f.id}</td>

@@ -2,4 +2,5 @@ import { storageFaultView, type StorageFaultInput } from '../../../../contracts/
 import { useFaultSwitches } from '../../lib/fault-switchboard.tsx';
 
 /** The storage faults switched on (`/storage-faults`): list, add, remove one, remove all. */
-export const useStorageFaults = () => useFaultSwitches<typeof storageFaultView, StorageFaultInput>('/storage-faults', storageFaultView);
+export const useStorageFaults = () =>
+  useFaultSwitches<typeof storageFaultView, StorageFaultInput>('/storage-faults', storageFaultView);

@@ -9,7 +9,11 @@ import { useResetTenant, type TenantResetResult } from './api.ts';
 
 /** Whether this appliance resets clinics: production refuses unless ALLOW_TENANT_RESET is set (fixed at start). */
 const useResetPolicy = () =>
-  useQuery({ queryKey: ['tenant-reset-policy'], queryFn: () => api(tenantResetPolicyView, 'GET', '/tenant-reset-policy'), staleTime: Infinity });
+  useQuery({
+    queryKey: ['tenant-reset-policy'],
+    queryFn: () => api(tenantResetPolicyView, 'GET', '/tenant-reset-policy'),
+    staleTime: Infinity,
+  });
 
 function Summary({ result }: { result: TenantResetResult }) {
   return (
@@ -18,9 +22,12 @@ function Summary({ result }: { result: TenantResetResult }) {
         {result.nome} ({result.slug}) is back to its first-start state in {result.duration_ms} ms.
       </strong>
       <ul style={{ margin: '6px 0 0', paddingLeft: 18 }}>
-        <li>{result.rows_restored} rows restored (database {result.database_ms} ms)</li>
         <li>
-          {result.idempotency_keys_removed} idempotency key(s) and {result.idempotency_markers_removed} backend marker(s) forgotten
+          {result.rows_restored} rows restored (database {result.database_ms} ms)
+        </li>
+        <li>
+          {result.idempotency_keys_removed} idempotency key(s) and {result.idempotency_markers_removed} backend
+          marker(s) forgotten
         </li>
         {result.files_removed !== null && <li>{result.files_removed} uploaded file(s) deleted</li>}
         <li>The journal is kept; this reset is recorded in it (tenant.reset)</li>
@@ -72,8 +79,8 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
         <div className="banner banner-warn" role="alert" data-testid="reset-disabled">
           <strong>Reset is disabled on this appliance.</strong>
           <div>
-            It runs with <code>APP_ENV={policy.data.app_env}</code>: resetting a clinic is a development and test feature. To allow it
-            anyway, restart the appliance with <code>{policy.data.opt_in_variable}=true</code>.
+            It runs with <code>APP_ENV={policy.data.app_env}</code>: resetting a clinic is a development and test
+            feature. To allow it anyway, restart the appliance with <code>{policy.data.opt_in_variable}=true</code>.
           </div>
         </div>
       ) : (
@@ -81,8 +88,8 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
           <strong>Everything written to this clinic since its first start is lost.</strong>
           <div>
             Patients, exams, reports, appointments, records and settings go back to exactly what the first start created
-            (same ids), and the idempotency keys used on it are forgotten. API keys stay valid. The journal is kept: its entries
-            stay, and this reset is recorded in it.
+            (same ids), and the idempotency keys used on it are forgotten. API keys stay valid. The journal is kept: its
+            entries stay, and this reset is recorded in it.
           </div>
         </div>
       )}
@@ -91,7 +98,14 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
         Also delete the files uploaded for it
       </label>
       <Field id="reset-confirm" label={`Type ${slug} to confirm`}>
-        <input id="reset-confirm" value={typed} autoComplete="off" disabled={!allowed} onChange={(e) => setTyped(e.target.value)} autoFocus />
+        <input
+          id="reset-confirm"
+          value={typed}
+          autoComplete="off"
+          disabled={!allowed}
+          onChange={(e) => setTyped(e.target.value)}
+          autoFocus
+        />
       </Field>
     </FormDialog>
   );

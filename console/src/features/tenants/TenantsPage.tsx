@@ -28,12 +28,13 @@ const FLAGS: Array<[keyof TenantSettings, string, string]> = [
 ];
 type DefaultKey = keyof TenantSettings['defaults'];
 /** Each default with its label, the catalog it picks from and, for doctors, the role it needs. */
-const DEFAULTS: Array<{ key: DefaultKey; label: string; from: 'unidades' | 'medicos' | 'convenios'; papel?: string }> = [
-  { key: 'unidade_id', label: 'Default unit', from: 'unidades' },
-  { key: 'convenio_id', label: 'Default insurer', from: 'convenios' },
-  { key: 'medico_exame_id', label: 'Default exam doctor', from: 'medicos', papel: 'EXAME' },
-  { key: 'medico_laudo_id', label: 'Default reporting doctor', from: 'medicos', papel: 'LAUDO' },
-];
+const DEFAULTS: Array<{ key: DefaultKey; label: string; from: 'unidades' | 'medicos' | 'convenios'; papel?: string }> =
+  [
+    { key: 'unidade_id', label: 'Default unit', from: 'unidades' },
+    { key: 'convenio_id', label: 'Default insurer', from: 'convenios' },
+    { key: 'medico_exame_id', label: 'Default exam doctor', from: 'medicos', papel: 'EXAME' },
+    { key: 'medico_laudo_id', label: 'Default reporting doctor', from: 'medicos', papel: 'LAUDO' },
+  ];
 
 /** A select of the clinic's rows by name; a saved id that is no longer in the catalog stays visible as such. */
 function DefaultPicker({
@@ -51,7 +52,12 @@ function DefaultPicker({
 }) {
   const known = options?.some((o) => o.id === value);
   return (
-    <select id={id} value={value ?? ''} disabled={loading} onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)}>
+    <select
+      id={id}
+      value={value ?? ''}
+      disabled={loading}
+      onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)}
+    >
       <option value="">{loading ? 'Loading…' : 'None (the integrator sends it)'}</option>
       {value !== null && !known && !loading && <option value={value}>#{value} (not in the catalog)</option>}
       {options?.map((o) => (
@@ -83,7 +89,12 @@ function SettingsPanel({ slug }: { slug: string }) {
   }, [settings.data]);
 
   if (settings.isPending) return <Loading />;
-  if (settings.isError) return <div className="card-pad"><ErrorBanner error={settings.error} title="Settings could not be loaded" /></div>;
+  if (settings.isError)
+    return (
+      <div className="card-pad">
+        <ErrorBanner error={settings.error} title="Settings could not be loaded" />
+      </div>
+    );
   if (!draft) return null;
 
   const submit = (event: FormEvent) => {
@@ -118,7 +129,11 @@ function SettingsPanel({ slug }: { slug: string }) {
       <h3>Required fields</h3>
       {FLAGS.map(([key, label, hint]) => (
         <label key={key} className="checkbox" style={{ marginBottom: 8 }} title={hint}>
-          <input type="checkbox" checked={Boolean(draft[key])} onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })} />
+          <input
+            type="checkbox"
+            checked={Boolean(draft[key])}
+            onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })}
+          />
           {label}
         </label>
       ))}
@@ -131,7 +146,12 @@ function SettingsPanel({ slug }: { slug: string }) {
           const source = from === 'unidades' ? unidades : from === 'convenios' ? convenios : doctors;
           const options = papel ? source.data?.filter((o) => o.papeis?.includes(papel)) : source.data;
           return (
-            <Field key={key} id={`settings-${key}`} label={label} error={errors[`defaults.${key}`] ?? (source.error ? 'The list could not be loaded.' : undefined)}>
+            <Field
+              key={key}
+              id={`settings-${key}`}
+              label={label}
+              error={errors[`defaults.${key}`] ?? (source.error ? 'The list could not be loaded.' : undefined)}
+            >
               <DefaultPicker
                 id={`settings-${key}`}
                 value={draft.defaults[key]}
@@ -153,7 +173,8 @@ function SettingsPanel({ slug }: { slug: string }) {
         External report center available
       </label>
       <p className="hint" style={{ marginTop: 0 }}>
-        When off, the center is unreachable: deleting an exam exported to it is refused (<code>BACKEND_CENTRAL_SYNC</code>) and nothing is deleted.
+        When off, the center is unreachable: deleting an exam exported to it is refused (
+        <code>BACKEND_CENTRAL_SYNC</code>) and nothing is deleted.
       </p>
       {canWrite && (
         <div className="form-actions">
@@ -182,10 +203,17 @@ function NewTenantDialog({ onClose }: { onClose: () => void }) {
       pending={create.isPending}
       error={create.error}
       errorTitle="The clinic was not created"
-      onSubmit={submit(createTenantSchema, { slug, nome }, (input, onError) => create.mutate(input, { onSuccess: created, onError }))}
+      onSubmit={submit(createTenantSchema, { slug, nome }, (input, onError) =>
+        create.mutate(input, { onSuccess: created, onError }),
+      )}
       onClose={onClose}
     >
-      <Field id="tenant-slug" label="Slug" error={errors.slug} hint="Lowercase letters, digits and hyphens; it cannot change later.">
+      <Field
+        id="tenant-slug"
+        label="Slug"
+        error={errors.slug}
+        hint="Lowercase letters, digits and hyphens; it cannot change later."
+      >
         <input id="tenant-slug" value={slug} onChange={(e) => setSlug(e.target.value)} autoFocus />
       </Field>
       <Field id="tenant-nome" label="Name" error={errors.nome}>
@@ -224,11 +252,15 @@ export function TenantsPage() {
             empty={<EmptyState title="No clinics yet">Create the first clinic to issue keys.</EmptyState>}
             columns={['Clinic', 'Slug', 'Active keys', 'Created']}
             rowKey={(t) => t.slug}
-            row={(t) => ({ 'aria-selected': t.slug === selected, className: t.slug === selected ? 'row-selected' : '' })}
+            row={(t) => ({
+              'aria-selected': t.slug === selected,
+              className: t.slug === selected ? 'row-selected' : '',
+            })}
             cells={(t) => (
               <>
                 <td>
-                  {t.nome} {t.sandbox && <StatusBadge status="sandbox" />} {t.status !== 'active' && <StatusBadge status={t.status} />}
+                  {t.nome} {t.sandbox && <StatusBadge status="sandbox" />}{' '}
+                  {t.status !== 'active' && <StatusBadge status={t.status} />}
                 </td>
                 <td className="mono">{t.slug}</td>
                 <td>
@@ -239,11 +271,20 @@ export function TenantsPage() {
             )}
             actions={(t) => (
               <>
-                <Button className="btn-sm" onClick={() => navigate('/tenants', { tenant: t.slug })} aria-label={`Settings of ${t.slug}`}>
+                <Button
+                  className="btn-sm"
+                  onClick={() => navigate('/tenants', { tenant: t.slug })}
+                  aria-label={`Settings of ${t.slug}`}
+                >
                   Settings
                 </Button>{' '}
                 {canWrite && (
-                  <Button className="btn-sm" variant="danger" onClick={() => setResetting(t.slug)} aria-label={`Reset ${t.slug}`}>
+                  <Button
+                    className="btn-sm"
+                    variant="danger"
+                    onClick={() => setResetting(t.slug)}
+                    aria-label={`Reset ${t.slug}`}
+                  >
                     Reset
                   </Button>
                 )}

@@ -38,19 +38,30 @@ export const useDoctors = (slug: string) =>
     queryKey: ['tenant-catalog', slug, 'medicos'],
     queryFn: () => api(z.array(medicoOption), 'GET', `/tenants/${encodeURIComponent(slug)}/medicos`),
     select: (rows): PickerOption[] =>
-      rows.map((m) => ({ id: m.id, nome: m.nome, detalhe: [m.especialidade, m.conselho].filter(Boolean).join(' · '), ativo: m.ativo, papeis: m.papeis })),
+      rows.map((m) => ({
+        id: m.id,
+        nome: m.nome,
+        detalhe: [m.especialidade, m.conselho].filter(Boolean).join(' · '),
+        ativo: m.ativo,
+        papeis: m.papeis,
+      })),
     staleTime: 60_000,
   });
 
-export const useTenants = () => useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants') });
+export const useTenants = () =>
+  useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants') });
 
 export const useTenantSettings = (slug: string) =>
-  useQuery({ queryKey: ['tenant-settings', slug], queryFn: () => api(tenantSettingsView, 'GET', `/tenants/${encodeURIComponent(slug)}/settings`) });
+  useQuery({
+    queryKey: ['tenant-settings', slug],
+    queryFn: () => api(tenantSettingsView, 'GET', `/tenants/${encodeURIComponent(slug)}/settings`),
+  });
 
 export function useSaveSettings(slug: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: TenantSettingsInput) => api(tenantSettingsView, 'PATCH', `/tenants/${encodeURIComponent(slug)}/settings`, input),
+    mutationFn: (input: TenantSettingsInput) =>
+      api(tenantSettingsView, 'PATCH', `/tenants/${encodeURIComponent(slug)}/settings`, input),
     onSuccess: (data) => {
       client.setQueryData(['tenant-settings', slug], data);
       void client.invalidateQueries({ queryKey: ['tenants'] });
@@ -71,7 +82,8 @@ export type { TenantResetResult };
 export function useResetTenant(slug: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: TenantResetInput) => api(tenantResetResult, 'POST', `/tenants/${encodeURIComponent(slug)}/reset`, input),
+    mutationFn: (input: TenantResetInput) =>
+      api(tenantResetResult, 'POST', `/tenants/${encodeURIComponent(slug)}/reset`, input),
     // Settings and name are back to their first-start values; keys, audit and lists may have changed.
     onSuccess: () => void client.invalidateQueries(),
   });

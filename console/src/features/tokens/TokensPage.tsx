@@ -1,5 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { ALL_TENANTS, OPERATOR_TOKEN_DEFAULT_DAYS, OPERATOR_TOKEN_MAX_DAYS, issueOperatorTokenSchema } from '../../../../contracts/admin/operator-tokens.ts';
+import {
+  ALL_TENANTS,
+  OPERATOR_TOKEN_DEFAULT_DAYS,
+  OPERATOR_TOKEN_MAX_DAYS,
+  issueOperatorTokenSchema,
+} from '../../../../contracts/admin/operator-tokens.ts';
 import { CopyableValue } from '../../lib/copy.tsx';
 import { ConfirmDialog, FormDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
@@ -7,7 +12,15 @@ import { englishMessage } from '../../lib/messages.ts';
 import { ListTable } from '../../lib/table.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
-import { useClinicOptions, useIssueOperatorToken, useOperatorTokens, useRemoveOperatorToken, useRevokeOperatorToken, type IssuedOperatorToken, type OperatorToken } from './api.ts';
+import {
+  useClinicOptions,
+  useIssueOperatorToken,
+  useOperatorTokens,
+  useRemoveOperatorToken,
+  useRevokeOperatorToken,
+  type IssuedOperatorToken,
+  type OperatorToken,
+} from './api.ts';
 import { useCanWrite } from '../../lib/role.ts';
 
 const resetSnippet = (token: string, slug: string) =>
@@ -36,14 +49,19 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
   const [chosen, setChosen] = useState<string[]>([]);
   const [days, setDays] = useState(String(OPERATOR_TOKEN_DEFAULT_DAYS));
   const { errors, setErrors, fromServer } = useFieldErrors();
-  const toggle = (slug: string) => setChosen((list) => (list.includes(slug) ? list.filter((s) => s !== slug) : [...list, slug]));
+  const toggle = (slug: string) =>
+    setChosen((list) => (list.includes(slug) ? list.filter((s) => s !== slug) : [...list, slug]));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const found: Record<string, string> = {};
     if (!allClinics && chosen.length === 0) found.tenants = 'Choose at least one clinic, or “All clinics”.';
     const expires = /^\d+$/.test(days.trim()) ? Number(days.trim()) : NaN;
     if (!(expires >= 1 && expires <= OPERATOR_TOKEN_MAX_DAYS)) found.expires_in_days = DAYS_MESSAGE;
-    const parsed = issueOperatorTokenSchema.safeParse({ label, tenants: allClinics ? ALL_TENANTS : chosen, expires_in_days: expires });
+    const parsed = issueOperatorTokenSchema.safeParse({
+      label,
+      tenants: allClinics ? ALL_TENANTS : chosen,
+      expires_in_days: expires,
+    });
     if (!parsed.success) for (const i of parsed.error.issues) found[String(i.path[0])] ??= i.message;
     setErrors(found);
     if (Object.keys(found).length > 0 || !parsed.success) return;
@@ -63,7 +81,11 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
       <Field id="token-label" label="Label" error={errors.label} hint="Who uses it, e.g. “Playwright suite – CI”.">
         <input id="token-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus />
       </Field>
-      <fieldset className={`field ${errors.tenants ? 'field-error' : ''}`} aria-label="Clinics" style={{ border: 0, padding: 0, margin: '0 0 12px' }}>
+      <fieldset
+        className={`field ${errors.tenants ? 'field-error' : ''}`}
+        aria-label="Clinics"
+        style={{ border: 0, padding: 0, margin: '0 0 12px' }}
+      >
         <legend style={{ fontWeight: 600, marginBottom: 6 }}>Clinics it may reset</legend>
         {clinics.isPending ? (
           <Loading label="Loading clinics…" />
@@ -71,7 +93,13 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
           <div role="group" aria-label="Clinic list">
             {clinics.data?.map((c) => (
               <label key={c.slug} className="checkbox" style={{ marginBottom: 6, opacity: allClinics ? 0.5 : 1 }}>
-                <input type="checkbox" checked={!allClinics && chosen.includes(c.slug)} disabled={allClinics} onChange={() => toggle(c.slug)} aria-label={c.slug} />
+                <input
+                  type="checkbox"
+                  checked={!allClinics && chosen.includes(c.slug)}
+                  disabled={allClinics}
+                  onChange={() => toggle(c.slug)}
+                  aria-label={c.slug}
+                />
                 {c.nome} <span className="mono">({c.slug})</span>
               </label>
             ))}
@@ -86,7 +114,9 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
             {englishMessage(errors.tenants)}
           </div>
         ) : (
-          <div className="hint">A token used on another clinic gets 403. Choose all clinics only when that is what the script needs.</div>
+          <div className="hint">
+            A token used on another clinic gets 403. Choose all clinics only when that is what the script needs.
+          </div>
         )}
       </fieldset>
       <Field
@@ -95,7 +125,13 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
         error={errors.expires_in_days}
         hint={`Default ${OPERATOR_TOKEN_DEFAULT_DAYS}, at most ${OPERATOR_TOKEN_MAX_DAYS}. After that the token answers 401; issue a new one.`}
       >
-        <input id="token-expires" inputMode="numeric" value={days} onChange={(e) => setDays(e.target.value)} style={{ width: 120 }} />
+        <input
+          id="token-expires"
+          inputMode="numeric"
+          value={days}
+          onChange={(e) => setDays(e.target.value)}
+          style={{ width: 120 }}
+        />
       </Field>
     </FormDialog>
   );
@@ -111,14 +147,21 @@ function TokenShownOnce({ issued, onClose }: { issued: IssuedOperatorToken; onCl
       warning={
         <>
           <strong>Copy the token now — it will not be shown again.</strong>
-          <div>The gateway keeps only a hash of it. Put it in your CI secrets; revoke it here when it is no longer needed.</div>
+          <div>
+            The gateway keeps only a hash of it. Put it in your CI secrets; revoke it here when it is no longer needed.
+          </div>
         </>
       }
     >
       <p style={{ marginTop: 0 }}>
         For <Clinics tenants={issued.tenants} />, until {formatDate(issued.expires_at)}.
       </p>
-      <CopyableValue label="Operator token (Authorization: Bearer …)" value={issued.token} testId="issued-operator-token" copyLabel="Copy token" />
+      <CopyableValue
+        label="Operator token (Authorization: Bearer …)"
+        value={issued.token}
+        testId="issued-operator-token"
+        copyLabel="Copy token"
+      />
       <div className="secret-label">Reset a clinic from a script or a test's beforeEach</div>
       <pre className="mono" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
         {resetSnippet(issued.token, issued.tenants === ALL_TENANTS ? 'demo' : issued.tenants[0])}
@@ -141,7 +184,8 @@ function RevokeDialog({ token, onClose }: { token: OperatorToken; onClose: () =>
       onClose={onClose}
     >
       <p style={{ marginTop: 0 }}>
-        <strong>{token.label}</strong> (<code>{token.prefix}</code>) stops working at once, for good. Scripts using it get 401.
+        <strong>{token.label}</strong> (<code>{token.prefix}</code>) stops working at once, for good. Scripts using it
+        get 401.
       </p>
     </ConfirmDialog>
   );
@@ -161,9 +205,10 @@ export function TokensPage() {
         title="Operator tokens"
         description={
           <>
-            For scripts and QA: the automation routes (<code>POST /admin/api/automation/tenants/&lt;slug&gt;/reset</code>) take{' '}
-            <code>Authorization: Bearer &lt;token&gt;</code> instead of a console session. A token opens nothing else, acts only on the
-            clinics it was issued for (403 elsewhere) and expires (401 after).
+            For scripts and QA: the automation routes (
+            <code>POST /admin/api/automation/tenants/&lt;slug&gt;/reset</code>) take{' '}
+            <code>Authorization: Bearer &lt;token&gt;</code> instead of a console session. A token opens nothing else,
+            acts only on the clinics it was issued for (403 elsewhere) and expires (401 after).
           </>
         }
         actions={
@@ -198,7 +243,8 @@ export function TokensPage() {
                   <span className="muted">Created</span> {formatDate(t.created_at)}
                 </div>
                 <div className="nowrap">
-                  <span className="muted">{t.status === 'expired' ? 'Expired' : 'Expires'}</span> {formatDate(t.expires_at)}
+                  <span className="muted">{t.status === 'expired' ? 'Expired' : 'Expires'}</span>{' '}
+                  {formatDate(t.expires_at)}
                 </div>
                 <div className="nowrap">
                   <span className="muted">Used</span> {t.last_used_at ? formatDate(t.last_used_at) : 'never'}
@@ -209,11 +255,21 @@ export function TokensPage() {
           actions={(t) =>
             canWrite &&
             (t.status === 'active' ? (
-              <Button className="btn-sm" variant="danger" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.id}`}>
+              <Button
+                className="btn-sm"
+                variant="danger"
+                onClick={() => setRevoking(t)}
+                aria-label={`Revoke token ${t.id}`}
+              >
                 Revoke
               </Button>
             ) : (
-              <Button className="btn-sm" onClick={() => remove.mutate(t.id)} disabled={remove.isPending} aria-label={`Remove token ${t.id} from the list`}>
+              <Button
+                className="btn-sm"
+                onClick={() => remove.mutate(t.id)}
+                disabled={remove.isPending}
+                aria-label={`Remove token ${t.id} from the list`}
+              >
                 Remove
               </Button>
             ))

@@ -30,7 +30,10 @@ export const useClinicOptions = () =>
   });
 
 export const useOperatorTokens = () =>
-  useQuery({ queryKey: ['operator-tokens'], queryFn: () => api(z.array(operatorTokenView), 'GET', '/operator-tokens') });
+  useQuery({
+    queryKey: ['operator-tokens'],
+    queryFn: () => api(z.array(operatorTokenView), 'GET', '/operator-tokens'),
+  });
 
 export function useIssueOperatorToken() {
   const client = useQueryClient();

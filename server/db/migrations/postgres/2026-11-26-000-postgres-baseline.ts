@@ -99,10 +99,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       sample text NOT NULL,
       bytes integer NOT NULL
     )`.execute(db);
-  await sql`CREATE UNIQUE INDEX audit_unattributed_group_idx ON audit_unattributed (minute, client_ip, status, error_code)`.execute(db);
+  await sql`CREATE UNIQUE INDEX audit_unattributed_group_idx ON audit_unattributed (minute, client_ip, status, error_code)`.execute(
+    db,
+  );
 
   await sql`CREATE TABLE audit_budget (kind text PRIMARY KEY, rows bigint NOT NULL, bytes bigint NOT NULL)`.execute(db);
-  await sql`INSERT INTO audit_budget (kind, rows, bytes) VALUES ('verified', 0, 0), ('unverified', 0, 0), ('unattributed', 0, 0)`.execute(db);
+  await sql`INSERT INTO audit_budget (kind, rows, bytes) VALUES ('verified', 0, 0), ('unverified', 0, 0), ('unattributed', 0, 0)`.execute(
+    db,
+  );
   await sql`CREATE TABLE audit_probe (v bytea)`.execute(db);
 
   await sql`

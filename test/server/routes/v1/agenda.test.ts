@@ -28,12 +28,18 @@ async function api(req: Call, creds?: Credentials): Promise<SignedResponse<any>>
   const idempotencyKey = req.idempotencyKey ?? (method === 'GET' ? undefined : randomUUID());
   const res = await stack.call({ ...req, method, idempotencyKey }, creds);
   if (req.path.startsWith('/v1/agenda')) {
-    agendaResponses.push({ label: `${method} ${req.path}`, text: res.text, data: JSON.stringify(res.body?.data ?? null), headers: res.headers });
+    agendaResponses.push({
+      label: `${method} ${req.path}`,
+      text: res.text,
+      data: JSON.stringify(res.body?.data ?? null),
+      headers: res.headers,
+    });
   }
   return res;
 }
 const get = (p: string, creds?: Credentials) => api({ path: p }, creds);
-const post = (p: string, body: unknown, creds?: Credentials, idempotencyKey?: string) => api({ method: 'POST', path: p, body, idempotencyKey }, creds);
+const post = (p: string, body: unknown, creds?: Credentials, idempotencyKey?: string) =>
+  api({ method: 'POST', path: p, body, idempotencyKey }, creds);
 
 function expect400(res: SignedResponse<any>, field: string) {
   expect(res.status, res.text).toBe(400);
@@ -63,26 +69,66 @@ let nextOffset = 10;
 const freshDay = () => day(nextOffset++);
 
 const APPOINTMENT_KEYS = [
-  'id', 'paciente', 'medico', 'sala', 'unidade', 'procedimento', 'agenda_config_id', 'data_agendamento', 'hora_inicio', 'hora_fim',
-  'status', 'encaixe', 'cancelado_em', 'criado_em',
+  'id',
+  'paciente',
+  'medico',
+  'sala',
+  'unidade',
+  'procedimento',
+  'agenda_config_id',
+  'data_agendamento',
+  'hora_inicio',
+  'hora_fim',
+  'status',
+  'encaixe',
+  'cancelado_em',
+  'criado_em',
 ].sort();
 const DETAIL_KEYS = [...APPOINTMENT_KEYS, 'historico'].sort();
 
 // ---------------------------------------------------------------- fixtures of the default tenant
 
 const ids = {} as Record<
-  | 'uCentro' | 'uNorte' | 'sala1' | 'salaB' | 'ana' | 'bruno' | 'zulmira' | 'alice' | 'beatriz'
-  | 'proc' | 'procSemDuracao' | 'procNaoOferecido' | 'procOrdem' | 'unimed' | 'planoUnimed' | 'bloqueado' | 'planoBloqueado'
-  | 'agAna' | 'agBruno' | 'agSala' | 'agInativa' | 'agEncerrada' | 'agZulmira' | 'agAlice' | 'agBeatriz' | 'agSalaB'
-  | 'pacA' | 'pacB' | 'pacC' | 'pacD',
+  | 'uCentro'
+  | 'uNorte'
+  | 'sala1'
+  | 'salaB'
+  | 'ana'
+  | 'bruno'
+  | 'zulmira'
+  | 'alice'
+  | 'beatriz'
+  | 'proc'
+  | 'procSemDuracao'
+  | 'procNaoOferecido'
+  | 'procOrdem'
+  | 'unimed'
+  | 'planoUnimed'
+  | 'bloqueado'
+  | 'planoBloqueado'
+  | 'agAna'
+  | 'agBruno'
+  | 'agSala'
+  | 'agInativa'
+  | 'agEncerrada'
+  | 'agZulmira'
+  | 'agAlice'
+  | 'agBeatriz'
+  | 'agSalaB'
+  | 'pacA'
+  | 'pacB'
+  | 'pacC'
+  | 'pacD',
   number
 >;
 
 /** An agenda open every day of the week between `de` and `ate`, offering `procs` ([procedimento, minutes or null]). */
 function agenda(row: Record<string, unknown>, de: string, ate: string, procs: [number, number | null][]): number {
   const id = fx.insert('agenda_configs', { data_inicio: '2020-01-01', criado_em: '2020-01-01T08:00:00Z', ...row });
-  for (let d = 0; d < 7; d++) fx.insert('agenda_horarios', { agenda_config_id: id, dia_semana: d, hora_inicio: de, hora_fim: ate });
-  for (const [p, dur] of procs) fx.insert('agenda_procedimentos', { agenda_config_id: id, procedimento_id: p, duracao_minutos: dur });
+  for (let d = 0; d < 7; d++)
+    fx.insert('agenda_horarios', { agenda_config_id: id, dia_semana: d, hora_inicio: de, hora_fim: ate });
+  for (const [p, dur] of procs)
+    fx.insert('agenda_procedimentos', { agenda_config_id: id, procedimento_id: p, duracao_minutos: dur });
   return id;
 }
 
@@ -105,28 +151,109 @@ function arrangeDefaultTenant() {
   ids.bloqueado = fx.insert('convenios', { nome: 'CONVENIO BLOQUEADO' });
   ids.planoBloqueado = fx.insert('planos', { convenio_id: ids.bloqueado, nome: 'TOP' });
 
-  ids.agAna = agenda({ nome: 'Agenda Ana Souza', tipo_vinculo: 'medico', medico_id: ids.ana, unidade_id: ids.uCentro, permite_encaixe: 1 }, '07:00', '19:00', [
-    [ids.proc, 30],
-    [ids.procSemDuracao, null],
-  ]);
+  ids.agAna = agenda(
+    {
+      nome: 'Agenda Ana Souza',
+      tipo_vinculo: 'medico',
+      medico_id: ids.ana,
+      unidade_id: ids.uCentro,
+      permite_encaixe: 1,
+    },
+    '07:00',
+    '19:00',
+    [
+      [ids.proc, 30],
+      [ids.procSemDuracao, null],
+    ],
+  );
   fx.insert('agenda_convenios_bloqueados', { agenda_config_id: ids.agAna, convenio_id: ids.bloqueado });
-  ids.agBruno = agenda({ nome: 'Agenda Bruno Lima', tipo_vinculo: 'medico', medico_id: ids.bruno, unidade_id: ids.uNorte, permite_encaixe: 0 }, '08:00', '12:00', [[ids.proc, 20]]);
-  ids.agSala = agenda({ nome: 'Agenda Sala 1', tipo_vinculo: 'sala', sala_id: ids.sala1, unidade_id: ids.uCentro }, '08:00', '18:00', [[ids.procSemDuracao, 15]]);
-  ids.agInativa = agenda({ nome: 'Agenda Inativa Ana', tipo_vinculo: 'medico', medico_id: ids.ana, unidade_id: ids.uCentro, ativo: 0 }, '08:00', '18:00', [[ids.proc, 30]]);
+  ids.agBruno = agenda(
+    {
+      nome: 'Agenda Bruno Lima',
+      tipo_vinculo: 'medico',
+      medico_id: ids.bruno,
+      unidade_id: ids.uNorte,
+      permite_encaixe: 0,
+    },
+    '08:00',
+    '12:00',
+    [[ids.proc, 20]],
+  );
+  ids.agSala = agenda(
+    { nome: 'Agenda Sala 1', tipo_vinculo: 'sala', sala_id: ids.sala1, unidade_id: ids.uCentro },
+    '08:00',
+    '18:00',
+    [[ids.procSemDuracao, 15]],
+  );
+  ids.agInativa = agenda(
+    { nome: 'Agenda Inativa Ana', tipo_vinculo: 'medico', medico_id: ids.ana, unidade_id: ids.uCentro, ativo: 0 },
+    '08:00',
+    '18:00',
+    [[ids.proc, 30]],
+  );
   ids.agEncerrada = agenda(
-    { nome: 'Agenda Encerrada Bruno', tipo_vinculo: 'medico', medico_id: ids.bruno, unidade_id: ids.uCentro, data_fim: '2021-12-31', criado_em: null },
+    {
+      nome: 'Agenda Encerrada Bruno',
+      tipo_vinculo: 'medico',
+      medico_id: ids.bruno,
+      unidade_id: ids.uCentro,
+      data_fim: '2021-12-31',
+      criado_em: null,
+    },
     '08:00',
     '18:00',
     [[ids.proc, 30]],
   );
   // Free-slot ordering: the next slot by date is opposite to the label order; two groups without a slot.
-  ids.agZulmira = agenda({ nome: 'Agenda Zulmira', tipo_vinculo: 'medico', medico_id: ids.zulmira, unidade_id: ids.uCentro, data_inicio: day(3) }, '08:00', '09:00', [[ids.procOrdem, 30]]);
-  ids.agAlice = agenda({ nome: 'Agenda Alice', tipo_vinculo: 'medico', medico_id: ids.alice, unidade_id: ids.uNorte, data_inicio: day(5) }, '08:00', '09:00', [[ids.procOrdem, 30]]);
-  ids.agBeatriz = agenda({ nome: 'Agenda Beatriz', tipo_vinculo: 'medico', medico_id: ids.beatriz, unidade_id: ids.uCentro, data_inicio: day(59) }, '08:00', '09:00', [[ids.procOrdem, 30]]);
-  ids.agSalaB = agenda({ nome: 'Agenda Sala B', tipo_vinculo: 'sala', sala_id: ids.salaB, unidade_id: ids.uCentro, data_inicio: day(100) }, '08:00', '09:00', [[ids.procOrdem, 30]]);
+  ids.agZulmira = agenda(
+    {
+      nome: 'Agenda Zulmira',
+      tipo_vinculo: 'medico',
+      medico_id: ids.zulmira,
+      unidade_id: ids.uCentro,
+      data_inicio: day(3),
+    },
+    '08:00',
+    '09:00',
+    [[ids.procOrdem, 30]],
+  );
+  ids.agAlice = agenda(
+    { nome: 'Agenda Alice', tipo_vinculo: 'medico', medico_id: ids.alice, unidade_id: ids.uNorte, data_inicio: day(5) },
+    '08:00',
+    '09:00',
+    [[ids.procOrdem, 30]],
+  );
+  ids.agBeatriz = agenda(
+    {
+      nome: 'Agenda Beatriz',
+      tipo_vinculo: 'medico',
+      medico_id: ids.beatriz,
+      unidade_id: ids.uCentro,
+      data_inicio: day(59),
+    },
+    '08:00',
+    '09:00',
+    [[ids.procOrdem, 30]],
+  );
+  ids.agSalaB = agenda(
+    { nome: 'Agenda Sala B', tipo_vinculo: 'sala', sala_id: ids.salaB, unidade_id: ids.uCentro, data_inicio: day(100) },
+    '08:00',
+    '09:00',
+    [[ids.procOrdem, 30]],
+  );
   // An agenda offering the procedure without duration, and an inactive one: neither makes a group.
-  agenda({ nome: 'Agenda Ordem Sem Duracao', tipo_vinculo: 'medico', medico_id: ids.ana, unidade_id: ids.uCentro }, '08:00', '09:00', [[ids.procOrdem, null]]);
-  agenda({ nome: 'Agenda Ordem Inativa', tipo_vinculo: 'medico', medico_id: ids.bruno, unidade_id: ids.uCentro, ativo: 0 }, '08:00', '09:00', [[ids.procOrdem, 30]]);
+  agenda(
+    { nome: 'Agenda Ordem Sem Duracao', tipo_vinculo: 'medico', medico_id: ids.ana, unidade_id: ids.uCentro },
+    '08:00',
+    '09:00',
+    [[ids.procOrdem, null]],
+  );
+  agenda(
+    { nome: 'Agenda Ordem Inativa', tipo_vinculo: 'medico', medico_id: ids.bruno, unidade_id: ids.uCentro, ativo: 0 },
+    '08:00',
+    '09:00',
+    [[ids.procOrdem, 30]],
+  );
 
   ids.pacA = fx.paciente({ nome: 'PACIENTE AGENDA A' });
   ids.pacB = fx.paciente({ nome: 'PACIENTE AGENDA B' });
@@ -158,9 +285,11 @@ beforeAll(async () => {
   await stack.createTenant('demo');
   await stack.createTenant('sandbox', { sandbox: true });
   const demoDb = new SQLite(path.join(stack.dataDir, 'backend', 'demo.db'), { readonly: true });
-  seededSnapshotValues = (demoDb.prepare('SELECT paciente_celular FROM agendamentos WHERE paciente_celular IS NOT NULL').all() as { paciente_celular: string }[]).map(
-    (r) => r.paciente_celular,
-  );
+  seededSnapshotValues = (
+    demoDb.prepare('SELECT paciente_celular FROM agendamentos WHERE paciente_celular IS NOT NULL').all() as {
+      paciente_celular: string;
+    }[]
+  ).map((r) => r.paciente_celular);
   demoDb.close();
 });
 
@@ -171,7 +300,20 @@ afterAll(async () => {
 });
 
 const book = (extra: Record<string, unknown> = {}, creds?: Credentials, idempotencyKey?: string) =>
-  post('/v1/agenda/agendamentos', { agenda_config_id: ids.agAna, procedimento_id: ids.proc, convenio_id: 0, data: freshDay(), hora_inicio: '08:00', paciente_id: ids.pacA, ...extra }, creds, idempotencyKey);
+  post(
+    '/v1/agenda/agendamentos',
+    {
+      agenda_config_id: ids.agAna,
+      procedimento_id: ids.proc,
+      convenio_id: 0,
+      data: freshDay(),
+      hora_inicio: '08:00',
+      paciente_id: ids.pacA,
+      ...extra,
+    },
+    creds,
+    idempotencyKey,
+  );
 
 async function booked(extra: Record<string, unknown> = {}): Promise<any> {
   const res = await book(extra);
@@ -179,7 +321,8 @@ async function booked(extra: Record<string, unknown> = {}): Promise<any> {
   return res.body.data;
 }
 
-const setStatus = (id: number, status: string) => raw.prepare('UPDATE agendamentos SET status = ? WHERE id = ?').run(status, id);
+const setStatus = (id: number, status: string) =>
+  raw.prepare('UPDATE agendamentos SET status = ? WHERE id = ?').run(status, id);
 
 // ================================================================ POST /v1/agenda/agendamentos
 
@@ -205,7 +348,14 @@ describe('POST /v1/agenda/agendamentos', () => {
       encaixe: false,
       cancelado_em: null,
     });
-    expect(res.body.data.historico).toEqual([{ status_anterior: null, status_novo: 'agendado', data_hora: expect.any(String), observacao: 'Agendamento criado via API' }]);
+    expect(res.body.data.historico).toEqual([
+      {
+        status_anterior: null,
+        status_novo: 'agendado',
+        data_hora: expect.any(String),
+        observacao: 'Agendamento criado via API',
+      },
+    ]);
     // "observacoes" is stored, never returned.
     expect(res.text).not.toContain('Jejum');
     const detail = await get(res.headers.location);
@@ -216,9 +366,18 @@ describe('POST /v1/agenda/agendamentos', () => {
   test('"hora_fim is not sent": sending it is a 400 naming it; the duration of the target agenda applies (20 min on another agenda)', async () => {
     expect400(await book({ hora_fim: '09:00' }), 'hora_fim');
     const other = await booked({ agenda_config_id: ids.agBruno, hora_inicio: '08:40' });
-    expect(other).toMatchObject({ hora_inicio: '08:40', hora_fim: '09:00', unidade: { id: ids.uNorte }, medico: { id: ids.bruno } });
+    expect(other).toMatchObject({
+      hora_inicio: '08:40',
+      hora_fim: '09:00',
+      unidade: { id: ids.uNorte },
+      medico: { id: ids.bruno },
+    });
     // Decision: on a room agenda there is no doctor: `medico` is null, `sala` the room.
-    const room = await booked({ agenda_config_id: ids.agSala, procedimento_id: ids.procSemDuracao, hora_inicio: '10:00' });
+    const room = await booked({
+      agenda_config_id: ids.agSala,
+      procedimento_id: ids.procSemDuracao,
+      hora_inicio: '10:00',
+    });
     expect(room).toMatchObject({ medico: null, sala: { id: ids.sala1, nome: 'SALA 1' }, hora_fim: '10:15' });
   });
 
@@ -235,10 +394,17 @@ describe('POST /v1/agenda/agendamentos', () => {
   test('required fields: agenda_config_id, procedimento_id, convenio_id, data, hora_inicio (one consolidated 400)', async () => {
     const res = await post('/v1/agenda/agendamentos', { paciente_id: ids.pacA });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.lista.map((i: any) => i.field).sort()).toEqual(['agenda_config_id', 'convenio_id', 'data', 'hora_inicio', 'procedimento_id']);
+    expect(res.body.error.details.lista.map((i: any) => i.field).sort()).toEqual([
+      'agenda_config_id',
+      'convenio_id',
+      'data',
+      'hora_inicio',
+      'procedimento_id',
+    ]);
     expect400(await book({ data: '2026-02-30' }), 'data');
     expect400(await book({ data: '01/12/2026' }), 'data');
-    for (const hora of ['7:00', '24:00', '08:60', '08:00:00']) expect400(await book({ hora_inicio: hora }), 'hora_inicio');
+    for (const hora of ['7:00', '24:00', '08:60', '08:00:00'])
+      expect400(await book({ hora_inicio: hora }), 'hora_inicio');
     expect400(await book({ agenda_config_id: '1' }), 'agenda_config_id');
     expect400(await book({ procedimento_id: 0 }), 'procedimento_id');
     expect400(await book({ plano_id: -1 }), 'plano_id');
@@ -266,25 +432,47 @@ describe('POST /v1/agenda/agendamentos', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.details.lista.map((i: any) => i.field).sort()).toEqual(['paciente_celular', 'paciente_nome']);
     expect400(await book({ paciente_id: null, paciente_nome: 'Joana', paciente_celular: '' }), 'paciente_celular');
-    expect400(await book({ paciente_id: null, paciente_nome: '   ', paciente_celular: '11999990000' }), 'paciente_nome');
-    expect400(await book({ paciente_id: null, paciente_nome: 'x'.repeat(201), paciente_celular: '11999990000' }), 'paciente_nome');
+    expect400(
+      await book({ paciente_id: null, paciente_nome: '   ', paciente_celular: '11999990000' }),
+      'paciente_nome',
+    );
+    expect400(
+      await book({ paciente_id: null, paciente_nome: 'x'.repeat(201), paciente_celular: '11999990000' }),
+      'paciente_nome',
+    );
     const base = { paciente_id: undefined, paciente_nome: 'Joana Sem Cadastro', paciente_celular: '11999990000' };
     expect400(await book({ ...base, paciente_cpf: '12345678901' }), 'paciente_cpf');
     expect400(await book({ ...base, paciente_cpf: '529.982.247-25' }), 'paciente_cpf');
     expect400(await book({ ...base, paciente_nascimento: '1990-13-01' }), 'paciente_nascimento');
     expect400(await book({ ...base, paciente_sexo: 'MAS' }), 'paciente_sexo');
     expect400(await book({ ...base, paciente_email: 'nao-e-email' }), 'paciente_email');
-    const ok = await book({ ...base, paciente_sexo: 'F', paciente_nascimento: '1990-01-01', paciente_email: 'joana@example.com', paciente_cpf: makeCpf(901) });
+    const ok = await book({
+      ...base,
+      paciente_sexo: 'F',
+      paciente_nascimento: '1990-01-01',
+      paciente_email: 'joana@example.com',
+      paciente_cpf: makeCpf(901),
+    });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.data.paciente).toEqual({ id: null, nome: 'JOANA SEM CADASTRO' });
   });
 
   test('"paciente_id wins over snapshot fields when both given": the patient is the registered one, no snapshot is stored', async () => {
-    const res = await book({ paciente_id: ids.pacB, paciente_nome: 'Outro Nome', paciente_celular: '11911112222', paciente_email: 'outro@example.com' });
+    const res = await book({
+      paciente_id: ids.pacB,
+      paciente_nome: 'Outro Nome',
+      paciente_celular: '11911112222',
+      paciente_email: 'outro@example.com',
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body.data.paciente).toEqual({ id: ids.pacB, nome: 'PACIENTE AGENDA B' });
     const row = fx.get('agendamentos', res.body.data.id)!;
-    expect(row).toMatchObject({ paciente_id: ids.pacB, paciente_nome: null, paciente_celular: null, paciente_email: null });
+    expect(row).toMatchObject({
+      paciente_id: ids.pacB,
+      paciente_nome: null,
+      paciente_celular: null,
+      paciente_email: null,
+    });
   });
 
   test('"encaixe: boolean, default false": an overbooking is accepted on an occupied time and does not block it; refused where the agenda does not allow it', async () => {
@@ -330,7 +518,11 @@ describe('POST /v1/agenda/agendamentos', () => {
     expect422(await book({ procedimento_id: ids.procSemDuracao }), 'BUSINESS_RULE', semDuracao);
     expect422(await book({ procedimento_id: ids.procNaoOferecido }), 'BUSINESS_RULE', semDuracao);
     expect422(await book({ convenio_id: ids.bloqueado }), 'BUSINESS_RULE', 'Convenio bloqueado para esta agenda.');
-    expect422(await book({ agenda_config_id: ids.agBruno, hora_inicio: '13:00' }), 'BUSINESS_RULE', 'Horario fora da grade da agenda.');
+    expect422(
+      await book({ agenda_config_id: ids.agBruno, hora_inicio: '13:00' }),
+      'BUSINESS_RULE',
+      'Horario fora da grade da agenda.',
+    );
     expect422(await book({ data: day(-1) }), 'BUSINESS_RULE', 'Nao e possivel agendar em data passada.');
     expect422(await book({ agenda_config_id: ids.agInativa }), 'BUSINESS_RULE', 'Agenda inativa.');
     expect422(await book({ agenda_config_id: ids.agEncerrada }), 'BUSINESS_RULE', 'Data fora da vigencia da agenda.');
@@ -353,7 +545,14 @@ describe('POST /v1/agenda/agendamentos', () => {
 
   test('idempotency: the same key and body replays the 201 with its Location; another body under the key is IDEMPOTENCY_CONFLICT', async () => {
     const key = randomUUID();
-    const body = { agenda_config_id: ids.agAna, procedimento_id: ids.proc, convenio_id: 0, data: freshDay(), hora_inicio: '12:00', paciente_id: ids.pacD };
+    const body = {
+      agenda_config_id: ids.agAna,
+      procedimento_id: ids.proc,
+      convenio_id: 0,
+      data: freshDay(),
+      hora_inicio: '12:00',
+      paciente_id: ids.pacD,
+    };
     const first = await post('/v1/agenda/agendamentos', body, undefined, key);
     expect(first.status).toBe(201);
     const replay = await post('/v1/agenda/agendamentos', body, undefined, key);
@@ -361,14 +560,18 @@ describe('POST /v1/agenda/agendamentos', () => {
     expect(replay.headers['idempotency-replay']).toBe('true');
     expect(replay.headers.location).toBe(first.headers.location);
     expect(replay.body.data).toEqual(first.body.data);
-    expect422(await post('/v1/agenda/agendamentos', { ...body, hora_inicio: '12:30' }, undefined, key), 'IDEMPOTENCY_CONFLICT');
+    expect422(
+      await post('/v1/agenda/agendamentos', { ...body, hora_inicio: '12:30' }, undefined, key),
+      'IDEMPOTENCY_CONFLICT',
+    );
   });
 });
 
 // ================================================================ cancel
 
 describe('POST /v1/agenda/agendamentos/{id}/cancelar', () => {
-  const cancel = (id: number | string, body: unknown, creds?: Credentials, key?: string) => post(`/v1/agenda/agendamentos/${id}/cancelar`, body, creds, key);
+  const cancel = (id: number | string, body: unknown, creds?: Credentials, key?: string) =>
+    post(`/v1/agenda/agendamentos/${id}/cancelar`, body, creds, key);
 
   test('"motivo string 3-500 chars, required; force blocked (400)"', async () => {
     const ag = await booked();
@@ -425,13 +628,19 @@ describe('POST /v1/agenda/agendamentos/{id}/cancelar', () => {
       setStatus(ag.id, status);
       const res = await cancel(ag.id, { motivo: `Cancelado a partir de ${status}` });
       expect(res.status, `${status}: ${res.text}`).toBe(200);
-      expect((await get(`/v1/agenda/agendamentos/${ag.id}`)).body.data.historico.at(-1)).toMatchObject({ status_anterior: status, status_novo: 'cancelado' });
+      expect((await get(`/v1/agenda/agendamentos/${ag.id}`)).body.data.historico.at(-1)).toMatchObject({
+        status_anterior: status,
+        status_novo: 'cancelado',
+      });
     }
     const fin = await booked();
     setStatus(fin.id, 'finalizado');
     const res = await cancel(fin.id, { motivo: 'Tarde demais' });
     expect422(res, 'INVALID_STATE');
-    expect((await get(`/v1/agenda/agendamentos/${fin.id}`)).body.data).toMatchObject({ status: 'finalizado', cancelado_em: null });
+    expect((await get(`/v1/agenda/agendamentos/${fin.id}`)).body.data).toMatchObject({
+      status: 'finalizado',
+      cancelado_em: null,
+    });
   });
 
   test('"Second cancel with a different key gives 422 INVALID_STATE; with the same key returns 200 replay"', async () => {
@@ -447,7 +656,7 @@ describe('POST /v1/agenda/agendamentos/{id}/cancelar', () => {
     expect(replay.body.data).toEqual(first.body.data);
   });
 
-  test('404 RES_NOT_FOUND for an unknown id, and for another doctor\'s appointment with a bound key', async () => {
+  test("404 RES_NOT_FOUND for an unknown id, and for another doctor's appointment with a bound key", async () => {
     expect404(await cancel(9_999_999, { motivo: 'Nao existe' }));
     const ag = await booked();
     const bruno = await stack.newKey({ medicoId: ids.bruno, scopes: ['agenda:write', 'agenda:read'] });
@@ -459,7 +668,8 @@ describe('POST /v1/agenda/agendamentos/{id}/cancelar', () => {
 // ================================================================ reschedule
 
 describe('POST /v1/agenda/agendamentos/{id}/reagendar', () => {
-  const move = (id: number | string, body: unknown, creds?: Credentials, key?: string) => post(`/v1/agenda/agendamentos/${id}/reagendar`, body, creds, key);
+  const move = (id: number | string, body: unknown, creds?: Credentials, key?: string) =>
+    post(`/v1/agenda/agendamentos/${id}/reagendar`, body, creds, key);
 
   test('body: nova_data and nova_hora_inicio required; agenda_config_id optional; "force and ignorar_conflito blocked (400)"', async () => {
     const ag = await booked();
@@ -467,8 +677,14 @@ describe('POST /v1/agenda/agendamentos/{id}/reagendar', () => {
     expect(res.body.error.details.lista.map((i: any) => i.field).sort()).toEqual(['nova_data', 'nova_hora_inicio']);
     expect400(await move(ag.id, { nova_data: '2026-02-29', nova_hora_inicio: '08:00' }), 'nova_data');
     expect400(await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '8h' }), 'nova_hora_inicio');
-    expect400(await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: 'x' }), 'agenda_config_id');
-    expect400(await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', motivo: 'x'.repeat(501) }), 'motivo');
+    expect400(
+      await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: 'x' }),
+      'agenda_config_id',
+    );
+    expect400(
+      await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', motivo: 'x'.repeat(501) }),
+      'motivo',
+    );
     for (const field of ['force', 'ignorar_conflito']) {
       const blocked = await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', [field]: true });
       expect400(blocked, field);
@@ -480,7 +696,12 @@ describe('POST /v1/agenda/agendamentos/{id}/reagendar', () => {
     const ag = await booked({ hora_inicio: '15:00', paciente_id: ids.pacD });
     setStatus(ag.id, 'confirmado');
     const nova = freshDay();
-    const res = await move(ag.id, { nova_data: nova, nova_hora_inicio: '09:40', agenda_config_id: ids.agBruno, motivo: 'Troca de medico' });
+    const res = await move(ag.id, {
+      nova_data: nova,
+      nova_hora_inicio: '09:40',
+      agenda_config_id: ids.agBruno,
+      motivo: 'Troca de medico',
+    });
     expect(res.status, res.text).toBe(200);
     expect(Object.keys(res.body.data).sort()).toEqual([...DETAIL_KEYS, 'reagendado_em', 'reagendado_motivo'].sort());
     expect(res.body.data).toMatchObject({
@@ -508,7 +729,13 @@ describe('POST /v1/agenda/agendamentos/{id}/reagendar', () => {
     expect(detail.historico).toEqual(res.body.data.historico);
     // Same agenda by default; no motivo gives null.
     const again = await move(ag.id, { nova_data: nova, nova_hora_inicio: '10:00' });
-    expect(again.body.data).toMatchObject({ id: ag.id, agenda_config_id: ids.agBruno, hora_inicio: '10:00', hora_fim: '10:20', reagendado_motivo: null });
+    expect(again.body.data).toMatchObject({
+      id: ag.id,
+      agenda_config_id: ids.agBruno,
+      hora_inicio: '10:00',
+      hora_fim: '10:20',
+      reagendado_motivo: null,
+    });
     // The previous time is free again.
     expect((await book({ data: ag.data_agendamento, hora_inicio: '15:00', paciente_id: ids.pacA })).status).toBe(201);
   });
@@ -530,9 +757,21 @@ describe('POST /v1/agenda/agendamentos/{id}/reagendar', () => {
     setStatus(fin.id, 'finalizado');
     expect422(await move(fin.id, { nova_data: freshDay(), nova_hora_inicio: '08:00' }), 'INVALID_STATE');
     const ag = await booked({ agenda_config_id: ids.agBruno, hora_inicio: '08:00', convenio_id: ids.bloqueado });
-    expect422(await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: ids.agSala }), 'BUSINESS_RULE', 'Procedimento sem duracao configurada para esta agenda.');
-    expect422(await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: ids.agAna }), 'BUSINESS_RULE', 'Convenio bloqueado para esta agenda.');
-    expect422(await move(ag.id, { nova_data: day(-2), nova_hora_inicio: '08:00' }), 'BUSINESS_RULE', 'Nao e possivel agendar em data passada.');
+    expect422(
+      await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: ids.agSala }),
+      'BUSINESS_RULE',
+      'Procedimento sem duracao configurada para esta agenda.',
+    );
+    expect422(
+      await move(ag.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: ids.agAna }),
+      'BUSINESS_RULE',
+      'Convenio bloqueado para esta agenda.',
+    );
+    expect422(
+      await move(ag.id, { nova_data: day(-2), nova_hora_inicio: '08:00' }),
+      'BUSINESS_RULE',
+      'Nao e possivel agendar em data passada.',
+    );
   });
 
   test('"404 RES_NOT_FOUND (original or target agenda outside the key\'s doctor)"', async () => {
@@ -541,10 +780,16 @@ describe('POST /v1/agenda/agendamentos/{id}/reagendar', () => {
     const deAna = await booked();
     const deBruno = await booked({ agenda_config_id: ids.agBruno, hora_inicio: '10:00' });
     // Original outside the filter, target inside.
-    expect404(await move(deAna.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: ids.agBruno }, bruno));
+    expect404(
+      await move(deAna.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: ids.agBruno }, bruno),
+    );
     // Original inside, target outside.
-    expect404(await move(deBruno.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: ids.agAna }, bruno));
-    expect404(await move(deBruno.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: 9_999_999 }, bruno));
+    expect404(
+      await move(deBruno.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: ids.agAna }, bruno),
+    );
+    expect404(
+      await move(deBruno.id, { nova_data: freshDay(), nova_hora_inicio: '08:00', agenda_config_id: 9_999_999 }, bruno),
+    );
     // Both inside.
     expect((await move(deBruno.id, { nova_data: freshDay(), nova_hora_inicio: '11:00' }, bruno)).status).toBe(200);
     expect((await get(`/v1/agenda/agendamentos/${deAna.id}`)).body.data.data_agendamento).toBe(deAna.data_agendamento);
@@ -560,18 +805,23 @@ describe('GET /v1/agenda/agendamentos', () => {
     expect(res.body.error.details.field).toBe('paciente_id');
     expect(res.body.error.details.lista).toHaveLength(1);
     expect((await get('/v1/agenda/agendamentos?status=agendado')).body.error.details.field).toBe('paciente_id');
-    for (const v of ['0', '-1', 'abc', '01', '1.0']) expect400(await get(`/v1/agenda/agendamentos?paciente_id=${v}`), 'paciente_id');
+    for (const v of ['0', '-1', 'abc', '01', '1.0'])
+      expect400(await get(`/v1/agenda/agendamentos?paciente_id=${v}`), 'paciente_id');
   });
 
   test('"status (8 values)": each accepted, anything else a 400 with the accepted values; "400 also for ... invalid dates, limit > 200"', async () => {
-    for (const status of AGENDAMENTO_STATUS) expect((await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&status=${status}`)).status).toBe(200);
+    for (const status of AGENDAMENTO_STATUS)
+      expect((await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&status=${status}`)).status).toBe(200);
     const bad = await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&status=pendente`);
     expect400(bad, 'status');
     expect(bad.body.error.details.lista[0].valores_aceitos).toEqual([...AGENDAMENTO_STATUS]);
     expect400(await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&status=AGENDADO`), 'status');
     expect400(await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&data_inicio=2026-02-30`), 'data_inicio');
     expect400(await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&data_fim=31/12/2026`), 'data_fim');
-    expect400(await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&data_inicio=2026-12-02&data_fim=2026-12-01`), 'data_fim');
+    expect400(
+      await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&data_inicio=2026-12-02&data_fim=2026-12-01`),
+      'data_fim',
+    );
     expect400(await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&limit=201`), 'limit');
     expect400(await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&offset=-1`), 'offset');
     expect400(await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&medico=1`), 'medico');
@@ -604,7 +854,10 @@ describe('GET /v1/agenda/agendamentos', () => {
     expect(page.body.meta).toEqual(expect.objectContaining({ limit: 1, offset: 1, total: 3, has_more: true }));
     expect(page.body.data.map((a: any) => a.id)).toEqual([a2.id]);
     // A patient without appointments (or unknown) lists nothing.
-    expect((await get('/v1/agenda/agendamentos?paciente_id=9999999')).body).toMatchObject({ data: [], meta: { total: 0 } });
+    expect((await get('/v1/agenda/agendamentos?paciente_id=9999999')).body).toMatchObject({
+      data: [],
+      meta: { total: 0 },
+    });
   });
 
   test('"medico_id (ignored for bound keys)": a bound key sees only its doctor\'s appointments whatever medico_id says', async () => {
@@ -628,15 +881,42 @@ describe('GET /v1/agenda/agendamentos/{id}', () => {
   test('"historico[] ordered oldest first: status_anterior, status_novo, data_hora, observacao; the user id is never exposed"', async () => {
     const ag = await booked();
     // Entries written by the clinic system, stored out of order (later id, earlier time) and with a key id.
-    fx.insert('agendamento_historico', { agendamento_id: ag.id, status_anterior: 'agendado', status_novo: 'aguardando_confirmacao', data_hora: '2099-01-02T10:00:00Z', observacao: 'Lembrete', origem: 'SISTEMA', chave_id: 4242 });
-    fx.insert('agendamento_historico', { agendamento_id: ag.id, status_anterior: null, status_novo: 'agendado', data_hora: '2000-01-01T00:00:00Z', observacao: null, origem: 'SISTEMA', chave_id: 4242 });
+    fx.insert('agendamento_historico', {
+      agendamento_id: ag.id,
+      status_anterior: 'agendado',
+      status_novo: 'aguardando_confirmacao',
+      data_hora: '2099-01-02T10:00:00Z',
+      observacao: 'Lembrete',
+      origem: 'SISTEMA',
+      chave_id: 4242,
+    });
+    fx.insert('agendamento_historico', {
+      agendamento_id: ag.id,
+      status_anterior: null,
+      status_novo: 'agendado',
+      data_hora: '2000-01-01T00:00:00Z',
+      observacao: null,
+      origem: 'SISTEMA',
+      chave_id: 4242,
+    });
     const res = await get(`/v1/agenda/agendamentos/${ag.id}`);
     expect(res.status).toBe(200);
     const h = res.body.data.historico;
     expect(h.map((x: any) => x.data_hora)).toEqual([...h.map((x: any) => x.data_hora)].sort());
-    expect(h[0]).toEqual({ status_anterior: null, status_novo: 'agendado', data_hora: '2000-01-01T00:00:00Z', observacao: null });
-    expect(h.at(-1)).toEqual({ status_anterior: 'agendado', status_novo: 'aguardando_confirmacao', data_hora: '2099-01-02T10:00:00Z', observacao: 'Lembrete' });
-    for (const entry of h) expect(Object.keys(entry).sort()).toEqual(['data_hora', 'observacao', 'status_anterior', 'status_novo']);
+    expect(h[0]).toEqual({
+      status_anterior: null,
+      status_novo: 'agendado',
+      data_hora: '2000-01-01T00:00:00Z',
+      observacao: null,
+    });
+    expect(h.at(-1)).toEqual({
+      status_anterior: 'agendado',
+      status_novo: 'aguardando_confirmacao',
+      data_hora: '2099-01-02T10:00:00Z',
+      observacao: 'Lembrete',
+    });
+    for (const entry of h)
+      expect(Object.keys(entry).sort()).toEqual(['data_hora', 'observacao', 'status_anterior', 'status_novo']);
     expect(res.text).not.toMatch(/chave_id|4242|origem|usuario|criado_por/);
   });
 
@@ -648,7 +928,16 @@ describe('GET /v1/agenda/agendamentos/{id}', () => {
 
 describe('GET /v1/agenda/slots', () => {
   const slots = (q: string, creds?: Credentials) => get(`/v1/agenda/slots${q ? `?${q}` : ''}`, creds);
-  const group = (medico: number, sala: number, label: string, unidade: number, data: string | null, agendaId?: number, inicio = '08:00', fim = '08:30') => ({
+  const group = (
+    medico: number,
+    sala: number,
+    label: string,
+    unidade: number,
+    data: string | null,
+    agendaId?: number,
+    inicio = '08:00',
+    fim = '08:30',
+  ) => ({
     medico_id: medico,
     sala_id: sala,
     is_medico: medico !== 0,
@@ -673,8 +962,14 @@ describe('GET /v1/agenda/slots', () => {
   test('"horizonte_dias integer 1-180 default 60 (above 180 gives 400)"', async () => {
     // Beatriz's agenda opens on day 59: inside the default 60 days (today .. today+59), outside 59.
     const byDefault = await slots(`procedimento_id=${ids.procOrdem}`);
-    expect(byDefault.body.data.find((g: any) => g.label === 'BEATRIZ COSTA').proximo_slot).toMatchObject({ data: day(59) });
-    expect((await slots(`procedimento_id=${ids.procOrdem}&horizonte_dias=59`)).body.data.find((g: any) => g.label === 'BEATRIZ COSTA').proximo_slot).toBeNull();
+    expect(byDefault.body.data.find((g: any) => g.label === 'BEATRIZ COSTA').proximo_slot).toMatchObject({
+      data: day(59),
+    });
+    expect(
+      (await slots(`procedimento_id=${ids.procOrdem}&horizonte_dias=59`)).body.data.find(
+        (g: any) => g.label === 'BEATRIZ COSTA',
+      ).proximo_slot,
+    ).toBeNull();
     expect((await slots(`procedimento_id=${ids.procOrdem}&horizonte_dias=60`)).body.data).toEqual(byDefault.body.data);
     const max = await slots(`procedimento_id=${ids.procOrdem}&horizonte_dias=180`);
     expect(max.body.data.find((g: any) => g.label === 'SALA B').proximo_slot).toMatchObject({ data: day(100) });
@@ -686,7 +981,8 @@ describe('GET /v1/agenda/slots', () => {
       ['SALA B', null],
     ]);
     expect((await slots(`procedimento_id=${ids.procOrdem}&horizonte_dias=1`)).status).toBe(200);
-    for (const v of ['181', '0', '-1', 'abc', '60.5', '1000']) expect400(await slots(`procedimento_id=${ids.procOrdem}&horizonte_dias=${v}`), 'horizonte_dias');
+    for (const v of ['181', '0', '-1', 'abc', '60.5', '1000'])
+      expect400(await slots(`procedimento_id=${ids.procOrdem}&horizonte_dias=${v}`), 'horizonte_dias');
   });
 
   test('"procedimento_id integer > 0 required"; unidade_id filters; a procedure without configured duration or on inactive agendas makes no group', async () => {
@@ -697,21 +993,48 @@ describe('GET /v1/agenda/slots', () => {
     const norte = await slots(`procedimento_id=${ids.procOrdem}&unidade_id=${ids.uNorte}`);
     expect(norte.body.data.map((g: any) => g.label)).toEqual(['ALICE PRADO']);
     expect(norte.body.meta.total).toBe(1);
-    expect((await slots(`procedimento_id=${ids.procNaoOferecido}`)).body).toMatchObject({ data: [], meta: { total: 0 } });
+    expect((await slots(`procedimento_id=${ids.procNaoOferecido}`)).body).toMatchObject({
+      data: [],
+      meta: { total: 0 },
+    });
     // procSemDuracao: no duration on Ana's agenda (no group), 15 min on the room agenda (one group).
-    expect((await slots(`procedimento_id=${ids.procSemDuracao}`)).body.data.map((g: any) => g.label)).toEqual(['SALA 1']);
+    expect((await slots(`procedimento_id=${ids.procSemDuracao}`)).body.data.map((g: any) => g.label)).toEqual([
+      'SALA 1',
+    ]);
   });
 
   test('"Overbooking entries do not block the grid"; a booked time does', async () => {
     const data = day(3);
-    const encaixe = await book({ agenda_config_id: ids.agZulmira, procedimento_id: ids.procOrdem, data, hora_inicio: '08:00', paciente_id: ids.pacA, encaixe: true });
+    const encaixe = await book({
+      agenda_config_id: ids.agZulmira,
+      procedimento_id: ids.procOrdem,
+      data,
+      hora_inicio: '08:00',
+      paciente_id: ids.pacA,
+      encaixe: true,
+    });
     expect(encaixe.status, encaixe.text).toBe(201);
-    const zulmira = async () => (await slots(`procedimento_id=${ids.procOrdem}&horizonte_dias=30`)).body.data.find((g: any) => g.label === 'ZULMIRA ALVES').proximo_slot;
+    const zulmira = async () =>
+      (await slots(`procedimento_id=${ids.procOrdem}&horizonte_dias=30`)).body.data.find(
+        (g: any) => g.label === 'ZULMIRA ALVES',
+      ).proximo_slot;
     expect(await zulmira()).toEqual({ data, hora_inicio: '08:00', hora_fim: '08:30', agenda_config_id: ids.agZulmira });
-    await booked({ agenda_config_id: ids.agZulmira, procedimento_id: ids.procOrdem, data, hora_inicio: '08:00', paciente_id: ids.pacB });
+    await booked({
+      agenda_config_id: ids.agZulmira,
+      procedimento_id: ids.procOrdem,
+      data,
+      hora_inicio: '08:00',
+      paciente_id: ids.pacB,
+    });
     expect(await zulmira()).toEqual({ data, hora_inicio: '08:30', hora_fim: '09:00', agenda_config_id: ids.agZulmira });
     // A cancelled appointment frees its time.
-    const taken = await booked({ agenda_config_id: ids.agZulmira, procedimento_id: ids.procOrdem, data, hora_inicio: '08:30', paciente_id: ids.pacC });
+    const taken = await booked({
+      agenda_config_id: ids.agZulmira,
+      procedimento_id: ids.procOrdem,
+      data,
+      hora_inicio: '08:30',
+      paciente_id: ids.pacC,
+    });
     expect((await zulmira()).data).toBe(day(4));
     await post(`/v1/agenda/agendamentos/${taken.id}/cancelar`, { motivo: 'Libera o horario' });
     expect(await zulmira()).toMatchObject({ data, hora_inicio: '08:30' });
@@ -723,7 +1046,10 @@ describe('GET /v1/agenda/slots', () => {
     expect(res.body.data.map((g: any) => g.medico_id)).toEqual([ids.zulmira]);
     expect(res.body.meta.total).toBe(1);
     const other = await stack.newKey({ medicoId: ids.bruno, scopes: ['agenda:read'] });
-    expect((await slots(`procedimento_id=${ids.procOrdem}`, other)).body).toMatchObject({ data: [], meta: { total: 0 } });
+    expect((await slots(`procedimento_id=${ids.procOrdem}`, other)).body).toMatchObject({
+      data: [],
+      meta: { total: 0 },
+    });
   });
 });
 
@@ -751,20 +1077,34 @@ describe('GET /v1/agenda/configs', () => {
       data_fim: null,
       criado_em: '2020-01-01T08:00:00Z',
     });
-    expect(res.body.data.find((c: any) => c.id === ids.agSala)).toMatchObject({ tipo_vinculo: 'sala', medico: null, sala: { id: ids.sala1, nome: 'SALA 1' } });
-    expect(res.body.data.find((c: any) => c.id === ids.agEncerrada)).toMatchObject({ data_fim: '2021-12-31', criado_em: null });
+    expect(res.body.data.find((c: any) => c.id === ids.agSala)).toMatchObject({
+      tipo_vinculo: 'sala',
+      medico: null,
+      sala: { id: ids.sala1, nome: 'SALA 1' },
+    });
+    expect(res.body.data.find((c: any) => c.id === ids.agEncerrada)).toMatchObject({
+      data_fim: '2021-12-31',
+      criado_em: null,
+    });
     // Schedules, procedures and restrictions have no public endpoint: never in this answer.
     expect(res.text).not.toMatch(/permite_encaixe|limite_diario|horarios|duracao_minutos/);
   });
 
   test('filters: medico_id, sala_id, unidade_id, tipo_vinculo, "ativo 0|1 (else 400)", "nome (min 3 chars after trim, contains)", pagination', async () => {
-    expect(names(await configs(`medico_id=${ids.bruno}`)).sort()).toEqual(['Agenda Bruno Lima', 'Agenda Encerrada Bruno', 'Agenda Ordem Inativa']);
+    expect(names(await configs(`medico_id=${ids.bruno}`)).sort()).toEqual([
+      'Agenda Bruno Lima',
+      'Agenda Encerrada Bruno',
+      'Agenda Ordem Inativa',
+    ]);
     expect(names(await configs(`sala_id=${ids.sala1}`))).toEqual(['Agenda Sala 1']);
     expect(names(await configs(`unidade_id=${ids.uNorte}`)).sort()).toEqual(['Agenda Alice', 'Agenda Bruno Lima']);
     expect(names(await configs('tipo_vinculo=sala')).sort()).toEqual(['Agenda Sala 1', 'Agenda Sala B']);
     expect(names(await configs('ativo=0')).sort()).toEqual(['Agenda Inativa Ana', 'Agenda Ordem Inativa']);
     expect((await configs('ativo=1')).body.data.every((c: any) => c.ativo)).toBe(true);
-    expect(names(await configs(`nome=${encodeURIComponent('  inativa ')}`)).sort()).toEqual(['Agenda Inativa Ana', 'Agenda Ordem Inativa']);
+    expect(names(await configs(`nome=${encodeURIComponent('  inativa ')}`)).sort()).toEqual([
+      'Agenda Inativa Ana',
+      'Agenda Ordem Inativa',
+    ]);
     expect(names(await configs('nome=ZULM'))).toEqual(['Agenda Zulmira']);
     for (const v of ['true', '2', 'sim']) expect400(await configs(`ativo=${v}`), 'ativo');
     expect400(await configs('tipo_vinculo=MEDICO'), 'tipo_vinculo');
@@ -806,26 +1146,60 @@ describe('the seeded demo clinic (seed/seedDefaultTenants, the data of npm start
     const slot = first.proximo_slot;
 
     // 2. Book it for patient 1.
-    const body = { agenda_config_id: slot.agenda_config_id, procedimento_id: 21, convenio_id: 0, data: slot.data, hora_inicio: slot.hora_inicio, paciente_id: 1 };
+    const body = {
+      agenda_config_id: slot.agenda_config_id,
+      procedimento_id: 21,
+      convenio_id: 0,
+      data: slot.data,
+      hora_inicio: slot.hora_inicio,
+      paciente_id: 1,
+    };
     const created = await post('/v1/agenda/agendamentos', body, demo);
     expect(created.status, created.text).toBe(201);
     const id = created.body.data.id;
     expect(created.headers.location).toBe(`/v1/agenda/agendamentos/${id}`);
-    expect(created.body.data).toMatchObject({ status: 'agendado', data_agendamento: slot.data, hora_inicio: slot.hora_inicio, hora_fim: slot.hora_fim, paciente: { id: 1 } });
+    expect(created.body.data).toMatchObject({
+      status: 'agendado',
+      data_agendamento: slot.data,
+      hora_inicio: slot.hora_inicio,
+      hora_fim: slot.hora_fim,
+      paciente: { id: 1 },
+    });
 
     // 3. Another patient cannot take the same time.
     expect422(await post('/v1/agenda/agendamentos', { ...body, paciente_id: 2 }, demo), 'CONFLICT');
 
     // 4. The slot is gone from the search; reschedule to the next one offered.
     const again = await get('/v1/agenda/slots?procedimento_id=21', demo);
-    const next = again.body.data.find((g: any) => g.medico_id === first.medico_id && g.sala_id === first.sala_id && g.unidade_id === first.unidade_id).proximo_slot;
+    const next = again.body.data.find(
+      (g: any) => g.medico_id === first.medico_id && g.sala_id === first.sala_id && g.unidade_id === first.unidade_id,
+    ).proximo_slot;
     expect(`${next.data} ${next.hora_inicio}`).not.toBe(`${slot.data} ${slot.hora_inicio}`);
-    const moved = await post(`/v1/agenda/agendamentos/${id}/reagendar`, { nova_data: next.data, nova_hora_inicio: next.hora_inicio, agenda_config_id: next.agenda_config_id, motivo: 'Paciente pediu outro horario' }, demo);
+    const moved = await post(
+      `/v1/agenda/agendamentos/${id}/reagendar`,
+      {
+        nova_data: next.data,
+        nova_hora_inicio: next.hora_inicio,
+        agenda_config_id: next.agenda_config_id,
+        motivo: 'Paciente pediu outro horario',
+      },
+      demo,
+    );
     expect(moved.status, moved.text).toBe(200);
-    expect(moved.body.data).toMatchObject({ id, status: 'agendado', data_agendamento: next.data, hora_inicio: next.hora_inicio, reagendado_motivo: 'Paciente pediu outro horario' });
+    expect(moved.body.data).toMatchObject({
+      id,
+      status: 'agendado',
+      data_agendamento: next.data,
+      hora_inicio: next.hora_inicio,
+      reagendado_motivo: 'Paciente pediu outro horario',
+    });
     const history = (await get(`/v1/agenda/agendamentos/${id}`, demo)).body.data.historico;
     expect(history).toHaveLength(2);
-    expect(history[1]).toMatchObject({ status_anterior: 'agendado', status_novo: 'agendado', observacao: `Reagendado de ${slot.data} ${slot.hora_inicio} para ${next.data} ${next.hora_inicio}: Paciente pediu outro horario` });
+    expect(history[1]).toMatchObject({
+      status_anterior: 'agendado',
+      status_novo: 'agendado',
+      observacao: `Reagendado de ${slot.data} ${slot.hora_inicio} para ${next.data} ${next.hora_inicio}: Paciente pediu outro horario`,
+    });
     // The first time is free again: patient 2 gets it now.
     expect((await post('/v1/agenda/agendamentos', { ...body, paciente_id: 2 }, demo)).status).toBe(201);
 
@@ -833,8 +1207,16 @@ describe('the seeded demo clinic (seed/seedDefaultTenants, the data of npm start
     const key = randomUUID();
     const cancelled = await post(`/v1/agenda/agendamentos/${id}/cancelar`, { motivo: 'Paciente desistiu' }, demo, key);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body.data).toMatchObject({ id, status: 'cancelado', cancelado_motivo: 'Paciente desistiu', paciente: { id: 1 } });
-    expect422(await post(`/v1/agenda/agendamentos/${id}/cancelar`, { motivo: 'Paciente desistiu' }, demo), 'INVALID_STATE');
+    expect(cancelled.body.data).toMatchObject({
+      id,
+      status: 'cancelado',
+      cancelado_motivo: 'Paciente desistiu',
+      paciente: { id: 1 },
+    });
+    expect422(
+      await post(`/v1/agenda/agendamentos/${id}/cancelar`, { motivo: 'Paciente desistiu' }, demo),
+      'INVALID_STATE',
+    );
     const replay = await post(`/v1/agenda/agendamentos/${id}/cancelar`, { motivo: 'Paciente desistiu' }, demo, key);
     expect(replay.status).toBe(200);
     expect(replay.headers['idempotency-replay']).toBe('true');
@@ -842,11 +1224,16 @@ describe('the seeded demo clinic (seed/seedDefaultTenants, the data of npm start
 
     // The patient's listing shows it cancelled, with its whole history in the detail.
     const list = await get('/v1/agenda/agendamentos?paciente_id=1&status=cancelado&limit=200', demo);
-    expect(list.body.data.find((a: any) => a.id === id)).toMatchObject({ status: 'cancelado', cancelado_em: cancelled.body.data.cancelado_em });
-    expect((await get(`/v1/agenda/agendamentos/${id}`, demo)).body.data.historico.map((h: any) => h.status_novo)).toEqual(['agendado', 'agendado', 'cancelado']);
+    expect(list.body.data.find((a: any) => a.id === id)).toMatchObject({
+      status: 'cancelado',
+      cancelado_em: cancelled.body.data.cancelado_em,
+    });
+    expect(
+      (await get(`/v1/agenda/agendamentos/${id}`, demo)).body.data.historico.map((h: any) => h.status_novo),
+    ).toEqual(['agendado', 'agendado', 'cancelado']);
   });
 
-  test('a key bound to a doctor sees and books only that doctor\'s agendas', async () => {
+  test("a key bound to a doctor sees and books only that doctor's agendas", async () => {
     const doctor = demoMedicos[0];
     const bound = await stack.newKey({ tenant: 'demo', medicoId: doctor, scopes: ['agenda:read', 'agenda:write'] });
     const configs = await get('/v1/agenda/configs?limit=200', bound);
@@ -863,32 +1250,92 @@ describe('the seeded demo clinic (seed/seedDefaultTenants, the data of npm start
     expect(everyone.body.data.some((g: any) => g.medico_id !== doctor)).toBe(true);
 
     const own = slots.body.data[0].proximo_slot;
-    const mine = await post('/v1/agenda/agendamentos', { agenda_config_id: own.agenda_config_id, procedimento_id: 21, convenio_id: 0, data: own.data, hora_inicio: own.hora_inicio, paciente_id: 3 }, bound);
+    const mine = await post(
+      '/v1/agenda/agendamentos',
+      {
+        agenda_config_id: own.agenda_config_id,
+        procedimento_id: 21,
+        convenio_id: 0,
+        data: own.data,
+        hora_inicio: own.hora_inicio,
+        paciente_id: 3,
+      },
+      bound,
+    );
     expect(mine.status, mine.text).toBe(201);
     expect(mine.body.data.medico.id).toBe(doctor);
-    const foreign = await post('/v1/agenda/agendamentos', { agenda_config_id: otherAgenda.id, procedimento_id: 21, convenio_id: 0, data: own.data, hora_inicio: own.hora_inicio, paciente_id: 3 }, bound);
+    const foreign = await post(
+      '/v1/agenda/agendamentos',
+      {
+        agenda_config_id: otherAgenda.id,
+        procedimento_id: 21,
+        convenio_id: 0,
+        data: own.data,
+        hora_inicio: own.hora_inicio,
+        paciente_id: 3,
+      },
+      bound,
+    );
     expect404(foreign);
 
     // Another doctor's appointment of the same patient: invisible in the list and the detail, untouchable.
     const theirs = everyone.body.data.find((g: any) => g.medico_id !== doctor && g.proximo_slot).proximo_slot;
-    const other = await post('/v1/agenda/agendamentos', { agenda_config_id: theirs.agenda_config_id, procedimento_id: 21, convenio_id: 0, data: theirs.data, hora_inicio: theirs.hora_inicio, paciente_id: 4 }, demo);
+    const other = await post(
+      '/v1/agenda/agendamentos',
+      {
+        agenda_config_id: theirs.agenda_config_id,
+        procedimento_id: 21,
+        convenio_id: 0,
+        data: theirs.data,
+        hora_inicio: theirs.hora_inicio,
+        paciente_id: 4,
+      },
+      demo,
+    );
     expect(other.status, other.text).toBe(201);
     expect404(await get(`/v1/agenda/agendamentos/${other.body.data.id}`, bound));
     const boundList = (await get('/v1/agenda/agendamentos?paciente_id=4&limit=200', bound)).body.data;
     expect(boundList.map((a: any) => a.id)).not.toContain(other.body.data.id);
     expect(boundList.every((a: any) => a.medico.id === doctor)).toBe(true);
-    expect((await get('/v1/agenda/agendamentos?paciente_id=4&limit=200', demo)).body.data.map((a: any) => a.id)).toContain(other.body.data.id);
+    expect(
+      (await get('/v1/agenda/agendamentos?paciente_id=4&limit=200', demo)).body.data.map((a: any) => a.id),
+    ).toContain(other.body.data.id);
     expect404(await post(`/v1/agenda/agendamentos/${other.body.data.id}/cancelar`, { motivo: 'Nao e meu' }, bound));
-    expect404(await post(`/v1/agenda/agendamentos/${other.body.data.id}/reagendar`, { nova_data: own.data, nova_hora_inicio: own.hora_inicio, agenda_config_id: own.agenda_config_id }, bound));
-    expect404(await post(`/v1/agenda/agendamentos/${mine.body.data.id}/reagendar`, { nova_data: theirs.data, nova_hora_inicio: theirs.hora_inicio, agenda_config_id: theirs.agenda_config_id }, bound));
-    expect((await post(`/v1/agenda/agendamentos/${mine.body.data.id}/cancelar`, { motivo: 'Meu, cancelo' }, bound)).status).toBe(200);
+    expect404(
+      await post(
+        `/v1/agenda/agendamentos/${other.body.data.id}/reagendar`,
+        { nova_data: own.data, nova_hora_inicio: own.hora_inicio, agenda_config_id: own.agenda_config_id },
+        bound,
+      ),
+    );
+    expect404(
+      await post(
+        `/v1/agenda/agendamentos/${mine.body.data.id}/reagendar`,
+        { nova_data: theirs.data, nova_hora_inicio: theirs.hora_inicio, agenda_config_id: theirs.agenda_config_id },
+        bound,
+      ),
+    );
+    expect(
+      (await post(`/v1/agenda/agendamentos/${mine.body.data.id}/cancelar`, { motivo: 'Meu, cancelo' }, bound)).status,
+    ).toBe(200);
   });
 
-  test('the seed\'s room agenda offers the consultation without duration: BUSINESS_RULE; its blocked insurer: BUSINESS_RULE', async () => {
+  test("the seed's room agenda offers the consultation without duration: BUSINESS_RULE; its blocked insurer: BUSINESS_RULE", async () => {
     const rooms = (await get('/v1/agenda/configs?tipo_vinculo=sala', demo)).body.data;
     expect(rooms.length).toBeGreaterThan(0);
     expect422(
-      await post('/v1/agenda/agendamentos', { agenda_config_id: rooms[0].id, procedimento_id: 30, convenio_id: 0, data: day(14), hora_inicio: '08:00', paciente_id: 5 }, demo),
+      await post(
+        '/v1/agenda/agendamentos',
+        {
+          agenda_config_id: rooms[0].id,
+          procedimento_id: 30,
+          convenio_id: 0,
+          data: day(14),
+          hora_inicio: '08:00',
+          paciente_id: 5,
+        },
+        demo,
+      ),
       'BUSINESS_RULE',
       'Procedimento sem duracao configurada para esta agenda.',
     );
@@ -902,13 +1349,41 @@ describe('sandbox tenant (spec 01 § Sandbox)', () => {
     const key = await stack.newKey({ tenant: 'sandbox', scopes: SANDBOX_SCOPES });
     const found = await get('/v1/agenda/slots?procedimento_id=1&horizonte_dias=30', key);
     const slot = found.body.data.find((g: any) => g.proximo_slot).proximo_slot;
-    const created = await post('/v1/agenda/agendamentos', { agenda_config_id: slot.agenda_config_id, procedimento_id: 1, convenio_id: 0, data: slot.data, hora_inicio: slot.hora_inicio, paciente_id: 1 }, key);
+    const created = await post(
+      '/v1/agenda/agendamentos',
+      {
+        agenda_config_id: slot.agenda_config_id,
+        procedimento_id: 1,
+        convenio_id: 0,
+        data: slot.data,
+        hora_inicio: slot.hora_inicio,
+        paciente_id: 1,
+      },
+      key,
+    );
     expect(created.status, created.text).toBe(201);
-    const next = (await get('/v1/agenda/slots?procedimento_id=1&horizonte_dias=30', key)).body.data.find((g: any) => g.proximo_slot?.agenda_config_id === slot.agenda_config_id).proximo_slot;
-    const moved = await post(`/v1/agenda/agendamentos/${created.body.data.id}/reagendar`, { nova_data: next.data, nova_hora_inicio: next.hora_inicio }, key);
+    const next = (await get('/v1/agenda/slots?procedimento_id=1&horizonte_dias=30', key)).body.data.find(
+      (g: any) => g.proximo_slot?.agenda_config_id === slot.agenda_config_id,
+    ).proximo_slot;
+    const moved = await post(
+      `/v1/agenda/agendamentos/${created.body.data.id}/reagendar`,
+      { nova_data: next.data, nova_hora_inicio: next.hora_inicio },
+      key,
+    );
     expect(moved.status, moved.text).toBe(200);
-    expect((await post(`/v1/agenda/agendamentos/${created.body.data.id}/cancelar`, { motivo: 'Teste no sandbox' }, key)).status).toBe(200);
-    const record = await stack.call({ method: 'POST', path: '/v1/pacientes/1/prontuarios', body: { mensagem: '<p>sandbox</p>' }, idempotencyKey: randomUUID() }, await stack.newKey({ tenant: 'sandbox' }));
+    expect(
+      (await post(`/v1/agenda/agendamentos/${created.body.data.id}/cancelar`, { motivo: 'Teste no sandbox' }, key))
+        .status,
+    ).toBe(200);
+    const record = await stack.call(
+      {
+        method: 'POST',
+        path: '/v1/pacientes/1/prontuarios',
+        body: { mensagem: '<p>sandbox</p>' },
+        idempotencyKey: randomUUID(),
+      },
+      await stack.newKey({ tenant: 'sandbox' }),
+    );
     expect(record.status).toBe(403);
     expect(record.body.error.code).toBe('OPERATION_NOT_ALLOWED');
   });
@@ -916,7 +1391,10 @@ describe('sandbox tenant (spec 01 § Sandbox)', () => {
   test('"rate limit is reduced; exceeding it returns 429": agenda writes count against the sandbox quota (8/min here), not the normal one', async () => {
     const key = await stack.newKey({ tenant: 'sandbox', scopes: SANDBOX_SCOPES });
     const statuses: number[] = [];
-    for (let i = 0; i < 8; i++) statuses.push((await post('/v1/agenda/agendamentos/999999/cancelar', { motivo: 'Quota do sandbox' }, key)).status);
+    for (let i = 0; i < 8; i++)
+      statuses.push(
+        (await post('/v1/agenda/agendamentos/999999/cancelar', { motivo: 'Quota do sandbox' }, key)).status,
+      );
     expect(statuses).toEqual(Array(8).fill(404));
     const over = await post('/v1/agenda/agendamentos/999999/cancelar', { motivo: 'Quota do sandbox' }, key);
     expect(over.status).toBe(429);
@@ -924,7 +1402,10 @@ describe('sandbox tenant (spec 01 § Sandbox)', () => {
     expect(over.headers['retry-after']).toBeDefined();
     // The same 10 writes on a normal tenant stay under its quota.
     const normal = await stack.newKey({ tenant: 'demo' });
-    for (let i = 0; i < 10; i++) expect((await post('/v1/agenda/agendamentos/999999/cancelar', { motivo: 'Quota normal' }, normal)).status).toBe(404);
+    for (let i = 0; i < 10; i++)
+      expect((await post('/v1/agenda/agendamentos/999999/cancelar', { motivo: 'Quota normal' }, normal)).status).toBe(
+        404,
+      );
   });
 });
 
@@ -933,16 +1414,30 @@ describe('sandbox tenant (spec 01 § Sandbox)', () => {
 describe('data protection (spec 01 § Data protection rules)', () => {
   test('an appointment booked without paciente_id goes through every agenda route; its snapshots are redacted in the audit log', async () => {
     const data = freshDay();
-    const created = await book({ paciente_id: undefined, paciente_nome: 'Sentinela Sem Cadastro', data, hora_inicio: '16:00', ...SNAPSHOT });
+    const created = await book({
+      paciente_id: undefined,
+      paciente_nome: 'Sentinela Sem Cadastro',
+      data,
+      hora_inicio: '16:00',
+      ...SNAPSHOT,
+    });
     expect(created.status, created.text).toBe(201);
     const id = created.body.data.id;
     // Stored (the clinic keeps them)...
-    expect(fx.get('agendamentos', id)).toMatchObject({ paciente_cpf: SNAPSHOT.paciente_cpf, paciente_email: SNAPSHOT.paciente_email, paciente_sexo: 'O' });
+    expect(fx.get('agendamentos', id)).toMatchObject({
+      paciente_cpf: SNAPSHOT.paciente_cpf,
+      paciente_email: SNAPSHOT.paciente_email,
+      paciente_sexo: 'O',
+    });
     // ...and visible by id only, as {id: null, nome}.
     const detail = await get(`/v1/agenda/agendamentos/${id}`);
     expect(detail.body.data.paciente).toEqual({ id: null, nome: 'SENTINELA SEM CADASTRO' });
     await book({ data, hora_inicio: '16:00', paciente_id: ids.pacB });
-    await post(`/v1/agenda/agendamentos/${id}/reagendar`, { nova_data: data, nova_hora_inicio: '17:00', motivo: 'Sentinela move' });
+    await post(`/v1/agenda/agendamentos/${id}/reagendar`, {
+      nova_data: data,
+      nova_hora_inicio: '17:00',
+      motivo: 'Sentinela move',
+    });
     await get(`/v1/agenda/agendamentos?paciente_id=${ids.pacA}&limit=200`);
     await get(`/v1/agenda/slots?procedimento_id=${ids.proc}`);
     await get('/v1/agenda/configs');
@@ -950,7 +1445,9 @@ describe('data protection (spec 01 § Data protection rules)', () => {
     expect(cancelled.body.data.paciente).toEqual({ id: null, nome: 'SENTINELA SEM CADASTRO' });
     // "Appointments without paciente_id do not appear in listings."
     for (const p of [ids.pacA, ids.pacB, ids.pacC, ids.pacD]) {
-      expect((await get(`/v1/agenda/agendamentos?paciente_id=${p}&limit=200`)).body.data.map((a: any) => a.id)).not.toContain(id);
+      expect(
+        (await get(`/v1/agenda/agendamentos?paciente_id=${p}&limit=200`)).body.data.map((a: any) => a.id),
+      ).not.toContain(id);
     }
 
     const row = (await journalEntry(stack, created.body.meta.request_id))!;
@@ -958,12 +1455,20 @@ describe('data protection (spec 01 § Data protection rules)', () => {
     for (const field of AGENDAMENTO_SNAPSHOT_FIELDS) expect(audited[field], field).toBe('[REDACTED]');
     expect(audited.paciente_nome).toBe('Sentinela Sem Cadastro');
     const dump = JSON.stringify(await journalEntries(stack));
-    for (const value of [SNAPSHOT.paciente_cpf, SNAPSHOT.paciente_celular, SNAPSHOT.paciente_email, SNAPSHOT.paciente_nascimento]) expect(dump).not.toContain(value);
+    for (const value of [
+      SNAPSHOT.paciente_cpf,
+      SNAPSHOT.paciente_celular,
+      SNAPSHOT.paciente_email,
+      SNAPSHOT.paciente_nascimento,
+    ])
+      expect(dump).not.toContain(value);
   });
 
   test('"Personal snapshots ... are never returned by any endpoint": no agenda response of this file contains a snapshot field or value', async () => {
     expect(agendaResponses.length).toBeGreaterThan(200);
-    const routes = new Set(agendaResponses.map((r) => r.label.replace(/\?.*$/, '').replace(/\/agendamentos\/[^/]+/, '/agendamentos/{id}')));
+    const routes = new Set(
+      agendaResponses.map((r) => r.label.replace(/\?.*$/, '').replace(/\/agendamentos\/[^/]+/, '/agendamentos/{id}')),
+    );
     expect([...routes].sort()).toEqual(
       [
         'GET /v1/agenda/agendamentos',
@@ -975,11 +1480,18 @@ describe('data protection (spec 01 § Data protection rules)', () => {
         'POST /v1/agenda/agendamentos/{id}/reagendar',
       ].sort(),
     );
-    const values = [SNAPSHOT.paciente_cpf, SNAPSHOT.paciente_celular, SNAPSHOT.paciente_email, SNAPSHOT.paciente_nascimento, ...seededSnapshotValues];
+    const values = [
+      SNAPSHOT.paciente_cpf,
+      SNAPSHOT.paciente_celular,
+      SNAPSHOT.paciente_email,
+      SNAPSHOT.paciente_nascimento,
+      ...seededSnapshotValues,
+    ];
     expect(seededSnapshotValues.length).toBeGreaterThan(0);
     for (const { label, text, data, headers } of agendaResponses) {
       // Field names may appear in a 400's details (the field the client sent); never in data.
-      for (const field of [...AGENDAMENTO_SNAPSHOT_FIELDS, 'observacoes', 'cancelado_por', 'exame_id']) expect(data, `${label} returns ${field}`).not.toContain(field);
+      for (const field of [...AGENDAMENTO_SNAPSHOT_FIELDS, 'observacoes', 'cancelado_por', 'exame_id'])
+        expect(data, `${label} returns ${field}`).not.toContain(field);
       const all = text + JSON.stringify(headers);
       for (const value of values) expect(all, `${label} carries a snapshot value`).not.toContain(value);
     }

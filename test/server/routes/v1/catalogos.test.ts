@@ -21,8 +21,22 @@ function expect400(res: { status: number; body: any }, field: string) {
 beforeAll(async () => {
   stack = await startTestStack();
   fx = new TenantFixtures(stack.dataDir, stack.tenantSlug);
-  ids.raioX = fx.insert('procedimentos', { nome: 'RAIO X DE TORAX', abreviacao: 'RXT', codigo_tuss: '40805026', descricao_tuss: 'RX TORAX PA', requer_laudo: 1, possui_imagens: 1 });
-  ids.raioMao = fx.insert('procedimentos', { nome: 'RAIO X DE MAO', abreviacao: 'RXM', codigo_tuss: '', descricao_tuss: '', requer_laudo: 0, possui_imagens: 1 });
+  ids.raioX = fx.insert('procedimentos', {
+    nome: 'RAIO X DE TORAX',
+    abreviacao: 'RXT',
+    codigo_tuss: '40805026',
+    descricao_tuss: 'RX TORAX PA',
+    requer_laudo: 1,
+    possui_imagens: 1,
+  });
+  ids.raioMao = fx.insert('procedimentos', {
+    nome: 'RAIO X DE MAO',
+    abreviacao: 'RXM',
+    codigo_tuss: '',
+    descricao_tuss: '',
+    requer_laudo: 0,
+    possui_imagens: 1,
+  });
   ids.ecg = fx.insert('procedimentos', { nome: 'ELETROCARDIOGRAMA', abreviacao: 'ECG', codigo_tuss: '40101010' });
   ids.inativo = fx.insert('procedimentos', { nome: 'RAIO ANTIGO', abreviacao: 'RA', ativo: 0 });
   ids.unimed = fx.insert('convenios', { nome: 'UNIMED', abreviacao: 'UNI', codigo_ans: '' });
@@ -33,7 +47,13 @@ beforeAll(async () => {
   ids.cidA = fx.insert('cids', { codigo: 'J18.9', nome: 'Pneumonia nao especificada' });
   ids.cidB = fx.insert('cids', { codigo: 'J45.0', nome: 'Asma predominantemente alergica' });
   ids.cidC = fx.insert('cids', { codigo: 'I10', nome: 'Hipertensao essencial' });
-  ids.unidade = fx.insert('unidades', { nome: 'Unidade Centro', abreviacao: 'CEN', cnpj: '11222333000181', cidade: 'Campinas', uf: 'SP' });
+  ids.unidade = fx.insert('unidades', {
+    nome: 'Unidade Centro',
+    abreviacao: 'CEN',
+    cnpj: '11222333000181',
+    cidade: 'Campinas',
+    uf: 'SP',
+  });
   ids.unidade2 = fx.insert('unidades', { nome: 'Unidade Norte', abreviacao: 'NOR', ativo: 0 });
   ids.complemento = fx.insert('complementos', { nome: 'Com contraste' });
   ids.medico = fx.medico({ nome: 'ANA LAUDADORA', papel_laudo: 1 });
@@ -49,7 +69,14 @@ afterAll(async () => {
 
 test('every catalog answers Cache-Control: private, max-age=300 and needs catalogos:read', async () => {
   const readOnly = await stack.newKey({ scopes: ['catalogos:read'] });
-  for (const path of ['/v1/procedimentos', '/v1/convenios', '/v1/cids?q=J1', '/v1/unidades', '/v1/complementos', '/v1/grupos-laudos']) {
+  for (const path of [
+    '/v1/procedimentos',
+    '/v1/convenios',
+    '/v1/cids?q=J1',
+    '/v1/unidades',
+    '/v1/complementos',
+    '/v1/grupos-laudos',
+  ]) {
     const res = await get(path, readOnly);
     expect(res.status, path).toBe(200);
     expect(res.headers['cache-control'], path).toBe('private, max-age=300');
@@ -67,14 +94,29 @@ describe('GET /v1/procedimentos', () => {
   test('item fields exactly as the spec; "codigo_tuss (empty if absent)"', async () => {
     const res = await get('/v1/procedimentos');
     const rx = res.body.data.find((p: any) => p.id === ids.raioX);
-    expect(rx).toEqual({ id: ids.raioX, nome: 'RAIO X DE TORAX', abreviacao: 'RXT', codigo_tuss: '40805026', descricao_tuss: 'RX TORAX PA', requer_laudo: true, possui_imagens: true, ativo: true });
+    expect(rx).toEqual({
+      id: ids.raioX,
+      nome: 'RAIO X DE TORAX',
+      abreviacao: 'RXT',
+      codigo_tuss: '40805026',
+      descricao_tuss: 'RX TORAX PA',
+      requer_laudo: true,
+      possui_imagens: true,
+      ativo: true,
+    });
     const mao = res.body.data.find((p: any) => p.id === ids.raioMao);
     expect(mao).toMatchObject({ codigo_tuss: '', requer_laudo: false });
   });
 
   test('"meta has version, timestamp, limit, offset"', async () => {
     const res = await get('/v1/procedimentos?limit=2&offset=1');
-    expect(res.body.meta).toMatchObject({ version: res.headers['x-api-release'], limit: 2, offset: 1, total: 3, has_more: false });
+    expect(res.body.meta).toMatchObject({
+      version: res.headers['x-api-release'],
+      limit: 2,
+      offset: 1,
+      total: 3,
+      has_more: false,
+    });
     expect(Date.parse(res.body.meta.timestamp)).not.toBeNaN();
     expect(res.body.data).toHaveLength(2);
   });
@@ -179,7 +221,12 @@ describe('units, complements, report groups (item fields decided: docs/api/catal
 });
 
 test('catalogs are read-only: other verbs give 405 METHOD_NOT_ALLOWED', async () => {
-  const res = await stack.call({ method: 'POST', path: '/v1/procedimentos', body: { nome: 'x' }, idempotencyKey: 'k1' });
+  const res = await stack.call({
+    method: 'POST',
+    path: '/v1/procedimentos',
+    body: { nome: 'x' },
+    idempotencyKey: 'k1',
+  });
   expect(res.status).toBe(405);
   expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
 });

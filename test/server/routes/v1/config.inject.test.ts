@@ -28,7 +28,12 @@ test('the clinic defaults exam create applies, null where there is none', async 
   };
   const res = await gw.request({ path: '/v1/config' });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  expect(res.body.data.defaults).toEqual({ unidade_id: 2, medico_exame_id: null, medico_laudo_id: 5, convenio_id: null });
+  expect(res.body.data.defaults).toEqual({
+    unidade_id: 2,
+    medico_exame_id: null,
+    medico_laudo_id: 5,
+    convenio_id: null,
+  });
   expect(fake.callsTo(`GET /tenants/${T}/settings`)).toHaveLength(1);
 });
 

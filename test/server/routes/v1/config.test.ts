@@ -29,15 +29,27 @@ test('200 capabilities: version, api_version, escopos, enums; Cache-Control priv
 test('defaults come from the tenant settings in backend-sim; null means the client must send the id', async () => {
   const admin = backendAdmin(stack);
   let res = await stack.call({ path: '/v1/config' });
-  expect(res.body.data.defaults).toEqual({ unidade_id: null, medico_exame_id: null, medico_laudo_id: null, convenio_id: null });
+  expect(res.body.data.defaults).toEqual({
+    unidade_id: null,
+    medico_exame_id: null,
+    medico_laudo_id: null,
+    convenio_id: null,
+  });
   const fixtures = new TenantFixtures(stack.dataDir, stack.tenantSlug);
   const unidadeId = fixtures.insert('unidades', { nome: 'Unidade Centro' });
   const medicoId = fixtures.medico({ nome: 'DRA. ANA LAUDO', papel_laudo: 1 });
   fixtures.close();
-  const patch = await admin('PATCH', `/tenants/${stack.tenantSlug}/settings`, { defaults: { unidade_id: unidadeId, medico_laudo_id: medicoId } });
+  const patch = await admin('PATCH', `/tenants/${stack.tenantSlug}/settings`, {
+    defaults: { unidade_id: unidadeId, medico_laudo_id: medicoId },
+  });
   expect(patch.status).toBe(200);
   res = await stack.call({ path: '/v1/config' });
-  expect(res.body.data.defaults).toEqual({ unidade_id: unidadeId, medico_exame_id: null, medico_laudo_id: medicoId, convenio_id: null });
+  expect(res.body.data.defaults).toEqual({
+    unidade_id: unidadeId,
+    medico_exame_id: null,
+    medico_laudo_id: medicoId,
+    convenio_id: null,
+  });
 });
 
 test('each tenant sees its own defaults', async () => {

@@ -46,7 +46,9 @@ const fake = new FakeBackend({
 });
 for (const what of ['pacientes', 'procedimentos', 'convenios', 'medicos', 'unidades']) {
   fake.on(`GET /tenants/${T}/resolucao/${what}`, (call) => {
-    const [name, value] = Object.entries(call.query ?? {}).find(([n, v]) => v !== undefined && n !== 'uf' && n !== 'papel')!;
+    const [name, value] = Object.entries(call.query ?? {}).find(
+      ([n, v]) => v !== undefined && n !== 'uf' && n !== 'papel',
+    )!;
     const found = matches[`${what}?${name}=${value}`] ?? [];
     return { data: found.slice(0, 10), meta: { total: found.length } };
   });
@@ -85,7 +87,12 @@ beforeEach(() => {
 
 describe('POST /v1/exames in process: alias resolution', () => {
   test('aliases that match one record each become ids: the backend gets ids only, meta.resolvido says which', async () => {
-    const res = await post({ paciente_cpf: cpfAna, procedimento_codigo_tuss: '40901122', unidade_nome: 'Centro', medico_exame_id: 4 });
+    const res = await post({
+      paciente_cpf: cpfAna,
+      procedimento_codigo_tuss: '40901122',
+      unidade_nome: 'Centro',
+      medico_exame_id: 4,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.meta.resolvido).toEqual({ paciente_id: 7, procedimento_id: 3, unidade_id: 2 });
     expect(res.body.meta.defaults_aplicados).toBeUndefined();
@@ -94,7 +101,10 @@ describe('POST /v1/exames in process: alias resolution', () => {
     expect(fake.callsTo(`GET /tenants/${T}/resolucao/pacientes`)[0].query).toEqual({ cpf: cpfAna });
     expect(fake.callsTo(`GET /tenants/${T}/resolucao/procedimentos`)[0].query).toEqual({ codigo_tuss: '40901122' });
     // The caller's context rides along (key, doctor filter, request id).
-    expect(fake.callsTo(`POST /tenants/${T}/exames`)[0].context).toMatchObject({ chaveId: gw.creds.chaveId, medicoFiltroId: 0 });
+    expect(fake.callsTo(`POST /tenants/${T}/exames`)[0].context).toMatchObject({
+      chaveId: gw.creds.chaveId,
+      medicoFiltroId: 0,
+    });
   });
 
   test('an alias matching several records → 422 RESOLUTION_AMBIGUOUS with the candidates, nothing created', async () => {
@@ -106,7 +116,11 @@ describe('POST /v1/exames in process: alias resolution', () => {
       { id: 11, nome: 'RM de joelho' },
       { id: 12, nome: 'RM de ombro' },
     ]);
-    expect(res.body.error.details.lista[0]).toMatchObject({ code: 'RESOLUTION_AMBIGUOUS', fonte: 'GET /v1/procedimentos?q={nome}', alias_aceito: 'procedimento_codigo_tuss' });
+    expect(res.body.error.details.lista[0]).toMatchObject({
+      code: 'RESOLUTION_AMBIGUOUS',
+      fonte: 'GET /v1/procedimentos?q={nome}',
+      alias_aceito: 'procedimento_codigo_tuss',
+    });
     expect(fake.callsTo(`POST /tenants/${T}/exames`)).toHaveLength(0);
   });
 
@@ -116,21 +130,41 @@ describe('POST /v1/exames in process: alias resolution', () => {
     expect(alone.body.error.code).toBe('RESOLUTION_NOT_FOUND');
     expect(alone.body.error.details.field).toBe('paciente_cpf');
 
-    const both = await post({ paciente_cpf: cpfNobody, procedimento_codigo_tuss: '41101189', unidade_id: 2, medico_exame_id: 4 });
+    const both = await post({
+      paciente_cpf: cpfNobody,
+      procedimento_codigo_tuss: '41101189',
+      unidade_id: 2,
+      medico_exame_id: 4,
+    });
     expect(both.status).toBe(422);
     expect(both.body.error.code).toBe('RESOLUTION_AMBIGUOUS');
     expect(both.body.error.message).toBe('2 campos precisam de atencao.');
-    expect(both.body.error.details.lista.map((i: { code: string }) => i.code)).toEqual(['RESOLUTION_NOT_FOUND', 'RESOLUTION_AMBIGUOUS']);
+    expect(both.body.error.details.lista.map((i: { code: string }) => i.code)).toEqual([
+      'RESOLUTION_NOT_FOUND',
+      'RESOLUTION_AMBIGUOUS',
+    ]);
     expect(fake.callsTo(`POST /tenants/${T}/exames`)).toHaveLength(0);
   });
 
   test('an id and an alias that name different records → 422 PARAM_CONFLICT (the id wins only when they agree)', async () => {
-    const res = await post({ paciente_id: 8, paciente_cpf: cpfAna, procedimento_id: 3, unidade_id: 2, medico_exame_id: 4 });
+    const res = await post({
+      paciente_id: 8,
+      paciente_cpf: cpfAna,
+      procedimento_id: 3,
+      unidade_id: 2,
+      medico_exame_id: 4,
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('PARAM_CONFLICT');
     expect(res.body.error.details.lista[0]).toMatchObject({ field: 'paciente_cpf', id_informado: 8, id_resolvido: 7 });
 
-    const agreeing = await post({ paciente_id: 7, paciente_cpf: cpfAna, procedimento_id: 3, unidade_id: 2, medico_exame_id: 4 });
+    const agreeing = await post({
+      paciente_id: 7,
+      paciente_cpf: cpfAna,
+      procedimento_id: 3,
+      unidade_id: 2,
+      medico_exame_id: 4,
+    });
     expect(agreeing.status, JSON.stringify(agreeing.body)).toBe(201);
     expect(agreeing.body.meta.resolvido).toBeUndefined();
     expect(forwarded().paciente_id).toBe(7);
@@ -143,7 +177,13 @@ describe('POST /v1/exames in process: tenant defaults', () => {
     const res = await post({ paciente_id: 7, procedimento_id: 3 });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.meta.defaults_aplicados).toEqual({ unidade_id: 2, medico_exame_id: 4, convenio_id: 9 });
-    expect(forwarded()).toEqual({ paciente_id: 7, procedimento_id: 3, unidade_id: 2, medico_exame_id: 4, convenio_id: 9 });
+    expect(forwarded()).toEqual({
+      paciente_id: 7,
+      procedimento_id: 3,
+      unidade_id: 2,
+      medico_exame_id: 4,
+      convenio_id: 9,
+    });
   });
 
   test('a default never overwrites a present value or alias', async () => {
@@ -160,8 +200,18 @@ describe('POST /v1/exames in process: tenant defaults', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VAL_INVALID_PARAM');
     expect(res.body.error.details.lista).toEqual([
-      { field: 'unidade_id', msg: 'Obrigatorio (sem default no tenant).', fonte: 'GET /v1/unidades', alias_aceito: 'unidade_nome' },
-      { field: 'medico_exame_id', msg: 'Obrigatorio (sem default no tenant).', fonte: 'GET /v1/medicos?papel=EXAME', alias_aceito: 'medico_exame_crm' },
+      {
+        field: 'unidade_id',
+        msg: 'Obrigatorio (sem default no tenant).',
+        fonte: 'GET /v1/unidades',
+        alias_aceito: 'unidade_nome',
+      },
+      {
+        field: 'medico_exame_id',
+        msg: 'Obrigatorio (sem default no tenant).',
+        fonte: 'GET /v1/medicos?papel=EXAME',
+        alias_aceito: 'medico_exame_crm',
+      },
     ]);
     expect(fake.calls.filter((c) => c.path.includes('/resolucao/'))).toHaveLength(0);
   });
@@ -177,6 +227,13 @@ describe('POST /v1/exames in process: tenant defaults', () => {
     const grouped = await post({ paciente_id: 7, procedimento_id: 3, medico_solicitante_id: 6, grupos_laudos_id: 2 });
     expect(grouped.status, JSON.stringify(grouped.body)).toBe(201);
     // The group replaces the reporting doctor: its default is not applied.
-    expect(forwarded()).toEqual({ paciente_id: 7, procedimento_id: 3, unidade_id: 2, medico_exame_id: 4, medico_solicitante_id: 6, grupos_laudos_id: 2 });
+    expect(forwarded()).toEqual({
+      paciente_id: 7,
+      procedimento_id: 3,
+      unidade_id: 2,
+      medico_exame_id: 4,
+      medico_solicitante_id: 6,
+      grupos_laudos_id: 2,
+    });
   });
 });

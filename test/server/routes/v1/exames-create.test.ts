@@ -32,7 +32,12 @@ async function settings(patch: Record<string, unknown>): Promise<void> {
 const NO_DEFAULTS = { defaults: { unidade_id: null, medico_exame_id: null, medico_laudo_id: null, convenio_id: null } };
 
 /** Every field an exam needs in this clinic, by id: each test replaces what it is about. */
-const base = () => ({ paciente_id: id.pacienteA, procedimento_id: id.usg, unidade_id: id.centro, medico_exame_id: id.drExame });
+const base = () => ({
+  paciente_id: id.pacienteA,
+  procedimento_id: id.usg,
+  unidade_id: id.centro,
+  medico_exame_id: id.drExame,
+});
 
 function created(res: { status: number; body: any }) {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -49,16 +54,41 @@ beforeAll(async () => {
   admin = backendAdmin(stack);
   id.pacienteA = fx.paciente({ nome: 'ANA ALIAS', cpf: cpfA });
   id.pacienteB = fx.paciente({ nome: 'BRUNO ALIAS', cpf: cpfB });
-  id.usg = fx.insert('procedimentos', { nome: 'Ultrassonografia de abdome total', abreviacao: 'USGABD', codigo_tuss: '40901122', requer_laudo: 1 });
-  id.ecg = fx.insert('procedimentos', { nome: 'Eletrocardiograma', abreviacao: 'ECG', codigo_tuss: '40101010', requer_laudo: 1 });
-  id.consulta = fx.insert('procedimentos', { nome: 'Consulta em consultorio', abreviacao: 'CONS', codigo_tuss: '10101012', requer_laudo: 0 });
+  id.usg = fx.insert('procedimentos', {
+    nome: 'Ultrassonografia de abdome total',
+    abreviacao: 'USGABD',
+    codigo_tuss: '40901122',
+    requer_laudo: 1,
+  });
+  id.ecg = fx.insert('procedimentos', {
+    nome: 'Eletrocardiograma',
+    abreviacao: 'ECG',
+    codigo_tuss: '40101010',
+    requer_laudo: 1,
+  });
+  id.consulta = fx.insert('procedimentos', {
+    nome: 'Consulta em consultorio',
+    abreviacao: 'CONS',
+    codigo_tuss: '10101012',
+    requer_laudo: 0,
+  });
   // Two procedures share a TUSS code (one code per joint): the code alone is ambiguous.
   id.rmJoelho = fx.insert('procedimentos', { nome: 'RM de joelho', abreviacao: 'RMJOE', codigo_tuss: '41101189' });
   id.rmOmbro = fx.insert('procedimentos', { nome: 'RM de ombro', abreviacao: 'RMOMB', codigo_tuss: '41101189' });
   // A retired procedure never matches an alias.
-  id.usgAntigo = fx.insert('procedimentos', { nome: 'Ultrassonografia antiga', abreviacao: 'USGABD', codigo_tuss: '40901122', ativo: 0 });
+  id.usgAntigo = fx.insert('procedimentos', {
+    nome: 'Ultrassonografia antiga',
+    abreviacao: 'USGABD',
+    codigo_tuss: '40901122',
+    ativo: 0,
+  });
   // Twelve procedures with one abbreviation: candidatos stop at 10.
-  for (let i = 0; i < 12; i++) fx.insert('procedimentos', { nome: `Doppler ${String(i).padStart(2, '0')}`, abreviacao: 'DOPPLER', codigo_tuss: '' });
+  for (let i = 0; i < 12; i++)
+    fx.insert('procedimentos', {
+      nome: `Doppler ${String(i).padStart(2, '0')}`,
+      abreviacao: 'DOPPLER',
+      codigo_tuss: '',
+    });
   id.centro = fx.insert('unidades', { nome: 'Unidade Centro', abreviacao: 'CEN' });
   id.jardins = fx.insert('unidades', { nome: 'Unidade Jardins', abreviacao: 'JAR' });
   id.sul1 = fx.insert('unidades', { nome: 'Unidade Sul', cidade: 'Campinas' });
@@ -68,14 +98,58 @@ beforeAll(async () => {
   id.particular = fx.insert('convenios', { nome: 'Particular', abreviacao: 'PART', codigo_ans: '' });
   id.amilA = fx.insert('convenios', { nome: 'Amil One', codigo_ans: '326305' });
   id.amilB = fx.insert('convenios', { nome: 'Amil Facil', codigo_ans: '326305' });
-  id.drExame = fx.medico({ nome: 'DR EXAME', conselho_sigla: 'CRM', conselho_numero: '12345', conselho_uf: 'SP', papel_exame: 1 });
-  id.drLaudo = fx.medico({ nome: 'DRA LAUDO', conselho_sigla: 'CRM', conselho_numero: '54321', conselho_uf: 'SP', papel_laudo: 1 });
-  id.drAmbos = fx.medico({ nome: 'DR AMBOS', conselho_sigla: 'CRM', conselho_numero: '24680', conselho_uf: 'MG', papel_exame: 1, papel_laudo: 1 });
+  id.drExame = fx.medico({
+    nome: 'DR EXAME',
+    conselho_sigla: 'CRM',
+    conselho_numero: '12345',
+    conselho_uf: 'SP',
+    papel_exame: 1,
+  });
+  id.drLaudo = fx.medico({
+    nome: 'DRA LAUDO',
+    conselho_sigla: 'CRM',
+    conselho_numero: '54321',
+    conselho_uf: 'SP',
+    papel_laudo: 1,
+  });
+  id.drAmbos = fx.medico({
+    nome: 'DR AMBOS',
+    conselho_sigla: 'CRM',
+    conselho_numero: '24680',
+    conselho_uf: 'MG',
+    papel_exame: 1,
+    papel_laudo: 1,
+  });
   // Same CRM number in two states: the number alone is ambiguous, number/UF is not.
-  id.drSp = fx.medico({ nome: 'DR PAULISTA', conselho_sigla: 'CRM', conselho_numero: '77777', conselho_uf: 'SP', papel_exame: 1 });
-  id.drRj = fx.medico({ nome: 'DR CARIOCA', conselho_sigla: 'CRM', conselho_numero: '77777', conselho_uf: 'RJ', papel_exame: 1 });
-  id.drSemPapel = fx.medico({ nome: 'DR SEM PAPEL', conselho_sigla: 'CRM', conselho_numero: '13579', conselho_uf: 'SP', papel_solicitante: 1 });
-  id.drInativo = fx.medico({ nome: 'DR INATIVO', conselho_sigla: 'CRM', conselho_numero: '11111', conselho_uf: 'SP', papel_exame: 1, ativo: 0 });
+  id.drSp = fx.medico({
+    nome: 'DR PAULISTA',
+    conselho_sigla: 'CRM',
+    conselho_numero: '77777',
+    conselho_uf: 'SP',
+    papel_exame: 1,
+  });
+  id.drRj = fx.medico({
+    nome: 'DR CARIOCA',
+    conselho_sigla: 'CRM',
+    conselho_numero: '77777',
+    conselho_uf: 'RJ',
+    papel_exame: 1,
+  });
+  id.drSemPapel = fx.medico({
+    nome: 'DR SEM PAPEL',
+    conselho_sigla: 'CRM',
+    conselho_numero: '13579',
+    conselho_uf: 'SP',
+    papel_solicitante: 1,
+  });
+  id.drInativo = fx.medico({
+    nome: 'DR INATIVO',
+    conselho_sigla: 'CRM',
+    conselho_numero: '11111',
+    conselho_uf: 'SP',
+    papel_exame: 1,
+    ativo: 0,
+  });
   id.solicitante = fx.medico({ nome: 'DR SOLICITANTE', papel_solicitante: 1 });
   id.grupo = fx.insert('grupos_laudos', { nome: 'Radiologia geral' });
 });
@@ -87,14 +161,33 @@ afterAll(async () => {
 
 describe('201: the created exam', () => {
   test('"201: exam detail shape", "Location: /v1/exames/{id}", requer_laudo and prioridade added, hora_realizado/laudo_assinado_em/atualizado_em omitted', async () => {
-    const res = await post({ ...base(), medico_laudo_id: id.drLaudo, medico_solicitante_id: id.solicitante, prioridade: 3, data_exame: '2026-03-10' });
+    const res = await post({
+      ...base(),
+      medico_laudo_id: id.drLaudo,
+      medico_solicitante_id: id.solicitante,
+      prioridade: 3,
+      data_exame: '2026-03-10',
+    });
     const e = created(res);
     expect(res.headers.location).toBe(`/v1/exames/${e.id}`);
     expect(res.headers['idempotency-replay']).toBe('false');
     expect(Object.keys(e).sort()).toEqual(
       [
-        'id', 'paciente', 'medico_exame', 'medico_laudo', 'solicitante', 'tipo_exame', 'data_realizado', 'status_laudo', 'tem_arquivo_exame',
-        'tem_arquivo_laudo', 'criado_em', 'url_arquivo_exame', 'url_arquivo_laudo', 'requer_laudo', 'prioridade',
+        'id',
+        'paciente',
+        'medico_exame',
+        'medico_laudo',
+        'solicitante',
+        'tipo_exame',
+        'data_realizado',
+        'status_laudo',
+        'tem_arquivo_exame',
+        'tem_arquivo_laudo',
+        'criado_em',
+        'url_arquivo_exame',
+        'url_arquivo_laudo',
+        'requer_laudo',
+        'prioridade',
       ].sort(),
     );
     expect(e).toMatchObject({
@@ -132,7 +225,10 @@ describe('201: the created exam', () => {
       await post({
         ...base(),
         medico_laudo_id: id.drLaudo,
-        arquivos: { exames: [{ nome: 'imagem.JPG', base64: PDF }], laudos: [{ nome: 'laudo.pdf', base64: `data:application/pdf;base64,${LAUDO}` }] },
+        arquivos: {
+          exames: [{ nome: 'imagem.JPG', base64: PDF }],
+          laudos: [{ nome: 'laudo.pdf', base64: `data:application/pdf;base64,${LAUDO}` }],
+        },
       }),
     );
     expect(e).toMatchObject({
@@ -148,14 +244,27 @@ describe('201: the created exam', () => {
   });
 
   test('an exam accepts one report: two in arquivos.laudos is 422 REPORT_ALREADY_EXISTS; a report without its doctor is 422 VALIDATION_ERROR', async () => {
-    const two = await post({ ...base(), medico_laudo_id: id.drLaudo, arquivos: { laudos: [{ nome: 'a.pdf', base64: LAUDO }, { nome: 'b.pdf', base64: LAUDO }] } });
+    const two = await post({
+      ...base(),
+      medico_laudo_id: id.drLaudo,
+      arquivos: {
+        laudos: [
+          { nome: 'a.pdf', base64: LAUDO },
+          { nome: 'b.pdf', base64: LAUDO },
+        ],
+      },
+    });
     expect(two.status).toBe(422);
     expect(two.body.error.code).toBe('REPORT_ALREADY_EXISTS');
     const semMedico = await post({ ...base(), arquivos: { laudos: [{ nome: 'a.pdf', base64: LAUDO }] } });
     expect(semMedico.status).toBe(422);
     expect(semMedico.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'medico_laudo_id' } });
     // A report that is not a PDF inside: "signed report PDFs".
-    const fake = await post({ ...base(), medico_laudo_id: id.drLaudo, arquivos: { laudos: [{ nome: 'a.pdf', base64: Buffer.from('GIF89a').toString('base64') }] } });
+    const fake = await post({
+      ...base(),
+      medico_laudo_id: id.drLaudo,
+      arquivos: { laudos: [{ nome: 'a.pdf', base64: Buffer.from('GIF89a').toString('base64') }] },
+    });
     expect(fake.status).toBe(422);
     expect(fake.body.error.code).toBe('VALIDATION_ERROR');
   });
@@ -181,26 +290,89 @@ describe('201: the created exam', () => {
 });
 
 describe('aliases: "exact-equality match after normalization, resolved before the backend call"', () => {
-  const aliasCases: { name: string; alias: Record<string, unknown>; field: string; expected: () => number; drop: string }[] = [
-    { name: 'paciente_cpf (11 digits) to paciente_id', alias: { paciente_cpf: cpfB }, field: 'paciente_id', expected: () => id.pacienteB, drop: 'paciente_id' },
-    { name: 'procedimento_codigo_tuss to procedimento_id', alias: { procedimento_codigo_tuss: '40101010' }, field: 'procedimento_id', expected: () => id.ecg, drop: 'procedimento_id' },
-    { name: 'procedimento_abreviacao to procedimento_id (case and blanks do not matter)', alias: { procedimento_abreviacao: ' ecg ' }, field: 'procedimento_id', expected: () => id.ecg, drop: 'procedimento_id' },
-    { name: 'convenio_codigo_ans to convenio_id', alias: { convenio_codigo_ans: '005711' }, field: 'convenio_id', expected: () => id.bradesco, drop: 'convenio_id' },
-    { name: 'convenio_nome to convenio_id (case and accents do not matter)', alias: { convenio_nome: 'BRADESCO  saude' }, field: 'convenio_id', expected: () => id.bradesco, drop: 'convenio_id' },
-    { name: 'medico_exame_crm (role EXAME) to medico_exame_id', alias: { medico_exame_crm: '12345' }, field: 'medico_exame_id', expected: () => id.drExame, drop: 'medico_exame_id' },
-    { name: 'medico_exame_crm with its state (77777/RJ)', alias: { medico_exame_crm: '77777/rj' }, field: 'medico_exame_id', expected: () => id.drRj, drop: 'medico_exame_id' },
-    { name: 'medico_laudo_crm (role LAUDO) to medico_laudo_id, leading zeros ignored', alias: { medico_laudo_crm: '054321-SP' }, field: 'medico_laudo_id', expected: () => id.drLaudo, drop: 'medico_laudo_id' },
-    { name: 'unidade_nome to unidade_id', alias: { unidade_nome: 'unidade jardins' }, field: 'unidade_id', expected: () => id.jardins, drop: 'unidade_id' },
+  const aliasCases: {
+    name: string;
+    alias: Record<string, unknown>;
+    field: string;
+    expected: () => number;
+    drop: string;
+  }[] = [
+    {
+      name: 'paciente_cpf (11 digits) to paciente_id',
+      alias: { paciente_cpf: cpfB },
+      field: 'paciente_id',
+      expected: () => id.pacienteB,
+      drop: 'paciente_id',
+    },
+    {
+      name: 'procedimento_codigo_tuss to procedimento_id',
+      alias: { procedimento_codigo_tuss: '40101010' },
+      field: 'procedimento_id',
+      expected: () => id.ecg,
+      drop: 'procedimento_id',
+    },
+    {
+      name: 'procedimento_abreviacao to procedimento_id (case and blanks do not matter)',
+      alias: { procedimento_abreviacao: ' ecg ' },
+      field: 'procedimento_id',
+      expected: () => id.ecg,
+      drop: 'procedimento_id',
+    },
+    {
+      name: 'convenio_codigo_ans to convenio_id',
+      alias: { convenio_codigo_ans: '005711' },
+      field: 'convenio_id',
+      expected: () => id.bradesco,
+      drop: 'convenio_id',
+    },
+    {
+      name: 'convenio_nome to convenio_id (case and accents do not matter)',
+      alias: { convenio_nome: 'BRADESCO  saude' },
+      field: 'convenio_id',
+      expected: () => id.bradesco,
+      drop: 'convenio_id',
+    },
+    {
+      name: 'medico_exame_crm (role EXAME) to medico_exame_id',
+      alias: { medico_exame_crm: '12345' },
+      field: 'medico_exame_id',
+      expected: () => id.drExame,
+      drop: 'medico_exame_id',
+    },
+    {
+      name: 'medico_exame_crm with its state (77777/RJ)',
+      alias: { medico_exame_crm: '77777/rj' },
+      field: 'medico_exame_id',
+      expected: () => id.drRj,
+      drop: 'medico_exame_id',
+    },
+    {
+      name: 'medico_laudo_crm (role LAUDO) to medico_laudo_id, leading zeros ignored',
+      alias: { medico_laudo_crm: '054321-SP' },
+      field: 'medico_laudo_id',
+      expected: () => id.drLaudo,
+      drop: 'medico_laudo_id',
+    },
+    {
+      name: 'unidade_nome to unidade_id',
+      alias: { unidade_nome: 'unidade jardins' },
+      field: 'unidade_id',
+      expected: () => id.jardins,
+      drop: 'unidade_id',
+    },
   ];
 
-  test.each(aliasCases)('$name: the id is injected and reported in meta.resolvido', async ({ alias, field, expected, drop }) => {
-    const body: Record<string, unknown> = { ...base(), ...alias };
-    delete body[drop];
-    const res = await post(body);
-    const e = created(res);
-    expect(row(e.id)[field]).toBe(expected());
-    expect(res.body.meta.resolvido).toEqual({ [field]: expected() });
-  });
+  test.each(aliasCases)(
+    '$name: the id is injected and reported in meta.resolvido',
+    async ({ alias, field, expected, drop }) => {
+      const body: Record<string, unknown> = { ...base(), ...alias };
+      delete body[drop];
+      const res = await post(body);
+      const e = created(res);
+      expect(row(e.id)[field]).toBe(expected());
+      expect(res.body.meta.resolvido).toEqual({ [field]: expected() });
+    },
+  );
 
   test('several aliases at once: every inferred id in meta.resolvido, and nothing else', async () => {
     const res = await post({
@@ -220,7 +392,14 @@ describe('aliases: "exact-equality match after normalization, resolved before th
       medico_laudo_id: id.drAmbos,
       convenio_id: id.unimed,
     });
-    expect(row(e.id)).toMatchObject({ paciente_id: id.pacienteA, procedimento_id: id.usg, unidade_id: id.centro, medico_exame_id: id.drAmbos, medico_laudo_id: id.drAmbos, convenio_id: id.unimed });
+    expect(row(e.id)).toMatchObject({
+      paciente_id: id.pacienteA,
+      procedimento_id: id.usg,
+      unidade_id: id.centro,
+      medico_exame_id: id.drAmbos,
+      medico_laudo_id: id.drAmbos,
+      convenio_id: id.unimed,
+    });
   });
 
   test('a CRM alias matches only active doctors holding the role ("medico_exame_crm (role EXAME)")', async () => {
@@ -279,7 +458,12 @@ describe('precedence rules', () => {
   test('rule 1: "An alias that fails to resolve next to an explicit id is ignored" (no match, or several)', async () => {
     const none = await post({ ...base(), paciente_cpf: cpfNobody, unidade_nome: 'Unidade Inexistente' });
     expect(row(created(none).id)).toMatchObject({ paciente_id: id.pacienteA, unidade_id: id.centro });
-    const several = await post({ ...base(), procedimento_id: id.ecg, procedimento_codigo_tuss: '41101189', medico_exame_crm: '77777' });
+    const several = await post({
+      ...base(),
+      procedimento_id: id.ecg,
+      procedimento_codigo_tuss: '41101189',
+      medico_exame_crm: '77777',
+    });
     expect(row(created(several).id)).toMatchObject({ procedimento_id: id.ecg, medico_exame_id: id.drExame });
   });
 
@@ -291,7 +475,15 @@ describe('precedence rules', () => {
       message: res.body.error.details.lista[0].msg,
       details: {
         field: 'paciente_cpf',
-        lista: [{ field: 'paciente_cpf', code: 'RESOLUTION_NOT_FOUND', msg: expect.stringMatching(/paciente_cpf/), fonte: 'GET /v1/pacientes?cpf={cpf}', alias_aceito: 'paciente_cpf' }],
+        lista: [
+          {
+            field: 'paciente_cpf',
+            code: 'RESOLUTION_NOT_FOUND',
+            msg: expect.stringMatching(/paciente_cpf/),
+            fonte: 'GET /v1/pacientes?cpf={cpf}',
+            alias_aceito: 'paciente_cpf',
+          },
+        ],
       },
     });
     // The value sent is not echoed back (a CPF is personal data).
@@ -311,7 +503,16 @@ describe('precedence rules', () => {
       details: {
         field: 'unidade_nome',
         candidatos,
-        lista: [{ field: 'unidade_nome', code: 'RESOLUTION_AMBIGUOUS', msg: expect.any(String), candidatos, fonte: 'GET /v1/unidades', alias_aceito: 'unidade_nome' }],
+        lista: [
+          {
+            field: 'unidade_nome',
+            code: 'RESOLUTION_AMBIGUOUS',
+            msg: expect.any(String),
+            candidatos,
+            fonte: 'GET /v1/unidades',
+            alias_aceito: 'unidade_nome',
+          },
+        ],
       },
     });
   });
@@ -339,10 +540,20 @@ describe('precedence rules', () => {
 
   test('rule 3: "With two aliases for one key, the first present in the order listed wins and the rest are ignored"', async () => {
     // procedimento_codigo_tuss is listed before procedimento_abreviacao.
-    const proc = await post({ ...base(), procedimento_id: undefined, procedimento_codigo_tuss: '40101010', procedimento_abreviacao: 'USGABD' });
+    const proc = await post({
+      ...base(),
+      procedimento_id: undefined,
+      procedimento_codigo_tuss: '40101010',
+      procedimento_abreviacao: 'USGABD',
+    });
     expect(row(created(proc).id).procedimento_id).toBe(id.ecg);
     // The ignored one is never resolved: one that would fail does not fail the request.
-    const ignored = await post({ ...base(), procedimento_id: undefined, procedimento_codigo_tuss: '40101010', procedimento_abreviacao: 'NAOEXISTE' });
+    const ignored = await post({
+      ...base(),
+      procedimento_id: undefined,
+      procedimento_codigo_tuss: '40101010',
+      procedimento_abreviacao: 'NAOEXISTE',
+    });
     expect(created(ignored).tipo_exame.id).toBe(id.ecg);
     // convenio_codigo_ans before convenio_nome.
     const conv = await post({ ...base(), convenio_codigo_ans: '339679', convenio_nome: 'Bradesco Saude' });
@@ -356,7 +567,14 @@ describe('precedence rules', () => {
 
 describe('rule 4: tenant defaults (the same ones GET /v1/config shows)', () => {
   beforeAll(async () => {
-    await settings({ defaults: { unidade_id: id.jardins, medico_exame_id: id.drAmbos, medico_laudo_id: id.drLaudo, convenio_id: id.unimed } });
+    await settings({
+      defaults: {
+        unidade_id: id.jardins,
+        medico_exame_id: id.drAmbos,
+        medico_laudo_id: id.drLaudo,
+        convenio_id: id.unimed,
+      },
+    });
   });
   afterAll(async () => {
     await settings({ ...NO_DEFAULTS, medico_laudo_obrigatorio: false, solicitante_obrigatorio: false });
@@ -364,27 +582,66 @@ describe('rule 4: tenant defaults (the same ones GET /v1/config shows)', () => {
 
   test('"Without id or alias: tenant defaults apply" and are listed in meta.defaults_aplicados; GET /v1/config shows the same ids', async () => {
     const config = await stack.call({ path: '/v1/config' });
-    expect(config.body.data.defaults).toEqual({ unidade_id: id.jardins, medico_exame_id: id.drAmbos, medico_laudo_id: id.drLaudo, convenio_id: id.unimed });
+    expect(config.body.data.defaults).toEqual({
+      unidade_id: id.jardins,
+      medico_exame_id: id.drAmbos,
+      medico_laudo_id: id.drLaudo,
+      convenio_id: id.unimed,
+    });
     const res = await post({ paciente_id: id.pacienteA, procedimento_id: id.usg });
     const e = created(res);
     expect(res.body.meta.defaults_aplicados).toEqual(config.body.data.defaults);
     expect(res.body.meta).not.toHaveProperty('resolvido');
-    expect(row(e.id)).toMatchObject({ unidade_id: id.jardins, medico_exame_id: id.drAmbos, medico_laudo_id: id.drLaudo, convenio_id: id.unimed });
+    expect(row(e.id)).toMatchObject({
+      unidade_id: id.jardins,
+      medico_exame_id: id.drAmbos,
+      medico_laudo_id: id.drLaudo,
+      convenio_id: id.unimed,
+    });
   });
 
   test('"when absent or 0": an id sent as 0 (or null) takes the default', async () => {
-    const res = await post({ paciente_id: id.pacienteA, procedimento_id: id.usg, unidade_id: 0, convenio_id: null, medico_exame_id: id.drExame, medico_laudo_id: id.drAmbos });
+    const res = await post({
+      paciente_id: id.pacienteA,
+      procedimento_id: id.usg,
+      unidade_id: 0,
+      convenio_id: null,
+      medico_exame_id: id.drExame,
+      medico_laudo_id: id.drAmbos,
+    });
     const e = created(res);
     expect(res.body.meta.defaults_aplicados).toEqual({ unidade_id: id.jardins, convenio_id: id.unimed });
-    expect(row(e.id)).toMatchObject({ unidade_id: id.jardins, convenio_id: id.unimed, medico_exame_id: id.drExame, medico_laudo_id: id.drAmbos });
+    expect(row(e.id)).toMatchObject({
+      unidade_id: id.jardins,
+      convenio_id: id.unimed,
+      medico_exame_id: id.drExame,
+      medico_laudo_id: id.drAmbos,
+    });
   });
 
   test('"defaults never overwrite a present value": neither an id nor an alias is replaced by the default', async () => {
-    const res = await post({ paciente_cpf: cpfA, procedimento_id: id.usg, unidade_nome: 'Unidade Centro', medico_exame_id: id.drExame, medico_laudo_crm: '24680', convenio_nome: 'Bradesco Saude' });
+    const res = await post({
+      paciente_cpf: cpfA,
+      procedimento_id: id.usg,
+      unidade_nome: 'Unidade Centro',
+      medico_exame_id: id.drExame,
+      medico_laudo_crm: '24680',
+      convenio_nome: 'Bradesco Saude',
+    });
     const e = created(res);
     expect(res.body.meta).not.toHaveProperty('defaults_aplicados');
-    expect(res.body.meta.resolvido).toEqual({ paciente_id: id.pacienteA, unidade_id: id.centro, medico_laudo_id: id.drAmbos, convenio_id: id.bradesco });
-    expect(row(e.id)).toMatchObject({ unidade_id: id.centro, medico_exame_id: id.drExame, medico_laudo_id: id.drAmbos, convenio_id: id.bradesco });
+    expect(res.body.meta.resolvido).toEqual({
+      paciente_id: id.pacienteA,
+      unidade_id: id.centro,
+      medico_laudo_id: id.drAmbos,
+      convenio_id: id.bradesco,
+    });
+    expect(row(e.id)).toMatchObject({
+      unidade_id: id.centro,
+      medico_exame_id: id.drExame,
+      medico_laudo_id: id.drAmbos,
+      convenio_id: id.bradesco,
+    });
   });
 
   test('an alias that fails is a 422 even when a default exists (the default is for fields not sent)', async () => {
@@ -396,7 +653,11 @@ describe('rule 4: tenant defaults (the same ones GET /v1/config shows)', () => {
   test('medico_laudo_id "may be replaced by grupos_laudos_id": with a report group the default reporting doctor is not applied', async () => {
     const res = await post({ paciente_id: id.pacienteA, procedimento_id: id.usg, grupos_laudos_id: id.grupo });
     const e = created(res);
-    expect(res.body.meta.defaults_aplicados).toEqual({ unidade_id: id.jardins, medico_exame_id: id.drAmbos, convenio_id: id.unimed });
+    expect(res.body.meta.defaults_aplicados).toEqual({
+      unidade_id: id.jardins,
+      medico_exame_id: id.drAmbos,
+      convenio_id: id.unimed,
+    });
     expect(row(e.id)).toMatchObject({ medico_laudo_id: null, grupo_laudo_id: id.grupo });
   });
 });
@@ -413,7 +674,17 @@ describe('400: required field without tenant default, "Obrigatorio (sem default 
     expect(res.body.error).toEqual({
       code: 'VAL_INVALID_PARAM',
       message: 'Obrigatorio (sem default no tenant).',
-      details: { field: 'unidade_id', lista: [{ field: 'unidade_id', msg: 'Obrigatorio (sem default no tenant).', fonte: 'GET /v1/unidades', alias_aceito: 'unidade_nome' }] },
+      details: {
+        field: 'unidade_id',
+        lista: [
+          {
+            field: 'unidade_id',
+            msg: 'Obrigatorio (sem default no tenant).',
+            fonte: 'GET /v1/unidades',
+            alias_aceito: 'unidade_nome',
+          },
+        ],
+      },
     });
   });
 
@@ -423,10 +694,30 @@ describe('400: required field without tenant default, "Obrigatorio (sem default 
     expect(res.body.error.message).toBe('4 campos precisam de atencao.');
     expect(res.body.error.details.field).toBe('paciente_id');
     expect(res.body.error.details.lista).toEqual([
-      { field: 'paciente_id', msg: 'Obrigatorio (sem default no tenant).', fonte: 'GET /v1/pacientes?cpf={cpf}', alias_aceito: 'paciente_cpf' },
-      { field: 'unidade_id', msg: 'Obrigatorio (sem default no tenant).', fonte: 'GET /v1/unidades', alias_aceito: 'unidade_nome' },
-      { field: 'procedimento_id', msg: 'Obrigatorio (sem default no tenant).', fonte: 'GET /v1/procedimentos?q={nome}', alias_aceito: 'procedimento_codigo_tuss' },
-      { field: 'medico_exame_id', msg: 'Obrigatorio (sem default no tenant).', fonte: 'GET /v1/medicos?papel=EXAME', alias_aceito: 'medico_exame_crm' },
+      {
+        field: 'paciente_id',
+        msg: 'Obrigatorio (sem default no tenant).',
+        fonte: 'GET /v1/pacientes?cpf={cpf}',
+        alias_aceito: 'paciente_cpf',
+      },
+      {
+        field: 'unidade_id',
+        msg: 'Obrigatorio (sem default no tenant).',
+        fonte: 'GET /v1/unidades',
+        alias_aceito: 'unidade_nome',
+      },
+      {
+        field: 'procedimento_id',
+        msg: 'Obrigatorio (sem default no tenant).',
+        fonte: 'GET /v1/procedimentos?q={nome}',
+        alias_aceito: 'procedimento_codigo_tuss',
+      },
+      {
+        field: 'medico_exame_id',
+        msg: 'Obrigatorio (sem default no tenant).',
+        fonte: 'GET /v1/medicos?papel=EXAME',
+        alias_aceito: 'medico_exame_crm',
+      },
     ]);
   });
 
@@ -437,8 +728,18 @@ describe('400: required field without tenant default, "Obrigatorio (sem default 
     const res = await post(base());
     expect(res.status).toBe(400);
     expect(res.body.error.details.lista).toEqual([
-      { field: 'medico_laudo_id', msg: 'Obrigatorio (sem default no tenant).', fonte: 'GET /v1/medicos?papel=LAUDO', alias_aceito: 'medico_laudo_crm' },
-      { field: 'medico_solicitante_id', msg: 'Obrigatorio (sem default no tenant).', fonte: 'GET /v1/medicos?papel=SOLICITANTE', alias_aceito: null },
+      {
+        field: 'medico_laudo_id',
+        msg: 'Obrigatorio (sem default no tenant).',
+        fonte: 'GET /v1/medicos?papel=LAUDO',
+        alias_aceito: 'medico_laudo_crm',
+      },
+      {
+        field: 'medico_solicitante_id',
+        msg: 'Obrigatorio (sem default no tenant).',
+        fonte: 'GET /v1/medicos?papel=SOLICITANTE',
+        alias_aceito: null,
+      },
     ]);
     created(await post({ ...base(), grupos_laudos_id: id.grupo, medico_solicitante_id: id.solicitante }));
     created(await post({ ...base(), medico_laudo_crm: '54321', medico_solicitante_id: id.solicitante }));
@@ -470,15 +771,27 @@ describe('422 consolidated: "the gateway does not stop at the first failing fiel
       ['procedimento_codigo_tuss', 'RESOLUTION_AMBIGUOUS'],
     ]);
     expect(res.body.error.details.candidatos.map((c: any) => c.id)).toEqual([id.rmJoelho, id.rmOmbro]);
-    for (const item of res.body.error.details.lista) expect(item).toMatchObject({ fonte: expect.any(String), alias_aceito: item.field });
+    for (const item of res.body.error.details.lista)
+      expect(item).toMatchObject({ fonte: expect.any(String), alias_aceito: item.field });
   });
 
   test('without a conflict the ambiguity is primary; with only misses, RESOLUTION_NOT_FOUND', async () => {
-    const ambiguous = await post({ ...base(), unidade_id: undefined, unidade_nome: 'Unidade Inexistente', medico_exame_id: undefined, medico_exame_crm: '77777' });
+    const ambiguous = await post({
+      ...base(),
+      unidade_id: undefined,
+      unidade_nome: 'Unidade Inexistente',
+      medico_exame_id: undefined,
+      medico_exame_crm: '77777',
+    });
     expect(ambiguous.body.error.code).toBe('RESOLUTION_AMBIGUOUS');
     expect(ambiguous.body.error.message).toBe('2 campos precisam de atencao.');
     expect(ambiguous.body.error.details.field).toBe('unidade_nome');
-    const misses = await post({ ...base(), unidade_id: undefined, unidade_nome: 'Unidade Inexistente', convenio_nome: 'Convenio Inexistente' });
+    const misses = await post({
+      ...base(),
+      unidade_id: undefined,
+      unidade_nome: 'Unidade Inexistente',
+      convenio_nome: 'Convenio Inexistente',
+    });
     expect(misses.body.error.code).toBe('RESOLUTION_NOT_FOUND');
     expect(misses.body.error.details.lista.map((i: any) => i.field)).toEqual(['unidade_nome', 'convenio_nome']);
     expect(misses.body.error.details).not.toHaveProperty('candidatos');
@@ -514,7 +827,13 @@ describe('400 format class: "A malformed alias is always 400 (format class prece
   });
 
   test('a malformed alias next to an alias that would be a 422 gives only the 400', async () => {
-    const res = await post({ ...base(), paciente_id: undefined, paciente_cpf: '123', procedimento_id: undefined, procedimento_codigo_tuss: '41101189' });
+    const res = await post({
+      ...base(),
+      paciente_id: undefined,
+      paciente_cpf: '123',
+      procedimento_id: undefined,
+      procedimento_codigo_tuss: '41101189',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details.lista.map((i: any) => i.field)).toEqual(['paciente_cpf']);
   });
@@ -535,23 +854,42 @@ describe('400 format class: "A malformed alias is always 400 (format class prece
     expect(res.body.error.details.lista.map((i: any) => i.field)).toEqual(['paciente_id', 'unidade_id']);
   });
 
-  test.each(EXAME_BLOCKED_FIELDS.map((f) => [f]))('blocked field %s: 400 VAL_INVALID_PARAM, whatever the value', async (field) => {
-    for (const value of [1, null, 'x']) {
-      const res = await post({ ...base(), [field]: value });
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'VAL_INVALID_PARAM', details: { field, lista: [{ field, msg: 'Campo bloqueado: nao pode ser enviado pela API.' }] } });
-    }
-  });
+  test.each(EXAME_BLOCKED_FIELDS.map((f) => [f]))(
+    'blocked field %s: 400 VAL_INVALID_PARAM, whatever the value',
+    async (field) => {
+      for (const value of [1, null, 'x']) {
+        const res = await post({ ...base(), [field]: value });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatchObject({
+          code: 'VAL_INVALID_PARAM',
+          details: { field, lista: [{ field, msg: 'Campo bloqueado: nao pode ser enviado pela API.' }] },
+        });
+      }
+    },
+  );
 
   test('"file types PDF/PNG/JPG/JPEG" for exam files, PDF only for reports: another extension is 400 with the accepted values', async () => {
-    for (const nome of ['exame.pdf', 'exame.png', 'exame.jpg', 'exame.JPEG']) created(await post({ ...base(), arquivos: { exames: [{ nome, base64: PDF }] } }));
-    const gif = await post({ ...base(), arquivos: { exames: [{ nome: 'exame.gif', base64: PDF }], laudos: [{ nome: 'laudo.png', base64: LAUDO }] } });
+    for (const nome of ['exame.pdf', 'exame.png', 'exame.jpg', 'exame.JPEG'])
+      created(await post({ ...base(), arquivos: { exames: [{ nome, base64: PDF }] } }));
+    const gif = await post({
+      ...base(),
+      arquivos: { exames: [{ nome: 'exame.gif', base64: PDF }], laudos: [{ nome: 'laudo.png', base64: LAUDO }] },
+    });
     expect(gif.status).toBe(400);
     expect(gif.body.error.details.lista).toEqual([
       { field: 'arquivos.exames.0.nome', msg: expect.any(String), valores_aceitos: ['PDF', 'PNG', 'JPG', 'JPEG'] },
       { field: 'arquivos.laudos.0.nome', msg: expect.any(String), valores_aceitos: ['PDF'] },
     ]);
-    const bad = await post({ ...base(), arquivos: { exames: [{ nome: 'a.pdf', base64: 'nao e base64!' }, { nome: 'b.pdf' }, { nome: 'c.pdf', base64: '', extra: 1 }] } });
+    const bad = await post({
+      ...base(),
+      arquivos: {
+        exames: [
+          { nome: 'a.pdf', base64: 'nao e base64!' },
+          { nome: 'b.pdf' },
+          { nome: 'c.pdf', base64: '', extra: 1 },
+        ],
+      },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.lista.map((i: any) => i.field)).toEqual([
       'arquivos.exames.0.base64',
@@ -575,8 +913,10 @@ describe('"20 MB per file" (decoded): 400 VAL_FILE_TOO_LARGE', () => {
   test('an inline file of 20 MB + 1 byte is refused before the backend, and the gateway memory stays bounded', async () => {
     const before = (await stack.call({ path: '/v1/exames?limit=1' })).body.meta.total;
     const base64 = Buffer.alloc(MB20 + 1, 0x25).toString('base64');
-    const body = (extra: Record<string, unknown> = {}) => JSON.stringify({ ...base(), ...extra, arquivos: { exames: [{ nome: 'grande.pdf', base64 }] } });
-    const send = (raw: string) => stack.call({ method: 'POST', path: '/v1/exames', body: raw, idempotencyKey: randomUUID() });
+    const body = (extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ ...base(), ...extra, arquivos: { exames: [{ nome: 'grande.pdf', base64 }] } });
+    const send = (raw: string) =>
+      stack.call({ method: 'POST', path: '/v1/exames', body: raw, idempotencyKey: randomUUID() });
     // Warm-up: the process's first 28 MB body grows the heap's reserve whatever the route does with it.
     // The same body refused at format validation (a blocked field) is also the yardstick below.
     const control = await send(body({ software: 1 }));
@@ -596,7 +936,9 @@ describe('"20 MB per file" (decoded): 400 VAL_FILE_TOO_LARGE', () => {
       message: expect.stringMatching(/20 MB/),
       details: {
         field: 'arquivos.exames.0.base64',
-        lista: [{ field: 'arquivos.exames.0.base64', msg: expect.any(String), limite_bytes: MB20, tamanho_bytes: MB20 + 1 }],
+        lista: [
+          { field: 'arquivos.exames.0.base64', msg: expect.any(String), limite_bytes: MB20, tamanho_bytes: MB20 + 1 },
+        ],
       },
     });
     // Client, gateway, backend-sim and S3 share this process. The size is computed from the base64 length and
@@ -611,7 +953,12 @@ describe('"20 MB per file" (decoded): 400 VAL_FILE_TOO_LARGE', () => {
 
   test('exactly 20 MB passes; the size counts decoded bytes (padding and a data-URI prefix do not count)', async () => {
     const base64 = Buffer.alloc(MB20, 0x25).toString('base64');
-    const e = created(await post({ ...base(), arquivos: { exames: [{ nome: 'limite.pdf', base64: `data:application/pdf;base64,${base64}` }] } }));
+    const e = created(
+      await post({
+        ...base(),
+        arquivos: { exames: [{ nome: 'limite.pdf', base64: `data:application/pdf;base64,${base64}` }] },
+      }),
+    );
     expect(e.tem_arquivo_exame).toBe(true);
   });
 });

@@ -20,9 +20,26 @@ const del = (exameId: number | string, body: unknown, idempotencyKey: string = r
   stack.call({ method: 'DELETE', path: `/v1/exames/${exameId}`, body, idempotencyKey }, creds);
 
 const LIST_KEYS = [
-  'id', 'paciente', 'medico_exame', 'medico_laudo', 'solicitante', 'tipo_exame', 'data_realizado', 'status_laudo', 'tem_arquivo_exame', 'tem_arquivo_laudo', 'criado_em',
+  'id',
+  'paciente',
+  'medico_exame',
+  'medico_laudo',
+  'solicitante',
+  'tipo_exame',
+  'data_realizado',
+  'status_laudo',
+  'tem_arquivo_exame',
+  'tem_arquivo_laudo',
+  'criado_em',
 ].sort();
-const DETAIL_KEYS = [...LIST_KEYS, 'hora_realizado', 'laudo_assinado_em', 'url_arquivo_exame', 'url_arquivo_laudo', 'atualizado_em'].sort();
+const DETAIL_KEYS = [
+  ...LIST_KEYS,
+  'hora_realizado',
+  'laudo_assinado_em',
+  'url_arquivo_exame',
+  'url_arquivo_laudo',
+  'atualizado_em',
+].sort();
 
 const id = {} as Record<string, number>;
 /** Exams of the doctor-filter scenario, all dated 2024-05 and tagged by procedure PROC FILTRO. */
@@ -31,7 +48,13 @@ const EXAME_BYTES = Buffer.from('%PDF-1.4 bytes do exame \u0000\u00ff fim');
 const LAUDO_BYTES = Buffer.from('%PDF-1.4 bytes do laudo assinado');
 
 function exame(row: Record<string, unknown>): number {
-  return fx.insert('exames', { paciente_id: id.p1, procedimento_id: id.proc, data_realizado: '2024-05-10', criado_em: '2024-05-10T10:00:00Z', ...row });
+  return fx.insert('exames', {
+    paciente_id: id.p1,
+    procedimento_id: id.proc,
+    data_realizado: '2024-05-10',
+    criado_em: '2024-05-10T10:00:00Z',
+    ...row,
+  });
 }
 
 async function createWithFiles(extra: Record<string, unknown> = {}): Promise<any> {
@@ -39,7 +62,14 @@ async function createWithFiles(extra: Record<string, unknown> = {}): Promise<any
     method: 'POST',
     path: '/v1/exames',
     idempotencyKey: randomUUID(),
-    body: { paciente_id: id.p1, procedimento_id: id.proc2, unidade_id: id.unidade, medico_exame_id: id.drB, arquivos: { exames: [{ nome: 'exame.pdf', base64: EXAME_BYTES.toString('base64') }] }, ...extra },
+    body: {
+      paciente_id: id.p1,
+      procedimento_id: id.proc2,
+      unidade_id: id.unidade,
+      medico_exame_id: id.drB,
+      arquivos: { exames: [{ nome: 'exame.pdf', base64: EXAME_BYTES.toString('base64') }] },
+      ...extra,
+    },
   });
   expect(res.status, res.text).toBe(201);
   return res.body.data;
@@ -61,17 +91,58 @@ beforeAll(async () => {
 
   // SIMPLES: drA is exam doctor of one, report doctor of another, requester of a third.
   ex.comoExecutante = exame({ medico_exame_id: id.drA, data_realizado: '2024-05-10' });
-  ex.comoLaudador = exame({ medico_exame_id: id.drB, medico_laudo_id: id.drA, paciente_id: id.p2, data_realizado: '2024-05-11' });
+  ex.comoLaudador = exame({
+    medico_exame_id: id.drB,
+    medico_laudo_id: id.drA,
+    paciente_id: id.p2,
+    data_realizado: '2024-05-11',
+  });
   ex.comoSolicitante = exame({ medico_exame_id: id.drB, medico_solicitante_id: id.drA, data_realizado: '2024-05-12' });
-  ex.deOutro = exame({ medico_exame_id: id.drB, medico_laudo_id: id.drC, medico_solicitante_id: id.drC, data_realizado: '2024-05-13' });
+  ex.deOutro = exame({
+    medico_exame_id: id.drB,
+    medico_laudo_id: id.drC,
+    medico_solicitante_id: id.drC,
+    data_realizado: '2024-05-13',
+  });
   ex.semMedico = exame({ data_realizado: '2024-05-14' });
-  ex.excluido = exame({ medico_exame_id: id.drA, data_realizado: '2024-05-15', excluido_em: '2024-06-01T00:00:00Z', excluido_motivo: 'teste' });
+  ex.excluido = exame({
+    medico_exame_id: id.drA,
+    data_realizado: '2024-05-15',
+    excluido_em: '2024-06-01T00:00:00Z',
+    excluido_motivo: 'teste',
+  });
   // A report by drA on an exam of others: AMPLIADO (reports) sees it, SIMPLES (exams) does not.
-  ex.laudoDeA = exame({ medico_exame_id: id.drB, data_realizado: '2024-05-16', arquivo_laudo_key: 'clinica-teste/laudos/x.pdf' });
-  fx.insert('laudos', { exame_id: ex.laudoDeA, medico_laudo_id: id.drA, data_laudo: '2024-05-16', assinado: 0, arquivo_key: 'clinica-teste/laudos/x.pdf', criado_em: '2024-05-16T10:00:00Z' });
+  ex.laudoDeA = exame({
+    medico_exame_id: id.drB,
+    data_realizado: '2024-05-16',
+    arquivo_laudo_key: 'clinica-teste/laudos/x.pdf',
+  });
+  fx.insert('laudos', {
+    exame_id: ex.laudoDeA,
+    medico_laudo_id: id.drA,
+    data_laudo: '2024-05-16',
+    assinado: 0,
+    arquivo_key: 'clinica-teste/laudos/x.pdf',
+    criado_em: '2024-05-16T10:00:00Z',
+  });
   // status_laudo: EMITIDO (file, unsigned report) and ASSINADO (file, signed report).
-  ex.assinado = exame({ medico_exame_id: id.drB, data_realizado: '2024-05-17', arquivo_laudo_key: 'clinica-teste/laudos/y.pdf', cid_id: id.cid, observacoes: 'NOTA INTERNA', numero: 'N-1' });
-  fx.insert('laudos', { exame_id: ex.assinado, medico_laudo_id: id.drB, data_laudo: '2024-05-17', assinado: 1, assinado_em: '2024-05-17T12:00:00Z', arquivo_key: 'clinica-teste/laudos/y.pdf', criado_em: '2024-05-17T12:00:00Z' });
+  ex.assinado = exame({
+    medico_exame_id: id.drB,
+    data_realizado: '2024-05-17',
+    arquivo_laudo_key: 'clinica-teste/laudos/y.pdf',
+    cid_id: id.cid,
+    observacoes: 'NOTA INTERNA',
+    numero: 'N-1',
+  });
+  fx.insert('laudos', {
+    exame_id: ex.assinado,
+    medico_laudo_id: id.drB,
+    data_laudo: '2024-05-17',
+    assinado: 1,
+    assinado_em: '2024-05-17T12:00:00Z',
+    arquivo_key: 'clinica-teste/laudos/y.pdf',
+    criado_em: '2024-05-17T12:00:00Z',
+  });
 });
 
 afterAll(async () => {
@@ -112,13 +183,19 @@ describe('GET /v1/exames', () => {
   });
 
   test('"periodo_realizado_inicio, periodo_realizado_fim (dates, inclusive)"', async () => {
-    const res = await get(`/v1/exames?tipo_exame_id=${id.proc}&periodo_realizado_inicio=2024-05-11&periodo_realizado_fim=2024-05-13`);
+    const res = await get(
+      `/v1/exames?tipo_exame_id=${id.proc}&periodo_realizado_inicio=2024-05-11&periodo_realizado_fim=2024-05-13`,
+    );
     expect(idsOf(res)).toEqual([ex.deOutro, ex.comoSolicitante, ex.comoLaudador]);
-    expect(idsOf(await get(`/v1/exames?tipo_exame_id=${id.proc}&periodo_realizado_fim=2024-05-10`))).toEqual([ex.comoExecutante]);
+    expect(idsOf(await get(`/v1/exames?tipo_exame_id=${id.proc}&periodo_realizado_fim=2024-05-10`))).toEqual([
+      ex.comoExecutante,
+    ]);
     const bad = await get('/v1/exames?periodo_realizado_inicio=2024-05-13&periodo_realizado_fim=2024-05-11');
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.field).toBe('periodo_realizado_fim');
-    expect((await get('/v1/exames?periodo_realizado_inicio=2024-02-30')).body.error.details.field).toBe('periodo_realizado_inicio');
+    expect((await get('/v1/exames?periodo_realizado_inicio=2024-02-30')).body.error.details.field).toBe(
+      'periodo_realizado_inicio',
+    );
   });
 
   test('"status_laudo (PENDENTE, EMITIDO, ASSINADO)": a whitelist; anything else is 400 with the accepted values', async () => {
@@ -128,11 +205,22 @@ describe('GET /v1/exames', () => {
     expect(idsOf(await get(`${q}PENDENTE`))).toHaveLength(5);
     const bad = await get(`${q}assinado`);
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.lista[0]).toMatchObject({ field: 'status_laudo', valores_aceitos: ['PENDENTE', 'EMITIDO', 'ASSINADO'] });
+    expect(bad.body.error.details.lista[0]).toMatchObject({
+      field: 'status_laudo',
+      valores_aceitos: ['PENDENTE', 'EMITIDO', 'ASSINADO'],
+    });
   });
 
   test('integers > 0 and the pagination limits; unknown parameters are 400', async () => {
-    for (const q of ['paciente_id=0', 'tipo_exame_id=abc', 'medico_id=-1', 'limit=201', 'limit=0', 'offset=-1', 'cid=1']) {
+    for (const q of [
+      'paciente_id=0',
+      'tipo_exame_id=abc',
+      'medico_id=-1',
+      'limit=201',
+      'limit=0',
+      'offset=-1',
+      'cid=1',
+    ]) {
       const res = await get(`/v1/exames?${q}`);
       expect(res.status, q).toBe(400);
       expect(res.body.error.details.field).toBe(q.split('=')[0]);
@@ -140,7 +228,11 @@ describe('GET /v1/exames', () => {
   });
 
   test('an unbound key filters by medico_id with the same rule (exam doctor, report doctor or requester)', async () => {
-    expect(idsOf(await get(`/v1/exames?medico_id=${id.drA}`))).toEqual([ex.comoSolicitante, ex.comoLaudador, ex.comoExecutante]);
+    expect(idsOf(await get(`/v1/exames?medico_id=${id.drA}`))).toEqual([
+      ex.comoSolicitante,
+      ex.comoLaudador,
+      ex.comoExecutante,
+    ]);
   });
 });
 
@@ -166,13 +258,16 @@ describe('doctor auto-filter SIMPLES: "exam visible when the key\'s doctor is ex
   });
 
   test('"A resource outside the filter returns 404 RES_NOT_FOUND, with the same message as a nonexistent id" (detail and file)', async () => {
-    for (const visible of [ex.comoExecutante, ex.comoLaudador, ex.comoSolicitante]) expect((await get(`/v1/exames/${visible}`, boundA)).status).toBe(200);
+    for (const visible of [ex.comoExecutante, ex.comoLaudador, ex.comoSolicitante])
+      expect((await get(`/v1/exames/${visible}`, boundA)).status).toBe(200);
     const hidden = await get(`/v1/exames/${ex.deOutro}`, boundA);
     const missing = await get('/v1/exames/999999', boundA);
     expect(hidden.status).toBe(404);
     expect(hidden.body.error).toEqual({ code: 'RES_NOT_FOUND', message: expect.any(String), details: null });
     expect(hidden.body.error).toEqual(missing.body.error);
-    expect(hidden.text.replace(/"request_id":"\w+","duracao_ms":\d+/, '')).toBe(missing.text.replace(/"request_id":"\w+","duracao_ms":\d+/, ''));
+    expect(hidden.text.replace(/"request_id":"\w+","duracao_ms":\d+/, '')).toBe(
+      missing.text.replace(/"request_id":"\w+","duracao_ms":\d+/, ''),
+    );
     // The file of a hidden exam is as invisible as the exam, even when it has one.
     const hiddenFile = await get(`/v1/exames/${ex.assinado}/arquivo?tipo=laudo`, boundA);
     expect(hiddenFile.status).toBe(404);
@@ -206,7 +301,14 @@ describe('GET /v1/exames/{id}', () => {
     });
     expect(res.text).not.toMatch(/clinica-teste\/laudos|NOTA INTERNA|R10\.4|object_key|bucket/);
     const pendente = await get(`/v1/exames/${ex.semMedico}`);
-    expect(pendente.body.data).toMatchObject({ status_laudo: 'PENDENTE', medico_exame: null, medico_laudo: null, solicitante: null, laudo_assinado_em: null, url_arquivo_laudo: null });
+    expect(pendente.body.data).toMatchObject({
+      status_laudo: 'PENDENTE',
+      medico_exame: null,
+      medico_laudo: null,
+      solicitante: null,
+      laudo_assinado_em: null,
+      url_arquivo_laudo: null,
+    });
   });
 
   test('404 RES_NOT_FOUND for nonexistent or deleted; 400 for an id that is not a positive integer', async () => {
@@ -232,7 +334,10 @@ describe('GET /v1/exames/{id}/arquivo?tipo= (spec § File redirects)', () => {
   });
 
   test('302, empty body, Location = presigned URL valid 300 s, Cache-Control: no-store; fetched with no HMAC headers it returns the very bytes uploaded', async () => {
-    for (const [tipo, bytes] of [['exame', EXAME_BYTES], ['laudo', LAUDO_BYTES]] as const) {
+    for (const [tipo, bytes] of [
+      ['exame', EXAME_BYTES],
+      ['laudo', LAUDO_BYTES],
+    ] as const) {
       const res = await get(`/v1/exames/${comArquivos.id}/arquivo?tipo=${tipo}`);
       expect(res.status).toBe(302);
       expect(res.text).toBe('');
@@ -256,7 +361,10 @@ describe('GET /v1/exames/{id}/arquivo?tipo= (spec § File redirects)', () => {
     const fault = await console_.call('POST', '/admin/api/storage-faults', { tenant: stack.tenantSlug });
     expect(fault.status, JSON.stringify(fault.body)).toBe(201);
     try {
-      for (const path of [`/v1/exames/${comArquivos.id}/arquivo?tipo=exame`, `/v1/exames/${comArquivos.id}/arquivo?tipo=laudo`]) {
+      for (const path of [
+        `/v1/exames/${comArquivos.id}/arquivo?tipo=exame`,
+        `/v1/exames/${comArquivos.id}/arquivo?tipo=laudo`,
+      ]) {
         const res = await get(path);
         expect(res.status).toBe(500);
         expect(res.headers.location).toBeUndefined();
@@ -273,9 +381,17 @@ describe('GET /v1/exames/{id}/arquivo?tipo= (spec § File redirects)', () => {
   test('the audit entry of a redirect records only metadata (id, type, expiry seconds), never the storage path or the URL', async () => {
     const res = await get(`/v1/exames/${comArquivos.id}/arquivo?tipo=exame`);
     expect(res.status).toBe(302);
-    const rows = await gatewayRows(stack, 'SELECT * FROM audit_log WHERE path = ? AND status = 302 ORDER BY id', `/v1/exames/${comArquivos.id}/arquivo?tipo=exame`);
+    const rows = await gatewayRows(
+      stack,
+      'SELECT * FROM audit_log WHERE path = ? AND status = 302 ORDER BY id',
+      `/v1/exames/${comArquivos.id}/arquivo?tipo=exame`,
+    );
     expect(rows.length).toBeGreaterThan(0);
-    expect(JSON.parse(rows.at(-1)!.detail as string)).toEqual({ id: comArquivos.id, tipo: 'exame', expira_em_segundos: 300 });
+    expect(JSON.parse(rows.at(-1)!.detail as string)).toEqual({
+      id: comArquivos.id,
+      tipo: 'exame',
+      expira_em_segundos: 300,
+    });
     const key = fx.get('exames', comArquivos.id)!.arquivo_exame_key as string;
     const everything = JSON.stringify(await journalEntries(stack));
     expect(everything).not.toContain(key);
@@ -288,7 +404,9 @@ describe('GET /v1/exames/{id}/arquivo?tipo= (spec § File redirects)', () => {
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('RES_ARQUIVO_NAO_DISPONIVEL');
     expect(res.headers.location).toBeUndefined();
-    expect((await get(`/v1/exames/${ex.semMedico}/arquivo?tipo=exame`)).body.error.code).toBe('RES_ARQUIVO_NAO_DISPONIVEL');
+    expect((await get(`/v1/exames/${ex.semMedico}/arquivo?tipo=exame`)).body.error.code).toBe(
+      'RES_ARQUIVO_NAO_DISPONIVEL',
+    );
     const missing = await get('/v1/exames/999999/arquivo?tipo=exame');
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('RES_NOT_FOUND');
@@ -318,21 +436,37 @@ describe('DELETE /v1/exames/{id}', () => {
     const writer = await stack.newKey({ scopes: ['exames:read', 'exames:write'] });
     const res = await del(e, { motivo }, randomUUID(), writer);
     expect(res.status).toBe(403);
-    expect(res.body.error).toEqual({ code: 'AUTH_INSUFFICIENT_SCOPE', message: expect.any(String), details: { escopo_necessario: 'exames:delete', escopos_da_chave: ['exames:read', 'exames:write'] } });
+    expect(res.body.error).toEqual({
+      code: 'AUTH_INSUFFICIENT_SCOPE',
+      message: expect.any(String),
+      details: { escopo_necessario: 'exames:delete', escopos_da_chave: ['exames:read', 'exames:write'] },
+    });
     expect(fx.get('exames', e)!.excluido_em).toBeNull();
   });
 
   test('200: the deletion result; "linked reports are deleted in cascade"; afterwards the exam is reported as nonexistent', async () => {
-    const e = await createWithFiles({ medico_laudo_id: id.drC, arquivos: { laudos: [{ nome: 'l.pdf', base64: LAUDO_BYTES.toString('base64') }] } });
+    const e = await createWithFiles({
+      medico_laudo_id: id.drC,
+      arquivos: { laudos: [{ nome: 'l.pdf', base64: LAUDO_BYTES.toString('base64') }] },
+    });
     const laudoId = (await get(`/v1/laudos?exame_id=${e.id}`)).body.data[0].id;
     const key = randomUUID();
     const res = await del(e.id, { motivo: `  ${motivo}  ` }, key);
     expect(res.status, res.text).toBe(200);
     expect(res.headers['idempotency-replay']).toBe('false');
-    expect(res.body.data).toEqual({ id: e.id, status: 'EXCLUIDO', excluido_em: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), motivo, laudos_excluidos: 1 });
+    expect(res.body.data).toEqual({
+      id: e.id,
+      status: 'EXCLUIDO',
+      excluido_em: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      motivo,
+      laudos_excluidos: 1,
+    });
     expect(new Date(res.body.data.excluido_em).toISOString().slice(0, 19)).toBe(res.body.data.excluido_em.slice(0, 19));
     // Soft delete: the row stays with who, when and why; the report inherits the reason.
-    expect(fx.get('exames', e.id)).toMatchObject({ excluido_motivo: motivo, excluido_por_chave_id: stack.creds.chaveId });
+    expect(fx.get('exames', e.id)).toMatchObject({
+      excluido_motivo: motivo,
+      excluido_por_chave_id: stack.creds.chaveId,
+    });
     expect(fx.get('laudos', laudoId)).toMatchObject({ excluido_motivo: motivo });
     expect((await get(`/v1/exames/${e.id}`)).body.error.code).toBe('RES_NOT_FOUND');
     expect((await get(`/v1/laudos/${laudoId}`)).body.error.code).toBe('RES_NOT_FOUND');
@@ -372,16 +506,24 @@ describe('DELETE /v1/exames/{id}', () => {
     expect((await del(e, { motivo: 'x'.repeat(500) })).status).toBe(200);
   });
 
-  test.each(EXAME_DELETE_BLOCKED_FIELDS.map((f) => [f]))('blocked body field %s: 400, nothing deleted', async (field) => {
-    const e = exame({});
-    const res = await del(e, { motivo, [field]: 1 });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'VAL_INVALID_PARAM', details: { field } });
-    expect(fx.get('exames', e)!.excluido_em).toBeNull();
-  });
+  test.each(EXAME_DELETE_BLOCKED_FIELDS.map((f) => [f]))(
+    'blocked body field %s: 400, nothing deleted',
+    async (field) => {
+      const e = exame({});
+      const res = await del(e, { motivo, [field]: 1 });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'VAL_INVALID_PARAM', details: { field } });
+      expect(fx.get('exames', e)!.excluido_em).toBeNull();
+    },
+  );
 
   test('"405 for the collection path without id"', async () => {
-    const res = await stack.call({ method: 'DELETE', path: '/v1/exames', body: { motivo }, idempotencyKey: randomUUID() });
+    const res = await stack.call({
+      method: 'DELETE',
+      path: '/v1/exames',
+      body: { motivo },
+      idempotencyKey: randomUUID(),
+    });
     expect(res.status).toBe(405);
     expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
     expect(res.headers.allow).toMatch(/GET/);
@@ -397,7 +539,13 @@ describe('DELETE /v1/exames/{id}', () => {
 
   test('"502 BACKEND_CENTRAL_SYNC ... nothing was deleted"; "An exam exported to the external center but without a report there is deletable"', async () => {
     const e = exame({ exportado_central: 1 });
-    const laudo = fx.insert('laudos', { exame_id: e, medico_laudo_id: id.drB, data_laudo: '2024-05-20', assinado: 1, criado_em: '2024-05-20T00:00:00Z' });
+    const laudo = fx.insert('laudos', {
+      exame_id: e,
+      medico_laudo_id: id.drB,
+      data_laudo: '2024-05-20',
+      assinado: 1,
+      criado_em: '2024-05-20T00:00:00Z',
+    });
     await admin('PATCH', `/tenants/${stack.tenantSlug}/settings`, { central_laudos_disponivel: false });
     try {
       const key = randomUUID();

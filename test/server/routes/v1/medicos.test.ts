@@ -28,8 +28,26 @@ function expect400(res: { status: number; body: any }, field: string) {
 }
 
 const DETAIL_KEYS = [
-  'id', 'nome', 'nome_registro', 'saudacao', 'saudacao_id', 'cpf', 'rg', 'data_nascimento', 'sexo', 'conselho', 'especialidade', 'papeis',
-  'grupo_permissao_id', 'usuario', 'telefone', 'celular', 'email', 'endereco', 'cor_agenda', 'ativo',
+  'id',
+  'nome',
+  'nome_registro',
+  'saudacao',
+  'saudacao_id',
+  'cpf',
+  'rg',
+  'data_nascimento',
+  'sexo',
+  'conselho',
+  'especialidade',
+  'papeis',
+  'grupo_permissao_id',
+  'usuario',
+  'telefone',
+  'celular',
+  'email',
+  'endereco',
+  'cor_agenda',
+  'ativo',
 ].sort();
 
 beforeAll(async () => {
@@ -40,7 +58,15 @@ beforeAll(async () => {
   ids.grupoMedico = fx.insert('grupos_permissao', { nome: 'Medico' });
   ids.grupoAdmin = fx.insert('grupos_permissao', { nome: 'Administrador' });
   ids.campinas = fx.insert('cidades', { nome: 'Campinas', uf: 'SP' });
-  ids.exame = fx.medico({ nome: 'CARLOS EXAME', papel_exame: 1, saudacao_id: ids.dr, conselho_sigla: 'CRM', conselho_numero: '12345', conselho_uf: 'SP', especialidade: 'Radiologia' });
+  ids.exame = fx.medico({
+    nome: 'CARLOS EXAME',
+    papel_exame: 1,
+    saudacao_id: ids.dr,
+    conselho_sigla: 'CRM',
+    conselho_numero: '12345',
+    conselho_uf: 'SP',
+    especialidade: 'Radiologia',
+  });
   ids.laudo = fx.medico({ nome: 'CARLA LAUDO', papel_laudo: 1 });
   ids.solicitante = fx.medico({ nome: 'BRUNO SOLICITANTE', papel_solicitante: 1 });
   ids.ambos = fx.medico({ nome: 'CARMEM AMBOS', papel_exame: 1, papel_laudo: 1 });
@@ -77,13 +103,23 @@ describe('GET /v1/medicos', () => {
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('private, max-age=300');
     expect(res.body.data).toEqual([
-      { id: ids.exame, nome: 'CARLOS EXAME', saudacao: 'Dr.', conselho: { sigla: 'CRM', numero: '12345', uf: 'SP' }, especialidade: 'Radiologia', papeis: ['EXAME'], ativo: true },
+      {
+        id: ids.exame,
+        nome: 'CARLOS EXAME',
+        saudacao: 'Dr.',
+        conselho: { sigla: 'CRM', numero: '12345', uf: 'SP' },
+        especialidade: 'Radiologia',
+        papeis: ['EXAME'],
+        ativo: true,
+      },
     ]);
   });
 
   test('"papel (repeatable, EXAME, LAUDO, SOLICITANTE; several values form a union)"', async () => {
     expect(idsOf(await get('/v1/medicos?papel=LAUDO')).sort()).toEqual([ids.laudo, ids.ambos, ids.detalhe].sort());
-    expect(idsOf(await get('/v1/medicos?papel=SOLICITANTE&papel=EXAME')).sort()).toEqual([ids.exame, ids.solicitante, ids.ambos].sort());
+    expect(idsOf(await get('/v1/medicos?papel=SOLICITANTE&papel=EXAME')).sort()).toEqual(
+      [ids.exame, ids.solicitante, ids.ambos].sort(),
+    );
     expect400(await get('/v1/medicos?papel=CIRURGIAO'), 'papel');
     expect400(await get('/v1/medicos?papel=EXAME&papel=exame'), 'papel');
   });
@@ -134,7 +170,16 @@ describe('GET /v1/medicos/{id}', () => {
       telefone: '1133334444',
       cor_agenda: '#FF0000',
       ativo: true,
-      endereco: { cep: '', logradouro: '', numero: '', complemento: '', bairro: '', cidade: '', cidade_id: null, estado: '' },
+      endereco: {
+        cep: '',
+        logradouro: '',
+        numero: '',
+        complemento: '',
+        bairro: '',
+        cidade: '',
+        cidade_id: null,
+        estado: '',
+      },
     });
   });
 
@@ -246,7 +291,11 @@ describe('PATCH /v1/medicos/{id}', () => {
       endereco: { logradouro: 'Rua A', numero: '1', bairro: 'Centro', cidade: 'Campinas', estado: 'SP' },
     });
     const id = created.body.data.id;
-    const res = await update(id, { papeis: ['SOLICITANTE'], conselho: { numero: '222' }, endereco: { logradouro: 'Rua B' } });
+    const res = await update(id, {
+      papeis: ['SOLICITANTE'],
+      conselho: { numero: '222' },
+      endereco: { logradouro: 'Rua B' },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toMatchObject({
       id,
@@ -255,7 +304,16 @@ describe('PATCH /v1/medicos/{id}', () => {
       usuario: created.body.data.usuario,
       papeis: ['SOLICITANTE'],
       conselho: { tipo: '', numero: '222', uf: '' },
-      endereco: { cep: '', logradouro: 'Rua B', numero: '', complemento: '', bairro: '', cidade: '', cidade_id: null, estado: '' },
+      endereco: {
+        cep: '',
+        logradouro: 'Rua B',
+        numero: '',
+        complemento: '',
+        bairro: '',
+        cidade: '',
+        cidade_id: null,
+        estado: '',
+      },
     });
     const cleared = await update(id, { papeis: [], conselho: null, endereco: null, telefone: null });
     expect(cleared.body.data).toMatchObject({ papeis: [], conselho: { tipo: '', numero: '', uf: '' }, telefone: null });
@@ -274,7 +332,7 @@ describe('PATCH /v1/medicos/{id}', () => {
     expect400(await update(id, { nome: null }), 'nome');
   });
 
-  test('own usuario is idempotent; another doctor\'s is 422 USUARIO_ALREADY_EXISTS', async () => {
+  test("own usuario is idempotent; another doctor's is 422 USUARIO_ALREADY_EXISTS", async () => {
     const a = (await create(base())).body.data;
     const b = (await create(base())).body.data;
     expect((await update(a.id, { usuario: a.usuario.toUpperCase() })).status).toBe(200);

@@ -41,10 +41,39 @@ const utcDay = (offsetDays = 0, offsetYears = 0) => {
   return d.toISOString().slice(0, 10);
 };
 
-const NEVER_RETURNED = ['senha', 'usuario', 'data_alteracao_senha', 'foto_usuario', 'observacao', 'nome_responsavel', 'cpf_responsavel', 'matricula', 'senha_hash', 'senha_temporaria'];
+const NEVER_RETURNED = [
+  'senha',
+  'usuario',
+  'data_alteracao_senha',
+  'foto_usuario',
+  'observacao',
+  'nome_responsavel',
+  'cpf_responsavel',
+  'matricula',
+  'senha_hash',
+  'senha_temporaria',
+];
 const DETAIL_KEYS = [
-  'id', 'saudacao', 'nome', 'nome_registro', 'numero_prontuario', 'cpf', 'rg', 'data_nascimento', 'sexo', 'estado_civil', 'telefone',
-  'celular', 'email', 'endereco', 'convenio', 'ativo', 'criado_em', 'atualizado_em', 'criado_por_chave_id', 'atualizado_por_chave_id',
+  'id',
+  'saudacao',
+  'nome',
+  'nome_registro',
+  'numero_prontuario',
+  'cpf',
+  'rg',
+  'data_nascimento',
+  'sexo',
+  'estado_civil',
+  'telefone',
+  'celular',
+  'email',
+  'endereco',
+  'convenio',
+  'ativo',
+  'criado_em',
+  'atualizado_em',
+  'criado_por_chave_id',
+  'atualizado_por_chave_id',
 ].sort();
 
 let convenioId: number;
@@ -74,7 +103,10 @@ describe('GET /v1/pacientes', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((p: any) => p.id)).toEqual([a.id]);
     expect400(await get('/v1/pacientes?cpf=1234567890'), 'cpf');
-    expect400(await get(`/v1/pacientes?cpf=${a.cpf.slice(0, 3)}.${a.cpf.slice(3, 6)}.${a.cpf.slice(6, 9)}-${a.cpf.slice(9)}`), 'cpf');
+    expect400(
+      await get(`/v1/pacientes?cpf=${a.cpf.slice(0, 3)}.${a.cpf.slice(3, 6)}.${a.cpf.slice(6, 9)}-${a.cpf.slice(9)}`),
+      'cpf',
+    );
     // Exact, not prefix: the first 10 digits plus another digit find nothing.
     const other = `${a.cpf.slice(0, 10)}${(Number(a.cpf[10]) + 1) % 10}`;
     expect((await get(`/v1/pacientes?cpf=${other}`)).body.data).toEqual([]);
@@ -97,7 +129,9 @@ describe('GET /v1/pacientes', () => {
     const start = fx.paciente({ nome: `${tag} B`, criado_em: '2023-03-10T00:00:00Z' });
     const end = fx.paciente({ nome: `${tag} C`, criado_em: '2023-03-10T23:59:59Z' });
     const after = fx.paciente({ nome: `${tag} D`, criado_em: '2023-03-11T00:00:00Z' });
-    const res = await get(`/v1/pacientes?nome=${encodeURIComponent(tag)}&periodo_cadastro_inicio=2023-03-10&periodo_cadastro_fim=2023-03-10`);
+    const res = await get(
+      `/v1/pacientes?nome=${encodeURIComponent(tag)}&periodo_cadastro_inicio=2023-03-10&periodo_cadastro_fim=2023-03-10`,
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.map((p: any) => p.id)).toEqual([start, end]);
     const open = await get(`/v1/pacientes?nome=${encodeURIComponent(tag)}&periodo_cadastro_inicio=2023-03-10`);
@@ -107,7 +141,10 @@ describe('GET /v1/pacientes', () => {
     expect400(await get('/v1/pacientes?periodo_cadastro_inicio=2023-02-30'), 'periodo_cadastro_inicio');
     expect400(await get('/v1/pacientes?periodo_cadastro_fim=10/03/2023'), 'periodo_cadastro_fim');
     // Decision (docs/decisions.md): a start after the end is a 400, not an empty page.
-    expect400(await get('/v1/pacientes?periodo_cadastro_inicio=2023-03-11&periodo_cadastro_fim=2023-03-10'), 'periodo_cadastro_fim');
+    expect400(
+      await get('/v1/pacientes?periodo_cadastro_inicio=2023-03-11&periodo_cadastro_fim=2023-03-10'),
+      'periodo_cadastro_fim',
+    );
   });
 
   test('"ativo: 0 or 1, strict"', async () => {
@@ -143,11 +180,20 @@ describe('GET /v1/pacientes', () => {
     expect(res.body.error.code).toBe('VAL_INVALID_PARAM');
   });
 
-  test('list items carry exactly the spec\'s list fields (sexo as M/F), nothing never-returned', async () => {
-    const p = await created({ cpf: cpf(), sexo: 'FEM', usuario: `lista.${uniq()}`, senha: 'segredo1', telefone: '1133334444', email: 'a@b.com' });
+  test("list items carry exactly the spec's list fields (sexo as M/F), nothing never-returned", async () => {
+    const p = await created({
+      cpf: cpf(),
+      sexo: 'FEM',
+      usuario: `lista.${uniq()}`,
+      senha: 'segredo1',
+      telefone: '1133334444',
+      email: 'a@b.com',
+    });
     const res = await get(`/v1/pacientes?cpf=${p.cpf}`);
     const item = res.body.data[0];
-    expect(Object.keys(item).sort()).toEqual(['ativo', 'cpf', 'criado_em', 'data_nascimento', 'email', 'id', 'nome', 'sexo', 'telefone'].sort());
+    expect(Object.keys(item).sort()).toEqual(
+      ['ativo', 'cpf', 'criado_em', 'data_nascimento', 'email', 'id', 'nome', 'sexo', 'telefone'].sort(),
+    );
     expect(item).toMatchObject({ id: p.id, sexo: 'F', telefone: '1133334444', email: 'a@b.com', ativo: true });
     expect(res.headers['cache-control']).toBe('no-store');
   });
@@ -165,7 +211,14 @@ describe('GET /v1/pacientes/{id}', () => {
       usuario: `det.${uniq()}`,
       senha: 'segredo1',
       convenio: { id: convenioId, plano_id: planoId, numero_carteirinha: 'CART-1' },
-      endereco: { cep: '13010-000', logradouro: 'Rua A', numero: 10, bairro: 'Centro', cidade_id: cidadeId, estado: 'sp' },
+      endereco: {
+        cep: '13010-000',
+        logradouro: 'Rua A',
+        numero: 10,
+        bairro: 'Centro',
+        cidade_id: cidadeId,
+        estado: 'sp',
+      },
     });
     const res = await get(`/v1/pacientes/${p.id}`);
     expect(res.status).toBe(200);
@@ -180,7 +233,16 @@ describe('GET /v1/pacientes/{id}', () => {
       estado_civil: { id: estadoCivilId, nome: 'Casado(a)' },
       celular: '11999998888',
       convenio: { id: convenioId, nome: 'UNIMED TESTE', numero_carteirinha: 'CART-1' },
-      endereco: { cep: '13010000', logradouro: 'Rua A', numero: '10', complemento: '', bairro: 'Centro', cidade: 'Campinas', cidade_id: cidadeId, estado: 'SP' },
+      endereco: {
+        cep: '13010000',
+        logradouro: 'Rua A',
+        numero: '10',
+        complemento: '',
+        bairro: 'Centro',
+        cidade: 'Campinas',
+        cidade_id: cidadeId,
+        estado: 'SP',
+      },
     });
     expect(d.convenio).not.toHaveProperty('plano_id');
   });
@@ -188,7 +250,16 @@ describe('GET /v1/pacientes/{id}', () => {
   test('"In the empty endereco, cep and numero normalize 0 to empty string"', async () => {
     const id = fx.paciente({ nome: 'ENDERECO ZERO', endereco_cep: '0', endereco_numero: '0' });
     const res = await get(`/v1/pacientes/${id}`);
-    expect(res.body.data.endereco).toEqual({ cep: '', logradouro: '', numero: '', complemento: '', bairro: '', cidade: '', cidade_id: null, estado: '' });
+    expect(res.body.data.endereco).toEqual({
+      cep: '',
+      logradouro: '',
+      numero: '',
+      complemento: '',
+      bairro: '',
+      cidade: '',
+      cidade_id: null,
+      estado: '',
+    });
   });
 
   test('"404 RES_NOT_FOUND for an id not in the tenant (generic message, no details)"; invalid path id is 400', async () => {
@@ -215,7 +286,13 @@ describe('POST /v1/pacientes', () => {
     expect(d.nome).toBe('JOSÉ DA SILVA');
     expect(typeof d.numero_prontuario).toBe('string');
     expect(d.numero_prontuario.length).toBeGreaterThan(0);
-    expect(d).toMatchObject({ criado_por_chave_id: stack.creds.chaveId, atualizado_por_chave_id: null, atualizado_em: null, ativo: true, convenio: null });
+    expect(d).toMatchObject({
+      criado_por_chave_id: stack.creds.chaveId,
+      atualizado_por_chave_id: null,
+      atualizado_em: null,
+      ativo: true,
+      convenio: null,
+    });
     expect(Object.keys(d).sort()).toEqual(DETAIL_KEYS);
     // The stored value is what a read returns.
     expect((await get(`/v1/pacientes/${d.id}`)).body.data.numero_prontuario).toBe(d.numero_prontuario);
@@ -277,7 +354,8 @@ describe('POST /v1/pacientes', () => {
   });
 
   test('"sexo: MAS, FEM, OUT; string only"', async () => {
-    for (const bad of ['M', 'mas', 1, true]) expect400(await post({ nome: 'Sexo Ruim', data_nascimento: '1980-01-02', sexo: bad }), 'sexo');
+    for (const bad of ['M', 'mas', 1, true])
+      expect400(await post({ nome: 'Sexo Ruim', data_nascimento: '1980-01-02', sexo: bad }), 'sexo');
     const res = await post({ nome: 'Sexo Bom', data_nascimento: '1980-01-02', sexo: 'OUT' });
     expect(res.status).toBe(201);
   });
@@ -290,7 +368,8 @@ describe('POST /v1/pacientes', () => {
     expect(out.body.data.sexo).toBeNull();
     const id = out.body.data.id;
     expect((await get(`/v1/pacientes/${id}`)).body.data.sexo).toBeNull();
-    const listed = async () => (await get(`/v1/pacientes?nome=${encodeURIComponent(nome)}`)).body.data.map((p: any) => p.sexo);
+    const listed = async () =>
+      (await get(`/v1/pacientes?nome=${encodeURIComponent(nome)}`)).body.data.map((p: any) => p.sexo);
     expect(await listed()).toEqual([null]);
     // MAS and FEM are output values: the detail keeps them, the list shortens them.
     const fem = await patch(id, { sexo: 'FEM' });
@@ -308,7 +387,10 @@ describe('POST /v1/pacientes', () => {
 
   test('"email: valid e-mail"; estado_civil_id integer; ativo boolean', async () => {
     expect400(await post({ nome: 'Email Ruim', data_nascimento: '1980-01-02', email: 'nao-e-email' }), 'email');
-    expect400(await post({ nome: 'Estado Civil', data_nascimento: '1980-01-02', estado_civil_id: '1' }), 'estado_civil_id');
+    expect400(
+      await post({ nome: 'Estado Civil', data_nascimento: '1980-01-02', estado_civil_id: '1' }),
+      'estado_civil_id',
+    );
     expect400(await post({ nome: 'Ativo Ruim', data_nascimento: '1980-01-02', ativo: 'false' }), 'ativo');
     const res = await post({ nome: 'Inativo Ok', data_nascimento: '1980-01-02', ativo: false, email: 'x@y.com.br' });
     expect(res.body.data).toMatchObject({ ativo: false, email: 'x@y.com.br' });
@@ -317,7 +399,10 @@ describe('POST /v1/pacientes', () => {
   test('"usuario: string 1-50, chars A-Z a-z 0-9 . _ - @"; stored, never returned', async () => {
     // "" is "no value" (a random usuario), like null: see docs/decisions.md.
     for (const bad of ['joao silva', 'joão', 'a'.repeat(51), 'x#y', 42]) {
-      expect400(await post({ nome: 'Usuario Ruim', data_nascimento: '1980-01-02', usuario: bad, senha: 's' }), 'usuario');
+      expect400(
+        await post({ nome: 'Usuario Ruim', data_nascimento: '1980-01-02', usuario: bad, senha: 's' }),
+        'usuario',
+      );
     }
     const usuario = `Joao.Silva_${uniq()}-x@portal`;
     const res = await post({ nome: 'Usuario Bom', data_nascimento: '1980-01-02', usuario });
@@ -347,10 +432,21 @@ describe('POST /v1/pacientes', () => {
 
   test('"senha: string 1-50, write-only, never returned"; "senha_temporaria: only with senha; default true; false stores it as definitive"', async () => {
     expect400(await post({ nome: 'Senha Longa', data_nascimento: '1980-01-02', senha: 'x'.repeat(51) }), 'senha');
-    expect400(await post({ nome: 'Sem Senha', data_nascimento: '1980-01-02', senha_temporaria: false }), 'senha_temporaria');
-    expect400(await post({ nome: 'Senha Temp', data_nascimento: '1980-01-02', senha: 'abc', senha_temporaria: 'nao' }), 'senha_temporaria');
+    expect400(
+      await post({ nome: 'Sem Senha', data_nascimento: '1980-01-02', senha_temporaria: false }),
+      'senha_temporaria',
+    );
+    expect400(
+      await post({ nome: 'Senha Temp', data_nascimento: '1980-01-02', senha: 'abc', senha_temporaria: 'nao' }),
+      'senha_temporaria',
+    );
     const temp = await post({ nome: 'Senha Padrao', data_nascimento: '1980-01-02', senha: 'minha senha' });
-    const definitive = await post({ nome: 'Senha Definitiva', data_nascimento: '1980-01-02', senha: 'minha senha', senha_temporaria: false });
+    const definitive = await post({
+      nome: 'Senha Definitiva',
+      data_nascimento: '1980-01-02',
+      senha: 'minha senha',
+      senha_temporaria: false,
+    });
     for (const res of [temp, definitive]) {
       expect(res.status).toBe(201);
       expect(res.text).not.toContain('minha senha');
@@ -364,7 +460,9 @@ describe('POST /v1/pacientes', () => {
   });
 
   test('"Silently discarded fields" are accepted, dropped and never echoed', async () => {
-    const discarded = Object.fromEntries(PACIENTE_DISCARDED_FIELDS.map((f) => [f, f === 'data_alteracao_senha' ? '2001-01-01T00:00:00Z' : 'X']));
+    const discarded = Object.fromEntries(
+      PACIENTE_DISCARDED_FIELDS.map((f) => [f, f === 'data_alteracao_senha' ? '2001-01-01T00:00:00Z' : 'X']),
+    );
     expect(Object.keys(discarded)).toHaveLength(14);
     const res = await post({ nome: 'Campos Descartados', data_nascimento: '1980-01-02', ...discarded });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -374,24 +472,58 @@ describe('POST /v1/pacientes', () => {
 
   test('decision: an unknown (not discarded) body field is a 400 naming it', async () => {
     expect400(await post({ nome: 'Campo Estranho', data_nascimento: '1980-01-02', apelido: 'Zé' }), 'apelido');
-    expect400(await post({ nome: 'Campo Estranho', data_nascimento: '1980-01-02', endereco: { cidade: 'Campinas' } }), 'endereco.cidade');
+    expect400(
+      await post({ nome: 'Campo Estranho', data_nascimento: '1980-01-02', endereco: { cidade: 'Campinas' } }),
+      'endereco.cidade',
+    );
     expect400(await post({ nome: 'Campo Estranho', data_nascimento: '1980-01-02', id: 5 }), 'id');
   });
 
   test('a body that is not a JSON object is a 400', async () => {
     expect400(await post([{ nome: 'Lista', data_nascimento: '1980-01-02' }]), 'body');
-    const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body: '{"nome":', idempotencyKey: randomUUID() });
+    const res = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: '{"nome":',
+      idempotencyKey: randomUUID(),
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VAL_INVALID_PARAM');
   });
 
   test('"endereco ... present replaces whole; absent stays empty"; cidade_id reference checked', async () => {
     const absent = await created();
-    expect(absent.endereco).toEqual({ cep: '', logradouro: '', numero: '', complemento: '', bairro: '', cidade: '', cidade_id: null, estado: '' });
-    const withAddr = await created({ endereco: { logradouro: 'Av. Brasil', numero: '100A', cidade_id: cidadeId, estado: 'SP' } });
-    expect(withAddr.endereco).toEqual({ cep: '', logradouro: 'Av. Brasil', numero: '100A', complemento: '', bairro: '', cidade: 'Campinas', cidade_id: cidadeId, estado: 'SP' });
-    expect400(await post({ nome: 'Cep Ruim', data_nascimento: '1980-01-02', endereco: { cep: '1234' } }), 'endereco.cep');
-    expect400(await post({ nome: 'Uf Ruim', data_nascimento: '1980-01-02', endereco: { estado: 'XX' } }), 'endereco.estado');
+    expect(absent.endereco).toEqual({
+      cep: '',
+      logradouro: '',
+      numero: '',
+      complemento: '',
+      bairro: '',
+      cidade: '',
+      cidade_id: null,
+      estado: '',
+    });
+    const withAddr = await created({
+      endereco: { logradouro: 'Av. Brasil', numero: '100A', cidade_id: cidadeId, estado: 'SP' },
+    });
+    expect(withAddr.endereco).toEqual({
+      cep: '',
+      logradouro: 'Av. Brasil',
+      numero: '100A',
+      complemento: '',
+      bairro: '',
+      cidade: 'Campinas',
+      cidade_id: cidadeId,
+      estado: 'SP',
+    });
+    expect400(
+      await post({ nome: 'Cep Ruim', data_nascimento: '1980-01-02', endereco: { cep: '1234' } }),
+      'endereco.cep',
+    );
+    expect400(
+      await post({ nome: 'Uf Ruim', data_nascimento: '1980-01-02', endereco: { estado: 'XX' } }),
+      'endereco.estado',
+    );
     const badCity = await post({ nome: 'Cidade Ruim', data_nascimento: '1980-01-02', endereco: { cidade_id: 999999 } });
     expect(badCity.status).toBe(422);
     expect(badCity.body.error.code).toBe('BUSINESS_RULE');
@@ -403,7 +535,10 @@ describe('POST /v1/pacientes', () => {
     const res = await post({ nome: 'Convenio Ruim', data_nascimento: '1980-01-02', convenio: { id: 999999 } });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('BUSINESS_RULE');
-    expect400(await post({ nome: 'Convenio Sem Id', data_nascimento: '1980-01-02', convenio: { numero_carteirinha: '1' } }), 'convenio.id');
+    expect400(
+      await post({ nome: 'Convenio Sem Id', data_nascimento: '1980-01-02', convenio: { numero_carteirinha: '1' } }),
+      'convenio.id',
+    );
   });
 
   test('"cpf ... required when the tenant reference setting cpf_obrigatorio = 1"; "celular ... required when celular_obrigatorio = 1" (422 BUSINESS_RULE)', async () => {
@@ -411,14 +546,19 @@ describe('POST /v1/pacientes', () => {
     await stack.createTenant(slug);
     const creds = await stack.newKey({ tenant: slug, scopes: ['pacientes:write'] });
     const admin = backendAdmin(stack);
-    expect((await admin('PATCH', `/tenants/${slug}/settings`, { cpf_obrigatorio: 1, celular_obrigatorio: 1 })).status).toBe(200);
+    expect(
+      (await admin('PATCH', `/tenants/${slug}/settings`, { cpf_obrigatorio: 1, celular_obrigatorio: 1 })).status,
+    ).toBe(200);
     const noCpf = await post({ nome: 'Sem Cpf Aqui', data_nascimento: '1980-01-02', celular: '11999990000' }, creds);
     expect(noCpf.status).toBe(422);
     expect(noCpf.body.error).toMatchObject({ code: 'BUSINESS_RULE', details: { field: 'cpf' } });
     const noCel = await post({ nome: 'Sem Celular', data_nascimento: '1980-01-02', cpf: cpf() }, creds);
     expect(noCel.status).toBe(422);
     expect(noCel.body.error).toMatchObject({ code: 'BUSINESS_RULE', details: { field: 'celular' } });
-    const ok = await post({ nome: 'Com Tudo Ok', data_nascimento: '1980-01-02', cpf: cpf(), celular: '11999990000' }, creds);
+    const ok = await post(
+      { nome: 'Com Tudo Ok', data_nascimento: '1980-01-02', cpf: cpf(), celular: '11999990000' },
+      creds,
+    );
     expect(ok.status).toBe(201);
     // PATCH cannot reset a tenant-required field either.
     const reset = await patch(ok.body.data.id, { cpf: null }, creds);
@@ -451,11 +591,27 @@ describe('PATCH /v1/pacientes/{id}', () => {
 
   test('"endereco/convenio present replace the whole current sub-object (no sub-merge; unsent inner fields become empty); {} or null clears"', async () => {
     const p = await created({
-      endereco: { cep: '13010000', logradouro: 'Rua A', numero: '10', bairro: 'Centro', cidade_id: cidadeId, estado: 'SP' },
+      endereco: {
+        cep: '13010000',
+        logradouro: 'Rua A',
+        numero: '10',
+        bairro: 'Centro',
+        cidade_id: cidadeId,
+        estado: 'SP',
+      },
       convenio: { id: convenioId, plano_id: planoId, numero_carteirinha: '77' },
     });
     const replaced = await patch(p.id, { endereco: { logradouro: 'Rua B' }, convenio: { id: convenioId } });
-    expect(replaced.body.data.endereco).toEqual({ cep: '', logradouro: 'Rua B', numero: '', complemento: '', bairro: '', cidade: '', cidade_id: null, estado: '' });
+    expect(replaced.body.data.endereco).toEqual({
+      cep: '',
+      logradouro: 'Rua B',
+      numero: '',
+      complemento: '',
+      bairro: '',
+      cidade: '',
+      cidade_id: null,
+      estado: '',
+    });
     expect(replaced.body.data.convenio).toEqual({ id: convenioId, plano_id: null, numero_carteirinha: '' });
     const emptyObj = await patch(p.id, { endereco: {}, convenio: {} });
     expect(emptyObj.body.data.endereco.logradouro).toBe('');
@@ -518,10 +674,16 @@ describe('PATCH /v1/pacientes/{id}', () => {
     expect(ownNumero.status).toBe(200);
     const numero = await patch(a.id, { numero_prontuario: b.numero_prontuario });
     expect(numero.status).toBe(422);
-    expect(numero.body.error).toMatchObject({ code: 'MEDICAL_RECORD_ALREADY_EXISTS', details: { paciente_id_existente: b.id, nome: b.nome } });
+    expect(numero.body.error).toMatchObject({
+      code: 'MEDICAL_RECORD_ALREADY_EXISTS',
+      details: { paciente_id_existente: b.id, nome: b.nome },
+    });
     const usuario = await patch(b.id, { usuario: usuarioA.toUpperCase() });
     expect(usuario.status).toBe(422);
-    expect(usuario.body.error).toMatchObject({ code: 'USUARIO_ALREADY_EXISTS', details: { paciente_id_existente: a.id, nome: a.nome } });
+    expect(usuario.body.error).toMatchObject({
+      code: 'USUARIO_ALREADY_EXISTS',
+      details: { paciente_id_existente: a.id, nome: a.nome },
+    });
   });
 
   test('"usuario, senha, senha_temporaria accepted since 1.4.0; omitting them keeps current credentials"', async () => {
@@ -553,7 +715,8 @@ describe('PATCH /v1/pacientes/{id}', () => {
   test('"Replay returns 200 with Idempotency-Replay: true"', async () => {
     const p = await created();
     const key = randomUUID();
-    const call = () => stack.call({ method: 'PATCH', path: `/v1/pacientes/${p.id}`, body: { saudacao: 'Dr.' }, idempotencyKey: key });
+    const call = () =>
+      stack.call({ method: 'PATCH', path: `/v1/pacientes/${p.id}`, body: { saudacao: 'Dr.' }, idempotencyKey: key });
     const first = await call();
     const replay = await call();
     expect(first.status).toBe(200);
@@ -570,7 +733,11 @@ describe('POST /v1/pacientes/unificar', () => {
     const duplicate = await created();
     const res = await unify({ paciente_id_principal: principal.id, paciente_id_duplicado: duplicate.id });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ paciente_id_principal: principal.id, paciente_id_duplicado: duplicate.id, status: 'unificado' });
+    expect(res.body.data).toEqual({
+      paciente_id_principal: principal.id,
+      paciente_id_duplicado: duplicate.id,
+      status: 'unificado',
+    });
     expect(res.headers['idempotency-replay']).toBe('false');
     expect((await get(`/v1/pacientes/${duplicate.id}`)).status).toBe(404);
     expect((await get(`/v1/pacientes/${principal.id}`)).status).toBe(200);
@@ -581,7 +748,11 @@ describe('POST /v1/pacientes/unificar', () => {
     const duplicate = await created();
     const res = await unify({ paciente_id_principal: String(principal.id), paciente_id_duplicado: duplicate.id });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ paciente_id_principal: principal.id, paciente_id_duplicado: duplicate.id, status: 'unificado' });
+    expect(res.body.data).toEqual({
+      paciente_id_principal: principal.id,
+      paciente_id_duplicado: duplicate.id,
+      status: 'unificado',
+    });
   });
 
   test('"400 (key, non-JSON body, id missing/non-numeric/<= 0)"', async () => {
@@ -591,10 +762,19 @@ describe('POST /v1/pacientes/unificar', () => {
     for (const bad of ['abc', '12a', 0, -4, '0', '-4', 1.5, '1.5', ' 12', null, true]) {
       expect400(await unify({ paciente_id_principal: p.id, paciente_id_duplicado: bad }), 'paciente_id_duplicado');
     }
-    const nonJson = await stack.call({ method: 'POST', path: '/v1/pacientes/unificar', body: 'principal=1', idempotencyKey: randomUUID() });
+    const nonJson = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes/unificar',
+      body: 'principal=1',
+      idempotencyKey: randomUUID(),
+    });
     expect(nonJson.status).toBe(400);
     expect(nonJson.body.error.code).toBe('VAL_INVALID_PARAM');
-    const noKey = await stack.call({ method: 'POST', path: '/v1/pacientes/unificar', body: { paciente_id_principal: 1, paciente_id_duplicado: 2 } });
+    const noKey = await stack.call({
+      method: 'POST',
+      path: '/v1/pacientes/unificar',
+      body: { paciente_id_principal: 1, paciente_id_duplicado: 2 },
+    });
     expect(noKey.status).toBe(400);
     expect(noKey.body.error.code).toBe('VAL_INVALID_PARAM');
   });
@@ -641,7 +821,12 @@ describe('POST /v1/pacientes/unificar', () => {
     for (const method of ['GET', 'PATCH', 'DELETE', 'PUT']) {
       test(`${method} /v1/pacientes/unificar → 405 with Allow: POST, signed or not (decisions G2)`, async () => {
         const body = method === 'GET' ? undefined : { paciente_id_principal: 1, paciente_id_duplicado: 2 };
-        const signed = await stack.call({ method, path: '/v1/pacientes/unificar', body, idempotencyKey: body ? randomUUID() : undefined });
+        const signed = await stack.call({
+          method,
+          path: '/v1/pacientes/unificar',
+          body,
+          idempotencyKey: body ? randomUUID() : undefined,
+        });
         const unsigned = await stack.raw({ method, path: '/v1/pacientes/unificar' });
         for (const res of [signed, unsigned]) {
           expect(res.status, JSON.stringify(res.body)).toBe(405);
@@ -665,7 +850,14 @@ describe('POST /v1/pacientes/unificar', () => {
 describe('backend failures (own stack with a 1.5 s backend timeout)', () => {
   let slow: TestStack;
   beforeAll(async () => {
-    slow = await startTestStack({}, { configure: (config) => { config.backend.timeoutMs = 1500; } });
+    slow = await startTestStack(
+      {},
+      {
+        configure: (config) => {
+          config.backend.timeoutMs = 1500;
+        },
+      },
+    );
   });
   afterAll(async () => {
     await slow?.stop();
@@ -674,13 +866,18 @@ describe('backend failures (own stack with a 1.5 s backend timeout)', () => {
   test('unify: "503" on a backend failure and "504 SERVICE_TIMEOUT" when the backend does not answer in time', async () => {
     const admin = backendAdmin(slow);
     const body = { paciente_id_principal: 1, paciente_id_duplicado: 2 };
-    const send = () => slow.call({ method: 'POST', path: '/v1/pacientes/unificar', body, idempotencyKey: randomUUID() });
-    expect((await admin('POST', '/admin/faults', { route: 'POST /tenants/*/pacientes/unificar', kind: 'http500' })).status).toBe(201);
+    const send = () =>
+      slow.call({ method: 'POST', path: '/v1/pacientes/unificar', body, idempotencyKey: randomUUID() });
+    expect(
+      (await admin('POST', '/admin/faults', { route: 'POST /tenants/*/pacientes/unificar', kind: 'http500' })).status,
+    ).toBe(201);
     const failed = await send();
     expect(failed.status).toBe(503);
     expect(failed.body.error.code).toBe('SERVICE_UNAVAILABLE');
     await admin('DELETE', '/admin/faults');
-    expect((await admin('POST', '/admin/faults', { route: 'POST /tenants/*/pacientes/unificar', kind: 'hang' })).status).toBe(201);
+    expect(
+      (await admin('POST', '/admin/faults', { route: 'POST /tenants/*/pacientes/unificar', kind: 'hang' })).status,
+    ).toBe(201);
     const timedOut = await send();
     expect(timedOut.status).toBe(504);
     expect(timedOut.body.error.code).toBe('SERVICE_TIMEOUT');

@@ -53,8 +53,15 @@ describe('GET /v1/ping', () => {
 describe('POST /v1/ping', () => {
   test('echo.method POST and echo.body redacted: senha, password, cpf, cns, rg, token, api_secret (case-insensitive, recursive)', async () => {
     const body = {
-      SENHA: 's', Password: 'p', cpf: '52998224725', cns: '1', rg: { numero: '2' }, token: ['t'], api_secret: 'x',
-      nome: 'ana', email: 'a@b.c',
+      SENHA: 's',
+      Password: 'p',
+      cpf: '52998224725',
+      cns: '1',
+      rg: { numero: '2' },
+      token: ['t'],
+      api_secret: 'x',
+      nome: 'ana',
+      email: 'a@b.c',
       nested: [{ Cpf: '1', ok: true }, { deeper: { TOKEN: 'y', keep: 3 } }],
     };
     const res = await stack.call({ method: 'POST', path: '/v1/ping', body });
@@ -62,8 +69,15 @@ describe('POST /v1/ping', () => {
     expect(res.body.data.echo).toEqual({
       method: 'POST',
       body: {
-        SENHA: '[REDACTED]', Password: '[REDACTED]', cpf: '[REDACTED]', cns: '[REDACTED]', rg: '[REDACTED]', token: '[REDACTED]', api_secret: '[REDACTED]',
-        nome: 'ana', email: 'a@b.c', // only the ping list is masked in the echo
+        SENHA: '[REDACTED]',
+        Password: '[REDACTED]',
+        cpf: '[REDACTED]',
+        cns: '[REDACTED]',
+        rg: '[REDACTED]',
+        token: '[REDACTED]',
+        api_secret: '[REDACTED]',
+        nome: 'ana',
+        email: 'a@b.c', // only the ping list is masked in the echo
         nested: [{ Cpf: '[REDACTED]', ok: true }, { deeper: { TOKEN: '[REDACTED]', keep: 3 } }],
       },
     });
@@ -97,7 +111,12 @@ describe('POST /v1/ping', () => {
   });
 
   test('the 413 comes after authentication: an unsigned oversized body gets 401', async () => {
-    const res = await stack.raw({ method: 'POST', path: '/v1/ping', headers: { 'content-type': 'application/json' }, body: `{"a":"${'x'.repeat(3000)}"}` });
+    const res = await stack.raw({
+      method: 'POST',
+      path: '/v1/ping',
+      headers: { 'content-type': 'application/json' },
+      body: `{"a":"${'x'.repeat(3000)}"}`,
+    });
     expect(res.status).toBe(401);
   });
 });

@@ -17,7 +17,10 @@ afterAll(() => gw.close());
 test('an attachment whose location the backend does not give: 503 SERVICE_UNAVAILABLE with Retry-After, no Location', async () => {
   const res = await gw.request({ path: '/v1/pacientes/7/prontuarios/anexos/3/url' });
   expect(res.status).toBe(503);
-  expect(res.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: 'O sistema da clinica nao forneceu a URL do anexo. Tente novamente mais tarde.' });
+  expect(res.body.error).toMatchObject({
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'O sistema da clinica nao forneceu a URL do anexo. Tente novamente mais tarde.',
+  });
   expect(res.headers['retry-after']).toBe(String(BACKEND_RETRY_AFTER_SECONDS));
   expect(res.headers.location).toBeUndefined();
   expect(fake.callsTo(`GET /tenants/${T}/pacientes/7/prontuarios/anexos/3/url`)).toHaveLength(1);

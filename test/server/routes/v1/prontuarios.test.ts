@@ -16,15 +16,20 @@ let fx: TenantFixtures;
 let seq = 0;
 
 const PDF = (extra = 'conteudo') => Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from(`${extra}\n%%EOF\n`)]);
-const PNG = (size = 64) => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(size)]);
+const PNG = (size = 64) =>
+  Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(size)]);
 const JPG = (size = 64) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(size)]);
 const b64 = (b: Buffer) => b.toString('base64');
 
 const RECORD_KEYS = ['data_emissao', 'exibir', 'id', 'medico', 'mensagem', 'rascunho'];
 const ANEXO_KEYS = ['descricao', 'extensao', 'id', 'tamanho'];
 
-const create = (pacienteId: number | string, body: unknown, creds?: Credentials, idempotencyKey: string = randomUUID()) =>
-  stack.call({ method: 'POST', path: `/v1/pacientes/${pacienteId}/prontuarios`, body, idempotencyKey }, creds);
+const create = (
+  pacienteId: number | string,
+  body: unknown,
+  creds?: Credentials,
+  idempotencyKey: string = randomUUID(),
+) => stack.call({ method: 'POST', path: `/v1/pacientes/${pacienteId}/prontuarios`, body, idempotencyKey }, creds);
 const get = (p: string, creds?: Credentials) => stack.call({ path: p }, creds);
 
 function expect400(res: SignedResponse<any>, field: string, code = 'VAL_INVALID_PARAM') {
@@ -70,7 +75,14 @@ describe('POST /v1/pacientes/{id}/prontuarios', () => {
     expect(res.body.data).toEqual({ prontuario_id: expect.any(Number), anexos: [] });
     const list = await get(res.headers.location);
     expect(list.body.data).toEqual([
-      { id: res.body.data.prontuario_id, data_emissao: expect.any(String), mensagem: '<p>Retorno em <b>30 dias</b>.</p>', exibir: true, rascunho: false, medico: null },
+      {
+        id: res.body.data.prontuario_id,
+        data_emissao: expect.any(String),
+        mensagem: '<p>Retorno em <b>30 dias</b>.</p>',
+        exibir: true,
+        rascunho: false,
+        medico: null,
+      },
     ]);
     expect(fx.get('prontuarios', res.body.data.prontuario_id)).toMatchObject({ rascunho: 0, paciente_id: p });
   });
@@ -131,11 +143,20 @@ describe('POST /v1/pacientes/{id}/prontuarios', () => {
     expect400(await create(p, { anexos: [{ base64: b64(PDF()) }] }), 'anexos.0.nome');
     expect400(await create(p, { anexos: [{ nome: '   ', base64: b64(PDF()) }] }), 'anexos.0.nome');
     expect400(await create(p, { anexos: [{ nome: 'a.pdf' }] }), 'anexos.0.base64');
-    for (const bad of ['', '@@@@', 'a', 'QUJD RA==', 'data:application/pdf;base64,', 'QUJD\nRA==']) expect400(await create(p, { anexos: [{ nome: 'a.pdf', base64: bad }] }), 'anexos.0.base64');
+    for (const bad of ['', '@@@@', 'a', 'QUJD RA==', 'data:application/pdf;base64,', 'QUJD\nRA=='])
+      expect400(await create(p, { anexos: [{ nome: 'a.pdf', base64: bad }] }), 'anexos.0.base64');
     expect400(await create(p, { anexos: [{ nome: 'a.pdf', base64: b64(PDF()), tipo: 'PDF' }] }), 'anexos.0.tipo');
-    expect400(await create(p, { anexos: [{ nome: 'a.pdf', base64: b64(PDF()), descricao: 'x'.repeat(256) }] }), 'anexos.0.descricao');
+    expect400(
+      await create(p, { anexos: [{ nome: 'a.pdf', base64: b64(PDF()), descricao: 'x'.repeat(256) }] }),
+      'anexos.0.descricao',
+    );
     expect400(await create(p, { anexos: { nome: 'a.pdf', base64: b64(PDF()) } }), 'anexos');
-    const ok = await create(p, { anexos: [{ nome: 'a.pdf', base64: b64(PDF()) }, { nome: 'b.PdF', base64: b64(PDF()) }] });
+    const ok = await create(p, {
+      anexos: [
+        { nome: 'a.pdf', base64: b64(PDF()) },
+        { nome: 'b.PdF', base64: b64(PDF()) },
+      ],
+    });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.data.anexos.map((a: any) => a.extensao)).toEqual(['PDF', 'PDF']);
     // Nothing of the refused calls was stored.
@@ -145,18 +166,30 @@ describe('POST /v1/pacientes/{id}/prontuarios', () => {
   test('an attachment whose content is not what its extension says: 422 VALIDATION_ERROR ("invalid attachment")', async () => {
     const res = await create(paciente(), { anexos: [{ nome: 'laudo.pdf', base64: b64(PNG()) }] });
     expect(res.status, res.text).toBe(422);
-    expect(res.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'Anexo invalido: o conteudo nao e um arquivo PDF.', details: { field: 'anexos.0.base64' } });
+    expect(res.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'Anexo invalido: o conteudo nao e um arquivo PDF.',
+      details: { field: 'anexos.0.base64' },
+    });
   });
 
   test(`"20 MB" per decoded file: exactly ${MAX_FILE_BYTES} bytes is stored, one byte more is 400 VAL_FILE_TOO_LARGE (data-URI prefix not counted)`, async () => {
     const p = paciente();
     const big = Buffer.alloc(MAX_FILE_BYTES, 0x20);
     big.write('%PDF-1.4\n', 0);
-    const atLimit = await create(p, { anexos: [{ nome: 'grande.pdf', base64: `data:application/pdf;base64,${b64(big)}` }] });
+    const atLimit = await create(p, {
+      anexos: [{ nome: 'grande.pdf', base64: `data:application/pdf;base64,${b64(big)}` }],
+    });
     expect(atLimit.status, atLimit.text.slice(0, 300)).toBe(201);
     expect(atLimit.body.data.anexos[0].tamanho).toBe(MAX_FILE_BYTES);
     const over = Buffer.concat([big, Buffer.from(' ')]);
-    const tooLarge = await create(p, { mensagem: '<p>com anexo grande</p>', anexos: [{ nome: 'pequeno.png', base64: b64(PNG()) }, { nome: 'grande.pdf', base64: b64(over) }] });
+    const tooLarge = await create(p, {
+      mensagem: '<p>com anexo grande</p>',
+      anexos: [
+        { nome: 'pequeno.png', base64: b64(PNG()) },
+        { nome: 'grande.pdf', base64: b64(over) },
+      ],
+    });
     expect400(tooLarge, 'anexos.1.base64', 'VAL_FILE_TOO_LARGE');
     expect(tooLarge.body.error.details).toMatchObject({ field: 'anexos.1.base64', limite_bytes: MAX_FILE_BYTES });
     expect((await get(`/v1/pacientes/${p}/prontuarios`)).body.meta.total).toBe(1);
@@ -167,7 +200,10 @@ describe('POST /v1/pacientes/{id}/prontuarios', () => {
     const one = { nome: 'a.png', base64: b64(PNG(10)) };
     expect((await create(p, { anexos: Array(MAX_ANEXOS).fill(one) })).status).toBe(201);
     expect400(await create(p, { anexos: Array(MAX_ANEXOS + 1).fill(one) }), 'anexos');
-    expect(stack.app.operations.find((o) => o.path === '/v1/pacientes/:id/prontuarios' && o.operation.method === 'POST')!.operation.bodyLimit).toBe(fileBodyLimit(2));
+    expect(
+      stack.app.operations.find((o) => o.path === '/v1/pacientes/:id/prontuarios' && o.operation.method === 'POST')!
+        .operation.bodyLimit,
+    ).toBe(fileBodyLimit(2));
   });
 
   test('"exibir integer 0|1 default 1"', async () => {
@@ -175,7 +211,8 @@ describe('POST /v1/pacientes/{id}/prontuarios', () => {
     expect((await create(p, { mensagem: '<p>visivel</p>', exibir: 1 })).status).toBe(201);
     expect((await create(p, { mensagem: '<p>oculto</p>', exibir: 0 })).status).toBe(201);
     expect((await create(p, { mensagem: '<p>nulo</p>', exibir: null })).status).toBe(201);
-    for (const exibir of [2, -1, true, '1', 0.5]) expect400(await create(p, { mensagem: '<p>x-x-x</p>', exibir }), 'exibir');
+    for (const exibir of [2, -1, true, '1', 0.5])
+      expect400(await create(p, { mensagem: '<p>x-x-x</p>', exibir }), 'exibir');
     const list = (await get(`/v1/pacientes/${p}/prontuarios`)).body.data;
     expect(list.map((r: any) => [r.mensagem, r.exibir]).sort()).toEqual([
       ['<p>nulo</p>', true],
@@ -201,12 +238,15 @@ describe('POST /v1/pacientes/{id}/prontuarios', () => {
     expect400(await create('abc', { mensagem: '<p>abc</p>' }), 'id');
   });
 
-  test('the record\'s doctor is the key\'s bound doctor (no doctor filter on records)', async () => {
+  test("the record's doctor is the key's bound doctor (no doctor filter on records)", async () => {
     const p = paciente();
     const bound = await stack.newKey({ medicoId: medico, scopes: ['prontuarios:write', 'prontuarios:read'] });
     const res = await create(p, { mensagem: '<p>evolucao</p>' }, bound);
     expect(res.status).toBe(201);
-    expect((await get(`/v1/pacientes/${p}/prontuarios`)).body.data[0].medico).toEqual({ id: medico, nome: 'DRA PRONTUARIO' });
+    expect((await get(`/v1/pacientes/${p}/prontuarios`)).body.data[0].medico).toEqual({
+      id: medico,
+      nome: 'DRA PRONTUARIO',
+    });
     // Another doctor's key reads every record of the patient: records have no doctor filter.
     const other = await stack.newKey({ medicoId: fx.medico({ nome: 'OUTRO MEDICO' }), scopes: ['prontuarios:read'] });
     expect((await get(`/v1/pacientes/${p}/prontuarios`, other)).body.meta.total).toBe(1);
@@ -234,22 +274,49 @@ describe('GET /v1/pacientes/{id}/prontuarios', () => {
   test('"Returns all records (not filtered by exibir); no attachment content"; rascunho false; newest first; pagination', async () => {
     const p = paciente();
     const at = (d: string) => `2026-0${d}T10:00:00Z`;
-    const old = fx.insert('prontuarios', { paciente_id: p, medico_id: medico, data_emissao: at('1-10'), mensagem: '<p>antigo</p>', exibir: 0, criado_em: at('1-10') });
-    const mid = fx.insert('prontuarios', { paciente_id: p, data_emissao: at('2-10'), mensagem: '<p>meio</p>', exibir: 1, criado_em: at('2-10') });
+    const old = fx.insert('prontuarios', {
+      paciente_id: p,
+      medico_id: medico,
+      data_emissao: at('1-10'),
+      mensagem: '<p>antigo</p>',
+      exibir: 0,
+      criado_em: at('1-10'),
+    });
+    const mid = fx.insert('prontuarios', {
+      paciente_id: p,
+      data_emissao: at('2-10'),
+      mensagem: '<p>meio</p>',
+      exibir: 1,
+      criado_em: at('2-10'),
+    });
     // A draft written in the clinic system: not a record yet, never listed (decision).
-    fx.insert('prontuarios', { paciente_id: p, data_emissao: at('3-10'), mensagem: '<p>rascunho</p>', rascunho: 1, criado_em: at('3-10') });
+    fx.insert('prontuarios', {
+      paciente_id: p,
+      data_emissao: at('3-10'),
+      mensagem: '<p>rascunho</p>',
+      rascunho: 1,
+      criado_em: at('3-10'),
+    });
     const created = await create(p, { mensagem: '<p>novo</p>', anexos: [{ nome: 'a.png', base64: b64(PNG()) }] });
     const res = await get(`/v1/pacientes/${p}/prontuarios`);
     expect(res.status).toBe(200);
     expect(res.body.meta).toMatchObject({ limit: 50, offset: 0, total: 3, has_more: false });
     expect(res.body.data.map((r: any) => r.id)).toEqual([created.body.data.prontuario_id, mid, old]);
-    expect(res.body.data[2]).toEqual({ id: old, data_emissao: at('1-10'), mensagem: '<p>antigo</p>', exibir: false, rascunho: false, medico: { id: medico, nome: 'DRA PRONTUARIO' } });
+    expect(res.body.data[2]).toEqual({
+      id: old,
+      data_emissao: at('1-10'),
+      mensagem: '<p>antigo</p>',
+      exibir: false,
+      rascunho: false,
+      medico: { id: medico, nome: 'DRA PRONTUARIO' },
+    });
     for (const r of res.body.data) expect(Object.keys(r).sort()).toEqual(RECORD_KEYS);
     expect(res.text).not.toMatch(/rascunho<|base64|anexo|object_key|http/);
     const page = await get(`/v1/pacientes/${p}/prontuarios?limit=1&offset=1`);
     expect(page.body.data.map((r: any) => r.id)).toEqual([mid]);
     expect(page.body.meta).toMatchObject({ limit: 1, offset: 1, total: 3, has_more: true });
-    for (const q of ['limit=201', 'limit=0', 'offset=-1', 'exibir=1']) expect400(await get(`/v1/pacientes/${p}/prontuarios?${q}`), q.split('=')[0]);
+    for (const q of ['limit=201', 'limit=0', 'offset=-1', 'exibir=1'])
+      expect400(await get(`/v1/pacientes/${p}/prontuarios?${q}`), q.split('=')[0]);
     expect404(await get('/v1/pacientes/9999999/prontuarios'));
   });
 });
@@ -258,7 +325,13 @@ describe('GET /v1/pacientes/{id}/prontuarios/anexos', () => {
   test('"array of attachment metadata (never a URL or storage key); meta.total"; attachments belong to the patient, across records', async () => {
     const p = paciente();
     const r1 = await create(p, { anexos: [{ nome: 'a.pdf', base64: b64(PDF()), descricao: 'Pedido' }] });
-    const r2 = await create(p, { mensagem: '<p>segundo</p>', anexos: [{ nome: 'b.jpg', base64: b64(JPG()) }, { nome: 'c.png', base64: b64(PNG()) }] });
+    const r2 = await create(p, {
+      mensagem: '<p>segundo</p>',
+      anexos: [
+        { nome: 'b.jpg', base64: b64(JPG()) },
+        { nome: 'c.png', base64: b64(PNG()) },
+      ],
+    });
     await create(paciente(), { anexos: [{ nome: 'de-outro.pdf', base64: b64(PDF()) }] });
     const res = await get(`/v1/pacientes/${p}/prontuarios/anexos`);
     expect(res.status).toBe(200);
@@ -269,7 +342,10 @@ describe('GET /v1/pacientes/{id}/prontuarios/anexos', () => {
     const page = await get(`/v1/pacientes/${p}/prontuarios/anexos?limit=2&offset=2`);
     expect(page.body.data).toHaveLength(1);
     expect(page.body.meta).toMatchObject({ total: 3, has_more: false });
-    expect((await get(`/v1/pacientes/${paciente()}/prontuarios/anexos`)).body).toMatchObject({ data: [], meta: { total: 0 } });
+    expect((await get(`/v1/pacientes/${paciente()}/prontuarios/anexos`)).body).toMatchObject({
+      data: [],
+      meta: { total: 0 },
+    });
     expect404(await get('/v1/pacientes/9999999/prontuarios/anexos'));
     expect400(await get(`/v1/pacientes/${p}/prontuarios/anexos?tipo=PDF`), 'tipo');
   });
@@ -327,7 +403,15 @@ describe('GET /v1/pacientes/{id}/prontuarios/anexos/{anexoId}/url', () => {
 
   test('"503 SERVICE_UNAVAILABLE (backend returned no URL)": an attachment whose file was never stored', async () => {
     const p = paciente();
-    const id = fx.insert('prontuario_anexos', { paciente_id: p, descricao: 'Sem arquivo', nome_arquivo: 'x.pdf', extensao: 'PDF', tamanho: 10, object_key: '', criado_em: '2026-01-01T00:00:00Z' });
+    const id = fx.insert('prontuario_anexos', {
+      paciente_id: p,
+      descricao: 'Sem arquivo',
+      nome_arquivo: 'x.pdf',
+      extensao: 'PDF',
+      tamanho: 10,
+      object_key: '',
+      criado_em: '2026-01-01T00:00:00Z',
+    });
     const res = await get(`/v1/pacientes/${p}/prontuarios/anexos/${id}/url`);
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
@@ -337,7 +421,15 @@ describe('GET /v1/pacientes/{id}/prontuarios/anexos/{anexoId}/url', () => {
 
   test('an attachment of the seed (shared sample object) is served like any other', async () => {
     const p = paciente();
-    const id = fx.insert('prontuario_anexos', { paciente_id: p, descricao: 'Pedido medico', nome_arquivo: 'pedido-medico.pdf', extensao: 'PDF', tamanho: 10, object_key: 'seed-samples/anexo.pdf', criado_em: '2026-01-01T00:00:00Z' });
+    const id = fx.insert('prontuario_anexos', {
+      paciente_id: p,
+      descricao: 'Pedido medico',
+      nome_arquivo: 'pedido-medico.pdf',
+      extensao: 'PDF',
+      tamanho: 10,
+      object_key: 'seed-samples/anexo.pdf',
+      criado_em: '2026-01-01T00:00:00Z',
+    });
     const res = await get(`/v1/pacientes/${p}/prontuarios/anexos/${id}/url`);
     expect(res.status, res.text).toBe(302);
     const body = await download(res.headers.location);
