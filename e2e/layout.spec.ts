@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
-import { ConsoleApi, expect, SignedClient, test, type E2eEnv } from './kit/index.ts';
+import { type ConsoleApi, expect, SignedClient, test, type E2eEnv } from './kit/index.ts';
 
 // Writes patients: start from the e2e clinic's first-start settings (another spec may have made CPF required).
 test.use({ resetBeforeEach: true });

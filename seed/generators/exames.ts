@@ -73,7 +73,7 @@ export function seedExames(
       const id = i + 1;
       const pacienteId = rnd.int(1, pacientes);
       const proc = rnd.pick(procedimentoIds);
-      const diasAtras = Math.floor(Math.pow(rnd.float(), 1.5) * 3 * 365); // skewed towards recent exams
+      const diasAtras = Math.floor(rnd.float() ** 1.5 * 3 * 365); // skewed towards recent exams
       const data = diasAntes(diasAtras);
       const hora = horaNoPassado(data, hhmmss(), ref);
       const medicoLaudo = rnd.pick(medicoIds.laudo);

@@ -17,5 +17,3 @@ declare module 'fastify' {
     consoleAction?: string;
   }
 }
-
-export {};

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import type { ApiError } from '../errors.ts';
 
 const ENVELOPED = Symbol('enveloped');
 

@@ -9,8 +9,6 @@
  * Production mode: the panel explains signing and links the guides; Swagger UI offers no "Try it out".
  */
 function clinicDocs(mode, links) {
-  'use strict';
-
   var encoder = new TextEncoder();
   var state = { apiKey: null, sign: null, offsetSeconds: 0 };
 
@@ -53,9 +51,7 @@ function clinicDocs(mode, links) {
       0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
     ]);
     var w = new Uint32Array(64);
-    var rotr = function (x, n) {
-      return (x >>> n) | (x << (32 - n));
-    };
+    var rotr = (x, n) => (x >>> n) | (x << (32 - n));
     for (var offset = 0; offset < padded.length; offset += 64) {
       for (var t = 0; t < 16; t++) w[t] = view.getUint32(offset + t * 4);
       for (t = 16; t < 64; t++) {
@@ -106,9 +102,7 @@ function clinicDocs(mode, links) {
       inner[i] = (key[i] || 0) ^ 0x36;
       outer[i] = (key[i] || 0) ^ 0x5c;
     }
-    return function (message) {
-      return Promise.resolve(hex(sha256(concat(outer, sha256(concat(inner, message))))));
-    };
+    return (message) => Promise.resolve(hex(sha256(concat(outer, sha256(concat(inner, message))))));
   }
 
   /** A signer for the secret: `message bytes → Promise<lowercase hex>`. The key is the secret's UTF-8 text. */
@@ -116,23 +110,17 @@ function clinicDocs(mode, links) {
     var keyBytes = encoder.encode(secret);
     var subtle = window.crypto && window.crypto.subtle;
     if (!subtle) return Promise.resolve({ sign: hmacSha256Fallback(keyBytes), engine: 'javascript' });
-    return subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']).then(function (key) {
-      return {
-        engine: 'webcrypto',
-        sign: function (message) {
-          return subtle.sign('HMAC', key, message).then(function (signature) {
-            return hex(new Uint8Array(signature));
-          });
-        },
-      };
-    });
+    return subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']).then((key) => ({
+      engine: 'webcrypto',
+      sign: (message) => subtle.sign('HMAC', key, message).then((signature) => hex(new Uint8Array(signature))),
+    }));
   }
 
   // ------------------------------------------------------------------ Swagger UI hooks
 
   function setHeader(headers, name, value) {
     // Swagger UI may have put the same header under another case (the document's apiKey schemes).
-    Object.keys(headers).forEach(function (existing) {
+    Object.keys(headers).forEach((existing) => {
       if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
     });
     headers[name] = value;
@@ -164,7 +152,7 @@ function clinicDocs(mode, links) {
       encoder.encode(timestamp + '.' + request.method + ' ' + url.pathname + url.search + '\n'),
       encoder.encode(body),
     );
-    return state.sign(message).then(function (signature) {
+    return state.sign(message).then((signature) => {
       request.headers = request.headers || {};
       setHeader(request.headers, 'X-API-Key', state.apiKey);
       setHeader(request.headers, 'X-Timestamp', timestamp);
@@ -204,10 +192,10 @@ function clinicDocs(mode, links) {
 
   function element(tag, attributes, children) {
     var node = document.createElement(tag);
-    Object.keys(attributes || {}).forEach(function (name) {
+    Object.keys(attributes || {}).forEach((name) => {
       node.setAttribute(name, attributes[name]);
     });
-    (children || []).forEach(function (child) {
+    (children || []).forEach((child) => {
       node.append(child);
     });
     return node;
@@ -246,12 +234,12 @@ function clinicDocs(mode, links) {
     var use = element('button', { type: 'button', class: 'btn' }, ['Sign with this key']);
     var forget = element('button', { type: 'button', class: 'btn' }, ['Forget the key']);
 
-    use.addEventListener('click', function () {
+    use.addEventListener('click', () => {
       var apiKey = keyInput.value.trim();
       var secret = secretInput.value.trim();
       if (!apiKey || !secret) return status('Paste both the API key and its secret.', 'error');
       signerFor(secret).then(
-        function (signer) {
+        (signer) => {
           state.apiKey = apiKey;
           state.sign = signer.sign;
           state.offsetSeconds = 0;
@@ -266,12 +254,12 @@ function clinicDocs(mode, links) {
             'ok',
           );
         },
-        function (error) {
+        (error) => {
           status('The secret could not be used: ' + error.message, 'error');
         },
       );
     });
-    forget.addEventListener('click', function () {
+    forget.addEventListener('click', () => {
       state.apiKey = null;
       state.sign = null;
       state.offsetSeconds = 0;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ApiErrorCode } from '../../contracts/errors.ts';
 import type { Scope } from '../../contracts/scopes.ts';
 import {

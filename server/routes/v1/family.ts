@@ -8,7 +8,7 @@ import { PRESIGNED_URL_SECONDS } from '../../storage/presigner.ts';
 import { addMeta } from '../../http/envelope.ts';
 import type { RelayedJson } from '../../http/schemas.ts';
 import {
-  CACHE_POLICIES,
+  type CACHE_POLICIES,
   defineOperation,
   fillPath,
   type JsonOperation,

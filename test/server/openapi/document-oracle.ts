@@ -344,13 +344,11 @@ export class DocumentOracle implements SchemaContext {
     }
     // Query strings are closed (the document says so): a parameter the operation does not list is refused.
     mutations.push((s) =>
-      fc
-        .constantFrom('parametro_desconhecido', 'Limit', 'nome_')
-        .map((name) => ({
-          ...s,
-          query: [...s.query, [name, '1'] as [string, string]],
-          intent: `query ${name} (not listed)`,
-        })),
+      fc.constantFrom('parametro_desconhecido', 'Limit', 'nome_').map((name) => ({
+        ...s,
+        query: [...s.query, [name, '1'] as [string, string]],
+        intent: `query ${name} (not listed)`,
+      })),
     );
     if (model.body) {
       const body = model.body;

@@ -29,9 +29,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(
-  dataDir: string,
-): Promise<{
+async function start(dataDir: string): Promise<{
   baseUrl: string;
   output: () => string;
   creds: Credentials & { chaveId: number };
