@@ -25,7 +25,9 @@ describe('a clean first run', () => {
       .map(([name]) => name.replace(/^.*node_modules\//, ''));
     expect(withScripts.length).toBeGreaterThan(0);
     const allowed = readJson('package.json').allowScripts as Record<string, boolean>;
-    expect(Object.entries(allowed).filter(([, on]) => on !== true)).toEqual([]);
+    // Denied on purpose: @scarf/scarf (pulled in by Spectral, which lints the OpenAPI document) only reports
+    // installs to its vendor; the appliance is offline and needs none of it.
+    expect(Object.entries(allowed).filter(([, on]) => on !== true)).toEqual([['@scarf/scarf', false]]);
     expect(Object.keys(allowed).sort()).toEqual([...new Set(withScripts)].sort());
   });
 
