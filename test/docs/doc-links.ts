@@ -10,9 +10,10 @@
  * - an anchor (`page.md#anchor`, `#anchor`) on a markdown page: it must be the GitHub slug of one of the page's
  *   headings (ATX `#` headings outside code, lowercased, punctuation and symbols dropped, spaces to hyphens, a
  *   repeated slug suffixed -1, -2…) or an explicit `<a id>`/`<a name>`.
- * - a backticked repository path: an inline code span that, after an optional leading `./` and a trailing
- *   `#anchor` or `:<line>` are taken off, either is a file name of the repository's root (`package.json`) or has a
- *   `/` and begins with a top-level entry of the repository (`server/app.ts`, `test/`, `docs/api/agenda.md`).
+ * - a backticked repository path: an inline code span that, without an optional leading `./`, a trailing
+ *   `:<line>` and a trailing `#anchor` (checked like a link's), either is a file name of the repository's root
+ *   (`package.json`) or has a `/` and begins with a top-level entry of the repository (`server/app.ts`, `test/`,
+ *   `docs/api/agenda.md`).
  *   A span with white space, a glob or placeholder character (`* ? < > { } [ ] $ … |`), `...`, `=`, quotes,
  *   parentheses, a comma, a semicolon or any other `:` is prose or a pattern, not a path, and is not checked.
  *   Paths from the repository's root, whatever page names them. Top-level entries are the root's, less `.git`
@@ -77,7 +78,7 @@ const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const EXPLICIT_ANCHOR = /<a\s+(?:id|name)="([^"]+)"/g;
 
 function parse(text: string): Parsed {
-  const lines = text.split('\n');
+  const lines = text.split(/\r?\n/);
   const codeSpans: Span[] = [];
   const paragraphs: Span[] = [];
   const anchors = new Set<string>();
