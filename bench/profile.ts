@@ -18,7 +18,7 @@ import {
  * `npm run bench:profile -- <ping|post|list|create>`: one row of `npm run bench` with the server under
  * V8's sampling profiler (`--cpu-prof`), then where the server's CPU went during the measured load:
  * self time by function and by module, and inclusive time of the gateway's parts. It is the profile
- * the README's "what is left" refers to. Same pinning and pre-signed requests as the bench.
+ * docs/benchmarks.md's "What the profile shows is left" refers to. Same pinning and pre-signed requests as the bench.
  */
 type Case = 'ping' | 'post' | 'list' | 'create';
 const which = (process.argv[2] ?? 'ping') as Case;

@@ -27,7 +27,7 @@ async function shot(page: Page, name: string): Promise<void> {
 const v1 = (creds: { apiKey: string; apiSecret: string }, method: string, target: string, body = '') =>
   new SignedClient(env.baseUrl, creds).call(method, target, body || undefined);
 
-/** What the README's beforeEach does. */
+/** What the beforeEach of docs/testing.md § Resetting a clinic between tests does. */
 const automationReset = (token: string, slug = SLUG) =>
   fetch(`${env.baseUrl}/admin/api/automation/tenants/${slug}/reset`, {
     method: 'POST',
