@@ -9,7 +9,7 @@ export const medicoListForwarded = forwarded(medicosListQuery, {
   papel: medicosListQuery.shape.papel.transform((papeis) => papeis ?? []),
   // From the first letter: the console's doctor picker searches with any prefix (contracts/admin/tenants.ts).
   q: z.string().optional(),
-  // Absent: every doctor, active or not (the console's picker); the public API always sends it (default 1).
+  // Absent (the console's picker, the CLI): the active doctors, the public default.
   ativo: queryFlag.optional(),
   ...backendPage,
 });
