@@ -1,19 +1,10 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { enderecoInput } from '../../contracts/schemas/pacientes.ts';
 import type { EnderecoColumns } from '../db/tables/columns.ts';
-import { optionalText } from '../lib/schemas.ts';
 import { blank } from './campos.ts';
 
-/** The `endereco` fields patient and doctor writes share (a doctor's may also name its `cidade`). */
-export const enderecoFields = {
-  cep: optionalText,
-  logradouro: optionalText,
-  numero: z.union([z.string(), z.number()]).nullable().optional(),
-  complemento: optionalText,
-  bairro: optionalText,
-  cidade_id: z.number().int().nullable().optional(),
-  estado: optionalText,
-};
-export type EnderecoInput = { [K in keyof typeof enderecoFields]?: z.infer<(typeof enderecoFields)[K]> };
+/** The `endereco` a patient or doctor write forwards (a doctor's may also name its `cidade`, read apart). */
+export type EnderecoInput = z.output<typeof enderecoInput>;
 
 /**
  * The columns a written `endereco` sets: a present object replaces the whole address, {} or null clears

@@ -1,14 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
 import {
-  apptCreateSchema,
-  apptListSchema,
-  cancelSchema,
-  configListSchema,
-  reagendarSchema,
-  slotsSchema,
-} from '../domain/agenda/agenda.schemas.ts';
-import {
   cancelAgendamento,
   computeSlots,
   createAgendamento,
@@ -18,6 +10,14 @@ import {
   reagendarAgendamento,
 } from '../domain/agenda/agenda.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import {
+  apptCreateForwarded,
+  apptListForwarded,
+  cancelForwarded,
+  configListForwarded,
+  reagendarForwarded,
+  slotsForwarded,
+} from '../../contracts/backend/agenda.ts';
 import { agendaConfig, agendamento, agendamentoDetail, slotGroup } from '../../contracts/schemas/agenda.ts';
 
 export const agendaRoutes =
@@ -25,15 +25,15 @@ export const agendaRoutes =
   async (app) => {
     app.get(
       '/agenda/configs',
-      listRoute(configListSchema, (req, f) => listConfigs(req.tenant.db, f, callContext(req)), agendaConfig),
+      listRoute(configListForwarded, (req, f) => listConfigs(req.tenant.db, f, callContext(req)), agendaConfig),
     );
     app.get(
       '/agenda/slots',
-      listRoute(slotsSchema, (req, f) => computeSlots(req.tenant.db, f, callContext(req), deps.clock()), slotGroup),
+      listRoute(slotsForwarded, (req, f) => computeSlots(req.tenant.db, f, callContext(req), deps.clock()), slotGroup),
     );
     app.get(
       '/agenda/agendamentos',
-      listRoute(apptListSchema, (req, f) => listAgendamentos(req.tenant.db, f, callContext(req)), agendamento),
+      listRoute(apptListForwarded, (req, f) => listAgendamentos(req.tenant.db, f, callContext(req)), agendamento),
     );
     app.get(
       '/agenda/agendamentos/:id',
@@ -42,13 +42,19 @@ export const agendaRoutes =
     app.post(
       '/agenda/agendamentos',
       createdRoute((req) =>
-        createAgendamento(req.tenant.db, parse(apptCreateSchema, req.body), callContext(req), deps.stamp()),
+        createAgendamento(req.tenant.db, parse(apptCreateForwarded, req.body), callContext(req), deps.stamp()),
       ),
     );
     app.post(
       '/agenda/agendamentos/:id/cancelar',
       itemRoute((req) =>
-        cancelAgendamento(req.tenant.db, idOf(req), parse(cancelSchema, req.body).motivo, callContext(req), deps.now()),
+        cancelAgendamento(
+          req.tenant.db,
+          idOf(req),
+          parse(cancelForwarded, req.body).motivo,
+          callContext(req),
+          deps.now(),
+        ),
       ),
     );
     app.post(
@@ -57,7 +63,7 @@ export const agendaRoutes =
         reagendarAgendamento(
           req.tenant.db,
           idOf(req),
-          parse(reagendarSchema, req.body),
+          parse(reagendarForwarded, req.body),
           callContext(req),
           deps.stamp(),
         ),

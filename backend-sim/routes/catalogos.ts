@@ -1,12 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
 import {
-  cidsQuery,
-  conveniosQuery,
-  procedimentosQuery,
-  simpleCatalogQuery,
-} from '../domain/catalogos/catalogos.schemas.ts';
-import {
   listCids,
   listComplementos,
   listConvenios,
@@ -14,9 +8,15 @@ import {
   listProcedimentos,
   listUnidades,
 } from '../domain/catalogos/catalogos.service.ts';
-import { medicosQuery } from '../domain/medicos/medicos.schemas.ts';
 import { getMedico, listMedicos } from '../domain/medicos/medicos.service.ts';
 import { idOf, itemRoute, listRoute } from '../lib/http.ts';
+import {
+  cidsForwarded,
+  conveniosForwarded,
+  procedimentosForwarded,
+  wholeCatalogForwarded,
+} from '../../contracts/backend/catalogos.ts';
+import { medicoListForwarded } from '../../contracts/backend/medicos.ts';
 import {
   cidItem,
   complementoItem,
@@ -32,15 +32,15 @@ export const catalogoRoutes =
   async (app) => {
     app.get(
       '/procedimentos',
-      listRoute(procedimentosQuery, (req, f) => listProcedimentos(req.tenant.db, f), procedimentoItem),
+      listRoute(procedimentosForwarded, (req, f) => listProcedimentos(req.tenant.db, f), procedimentoItem),
     );
     app.get(
       '/convenios',
-      listRoute(conveniosQuery, (req, f) => listConvenios(req.tenant.db, f), convenioItem),
+      listRoute(conveniosForwarded, (req, f) => listConvenios(req.tenant.db, f), convenioItem),
     );
     app.get(
       '/medicos',
-      listRoute(medicosQuery, (req, f) => listMedicos(req.tenant.db, f), medicoListItem),
+      listRoute(medicoListForwarded, (req, f) => listMedicos(req.tenant.db, f), medicoListItem),
     );
     app.get(
       '/medicos/:id',
@@ -48,18 +48,18 @@ export const catalogoRoutes =
     );
     app.get(
       '/cids',
-      listRoute(cidsQuery, (req, f) => listCids(req.tenant.db, f), cidItem),
+      listRoute(cidsForwarded, (req, f) => listCids(req.tenant.db, f), cidItem),
     );
     app.get(
       '/unidades',
-      listRoute(simpleCatalogQuery, (req, f) => listUnidades(req.tenant.db, f), unidadeItem),
+      listRoute(wholeCatalogForwarded, (req, f) => listUnidades(req.tenant.db, f), unidadeItem),
     );
     app.get(
       '/complementos',
-      listRoute(simpleCatalogQuery, (req, f) => listComplementos(req.tenant.db, f), complementoItem),
+      listRoute(wholeCatalogForwarded, (req, f) => listComplementos(req.tenant.db, f), complementoItem),
     );
     app.get(
       '/grupos-laudos',
-      listRoute(simpleCatalogQuery, (req, f) => listGruposLaudos(req.tenant.db, f), grupoLaudoItem),
+      listRoute(wholeCatalogForwarded, (req, f) => listGruposLaudos(req.tenant.db, f), grupoLaudoItem),
     );
   };

@@ -1,15 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { z } from 'zod';
 import type { BackendDeps } from '../app.ts';
-import { exameCreateSchema, exameDeleteSchema, exameListSchema } from '../domain/exames/exames.schemas.ts';
 import { createExame, deleteExame, getExame, listExames, locateExameArquivo } from '../domain/exames/exames.service.ts';
-import {
-  convenioQuery,
-  medicoQuery,
-  pacienteQuery,
-  procedimentoQuery,
-  unidadeQuery,
-} from '../domain/resolucao/resolucao.schemas.ts';
 import {
   convenios,
   medicosPorCrm,
@@ -18,16 +9,25 @@ import {
   unidadesPorNome,
 } from '../domain/resolucao/resolucao.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import {
+  exameArquivoForwarded,
+  exameCreateResolved,
+  exameDeleteForwarded,
+  exameListForwarded,
+  resolucaoConvenioQuery,
+  resolucaoMedicoQuery,
+  resolucaoPacienteQuery,
+  resolucaoProcedimentoQuery,
+  resolucaoUnidadeQuery,
+} from '../../contracts/backend/exames.ts';
 import { exameDetail, exameListItem } from '../../contracts/schemas/exames.ts';
-
-const arquivoQuery = z.object({ tipo: z.enum(['exame', 'laudo']) });
 
 export const exameRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
     app.get(
       '/exames',
-      listRoute(exameListSchema, (req, f) => listExames(req.tenant.db, f, callContext(req)), exameListItem),
+      listRoute(exameListForwarded, (req, f) => listExames(req.tenant.db, f, callContext(req)), exameListItem),
     );
     app.get(
       '/exames/:id',
@@ -36,7 +36,13 @@ export const exameRoutes =
     app.get(
       '/exames/:id/arquivo',
       itemRoute((req) =>
-        locateExameArquivo(req.tenant.db, deps.files, idOf(req), parse(arquivoQuery, req.query).tipo, callContext(req)),
+        locateExameArquivo(
+          req.tenant.db,
+          deps.files,
+          idOf(req),
+          parse(exameArquivoForwarded, req.query).tipo,
+          callContext(req),
+        ),
       ),
     );
     app.post(
@@ -46,7 +52,7 @@ export const exameRoutes =
           req.tenant.db,
           deps.files,
           req.tenantSlug,
-          parse(exameCreateSchema, req.body),
+          parse(exameCreateResolved, req.body),
           callContext(req),
           deps.stamp(),
         ),
@@ -55,29 +61,35 @@ export const exameRoutes =
     app.delete(
       '/exames/:id',
       itemRoute((req) =>
-        deleteExame(req.tenant.db, idOf(req), parse(exameDeleteSchema, req.body).motivo, callContext(req), deps.now()),
+        deleteExame(
+          req.tenant.db,
+          idOf(req),
+          parse(exameDeleteForwarded, req.body).motivo,
+          callContext(req),
+          deps.now(),
+        ),
       ),
     );
 
     // Exact-match lookups for the aliases of exam create; no doctor filter (catalog data).
     app.get(
       '/resolucao/pacientes',
-      listRoute(pacienteQuery, (req, q) => pacientesPorCpf(req.tenant.db, q)),
+      listRoute(resolucaoPacienteQuery, (req, q) => pacientesPorCpf(req.tenant.db, q)),
     );
     app.get(
       '/resolucao/procedimentos',
-      listRoute(procedimentoQuery, (req, q) => procedimentos(req.tenant.db, q)),
+      listRoute(resolucaoProcedimentoQuery, (req, q) => procedimentos(req.tenant.db, q)),
     );
     app.get(
       '/resolucao/convenios',
-      listRoute(convenioQuery, (req, q) => convenios(req.tenant.db, q)),
+      listRoute(resolucaoConvenioQuery, (req, q) => convenios(req.tenant.db, q)),
     );
     app.get(
       '/resolucao/medicos',
-      listRoute(medicoQuery, (req, q) => medicosPorCrm(req.tenant.db, q)),
+      listRoute(resolucaoMedicoQuery, (req, q) => medicosPorCrm(req.tenant.db, q)),
     );
     app.get(
       '/resolucao/unidades',
-      listRoute(unidadeQuery, (req, q) => unidadesPorNome(req.tenant.db, q)),
+      listRoute(resolucaoUnidadeQuery, (req, q) => unidadesPorNome(req.tenant.db, q)),
     );
   };

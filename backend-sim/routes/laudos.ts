@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
-import { laudoIngestSchema, laudoListSchema } from '../domain/laudos/laudos.schemas.ts';
 import { getLaudo, ingestLaudo, listLaudos, locateLaudoArquivo } from '../domain/laudos/laudos.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import { laudoIngestForwarded, laudoListForwarded } from '../../contracts/backend/laudos.ts';
 import { laudoDetail, laudoItem } from '../../contracts/schemas/laudos.ts';
 
 export const laudoRoutes =
@@ -10,7 +10,7 @@ export const laudoRoutes =
   async (app) => {
     app.get(
       '/laudos',
-      listRoute(laudoListSchema, (req, f) => listLaudos(req.tenant.db, f, callContext(req)), laudoItem),
+      listRoute(laudoListForwarded, (req, f) => listLaudos(req.tenant.db, f, callContext(req)), laudoItem),
     );
     app.get(
       '/laudos/:id',
@@ -28,7 +28,7 @@ export const laudoRoutes =
           deps.files,
           req.tenantSlug,
           idOf(req),
-          parse(laudoIngestSchema, req.body),
+          parse(laudoIngestForwarded, req.body),
           callContext(req),
           deps.stamp(),
         ),

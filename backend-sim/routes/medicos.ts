@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
-import { medicoWriteSchema } from '../domain/medicos/medicos.schemas.ts';
 import { createMedico, patchMedico } from '../domain/medicos/medicos.service.ts';
+import { medicoWriteForwarded } from '../../contracts/backend/medicos.ts';
 import { callContext, createdRoute, idOf, itemRoute, parse } from '../lib/http.ts';
 
 /** Doctor writes; the list and the detail are catalogs (routes/catalogos.ts). */
@@ -11,13 +11,13 @@ export const medicoRoutes =
     app.post(
       '/medicos',
       createdRoute((req) =>
-        createMedico(req.tenant.db, parse(medicoWriteSchema, req.body), callContext(req), deps.now()),
+        createMedico(req.tenant.db, parse(medicoWriteForwarded, req.body), callContext(req), deps.now()),
       ),
     );
     app.patch(
       '/medicos/:id',
       itemRoute((req) =>
-        patchMedico(req.tenant.db, idOf(req), parse(medicoWriteSchema, req.body), callContext(req), deps.now()),
+        patchMedico(req.tenant.db, idOf(req), parse(medicoWriteForwarded, req.body), callContext(req), deps.now()),
       ),
     );
   };

@@ -1,12 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
 import {
-  pacienteCreateSchema,
-  pacienteListSchema,
-  pacientePatchSchema,
-  unificarSchema,
-} from '../domain/pacientes/pacientes.schemas.ts';
-import {
   createPaciente,
   getPaciente,
   listPacientes,
@@ -14,6 +8,12 @@ import {
   unificarPacientes,
 } from '../domain/pacientes/pacientes.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import {
+  pacienteCreateForwarded,
+  pacienteListForwarded,
+  pacientePatchForwarded,
+  unificarForwarded,
+} from '../../contracts/backend/pacientes.ts';
 import { pacienteDetailRead, pacienteListItem } from '../../contracts/schemas/pacientes.ts';
 
 export const pacienteRoutes =
@@ -21,7 +21,7 @@ export const pacienteRoutes =
   async (app) => {
     app.get(
       '/pacientes',
-      listRoute(pacienteListSchema, (req, f) => listPacientes(req.tenant.db, f), pacienteListItem),
+      listRoute(pacienteListForwarded, (req, f) => listPacientes(req.tenant.db, f), pacienteListItem),
     );
     app.get(
       '/pacientes/:id',
@@ -30,19 +30,19 @@ export const pacienteRoutes =
     app.post(
       '/pacientes',
       createdRoute((req) =>
-        createPaciente(req.tenant.db, parse(pacienteCreateSchema, req.body), callContext(req), deps.now()),
+        createPaciente(req.tenant.db, parse(pacienteCreateForwarded, req.body), callContext(req), deps.now()),
       ),
     );
     app.patch(
       '/pacientes/:id',
       itemRoute((req) =>
-        patchPaciente(req.tenant.db, idOf(req), parse(pacientePatchSchema, req.body), callContext(req), deps.now()),
+        patchPaciente(req.tenant.db, idOf(req), parse(pacientePatchForwarded, req.body), callContext(req), deps.now()),
       ),
     );
     app.post(
       '/pacientes/unificar',
       itemRoute((req) => {
-        const input = parse(unificarSchema, req.body);
+        const input = parse(unificarForwarded, req.body);
         return unificarPacientes(req.tenant.db, input.paciente_id_principal, input.paciente_id_duplicado);
       }),
     );

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BackendDeps } from '../app.ts';
-import { anexoPageSchema, prontuarioCreateSchema } from '../domain/prontuarios/prontuarios.schemas.ts';
 import {
   createProntuario,
   listAnexos,
@@ -9,7 +8,11 @@ import {
   locateAnexo,
 } from '../domain/prontuarios/prontuarios.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, listOfItemRoute, parse } from '../lib/http.ts';
-import { pageSchema } from '../lib/schemas.ts';
+import {
+  anexoPageForwarded,
+  prontuarioCreateForwarded,
+  prontuarioPageForwarded,
+} from '../../contracts/backend/prontuarios.ts';
 import { anexoMeta, prontuario } from '../../contracts/schemas/prontuarios.ts';
 
 const anexoParams = z.object({ id: z.coerce.number().int().positive(), anexoId: z.coerce.number().int().positive() });
@@ -25,7 +28,7 @@ export const prontuarioRoutes =
           deps.files,
           req.tenantSlug,
           idOf(req),
-          parse(prontuarioCreateSchema, req.body),
+          parse(prontuarioCreateForwarded, req.body),
           callContext(req),
           deps.now(),
         ),
@@ -33,11 +36,11 @@ export const prontuarioRoutes =
     );
     app.get(
       '/pacientes/:id/prontuarios',
-      listOfItemRoute(pageSchema, (req, id, page) => listProntuarios(req.tenant.db, id, page), prontuario),
+      listOfItemRoute(prontuarioPageForwarded, (req, id, page) => listProntuarios(req.tenant.db, id, page), prontuario),
     );
     app.get(
       '/pacientes/:id/prontuarios/anexos',
-      listOfItemRoute(anexoPageSchema, (req, id, page) => listAnexos(req.tenant.db, id, page), anexoMeta),
+      listOfItemRoute(anexoPageForwarded, (req, id, page) => listAnexos(req.tenant.db, id, page), anexoMeta),
     );
     app.get(
       '/pacientes/:id/prontuarios/anexos/:anexoId/url',

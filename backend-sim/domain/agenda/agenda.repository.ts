@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { pageWithTotal } from '../paginas.ts';
 import type { AgendaConfigsTable } from '../../db/tables/agenda-configs.ts';
 import type { AgendamentoHistoricoTable, AgendamentosTable } from '../../db/tables/agendamentos.ts';
-import type { ApptListFilter, ConfigListFilter } from './agenda.schemas.ts';
+import type { ApptListFilter, ConfigListFilter } from '../../../contracts/backend/agenda.ts';
 
 export type AgendaRow = Selectable<AgendaConfigsTable>;
 

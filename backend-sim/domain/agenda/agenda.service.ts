@@ -6,7 +6,13 @@ import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './agenda.repository.ts';
 import type { AgendaRow, ApptRow } from './agenda.repository.ts';
-import type { ApptCreate, ApptListFilter, ConfigListFilter, Reagendar, SlotsFilter } from './agenda.schemas.ts';
+import type {
+  ApptCreate,
+  ApptListFilter,
+  ConfigListFilter,
+  Reagendar,
+  SlotsFilter,
+} from '../../../contracts/backend/agenda.ts';
 import { apptItem, configItem } from './agenda.views.ts';
 
 /** Statuses from which cancel and reschedule are refused. */

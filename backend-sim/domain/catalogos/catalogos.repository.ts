@@ -1,7 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { pageWithTotal } from '../paginas.ts';
-import type { CidsFilter, ConveniosFilter, ProcedimentosFilter, SimpleCatalogFilter } from './catalogos.schemas.ts';
+import type {
+  CidsFilter,
+  ConveniosFilter,
+  ProcedimentosFilter,
+  SimpleCatalogFilter,
+} from '../../../contracts/backend/catalogos.ts';
 
 /** LIKE with the user's text taken literally ('%' and '_' escaped); SQLite LIKE is ASCII case-insensitive. */
 export function likePrefix(s: string): string {

@@ -2,7 +2,12 @@ import type { Db } from '../../db/database.ts';
 import { BackendError } from '../../errors.ts';
 import { pageOf } from '../paginas.ts';
 import * as repo from './catalogos.repository.ts';
-import type { CidsFilter, ConveniosFilter, ProcedimentosFilter, SimpleCatalogFilter } from './catalogos.schemas.ts';
+import type {
+  CidsFilter,
+  ConveniosFilter,
+  ProcedimentosFilter,
+  SimpleCatalogFilter,
+} from '../../../contracts/backend/catalogos.ts';
 import {
   cidItem,
   complementoItem,

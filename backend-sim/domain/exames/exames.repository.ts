@@ -7,7 +7,7 @@ import type { ExameArquivosTable } from '../../db/tables/exame-arquivos.ts';
 import type { ExamesTable } from '../../db/tables/exames.ts';
 import type { LaudosTable } from '../../db/tables/laudos.ts';
 import { newestFirstPage, type DateCounts, type Filtered, type NewestFirstList } from '../paginas.ts';
-import type { ExameListFilter } from './exames.schemas.ts';
+import type { ExameListFilter } from '../../../contracts/backend/exames.ts';
 
 /** status_laudo is derived on read: no report file → PENDENTE; file and a signed live report → ASSINADO; else EMITIDO. */
 const SIGNED_REPORT_EXISTS =

@@ -10,7 +10,7 @@ import { medicoComPapel } from '../medicos/medicos.service.ts';
 import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './exames.repository.ts';
-import type { ExameCreate, ExameListFilter } from './exames.schemas.ts';
+import type { ExameCreateResolved as ExameCreate, ExameListFilter } from '../../../contracts/backend/exames.ts';
 import { exameCreated, exameDetail, exameItem } from './exames.views.ts';
 
 export async function listExames(db: Db, f: ExameListFilter, ctx: CallContext) {

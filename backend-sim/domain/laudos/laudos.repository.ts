@@ -4,7 +4,7 @@ import { Conditions } from '../../db/conditions.ts';
 import { queryRows } from '../../db/statements.ts';
 import type { LaudosTable } from '../../db/tables/laudos.ts';
 import { newestFirstPage, type DateCounts, type Filtered, type NewestFirstList } from '../paginas.ts';
-import type { LaudoListFilter } from './laudos.schemas.ts';
+import type { LaudoListFilter } from '../../../contracts/backend/laudos.ts';
 
 /** A report's row, for lists and details alike, with its exam's patient and procedure and its doctor's name. */
 export type LaudoRow = Pick<

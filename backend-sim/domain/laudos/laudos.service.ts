@@ -8,7 +8,7 @@ import { medicoComPapel } from '../medicos/medicos.service.ts';
 import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './laudos.repository.ts';
-import type { LaudoIngest, LaudoListFilter } from './laudos.schemas.ts';
+import type { LaudoIngest, LaudoListFilter } from '../../../contracts/backend/laudos.ts';
 import { laudoDetail, laudoItem } from './laudos.views.ts';
 
 export async function listLaudos(db: Db, f: LaudoListFilter, ctx: CallContext) {

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { pageWithTotal } from '../paginas.ts';
 import type { MedicosTable } from '../../db/tables/medicos.ts';
 import { likePrefix } from '../catalogos/catalogos.repository.ts';
-import type { MedicoListFilter } from './medicos.schemas.ts';
+import type { MedicoListFilter } from '../../../contracts/backend/medicos.ts';
 
 export type MedicoRow = Selectable<MedicosTable>;
 

@@ -8,7 +8,8 @@ import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './medicos.repository.ts';
 import type { MedicoRow } from './medicos.repository.ts';
-import type { MedicoListFilter, MedicoWrite, Papel } from './medicos.schemas.ts';
+import type { MedicoListFilter, MedicoWrite } from '../../../contracts/backend/medicos.ts';
+import type { Papel } from '../../../contracts/schemas/medicos.ts';
 import { medicoDetail, medicoListItem } from './medicos.views.ts';
 
 export async function listMedicos(db: Db, f: MedicoListFilter) {

@@ -1,6 +1,6 @@
 import { enderecoView } from '../endereco.ts';
 import type { MedicoRow } from './medicos.repository.ts';
-import type { Papel } from './medicos.schemas.ts';
+import type { Papel } from '../../../contracts/schemas/medicos.ts';
 import type { z } from 'zod';
 import type {
   medicoDetail as medicoDetailWire,

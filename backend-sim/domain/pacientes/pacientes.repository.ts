@@ -5,7 +5,7 @@ import { databaseState, rememberedTotal } from '../../db/remembered-counts.ts';
 import { Conditions } from '../../db/conditions.ts';
 import { queryRows } from '../../db/statements.ts';
 import type { PacientesTable } from '../../db/tables/pacientes.ts';
-import type { PacienteListFilter } from './pacientes.schemas.ts';
+import type { PacienteListFilter } from '../../../contracts/backend/pacientes.ts';
 
 export type PacienteRow = Selectable<PacientesTable>;
 

@@ -9,7 +9,12 @@ import { blank, checkCpf, has } from '../campos.ts';
 import { enderecoColumns, type EnderecoInput } from '../endereco.ts';
 import * as repo from './pacientes.repository.ts';
 import type { PacienteRow, UniqueValues } from './pacientes.repository.ts';
-import type { ConvenioInput, PacienteCreate, PacienteListFilter, PacientePatch } from './pacientes.schemas.ts';
+import type {
+  ConvenioInput,
+  PacienteCreate,
+  PacienteListFilter,
+  PacientePatch,
+} from '../../../contracts/backend/pacientes.ts';
 import { pacienteDetail, pacienteListItem } from './pacientes.views.ts';
 
 export async function listPacientes(db: Db, f: PacienteListFilter) {

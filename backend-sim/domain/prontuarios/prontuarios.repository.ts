@@ -2,8 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { pageWithTotal } from '../paginas.ts';
 import type { ProntuarioAnexosTable, ProntuariosTable } from '../../db/tables/prontuarios.ts';
-import type { PageInput } from '../../lib/schemas.ts';
-import type { AnexoPage } from './prontuarios.schemas.ts';
+import type { AnexoPage, ProntuarioPage } from '../../../contracts/backend/prontuarios.ts';
 
 export async function insertProntuario(trx: Db, values: Insertable<ProntuariosTable>): Promise<number> {
   const { id } = await trx.insertInto('prontuarios').values(values).returning('id').executeTakeFirstOrThrow();
@@ -16,7 +15,7 @@ export async function insertAnexo(trx: Db, values: Insertable<ProntuarioAnexosTa
 }
 
 /** The patient's finished records (rascunho = 0), newest first, with their doctor's name. */
-export async function listProntuarios(db: Db, pacienteId: number, f: PageInput) {
+export async function listProntuarios(db: Db, pacienteId: number, f: ProntuarioPage) {
   const q = db
     .selectFrom('prontuarios as pt')
     .leftJoin('medicos as m', 'm.id', 'pt.medico_id')

@@ -1,13 +1,12 @@
 import type { Db } from '../../db/database.ts';
 import { BackendError, found, notFound } from '../../errors.ts';
 import type { CallContext } from '../../lib/http.ts';
-import type { PageInput } from '../../lib/schemas.ts';
 import type { FileStore } from '../../storage.ts';
 import { decodeFiles, uploadAll } from '../arquivos.ts';
 import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
 import * as repo from './prontuarios.repository.ts';
-import type { AnexoPage, ProntuarioCreate } from './prontuarios.schemas.ts';
+import type { AnexoPage, ProntuarioCreate, ProntuarioPage } from '../../../contracts/backend/prontuarios.ts';
 import { prontuarioItem } from './prontuarios.views.ts';
 
 async function assertPaciente(db: Db, id: number) {
@@ -90,7 +89,7 @@ export async function createProntuario(
  * Every finished record of the patient (whatever `exibir`), newest first. Drafts (rascunho = 1, only
  * possible for records written in the clinic system) are not records yet and are never listed.
  */
-export async function listProntuarios(db: Db, pacienteId: number, f: PageInput) {
+export async function listProntuarios(db: Db, pacienteId: number, f: ProntuarioPage) {
   await assertPaciente(db, pacienteId);
   return pageOf(await repo.listProntuarios(db, pacienteId, f), prontuarioItem);
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { papelColumn } from '../medicos/medicos.repository.ts';
-import type { MedicoQuery } from './resolucao.schemas.ts';
+import type { ResolucaoMedicoQuery as MedicoQuery } from '../../../contracts/backend/exames.ts';
 
 /** Only active records match: a retired procedure or doctor is never what an alias means. Every lookup is in id order. */
 

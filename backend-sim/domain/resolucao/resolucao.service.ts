@@ -1,12 +1,12 @@
 import type { Db } from '../../db/database.ts';
 import * as repo from './resolucao.repository.ts';
 import type {
-  ConvenioQuery,
-  MedicoQuery,
-  PacienteQuery,
-  ProcedimentoQuery,
-  UnidadeQuery,
-} from './resolucao.schemas.ts';
+  ResolucaoConvenioQuery as ConvenioQuery,
+  ResolucaoMedicoQuery as MedicoQuery,
+  ResolucaoPacienteQuery as PacienteQuery,
+  ResolucaoProcedimentoQuery as ProcedimentoQuery,
+  ResolucaoUnidadeQuery as UnidadeQuery,
+} from '../../../contracts/backend/exames.ts';
 
 /**
  * Exact-match lookups behind the aliases of exam create (spec 02 § POST /v1/exames, "exact-equality
