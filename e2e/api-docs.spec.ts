@@ -268,3 +268,43 @@ test('/docs in production mode (the real gateway) explains signing and links the
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+// ---------------------------------------------------------------- issue 29: a write from "Try it out"
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+test('/docs "Try it out" fills a fresh Idempotency-Key for a write: POST /v1/pacientes is sent with it and answered 201; a key the reader types is kept', async ({
+  page,
+  appliance,
+}) => {
+  await page.goto(`${appliance.baseUrl}/docs#/Pacientes/postPacientes`);
+  await useKey(page, appliance.apiKey, appliance.apiSecret);
+  const operation = page.locator('#operations-Pacientes-postPacientes');
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  const keyField = operation.locator('tr[data-param-name="Idempotency-Key"] input');
+  await expect(keyField, 'the required header starts empty').toHaveValue('');
+
+  const first = await execute(page, '/v1/pacientes');
+  expect(first.headers['idempotency-key']).toMatch(UUID_V4);
+  expect(first.response.status()).toBe(201);
+  expect(first.response.headers()['idempotency-key']).toBe(first.headers['idempotency-key']);
+  await expect(keyField, 'the key sent is shown in its field').toHaveValue(first.headers['idempotency-key']);
+
+  // A filled-in key is the page's, not the reader's: the next Execute is a new write with a new key.
+  const second = await execute(page, '/v1/pacientes');
+  expect(second.headers['idempotency-key']).toMatch(UUID_V4);
+  expect(second.headers['idempotency-key']).not.toBe(first.headers['idempotency-key']);
+  expect(second.response.status()).toBe(201);
+
+  // A typed key is sent as typed, and again on the next Execute: the replay answers the first result.
+  const typed = `docs-e2e-${Date.now()}`;
+  await keyField.fill(typed);
+  const original = await execute(page, '/v1/pacientes');
+  expect(original.headers['idempotency-key']).toBe(typed);
+  expect(original.response.status()).toBe(201);
+  const replay = await execute(page, '/v1/pacientes');
+  expect(replay.headers['idempotency-key']).toBe(typed);
+  expect(replay.response.status()).toBe(201);
+  expect(replay.response.headers()['idempotency-replay']).toBe('true');
+  expect((await replay.response.json()).data).toEqual((await original.response.json()).data);
+});

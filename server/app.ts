@@ -144,6 +144,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     release: config.release,
     passthroughPrefixes: ['/console', '/docs', '/openapi.'],
     gateRefusal: (request, error) => gateUnauthenticatedRefusal(refusals, request, error),
+    suggestRoutes: config.appEnv === 'development',
   });
   await app.register(openApiPlugin, { release: config.release, appEnv: config.appEnv });
   // /healthz and /readyz: unsigned, outside /v1, enveloped (docs/decisions.md § Integrator toolkit).

@@ -140,7 +140,8 @@ export const prontuarioCreateBody = documented(
           required: ['mensagem'],
           properties: { mensagem: { type: 'string', pattern: trimmedLength(MENSAGEM_MIN_CHARS, null).pattern } },
         },
-        { required: ['anexos'], properties: { anexos: { type: 'array', minItems: 1 } } },
+        // `items: {}`: the property's own schema types the items; an array schema without `items` is a lint error.
+        { required: ['anexos'], properties: { anexos: { type: 'array', minItems: 1, items: {} } } },
       ],
     },
   },

@@ -29,6 +29,8 @@ export function frameworkErrorHandler(release: string, journal: RefusalJournal |
     reply.header('x-api-version', 'v1');
     reply.header('x-api-release', release);
     reply.header('x-content-type-options', 'nosniff');
+    // No route hook ran (the write's X-Request-Id comes from one): the refusal names its id like any write's answer.
+    reply.header('x-request-id', request.id);
     const refusal = invalidParam('path', 'URL invalida: caminho ou query string mal codificados.');
     const error = gate ? gate(request, refusal) : refusal;
     request.errorCode = error.code;
@@ -104,11 +106,13 @@ export function clientErrorHandler(
     const line = requestLine(Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined);
     const answer = () => {
       if (socket.writable) {
+        // The headers every API answer carries (those Node and the envelope plugin add elsewhere), written by hand.
         socket.write(
           `HTTP/1.1 ${status} ${reason}\r\n` +
+            `Date: ${new Date().toUTCString()}\r\n` +
             'Content-Type: application/json; charset=utf-8\r\n' +
             `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-            `X-Api-Version: v1\r\nX-Api-Release: ${release}\r\n${headers}` +
+            `X-Api-Version: v1\r\nX-Api-Release: ${release}\r\nX-Request-Id: ${requestId}\r\n${headers}` +
             'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n' +
             body,
         );

@@ -7,6 +7,7 @@ import { BackendContractError, backendUnavailable } from '../backend/client.ts';
 import { bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 import { isEnvelope, sendError, successEnvelope } from './envelope.ts';
+import { RouteSuggestions } from './route-suggestions.ts';
 import './request-context.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
@@ -21,6 +22,23 @@ export interface EnvelopePluginOptions {
    * refusals turns one into a 429 there): receives the error about to be sent, returns the one to send.
    */
   gateRefusal?: (request: FastifyRequest, error: ApiError) => ApiError;
+  /**
+   * Development mode: a 404 for an unknown /v1 path names the closest operations in `details`. Production keeps
+   * the spec's generic 404, `details` null.
+   */
+  suggestRoutes?: boolean;
+}
+
+/** `details` of a 404 for an unknown /v1 path in development mode (docs/decisions.md § Issue 29: api). */
+function unknownPathDetails(suggestions: string[]): Record<string, unknown> {
+  return {
+    sugestoes: suggestions,
+    ajuda:
+      (suggestions.length > 0
+        ? 'Operacoes com o caminho mais proximo deste. '
+        : 'Nenhuma operacao tem um caminho proximo deste. ') +
+      'A lista completa esta em /docs e /openapi.json. Estes detalhes so aparecem em APP_ENV=development.',
+  };
 }
 
 /**
@@ -34,10 +52,14 @@ export default fp<EnvelopePluginOptions>(
     // The verbs of each path without parameters: such a path is an endpoint of its own, even where a route
     // with a parameter matches it for another verb (PATCH /v1/pacientes/unificar is not /v1/pacientes/:id).
     const staticPaths = new Map<string, string[]>();
+    // The /v1 operations a 404 may suggest (development mode), split once on the first unknown path.
+    const v1Routes: Array<{ method: string; url: string }> = [];
+    let suggestions: RouteSuggestions | null = null;
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
         if (method === 'HEAD' || route.url.endsWith('*')) continue;
+        if (options.suggestRoutes && route.url.startsWith('/v1/')) v1Routes.push({ method, url: route.url });
         if (!route.url.includes(':'))
           staticPaths.set(route.url, [...new Set([...(staticPaths.get(route.url) ?? []), method])]);
         try {
@@ -117,7 +139,13 @@ export default fp<EnvelopePluginOptions>(
         );
         return sendError(request, reply, options.gateRefusal ? options.gateRefusal(request, notAllowed) : notAllowed);
       }
-      const notFound = new ApiError('RES_NOT_FOUND', 'Endpoint nao encontrado.');
+      const hint = options.suggestRoutes && path.startsWith('/v1/');
+      if (hint) suggestions ??= new RouteSuggestions(v1Routes);
+      const notFound = new ApiError(
+        'RES_NOT_FOUND',
+        'Endpoint nao encontrado.',
+        hint && suggestions ? unknownPathDetails(suggestions.suggest(request.method, path)) : null,
+      );
       return sendError(request, reply, options.gateRefusal ? options.gateRefusal(request, notFound) : notFound);
     });
   },

@@ -186,7 +186,60 @@ function clinicDocs(mode, links) {
     return response;
   }
 
-  window.clinicDocs = { requestInterceptor: requestInterceptor, responseInterceptor: responseInterceptor };
+  // ------------------------------------------------------------------ Idempotency-Key for writes
+
+  /** A UUID v4 from getRandomValues (randomUUID is absent outside secure contexts, like crypto.subtle). */
+  function uuid() {
+    var bytes = window.crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    var h = hex(bytes);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  // Keys this page filled in: a key still holding one was not chosen by the reader, so the next Execute is a new
+  // logical write and gets a fresh key. A key the reader typed stays, so a replay can be tried on purpose.
+  var generatedKeys = new Set();
+
+  /**
+   * A Swagger UI plugin: before Execute validates an operation's parameters (a required header left empty stops
+   * the request in the page), an empty or page-filled Idempotency-Key gets a fresh UUID, shown in its field.
+   */
+  function idempotencyKeyPlugin() {
+    return {
+      statePlugins: {
+        spec: {
+          wrapActions: {
+            validateParams:
+              (original, system) =>
+              (pathMethod, ...rest) => {
+                var parameters = system.specSelectors
+                  .specJsonWithResolvedSubtrees()
+                  .getIn(['paths'].concat(pathMethod, ['parameters']));
+                if (parameters?.forEach) {
+                  parameters.forEach((parameter) => {
+                    var header = parameter?.get?.('in') === 'header' && String(parameter.get('name')).toLowerCase();
+                    if (header !== 'idempotency-key') return;
+                    var current = system.specSelectors.parameterWithMetaByIdentity(pathMethod, parameter).get('value');
+                    if (current && !generatedKeys.has(current)) return;
+                    var fresh = uuid();
+                    generatedKeys.add(fresh);
+                    system.specActions.changeParamByIdentity(pathMethod, parameter, fresh);
+                  });
+                }
+                return original(pathMethod, ...rest);
+              },
+          },
+        },
+      },
+    };
+  }
+
+  window.clinicDocs = {
+    requestInterceptor: requestInterceptor,
+    responseInterceptor: responseInterceptor,
+    idempotencyKeyPlugin: idempotencyKeyPlugin,
+  };
 
   // ------------------------------------------------------------------ the panel
 
@@ -275,7 +328,7 @@ function clinicDocs(mode, links) {
     return signingSection(
       'Try it out, signed in this page (development mode)',
       'Every /v1 call carries X-API-Key, X-Timestamp and X-Signature: the lowercase hex HMAC-SHA256, keyed by the API secret, of ',
-      ". Paste a key and its secret below: this page computes the signature of each request, with a fresh timestamp. The secret stays in this tab's memory only: it is never stored nor sent. How to sign in your code: ",
+      ". Paste a key and its secret below: this page computes the signature of each request, with a fresh timestamp. The secret stays in this tab's memory only: it is never stored nor sent. A write left without an Idempotency-Key gets a fresh one per Execute (a key you type is kept, to try a replay). How to sign in your code: ",
       '; typed clients and examples in other languages: ',
       [
         element('div', { class: 'clinic-signing__form' }, [

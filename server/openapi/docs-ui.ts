@@ -25,7 +25,7 @@ const read = (relative: string): string => readFileSync(new URL(relative, import
  * source text; built from a string, this one is not touched by the TypeScript loader (which renames functions). It
  * calls the hook the page script (docs-ui.browser.js) defines, whose closure holds the key.
  */
-const pageHook = (name: 'requestInterceptor' | 'responseInterceptor') =>
+const pageHook = (name: 'requestInterceptor' | 'responseInterceptor' | 'idempotencyKeyPlugin') =>
   new Function('value', `return window.clinicDocs.${name}(value);`);
 
 // The Authorize dialog takes static apiKey values (the document's three header schemes): a fixed X-Signature can
@@ -63,6 +63,11 @@ export async function registerDocsUi(app: FastifyInstance, options: DocsUiOption
       supportedSubmitMethods: development ? ['get', 'post', 'put', 'patch', 'delete'] : [],
       requestInterceptor: pageHook('requestInterceptor'),
       responseInterceptor: pageHook('responseInterceptor'),
+      // Replaces @fastify/swagger-ui's default list, which is DownloadUrl alone: kept, with the page's own plugin.
+      plugins: [
+        new Function('system', 'return SwaggerUIBundle.plugins.DownloadUrl(system);'),
+        pageHook('idempotencyKeyPlugin'),
+      ],
     } as Record<string, unknown>,
     theme: {
       title: 'Clinic Exams Gateway API',

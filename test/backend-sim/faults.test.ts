@@ -60,7 +60,12 @@ describe('fault kinds', () => {
   });
 
   it('failure_rate 0 never fails', async () => {
-    await h.call('POST', '/admin/faults', { route: '*', kind: 'http500', failure_rate: 0 });
+    const set = await h.call('POST', '/admin/faults', { route: '*', kind: 'http500', failure_rate: 0 });
+    // The fault is in force (a refused one would make the loop below pass for nothing).
+    expect(set.status).toBe(201);
+    expect(set.body.data).toMatchObject({ route: '*', kind: 'http500', failure_rate: 0 });
+    const listed = await h.call('GET', '/admin/faults');
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: set.body.data.id, failure_rate: 0 })]);
     for (let i = 0; i < 5; i++) expect((await h.call('GET', '/tenants/demo/pacientes')).status).toBe(200);
   });
 
