@@ -26,8 +26,8 @@ const FLOORS = {
   e2e: ['contracts', 'shared-node', 'server', 'backend-sim', 'appliance', 'seed'],
 };
 const ALL = [...Object.keys(FLOORS), 'test'];
-const escape = (name) => name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
-const anyOf = (names) => `^(${names.map(escape).join('|')})/`;
+const escapeRegExp = (name) => name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+const anyOf = (names) => `^(${names.map(escapeRegExp).join('|')})/`;
 
 const floorRules = Object.entries(FLOORS).map(([floor, allowed]) => ({
   name: `${floor}-imports-only-${allowed.length ? allowed.join('-') : 'itself'}`,

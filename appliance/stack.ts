@@ -219,7 +219,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     const integrity = integrityStatusFor(gatewayDb.kind === 'sqlite' ? gatewayDb.sqlite : gatewayDb.pool);
     const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
     const leaseMs = config.backend.timeoutMs + 15_000;
-    let store;
+    let store: IdempotencyStore | PostgresIdempotencyStore;
     if (gatewayDb.kind === 'sqlite') {
       store = new IdempotencyStore(gatewayDb.sqlite, leaseMs, masterKey, () => clock.now());
     } else {

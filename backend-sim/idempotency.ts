@@ -63,7 +63,7 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
     const path = req.url.split('?', 1)[0];
     take(`${req.tenantSlug}\n${token}`).then(
       (release) => {
-        let recorded;
+        let recorded: ReturnType<typeof recordedOutcome>;
         try {
           recorded = recordedOutcome(req.tenant.sqlite, token, clock());
         } catch (error) {

@@ -130,14 +130,14 @@ async function measureTopology(
   try {
     const signer = server.info as unknown as Signer;
     const urls = (server.info.urls ?? server.info.url).split(' ');
-    const ping = (url: string) => ({
+    const ping = (_url: string) => ({
       method: 'GET' as const,
       path: '/v1/ping',
       headers: signedHeaders(signer, 'GET', '/v1/ping', ''),
     });
     await loadAll(server, urls, ping, 2); // warm-up: JIT, caches, pools
     const pingMeasure = await loadAll(server, urls, ping);
-    const post = (url: string) => ({
+    const post = (_url: string) => ({
       method: 'POST' as const,
       path: '/v1/ping',
       body: POST_BODY,

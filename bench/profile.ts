@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   createPatients,
-  DURATION_S,
   load,
   log,
   POST_BODY,

@@ -454,7 +454,7 @@ interface Screen {
   name: string;
   label: string;
   href: string;
-  then?: (page: Page) => Promise<void>;
+  after?: (page: Page) => Promise<void>;
 }
 
 /** The menu's screens, read from the menu itself: a screen added later is walked too. */
@@ -490,7 +490,7 @@ function stateScreens(tenant: string, seeded: Seeded, role: 'admin' | 'viewer'):
       name: 'audit-long-answer',
       label: 'Audit entry whose answer has a long unbroken line',
       href: `#/audit/${seeded.longAnswerAuditId}`,
-      then: async (p) => {
+      after: async (p) => {
         // The long line is there, and its block stays inside the Response card: it wraps or scrolls within it.
         const json = p.getByTestId('detail-response').locator('pre');
         await expect(json).toContainText(LONG_PARAMETER);
@@ -520,7 +520,7 @@ function stateScreens(tenant: string, seeded: Seeded, role: 'admin' | 'viewer'):
       name: role === 'admin' ? 'playground-sent' : 'playground-filled',
       label: role === 'admin' ? 'Playground after a send' : 'Playground filled in',
       href: '#/playground',
-      then: async (p) => {
+      after: async (p) => {
         await p.getByLabel('Clinic').selectOption(tenant);
         await p.getByLabel('Key', { exact: true }).selectOption(String(seeded.custom.id));
         await expect(p.getByLabel('API key (X-API-Key)')).toHaveValue(seeded.custom.apiKey);
@@ -553,8 +553,8 @@ async function walk(
         await page.goto(`${baseUrl}/console/${screen.href}`);
         await page.reload();
         await settle(page);
-        if (screen.then) {
-          await screen.then(page);
+        if (screen.after) {
+          await screen.after(page);
           await settle(page);
         }
         await look(page, what, clinics);

@@ -15,7 +15,8 @@ export class Random {
     const next = () => {
       h = Math.imul(h ^ (h >>> 16), 2246822507);
       h = Math.imul(h ^ (h >>> 13), 3266489909);
-      return (h ^= h >>> 16) >>> 0;
+      h ^= h >>> 16;
+      return h >>> 0;
     };
     this.a = next();
     this.b = next();
@@ -64,7 +65,8 @@ export class Random {
     const total = entries.reduce((s, [, w]) => s + w, 0);
     let r = this.float() * total;
     for (const [v, w] of entries) {
-      if ((r -= w) < 0) return v;
+      r -= w;
+      if (r < 0) return v;
     }
     return entries[entries.length - 1][0];
   }

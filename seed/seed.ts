@@ -97,6 +97,7 @@ export async function seedTenant(options: SeedOptions): Promise<SeedResult> {
       if (deferred) restoreSchema(sqlite, deferred, () => undefined, null);
       endBulkLoad(sqlite);
     } catch (error) {
+      // biome-ignore lint/correctness/noUnsafeFinally: a cleanup failure surfaces only when the load itself succeeded
       if (!failed) throw error;
     } finally {
       await tenant.close();

@@ -62,6 +62,7 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     /** Shared with the console API, which audits operator actions through the same batches. */
+    // biome-ignore lint/suspicious/noExplicitAny: a companion runs on nothing (SQLite) or the transaction's client (PostgreSQL), chosen at start
     auditWriter: AuditWriter<any>;
     /** The file redirects' presigner (tests reach it to check the storage faults the console switches). */
     presigner: Presigner;
@@ -93,6 +94,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
           postgresJournalStore(database.pool, () => !closing),
           budgetOptions,
         ).open();
+  // biome-ignore lint/suspicious/noExplicitAny: as FastifyInstance['auditWriter'] above
   const auditWriter: AuditWriter<any> =
     database.kind === 'sqlite'
       ? new AuditWriter(database.sqlite, { clock, budget })
@@ -170,10 +172,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   // Backend timeout plus a margin: an in-flight entry left by a crash frees its key soon after.
   // Cached responses hold patient data: sealed under a subkey of the master key (the API secrets' key).
   // A write's answer commits with its audit entry (one commit instead of two per write).
-  const alongAudit = config.audit.enabled
-    ? (statement: (q: any) => unknown, rollback?: (q: any) => unknown) =>
-        auditWriter.alongNextCommit(statement, rollback)
-    : undefined;
+  const alongAudit = config.audit.enabled ? auditWriter.alongNextCommit.bind(auditWriter) : undefined;
   const leaseMs = config.backend.timeoutMs + 15_000;
   const idempotencyStore: IdempotencyEntries =
     database.kind === 'sqlite'

@@ -34,7 +34,7 @@ export function drainable(server: Server): Drainable {
   let draining = false;
   let answered = 0;
   let drained: Promise<DrainResult> | null = null;
-  let settleIfIdle = () => undefined as void;
+  let settleIfIdle: () => void = () => undefined;
 
   const closeWithAnswer = (res: ServerResponse) => {
     if (!res.headersSent) {

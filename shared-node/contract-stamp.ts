@@ -86,7 +86,7 @@ function forSerializer(node: unknown): unknown {
 
 function nullableOf(node: Record<string, unknown>): Record<string, unknown> | null {
   const branches = node.anyOf as Array<Record<string, unknown>> | undefined;
-  if (!branches || branches.length !== 2 || node.oneOf) return null;
+  if (branches?.length !== 2 || node.oneOf) return null;
   const other = branches.find((b) => b.type !== 'null');
   if (
     !other ||

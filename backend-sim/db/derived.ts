@@ -164,9 +164,15 @@ class DateCounts {
 
   bump(filtro: string, valor: number, data: string): void {
     let byValor = this.#counts.get(filtro);
-    if (!byValor) this.#counts.set(filtro, (byValor = new Map()));
+    if (!byValor) {
+      byValor = new Map();
+      this.#counts.set(filtro, byValor);
+    }
     let byData = byValor.get(valor);
-    if (!byData) byValor.set(valor, (byData = new Map()));
+    if (!byData) {
+      byData = new Map();
+      byValor.set(valor, byData);
+    }
     byData.set(data, (byData.get(data) ?? 0) + 1);
   }
 

@@ -343,7 +343,8 @@ export class IdempotentDriver implements Driver {
   }
 
   #markers(): ReturnType<typeof markerStatements> {
-    return (this.#statements ??= markerStatements(this.#sqlite));
+    this.#statements ??= markerStatements(this.#sqlite);
+    return this.#statements;
   }
 
   /** Autocommit mutations of a request in a WriteScope run inside its part. */
@@ -406,9 +407,12 @@ export class IdempotentDriver implements Driver {
   /** The connection goes to the next request waiting for it; the open group commits now, soon or later. */
   #release(): void {
     const group = this.#group;
-    if (group && group.full()) this.#commit();
+    if (group?.full()) this.#commit();
     const next = this.#waiting.shift();
-    if (next) return next();
+    if (next) {
+      next();
+      return;
+    }
     this.#busy = false;
     if (this.#group && !this.#commitSoon) {
       // Idle: what other requests of this turn of the event loop write joins the group, then it commits.

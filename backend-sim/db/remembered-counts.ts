@@ -48,7 +48,10 @@ export async function rememberedTotal(
   params: readonly unknown[],
 ): Promise<number> {
   let totals = remembered.get(owner);
-  if (!totals) remembered.set(owner, (totals = new Map()));
+  if (!totals) {
+    totals = new Map();
+    remembered.set(owner, totals);
+  }
   const key = `${sql}\n${JSON.stringify(params)}`;
   const known = totals.get(key);
   if (known) {

@@ -11,7 +11,10 @@ const caches = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
 
 export function prepared(sqlite: SQLite.Database, sql: string): SQLite.Statement {
   let cache = caches.get(sqlite);
-  if (!cache) caches.set(sqlite, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    caches.set(sqlite, cache);
+  }
   let stmt = cache.get(sql);
   if (stmt) {
     // Re-inserted: Map keeps insertion order, so the first key is the least recently used.
@@ -38,6 +41,10 @@ export function executeCompiled<R>(sqlite: SQLite.Database, query: CompiledQuery
  * request's open write transaction) without building and compiling a query tree: for the list
  * queries, where that costs as much as running them. `db` may be a connection held for several queries.
  */
-export async function queryRows<R>(db: Kysely<any>, sql: string, parameters: readonly unknown[]): Promise<R[]> {
+export async function queryRows<R>(
+  db: Pick<Kysely<unknown>, 'executeQuery'>,
+  sql: string,
+  parameters: readonly unknown[],
+): Promise<R[]> {
   return (await db.executeQuery<R>(CompiledQuery.raw(sql, [...parameters]))).rows;
 }

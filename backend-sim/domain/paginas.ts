@@ -8,6 +8,7 @@ import { queryRows } from '../db/statements.ts';
  */
 export async function pageWithTotal<R>(
   rows: Promise<R[]>,
+  // biome-ignore lint/suspicious/noExplicitAny: any list's builder (a Kysely builder is invariant in its tables and selection)
   filtered: SelectQueryBuilder<Database, any, any>,
 ): Promise<{ rows: R[]; total: number }> {
   const [page, count] = await Promise.all([

@@ -20,7 +20,7 @@ export const cidsQuery = queryObject({ q: searchText(2), ...paginationQuery });
 export const wholeCatalogQuery = emptyQuery;
 
 /** A catalog entry as listed: its id and name, what the catalog adds, whether it is active, then what it lists. */
-const catalogEntry = <S extends z.ZodRawShape, L extends z.ZodRawShape = {}>(shape: S, lists?: L) =>
+const catalogEntry = <S extends z.ZodRawShape, L extends z.ZodRawShape = Record<never, never>>(shape: S, lists?: L) =>
   z.object({ id: z.number().int(), nome: z.string(), ...shape, ativo: z.boolean(), ...(lists as L) });
 
 export const procedimentoItem = catalogEntry({

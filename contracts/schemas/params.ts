@@ -96,12 +96,14 @@ export const orderedDates = <T extends z.ZodObject>(query: T, later: string, ear
  * Control characters (Unicode Cc: C0 including tab and line breaks, DEL, C1) have no place in a query or
  * path value: no id, date, flag, CPF or name search carries one (a NUL even ends backend-sim's FTS5 query).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it matches control characters to refuse them
 export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 export const CONTROL_CHARACTER_MESSAGE = 'Caracteres de controle nao sao aceitos.';
 
 /** A name as it can be shown in an error: its control characters written as `\uXXXX`. */
 const printable = (name: string): string =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: it matches control characters to escape them
   name.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**

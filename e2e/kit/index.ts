@@ -27,7 +27,7 @@ export interface KitTestFixtures {
    * it is set, else through the console API with the kit's session (no token is issued for it).
    */
   resetTenant: (slug?: string) => Promise<ResetResult>;
-  _autoReset: void;
+  _autoReset: undefined;
 }
 
 export interface KitWorkerFixtures {
@@ -47,6 +47,7 @@ export interface ResetResult {
 }
 
 export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>({
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern, and it has none
   appliance: [async ({}, use) => use(e2eEnv()), { scope: 'worker' }],
 
   consoleApi: [
@@ -104,7 +105,7 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>
   _autoReset: [
     async ({ resetBeforeEach, resetTenant, appliance }, use) => {
       if (resetBeforeEach) await resetTenant(resetBeforeEach === true ? appliance.tenant : resetBeforeEach);
-      await use();
+      await use(undefined);
     },
     { auto: true },
   ],

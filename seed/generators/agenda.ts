@@ -253,7 +253,7 @@ export function seedAgenda(
             ['cancelado', 15],
           ] as const);
       // Booked 1-30 days before the appointment; a future one, 1-30 days before the reference instant.
-      const criadoEm = `${addDays(data < refDate ? data : refDate, -rnd.int(1, 30))}T${fromMinutes(rnd.int(420, 1140))}:00Z`;
+      const criadoEm = `${addDays(passado ? data : refDate, -rnd.int(1, 30))}T${fromMinutes(rnd.int(420, 1140))}:00Z`;
       const hora = fromMinutes(minuto);
       const caminho: Transicao[] = [[null, 'agendado', null]];
       if (

@@ -6,14 +6,18 @@ export function seedCatalogos({ sqlite, rnd }: SeedContext) {
   const procedimentosComImagem: number[] = [];
   const procedimentoIds: number[] = [];
   const planosPorConvenio = new Map<number, number[]>();
-  D.ESTADOS_CIVIS.forEach((n, i) => sqlite.prepare('INSERT INTO estados_civis (id, nome) VALUES (?, ?)').run(i + 1, n));
-  D.SAUDACOES_MEDICO.forEach((n, i) => sqlite.prepare('INSERT INTO saudacoes (id, nome) VALUES (?, ?)').run(i + 1, n));
-  D.GRUPOS_PERMISSAO.forEach((n, i) =>
-    sqlite.prepare('INSERT INTO grupos_permissao (id, nome) VALUES (?, ?)').run(i + 1, n),
-  );
-  D.CIDADES.forEach(([nome, uf], i) =>
-    sqlite.prepare('INSERT INTO cidades (id, nome, uf) VALUES (?, ?, ?)').run(i + 1, nome, uf),
-  );
+  D.ESTADOS_CIVIS.forEach((n, i) => {
+    sqlite.prepare('INSERT INTO estados_civis (id, nome) VALUES (?, ?)').run(i + 1, n);
+  });
+  D.SAUDACOES_MEDICO.forEach((n, i) => {
+    sqlite.prepare('INSERT INTO saudacoes (id, nome) VALUES (?, ?)').run(i + 1, n);
+  });
+  D.GRUPOS_PERMISSAO.forEach((n, i) => {
+    sqlite.prepare('INSERT INTO grupos_permissao (id, nome) VALUES (?, ?)').run(i + 1, n);
+  });
+  D.CIDADES.forEach(([nome, uf], i) => {
+    sqlite.prepare('INSERT INTO cidades (id, nome, uf) VALUES (?, ?, ?)').run(i + 1, nome, uf);
+  });
   D.PROCEDIMENTOS.forEach(([nome, abrev, tuss, desc, laudo, imagens], i) => {
     sqlite
       .prepare(
@@ -43,16 +47,16 @@ export function seedCatalogos({ sqlite, rnd }: SeedContext) {
       .prepare('INSERT INTO unidades (id, nome, abreviacao, cnpj, cidade, uf, ativo) VALUES (?, ?, ?, ?, ?, ?, 1)')
       .run(i + 1, nome, abrev, `1234567800${String(i + 1).padStart(2, '0')}${rnd.digits(2)}`, cidade, uf);
   });
-  D.SALAS.forEach((nome, i) =>
+  D.SALAS.forEach((nome, i) => {
     sqlite
       .prepare('INSERT INTO salas (id, unidade_id, nome, ativo) VALUES (?, ?, ?, 1)')
-      .run(i + 1, (i % D.UNIDADES.length) + 1, nome),
-  );
-  D.COMPLEMENTOS.forEach((nome, i) =>
-    sqlite.prepare('INSERT INTO complementos (id, nome, ativo) VALUES (?, ?, 1)').run(i + 1, nome),
-  );
-  D.CIDS.forEach(([codigo, nome], i) =>
-    sqlite.prepare('INSERT INTO cids (id, codigo, nome) VALUES (?, ?, ?)').run(i + 1, codigo, nome),
-  );
+      .run(i + 1, (i % D.UNIDADES.length) + 1, nome);
+  });
+  D.COMPLEMENTOS.forEach((nome, i) => {
+    sqlite.prepare('INSERT INTO complementos (id, nome, ativo) VALUES (?, ?, 1)').run(i + 1, nome);
+  });
+  D.CIDS.forEach(([codigo, nome], i) => {
+    sqlite.prepare('INSERT INTO cids (id, codigo, nome) VALUES (?, ?, ?)').run(i + 1, codigo, nome);
+  });
   return { procedimentoIds, procedimentosComImagem, planosPorConvenio };
 }

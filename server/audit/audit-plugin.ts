@@ -37,7 +37,7 @@ export default fp<AuditPluginOptions>(
       const url = request.raw.url ?? request.url;
       if (skipPrefixes.some((prefix) => url.startsWith(prefix))) return done(null, payload);
       const record = () => {
-        let entry;
+        let entry: ReturnType<JournalEntries['of']>;
         try {
           entry = entries.of(request, reply.statusCode, url, payload);
         } catch (error) {

@@ -372,7 +372,7 @@ export class AuditWriter<Q = void> {
 
   /** One transaction: the companions, then the entries; returns its error (the journal then refuses until it recovers). */
   private commit(rows: AuditRecord[], companions: Array<Companion<Q>>): Error | null | Promise<Error | null> {
-    let delta;
+    let delta: Delta | Promise<Delta>;
     try {
       delta = this.committer.commit(rows, companions);
     } catch (error) {

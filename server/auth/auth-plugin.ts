@@ -151,7 +151,7 @@ function checkPresentedKey(
     });
   }
   const { key, tenant, secret } = resolved;
-  if (!tenant || tenant.status !== 'active') {
+  if (tenant?.status !== 'active') {
     throw unauthorized('AUTH_TENANT_OPEN_FAILED', 'Falha ao abrir o ambiente da clinica.');
   }
   if (key.status !== 'active') throw unauthorized('AUTH_KEY_REVOKED', 'Chave de API revogada ou inativa.');

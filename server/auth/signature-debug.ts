@@ -100,6 +100,7 @@ export function explainSignatureMismatch(input: SignatureMismatch): Record<strin
 
 /** LF → `⏎` + LF, CR → `␍`, other control characters (but TAB) → `\xNN`. */
 export function visible(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: it finds control characters to show them
   return text.replace(/[\x00-\x08\x0a-\x1f\x7f]/g, (c) => {
     if (c === '\n') return `${VISIBLE_LF}\n`;
     if (c === '\r') return VISIBLE_CR;
@@ -148,7 +149,7 @@ function decodeSent(sent: string): { digest: Buffer | null; causes: LikelyCause[
 
 function likelyCauses(input: SignatureMismatch): LikelyCause[] {
   const sent = decodeSent(input.sentSignature);
-  if (!sent.digest || sent.digest.length !== 32) return sent.causes;
+  if (sent.digest?.length !== 32) return sent.causes;
   const secretKey = Buffer.from(input.secret, 'utf8');
   const matches = (payload: Buffer, key: Buffer = secretKey) =>
     timingSafeEqual(createHmac('sha256', key).update(payload).digest(), sent.digest!);

@@ -120,7 +120,7 @@ export class BackendClient implements Backend {
   readonly relays = { relayed: 0, verified: 0, parsed: 0 };
 
   constructor(
-    private readonly baseUrl: string,
+    baseUrl: string,
     private readonly token: string,
     private readonly timeoutMs: number,
   ) {

@@ -64,8 +64,8 @@ export async function openGatewayDb(dataDir: string): Promise<OpenedGatewayDb> {
 }
 
 /** Applies the migrations not yet applied, in name order (`migrations`: SQLite's list unless told). */
-export async function migrateToLatest(
-  db: Kysely<any>,
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
   migrations: Record<string, Migration> = sqliteMigrations,
   name = 'gateway.db',
 ): Promise<void> {

@@ -41,7 +41,10 @@ export function frameworkErrorHandler(release: string, journal: RefusalJournal |
       meta: { request_id: request.id },
       error: { code: error.code, message: error.message, details: error.details },
     });
-    if (!journal) return answer();
+    if (!journal) {
+      answer();
+      return;
+    }
     journal.write(journal.entryOf(request, error.status, request.raw.url ?? '?', payload)).then(answer, answer);
   };
 }
@@ -119,7 +122,10 @@ export function clientErrorHandler(
       }
       socket.destroy();
     };
-    if (!journal) return answer();
+    if (!journal) {
+      answer();
+      return;
+    }
     journal
       .write({
         request_id: requestId,

@@ -63,7 +63,7 @@ export default fp<EnvelopePluginOptions>(
         if (!route.url.includes(':'))
           staticPaths.set(route.url, [...new Set([...(staticPaths.get(route.url) ?? []), method])]);
         try {
-          routeIndex.on(method as any, route.url, () => undefined);
+          routeIndex.on(method as FindMyWay.HTTPMethod, route.url, () => undefined);
         } catch {
           // Same method+path registered twice in another scope: already indexed.
         }
@@ -127,7 +127,8 @@ export default fp<EnvelopePluginOptions>(
     app.setNotFoundHandler(async (request, reply) => {
       const path = request.url.split('?', 1)[0];
       const allowed =
-        staticPaths.get(path) ?? KNOWN_METHODS.filter((m) => m !== request.method && routeIndex.find(m as any, path));
+        staticPaths.get(path) ??
+        KNOWN_METHODS.filter((m) => m !== request.method && routeIndex.find(m as FindMyWay.HTTPMethod, path));
       if (allowed.length > 0) {
         reply.header('allow', allowed.join(', '));
         const notAllowed = new ApiError(

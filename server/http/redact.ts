@@ -67,7 +67,9 @@ export function redact(
       if (depth >= maxDepth) copy = TOO_DEEP;
       else if (Array.isArray(source)) {
         const out: unknown[] = new Array(source.length);
-        source.forEach((item, i) => work.push({ source: item, target: out, slot: i, depth: depth + 1 }));
+        source.forEach((item, i) => {
+          work.push({ source: item, target: out, slot: i, depth: depth + 1 });
+        });
         copy = out;
       } else {
         const out: Record<string, unknown> = {};

@@ -174,7 +174,10 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
   }
 
   private commit(statement: (q: Queryable) => Promise<unknown>, rollback: (q: Queryable) => Promise<unknown>): void {
-    if (this.options.commit) return this.options.commit(statement, rollback);
+    if (this.options.commit) {
+      this.options.commit(statement, rollback);
+      return;
+    }
     statement(this.pool).catch((error: Error) => {
       console.error(`idempotency: an answer was not recorded (${error.message}); its key is freed`);
       return rollback(this.pool).catch(() => undefined);

@@ -73,7 +73,10 @@ export async function checkIdempotencyConsistency(deps: ConsistencyDeps): Promis
     // A key deleted since: its entries cannot be replayed by anyone.
     if (tenant === undefined) continue;
     let list = byTenant.get(tenant);
-    if (!list) byTenant.set(tenant, (list = []));
+    if (!list) {
+      list = [];
+      byTenant.set(tenant, list);
+    }
     list.push(entry);
   }
 

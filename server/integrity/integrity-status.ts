@@ -65,6 +65,9 @@ const statuses = new WeakMap<object, IntegrityStatus>();
 /** The status of the gateway whose gateway.db connection this is (created on first use). */
 export function integrityStatusFor(gatewayDbConnection: object): IntegrityStatus {
   let status = statuses.get(gatewayDbConnection);
-  if (!status) statuses.set(gatewayDbConnection, (status = new IntegrityStatus()));
+  if (!status) {
+    status = new IntegrityStatus();
+    statuses.set(gatewayDbConnection, status);
+  }
   return status;
 }

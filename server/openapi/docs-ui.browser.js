@@ -8,6 +8,7 @@
  * secure context and WebCrypto is absent, as its bytes for the fallback below): never stored, never sent.
  * Production mode: the panel explains signing and links the guides; Swagger UI offers no "Try it out".
  */
+// biome-ignore lint/correctness/noUnusedVariables: called by the page that embeds this script (docs-ui.ts)
 function clinicDocs(mode, links) {
   var encoder = new TextEncoder();
   var state = { apiKey: null, sign: null, offsetSeconds: 0 };
@@ -16,7 +17,7 @@ function clinicDocs(mode, links) {
 
   function hex(bytes) {
     var out = '';
-    for (var i = 0; i < bytes.length; i++) out += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16);
+    for (let i = 0; i < bytes.length; i++) out += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16);
     return out;
   }
 
@@ -52,14 +53,14 @@ function clinicDocs(mode, links) {
     ]);
     var w = new Uint32Array(64);
     var rotr = (x, n) => (x >>> n) | (x << (32 - n));
-    for (var offset = 0; offset < padded.length; offset += 64) {
-      for (var t = 0; t < 16; t++) w[t] = view.getUint32(offset + t * 4);
-      for (t = 16; t < 64; t++) {
-        var s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >>> 3);
-        var s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >>> 10);
+    for (let offset = 0; offset < padded.length; offset += 64) {
+      for (let t = 0; t < 16; t++) w[t] = view.getUint32(offset + t * 4);
+      for (let t = 16; t < 64; t++) {
+        const s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >>> 3);
+        const s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >>> 10);
         w[t] = w[t - 16] + s0 + w[t - 7] + s1;
       }
-      var a = h[0],
+      let a = h[0],
         b = h[1],
         c = h[2],
         d = h[3],
@@ -67,9 +68,9 @@ function clinicDocs(mode, links) {
         f = h[5],
         g = h[6],
         k = h[7];
-      for (t = 0; t < 64; t++) {
-        var t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t]) >>> 0;
-        var t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      for (let t = 0; t < 64; t++) {
+        const t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t]) >>> 0;
+        const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
         k = g;
         g = f;
         f = e;
@@ -89,7 +90,7 @@ function clinicDocs(mode, links) {
       h[7] += k;
     }
     var out = new Uint8Array(32);
-    for (var i = 0; i < 8; i++) new DataView(out.buffer).setUint32(i * 4, h[i]);
+    for (let i = 0; i < 8; i++) new DataView(out.buffer).setUint32(i * 4, h[i]);
     return out;
   }
 
@@ -98,7 +99,7 @@ function clinicDocs(mode, links) {
     var key = keyBytes.length > 64 ? sha256(keyBytes) : keyBytes;
     var inner = new Uint8Array(64);
     var outer = new Uint8Array(64);
-    for (var i = 0; i < 64; i++) {
+    for (let i = 0; i < 64; i++) {
       inner[i] = (key[i] || 0) ^ 0x36;
       outer[i] = (key[i] || 0) ^ 0x5c;
     }
@@ -108,7 +109,7 @@ function clinicDocs(mode, links) {
   /** A signer for the secret: `message bytes → Promise<lowercase hex>`. The key is the secret's UTF-8 text. */
   function signerFor(secret) {
     var keyBytes = encoder.encode(secret);
-    var subtle = window.crypto && window.crypto.subtle;
+    var subtle = window.crypto?.subtle;
     if (!subtle) return Promise.resolve({ sign: hmacSha256Fallback(keyBytes), engine: 'javascript' });
     return subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']).then((key) => ({
       engine: 'webcrypto',
@@ -139,7 +140,7 @@ function clinicDocs(mode, links) {
     if (isPlainObject(request.body) || Array.isArray(request.body)) request.body = JSON.stringify(request.body);
     if (request.body != null && typeof request.body !== 'string') {
       status(
-        'This request body is not text (' + Object.prototype.toString.call(request.body) + '): it is sent unsigned.',
+        `This request body is not text (${Object.prototype.toString.call(request.body)}): it is sent unsigned.`,
         'error',
       );
       return request;
@@ -149,7 +150,7 @@ function clinicDocs(mode, links) {
     var body = request.method === 'GET' || request.body == null ? '' : request.body;
     var timestamp = String(Math.floor(Date.now() / 1000) + state.offsetSeconds);
     var message = concat(
-      encoder.encode(timestamp + '.' + request.method + ' ' + url.pathname + url.search + '\n'),
+      encoder.encode(`${timestamp}.${request.method} ${url.pathname}${url.search}\n`),
       encoder.encode(body),
     );
     return state.sign(message).then((signature) => {
@@ -163,8 +164,8 @@ function clinicDocs(mode, links) {
 
   /** Learns the appliance's time from a refused timestamp, so the next request signs with it (development clock moves). */
   function responseInterceptor(response) {
-    var body = response && response.body;
-    var error = body && body.error;
+    var body = response?.body;
+    var error = body?.error;
     if (
       state.sign &&
       response.status === 401 &&
@@ -266,7 +267,7 @@ function clinicDocs(mode, links) {
   }
 
   function mask(apiKey) {
-    return apiKey.length > 20 ? apiKey.slice(0, 12) + '…' + apiKey.slice(-4) : apiKey;
+    return apiKey.length > 20 ? `${apiKey.slice(0, 12)}…${apiKey.slice(-4)}` : apiKey;
   }
 
   function developmentPanel() {
@@ -308,7 +309,7 @@ function clinicDocs(mode, links) {
           );
         },
         (error) => {
-          status('The secret could not be used: ' + error.message, 'error');
+          status(`The secret could not be used: ${error.message}`, 'error');
         },
       );
     });

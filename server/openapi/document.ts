@@ -9,7 +9,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '../idempotency/idempotency-plugin.ts';
 import {
   CACHE_POLICIES,
   SMALL_BODY_LIMIT,
-  type JsonOperation,
+  type AnyJsonOperation,
   type Operation,
   type RegisteredOperation,
 } from '../routes/operation.ts';
@@ -297,7 +297,7 @@ function describe(op: Operation, codes: ApiErrorCode[]): string {
   return lines.join('\n');
 }
 
-const json = (op: Operation) => (op.response.status === 302 ? null : (op as JsonOperation<any, any, any, any>));
+const json = (op: Operation) => (op.response.status === 302 ? null : (op as AnyJsonOperation));
 
 /** Schemas named by identity: a schema listed in components is a `$ref`, any other one gets a private name. */
 class SchemaNames {
@@ -399,7 +399,7 @@ function requestBodyOf(op: Operation, names: { input: SchemaNames }, converted: 
   };
 }
 
-function metaOf(op: JsonOperation<any, any, any, any>, metaNames: Map<z.ZodType, string>): JsonSchema {
+function metaOf(op: AnyJsonOperation, metaNames: Map<z.ZodType, string>): JsonSchema {
   const parts = [schemaRef('Meta')];
   const extra = [
     ...(op.response.paginated ? [paginationMeta] : []),
@@ -572,7 +572,9 @@ export function buildOpenApiDocument({ release, operations }: DocumentOptions): 
     const codes = operationErrorCodes(op);
     for (const tag of op.tags) if (!tags.includes(tag)) tags.push(tag);
     const requestBody = requestBodyOf(op, names, converted);
-    (paths[openApiPath(path)] ??= {})[op.method.toLowerCase()] = {
+    const pathItem = openApiPath(path);
+    paths[pathItem] ??= {};
+    paths[pathItem][op.method.toLowerCase()] = {
       operationId: operationId(op.method, path),
       summary: op.summary,
       description: describe(op, codes),

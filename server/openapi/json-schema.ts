@@ -7,6 +7,7 @@ import { wireDocs, type WireDoc } from '../../contracts/schemas/wire.ts';
  * closed objects, blocked and discarded fields, rules checked after a transform or in a refinement.
  */
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema node, read and rewritten keyword by keyword as zod emitted it
 export type JsonSchema = Record<string, any>;
 /** `input`: what a client sends (request bodies, parameters). `output`: what the gateway answers. */
 export type Io = 'input' | 'output';
@@ -99,7 +100,10 @@ function override(schema: AnyZod, json: JsonSchema, io: Io): void {
  * dialects `\d` is any Unicode digit), `exclusiveMinimum: 0` of an integer → `minimum: 1`.
  */
 function normalize(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(normalize);
+  if (Array.isArray(node)) {
+    for (const item of node) normalize(item);
+    return;
+  }
   if (node === null || typeof node !== 'object') return;
   const json = node as JsonSchema;
   if (typeof json.pattern === 'string') json.pattern = asciiDigits(json.pattern);

@@ -134,8 +134,17 @@ export type RedirectOperation<P extends ZodOrUndefined, Q extends ZodOrUndefined
     handler: (ctx: OperationContext<P, Q, undefined>) => Promise<string>;
   };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Operation = JsonOperation<any, any, any, any> | RedirectOperation<any, any>;
+/*
+ * An operation whatever its schemas: a route table lists operations of different schemas, each checked where
+ * defineOperation made it, so the lists and the code that walks them take any.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above
+export type AnyJsonOperation = JsonOperation<any, any, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: see above
+export type AnyRedirectOperation = RedirectOperation<any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type AnyOperationContext = OperationContext<any, any, any>;
+export type Operation = AnyJsonOperation | AnyRedirectOperation;
 
 export function defineOperation<
   P extends ZodOrUndefined = undefined,
@@ -207,10 +216,7 @@ export function fillPath(url: string, params: Record<string, unknown> | undefine
  * The default handler: the same operation on backend-sim, its `data` parsed by the response schema; a read's
  * `data` relayed (TenantBackend.relay). A write's is parsed: its `Location` is made from it.
  */
-async function forwardToBackend(
-  operation: JsonOperation<any, any, any, any>,
-  ctx: OperationContext<any, any, any>,
-): Promise<unknown> {
+async function forwardToBackend(operation: AnyJsonOperation, ctx: AnyOperationContext): Promise<unknown> {
   const call = {
     method: operation.method,
     path: fillPath(operation.backendPath ?? operation.url, ctx.params),
@@ -275,9 +281,9 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
   for (const operation of operations) {
     checkAccess(operation);
     const redirect = operation.response.status === 302;
-    const json = redirect ? null : (operation as JsonOperation<any, any, any, any>);
+    const json = redirect ? null : (operation as AnyJsonOperation);
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const ctx: OperationContext<any, any, any> = {
+      const ctx: AnyOperationContext = {
         params: request.params,
         query: request.query,
         body: request.body,
@@ -288,7 +294,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         presigner: deps.presigner,
       };
       if (redirect) {
-        const location = await (operation as RedirectOperation<any, any>).handler(ctx);
+        const location = await (operation as AnyRedirectOperation).handler(ctx);
         return reply.status(302).header('location', location).header('cache-control', 'no-store').send();
       }
       const data = json!.handler ? await json!.handler(ctx) : await forwardToBackend(json!, ctx);

@@ -38,8 +38,14 @@ function finished(child: ChildProcess): Promise<{ code: number | null; out: stri
   let out = '';
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => ((out += d), (stdout += d)));
-  child.stderr!.on('data', (d) => ((out += d), (stderr += d)));
+  child.stdout!.on('data', (d) => {
+    out += d;
+    stdout += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+    stderr += d;
+  });
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out, stdout, stderr })));
 }
 

@@ -16,7 +16,9 @@ const tempDir = () => {
   dirs.push(d);
   return d;
 };
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /**
  * One hash per table over every row in primary-key order: ordinary tables and the search index's

@@ -212,7 +212,7 @@ const statements = [
 ];
 
 export const migration: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     for (const statement of statements) await sql.raw(statement).execute(db);
   },
 };

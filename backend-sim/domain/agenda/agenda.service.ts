@@ -47,7 +47,7 @@ async function visibleAgenda(db: Db, id: number, ctx: CallContext): Promise<Agen
 
 async function duracao(db: Db, agendaId: number, procedimentoId: number): Promise<number> {
   const row = await repo.findDuracao(db, agendaId, procedimentoId);
-  if (!row || !row.duracao_minutos) throw rule(SEM_DURACAO, { field: 'procedimento_id' });
+  if (!row?.duracao_minutos) throw rule(SEM_DURACAO, { field: 'procedimento_id' });
   return row.duracao_minutos;
 }
 

@@ -154,7 +154,7 @@ export async function createMedico(db: Db, input: MedicoWrite, ctx: CallContext,
 
 /** Read, merge, write: papeis/conselho/endereco replace the whole current value. Answers the detail. */
 export async function patchMedico(db: Db, id: number, input: MedicoWrite, ctx: CallContext, now: string) {
-  const current = found(await repo.findMedico(db, id));
+  found(await repo.findMedico(db, id));
   const set: Partial<Omit<MedicoRow, 'id'>> = {};
   if (has(input, 'nome')) {
     const nome = blank(input.nome);

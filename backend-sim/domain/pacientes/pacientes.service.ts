@@ -186,7 +186,7 @@ async function freeNumeroProntuario(db: Db, id: number, from = 0): Promise<strin
 
 /** Updates the fields the body names and answers the detail ('write' shape). */
 export async function patchPaciente(db: Db, id: number, input: PacientePatch, ctx: CallContext, now: string) {
-  const current = found(await repo.findPaciente(db, id));
+  found(await repo.findPaciente(db, id));
   const cfg = await getClinicaConfig(db);
   const set: Partial<Omit<PacienteRow, 'id'>> = {};
 

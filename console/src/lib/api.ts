@@ -8,7 +8,7 @@ export class ApiError extends Error {
     readonly code: string,
     readonly status: number,
     message: string,
-    readonly details: Record<string, any> | null = null,
+    readonly details: Record<string, unknown> | null = null,
     readonly requestId: string | null = null,
   ) {
     super(message);
@@ -20,7 +20,8 @@ export class ApiError extends Error {
     const out: Record<string, string> = {};
     const lista = (this.details?.lista ?? []) as Array<{ field: string; msg: string }>;
     for (const item of lista) out[item.field] ??= englishMessage(item.msg);
-    if (this.details?.field && !out[this.details.field]) out[this.details.field] = englishMessage(this.message);
+    const field = this.details?.field;
+    if (typeof field === 'string' && field && !out[field]) out[field] = englishMessage(this.message);
     return out;
   }
 }
@@ -67,7 +68,7 @@ export async function api<S extends z.ZodType>(
   let payload: {
     data: unknown;
     meta?: { request_id?: string };
-    error: { code: string; message: string; details: any } | null;
+    error: { code: string; message: string; details: Record<string, unknown> | null } | null;
   };
   try {
     payload = await response.json();

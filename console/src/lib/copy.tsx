@@ -79,11 +79,11 @@ export function CopyableSnippet({
   labelledBy?: string;
 }) {
   return (
-    <div className="snippet">
-      <pre className="json" data-testid={testId} aria-labelledby={labelledBy}>
+    <section className="snippet" aria-labelledby={labelledBy}>
+      <pre className="json" data-testid={testId}>
         {breakable(text)}
       </pre>
       <CopyButton value={text} label={copyLabel} />
-    </div>
+    </section>
   );
 }

@@ -95,7 +95,11 @@ const looksEnglish = (text: string) =>
   !/\b(nao|invalid[oa]|informe)\b/i.test(text);
 
 /** The sentence to show an operator for a console API error. */
-export function errorSentence(error: { code: string; message: string; details?: Record<string, any> | null }): string {
+export function errorSentence(error: {
+  code: string;
+  message: string;
+  details?: Record<string, unknown> | null;
+}): string {
   const translated = MESSAGES_EN[error.message];
   if (translated) return translated;
   const lista = (error.details?.lista ?? []) as Array<{ field: string; msg: string }>;

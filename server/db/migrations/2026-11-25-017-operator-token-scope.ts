@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
 // 30 days from this migration, then expire (docs/decisions.md § Tenant reset and operator tokens).
 export const MIGRATED_TOKEN_DAYS = 30;
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('operator_tokens')
     .addColumn('tenants', 'text', (c) => c.notNull().defaultTo('[]'))

@@ -7,6 +7,6 @@ import type { Kysely } from 'kysely';
 // key), where the raw path made them separate entries. Rows already written keep NULL: this migration cannot
 // know which route their raw path reached, so they answer only their own verb and raw path until they
 // expire (24 h). No index: lookups go by (chave_id, idem_key), the start of the primary key.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('idempotency_keys').addColumn('operation', 'text').execute();
 }

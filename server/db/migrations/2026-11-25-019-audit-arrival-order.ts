@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 // instead of ts (SQLite appends the rowid to an index anyway: (tenant_id, id) walks one clinic newest
 // first without a sort). As many indexes as before, so a request pays no more to be journaled.
 // audit_ts_idx stays: the retention purge and the console's time range read it.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('audit_tenant_ts_idx').execute();
   await db.schema.dropIndex('audit_key_ts_idx').execute();
   await db.schema.dropIndex('audit_status_ts_idx').execute();

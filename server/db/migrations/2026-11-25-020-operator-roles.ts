@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 // - disabled_at: set when an admin disables the account; its sessions and tokens stop working and it
 //   cannot sign in. NULL = active.
 // - password_changed_at: the last change or reset (the Operators screen shows it); NULL = never since creation.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('operators')
     .addColumn('role', 'text', (c) => c.notNull().defaultTo('admin').check(sql`role IN ('admin', 'viewer')`))

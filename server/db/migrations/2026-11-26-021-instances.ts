@@ -13,7 +13,7 @@ import { isPostgres } from '../dialect.ts';
 //   empties every instance's key cache (PG3). "Last used" (written with the audit batches) is not such a change.
 // - PostgreSQL: storage_faults (the console's presign faults, shared; NOTIFY gateway_storage_faults) and
 //   rate_limit_buckets (one token bucket per key for the whole cluster, PG4). UNLOGGED: a bucket is worth no WAL.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('idempotency_keys').addColumn('instance_id', 'text').execute();
   if (!isPostgres(db)) return;
 

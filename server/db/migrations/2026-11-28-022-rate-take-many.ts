@@ -6,7 +6,7 @@ import { isPostgres } from '../dialect.ts';
 // statement instead of one each. The takes run in key order (so two instances' batches never lock the same
 // buckets in opposite orders) and answer in the order they were asked. Nothing for SQLite (its buckets are
 // in the gateway's memory).
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   if (!isPostgres(db)) return;
   await sql`
     CREATE FUNCTION gateway_rate_take_many(keys integer[], steps double precision[], burst double precision)

@@ -13,7 +13,9 @@ import { derivedMismatches } from '../helpers.ts';
 // from the rows an existing tenant already has, and triggers keep them right through every write.
 const LATEST = '2026-11-23-005-list-counts-and-search';
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 const tempFile = () => {
   const d = mkdtempSync(join(tmpdir(), 'derived-test-'));
   dirs.push(d);
@@ -51,7 +53,9 @@ function fill(sqlite: SQLite.Database, start = 0) {
   const paciente = sqlite.prepare(
     "INSERT INTO pacientes (nome, numero_prontuario, usuario, senha_hash, ativo, criado_em) VALUES (?, ?, ?, 'x', ?, '2026-01-01T00:00:00Z')",
   );
-  names.forEach((nome, i) => paciente.run(nome, `n${start + i}`, `u${start + i}`, i % 3 ? 1 : 0));
+  names.forEach((nome, i) => {
+    paciente.run(nome, `n${start + i}`, `u${start + i}`, i % 3 ? 1 : 0);
+  });
   const exame = sqlite.prepare(
     "INSERT INTO exames (paciente_id, procedimento_id, medico_exame_id, medico_laudo_id, medico_solicitante_id, data_realizado, excluido_em, criado_em) VALUES (1, ?, ?, ?, ?, ?, ?, 'c')",
   );

@@ -13,7 +13,9 @@ import { migrations } from '../../../backend-sim/db/migrations/index.ts';
 // Migration 2026-11-24-009 (issue 25): markers appended in a rowid table, and the search queue applied by id.
 const MIGRATION = '2026-11-24-009-append-only-markers-and-queue-by-id';
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 const tempFile = () => {
   const d = mkdtempSync(join(tmpdir(), 'migration-009-test-'));
   dirs.push(d);

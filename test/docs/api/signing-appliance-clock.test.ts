@@ -22,7 +22,7 @@ let stack: TestStack;
 let workDir: string;
 
 const blocks = (lang: string) =>
-  [...readFileSync(GUIDE, 'utf8').matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+  [...readFileSync(GUIDE, 'utf8').matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]);
 /** The guide's helpers: the bash blocks defining `call` and `sync_clock`, the credential lines left out. */
 const helpers = () =>
   blocks('bash')

@@ -74,7 +74,7 @@ describe('idempotency inspector', () => {
     });
     expect(Date.parse(byKey[idem].expires_at) - Date.parse(byKey[idem].created_at)).toBe(86_400_000);
     expect(byKey['em-voo'].state).toBe('in_flight');
-    expect(byKey['abandonada'].state).toBe('abandoned');
+    expect(byKey.abandonada.state).toBe('abandoned');
     expect(byKey['backend-fora']).toMatchObject({ state: 'stored_503', status: 503 });
     // Metadata only: nothing of the sealed response.
     expect(res.text).not.toContain('PACIENTE INSPETOR');

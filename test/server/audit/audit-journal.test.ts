@@ -103,7 +103,7 @@ describe('the journal columns', () => {
     const cpf = makeCpf(424_242);
     const res = await stack.call({
       method: 'PATCH',
-      path: '/v1/pacientes/1?cpf=' + cpf,
+      path: `/v1/pacientes/1?cpf=${cpf}`,
       body: { cpf },
       signWith: { body: '{}' },
     });

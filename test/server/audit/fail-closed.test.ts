@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import type { SignedResponse } from '../../helpers/signed-client.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
@@ -112,7 +113,7 @@ test('a write whose journal commit fails after it ran: 503, its key released, an
     latency_ms: 400,
   });
   expect(fault.status).toBe(201);
-  let res;
+  let res: SignedResponse;
   try {
     const pending = stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: key });
     await new Promise((resolve) => setTimeout(resolve, 150));

@@ -5,7 +5,6 @@ import { request } from 'undici';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { journalRow, journalRows, unattributedGroups } from '../../helpers/journal.ts';
 import { ensureOperator } from '../../../server/admin/operators.ts';
-import { ConsoleClient } from '../admin/console-client.ts';
 
 /**
  * Issue 19 § Bounded entries: a body that did not parse is never stored raw (size, content type and a

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { nowSeconds, sign } from '../../helpers/signed-client.ts';
@@ -149,7 +149,7 @@ describe('AUTH_TIMESTAMP_EXPIRED with the appliance clock moved ahead', () => {
 test('AUTH_KEY_NOT_FOUND: unknown key', async () => {
   const res = await stack.call(
     { path: '/v1/ping' },
-    { apiKey: 'ce_live_' + '0'.repeat(32), apiSecret: stack.creds.apiSecret },
+    { apiKey: `ce_live_${'0'.repeat(32)}`, apiSecret: stack.creds.apiSecret },
   );
   expectAuthError(res, 401, 'AUTH_KEY_NOT_FOUND');
 });
@@ -170,7 +170,7 @@ test('AUTH_KEY_REVOKED: key revoked', async () => {
 });
 
 test('AUTH_KEY_LEGACY: legacy key without a compatible stored secret, usable again after rotation', async () => {
-  const legacyKey = 'ce_live_' + 'ab'.repeat(16);
+  const legacyKey = `ce_live_${'ab'.repeat(16)}`;
   const id = await stack.keys.importLegacy({
     tenantSlug: stack.tenantSlug,
     apiKey: legacyKey,

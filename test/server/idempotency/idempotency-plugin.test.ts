@@ -87,7 +87,7 @@ test('same key, different body → 422 IDEMPOTENCY_CONFLICT', async () => {
 
 test('scope is per API key: the same key string under two API keys never collides', async () => {
   const other = await stack.newKey();
-  const key = 'mesma-chave-' + randomUUID();
+  const key = `mesma-chave-${randomUUID()}`;
   const a = newPatient();
   const b = newPatient();
   const resA = await create(a, key);

@@ -54,7 +54,10 @@ function plaintextHits(dataDir: string, values: string[]): Record<string, string
   for (const file of files) {
     const bytes = readFileSync(file);
     for (const value of values) {
-      if (bytes.includes(Buffer.from(value, 'utf8'))) (hits[value] ??= []).push(path.relative(dataDir, file));
+      if (bytes.includes(Buffer.from(value, 'utf8'))) {
+        hits[value] ??= [];
+        hits[value].push(path.relative(dataDir, file));
+      }
     }
   }
   return hits;

@@ -285,7 +285,9 @@ function objectPaths(schema: Json, value: unknown, ctx: SchemaContext, path: (st
     }
   } else if (Array.isArray(value)) {
     const array = schemaFor(schema, 'array', ctx);
-    value.forEach((v, i) => array?.items && out.push(...objectPaths(array.items, v, ctx, [...path, i])));
+    value.forEach((v, i) => {
+      if (array?.items) out.push(...objectPaths(array.items, v, ctx, [...path, i]));
+    });
   }
   return out;
 }

@@ -45,14 +45,19 @@ const operations = (): DocumentedOperation[] =>
 function walk(node: any, visit: (schema: any, where: string) => void, where = '', seen = new Set<any>()): void {
   if (node === null || typeof node !== 'object' || seen.has(node)) return;
   seen.add(node);
-  if (typeof node.$ref === 'string') return walk(oracle.resolve(node), visit, `${where} → ${node.$ref}`, seen);
+  if (typeof node.$ref === 'string') {
+    walk(oracle.resolve(node), visit, `${where} → ${node.$ref}`, seen);
+    return;
+  }
   visit(node, where);
   for (const [key, value] of Object.entries<any>(node)) {
     if (key === 'properties' || key === 'dependentSchemas' || key === '$defs') {
       for (const [name, child] of Object.entries<any>(value ?? {})) walk(child, visit, `${where}.${name}`, seen);
     } else if (['items', 'not', 'additionalProperties'].includes(key)) walk(value, visit, `${where}/${key}`, seen);
     else if (['anyOf', 'oneOf', 'allOf'].includes(key))
-      value.forEach((child: any, i: number) => walk(child, visit, `${where}/${key}/${i}`, seen));
+      value.forEach((child: any, i: number) => {
+        walk(child, visit, `${where}/${key}/${i}`, seen);
+      });
   }
 }
 
@@ -172,7 +177,12 @@ describe('every rule the server enforces is expressed', () => {
   test('patterns use [0-9], never \\d', () => {
     const offenders: string[] = [];
     const scan = (node: any, where: string) => {
-      if (Array.isArray(node)) return node.forEach((child, i) => scan(child, `${where}/${i}`));
+      if (Array.isArray(node)) {
+        node.forEach((child, i) => {
+          scan(child, `${where}/${i}`);
+        });
+        return;
+      }
       if (node === null || typeof node !== 'object') return;
       if (typeof node.pattern === 'string' && node.pattern.includes('\\d')) offenders.push(`${where}: ${node.pattern}`);
       for (const [key, value] of Object.entries(node)) scan(value, `${where}/${key}`);

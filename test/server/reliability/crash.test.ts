@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
 import { spawnStack, stopStack } from '../../helpers/child-stack.ts';
 import { makeCpf } from '../../helpers/fixtures.ts';
-import { signedRequest, type Credentials } from '../../helpers/signed-client.ts';
+import { signedRequest, type Credentials, type SignedResponse } from '../../helpers/signed-client.ts';
 
 /**
  * Issue 12 "Done when": SIGKILL of the whole stack (gateway, backend-sim, S3: one process) while
@@ -82,7 +82,7 @@ function newWrite(): Write {
   const n = ++sequence;
   const body: Write['body'] = {
     nome: `Crash ${RUN} ${String(n).padStart(4, '0')}`,
-    data_nascimento: '1970-01-0' + ((n % 9) + 1),
+    data_nascimento: `1970-01-0${(n % 9) + 1}`,
   };
   if (n % 2 === 0) body.cpf = makeCpf(cpfBase + n);
   const write: Write = {
@@ -103,7 +103,7 @@ function newWrite(): Write {
 let pending = 0;
 
 async function send(baseUrl: string, creds: Credentials, write: Write): Promise<boolean> {
-  let res;
+  let res: SignedResponse;
   pending++;
   try {
     res = await signedRequest(baseUrl, creds, {

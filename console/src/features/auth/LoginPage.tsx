@@ -60,6 +60,7 @@ export function LoginPage() {
           <input
             id="login-username"
             autoComplete="username"
+            // biome-ignore lint/a11y/noAutofocus: the sign-in page exists to take the username
             autoFocus
             value={username}
             onChange={(e) => setUsername(e.target.value)}

@@ -26,7 +26,10 @@ const setReason = (next: LoginReason) => {
 /** 'expired' when the operator lands on the login because the session ended under them. */
 export function useLoginReason(): LoginReason {
   return useSyncExternalStore(
-    (listener) => (reasonListeners.add(listener), () => reasonListeners.delete(listener)),
+    (listener) => {
+      reasonListeners.add(listener);
+      return () => reasonListeners.delete(listener);
+    },
     () => reason,
   );
 }

@@ -86,6 +86,7 @@ function SearchForm({
     navigate('/idempotency', { tenant, idem_key: text, chave_id: keyId });
   };
   return (
+    // biome-ignore lint/a11y/useSemanticElements: the search landmark is this form itself (a <search> would wrap it)
     <form
       className="card card-pad"
       role="search"
@@ -448,9 +449,24 @@ export function IdempotencyPage() {
         </section>
       ) : (
         <>
-          {keyId !== null && <KeySection keyId={keyId} onPurge={(p) => (purge.reset(), setConfirm(p))} />}
+          {keyId !== null && (
+            <KeySection
+              keyId={keyId}
+              onPurge={(p) => {
+                purge.reset();
+                setConfirm(p);
+              }}
+            />
+          )}
           {tenant && (
-            <ClinicSection tenant={tenant} idemKey={idemKey} onPurge={(p) => (purge.reset(), setConfirm(p))} />
+            <ClinicSection
+              tenant={tenant}
+              idemKey={idemKey}
+              onPurge={(p) => {
+                purge.reset();
+                setConfirm(p);
+              }}
+            />
           )}
         </>
       )}

@@ -76,9 +76,10 @@ function ScopesCell({ scopes }: { scopes: string[] }) {
   const preset = presetOf(scopes);
   if (preset) return <Badge tone="info">{presetLabel(preset)}</Badge>;
   return (
-    <div className="chips" data-testid="scopes" aria-label={`Scopes: ${scopes.join(', ')}`}>
+    <div className="chips" data-testid="scopes">
+      <span className="sr-only">Scopes: {scopes.join(', ')}</span>
       {compactScopes(scopes).map((c) => (
-        <span key={c.resource} className="chip" title={c.title}>
+        <span key={c.resource} className="chip" title={c.title} aria-hidden="true">
           {c.resource} <strong>{c.letters}</strong>
         </span>
       ))}
@@ -232,9 +233,10 @@ export function KeysPage() {
           tenant={tenant}
           tenantName={tenants.data?.find((t) => t.slug === tenant)?.nome}
           onClose={() => setModal(null)}
-          onIssued={(credentials) => (
-            setHighlight(credentials.chave_id), setModal({ kind: 'secret', credentials, rotated: false })
-          )}
+          onIssued={(credentials) => {
+            setHighlight(credentials.chave_id);
+            setModal({ kind: 'secret', credentials, rotated: false });
+          }}
         />
       )}
       {modal?.kind === 'edit' && tenant && (

@@ -75,6 +75,7 @@ export function ScopePicker({
           {value.length} of {ALL_SCOPES.length} scopes
         </span>
       </div>
+      {/* biome-ignore lint/a11y/useSemanticElements: a segmented control; a fieldset brings its own box and min-content width */}
       <div className="segmented" role="group" aria-label="Scope preset">
         {PRESETS.map((name) => (
           <button

@@ -71,12 +71,16 @@ function KeyFormDialog<S extends z.ZodType>({
           value={label}
           maxLength={100}
           onChange={(e) => setLabel(e.target.value)}
+          // biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field
           autoFocus={focusLabel}
         />
       </Field>
       <ScopePicker
         value={scopes}
-        onChange={(next) => (setScopes(next), setErrors(({ scopes: _, ...rest }) => rest))}
+        onChange={(next) => {
+          setScopes(next);
+          setErrors(({ scopes: _, ...rest }) => rest);
+        }}
         error={errors.scopes}
       />
       <Field id={`${idPrefix}-medico`} label="Bound doctor" error={errors.medico_id} hint={medicoHint}>

@@ -120,6 +120,7 @@ function AddOperatorDialog({
           autoComplete="off"
           maxLength={64}
           onChange={(e) => setUsername(e.target.value)}
+          // biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field
           autoFocus
         />
       </Field>
@@ -191,6 +192,7 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
           autoComplete="current-password"
           value={current}
           onChange={(e) => setCurrent(e.target.value)}
+          // biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field
           autoFocus
         />
       </Field>

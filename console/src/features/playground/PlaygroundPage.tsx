@@ -18,11 +18,12 @@ function VisiblePayload({ payload }: { payload: string }) {
   return (
     <pre className="json" data-testid="string-to-sign" style={{ margin: 0 }}>
       {parts.map((part, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one string, in order; the position is the line
         <span key={i}>
           {breakable(part)}
           {i < parts.length - 1 && (
             <>
-              <span aria-label="line feed" title="line feed (LF, 0x0A)" style={LF_STYLE}>
+              <span role="img" aria-label="line feed" title="line feed (LF, 0x0A)" style={LF_STYLE}>
                 \n
               </span>
               {'\n'}
@@ -133,9 +134,9 @@ export function PlaygroundPage() {
 
   const applianceNow = () => String(Math.floor(Date.now() / 1000) + (offset.data ?? 0));
   // Default timestamp: now on the appliance clock (real time plus the clock page's offset).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the offset arrives; a timestamp typed since stays
   useEffect(() => {
     if (!timestamp && offset.isFetched) setTimestamp(applianceNow());
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [offset.isFetched]);
   // Choosing a key fills X-API-Key with it (still editable).
   useEffect(() => {

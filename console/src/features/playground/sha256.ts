@@ -55,7 +55,9 @@ export function sha256(message: Uint8Array): Uint8Array {
   }
   const out = new Uint8Array(32);
   const outView = new DataView(out.buffer);
-  h.forEach((v, i) => outView.setUint32(i * 4, v));
+  h.forEach((v, i) => {
+    outView.setUint32(i * 4, v);
+  });
   return out;
 }
 

@@ -104,6 +104,7 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
           autoComplete="off"
           disabled={!allowed}
           onChange={(e) => setTyped(e.target.value)}
+          // biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field
           autoFocus
         />
       </Field>

@@ -86,7 +86,7 @@ function SettingsPanel({ slug }: { slug: string }) {
     if (!settings.data) return;
     setDraft(settings.data);
     setErrors({});
-  }, [settings.data]);
+  }, [settings.data, setErrors]);
 
   if (settings.isPending) return <Loading />;
   if (settings.isError)
@@ -214,6 +214,7 @@ function NewTenantDialog({ onClose }: { onClose: () => void }) {
         error={errors.slug}
         hint="Lowercase letters, digits and hyphens; it cannot change later."
       >
+        {/* biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field */}
         <input id="tenant-slug" value={slug} onChange={(e) => setSlug(e.target.value)} autoFocus />
       </Field>
       <Field id="tenant-nome" label="Name" error={errors.nome}>

@@ -79,6 +79,7 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
       onClose={onClose}
     >
       <Field id="token-label" label="Label" error={errors.label} hint="Who uses it, e.g. “Playwright suite – CI”.">
+        {/* biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field */}
         <input id="token-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} autoFocus />
       </Field>
       <fieldset
@@ -90,6 +91,7 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
         {clinics.isPending ? (
           <Loading label="Loading clinics…" />
         ) : (
+          // biome-ignore lint/a11y/useSemanticElements: a group inside the fieldset above, without a second fieldset's box
           <div role="group" aria-label="Clinic list">
             {clinics.data?.map((c) => (
               <label key={c.slug} className="checkbox" style={{ marginBottom: 6, opacity: allClinics ? 0.5 : 1 }}>

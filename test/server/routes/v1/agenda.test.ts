@@ -3,7 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AGENDAMENTO_SNAPSHOT_FIELDS, AGENDAMENTO_STATUS } from '../../../../contracts/schemas/agenda.ts';
-import { READ_ONLY_SCOPES, SANDBOX_SCOPES } from '../../../../contracts/scopes.ts';
+import { SANDBOX_SCOPES } from '../../../../contracts/scopes.ts';
 import { seedDefaultTenants } from '../../../../seed/seed.ts';
 import { makeCpf, TenantFixtures } from '../../../helpers/fixtures.ts';
 import type { Credentials, SignedResponse } from '../../../helpers/signed-client.ts';
