@@ -44,9 +44,6 @@ test("a viewer reads a clinic's settings: every control disabled, no Save, and a
     await page.goto(`/console/#/tenants?tenant=${appliance.tenant}`);
     await expect(page.getByTestId('read-only-role')).toBeVisible();
     const form = page.getByRole('form', { name: `Settings of ${appliance.tenant}` });
-    await expect(form.getByTestId('settings-read-only')).toHaveText(
-      "Read-only for a viewer: an admin changes a clinic's settings.",
-    );
     // The saved values are shown, each control disabled.
     await expect(form.getByLabel('Clinic name')).toHaveValue((before as { nome: string }).nome);
     await expect(form.getByLabel('Clinic name')).toBeDisabled();
@@ -67,6 +64,9 @@ test("a viewer reads a clinic's settings: every control disabled, no Save, and a
     await form.evaluate((f: HTMLFormElement) => f.requestSubmit());
     await page.waitForLoadState('networkidle');
     expect(writes).toEqual([]);
+    await expect(form.getByTestId('settings-read-only')).toHaveText(
+      "Read-only for a viewer: an admin changes a clinic's settings.",
+    );
   });
   expect(await consoleApi.call('GET', `/tenants/${appliance.tenant}/settings`)).toEqual(before);
 });
