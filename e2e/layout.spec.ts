@@ -209,6 +209,98 @@ interface ClinicRef {
   nome: string;
 }
 
+/** Codes this long or shorter are read whole (console/src/lib/vocabulary.tsx, the same bound). */
+const SHORT_CODE_MAX = 32;
+
+/**
+ * Slugs and short codes laid out on two lines (issue 29), as sentences: inside a code, chip, badge, key or
+ * monospace value, each piece between spaces of up to 32 characters (a slug, a key prefix, an id, an error code,
+ * a masked key, a short path) is on one line, and every clinic's slug (up to 40) is on one line wherever it is. A browser breaks
+ * `clinica-b` after its hyphen where a column is short of room, which the broken-word check of `problems` cannot
+ * see (`clinica` and `b` each stay whole). Longer pieces (paths, hashes, secrets) may break at their <wbr>; JSON
+ * blocks and secrets in a <pre> wrap as they must.
+ */
+async function splitCodes(page: Page, clinics: ClinicRef[]): Promise<string[]> {
+  return page.evaluate(
+    ({ slugs, max }) => {
+      const out = new Set<string>();
+      const SKIP = 'pre, textarea, option, script, style, .sr-only, [hidden]';
+      const visible = (el: Element) => {
+        const r = el.getBoundingClientRect();
+        const style = getComputedStyle(el);
+        return r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
+      };
+      const where = (el: Element) =>
+        `<${el.tagName.toLowerCase()}${typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : ''}>`;
+      const range = document.createRange();
+      /** The lines characters [start, end) of `el`'s text are laid out on (its text nodes, <wbr> pieces included). */
+      const lines = (nodes: Text[], starts: number[], start: number, end: number) => {
+        const at = (offset: number, last: boolean) => {
+          let i = nodes.length - 1;
+          while (i > 0 && (last ? starts[i] >= offset : starts[i] > offset)) i--;
+          return { node: nodes[i], offset: offset - starts[i] };
+        };
+        const a = at(start, false);
+        const b = at(end, true);
+        range.setStart(a.node, a.offset);
+        range.setEnd(b.node, b.offset);
+        return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+      };
+      const sameRun = (a: Text, b: Text) => {
+        let between = a.nextSibling;
+        while (between && between !== b && between.nodeName === 'WBR') between = between.nextSibling;
+        return between === b;
+      };
+      const textOf = (root: Element) => {
+        const nodes: Text[] = [];
+        const starts: number[] = [];
+        let text = '';
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+          if (node.parentElement?.closest(SKIP)) continue;
+          // Text of another element is another piece (`#2` and its badge), the pieces <wbr> splits are one.
+          const previous = nodes.at(-1);
+          if (previous && !sameRun(previous, node)) text += ' ';
+          nodes.push(node);
+          starts.push(text.length);
+          text += node.data;
+        }
+        return { nodes, starts, text };
+      };
+
+      const CODE = 'code, kbd, .mono, .code, .chip, .badge, .clinic-slug';
+      const codes = [...document.body.querySelectorAll(CODE)].filter(
+        (el) => !el.parentElement?.closest(CODE) && !el.closest(SKIP) && visible(el),
+      );
+      for (const el of codes) {
+        const { nodes, starts, text } = textOf(el);
+        if (!nodes.length) continue;
+        for (const piece of text.matchAll(/\S+/g)) {
+          if (piece[0].length > max) continue;
+          if (lines(nodes, starts, piece.index!, piece.index! + piece[0].length) > 1)
+            out.add(`"${piece[0]}" breaks across lines in ${where(el)}`);
+        }
+      }
+      for (const el of document.body.querySelectorAll('*')) {
+        if (el.closest(SKIP) || !visible(el)) continue;
+        for (const child of el.childNodes) {
+          if (child.nodeType !== Node.TEXT_NODE) continue;
+          const data = (child as Text).data;
+          for (const slug of slugs) {
+            const found = new RegExp(`(^|[^a-z0-9-])(${slug.replace(/-/g, '\\-')})($|[^a-z0-9-])`).exec(data);
+            if (!found) continue;
+            const start = found.index + found[1].length;
+            if (lines([child as Text], [0], start, start + slug.length) > 1)
+              out.add(`slug "${slug}" breaks across lines in ${where(el)}`);
+          }
+        }
+      }
+      return [...out];
+    },
+    { slugs: clinics.map((c) => c.slug), max: SHORT_CODE_MAX },
+  );
+}
+
 /**
  * Words that must not reach the operator as they are stored (issue 22 § 2, one vocabulary), as sentences:
  * - a status, state or fault kind as its raw code: a text that is exactly `active`, `revoked`, `in_flight`,
@@ -287,10 +379,11 @@ async function settleDialog(page: Page): Promise<Locator> {
   return dialog;
 }
 
-/** Both checks, soft: one run lists every problem of every screen, state and dialog. */
+/** The checks, soft: one run lists every problem of every screen, state and dialog. */
 async function look(page: Page, what: string, clinics: ClinicRef[]): Promise<void> {
   expect.soft(await problems(page), `layout: ${what}`).toEqual([]);
   expect.soft(await wording(page, clinics), `wording: ${what}`).toEqual([]);
+  expect.soft(await splitCodes(page, clinics), `codes: ${what}`).toEqual([]);
 }
 
 async function clinicsOf(consoleApi: ConsoleApi): Promise<ClinicRef[]> {
@@ -337,6 +430,8 @@ async function layoutOperator(
 /** A query parameter no route knows, long and without a space: its 400 answer is a JSON line wider than any card. */
 const LONG_PARAMETER = 'parametro_de_filtro_que_o_integrador_inventou_e_que_nao_existe_na_especificacao_da_api_v1';
 
+const SECOND_CLINIC: ClinicRef = { slug: 'clinica-b', nome: 'Clínica B — Diagnóstico por Imagem e Análises Clínicas' };
+
 interface Seeded {
   custom: { id: number; apiKey: string; apiSecret: string };
   revokedId: number;
@@ -376,6 +471,11 @@ async function seed(consoleApi: ConsoleApi, appliance: E2eEnv): Promise<Seeded> 
     ...medico,
   });
   await consoleApi.call('POST', `/keys/${revoked.id}/revoke`);
+
+  // A second clinic as a first start makes it, found or added: a hyphenated slug beside a long name leaves the
+  // clinics table short of room, where `clinica-b` broke after its hyphen (issue 29).
+  const clinics = await consoleApi.call<ClinicRef[]>('GET', '/tenants');
+  if (!clinics.some((c) => c.slug === SECOND_CLINIC.slug)) await consoleApi.call('POST', '/tenants', SECOND_CLINIC);
 
   const client = new SignedClient(appliance.baseUrl, custom);
   const idem = `layout-${Date.now()}-pedido-de-exame`;
@@ -483,6 +583,11 @@ function stateScreens(tenant: string, seeded: Seeded, role: 'admin' | 'viewer'):
   return [
     { name: 'keys-clinic', label: 'API keys of the e2e clinic', href: `#/keys?tenant=${tenant}` },
     { name: 'tenants-settings', label: 'Clinic settings', href: `#/tenants?tenant=${tenant}` },
+    {
+      name: 'tenants-settings-clinica-b',
+      label: `Settings of ${SECOND_CLINIC.slug}`,
+      href: `#/tenants?tenant=${SECOND_CLINIC.slug}`,
+    },
     { name: 'audit-key', label: 'Calls of a key', href: `#/audit?chave_id=${seeded.custom.id}` },
     { name: 'audit-conflict', label: 'Audit entry of a 422 conflict', href: `#/audit/${seeded.conflictAuditId}` },
     { name: 'audit-console', label: 'Audit entry of a console action', href: `#/audit/${seeded.keyCreateAuditId}` },
@@ -729,7 +834,7 @@ test('dialogs and the sign-in page hold at both sizes: new key and its secret, r
   }
 });
 
-test('the checks themselves: a broken word, a cut select, a sideways page, an empty card, JSON past its card, raw codes and a bare slug are caught', async ({
+test('the checks themselves: a broken word, a split slug or code, a cut select, a sideways page, an empty card, JSON past its card, raw codes and a bare slug are caught', async ({
   operatorPage: page,
   appliance,
   consoleApi,
@@ -748,7 +853,9 @@ test('the checks themselves: a broken word, a cut select, a sideways page, an em
       <section class="card card-pad" id="probe-empty"><h3>Detail —</h3></section>
       <section class="card card-pad" id="probe-past" style="width: 300px"><pre style="white-space: pre; overflow: visible">{"field": "${'x'.repeat(120)}"}</pre><div id="probe-wide" style="width: 500px; height: 4px"></div></section>
       <section class="card card-pad" id="probe-scrolls" style="width: 300px"><pre style="white-space: pre; overflow: auto">{"field": "${'y'.repeat(120)}"}</pre></section>
-      <span class="badge">http500</span> <span class="badge">active</span> <h2 id="probe-slug">Reset ${slug}?</h2>`;
+      <span class="badge">http500</span> <span class="badge">active</span> <h2 id="probe-slug">Reset ${slug}?</h2>
+      <div style="width: 40px"><code style="white-space: normal">clinica-b</code></div>
+      <p style="width: 40px">of clinica-sonda</p>`;
     main.appendChild(probe);
   }, appliance.tenant);
   const found = await problems(page);
@@ -761,6 +868,9 @@ test('the checks themselves: a broken word, a cut select, a sideways page, an em
   expect(found.some((p) => /<div#probe-wide> "" reaches past the edge of <section#probe-past/.test(p))).toBe(true);
   // A block that scrolls inside its card is held: nothing about the second probe.
   expect(found.filter((p) => /probe-scrolls|"y{10}/.test(p))).toEqual([]);
+  const split = await splitCodes(page, [...clinics, { slug: 'clinica-sonda', nome: 'Clínica Sonda' }]);
+  expect(split).toContain('"clinica-b" breaks across lines in <code>');
+  expect(split).toContain('slug "clinica-sonda" breaks across lines in <p>');
   const words = await wording(page, clinics);
   expect(words).toContain('raw code "http500" shown in <span.badge>');
   expect(words).toContain('raw code "active" shown in <span.badge>');

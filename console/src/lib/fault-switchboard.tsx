@@ -6,7 +6,7 @@ import { api } from './api.ts';
 import { useFieldErrors } from './forms.tsx';
 import { useCanWrite } from './role.ts';
 import { ListTable, type Column } from './table.tsx';
-import { Button, ErrorBanner, PageHeader, SectionCard } from './ui.tsx';
+import { Button, EmptyState, ErrorBanner, PageHeader, SectionCard } from './ui.tsx';
 
 /**
  * A console API list of faults switched on for testing (`/faults`, `/storage-faults`): GET lists them (polled
@@ -30,7 +30,8 @@ const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(
  * A screen of faults switched on for testing (the clinic backend's, the file storage's): the form that turns
  * one on, the active ones, and turning one or all off. Its words follow `noun` ("fault": "New fault", "Turn
  * fault on", "Turn fault 3 off", "Turn all faults off"…). The form's `input` is checked by `schema` before it
- * is sent. A viewer sees the list only: switching is an admin's (the console API refuses a viewer's write).
+ * is sent. A viewer sees the list only, and an empty one says so: switching is an admin's (the console API
+ * refuses a viewer's write).
  */
 export function FaultSwitchboard<F extends { id: number }, S extends z.ZodType>({
   title,
@@ -62,7 +63,8 @@ export function FaultSwitchboard<F extends { id: number }, S extends z.ZodType>(
   input: unknown;
   /** The new fault's fields, in the form's grid, with the errors of the last try. */
   fields: (errors: Record<string, string>) => ReactNode;
-  empty: ReactNode;
+  /** The empty list: what it means, and when a new one takes effect ("on the next request"). */
+  empty: { title: string; takesEffect: string };
   testId: string;
   /** The table's columns and a fault's cells, before the button that turns it off. */
   columns: Column[];
@@ -113,7 +115,13 @@ export function FaultSwitchboard<F extends { id: number }, S extends z.ZodType>(
         <ListTable
           pending={faults.isPending}
           rows={faults.data}
-          empty={empty}
+          empty={
+            <EmptyState title={empty.title}>
+              {canWrite
+                ? `Add one above; it takes effect ${empty.takesEffect}.`
+                : `${capitalized(noun)}s are read-only for a viewer: an admin can turn one on here.`}
+            </EmptyState>
+          }
           testId={testId}
           columns={columns}
           rowKey={(f) => f.id}

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { Fragment } from 'react';
 import { z } from 'zod';
 import { tenantView } from '../../../contracts/admin/tenants.ts';
 import { api } from './api.ts';
@@ -108,7 +109,37 @@ export function HttpStatus({ status }: { status: number }) {
   );
 }
 
-/** A code, slug or path that may be long (AUTH_TIMESTAMP_EXPIRED, /v1/pacientes/12/prontuarios): `breakable` (ui.tsx). */
+/**
+ * Pieces of a code between spaces up to this long are read whole, never broken across lines (a browser breaks
+ * `clinica-b` after its hyphen, `AUTH_TIMESTAMP_EXPIRED` at its <wbr>): error codes, slugs, key prefixes, short
+ * paths. e2e/layout.spec.ts checks every screen with the same bound.
+ */
+export const SHORT_CODE_MAX = 32;
+
+/**
+ * A code, slug or path (AUTH_TIMESTAMP_EXPIRED, GET /v1/pacientes/12/prontuarios): a line may break at its
+ * spaces; a piece up to SHORT_CODE_MAX stays whole, a longer one breaks at its punctuation (`breakable`, ui.tsx).
+ */
 export function Code({ children, className = '' }: { children: string; className?: string }) {
-  return <code className={`code ${className}`.trim()}>{breakable(children)}</code>;
+  let at = 0;
+  const pieces = children.split(/(\s+)/).map((text) => {
+    const start = at;
+    at += text.length;
+    return { text, start };
+  });
+  return (
+    <code className={`code ${className}`.trim()}>
+      {pieces.map(({ text, start }) =>
+        !text || /^\s/.test(text) ? (
+          text
+        ) : text.length <= SHORT_CODE_MAX ? (
+          <span key={start} className="nowrap">
+            {text}
+          </span>
+        ) : (
+          <Fragment key={start}>{breakable(text)}</Fragment>
+        ),
+      )}
+    </code>
+  );
 }

@@ -98,7 +98,7 @@ export function AuditDetailPage({ id }: { id: number }) {
                 </dd>
                 <dt>Time</dt>
                 <dd>
-                  {formatDate(e.ts)} <span className="muted mono">{e.ts}</span>
+                  {formatDate(e.ts)} <span className="muted mono nowrap">{e.ts}</span>
                 </dd>
                 <dt>Source</dt>
                 <dd>{e.source === 'console' ? <Badge tone="info">Console</Badge> : <Badge>API</Badge>}</dd>
@@ -106,7 +106,7 @@ export function AuditDetailPage({ id }: { id: number }) {
                   <>
                     <dt>Action</dt>
                     <dd data-testid="detail-action">
-                      {actionLabel(action)} {action && <span className="muted mono">({action})</span>}
+                      {actionLabel(action)} {action && <span className="muted mono nowrap">({action})</span>}
                     </dd>
                   </>
                 )}

@@ -79,7 +79,7 @@ export function LoginPage() {
           {login.isPending ? 'Signing in…' : 'Sign in'}
         </Button>
         <p className="hint" style={{ marginTop: 14, marginBottom: 0 }}>
-          The first operator's password is in <code>DATA_DIR/demo-credentials.json</code>.
+          The first operator's password is in <code className="nowrap">DATA_DIR/demo-credentials.json</code>.
         </p>
       </form>
     </main>

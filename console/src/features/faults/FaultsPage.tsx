@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { faultSchema, FAULT_METHODS } from '../../../../contracts/admin/faults.ts';
 import { FaultSwitchboard } from '../../lib/fault-switchboard.tsx';
 import { clinicOptions, Select, valueOptions } from '../../lib/forms.tsx';
-import { Badge, EmptyState, Field, formatDate } from '../../lib/ui.tsx';
+import { Badge, Field, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useBackendFaults } from './api.ts';
 
@@ -81,11 +81,7 @@ export function FaultsPage() {
           </div>
         </>
       )}
-      empty={
-        <EmptyState title="No faults — the backend behaves normally">
-          Add one above; it takes effect on the next request.
-        </EmptyState>
-      }
+      empty={{ title: 'No faults — the backend behaves normally', takesEffect: 'on the next request' }}
       testId="backend-faults"
       columns={['Fault', 'Clinic', 'Route', 'Latency · rate', { label: 'Hits', title: 'Requests it matched' }, 'Since']}
       cells={(f) => (

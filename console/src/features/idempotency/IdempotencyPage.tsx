@@ -150,7 +150,8 @@ function KeyCell({ apiKey }: { apiKey: KeyRef | null }) {
       </a>{' '}
       {apiKey.label && <span title={apiKey.label}>{shorten(apiKey.label, 28)}</span>}
       <div className="muted mono" style={{ fontSize: 12 }}>
-        {apiKey.api_key_masked} {apiKey.status !== 'active' && <StatusBadge status={apiKey.status} />}
+        <span className="nowrap">{apiKey.api_key_masked}</span>{' '}
+        {apiKey.status !== 'active' && <StatusBadge status={apiKey.status} />}
       </div>
     </div>
   );

@@ -167,8 +167,8 @@ export function KeysPage() {
               <td className="col-key">
                 <div className="key-label">{k.label || <span className="muted">No label</span>}</div>
                 <div className="key-meta">
-                  <span className="mono">#{k.id}</span> · <span className="mono">{k.api_key_masked}</span> ·{' '}
-                  <a href={`#/audit?chave_id=${k.id}`}>Calls</a> ·{' '}
+                  <span className="mono nowrap">#{k.id}</span> · <span className="mono nowrap">{k.api_key_masked}</span>{' '}
+                  · <a href={`#/audit?chave_id=${k.id}`}>Calls</a> ·{' '}
                   <a href={`#/idempotency?chave_id=${k.id}`}>Idempotency</a>
                 </div>
               </td>
@@ -179,7 +179,7 @@ export function KeysPage() {
                     <span>Whole clinic</span>
                   ) : (
                     <span data-testid="bound-doctor">
-                      Only {medicoName.get(k.medico_id) ?? 'doctor'} <span className="mono">#{k.medico_id}</span>
+                      Only {medicoName.get(k.medico_id) ?? 'doctor'} <span className="mono nowrap">#{k.medico_id}</span>
                     </span>
                   )}
                 </div>

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { storageFaultSchema } from '../../../../contracts/admin/storage-faults.ts';
 import { FaultSwitchboard } from '../../lib/fault-switchboard.tsx';
 import { clinicOptions, Select } from '../../lib/forms.tsx';
-import { Badge, EmptyState, Field, formatDate } from '../../lib/ui.tsx';
+import { Badge, Field, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useStorageFaults } from './api.ts';
 
@@ -59,11 +59,7 @@ export function StorageFaultsPage() {
           </div>
         </>
       )}
-      empty={
-        <EmptyState title="No storage faults — files download normally">
-          Add one above; it takes effect on the next download.
-        </EmptyState>
-      }
+      empty={{ title: 'No storage faults — files download normally', takesEffect: 'on the next download' }}
       testId="storage-faults"
       columns={[
         'ID',

@@ -99,6 +99,8 @@ function SettingsPanel({ slug }: { slug: string }) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    // Enter in a field submits a form even without its button: a viewer's form sends nothing.
+    if (!canWrite) return;
     const parsed = tenantSettingsSchema.safeParse({
       nome: draft.nome,
       cpf_obrigatorio: draft.cpf_obrigatorio,
@@ -123,59 +125,68 @@ function SettingsPanel({ slug }: { slug: string }) {
           Settings saved.
         </div>
       )}
-      <Field id="settings-nome" label="Clinic name" error={errors.nome}>
-        <input id="settings-nome" value={draft.nome} onChange={(e) => setDraft({ ...draft, nome: e.target.value })} />
-      </Field>
-      <h3>Required fields</h3>
-      {FLAGS.map(([key, label, hint]) => (
-        <label key={key} className="checkbox" style={{ marginBottom: 8 }} title={hint}>
+      {!canWrite && (
+        <p className="hint" data-testid="settings-read-only">
+          Read-only for a viewer: an admin changes a clinic's settings.
+        </p>
+      )}
+      {/* A disabled fieldset disables every control in it: a viewer reads the settings as they are saved. */}
+      <fieldset className="plain-fieldset" disabled={!canWrite}>
+        <Field id="settings-nome" label="Clinic name" error={errors.nome}>
+          <input id="settings-nome" value={draft.nome} onChange={(e) => setDraft({ ...draft, nome: e.target.value })} />
+        </Field>
+        <h3>Required fields</h3>
+        {FLAGS.map(([key, label, hint]) => (
+          <label key={key} className="checkbox" style={{ marginBottom: 8 }} title={hint}>
+            <input
+              type="checkbox"
+              checked={Boolean(draft[key])}
+              onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })}
+            />
+            {label}
+          </label>
+        ))}
+        <h3 style={{ marginTop: 16 }}>Exam-create defaults</h3>
+        <p className="hint" style={{ marginTop: -4 }}>
+          Used by <code>POST /v1/exames</code> when the integrator omits the field; shown in <code>GET /v1/config</code>
+          .
+        </p>
+        <div className="grid-form">
+          {DEFAULTS.map(({ key, label, from, papel }) => {
+            const source = from === 'unidades' ? unidades : from === 'convenios' ? convenios : doctors;
+            const options = papel ? source.data?.filter((o) => o.papeis?.includes(papel)) : source.data;
+            return (
+              <Field
+                key={key}
+                id={`settings-${key}`}
+                label={label}
+                error={errors[`defaults.${key}`] ?? (source.error ? 'The list could not be loaded.' : undefined)}
+              >
+                <DefaultPicker
+                  id={`settings-${key}`}
+                  value={draft.defaults[key]}
+                  options={options}
+                  loading={source.isPending}
+                  onChange={(v) => setDraft({ ...draft, defaults: { ...draft.defaults, [key]: v } })}
+                />
+              </Field>
+            );
+          })}
+        </div>
+        <h3 style={{ marginTop: 16 }}>External report center</h3>
+        <label className="checkbox" style={{ marginBottom: 4 }}>
           <input
             type="checkbox"
-            checked={Boolean(draft[key])}
-            onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })}
+            checked={draft.central_laudos_disponivel}
+            onChange={(e) => setDraft({ ...draft, central_laudos_disponivel: e.target.checked })}
           />
-          {label}
+          External report center available
         </label>
-      ))}
-      <h3 style={{ marginTop: 16 }}>Exam-create defaults</h3>
-      <p className="hint" style={{ marginTop: -4 }}>
-        Used by <code>POST /v1/exames</code> when the integrator omits the field; shown in <code>GET /v1/config</code>.
-      </p>
-      <div className="grid-form">
-        {DEFAULTS.map(({ key, label, from, papel }) => {
-          const source = from === 'unidades' ? unidades : from === 'convenios' ? convenios : doctors;
-          const options = papel ? source.data?.filter((o) => o.papeis?.includes(papel)) : source.data;
-          return (
-            <Field
-              key={key}
-              id={`settings-${key}`}
-              label={label}
-              error={errors[`defaults.${key}`] ?? (source.error ? 'The list could not be loaded.' : undefined)}
-            >
-              <DefaultPicker
-                id={`settings-${key}`}
-                value={draft.defaults[key]}
-                options={options}
-                loading={source.isPending}
-                onChange={(v) => setDraft({ ...draft, defaults: { ...draft.defaults, [key]: v } })}
-              />
-            </Field>
-          );
-        })}
-      </div>
-      <h3 style={{ marginTop: 16 }}>External report center</h3>
-      <label className="checkbox" style={{ marginBottom: 4 }}>
-        <input
-          type="checkbox"
-          checked={draft.central_laudos_disponivel}
-          onChange={(e) => setDraft({ ...draft, central_laudos_disponivel: e.target.checked })}
-        />
-        External report center available
-      </label>
-      <p className="hint" style={{ marginTop: 0 }}>
-        When off, the center is unreachable: deleting an exam exported to it is refused (
-        <code>BACKEND_CENTRAL_SYNC</code>) and nothing is deleted.
-      </p>
+        <p className="hint" style={{ marginTop: 0 }}>
+          When off, the center is unreachable: deleting an exam exported to it is refused (
+          <code>BACKEND_CENTRAL_SYNC</code>) and nothing is deleted.
+        </p>
+      </fieldset>
       {canWrite && (
         <div className="form-actions">
           <Button type="submit" variant="primary" disabled={save.isPending}>
@@ -263,7 +274,7 @@ export function TenantsPage() {
                   {t.nome} {t.sandbox && <StatusBadge status="sandbox" />}{' '}
                   {t.status !== 'active' && <StatusBadge status={t.status} />}
                 </td>
-                <td className="mono">{t.slug}</td>
+                <td className="mono nowrap">{t.slug}</td>
                 <td>
                   <a href={href('/keys', { tenant: t.slug })}>{t.chaves_ativas}</a>
                 </td>
@@ -299,7 +310,7 @@ export function TenantsPage() {
             title={
               <>
                 Settings · {tenants.data?.find((t) => t.slug === selected)?.nome ?? selected}{' '}
-                <span className="mono muted" style={{ fontSize: 13, fontWeight: 400 }}>
+                <span className="mono muted nowrap" style={{ fontSize: 13, fontWeight: 400 }}>
                   ({selected})
                 </span>
               </>

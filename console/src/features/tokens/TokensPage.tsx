@@ -102,7 +102,7 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
                   onChange={() => toggle(c.slug)}
                   aria-label={c.slug}
                 />
-                {c.nome} <span className="mono">({c.slug})</span>
+                {c.nome} <span className="mono nowrap">({c.slug})</span>
               </label>
             ))}
           </div>
@@ -232,7 +232,7 @@ export function TokensPage() {
           cells={(t) => (
             <>
               <td>{t.label}</td>
-              <td className="mono">{t.prefix}</td>
+              <td className="mono nowrap">{t.prefix}</td>
               <td>
                 <Clinics tenants={t.tenants} />
               </td>
