@@ -3,6 +3,17 @@ import type { EnderecoColumns } from '../db/tables/columns.ts';
 import { optionalText } from '../lib/schemas.ts';
 import { blank } from './campos.ts';
 
+/** The address columns of patients and doctors, in the order their tables (and the seed's INSERTs) list them. */
+export const ENDERECO_COLUMNS = [
+  'endereco_cep',
+  'endereco_logradouro',
+  'endereco_numero',
+  'endereco_complemento',
+  'endereco_bairro',
+  'endereco_cidade_id',
+  'endereco_estado',
+] as const satisfies readonly (keyof EnderecoColumns)[];
+
 /** The `endereco` fields patient and doctor writes share (a doctor's may also name its `cidade`). */
 export const enderecoFields = {
   cep: optionalText,
