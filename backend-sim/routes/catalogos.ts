@@ -16,50 +16,19 @@ import {
 } from '../domain/catalogos/catalogos.service.ts';
 import { medicosQuery } from '../domain/medicos/medicos.schemas.ts';
 import { getMedico, listMedicos } from '../domain/medicos/medicos.service.ts';
-import { idOf, itemRoute, listRoute } from '../lib/http.ts';
-import {
-  cidItem,
-  complementoItem,
-  convenioItem,
-  grupoLaudoItem,
-  procedimentoItem,
-  unidadeItem,
-} from '../../contracts/schemas/catalogos.ts';
+import { byIdRoute, catalogRoute } from '../lib/http.ts';
+import * as catalogo from '../../contracts/schemas/catalogos.ts';
 import { medicoDetail, medicoListItem } from '../../contracts/schemas/medicos.ts';
 
 export const catalogoRoutes =
   (_deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get(
-      '/procedimentos',
-      listRoute(procedimentosQuery, (req, f) => listProcedimentos(req.tenant.db, f), procedimentoItem),
-    );
-    app.get(
-      '/convenios',
-      listRoute(conveniosQuery, (req, f) => listConvenios(req.tenant.db, f), convenioItem),
-    );
-    app.get(
-      '/medicos',
-      listRoute(medicosQuery, (req, f) => listMedicos(req.tenant.db, f), medicoListItem),
-    );
-    app.get(
-      '/medicos/:id',
-      itemRoute((req) => getMedico(req.tenant.db, idOf(req)), medicoDetail),
-    );
-    app.get(
-      '/cids',
-      listRoute(cidsQuery, (req, f) => listCids(req.tenant.db, f), cidItem),
-    );
-    app.get(
-      '/unidades',
-      listRoute(simpleCatalogQuery, (req, f) => listUnidades(req.tenant.db, f), unidadeItem),
-    );
-    app.get(
-      '/complementos',
-      listRoute(simpleCatalogQuery, (req, f) => listComplementos(req.tenant.db, f), complementoItem),
-    );
-    app.get(
-      '/grupos-laudos',
-      listRoute(simpleCatalogQuery, (req, f) => listGruposLaudos(req.tenant.db, f), grupoLaudoItem),
-    );
+    app.get('/procedimentos', catalogRoute(procedimentosQuery, listProcedimentos, catalogo.procedimentoItem));
+    app.get('/convenios', catalogRoute(conveniosQuery, listConvenios, catalogo.convenioItem));
+    app.get('/medicos', catalogRoute(medicosQuery, listMedicos, medicoListItem));
+    app.get('/medicos/:id', byIdRoute(getMedico, medicoDetail));
+    app.get('/cids', catalogRoute(cidsQuery, listCids, catalogo.cidItem));
+    app.get('/unidades', catalogRoute(simpleCatalogQuery, listUnidades, catalogo.unidadeItem));
+    app.get('/complementos', catalogRoute(simpleCatalogQuery, listComplementos, catalogo.complementoItem));
+    app.get('/grupos-laudos', catalogRoute(simpleCatalogQuery, listGruposLaudos, catalogo.grupoLaudoItem));
   };

@@ -17,7 +17,16 @@ import {
   procedimentos,
   unidadesPorNome,
 } from '../domain/resolucao/resolucao.service.ts';
-import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import {
+  callContext,
+  catalogRoute,
+  createdRoute,
+  idOf,
+  itemRoute,
+  parse,
+  visibleByIdRoute,
+  visibleListRoute,
+} from '../lib/http.ts';
 import { exameDetail, exameListItem } from '../../contracts/schemas/exames.ts';
 
 const arquivoQuery = z.object({ tipo: z.enum(['exame', 'laudo']) });
@@ -25,14 +34,8 @@ const arquivoQuery = z.object({ tipo: z.enum(['exame', 'laudo']) });
 export const exameRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get(
-      '/exames',
-      listRoute(exameListSchema, (req, f) => listExames(req.tenant.db, f, callContext(req)), exameListItem),
-    );
-    app.get(
-      '/exames/:id',
-      itemRoute((req) => getExame(req.tenant.db, idOf(req), callContext(req)), exameDetail),
-    );
+    app.get('/exames', visibleListRoute(exameListSchema, listExames, exameListItem));
+    app.get('/exames/:id', visibleByIdRoute(getExame, exameDetail));
     app.get(
       '/exames/:id/arquivo',
       itemRoute((req) =>
@@ -60,24 +63,9 @@ export const exameRoutes =
     );
 
     // Exact-match lookups for the aliases of exam create; no doctor filter (catalog data).
-    app.get(
-      '/resolucao/pacientes',
-      listRoute(pacienteQuery, (req, q) => pacientesPorCpf(req.tenant.db, q)),
-    );
-    app.get(
-      '/resolucao/procedimentos',
-      listRoute(procedimentoQuery, (req, q) => procedimentos(req.tenant.db, q)),
-    );
-    app.get(
-      '/resolucao/convenios',
-      listRoute(convenioQuery, (req, q) => convenios(req.tenant.db, q)),
-    );
-    app.get(
-      '/resolucao/medicos',
-      listRoute(medicoQuery, (req, q) => medicosPorCrm(req.tenant.db, q)),
-    );
-    app.get(
-      '/resolucao/unidades',
-      listRoute(unidadeQuery, (req, q) => unidadesPorNome(req.tenant.db, q)),
-    );
+    app.get('/resolucao/pacientes', catalogRoute(pacienteQuery, pacientesPorCpf));
+    app.get('/resolucao/procedimentos', catalogRoute(procedimentoQuery, procedimentos));
+    app.get('/resolucao/convenios', catalogRoute(convenioQuery, convenios));
+    app.get('/resolucao/medicos', catalogRoute(medicoQuery, medicosPorCrm));
+    app.get('/resolucao/unidades', catalogRoute(unidadeQuery, unidadesPorNome));
   };

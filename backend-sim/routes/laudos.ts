@@ -2,20 +2,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
 import { laudoIngestSchema, laudoListSchema } from '../domain/laudos/laudos.schemas.ts';
 import { getLaudo, ingestLaudo, listLaudos, locateLaudoArquivo } from '../domain/laudos/laudos.service.ts';
-import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import { callContext, createdRoute, idOf, itemRoute, parse, visibleByIdRoute, visibleListRoute } from '../lib/http.ts';
 import { laudoDetail, laudoItem } from '../../contracts/schemas/laudos.ts';
 
 export const laudoRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get(
-      '/laudos',
-      listRoute(laudoListSchema, (req, f) => listLaudos(req.tenant.db, f, callContext(req)), laudoItem),
-    );
-    app.get(
-      '/laudos/:id',
-      itemRoute((req) => getLaudo(req.tenant.db, idOf(req), callContext(req)), laudoDetail),
-    );
+    app.get('/laudos', visibleListRoute(laudoListSchema, listLaudos, laudoItem));
+    app.get('/laudos/:id', visibleByIdRoute(getLaudo, laudoDetail));
     app.get(
       '/laudos/:id/arquivo',
       itemRoute((req) => locateLaudoArquivo(req.tenant.db, deps.files, idOf(req), callContext(req))),

@@ -13,32 +13,16 @@ import {
   patchPaciente,
   unificarPacientes,
 } from '../domain/pacientes/pacientes.service.ts';
-import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import { byIdRoute, catalogRoute, createFromBody, itemRoute, parse, writeByIdFromBody } from '../lib/http.ts';
 import { pacienteDetailRead, pacienteListItem } from '../../contracts/schemas/pacientes.ts';
 
 export const pacienteRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get(
-      '/pacientes',
-      listRoute(pacienteListSchema, (req, f) => listPacientes(req.tenant.db, f), pacienteListItem),
-    );
-    app.get(
-      '/pacientes/:id',
-      itemRoute((req) => getPaciente(req.tenant.db, idOf(req)), pacienteDetailRead),
-    );
-    app.post(
-      '/pacientes',
-      createdRoute((req) =>
-        createPaciente(req.tenant.db, parse(pacienteCreateSchema, req.body), callContext(req), deps.now()),
-      ),
-    );
-    app.patch(
-      '/pacientes/:id',
-      itemRoute((req) =>
-        patchPaciente(req.tenant.db, idOf(req), parse(pacientePatchSchema, req.body), callContext(req), deps.now()),
-      ),
-    );
+    app.get('/pacientes', catalogRoute(pacienteListSchema, listPacientes, pacienteListItem));
+    app.get('/pacientes/:id', byIdRoute(getPaciente, pacienteDetailRead));
+    app.post('/pacientes', createFromBody(pacienteCreateSchema, createPaciente, deps.now));
+    app.patch('/pacientes/:id', writeByIdFromBody(pacientePatchSchema, patchPaciente, deps.now));
     app.post(
       '/pacientes/unificar',
       itemRoute((req) => {
