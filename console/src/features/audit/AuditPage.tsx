@@ -1,7 +1,7 @@
 import { type InputHTMLAttributes, useState } from 'react';
 import { auditQuerySchema } from '../../../../contracts/admin/audit.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { clinicOptions, type Option, Select, useFieldErrors, valueOptions } from '../../lib/forms.tsx';
+import { clinicOptions, type Option, SelectField, useFieldErrors, valueOptions } from '../../lib/forms.tsx';
 import { ListTable } from '../../lib/table.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
@@ -48,9 +48,7 @@ function FiltersForm({ initial }: { initial: AuditFilters }) {
     </Field>
   );
   const selectFilter = (name: string, id: string, label: string, options: Option[] | undefined, blank: string) => (
-    <Field id={id} label={label}>
-      <Select id={id} value={draft[name] ?? ''} onChange={set(name)} options={options} blank={blank} />
-    </Field>
+    <SelectField id={id} label={label} value={draft[name] ?? ''} onChange={set(name)} options={options} blank={blank} />
   );
   const instantFilter = (name: 'from' | 'to', id: string, label: string) => (
     <Field id={id} label={label} error={errors[name]}>
