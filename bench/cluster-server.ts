@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ephemeralConfig } from '../server/config.ts';
@@ -6,6 +6,7 @@ import { startCluster } from '../appliance/cluster.ts';
 import { isFirstStart } from '../appliance/bootstrap.ts';
 import { openGatewayServices } from '../appliance/stack.ts';
 import { ALL_SCOPES } from '../contracts/scopes.ts';
+import { serveUntilStopped } from './harness.ts';
 
 // The appliance as `npm run cluster` runs it, for the bench (issue 24 § 7): its own PostgreSQL under a fresh data
 // dir, backend-sim and the storage once, BENCH_INSTANCES gateway processes. Prints the gateways' URLs, a key, and
@@ -38,14 +39,14 @@ await services.close();
 const postmaster = Number(
   readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
 );
-process.stdout.write(
-  `${JSON.stringify({ url: cluster.gateways[0].url, urls: cluster.gateways.map((g) => g.url).join(' '), apiKey: key.api_key, apiSecret: key.api_secret, postgresPid: String(postmaster) })}\n`,
-);
-process.on(
-  'SIGTERM',
-  () =>
-    void cluster.stop().then(() => {
-      rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    }),
+serveUntilStopped(
+  {
+    url: cluster.gateways[0].url,
+    urls: cluster.gateways.map((g) => g.url).join(' '),
+    apiKey: key.api_key,
+    apiSecret: key.api_secret,
+    postgresPid: String(postmaster),
+  },
+  () => cluster.stop(),
+  dataDir,
 );

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ephemeralConfig } from '../server/config.ts';
 import { startStack, type BackendSimMode } from '../appliance/stack.ts';
 import { ALL_SCOPES } from '../contracts/scopes.ts';
-import { LOAD_CORE, PIN } from './harness.ts';
+import { LOAD_CORE, PIN, serveUntilStopped } from './harness.ts';
 
 // The whole appliance (embedded S3, backend-sim, gateway) as `npm start` runs it, with a fresh data dir:
 // backend-sim in its own child process (BENCH_BACKEND_SIM=in-process: in this process, as before issue 25).
@@ -26,14 +26,8 @@ if (cores && stack.backendSim?.mode === 'process')
 await stack.tenants.create({ slug: 'bench', nome: 'Clinica Bench' });
 const key = await stack.keys.create({ tenantSlug: 'bench', scopes: [...ALL_SCOPES] });
 const backendPid = stack.backendSim?.mode === 'process' ? String(stack.backendSim.pid) : undefined;
-process.stdout.write(
-  `${JSON.stringify({ url: stack.gatewayUrl, apiKey: key.api_key, apiSecret: key.api_secret, backendPid })}\n`,
-);
-process.on(
-  'SIGTERM',
-  () =>
-    void stack.close().then(() => {
-      rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    }),
+serveUntilStopped(
+  { url: stack.gatewayUrl, apiKey: key.api_key, apiSecret: key.api_secret, backendPid },
+  () => stack.close(),
+  dataDir,
 );

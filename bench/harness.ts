@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { cpus } from 'node:os';
@@ -41,6 +41,22 @@ export async function stopServer(server: Server): Promise<void> {
     server.child.once('exit', () => resolve());
     server.child.kill('SIGTERM');
   });
+}
+
+/**
+ * The server process's side of startServer and stopServer: announces `info` in one JSON line on stdout; on
+ * SIGTERM, `stop`s, removes its data dir and exits 0.
+ */
+export function serveUntilStopped(info: Record<string, unknown>, stop: () => Promise<unknown>, dataDir: string): void {
+  process.stdout.write(`${JSON.stringify(info)}\n`);
+  process.on(
+    'SIGTERM',
+    () =>
+      void stop().then(() => {
+        rmSync(dataDir, { recursive: true, force: true });
+        process.exit(0);
+      }),
+  );
 }
 
 export interface Measure {

@@ -1,5 +1,6 @@
 /** Static pt-BR reference data for the generator. Codes look real; they are not a licensed table. */
 import cid10 from './cid10.json' with { type: 'json' };
+import procedimentos from './procedimentos.json' with { type: 'json' };
 
 export const NOMES_FEMININOS = [
   'Maria',
@@ -231,67 +232,13 @@ export const ESPECIALIDADES = [
 ];
 export const CORES_AGENDA = ['#1E88E5', '#43A047', '#E53935', '#8E24AA', '#FB8C00', '#00897B', '#3949AB', '#6D4C41'];
 
-/** [nome, abreviacao, codigo TUSS, descricao TUSS, requer_laudo, possui_imagens] */
-export const PROCEDIMENTOS: readonly (readonly [string, string, string, string, number, number])[] = [
-  [
-    'Ultrassonografia de abdome total',
-    'USGABDT',
-    '40901122',
-    'US - Abdome total (abdome superior, rins, bexiga, aorta, veia cava inferior e adrenais)',
-    1,
-    1,
-  ],
-  [
-    'Ultrassonografia de abdome superior',
-    'USGABDS',
-    '40901114',
-    'US - Abdome superior (fígado, vias biliares, vesícula, pâncreas, baço)',
-    1,
-    1,
-  ],
-  ['Ultrassonografia de tireoide', 'USGTIR', '40901319', 'US - Tireóide', 1, 1],
-  ['Ultrassonografia transvaginal', 'USGTV', '40901360', 'US - Transvaginal (útero, ovário, anexos e vagina)', 1, 1],
-  ['Ultrassonografia obstétrica', 'USGOBS', '40901203', 'US - Obstétrica', 1, 1],
-  ['Ultrassonografia de mamas', 'USGMAM', '40901289', 'US - Mamas', 1, 1],
-  ['Ultrassonografia de próstata via abdominal', 'USGPRO', '40901300', 'US - Próstata (via abdominal)', 1, 1],
-  ['Ecodopplercardiograma transtorácico', 'ECOTT', '40901386', 'Ecodopplercardiograma transtorácico', 1, 1],
-  [
-    'Doppler colorido de carótidas e vertebrais',
-    'DOPCAR',
-    '40901475',
-    'Doppler colorido de vasos cervicais arteriais bilateral (carótidas e vertebrais)',
-    1,
-    1,
-  ],
-  ['Radiografia de tórax PA e perfil', 'RXTOR', '40805026', 'RX - Tórax - 2 incidências', 1, 1],
-  ['Radiografia de coluna lombossacra', 'RXLOMB', '40803082', 'RX - Coluna lombo-sacra', 1, 1],
-  ['Radiografia de joelho', 'RXJOE', '40804054', 'RX - Joelho (AP + perfil)', 1, 1],
-  ['Mamografia bilateral', 'MAMO', '40808033', 'Mamografia convencional bilateral', 1, 1],
-  ['Densitometria óssea de coluna e fêmur', 'DEXA', '40808041', 'Densitometria óssea - rotina (coluna e fêmur)', 1, 1],
-  ['Tomografia computadorizada de crânio', 'TCCRA', '41001010', 'TC - Crânio ou sela túrcica ou órbitas', 1, 1],
-  ['Tomografia computadorizada de tórax', 'TCTOR', '41001109', 'TC - Tórax', 1, 1],
-  [
-    'Tomografia computadorizada de abdome total',
-    'TCABD',
-    '41001133',
-    'TC - Abdome total (abdome superior, pelve e retroperitônio)',
-    1,
-    1,
-  ],
-  ['Ressonância magnética de crânio', 'RMCRA', '41101014', 'RM - Crânio (encéfalo)', 1, 1],
-  ['Ressonância magnética de coluna lombar', 'RMLOMB', '41101120', 'RM - Coluna lombo-sacra', 1, 1],
-  ['Ressonância magnética de joelho', 'RMJOE', '41101189', 'RM - Articular (por articulação)', 1, 1],
-  ['Eletrocardiograma', 'ECG', '40101010', 'ECG convencional de até 12 derivações', 1, 0],
-  ['Teste ergométrico', 'ERGO', '40101045', 'Teste ergométrico computadorizado', 1, 0],
-  ['Holter 24 horas', 'HOLTER', '40101037', 'Holter de 24 horas - 3 ou mais canais - analógico', 1, 0],
-  ['MAPA 24 horas', 'MAPA', '40101029', 'Monitorização ambulatorial da pressão arterial - MAPA 24 horas', 1, 0],
-  ['Eletroencefalograma', 'EEG', '40103072', 'Eletroencefalograma em vigília e sono espontâneo', 1, 0],
-  ['Espirometria', 'ESPIRO', '40107037', 'Prova de função pulmonar completa (espirometria)', 1, 0],
-  ['Endoscopia digestiva alta', 'EDA', '40202038', 'Endoscopia digestiva alta', 1, 1],
-  ['Colonoscopia', 'COLONO', '40202666', 'Colonoscopia (inclui a retossigmoidoscopia)', 1, 1],
-  ['Audiometria tonal limiar', 'AUDIO', '40103170', 'Audiometria tonal limiar com testes de discriminação', 1, 0],
-  ['Consulta em consultório', 'CONS', '10101012', 'Em consultório (no horário normal ou preestabelecido)', 0, 0],
-];
+/**
+ * Procedures, in the order of their ids, as [nome, abreviacao, codigo TUSS, descricao TUSS, requer_laudo,
+ * possui_imagens] (seed/procedimentos.json: a reference table is data, like CIDS).
+ */
+export const PROCEDIMENTOS: readonly (readonly [string, string, string, string, number, number])[] = procedimentos.map(
+  (p) => [p.nome, p.abreviacao, p.codigo_tuss, p.descricao_tuss, p.requer_laudo, p.possui_imagens] as const,
+);
 
 /** [nome, abreviacao, registro ANS (6 digits), planos] */
 export const CONVENIOS: readonly (readonly [string, string, string, readonly string[]])[] = [

@@ -3,6 +3,17 @@ import type { enderecoInput } from '../../contracts/schemas/pacientes.ts';
 import type { EnderecoColumns } from '../db/tables/columns.ts';
 import { blank } from './campos.ts';
 
+/** The address columns of patients and doctors, in the order their tables (and the seed's INSERTs) list them. */
+export const ENDERECO_COLUMNS = [
+  'endereco_cep',
+  'endereco_logradouro',
+  'endereco_numero',
+  'endereco_complemento',
+  'endereco_bairro',
+  'endereco_cidade_id',
+  'endereco_estado',
+] as const satisfies readonly (keyof EnderecoColumns)[];
+
 /** The `endereco` a patient or doctor write forwards (a doctor's may also name its `cidade`, read apart). */
 export type EnderecoInput = z.output<typeof enderecoInput>;
 

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptionsWithHandler } from 'fastify';
 import { z } from 'zod';
+import type { Db } from '../db/database.ts';
 import { BackendError } from '../errors.ts';
 import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
 import { contractOf } from '../../shared-node/contract-stamp.ts';
@@ -120,3 +121,48 @@ export function createdRoute(create: (req: FastifyRequest) => Promise<unknown>) 
   return async (req: FastifyRequest, reply: FastifyReply) =>
     reply.status(201).send({ data: await create(req), meta: {} });
 }
+
+// ---------------------------------------------------------------- a service as its route
+// Most routes call one service with the tenant's database and what the request carries, in this order: the
+// path's `:id`, the parsed query or body, the call context (what a bound key may see, who writes), the clock.
+// These pass them, so such a route names its service and schemas only.
+
+type Listed = { data: unknown[]; total: number };
+
+/** A list the same for every key (catalogs, lookups): `list(db, query)`. */
+export const catalogRoute = <S extends z.ZodType>(
+  schema: S,
+  list: (db: Db, query: z.infer<S>) => Promise<Listed>,
+  item?: z.ZodType,
+): Route => listRoute(schema, (req, query) => list(req.tenant.db, query), item);
+
+/** A list of what the calling key may see: `list(db, query, call)`. */
+export const visibleListRoute = <S extends z.ZodType>(
+  schema: S,
+  list: (db: Db, query: z.infer<S>, call: CallContext) => Promise<Listed>,
+  item?: z.ZodType,
+): Route => listRoute(schema, (req, query) => list(req.tenant.db, query, callContext(req)), item);
+
+/** The item of the path's `:id`: `get(db, id)`. */
+export const byIdRoute = (get: (db: Db, id: number) => Promise<unknown>, contract?: z.ZodType): Route =>
+  itemRoute((req) => get(req.tenant.db, idOf(req)), contract);
+
+/** The item of the path's `:id`, when the calling key may see it: `get(db, id, call)`. */
+export const visibleByIdRoute = (
+  get: (db: Db, id: number, call: CallContext) => Promise<unknown>,
+  contract?: z.ZodType,
+): Route => itemRoute((req) => get(req.tenant.db, idOf(req), callContext(req)), contract);
+
+/** A create from the body parsed by `schema`, at the instant `at()` reads: `create(db, input, call, at)`, 201. */
+export const createFromBody = <S extends z.ZodType, At>(
+  schema: S,
+  create: (db: Db, input: z.infer<S>, call: CallContext, at: At) => Promise<unknown>,
+  at: () => At,
+) => createdRoute((req) => create(req.tenant.db, parse(schema, req.body), callContext(req), at()));
+
+/** A write to the item of the path's `:id` from the body parsed by `schema`: `write(db, id, input, call, at)`. */
+export const writeByIdFromBody = <S extends z.ZodType, At>(
+  schema: S,
+  write: (db: Db, id: number, input: z.infer<S>, call: CallContext, at: At) => Promise<unknown>,
+  at: () => At,
+): Route => itemRoute((req) => write(req.tenant.db, idOf(req), parse(schema, req.body), callContext(req), at()));

@@ -9,7 +9,18 @@ import {
   listConfigs,
   reagendarAgendamento,
 } from '../domain/agenda/agenda.service.ts';
-import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import {
+  callContext,
+  createFromBody,
+  idOf,
+  itemRoute,
+  listRoute,
+  parse,
+  visibleByIdRoute,
+  visibleListRoute,
+  writeByIdFromBody,
+} from '../lib/http.ts';
+import { agendaConfig, agendamento, agendamentoDetail, slotGroup } from '../../contracts/schemas/agenda.ts';
 import {
   apptCreateForwarded,
   apptListForwarded,
@@ -18,33 +29,18 @@ import {
   reagendarForwarded,
   slotsForwarded,
 } from '../../contracts/backend/agenda.ts';
-import { agendaConfig, agendamento, agendamentoDetail, slotGroup } from '../../contracts/schemas/agenda.ts';
 
 export const agendaRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get(
-      '/agenda/configs',
-      listRoute(configListForwarded, (req, f) => listConfigs(req.tenant.db, f, callContext(req)), agendaConfig),
-    );
+    app.get('/agenda/configs', visibleListRoute(configListForwarded, listConfigs, agendaConfig));
     app.get(
       '/agenda/slots',
       listRoute(slotsForwarded, (req, f) => computeSlots(req.tenant.db, f, callContext(req), deps.clock()), slotGroup),
     );
-    app.get(
-      '/agenda/agendamentos',
-      listRoute(apptListForwarded, (req, f) => listAgendamentos(req.tenant.db, f, callContext(req)), agendamento),
-    );
-    app.get(
-      '/agenda/agendamentos/:id',
-      itemRoute((req) => getAgendamento(req.tenant.db, idOf(req), callContext(req)), agendamentoDetail),
-    );
-    app.post(
-      '/agenda/agendamentos',
-      createdRoute((req) =>
-        createAgendamento(req.tenant.db, parse(apptCreateForwarded, req.body), callContext(req), deps.stamp()),
-      ),
-    );
+    app.get('/agenda/agendamentos', visibleListRoute(apptListForwarded, listAgendamentos, agendamento));
+    app.get('/agenda/agendamentos/:id', visibleByIdRoute(getAgendamento, agendamentoDetail));
+    app.post('/agenda/agendamentos', createFromBody(apptCreateForwarded, createAgendamento, deps.stamp));
     app.post(
       '/agenda/agendamentos/:id/cancelar',
       itemRoute((req) =>
@@ -59,14 +55,6 @@ export const agendaRoutes =
     );
     app.post(
       '/agenda/agendamentos/:id/reagendar',
-      itemRoute((req) =>
-        reagendarAgendamento(
-          req.tenant.db,
-          idOf(req),
-          parse(reagendarForwarded, req.body),
-          callContext(req),
-          deps.stamp(),
-        ),
-      ),
+      writeByIdFromBody(reagendarForwarded, reagendarAgendamento, deps.stamp),
     );
   };

@@ -8,7 +8,17 @@ import {
   procedimentos,
   unidadesPorNome,
 } from '../domain/resolucao/resolucao.service.ts';
-import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import {
+  callContext,
+  catalogRoute,
+  createdRoute,
+  idOf,
+  itemRoute,
+  parse,
+  visibleByIdRoute,
+  visibleListRoute,
+} from '../lib/http.ts';
+import { exameDetail, exameListItem } from '../../contracts/schemas/exames.ts';
 import {
   exameArquivoForwarded,
   exameCreateResolved,
@@ -20,19 +30,12 @@ import {
   resolucaoProcedimentoQuery,
   resolucaoUnidadeQuery,
 } from '../../contracts/backend/exames.ts';
-import { exameDetail, exameListItem } from '../../contracts/schemas/exames.ts';
 
 export const exameRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get(
-      '/exames',
-      listRoute(exameListForwarded, (req, f) => listExames(req.tenant.db, f, callContext(req)), exameListItem),
-    );
-    app.get(
-      '/exames/:id',
-      itemRoute((req) => getExame(req.tenant.db, idOf(req), callContext(req)), exameDetail),
-    );
+    app.get('/exames', visibleListRoute(exameListForwarded, listExames, exameListItem));
+    app.get('/exames/:id', visibleByIdRoute(getExame, exameDetail));
     app.get(
       '/exames/:id/arquivo',
       itemRoute((req) =>
@@ -72,24 +75,9 @@ export const exameRoutes =
     );
 
     // Exact-match lookups for the aliases of exam create; no doctor filter (catalog data).
-    app.get(
-      '/resolucao/pacientes',
-      listRoute(resolucaoPacienteQuery, (req, q) => pacientesPorCpf(req.tenant.db, q)),
-    );
-    app.get(
-      '/resolucao/procedimentos',
-      listRoute(resolucaoProcedimentoQuery, (req, q) => procedimentos(req.tenant.db, q)),
-    );
-    app.get(
-      '/resolucao/convenios',
-      listRoute(resolucaoConvenioQuery, (req, q) => convenios(req.tenant.db, q)),
-    );
-    app.get(
-      '/resolucao/medicos',
-      listRoute(resolucaoMedicoQuery, (req, q) => medicosPorCrm(req.tenant.db, q)),
-    );
-    app.get(
-      '/resolucao/unidades',
-      listRoute(resolucaoUnidadeQuery, (req, q) => unidadesPorNome(req.tenant.db, q)),
-    );
+    app.get('/resolucao/pacientes', catalogRoute(resolucaoPacienteQuery, pacientesPorCpf));
+    app.get('/resolucao/procedimentos', catalogRoute(resolucaoProcedimentoQuery, procedimentos));
+    app.get('/resolucao/convenios', catalogRoute(resolucaoConvenioQuery, convenios));
+    app.get('/resolucao/medicos', catalogRoute(resolucaoMedicoQuery, medicosPorCrm));
+    app.get('/resolucao/unidades', catalogRoute(resolucaoUnidadeQuery, unidadesPorNome));
   };

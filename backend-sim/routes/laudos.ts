@@ -1,21 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BackendDeps } from '../app.ts';
 import { getLaudo, ingestLaudo, listLaudos, locateLaudoArquivo } from '../domain/laudos/laudos.service.ts';
-import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
-import { laudoIngestForwarded, laudoListForwarded } from '../../contracts/backend/laudos.ts';
+import { callContext, createdRoute, idOf, itemRoute, parse, visibleByIdRoute, visibleListRoute } from '../lib/http.ts';
 import { laudoDetail, laudoItem } from '../../contracts/schemas/laudos.ts';
+import { laudoIngestForwarded, laudoListForwarded } from '../../contracts/backend/laudos.ts';
 
 export const laudoRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get(
-      '/laudos',
-      listRoute(laudoListForwarded, (req, f) => listLaudos(req.tenant.db, f, callContext(req)), laudoItem),
-    );
-    app.get(
-      '/laudos/:id',
-      itemRoute((req) => getLaudo(req.tenant.db, idOf(req), callContext(req)), laudoDetail),
-    );
+    app.get('/laudos', visibleListRoute(laudoListForwarded, listLaudos, laudoItem));
+    app.get('/laudos/:id', visibleByIdRoute(getLaudo, laudoDetail));
     app.get(
       '/laudos/:id/arquivo',
       itemRoute((req) => locateLaudoArquivo(req.tenant.db, deps.files, idOf(req), callContext(req))),

@@ -7,38 +7,22 @@ import {
   patchPaciente,
   unificarPacientes,
 } from '../domain/pacientes/pacientes.service.ts';
-import { callContext, createdRoute, idOf, itemRoute, listRoute, parse } from '../lib/http.ts';
+import { byIdRoute, catalogRoute, createFromBody, itemRoute, parse, writeByIdFromBody } from '../lib/http.ts';
+import { pacienteDetailRead, pacienteListItem } from '../../contracts/schemas/pacientes.ts';
 import {
   pacienteCreateForwarded,
   pacienteListForwarded,
   pacientePatchForwarded,
   unificarForwarded,
 } from '../../contracts/backend/pacientes.ts';
-import { pacienteDetailRead, pacienteListItem } from '../../contracts/schemas/pacientes.ts';
 
 export const pacienteRoutes =
   (deps: BackendDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get(
-      '/pacientes',
-      listRoute(pacienteListForwarded, (req, f) => listPacientes(req.tenant.db, f), pacienteListItem),
-    );
-    app.get(
-      '/pacientes/:id',
-      itemRoute((req) => getPaciente(req.tenant.db, idOf(req)), pacienteDetailRead),
-    );
-    app.post(
-      '/pacientes',
-      createdRoute((req) =>
-        createPaciente(req.tenant.db, parse(pacienteCreateForwarded, req.body), callContext(req), deps.now()),
-      ),
-    );
-    app.patch(
-      '/pacientes/:id',
-      itemRoute((req) =>
-        patchPaciente(req.tenant.db, idOf(req), parse(pacientePatchForwarded, req.body), callContext(req), deps.now()),
-      ),
-    );
+    app.get('/pacientes', catalogRoute(pacienteListForwarded, listPacientes, pacienteListItem));
+    app.get('/pacientes/:id', byIdRoute(getPaciente, pacienteDetailRead));
+    app.post('/pacientes', createFromBody(pacienteCreateForwarded, createPaciente, deps.now));
+    app.patch('/pacientes/:id', writeByIdFromBody(pacientePatchForwarded, patchPaciente, deps.now));
     app.post(
       '/pacientes/unificar',
       itemRoute((req) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN } from '../idempotency-key.ts';
+import { keyView } from './keys.ts';
 
 /** `GET /tenants/:slug/idempotency?idem_key=`: a clinic's entries of one Idempotency-Key value (the header's own syntax: anything else was never stored). */
 export const idempotencySearchQuery = z.object({
@@ -41,13 +42,8 @@ export const idempotencyEntryView = z.object({
 });
 export type IdempotencyEntryView = z.infer<typeof idempotencyEntryView>;
 
-/** An API key as the inspector names it. */
-export const keyRef = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  api_key_masked: z.string(),
-  status: z.string(),
-});
+/** An API key as the inspector names it: the fields of the console's key list that tell keys apart. */
+export const keyRef = keyView.pick({ id: true, label: true, api_key_masked: true, status: true });
 export type KeyRef = z.infer<typeof keyRef>;
 
 /** `GET /keys/:id/idempotency`: a key's live entries (metadata only: the sealed responses are never opened). */

@@ -219,28 +219,24 @@ export function parseCrm(value: string): { numero: string; uf: string | null } {
   return { numero: m[1].replace(/^0+(?=\d)/, ''), uf: m[2]?.toUpperCase() ?? null };
 }
 
+/** A code of exactly `digits` digits (the TUSS code, the ANS registry), blanks around it trimmed. */
+const digitCode = (name: string, digits: number) =>
+  documented(
+    z
+      .string(`Deve ser texto de ${digits} digitos.`)
+      .trim()
+      .regex(new RegExp(`^\\d{${digits}}$`), `${name} deve ter exatamente ${digits} digitos.`),
+    {
+      replace: { type: 'string', pattern: `^\\s*[0-9]{${digits}}\\s*$`, description: `${name}: ${digits} digitos.` },
+    },
+  );
+
 /** Spec § POST /v1/exames, aliases: exact-equality match after normalization, resolved before the backend call. */
 export const EXAME_ALIAS_FORMATS = {
   paciente_cpf: cpfField,
-  procedimento_codigo_tuss: documented(
-    z
-      .string('Deve ser texto de 8 digitos.')
-      .trim()
-      .regex(/^\d{8}$/, 'Codigo TUSS deve ter exatamente 8 digitos.'),
-    {
-      replace: { type: 'string', pattern: '^\\s*[0-9]{8}\\s*$', description: 'Codigo TUSS: 8 digitos.' },
-    },
-  ),
+  procedimento_codigo_tuss: digitCode('Codigo TUSS', 8),
   procedimento_abreviacao: trimmed(1, 30),
-  convenio_codigo_ans: documented(
-    z
-      .string('Deve ser texto de 6 digitos.')
-      .trim()
-      .regex(/^\d{6}$/, 'Registro ANS deve ter exatamente 6 digitos.'),
-    {
-      replace: { type: 'string', pattern: '^\\s*[0-9]{6}\\s*$', description: 'Registro ANS: 6 digitos.' },
-    },
-  ),
+  convenio_codigo_ans: digitCode('Registro ANS', 6),
   convenio_nome: trimmed(2, 100),
   medico_exame_crm: crmAlias,
   medico_laudo_crm: crmAlias,

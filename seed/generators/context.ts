@@ -1,4 +1,5 @@
 import type SQLite from 'better-sqlite3';
+import * as D from '../data.ts';
 import type { Random } from '../random.ts';
 import type { MedicoIds, SeedProgress } from '../types.ts';
 
@@ -25,3 +26,20 @@ export interface Catalogos {
 }
 
 export const ascii = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+
+/**
+ * A made-up address in the city `D.CIDADES[cidadeIdx]`, as the values of ENDERECO_COLUMNS in their order;
+ * street numbers from 1 to `maxNumero`.
+ */
+export function enderecoSintetico(rnd: Random, cidadeIdx: number, maxNumero: number): unknown[] {
+  const [, uf, cepPrefix] = D.CIDADES[cidadeIdx];
+  return [
+    cepPrefix + rnd.digits(3),
+    rnd.pick(D.LOGRADOUROS),
+    String(rnd.int(1, maxNumero)),
+    rnd.pick(D.COMPLEMENTOS_END),
+    rnd.pick(D.BAIRROS),
+    cidadeIdx + 1,
+    uf,
+  ];
+}

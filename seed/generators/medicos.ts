@@ -1,9 +1,10 @@
+import { ENDERECO_COLUMNS } from '../../backend-sim/domain/endereco.ts';
 import { cpfCheckDigits } from '../../backend-sim/lib/cpf.ts';
 import { addDays } from '../../backend-sim/lib/time.ts';
 import { inserter } from '../bulk-load.ts';
 import * as D from '../data.ts';
 import type { MedicoIds } from '../types.ts';
-import { ascii, type SeedContext } from './context.ts';
+import { ascii, enderecoSintetico, type SeedContext } from './context.ts';
 
 /** Doctors: a fixed role rotation so every tenant has exam, reporting and requesting doctors. */
 export function seedMedicos(
@@ -43,13 +44,7 @@ export function seedMedicos(
     'telefone',
     'celular',
     'email',
-    'endereco_cep',
-    'endereco_logradouro',
-    'endereco_numero',
-    'endereco_complemento',
-    'endereco_bairro',
-    'endereco_cidade_id',
-    'endereco_estado',
+    ...ENDERECO_COLUMNS,
     'cor_agenda',
     'ativo',
     'criado_em',
@@ -61,7 +56,7 @@ export function seedMedicos(
     const last = rich ? `${rnd.pick(D.SOBRENOMES)} ${rnd.pick(D.SOBRENOMES)}` : `Sintetico ${id}`;
     const nome = `${first} ${last}`;
     const cidadeIdx = rnd.int(0, D.CIDADES.length - 1);
-    const [, uf, cepPrefix, ddd] = D.CIDADES[cidadeIdx];
+    const [, uf, , ddd] = D.CIDADES[cidadeIdx];
     const [e, l, s] = roles[i % roles.length];
     const usuario = `dr.${ascii(first).toLowerCase()}.${ascii(last.split(' ')[0]).toLowerCase()}${id}`;
     const cpfBase = String(100_000_000 + rnd.int(0, 899_999_999));
@@ -87,13 +82,7 @@ export function seedMedicos(
       `${ddd}3${rnd.digits(7)}`,
       `${ddd}9${rnd.digits(8)}`,
       `${usuario.replace(/^dr\./, '')}@clinica.med.br`,
-      cepPrefix + rnd.digits(3),
-      rnd.pick(D.LOGRADOUROS),
-      String(rnd.int(1, 3000)),
-      rnd.pick(D.COMPLEMENTOS_END),
-      rnd.pick(D.BAIRROS),
-      cidadeIdx + 1,
-      uf,
+      ...enderecoSintetico(rnd, cidadeIdx, 3000),
       D.CORES_AGENDA[i % D.CORES_AGENDA.length],
       1,
       criadoEm,

@@ -1,8 +1,9 @@
+import { PACIENTE_COLUMNS } from '../../backend-sim/domain/pacientes/pacientes.repository.ts';
 import { cpfCheckDigits } from '../../backend-sim/lib/cpf.ts';
 import { addDays, isoSeconds } from '../../backend-sim/lib/time.ts';
 import { batched, inserter } from '../bulk-load.ts';
 import * as D from '../data.ts';
-import { ascii, type Catalogos, type SeedContext } from './context.ts';
+import { ascii, type Catalogos, enderecoSintetico, type SeedContext } from './context.ts';
 
 /**
  * `count` patients with valid, unique CPFs (a few without one), 11-digit mobiles and addresses; 70% with
@@ -16,37 +17,7 @@ export function seedPacientes(
 ): Int32Array {
   const { sqlite, rnd, rich, ref, refDate } = ctx;
   const conveniosComPlano = [...planosPorConvenio.entries()].filter(([, planos]) => planos.length > 0);
-  const insPaciente = inserter(sqlite, 'pacientes', [
-    'id',
-    'saudacao',
-    'nome',
-    'nome_registro',
-    'numero_prontuario',
-    'cpf',
-    'rg',
-    'data_nascimento',
-    'sexo',
-    'estado_civil_id',
-    'telefone',
-    'celular',
-    'email',
-    'endereco_cep',
-    'endereco_logradouro',
-    'endereco_numero',
-    'endereco_complemento',
-    'endereco_bairro',
-    'endereco_cidade_id',
-    'endereco_estado',
-    'convenio_id',
-    'convenio_plano_id',
-    'convenio_numero_carteirinha',
-    'usuario',
-    'senha_hash',
-    'senha_temporaria',
-    'data_alteracao_senha',
-    'ativo',
-    'criado_em',
-  ]);
+  const insPaciente = inserter(sqlite, 'pacientes', ['id', ...PACIENTE_COLUMNS]);
   const cpfOffset = rnd.int(1, 999_999_999);
   const convenioDoPaciente = new Int32Array(count + 1);
   batched(
@@ -68,7 +39,7 @@ export function seedPacientes(
       const base = String((i * 387_420_489 + cpfOffset) % 1_000_000_000).padStart(9, '0');
       const hasCpf = !/^(\d)\1{8}$/.test(base) && (!rich || rnd.chance(0.96));
       const cidadeIdx = rnd.int(0, D.CIDADES.length - 1);
-      const [, uf, cepPrefix, ddd] = D.CIDADES[cidadeIdx];
+      const ddd = D.CIDADES[cidadeIdx][3];
       const conv = rnd.chance(0.7) ? rnd.pick(conveniosComPlano) : null;
       convenioDoPaciente[id] = conv ? conv[0] : 0;
       const criado = isoSeconds(new Date(ref.getTime() - rnd.int(0, 5 * 365 * 86400) * 1000));
@@ -89,13 +60,7 @@ export function seedPacientes(
         rnd.chance(0.4) ? `${ddd}3${rnd.digits(7)}` : null,
         `${ddd}9${rnd.digits(8)}`,
         rnd.chance(0.85) ? email : null,
-        cepPrefix + rnd.digits(3),
-        rnd.pick(D.LOGRADOUROS),
-        String(rnd.int(1, 4000)),
-        rnd.pick(D.COMPLEMENTOS_END),
-        rnd.pick(D.BAIRROS),
-        cidadeIdx + 1,
-        uf,
+        ...enderecoSintetico(rnd, cidadeIdx, 4000),
         conv ? conv[0] : null,
         conv ? rnd.pick(conv[1]) : null,
         conv ? rnd.digits(16) : null,
@@ -105,6 +70,10 @@ export function seedPacientes(
         criado,
         rnd.chance(0.97) ? 1 : 0,
         criado,
+        // Never updated, written by no API key.
+        null,
+        null,
+        null,
       );
     },
     ctx.report('pacientes', count),

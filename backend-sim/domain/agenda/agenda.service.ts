@@ -62,6 +62,21 @@ interface Slot {
   convenioId: number;
 }
 
+/** The slot of `duracao` minutes from `hora` (HH:MM) on `data`; one that would end after midnight is refused, naming `field`. */
+function slotOf(
+  agenda: AgendaRow,
+  data: string,
+  hora: string,
+  duracao: number,
+  field: string,
+  rest: Pick<Slot, 'encaixe' | 'convenioId'>,
+): Slot {
+  const inicio = toMinutes(hora);
+  const slot = { agenda, data, inicio, fim: inicio + duracao, ...rest };
+  if (slot.fim > 24 * 60) throw rule('Horario fora da grade da agenda.', { field });
+  return slot;
+}
+
 /**
  * The rules shared by create and reschedule (the 422 BUSINESS_RULEs). Runs inside the write
  * transaction, so the daily limit cannot be passed by two concurrent bookings.
@@ -138,15 +153,10 @@ export async function createAgendamento(db: Db, b: ApptCreate, ctx: CallContext,
     throw rule('Unidade nao permitida para esta agenda.', { field: 'unidade_id' });
   await checkPlano(db, b.convenio_id, b.plano_id);
   const dur = await duracao(db, agenda.id, b.procedimento_id);
-  const slot: Slot = {
-    agenda,
-    data: b.data,
-    inicio: toMinutes(b.hora_inicio),
-    fim: toMinutes(b.hora_inicio) + dur,
+  const slot = slotOf(agenda, b.data, b.hora_inicio, dur, 'hora_inicio', {
     encaixe: b.encaixe === true,
     convenioId: b.convenio_id,
-  };
-  if (slot.fim > 24 * 60) throw rule('Horario fora da grade da agenda.', { field: 'hora_inicio' });
+  });
   return db.transaction().execute(async (trx) => {
     await checkSlot(trx, slot, clock, null);
     if (b.paciente_id) {
@@ -251,15 +261,10 @@ export async function reagendarAgendamento(db: Db, id: number, b: Reagendar, ctx
     });
   const atual = await repo.findConvenioId(db, id);
   const dur = await duracao(db, agenda.id, r.procedimento_id);
-  const slot: Slot = {
-    agenda,
-    data: b.nova_data,
-    inicio: toMinutes(b.nova_hora_inicio),
-    fim: toMinutes(b.nova_hora_inicio) + dur,
+  const slot = slotOf(agenda, b.nova_data, b.nova_hora_inicio, dur, 'nova_hora_inicio', {
     encaixe: false,
     convenioId: atual.convenio_id,
-  };
-  if (slot.fim > 24 * 60) throw rule('Horario fora da grade da agenda.', { field: 'nova_hora_inicio' });
+  });
   const motivo = b.motivo?.trim() || null;
   await db.transaction().execute(async (trx) => {
     const anterior = await assertAberto(trx, id, 'reagendado');

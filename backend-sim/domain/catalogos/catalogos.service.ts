@@ -8,17 +8,10 @@ import type {
   ProcedimentosFilter,
   SimpleCatalogFilter,
 } from '../../../contracts/backend/catalogos.ts';
-import {
-  cidItem,
-  complementoItem,
-  convenioItem,
-  grupoLaudoItem,
-  procedimentoItem,
-  unidadeItem,
-} from './catalogos.views.ts';
+import * as view from './catalogos.views.ts';
 
 export async function listProcedimentos(db: Db, f: ProcedimentosFilter) {
-  return pageOf(await repo.listProcedimentos(db, f), procedimentoItem);
+  return pageOf(await repo.listProcedimentos(db, f), view.procedimentoItem);
 }
 
 export async function listConvenios(db: Db, f: ConveniosFilter) {
@@ -27,22 +20,22 @@ export async function listConvenios(db: Db, f: ConveniosFilter) {
     db,
     page.rows.map((r) => r.id),
   );
-  return pageOf(page, (c) => convenioItem(c, planos));
+  return pageOf(page, (c) => view.convenioItem(c, planos));
 }
 
 /** ICD-10 search: code prefix (dot optional) or name contains; `q` is required. */
 export async function listCids(db: Db, f: CidsFilter) {
   const needle = f.q?.trim();
   if (!needle) throw new BackendError('VAL_INVALID_PARAM', 'Parametro q obrigatorio.', { field: 'q' });
-  return pageOf(await repo.listCids(db, needle, f), cidItem);
+  return pageOf(await repo.listCids(db, needle, f), view.cidItem);
 }
 
 export async function listUnidades(db: Db, f: SimpleCatalogFilter) {
-  return pageOf(await repo.listUnidades(db, f), unidadeItem);
+  return pageOf(await repo.listUnidades(db, f), view.unidadeItem);
 }
 
 export async function listComplementos(db: Db, f: SimpleCatalogFilter) {
-  return pageOf(await repo.listByName(db, 'complementos', f), complementoItem);
+  return pageOf(await repo.listByName(db, 'complementos', f), view.complementoItem);
 }
 
 export async function listGruposLaudos(db: Db, f: SimpleCatalogFilter) {
@@ -51,5 +44,5 @@ export async function listGruposLaudos(db: Db, f: SimpleCatalogFilter) {
     db,
     page.rows.map((r) => r.id),
   );
-  return pageOf(page, (g) => grupoLaudoItem(g, membros));
+  return pageOf(page, (g) => view.grupoLaudoItem(g, membros));
 }

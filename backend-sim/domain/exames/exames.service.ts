@@ -6,6 +6,7 @@ import { decodeFiles, requirePdf, uploadAll } from '../arquivos.ts';
 import { getClinicaConfig } from '../clinica/clinica.repository.ts';
 import { getSettings } from '../clinica/clinica.service.ts';
 import { clinicRequires } from '../../../contracts/backend/settings.ts';
+import { signedLaudo } from '../laudos/laudos.repository.ts';
 import { medicoComPapel } from '../medicos/medicos.service.ts';
 import { pageOf } from '../paginas.ts';
 import { exists } from '../referencias.ts';
@@ -147,21 +148,17 @@ export async function createExame(
           criado_em: clock.now,
         });
       if (laudoStored)
-        await repo.insertLaudoDoExame(trx, {
-          exame_id: id,
-          medico_laudo_id: b.medico_laudo_id!,
-          data_laudo: clock.today,
-          hora_laudo: clock.hora,
-          titulo: b.referencia ?? 'Laudo',
-          referencia: b.referencia ?? null,
-          cid_id: b.cid_id ?? null,
-          assinado: 1,
-          assinado_em: clock.now,
-          assinatura_tipo: 'ICP-Brasil',
-          arquivo_key: laudoStored.object_key,
-          criado_em: clock.now,
-          criado_por_chave_id: ctx.chaveId,
-        });
+        await repo.insertLaudoDoExame(
+          trx,
+          signedLaudo(
+            id,
+            b.medico_laudo_id!,
+            { referencia: b.referencia, cid_id: b.cid_id },
+            laudoStored.object_key,
+            ctx,
+            clock,
+          ),
+        );
       return id;
     });
   } catch (err) {

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { Conditions } from '../../db/conditions.ts';
 import { queryRows } from '../../db/statements.ts';
 import type { LaudosTable } from '../../db/tables/laudos.ts';
+import type { CallContext } from '../../lib/http.ts';
 import { newestFirstPage, type DateCounts, type Filtered, type NewestFirstList } from '../paginas.ts';
 import type { LaudoListFilter } from '../../../contracts/backend/laudos.ts';
 
@@ -112,6 +113,35 @@ export async function findLaudoDoExame(db: Db, exameId: number) {
     .where('exame_id', '=', exameId)
     .where('excluido_em', 'is', null)
     .executeTakeFirst();
+}
+
+/**
+ * The row of a report the API ingests with its PDF (stored at `arquivoKey`): signed ICP-Brasil at the clock's
+ * instant by its reporting doctor, titled by `titulo`, else its reference, else `Laudo`.
+ */
+export function signedLaudo(
+  exameId: number,
+  medicoLaudoId: number,
+  text: { titulo?: string | null; referencia?: string | null; cid_id?: number | null },
+  arquivoKey: string,
+  ctx: CallContext,
+  clock: { now: string; today: string; hora: string },
+): Insertable<LaudosTable> {
+  return {
+    exame_id: exameId,
+    medico_laudo_id: medicoLaudoId,
+    data_laudo: clock.today,
+    hora_laudo: clock.hora,
+    titulo: text.titulo ?? text.referencia ?? 'Laudo',
+    referencia: text.referencia ?? null,
+    cid_id: text.cid_id ?? null,
+    assinado: 1,
+    assinado_em: clock.now,
+    assinatura_tipo: 'ICP-Brasil',
+    arquivo_key: arquivoKey,
+    criado_em: clock.now,
+    criado_por_chave_id: ctx.chaveId,
+  };
 }
 
 export async function insertLaudo(trx: Db, values: Insertable<LaudosTable>): Promise<number> {

@@ -65,21 +65,10 @@ export async function ingestLaudo(
       // Re-check inside the transaction: two concurrent ingests must not both win.
       const race = await repo.findLaudoDoExame(trx, exameId);
       if (race) throw alreadyReported(race.id);
-      const id = await repo.insertLaudo(trx, {
-        exame_id: exameId,
-        medico_laudo_id: b.medico_laudo_id,
-        data_laudo: clock.today,
-        hora_laudo: clock.hora,
-        titulo: b.titulo ?? b.referencia ?? 'Laudo',
-        referencia: b.referencia ?? null,
-        cid_id: b.cid_id ?? null,
-        assinado: 1,
-        assinado_em: clock.now,
-        assinatura_tipo: 'ICP-Brasil',
-        arquivo_key: stored.object_key,
-        criado_em: clock.now,
-        criado_por_chave_id: ctx.chaveId,
-      });
+      const id = await repo.insertLaudo(
+        trx,
+        repo.signedLaudo(exameId, b.medico_laudo_id, b, stored.object_key, ctx, clock),
+      );
       await repo.setArquivoLaudo(trx, exameId, stored.object_key, b.medico_laudo_id, clock.now);
       await insertExameArquivo(trx, {
         exame_id: exameId,

@@ -39,20 +39,21 @@ function invalidRef(field: string, what: string) {
   return new BackendError('INVALID_REFERENCE', `${what} inexistente.`, { field });
 }
 
-/** Text or id: text is matched case-insensitively on the name. */
-async function resolveNamed(
-  db: Db,
-  table: 'saudacoes' | 'grupos_permissao',
-  id: number | null | undefined,
-  nome: string | null | undefined,
-  field: string,
-  what: string,
-) {
+/** The references a doctor's write may give by id (`<field>_id`) or by name (`<field>`): their table and word. */
+const NAMED_REFERENCES = {
+  saudacao: { table: 'saudacoes', what: 'Saudacao' },
+  grupo_permissao: { table: 'grupos_permissao', what: 'Grupo de permissao' },
+} as const;
+
+/** The id of `field`'s row: by id, or by name matched case-insensitively; null when neither is given. */
+async function resolveNamed(db: Db, field: keyof typeof NAMED_REFERENCES, input: MedicoWrite) {
+  const { table, what } = NAMED_REFERENCES[field];
+  const id = input[`${field}_id`];
   if (id) {
     if (!(await exists(db, table, id))) throw invalidRef(`${field}_id`, what);
     return id;
   }
-  const name = blank(nome);
+  const name = blank(input[field]);
   if (!name) return null;
   const row = await repo.findIdByName(db, table, name);
   if (!row) throw invalidRef(field, what);
@@ -119,15 +120,8 @@ export async function createMedico(db: Db, input: MedicoWrite, ctx: CallContext,
   const row = {
     nome,
     nome_registro: blank(input.nome_registro),
-    saudacao_id: await resolveNamed(db, 'saudacoes', input.saudacao_id, input.saudacao, 'saudacao', 'Saudacao'),
-    grupo_permissao_id: await resolveNamed(
-      db,
-      'grupos_permissao',
-      input.grupo_permissao_id,
-      input.grupo_permissao,
-      'grupo_permissao',
-      'Grupo de permissao',
-    ),
+    saudacao_id: await resolveNamed(db, 'saudacao', input),
+    grupo_permissao_id: await resolveNamed(db, 'grupo_permissao', input),
     usuario,
     senha_hash: await hashPassword(senha),
     cpf,
@@ -188,17 +182,8 @@ export async function patchMedico(db: Db, id: number, input: MedicoWrite, ctx: C
     'cor_agenda',
   ] as const)
     if (has(input, k)) set[k] = blank(input[k]);
-  if (has(input, 'saudacao') || has(input, 'saudacao_id'))
-    set.saudacao_id = await resolveNamed(db, 'saudacoes', input.saudacao_id, input.saudacao, 'saudacao', 'Saudacao');
-  if (has(input, 'grupo_permissao') || has(input, 'grupo_permissao_id'))
-    set.grupo_permissao_id = await resolveNamed(
-      db,
-      'grupos_permissao',
-      input.grupo_permissao_id,
-      input.grupo_permissao,
-      'grupo_permissao',
-      'Grupo de permissao',
-    );
+  for (const field of ['saudacao', 'grupo_permissao'] as const)
+    if (has(input, field) || has(input, `${field}_id`)) set[`${field}_id`] = await resolveNamed(db, field, input);
   if (has(input, 'conselho')) Object.assign(set, conselhoColumns(input.conselho));
   if (has(input, 'papeis')) Object.assign(set, papelColumns(input.papeis));
   if (has(input, 'endereco')) Object.assign(set, await checkedEndereco(db, input.endereco));

@@ -6,6 +6,7 @@ import { Conditions } from '../../db/conditions.ts';
 import { queryRows } from '../../db/statements.ts';
 import type { PacientesTable } from '../../db/tables/pacientes.ts';
 import type { PacienteListFilter } from '../../../contracts/backend/pacientes.ts';
+import { ENDERECO_COLUMNS } from '../endereco.ts';
 
 export type PacienteRow = Selectable<PacientesTable>;
 
@@ -177,8 +178,8 @@ export async function isNumeroProntuarioTaken(db: Db, numero: string): Promise<b
   return (await queryRows(db, 'SELECT id FROM pacientes WHERE numero_prontuario = ?', [numero])).length > 0;
 }
 
-/** Every column but `id`, in the order of the INSERT below. */
-const INSERT_COLUMNS = [
+/** Every column but `id`, in the order of the INSERT below (and of the seed's). */
+export const PACIENTE_COLUMNS = [
   'saudacao',
   'nome',
   'nome_registro',
@@ -191,13 +192,7 @@ const INSERT_COLUMNS = [
   'telefone',
   'celular',
   'email',
-  'endereco_cep',
-  'endereco_logradouro',
-  'endereco_numero',
-  'endereco_complemento',
-  'endereco_bairro',
-  'endereco_cidade_id',
-  'endereco_estado',
+  ...ENDERECO_COLUMNS,
   'convenio_id',
   'convenio_plano_id',
   'convenio_numero_carteirinha',
@@ -212,7 +207,7 @@ const INSERT_COLUMNS = [
   'atualizado_por_chave_id',
 ] as const satisfies readonly (keyof PacienteRow)[];
 /** `id` NULL: SQLite picks it (the largest id + 1). RETURNING *: the row as stored, as findPaciente reads it. */
-const INSERT_PACIENTE = `INSERT INTO pacientes (id, ${INSERT_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(INSERT_COLUMNS.length)}) RETURNING *`;
+const INSERT_PACIENTE = `INSERT INTO pacientes (id, ${PACIENTE_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(PACIENTE_COLUMNS.length)}) RETURNING *`;
 
 /**
  * The id the next INSERT gets from SQLite (a rowid table without AUTOINCREMENT: the largest id + 1, or 1),
@@ -227,12 +222,12 @@ export async function nextId(trx: Db): Promise<{ id: number }> {
  * The same INSERT with the id SQLite would pick (the largest + 1) and that id, as text, for its record number,
  * in one statement: no row when another patient already holds that number (typed by hand).
  */
-const INSERT_PACIENTE_NUMERO_AUTO = `INSERT INTO pacientes (id, ${INSERT_COLUMNS.join(', ')})
-  SELECT n.id, ${INSERT_COLUMNS.map((c) => (c === 'numero_prontuario' ? 'CAST(n.id AS TEXT)' : '?')).join(', ')}
+const INSERT_PACIENTE_NUMERO_AUTO = `INSERT INTO pacientes (id, ${PACIENTE_COLUMNS.join(', ')})
+  SELECT n.id, ${PACIENTE_COLUMNS.map((c) => (c === 'numero_prontuario' ? 'CAST(n.id AS TEXT)' : '?')).join(', ')}
   FROM (SELECT COALESCE(MAX(id), 0) + 1 AS id FROM pacientes) n
   WHERE NOT EXISTS (SELECT 1 FROM pacientes WHERE numero_prontuario = CAST(n.id AS TEXT))
   RETURNING *`;
-const COLUMNS_BUT_NUMERO = INSERT_COLUMNS.filter((c) => c !== 'numero_prontuario');
+const COLUMNS_BUT_NUMERO = PACIENTE_COLUMNS.filter((c) => c !== 'numero_prontuario');
 
 /** Inserts the row numbered by its own id (see above), or answers undefined when that number is taken. */
 export async function insertPacienteNumeroAuto(
@@ -250,7 +245,7 @@ export async function insertPacienteNumeroAuto(
 /** Inserts the row (with `id`, or the one SQLite picks when null) and answers it as stored. */
 export async function insertPaciente(trx: Db, id: number | null, row: Omit<PacienteRow, 'id'>): Promise<PacienteRow> {
   // Through the transaction's connection, so the idempotent dialect sees the write.
-  const [inserted] = await queryRows<PacienteRow>(trx, INSERT_PACIENTE, [id, ...INSERT_COLUMNS.map((c) => row[c])]);
+  const [inserted] = await queryRows<PacienteRow>(trx, INSERT_PACIENTE, [id, ...PACIENTE_COLUMNS.map((c) => row[c])]);
   return inserted;
 }
 

@@ -1,7 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { z } from 'zod';
 import { ApiError } from './api.ts';
 import { issuesToFields } from './messages.ts';
+import { Field } from './ui.tsx';
 import { clinicOptionLabel, keyOptionLabel, type ClinicRef } from './vocabulary.tsx';
 
 /** A choice in a Select: its value, its words, and a tooltip where the words are shortened. */
@@ -41,6 +42,20 @@ export function Select({
         </option>
       ))}
     </select>
+  );
+}
+
+/** A Field holding one Select of the same id: `label`, `error` and `hint` are the field's, the rest the Select's. */
+export function SelectField({
+  label,
+  error,
+  hint,
+  ...select
+}: Parameters<typeof Select>[0] & { label: string; error?: string; hint?: ReactNode }) {
+  return (
+    <Field id={select.id} label={label} error={error} hint={hint}>
+      <Select {...select} />
+    </Field>
   );
 }
 

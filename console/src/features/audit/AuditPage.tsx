@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { type InputHTMLAttributes, useState } from 'react';
 import { auditQuerySchema } from '../../../../contracts/admin/audit.ts';
 import { href, navigate, useLocation } from '../../lib/router.ts';
-import { clinicOptions, Select, useFieldErrors, valueOptions } from '../../lib/forms.tsx';
+import { clinicOptions, type Option, SelectField, useFieldErrors, valueOptions } from '../../lib/forms.tsx';
 import { ListTable } from '../../lib/table.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
@@ -35,6 +35,31 @@ function FiltersForm({ initial }: { initial: AuditFilters }) {
   const { errors, submit } = useFieldErrors();
   const set = (name: string) => (value: string) => setDraft({ ...draft, [name]: value });
   const typed = (name: string) => (e: React.ChangeEvent<HTMLInputElement>) => set(name)(e.target.value);
+  // Each filter's field, its control bound to the draft's `name`.
+  const textFilter = (
+    name: string,
+    id: string,
+    label: string,
+    error: string | undefined,
+    input: InputHTMLAttributes<HTMLInputElement>,
+  ) => (
+    <Field id={id} label={label} error={error}>
+      <input id={id} {...input} value={draft[name] ?? ''} onChange={typed(name)} />
+    </Field>
+  );
+  const selectFilter = (name: string, id: string, label: string, options: Option[] | undefined, blank: string) => (
+    <SelectField id={id} label={label} value={draft[name] ?? ''} onChange={set(name)} options={options} blank={blank} />
+  );
+  const instantFilter = (name: 'from' | 'to', id: string, label: string) => (
+    <Field id={id} label={label} error={errors[name]}>
+      <input
+        id={id}
+        type="datetime-local"
+        value={toLocalInput(draft[name])}
+        onChange={(e) => setDraft({ ...draft, [name]: fromLocalInput(e.target.value) })}
+      />
+    </Field>
+  );
   const apply = submit(auditQuerySchema, draft, () =>
     navigate('/audit', Object.fromEntries(FILTER_NAMES.map((n) => [n, draft[n]?.trim()]))),
   );
@@ -42,81 +67,16 @@ function FiltersForm({ initial }: { initial: AuditFilters }) {
   return (
     <form className="card card-pad" onSubmit={apply} noValidate aria-label="Audit filters" style={{ marginBottom: 16 }}>
       <div className="grid-filters">
-        <Field id="f-tenant" label="Clinic">
-          <Select
-            id="f-tenant"
-            value={draft.tenant ?? ''}
-            onChange={set('tenant')}
-            options={clinicOptions(tenants.data)}
-            blank="All clinics"
-          />
-        </Field>
-        <Field id="f-key" label="Key id" error={errors.chave_id}>
-          <input
-            id="f-key"
-            inputMode="numeric"
-            placeholder="e.g. 12"
-            value={draft.chave_id ?? ''}
-            onChange={typed('chave_id')}
-          />
-        </Field>
-        <Field id="f-method" label="Method">
-          <Select
-            id="f-method"
-            value={draft.method ?? ''}
-            onChange={set('method')}
-            options={valueOptions(['GET', 'POST', 'PATCH', 'DELETE'])}
-            blank="Any"
-          />
-        </Field>
-        <Field id="f-path" label="Path starts with" error={errors.path}>
-          <input id="f-path" placeholder="/v1/pacientes" value={draft.path ?? ''} onChange={typed('path')} />
-        </Field>
-        <Field id="f-status" label="Status" error={errors.status}>
-          <input
-            id="f-status"
-            inputMode="numeric"
-            placeholder="e.g. 401"
-            value={draft.status ?? ''}
-            onChange={typed('status')}
-          />
-        </Field>
-        <Field id="f-error" label="Error code">
-          <input
-            id="f-error"
-            placeholder="e.g. AUTH_KEY_REVOKED"
-            value={draft.error_code ?? ''}
-            onChange={typed('error_code')}
-          />
-        </Field>
-        <Field id="f-request" label="Request id">
-          <input id="f-request" className="mono" value={draft.request_id ?? ''} onChange={typed('request_id')} />
-        </Field>
-        <Field id="f-source" label="Source">
-          <Select
-            id="f-source"
-            value={draft.source ?? ''}
-            onChange={set('source')}
-            options={SOURCES}
-            blank="API and console"
-          />
-        </Field>
-        <Field id="f-from" label="From" error={errors.from}>
-          <input
-            id="f-from"
-            type="datetime-local"
-            value={toLocalInput(draft.from)}
-            onChange={(e) => setDraft({ ...draft, from: fromLocalInput(e.target.value) })}
-          />
-        </Field>
-        <Field id="f-to" label="To" error={errors.to}>
-          <input
-            id="f-to"
-            type="datetime-local"
-            value={toLocalInput(draft.to)}
-            onChange={(e) => setDraft({ ...draft, to: fromLocalInput(e.target.value) })}
-          />
-        </Field>
+        {selectFilter('tenant', 'f-tenant', 'Clinic', clinicOptions(tenants.data), 'All clinics')}
+        {textFilter('chave_id', 'f-key', 'Key id', errors.chave_id, { inputMode: 'numeric', placeholder: 'e.g. 12' })}
+        {selectFilter('method', 'f-method', 'Method', valueOptions(['GET', 'POST', 'PATCH', 'DELETE']), 'Any')}
+        {textFilter('path', 'f-path', 'Path starts with', errors.path, { placeholder: '/v1/pacientes' })}
+        {textFilter('status', 'f-status', 'Status', errors.status, { inputMode: 'numeric', placeholder: 'e.g. 401' })}
+        {textFilter('error_code', 'f-error', 'Error code', undefined, { placeholder: 'e.g. AUTH_KEY_REVOKED' })}
+        {textFilter('request_id', 'f-request', 'Request id', undefined, { className: 'mono' })}
+        {selectFilter('source', 'f-source', 'Source', SOURCES, 'API and console')}
+        {instantFilter('from', 'f-from', 'From')}
+        {instantFilter('to', 'f-to', 'To')}
       </div>
       <div className="form-actions">
         <Button

@@ -1,7 +1,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { ConfirmDialog } from '../../lib/dialogs.tsx';
-import { clinicOptions, keyOptions, Select } from '../../lib/forms.tsx';
+import { clinicOptions, keyOptions, SelectField } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
 import { ListTable } from '../../lib/table.tsx';
 import {
@@ -96,15 +96,14 @@ function SearchForm({
       style={{ marginBottom: 16, paddingBottom: 4 }}
     >
       <div className="grid-search">
-        <Field id="idem-tenant" label="Clinic">
-          <Select
-            id="idem-tenant"
-            value={tenant ?? ''}
-            onChange={(slug) => navigate('/idempotency', { tenant: slug, idem_key: idemKey })}
-            options={clinicOptions(clinics.data)}
-            blank="Choose a clinic"
-          />
-        </Field>
+        <SelectField
+          id="idem-tenant"
+          label="Clinic"
+          value={tenant ?? ''}
+          onChange={(slug) => navigate('/idempotency', { tenant: slug, idem_key: idemKey })}
+          options={clinicOptions(clinics.data)}
+          blank="Choose a clinic"
+        />
         <Field
           id="idem-value"
           label="Idempotency-Key"
@@ -126,16 +125,16 @@ function SearchForm({
             </Button>
           </div>
         </Field>
-        <Field id="idem-key" label="API key" hint="Or every live entry of one key.">
-          <Select
-            id="idem-key"
-            value={keyId ?? ''}
-            disabled={!tenant}
-            onChange={(id) => navigate('/idempotency', { tenant, idem_key: idemKey, chave_id: id })}
-            options={keyOptions(keys.data)}
-            blank={tenant ? 'Choose a key' : 'Choose a clinic first'}
-          />
-        </Field>
+        <SelectField
+          id="idem-key"
+          label="API key"
+          hint="Or every live entry of one key."
+          value={keyId ?? ''}
+          disabled={!tenant}
+          onChange={(id) => navigate('/idempotency', { tenant, idem_key: idemKey, chave_id: id })}
+          options={keyOptions(keys.data)}
+          blank={tenant ? 'Choose a key' : 'Choose a clinic first'}
+        />
       </div>
     </form>
   );

@@ -2,7 +2,7 @@ import { useMemo, useState, type ReactNode } from 'react';
 import { navigate, useLocation } from '../../lib/router.ts';
 import { useCanWrite } from '../../lib/role.ts';
 import { ConfirmDialog } from '../../lib/dialogs.tsx';
-import { clinicOptions, Select } from '../../lib/forms.tsx';
+import { clinicOptions, SelectField } from '../../lib/forms.tsx';
 import { ListTable } from '../../lib/table.tsx';
 import {
   Badge,
@@ -10,7 +10,6 @@ import {
   DatedLine,
   EmptyState,
   ErrorBanner,
-  Field,
   PageHeader,
   formatDate,
   formatDateFull,
@@ -126,15 +125,14 @@ export function KeysPage() {
         }
       />
       <div className="toolbar">
-        <Field id="keys-tenant" label="Clinic">
-          <Select
-            id="keys-tenant"
-            value={tenant ?? ''}
-            onChange={(slug) => navigate('/keys', { tenant: slug })}
-            options={clinicOptions(tenants.data)}
-            disabled={!tenants.data}
-          />
-        </Field>
+        <SelectField
+          id="keys-tenant"
+          label="Clinic"
+          value={tenant ?? ''}
+          onChange={(slug) => navigate('/keys', { tenant: slug })}
+          options={clinicOptions(tenants.data)}
+          disabled={!tenants.data}
+        />
         {revokedCount > 0 && (
           <label className="checkbox" style={{ marginBottom: 8 }}>
             <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} />

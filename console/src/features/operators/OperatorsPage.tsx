@@ -138,23 +138,36 @@ function AddOperatorDialog({
   );
 }
 
+/** The change dialog's fields, in order: the body's two passwords and the repeat the console checks itself. */
+const PASSWORD_FIELDS = [
+  { name: 'current_password', id: 'current-password', label: 'Current password', autoComplete: 'current-password' },
+  {
+    name: 'new_password',
+    id: 'new-password',
+    label: 'New password',
+    autoComplete: 'new-password',
+    hint: `At least ${OPERATOR_PASSWORD_MIN} characters. Your other sessions will be signed out.`,
+  },
+  { name: 'repeat', id: 'repeat-password', label: 'Repeat the new password', autoComplete: 'new-password' },
+] as const;
+type PasswordValues = Record<(typeof PASSWORD_FIELDS)[number]['name'], string>;
+
 function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
   const change = useChangePassword();
-  const [current, setCurrent] = useState('');
-  const [next, setNext] = useState('');
-  const [repeat, setRepeat] = useState('');
+  const [values, setValues] = useState<PasswordValues>({ current_password: '', new_password: '', repeat: '' });
   const { errors, setErrors, fromServer } = useFieldErrors();
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = changePasswordSchema.safeParse({ current_password: current, new_password: next });
+    const { current_password, new_password, repeat } = values;
+    const parsed = changePasswordSchema.safeParse({ current_password, new_password });
     const found = parsed.success ? {} : issuesToFields(parsed.error.issues);
-    if (next !== repeat) found.repeat ??= 'The two new passwords differ.';
+    if (new_password !== repeat) found.repeat ??= 'The two new passwords differ.';
     setErrors(found);
     if (!parsed.success || Object.keys(found).length > 0) return;
     change.mutate(parsed.data, {
       onError: (e) => {
         fromServer(e);
-        setCurrent('');
+        setValues((v) => ({ ...v, current_password: '' }));
       },
     });
   };
@@ -185,40 +198,25 @@ function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
       errorTitle="The password was not changed"
       onClose={onClose}
     >
-      <Field id="current-password" label="Current password" error={errors.current_password}>
-        <input
-          id="current-password"
-          type="password"
-          autoComplete="current-password"
-          value={current}
-          onChange={(e) => setCurrent(e.target.value)}
-          // biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field
-          autoFocus
-        />
-      </Field>
-      <Field
-        id="new-password"
-        label="New password"
-        error={errors.new_password}
-        hint={`At least ${OPERATOR_PASSWORD_MIN} characters. Your other sessions will be signed out.`}
-      >
-        <input
-          id="new-password"
-          type="password"
-          autoComplete="new-password"
-          value={next}
-          onChange={(e) => setNext(e.target.value)}
-        />
-      </Field>
-      <Field id="repeat-password" label="Repeat the new password" error={errors.repeat}>
-        <input
-          id="repeat-password"
-          type="password"
-          autoComplete="new-password"
-          value={repeat}
-          onChange={(e) => setRepeat(e.target.value)}
-        />
-      </Field>
+      {PASSWORD_FIELDS.map((field, i) => (
+        <Field
+          key={field.id}
+          id={field.id}
+          label={field.label}
+          error={errors[field.name]}
+          hint={'hint' in field ? field.hint : undefined}
+        >
+          <input
+            id={field.id}
+            type="password"
+            autoComplete={field.autoComplete}
+            value={values[field.name]}
+            onChange={(e) => setValues({ ...values, [field.name]: e.target.value })}
+            // biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field
+            autoFocus={i === 0}
+          />
+        </Field>
+      ))}
     </FormDialog>
   );
 }
