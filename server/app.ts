@@ -40,7 +40,8 @@ import { StorageFaults } from './storage/storage-faults.ts';
 import openApiPlugin from './openapi/openapi-plugin.ts';
 import healthPlugin from './http/health-plugin.ts';
 import { backendTokenFor } from './secrets-files.ts';
-import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
+import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic } from './admin/index.ts';
+import { writerConsoleAudit } from './audit/console-audit.ts';
 
 export interface AppDeps {
   /**

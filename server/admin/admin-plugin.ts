@@ -1,15 +1,16 @@
 import cookie from '@fastify/cookie';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayDb } from '../db/database.ts';
-import type { KeysService } from '../keys/keys.service.ts';
-import type { TenantsService } from '../tenants/tenants.service.ts';
-import type { Backend } from '../backend/client.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
-import { consoleAuditEntryFromRequest, type ConsoleAuditSink } from './console-audit.ts';
+import { consoleAuditEntryFromRequest } from './console-audit-entry.ts';
 import { journalUnavailable } from '../audit/audit-plugin.ts';
 import { errorEnvelope } from '../http/envelope.ts';
-import { csrfMatches, DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.ts';
-import { DEFAULT_LOCKOUT, enforceRole, tokenOperatorRole, type LockoutPolicy } from './operators.ts';
+import { csrfMatches, DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from '../operators/sessions.ts';
+import { DEFAULT_LOCKOUT, type LockoutPolicy } from '../operators/lockout.ts';
+import { tokenOperatorRole } from '../operators/operators.service.ts';
+import { OperatorTokenStore } from '../operators/operator-tokens.ts';
+import { enforceRole } from './role-guard.ts';
+import { authenticateOperatorToken } from './operator-token-auth.ts';
+import type { AdminDeps, AdminPluginOptions } from './deps.ts';
 import authRoutes from './routes/auth.ts';
 import tenantRoutes from './routes/tenants.ts';
 import keyRoutes from './routes/keys.ts';
@@ -23,39 +24,14 @@ import operatorRoutes from './routes/operators.ts';
 import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
-import { authenticateOperatorToken, OperatorTokenStore } from './operator-tokens.ts';
-import { StorageFaults, type PresignFaults } from '../storage/storage-faults.ts';
-import type { AuditStorageStatus } from '../audit/audit-retention.ts';
+import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
+
+export type { AdminPluginOptions } from './deps.ts';
 
 export const SESSION_COOKIE = 'ce_console_session';
 export const CSRF_HEADER = 'x-csrf-token';
 export const ADMIN_PREFIX = '/admin/api';
-
-export interface AdminPluginOptions {
-  db: GatewayDb;
-  keys: KeysService;
-  tenants: TenantsService;
-  backend: Backend;
-  /** Presign faults the Presigner consults (`/storage-faults`); a private table when omitted. */
-  storageFaults?: PresignFaults;
-  lockout?: LockoutPolicy;
-  session?: SessionPolicy;
-  /** Where console audit entries go: the gateway's audit writer (server/app.ts). */
-  auditSink: ConsoleAuditSink;
-  /** The audit log's size against its cap (`GET /audit/storage`). */
-  auditStorage: () => Promise<AuditStorageStatus>;
-  /** The appliance clock (`/clock`); a disabled one (real time, no control) when omitted. */
-  clock?: ApplianceClock;
-  now?: () => number;
-}
-
-export interface AdminDeps extends Required<Omit<AdminPluginOptions, 'auditSink' | 'now'>> {
-  sessions: SessionStore;
-  now: () => number;
-  setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string): void;
-  clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void;
-}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

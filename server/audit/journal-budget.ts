@@ -7,12 +7,6 @@ import { allSettledLoop } from './sync-or-async.ts';
 export type JournalClass = 'verified' | 'unverified' | 'unattributed';
 export const JOURNAL_CLASSES: readonly JournalClass[] = ['verified', 'unverified', 'unattributed'];
 
-/** 2 GiB: about 4.5 million typical entries (~450 B each, README § Audit journal sizing). */
-export const DEFAULT_AUDIT_MAX_BYTES = 2 * 1024 ** 3;
-/** Rows of every class together. */
-export const DEFAULT_AUDIT_MAX_ROWS = 5_000_000;
-/** Below this much free space on DATA_DIR's file system the journal stops growing its file. */
-export const DEFAULT_AUDIT_MIN_FREE_BYTES = 64 * 1024 ** 2;
 /** Unverified and unattributed entries together never take more than this share of either cap. */
 export const NOISE_SHARE = 0.1;
 /** Free pages inside gateway.db that still let verified entries in while the disk is low (no file growth). */

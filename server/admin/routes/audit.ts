@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.ts';
 import { AUDIT_RETENTION_DAYS } from '../../audit/audit-writer.ts';
-import type { AdminDeps } from '../admin-plugin.ts';
-import { findAuditEntry, queryAuditPage, queryUnattributed } from '../audit-query.ts';
+import type { AdminDeps } from '../deps.ts';
+import { findAuditEntry, queryAuditPage, queryUnattributed } from '../../audit/audit-query.ts';
 import { parseInput } from '../http.ts';
 import { idParams } from '../../../contracts/admin/common.ts';
 import {

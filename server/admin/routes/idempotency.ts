@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError, notFound } from '../../errors.ts';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { guard, parseInput } from '../http.ts';
 import type { IdempotencyRecord } from '../../db/tables/idempotency-keys.ts';
 import { idParams as keyParams, slugParams } from '../../../contracts/admin/common.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { medicoListItem } from '../../../contracts/schemas/medicos.ts';
 import { convenioItem, unidadeItem } from '../../../contracts/schemas/catalogos.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { guard, parseInput } from '../http.ts';
 import { slugParams } from '../../../contracts/admin/common.ts';
 import {

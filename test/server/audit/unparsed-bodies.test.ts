@@ -4,7 +4,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { journalRow, journalRows, unattributedGroups } from '../../helpers/journal.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
 
 /**
