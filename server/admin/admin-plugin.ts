@@ -88,6 +88,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     keys: options.keys,
     tenants: options.tenants,
     backend: options.backend,
+    idempotency: options.idempotency,
     storageFaults: options.storageFaults ?? new StorageFaults(),
     auditStorage: options.auditStorage,
     clock: options.clock ?? new ApplianceClock({ dataDir: null, enabled: false }),

@@ -9,6 +9,7 @@ import type { AuditStorageStatus } from '../audit/audit-retention.ts';
 import type { PresignFaults } from '../storage/storage-faults.ts';
 import type { SessionPolicy, SessionStore } from '../operators/sessions.ts';
 import type { LockoutPolicy } from '../operators/lockout.ts';
+import type { IdempotencyInspection } from '../idempotency/inspection.ts';
 
 // The console API's options and what its route modules are handed, apart from admin-plugin.ts: the route
 // modules import these types, the plugin imports the route modules, and neither imports the other back.
@@ -18,6 +19,8 @@ export interface AdminPluginOptions {
   keys: KeysService;
   tenants: TenantsService;
   backend: Backend;
+  /** The idempotency store's entries, for the inspector (`/keys/:id/idempotency`, `/tenants/:slug/idempotency`). */
+  idempotency: IdempotencyInspection;
   /** Presign faults the Presigner consults (`/storage-faults`); a private table when omitted. */
   storageFaults?: PresignFaults;
   lockout?: LockoutPolicy;

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../deps.ts';
 import { guard, parseInput } from '../http.ts';
-import type { IdempotencyRecord } from '../../db/tables/idempotency-keys.ts';
+import type { InspectedEntry } from '../../idempotency/inspection.ts';
+import { apiAuditIds, newestIdempotencyConflicts, type IdempotencyConflictRow } from '../../audit/audit-query.ts';
 import { idParams as keyParams, slugParams } from '../../../contracts/admin/common.ts';
 import {
   idempotencySearchQuery as searchQuery,
@@ -24,33 +25,7 @@ const CONFLICT_LIMIT = 100;
 /** A search by value reads at most the clinic's newest conflicts this many deep (they are rare; a bound all the same). */
 const CONFLICT_SCAN = 5000;
 
-type EntryRow = Pick<
-  IdempotencyRecord,
-  | 'idem_key'
-  | 'method'
-  | 'path'
-  | 'state'
-  | 'status'
-  | 'body_hash'
-  | 'created_at'
-  | 'expires_at'
-  | 'lease_until'
-  | 'request_id'
->;
-const ENTRY_COLUMNS = [
-  'idem_key',
-  'method',
-  'path',
-  'state',
-  'status',
-  'body_hash',
-  'created_at',
-  'expires_at',
-  'lease_until',
-  'request_id',
-] as const;
-
-function entryView(r: EntryRow, at: number, auditIds: Map<string, number>): IdempotencyEntryView {
+function entryView(r: InspectedEntry, at: number, auditIds: Map<string, number>): IdempotencyEntryView {
   return {
     entry: encodeEntry(r),
     idem_key: r.idem_key,
@@ -108,12 +83,80 @@ function stateOf(
   return row.lease_until > now ? 'in_flight' : 'abandoned';
 }
 
+/** A journaled 422 IDEMPOTENCY_CONFLICT, with what its entry says and the Idempotency-Key it was sent with. */
+interface Conflict {
+  row: IdempotencyConflictRow;
+  detail: ConflictDetail | null;
+  idem: string | null;
+}
+
+function conflictOf(row: IdempotencyConflictRow): Conflict {
+  const detail = (parseJson(row.detail)?.idempotency_conflict ?? null) as ConflictDetail | null;
+  const headers = parseJson(row.request_headers);
+  return { row, detail, idem: text(detail?.idem_key) ?? text(headers?.['idempotency-key']) };
+}
+
+/** `body` or `operation`; an entry of an earlier release has no reason recorded, its message tells. */
+function conflictReason({ detail, row }: Conflict): 'body' | 'operation' | null {
+  const reason =
+    text(detail?.reason) ??
+    (row.error_message?.includes('outra operacao')
+      ? 'operation'
+      : row.error_message?.includes('corpo')
+        ? 'body'
+        : null);
+  return reason === 'body' || reason === 'operation' ? reason : null;
+}
+
+type KeySummary = ClinicIdempotencyEntryView['key'];
+const liveKey = (chaveId: number, idemKey: string) => `${chaveId} ${idemKey}`;
+
+/** Both sides of a conflict: the entry it met (from the journal, else the live entry) and the request refused. */
+function conflictView(
+  conflict: Conflict,
+  keys: Map<number, KeySummary>,
+  live: Map<string, InspectedEntry>,
+  auditIds: Map<string, number>,
+): IdempotencyConflictView {
+  const { row, detail, idem } = conflict;
+  const stored = detail?.stored;
+  const fallback = idem && row.chave_id ? live.get(liveKey(row.chave_id, idem)) : undefined;
+  const firstRequest = stored ? text(stored.request_id) : (fallback?.request_id ?? null);
+  return {
+    audit_id: row.id,
+    request_id: row.request_id,
+    ts: row.ts,
+    idem_key: idem,
+    reason: conflictReason(conflict),
+    key: row.chave_id ? (keys.get(row.chave_id) ?? null) : null,
+    first:
+      stored || fallback
+        ? {
+            method: (stored ? text(stored.method) : fallback?.method) ?? '',
+            path: (stored ? text(stored.path) : fallback?.path) ?? '',
+            fingerprint: stored ? text(stored.fingerprint) : (fallback?.body_hash ?? null),
+            request_id: firstRequest,
+            audit_id: firstRequest ? (auditIds.get(firstRequest) ?? null) : null,
+          }
+        : null,
+    sent: {
+      method: row.method,
+      path: row.path,
+      fingerprint: text(detail?.sent_fingerprint),
+      request_id: row.request_id,
+      audit_id: row.id,
+    },
+  };
+}
+
 /**
  * The idempotency inspector: a key's live entries (metadata only: the sealed responses are never
- * opened here) and the purge of one, audited as `idempotency.purge`.
+ * opened here) and the purge of one, audited as `idempotency.purge`. The entries are the idempotency
+ * store's (deps.idempotency), the conflicts and the links the journal's (server/audit/audit-query.ts).
  */
 export default async function idempotencyRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   const now = () => deps.clock.now();
+  const store = deps.idempotency;
 
   const loadKey = async (request: { adminAudit: unknown }, id: number) => {
     const key = await guard(() => deps.keys.get(id));
@@ -128,30 +171,16 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
 
   /** request_id → audit row id, for the links (the API's entries only); flushes the writer first (read-your-writes). */
   const auditIdsOf = async (requestIds: Array<string | null>): Promise<Map<string, number>> => {
-    const ids = [...new Set(requestIds.filter((r): r is string => r !== null))];
-    if (ids.length === 0) return new Map();
+    if (!requestIds.some((r) => r !== null)) return new Map();
     await app.auditWriter.flush();
-    const rows = await deps.db
-      .selectFrom('audit_log')
-      .select(['id', 'request_id'])
-      .where('request_id', 'in', ids)
-      .where('source', '=', 'api')
-      .execute();
-    return new Map(rows.map((a) => [a.request_id, a.id]));
+    return apiAuditIds(deps.db, requestIds);
   };
 
   app.get('/keys/:id/idempotency', async (request): Promise<KeyIdempotency> => {
     const { id } = parseInput(keyParams, request.params);
     const { key, tenantSlug } = await loadKey(request, id);
     const at = now();
-    const rows = await deps.db
-      .selectFrom('idempotency_keys')
-      .select([...ENTRY_COLUMNS])
-      .where('chave_id', '=', id)
-      .where('expires_at', '>', at)
-      .orderBy('created_at', 'desc')
-      .limit(LIST_LIMIT + 1)
-      .execute();
+    const rows = await store.liveEntriesOfKey(id, at, LIST_LIMIT + 1);
     const page = rows.slice(0, LIST_LIMIT);
     const auditIds = await auditIdsOf(page.map((r) => r.request_id));
     return {
@@ -166,6 +195,32 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
       truncated: rows.length > LIST_LIMIT,
     };
   });
+
+  /** The clinic's newest conflicts, then (a search) those of the value; `scanned`: how many rows were read. */
+  const clinicConflicts = async (tenantId: number, idemKey: string | undefined) => {
+    await app.auditWriter.flush();
+    const scanned = await newestIdempotencyConflicts(
+      deps.db,
+      tenantId,
+      idemKey === undefined ? CONFLICT_LIMIT + 1 : CONFLICT_SCAN,
+    );
+    const matching = scanned.map(conflictOf).filter((c) => idemKey === undefined || c.idem === idemKey);
+    return { scanned: scanned.length, matching };
+  };
+
+  /** The live entries by (key, Idempotency-Key): the search's, and those earlier conflicts met (they recorded no fingerprint). */
+  const liveEntriesOf = async (entries: InspectedEntry[], conflicts: Conflict[], at: number) => {
+    const live = new Map<string, InspectedEntry>();
+    for (const r of entries) live.set(liveKey(r.chave_id, r.idem_key), r);
+    const missing = conflicts.filter(
+      (c) => !c.detail?.stored && c.idem && c.row.chave_id && !live.has(liveKey(c.row.chave_id, c.idem)),
+    );
+    for (const c of missing) {
+      const found = await store.liveEntry(c.row.chave_id!, c.idem!, at);
+      if (found) live.set(liveKey(found.chave_id, found.idem_key), found);
+    }
+    return live;
+  };
 
   /**
    * A clinic's idempotency at a glance (issue 22 § 5): with `idem_key`, the live entries of that
@@ -184,110 +239,27 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
       ]),
     );
     const at = now();
-
-    // The primary key starts with (chave_id, idem_key): one lookup per key of the clinic.
     const entryRows =
       idemKey === undefined || keys.size === 0
         ? []
-        : await deps.db
-            .selectFrom('idempotency_keys')
-            .select(['chave_id', ...ENTRY_COLUMNS])
-            .where('chave_id', 'in', [...keys.keys()])
-            .where('idem_key', '=', idemKey)
-            .where('expires_at', '>', at)
-            .orderBy('created_at', 'desc')
-            .limit(LIST_LIMIT)
-            .execute();
-
-    await app.auditWriter.flush();
-    // The clinic's newest conflicts (the partial error-code index, newest id first), then the search's value.
-    const newest = deps.db
-      .selectFrom('audit_log')
-      .select(['id', 'request_id', 'ts', 'chave_id', 'method', 'path', 'detail', 'request_headers', 'error_message'])
-      .where('error_code', '=', 'IDEMPOTENCY_CONFLICT')
-      .where('tenant_id', '=', tenant.id)
-      .orderBy('id', 'desc')
-      .limit(idemKey === undefined ? CONFLICT_LIMIT + 1 : CONFLICT_SCAN);
-    const scanned = await newest.execute();
-    const conflictRows = scanned
-      .map((row) => {
-        const detail = (parseJson(row.detail)?.idempotency_conflict ?? null) as ConflictDetail | null;
-        const headers = parseJson(row.request_headers);
-        return { row, detail, idem: text(detail?.idem_key) ?? text(headers?.['idempotency-key']) };
-      })
-      .filter((c) => idemKey === undefined || c.idem === idemKey);
-    const conflicts = conflictRows.slice(0, CONFLICT_LIMIT);
-
-    // Earlier conflicts recorded no fingerprint: the entry they met, when it is still live, gives the first side.
-    const live = new Map<string, EntryRow & { chave_id: number }>();
-    for (const r of entryRows) live.set(`${r.chave_id} ${r.idem_key}`, r);
-    const missing = conflicts.filter(
-      (c) => !c.detail?.stored && c.idem && c.row.chave_id && !live.has(`${c.row.chave_id} ${c.idem}`),
-    );
-    for (const c of missing) {
-      const found = await deps.db
-        .selectFrom('idempotency_keys')
-        .select(['chave_id', ...ENTRY_COLUMNS])
-        .where('chave_id', '=', c.row.chave_id!)
-        .where('idem_key', '=', c.idem!)
-        .where('expires_at', '>', at)
-        .executeTakeFirst();
-      if (found) live.set(`${found.chave_id} ${found.idem_key}`, found);
-    }
-
+        : await store.liveEntriesOfIdemKey([...keys.keys()], idemKey, at, LIST_LIMIT);
+    const { scanned, matching } = await clinicConflicts(tenant.id, idemKey);
+    const conflicts = matching.slice(0, CONFLICT_LIMIT);
+    const live = await liveEntriesOf(entryRows, conflicts, at);
     const auditIds = await auditIdsOf([
       ...entryRows.map((r) => r.request_id),
       ...conflicts.map((c) => text(c.detail?.stored?.request_id)),
       ...[...live.values()].map((r) => r.request_id),
     ]);
-    const conflictViews: IdempotencyConflictView[] = conflicts.map(({ row, detail, idem }) => {
-      const stored = detail?.stored;
-      const fallback = idem && row.chave_id ? live.get(`${row.chave_id} ${idem}`) : undefined;
-      const firstRequest = stored ? text(stored.request_id) : (fallback?.request_id ?? null);
-      const reason =
-        text(detail?.reason) ??
-        (row.error_message?.includes('outra operacao')
-          ? 'operation'
-          : row.error_message?.includes('corpo')
-            ? 'body'
-            : null);
-      return {
-        audit_id: row.id,
-        request_id: row.request_id,
-        ts: row.ts,
-        idem_key: idem,
-        reason: reason === 'body' || reason === 'operation' ? reason : null,
-        key: row.chave_id ? (keys.get(row.chave_id) ?? null) : null,
-        first:
-          stored || fallback
-            ? {
-                method: (stored ? text(stored.method) : fallback?.method) ?? '',
-                path: (stored ? text(stored.path) : fallback?.path) ?? '',
-                fingerprint: stored ? text(stored.fingerprint) : (fallback?.body_hash ?? null),
-                request_id: firstRequest,
-                audit_id: firstRequest ? (auditIds.get(firstRequest) ?? null) : null,
-              }
-            : null,
-        sent: {
-          method: row.method,
-          path: row.path,
-          fingerprint: text(detail?.sent_fingerprint),
-          request_id: row.request_id,
-          audit_id: row.id,
-        },
-      };
-    });
-
     return {
       tenant: { slug: tenant.slug, nome: tenant.nome },
       idem_key: idemKey ?? null,
       entries: entryRows.map(
         (r): ClinicIdempotencyEntryView => ({ ...entryView(r, at, auditIds), key: keys.get(r.chave_id)! }),
       ),
-      conflicts: conflictViews,
+      conflicts: conflicts.map((c) => conflictView(c, keys, live, auditIds)),
       // More than listed, or (a search) older conflicts beyond the newest CONFLICT_SCAN were not read.
-      conflicts_truncated:
-        conflictRows.length > CONFLICT_LIMIT || (idemKey !== undefined && scanned.length === CONFLICT_SCAN),
+      conflicts_truncated: matching.length > CONFLICT_LIMIT || (idemKey !== undefined && scanned === CONFLICT_SCAN),
     };
   });
 
@@ -299,14 +271,8 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
       await loadKey(request, id);
       const target = decodeEntry(entry);
       if (!target) throw notFound();
-      const where = deps.db
-        .selectFrom('idempotency_keys')
-        .select(['state', 'status', 'lease_until', 'request_id'])
-        .where('chave_id', '=', id)
-        .where('method', '=', target.method)
-        .where('path', '=', target.path)
-        .where('idem_key', '=', target.idem_key);
-      const row = await where.executeTakeFirst();
+      const name = { chaveId: id, method: target.method, path: target.path, idemKey: target.idem_key };
+      const row = await store.entry(name);
       if (!row) throw notFound();
       const state = stateOf(row, now());
       request.adminAudit = {
@@ -331,13 +297,7 @@ export default async function idempotencyRoutes(app: FastifyInstance, deps: Admi
           },
         );
       }
-      await deps.db
-        .deleteFrom('idempotency_keys')
-        .where('chave_id', '=', id)
-        .where('method', '=', target.method)
-        .where('path', '=', target.path)
-        .where('idem_key', '=', target.idem_key)
-        .execute();
+      await store.purgeEntry(name);
       return { purged: true as const, idem_key: target.idem_key, method: target.method, path: target.path, state };
     },
   );

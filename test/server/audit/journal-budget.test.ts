@@ -15,7 +15,8 @@ import {
   DEFAULT_AUDIT_MIN_FREE_BYTES,
   loadConfig,
 } from '../../../server/config.ts';
-import { JOURNAL_TABLES, journalPagesOf, NOISE_SHARE } from '../../../server/audit/journal-budget.ts';
+import { NOISE_SHARE } from '../../../server/audit/journal-budget.ts';
+import { JOURNAL_TABLES, journalPagesOf } from '../../../server/audit/sqlite-journal.ts';
 import { JOURNAL_LIMITS } from '../../../server/audit/bounded.ts';
 import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
