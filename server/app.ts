@@ -132,7 +132,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
 /** The audit journal: its budget, its batching writer and the entries it makes of requests. */
 interface Journal {
   budget: JournalBudget;
-  writer: AuditWriter<any>;
+  writer: FastifyInstance['auditWriter'];
   entries: JournalEntries;
   /** Flushes the writer, then closes the budget (onClose). */
   close(): Promise<void>;

@@ -1,7 +1,8 @@
 import cookie from '@fastify/cookie';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { consoleAuditEntryFromRequest } from './console-audit-entry.ts';
+import type { ConsoleAuditSink } from '../audit/console-audit.ts';
 import { journalUnavailable } from '../audit/audit-plugin.ts';
 import { errorEnvelope } from '../http/envelope.ts';
 import { csrfMatches, DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from '../operators/sessions.ts';
@@ -62,28 +63,17 @@ export function adminPoliciesFromEnv(env: NodeJS.ProcessEnv = process.env): {
   };
 }
 
-/**
- * The console API under /admin/api: operator session (HttpOnly, SameSite=Strict cookie), CSRF on every
- * state-changing call, and an audit entry for every console action. Register with `{ prefix: ADMIN_PREFIX }`.
- */
-export default async function adminPlugin(app: FastifyInstance, options: AdminPluginOptions): Promise<void> {
-  const now = options.now ?? Date.now;
+/** What the route modules are handed: the options with their defaults, the session store and the cookie's setters. */
+function adminDeps(options: AdminPluginOptions, now: () => number): AdminDeps {
   const policies = adminPoliciesFromEnv();
   const session = options.session ?? policies.session;
-  const sessions = new SessionStore(options.db, session, now);
-  const sink = options.auditSink;
-  const operatorTokens = new OperatorTokenStore(options.db, now);
-
-  await app.register(cookie);
-
   const cookieOptions = (request: FastifyRequest) => ({
     path: ADMIN_PREFIX,
     httpOnly: true,
     sameSite: 'strict' as const,
     secure: request.protocol === 'https',
   });
-
-  const deps: AdminDeps = {
+  return {
     db: options.db,
     keys: options.keys,
     tenants: options.tenants,
@@ -94,7 +84,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     clock: options.clock ?? new ApplianceClock({ dataDir: null, enabled: false }),
     lockout: options.lockout ?? policies.lockout,
     session,
-    sessions,
+    sessions: new SessionStore(options.db, session, now),
     now,
     setSessionCookie: (request, reply, token) =>
       void reply.setCookie(SESSION_COOKIE, token, {
@@ -103,25 +93,23 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
       }),
     clearSessionCookie: (request, reply) => void reply.clearCookie(SESSION_COOKIE, cookieOptions(request)),
   };
+}
 
-  app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) registeredAdminRoutes.add(`${method} ${route.url}`);
-  });
-
-  app.decorateRequest('adminSession', null);
-  app.decorateRequest('adminAudit', null);
-  app.decorateRequest('adminAuditOperatorId', null);
-
-  app.addHook('onRequest', async (request) => {
+/**
+ * Who calls: nobody (login), an operator token (automation routes), or a live session with its CSRF token on
+ * every state-changing call; then the route's role against the caller's.
+ */
+function authenticateConsoleCall(deps: AdminDeps, operatorTokens: OperatorTokenStore) {
+  return async (request: FastifyRequest): Promise<void> => {
     if (request.routeOptions.config?.adminPublic) return;
     // Automation routes: an operator API token instead of the session; no cookie is involved, so no CSRF either.
     if (request.routeOptions.config?.operatorToken) {
       await authenticateOperatorToken(request, operatorTokens);
       // A token acts as its issuing operator: that operator's role and state now, not when it was issued.
-      return enforceRole(request, await tokenOperatorRole(options.db, request.adminAuditOperatorId));
+      return enforceRole(request, await tokenOperatorRole(deps.db, request.adminAuditOperatorId));
     }
     const token = request.cookies[SESSION_COOKIE];
-    const active = await sessions.resolve(token);
+    const active = await deps.sessions.resolve(token);
     if (!active || !token) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Sessao ausente ou expirada. Entre novamente.');
     request.adminSession = { ...active, token };
     if (!SAFE_METHODS.has(request.method) && !csrfMatches(token, headerValue(request.headers[CSRF_HEADER]))) {
@@ -129,11 +117,15 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     }
     // Roles (issue 22): a viewer reads; writes need an admin unless the route says otherwise (config.role).
     enforceRole(request, active.role);
-  });
+  };
+}
 
-  // Committed before the answer leaves, like the API's entries; an action whose entry cannot be
-  // committed is answered 503, never served unrecorded (fail closed).
-  app.addHook('onSend', async (request, reply, payload) => {
+/**
+ * The console action's journal entry, committed before the answer leaves, like the API's entries; an action
+ * whose entry cannot be committed is answered 503, never served unrecorded (fail closed).
+ */
+function auditConsoleAction(sink: ConsoleAuditSink) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     const action = request.routeOptions.config?.consoleAction;
     if (!action) return payload;
     try {
@@ -149,7 +141,30 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
       return JSON.stringify(errorEnvelope(request, reply, refusal));
     }
     return payload;
+  };
+}
+
+/**
+ * The console API under /admin/api: operator session (HttpOnly, SameSite=Strict cookie), CSRF on every
+ * state-changing call, and an audit entry for every console action. Register with `{ prefix: ADMIN_PREFIX }`.
+ */
+export default async function adminPlugin(app: FastifyInstance, options: AdminPluginOptions): Promise<void> {
+  const now = options.now ?? Date.now;
+  const deps = adminDeps(options, now);
+  const operatorTokens = new OperatorTokenStore(options.db, now);
+
+  await app.register(cookie);
+
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) registeredAdminRoutes.add(`${method} ${route.url}`);
   });
+
+  app.decorateRequest('adminSession', null);
+  app.decorateRequest('adminAudit', null);
+  app.decorateRequest('adminAuditOperatorId', null);
+
+  app.addHook('onRequest', authenticateConsoleCall(deps, operatorTokens));
+  app.addHook('onSend', auditConsoleAction(options.auditSink));
 
   // One module per console screen (and the automation routes), in this order.
   for (const routes of [

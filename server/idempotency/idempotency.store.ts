@@ -200,6 +200,8 @@ export class IdempotencySeal {
  * Idempotency-Key), it answers the operation it is bound to and is a conflict for any other.
  * Answers are sealed (IdempotencySeal); rows of earlier releases are sealed in place when the store opens.
  */
+type InspectionStatement = 'ofKey' | 'ofIdemKey' | 'live' | 'entry' | 'purge';
+
 export class IdempotencyStore implements IdempotencyEntries, IdempotencyInspection {
   private readonly selectKey: SQLite.Statement;
   private readonly removeExpiredOfKey: SQLite.Statement;
@@ -210,7 +212,7 @@ export class IdempotencyStore implements IdempotencyEntries, IdempotencyInspecti
   private readonly completeStmt: SQLite.Statement;
   private readonly purge: SQLite.Statement;
   private readonly selectRecentSuccesses: SQLite.Statement;
-  private readonly inspect: Record<'ofKey' | 'ofIdemKey' | 'live' | 'entry' | 'purge', SQLite.Statement>;
+  private readonly inspect: Record<InspectionStatement, SQLite.Statement>;
   private readonly reserveTx: SQLite.Transaction<
     (op: OperationKey, fingerprint: string, now: number, requestId: string | null) => Reservation
   >;
@@ -260,21 +262,7 @@ export class IdempotencyStore implements IdempotencyEntries, IdempotencyInspecti
       `SELECT chave_id, idem_key, method, path, operation, status, created_at FROM idempotency_keys
        WHERE expires_at > ? AND state = 'completed' AND status BETWEEN 200 AND 299 ORDER BY expires_at DESC LIMIT ?`,
     );
-    this.inspect = {
-      ofKey: sqlite.prepare(
-        `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE chave_id = ? AND expires_at > ? ORDER BY created_at DESC LIMIT ?`,
-      ),
-      // The primary key starts with (chave_id, idem_key): one lookup per API key of the list.
-      ofIdemKey: sqlite.prepare(
-        `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys
-         WHERE chave_id IN (SELECT value FROM json_each(?)) AND idem_key = ? AND expires_at > ? ORDER BY created_at DESC LIMIT ?`,
-      ),
-      live: sqlite.prepare(
-        `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE chave_id = ? AND idem_key = ? AND expires_at > ? LIMIT 1`,
-      ),
-      entry: sqlite.prepare(`SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE ${pk}`),
-      purge: sqlite.prepare(`DELETE FROM idempotency_keys WHERE ${pk}`),
-    };
+    this.inspect = prepareInspection(sqlite, pk);
 
     this.reserveTx = sqlite.transaction(
       (op: OperationKey, fingerprint: string, now: number, requestId: string | null): Reservation => {
@@ -440,3 +428,22 @@ const associatedData = (op: OperationKey, status: number): string =>
       ? ['idempotency-response', op.chaveId, op.method, op.path, op.idemKey, status]
       : ['idempotency-response', op.chaveId, op.method, op.path, op.idemKey, status, op.operation],
   );
+
+/** The inspector's statements (IdempotencyInspection); `pk`: the primary key's condition. */
+function prepareInspection(sqlite: SQLite.Database, pk: string): Record<InspectionStatement, SQLite.Statement> {
+  return {
+    ofKey: sqlite.prepare(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE chave_id = ? AND expires_at > ? ORDER BY created_at DESC LIMIT ?`,
+    ),
+    // The primary key starts with (chave_id, idem_key): one lookup per API key of the list.
+    ofIdemKey: sqlite.prepare(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys
+       WHERE chave_id IN (SELECT value FROM json_each(?)) AND idem_key = ? AND expires_at > ? ORDER BY created_at DESC LIMIT ?`,
+    ),
+    live: sqlite.prepare(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE chave_id = ? AND idem_key = ? AND expires_at > ? LIMIT 1`,
+    ),
+    entry: sqlite.prepare(`SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE ${pk}`),
+    purge: sqlite.prepare(`DELETE FROM idempotency_keys WHERE ${pk}`),
+  };
+}

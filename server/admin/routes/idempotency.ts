@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError, notFound } from '../../errors.ts';
 import type { AdminDeps } from '../deps.ts';
@@ -149,156 +149,159 @@ function conflictView(
   };
 }
 
+type Deps = AdminDeps & { app: FastifyInstance };
+
+/** The API key (404 when unknown) and its clinic's slug; the console action is audited under both. */
+async function loadKey(deps: Deps, request: FastifyRequest, id: number) {
+  const key = await guard(() => deps.keys.get(id));
+  const tenant = (await deps.tenants.list()).find((t) => t.id === key.tenant_id);
+  request.adminAudit = { tenantId: key.tenant_id, tenantSlug: tenant?.slug ?? null, chaveId: id };
+  return { key, tenantSlug: tenant?.slug ?? null };
+}
+
+/** request_id → audit row id, for the links (the API's entries only); flushes the writer first (read-your-writes). */
+async function auditIdsOf(deps: Deps, requestIds: Array<string | null>): Promise<Map<string, number>> {
+  if (!requestIds.some((r) => r !== null)) return new Map();
+  await deps.app.auditWriter.flush();
+  return apiAuditIds(deps.db, requestIds);
+}
+
+/** The clinic's newest conflicts, then (a search) those of the value; `scanned`: how many rows were read. */
+async function clinicConflicts(deps: Deps, tenantId: number, idemKey: string | undefined) {
+  await deps.app.auditWriter.flush();
+  const scanned = await newestIdempotencyConflicts(
+    deps.db,
+    tenantId,
+    idemKey === undefined ? CONFLICT_LIMIT + 1 : CONFLICT_SCAN,
+  );
+  const matching = scanned.map(conflictOf).filter((c) => idemKey === undefined || c.idem === idemKey);
+  return { scanned: scanned.length, matching };
+}
+
+/** The live entries by (key, Idempotency-Key): the search's, and those earlier conflicts met (they recorded no fingerprint). */
+async function liveEntriesOf(deps: Deps, entries: InspectedEntry[], conflicts: Conflict[], at: number) {
+  const live = new Map<string, InspectedEntry>();
+  for (const r of entries) live.set(liveKey(r.chave_id, r.idem_key), r);
+  const missing = conflicts.filter(
+    (c) => !c.detail?.stored && c.idem && c.row.chave_id && !live.has(liveKey(c.row.chave_id, c.idem)),
+  );
+  for (const c of missing) {
+    const found = await deps.idempotency.liveEntry(c.row.chave_id!, c.idem!, at);
+    if (found) live.set(liveKey(found.chave_id, found.idem_key), found);
+  }
+  return live;
+}
+
+async function keyIdempotency(deps: Deps, request: FastifyRequest): Promise<KeyIdempotency> {
+  const { id } = parseInput(keyParams, request.params);
+  const { key, tenantSlug } = await loadKey(deps, request, id);
+  const at = deps.clock.now();
+  const rows = await deps.idempotency.liveEntriesOfKey(id, at, LIST_LIMIT + 1);
+  const page = rows.slice(0, LIST_LIMIT);
+  const auditIds = await auditIdsOf(
+    deps,
+    page.map((r) => r.request_id),
+  );
+  return {
+    key: {
+      id: key.id,
+      api_key_masked: key.api_key_masked,
+      label: key.label,
+      status: key.status,
+      tenant_slug: tenantSlug,
+    },
+    items: page.map((r) => entryView(r, at, auditIds)),
+    truncated: rows.length > LIST_LIMIT,
+  };
+}
+
+/**
+ * A clinic's idempotency at a glance (issue 22 § 5): with `idem_key`, the live entries of that
+ * Idempotency-Key under any of the clinic's keys (revoked ones included: their entries live on); and
+ * the requests refused 422 IDEMPOTENCY_CONFLICT, from the journal, each with both body fingerprints.
+ */
+async function clinicIdempotency(deps: Deps, request: FastifyRequest): Promise<ClinicIdempotency> {
+  const { slug } = parseInput(slugParams, request.params);
+  const { idem_key: idemKey } = parseInput(searchQuery, request.query);
+  const tenant = await deps.tenants.get(slug);
+  if (!tenant) throw notFound();
+  const keys = new Map(
+    (await guard(() => deps.keys.list(slug))).map((k) => [
+      k.id,
+      { id: k.id, label: k.label, api_key_masked: k.api_key_masked, status: k.status },
+    ]),
+  );
+  const at = deps.clock.now();
+  const entryRows =
+    idemKey === undefined || keys.size === 0
+      ? []
+      : await deps.idempotency.liveEntriesOfIdemKey([...keys.keys()], idemKey, at, LIST_LIMIT);
+  const { scanned, matching } = await clinicConflicts(deps, tenant.id, idemKey);
+  const conflicts = matching.slice(0, CONFLICT_LIMIT);
+  const live = await liveEntriesOf(deps, entryRows, conflicts, at);
+  const auditIds = await auditIdsOf(deps, [
+    ...entryRows.map((r) => r.request_id),
+    ...conflicts.map((c) => text(c.detail?.stored?.request_id)),
+    ...[...live.values()].map((r) => r.request_id),
+  ]);
+  return {
+    tenant: { slug: tenant.slug, nome: tenant.nome },
+    idem_key: idemKey ?? null,
+    entries: entryRows.map(
+      (r): ClinicIdempotencyEntryView => ({ ...entryView(r, at, auditIds), key: keys.get(r.chave_id)! }),
+    ),
+    conflicts: conflicts.map((c) => conflictView(c, keys, live, auditIds)),
+    // More than listed, or (a search) older conflicts beyond the newest CONFLICT_SCAN were not read.
+    conflicts_truncated: matching.length > CONFLICT_LIMIT || (idemKey !== undefined && scanned === CONFLICT_SCAN),
+  };
+}
+
+/** Deletes one entry (not while it executes), audited with what it was. */
+async function purgeEntry(deps: Deps, request: FastifyRequest): Promise<z.infer<typeof idempotencyPurged>> {
+  const { id, entry } = parseInput(entryParams, request.params);
+  await loadKey(deps, request, id);
+  const target = decodeEntry(entry);
+  if (!target) throw notFound();
+  const name = { chaveId: id, method: target.method, path: target.path, idemKey: target.idem_key };
+  const row = await deps.idempotency.entry(name);
+  if (!row) throw notFound();
+  const state = stateOf(row, deps.clock.now());
+  request.adminAudit = {
+    ...(request.adminAudit ?? {}),
+    detail: {
+      idem_key: target.idem_key,
+      method: target.method,
+      path: target.path,
+      state,
+      status: row.status,
+      request_id: row.request_id,
+    },
+  };
+  // Purging a write that is still executing would let a retry run beside it.
+  if (state === 'in_flight') {
+    throw new ApiError(
+      'CONCURRENT_REQUEST',
+      'Entrada ainda em processamento; aguarde o fim da requisicao ou o prazo do lease.',
+      null,
+      {
+        headers: { 'retry-after': '2' },
+      },
+    );
+  }
+  await deps.idempotency.purgeEntry(name);
+  return { purged: true as const, idem_key: target.idem_key, method: target.method, path: target.path, state };
+}
+
 /**
  * The idempotency inspector: a key's live entries (metadata only: the sealed responses are never
  * opened here) and the purge of one, audited as `idempotency.purge`. The entries are the idempotency
  * store's (deps.idempotency), the conflicts and the links the journal's (server/audit/audit-query.ts).
  */
-export default async function idempotencyRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
-  const now = () => deps.clock.now();
-  const store = deps.idempotency;
-
-  const loadKey = async (request: { adminAudit: unknown }, id: number) => {
-    const key = await guard(() => deps.keys.get(id));
-    const tenant = (await deps.tenants.list()).find((t) => t.id === key.tenant_id);
-    (request as { adminAudit: unknown }).adminAudit = {
-      tenantId: key.tenant_id,
-      tenantSlug: tenant?.slug ?? null,
-      chaveId: id,
-    };
-    return { key, tenantSlug: tenant?.slug ?? null };
-  };
-
-  /** request_id → audit row id, for the links (the API's entries only); flushes the writer first (read-your-writes). */
-  const auditIdsOf = async (requestIds: Array<string | null>): Promise<Map<string, number>> => {
-    if (!requestIds.some((r) => r !== null)) return new Map();
-    await app.auditWriter.flush();
-    return apiAuditIds(deps.db, requestIds);
-  };
-
-  app.get('/keys/:id/idempotency', async (request): Promise<KeyIdempotency> => {
-    const { id } = parseInput(keyParams, request.params);
-    const { key, tenantSlug } = await loadKey(request, id);
-    const at = now();
-    const rows = await store.liveEntriesOfKey(id, at, LIST_LIMIT + 1);
-    const page = rows.slice(0, LIST_LIMIT);
-    const auditIds = await auditIdsOf(page.map((r) => r.request_id));
-    return {
-      key: {
-        id: key.id,
-        api_key_masked: key.api_key_masked,
-        label: key.label,
-        status: key.status,
-        tenant_slug: tenantSlug,
-      },
-      items: page.map((r) => entryView(r, at, auditIds)),
-      truncated: rows.length > LIST_LIMIT,
-    };
-  });
-
-  /** The clinic's newest conflicts, then (a search) those of the value; `scanned`: how many rows were read. */
-  const clinicConflicts = async (tenantId: number, idemKey: string | undefined) => {
-    await app.auditWriter.flush();
-    const scanned = await newestIdempotencyConflicts(
-      deps.db,
-      tenantId,
-      idemKey === undefined ? CONFLICT_LIMIT + 1 : CONFLICT_SCAN,
-    );
-    const matching = scanned.map(conflictOf).filter((c) => idemKey === undefined || c.idem === idemKey);
-    return { scanned: scanned.length, matching };
-  };
-
-  /** The live entries by (key, Idempotency-Key): the search's, and those earlier conflicts met (they recorded no fingerprint). */
-  const liveEntriesOf = async (entries: InspectedEntry[], conflicts: Conflict[], at: number) => {
-    const live = new Map<string, InspectedEntry>();
-    for (const r of entries) live.set(liveKey(r.chave_id, r.idem_key), r);
-    const missing = conflicts.filter(
-      (c) => !c.detail?.stored && c.idem && c.row.chave_id && !live.has(liveKey(c.row.chave_id, c.idem)),
-    );
-    for (const c of missing) {
-      const found = await store.liveEntry(c.row.chave_id!, c.idem!, at);
-      if (found) live.set(liveKey(found.chave_id, found.idem_key), found);
-    }
-    return live;
-  };
-
-  /**
-   * A clinic's idempotency at a glance (issue 22 § 5): with `idem_key`, the live entries of that
-   * Idempotency-Key under any of the clinic's keys (revoked ones included: their entries live on); and
-   * the requests refused 422 IDEMPOTENCY_CONFLICT, from the journal, each with both body fingerprints.
-   */
-  app.get('/tenants/:slug/idempotency', async (request): Promise<ClinicIdempotency> => {
-    const { slug } = parseInput(slugParams, request.params);
-    const { idem_key: idemKey } = parseInput(searchQuery, request.query);
-    const tenant = await deps.tenants.get(slug);
-    if (!tenant) throw notFound();
-    const keys = new Map(
-      (await guard(() => deps.keys.list(slug))).map((k) => [
-        k.id,
-        { id: k.id, label: k.label, api_key_masked: k.api_key_masked, status: k.status },
-      ]),
-    );
-    const at = now();
-    const entryRows =
-      idemKey === undefined || keys.size === 0
-        ? []
-        : await store.liveEntriesOfIdemKey([...keys.keys()], idemKey, at, LIST_LIMIT);
-    const { scanned, matching } = await clinicConflicts(tenant.id, idemKey);
-    const conflicts = matching.slice(0, CONFLICT_LIMIT);
-    const live = await liveEntriesOf(entryRows, conflicts, at);
-    const auditIds = await auditIdsOf([
-      ...entryRows.map((r) => r.request_id),
-      ...conflicts.map((c) => text(c.detail?.stored?.request_id)),
-      ...[...live.values()].map((r) => r.request_id),
-    ]);
-    return {
-      tenant: { slug: tenant.slug, nome: tenant.nome },
-      idem_key: idemKey ?? null,
-      entries: entryRows.map(
-        (r): ClinicIdempotencyEntryView => ({ ...entryView(r, at, auditIds), key: keys.get(r.chave_id)! }),
-      ),
-      conflicts: conflicts.map((c) => conflictView(c, keys, live, auditIds)),
-      // More than listed, or (a search) older conflicts beyond the newest CONFLICT_SCAN were not read.
-      conflicts_truncated: matching.length > CONFLICT_LIMIT || (idemKey !== undefined && scanned === CONFLICT_SCAN),
-    };
-  });
-
-  app.delete(
-    '/keys/:id/idempotency/:entry',
-    { config: { consoleAction: 'idempotency.purge' } },
-    async (request): Promise<z.infer<typeof idempotencyPurged>> => {
-      const { id, entry } = parseInput(entryParams, request.params);
-      await loadKey(request, id);
-      const target = decodeEntry(entry);
-      if (!target) throw notFound();
-      const name = { chaveId: id, method: target.method, path: target.path, idemKey: target.idem_key };
-      const row = await store.entry(name);
-      if (!row) throw notFound();
-      const state = stateOf(row, now());
-      request.adminAudit = {
-        ...(request.adminAudit ?? {}),
-        detail: {
-          idem_key: target.idem_key,
-          method: target.method,
-          path: target.path,
-          state,
-          status: row.status,
-          request_id: row.request_id,
-        },
-      };
-      // Purging a write that is still executing would let a retry run beside it.
-      if (state === 'in_flight') {
-        throw new ApiError(
-          'CONCURRENT_REQUEST',
-          'Entrada ainda em processamento; aguarde o fim da requisicao ou o prazo do lease.',
-          null,
-          {
-            headers: { 'retry-after': '2' },
-          },
-        );
-      }
-      await store.purgeEntry(name);
-      return { purged: true as const, idem_key: target.idem_key, method: target.method, path: target.path, state };
-    },
+export default async function idempotencyRoutes(app: FastifyInstance, adminDeps: AdminDeps): Promise<void> {
+  const deps: Deps = { ...adminDeps, app };
+  app.get('/keys/:id/idempotency', (request) => keyIdempotency(deps, request));
+  app.get('/tenants/:slug/idempotency', (request) => clinicIdempotency(deps, request));
+  app.delete('/keys/:id/idempotency/:entry', { config: { consoleAction: 'idempotency.purge' } }, (request) =>
+    purgeEntry(deps, request),
   );
 }

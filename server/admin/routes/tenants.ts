@@ -23,6 +23,7 @@ import { clinicSettings } from '../../../contracts/backend/settings.ts';
 import { tenantPath } from '../../../contracts/backend/tenants.ts';
 import { resetTenant, tenantResetRefusal, TENANT_RESET_OPT_IN } from '../../tenants/tenant-reset.ts';
 import { allowTenantResetFrom } from '../../config.ts';
+import { countActiveKeysByTenant } from '../../keys/keys.repository.ts';
 
 /**
  * Whether this appliance resets clinics (issue 19): always in development mode, in production only with
@@ -84,13 +85,7 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
 
   app.get('/tenants', async (): Promise<TenantView[]> => {
     const tenants = await deps.tenants.list();
-    const counts = await deps.db
-      .selectFrom('api_keys')
-      .select(['tenant_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('status', '=', 'active')
-      .groupBy('tenant_id')
-      .execute();
-    const active = new Map(counts.map((c) => [c.tenant_id, Number(c.n)]));
+    const active = await countActiveKeysByTenant(deps.db);
     return tenants.map((t) => ({
       id: t.id,
       slug: t.slug,
