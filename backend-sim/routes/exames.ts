@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { BackendDeps } from '../app.ts';
+import type { BackendDeps } from '../deps.ts';
 import { exameCreateSchema, exameDeleteSchema, exameListSchema } from '../domain/exames/exames.schemas.ts';
 import { createExame, deleteExame, getExame, listExames, locateExameArquivo } from '../domain/exames/exames.service.ts';
 import {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { BackendDeps } from '../app.ts';
+import type { BackendDeps } from '../deps.ts';
 import { medicoWriteSchema } from '../domain/medicos/medicos.schemas.ts';
 import { createMedico, patchMedico } from '../domain/medicos/medicos.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, parse } from '../lib/http.ts';
