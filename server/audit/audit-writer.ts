@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../db/tables/audit-log.ts';
 import { capText, entryBytes, JOURNAL_LIMITS } from './bounded.ts';
 import { sqlitePagesInUse } from './sqlite-journal.ts';
-import { type ClassTotals, type Delta, type JournalBudget, type JournalClass } from './journal-budget.ts';
+import type { ClassTotals, Delta, JournalBudget, JournalClass } from './journal-budget.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 
 export const AUDIT_RETENTION_DAYS = 30;
