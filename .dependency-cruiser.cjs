@@ -37,9 +37,81 @@ const floorRules = Object.entries(FLOORS).map(([floor, allowed]) => ({
   to: { path: anyOf(ALL.filter((name) => name !== floor && !allowed.includes(name))) },
 }));
 
+// The inner floors of server/ (docs/architecture.md § Layers), bottom first: a file imports its own floor and the
+// ones below, never one above. A floor is a list of paths below server/; a file takes the first floor in PRECEDENCE
+// order that names it (so `http/envelope.ts` is ground, though `http/` is the HTTP floor), and every file of
+// server/ must be on one. Inside a floor, no-circular keeps the imports one way.
+const STORE_FOLDERS = '(keys|tenants|operators|idempotency|audit|storage|backend|integrity)';
+const SERVER_FLOORS = [
+  {
+    name: 'ground',
+    comment: 'leaf modules: errors, config, clock, the envelope and redaction helpers',
+    paths: [
+      '(errors|service-error|clock|secrets-files|config|drain)\\.ts$',
+      'http/(envelope|redact|json-depth|schemas|sync-hooks)\\.ts$',
+    ],
+  },
+  { name: 'db', comment: 'the gateway database: connections, migrations, tables', paths: ['db/'] },
+  {
+    name: 'stores',
+    comment: 'stores, services and clients: keys, tenants, operators, idempotency, audit, storage, backend, integrity',
+    paths: [`${STORE_FOLDERS}/`],
+  },
+  {
+    name: 'http',
+    comment:
+      "Fastify plugins and what maps a request: http/, auth/, rate-limit/, a store folder's *-plugin.ts, journal entries",
+    paths: ['http/', '(auth|rate-limit)/', `${STORE_FOLDERS}/[^/]+-plugin\\.ts$`, 'audit/journal-entries\\.ts$'],
+  },
+  {
+    name: 'adapters',
+    comment: 'the /v1 routes, the console API, the OpenAPI document',
+    paths: ['(routes|admin|openapi)/'],
+  },
+  { name: 'app', comment: 'the composition of the gateway', paths: ['app\\.ts$'] },
+];
+/** Which floor claims a file first: the leaf files of http/ before http/, the plugins of audit/ and idempotency/ before the stores. */
+const PRECEDENCE = ['ground', 'http', 'db', 'stores', 'adapters', 'app'];
+const floorRegex = (name) => {
+  const own = SERVER_FLOORS.find((floor) => floor.name === name).paths;
+  const before = PRECEDENCE.slice(0, PRECEDENCE.indexOf(name)).flatMap(
+    (earlier) => SERVER_FLOORS.find((floor) => floor.name === earlier).paths,
+  );
+  const claimedBefore = before.length ? `(?!server/(${before.join('|')}))` : '';
+  return `^${claimedBefore}server/(${own.join('|')})`;
+};
+const serverFloorRules = SERVER_FLOORS.slice(0, -1).map((floor, level) => ({
+  name: `server-${floor.name}-not-up`,
+  comment: `server/'s ${floor.name} floor (${floor.comment}) imports no floor above it (docs/architecture.md § Layers)`,
+  severity: 'error',
+  from: { path: floorRegex(floor.name) },
+  to: {
+    path: SERVER_FLOORS.slice(level + 1)
+      .map((above) => `(${floorRegex(above.name)})`)
+      .join('|'),
+  },
+}));
+
 module.exports = {
   forbidden: [
     ...floorRules,
+    ...serverFloorRules,
+    {
+      name: 'server-file-on-a-floor',
+      comment:
+        'every file of server/ is on one of its floors (.dependency-cruiser.cjs SERVER_FLOORS): a new folder gets one',
+      severity: 'error',
+      from: { path: '^server/', pathNot: SERVER_FLOORS.map((floor) => `(${floorRegex(floor.name)})`).join('|') },
+      to: {},
+    },
+    {
+      name: 'no-circular',
+      comment:
+        'no import circle (server/ and everywhere): a deps type route modules share lives in a deps.ts beside them',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'contracts-no-node',
       comment:

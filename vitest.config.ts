@@ -15,6 +15,8 @@ const ON_POSTGRES = [
   'test/server/storage/presigner.test.ts',
   'test/server/storage/storage-stack.test.ts',
   'test/server/admin/**/*.test.ts',
+  'test/server/operators/**/*.test.ts',
+  'test/server/audit/audit-query.test.ts',
   'test/server/audit/refusal-attribution.test.ts',
   'test/server/idempotency/idempotency-plugin.test.ts',
   'test/server/reliability/exactly-once.test.ts',

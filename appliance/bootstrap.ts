@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { GatewayConfig } from '../server/config.ts';
 import type { RunningStack } from './stack.ts';
 import { ALL_SCOPES, READ_ONLY_SCOPES, SANDBOX_SCOPES, type Scope } from '../contracts/scopes.ts';
-import { ensureOperator } from '../server/admin/operators.ts';
+import { ensureOperator } from '../server/operators/index.ts';
 import { writePrivateFile } from '../server/secrets-files.ts';
 import { openGatewayDatabase } from '../server/db/gateway-database.ts';
 import { takeFirstStartSnapshot } from '../server/tenants/tenant-reset.ts';

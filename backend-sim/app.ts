@@ -19,25 +19,13 @@ import { pacienteRoutes } from './routes/pacientes.ts';
 import { prontuarioRoutes } from './routes/prontuarios.ts';
 import { FileStore } from './storage.ts';
 import { TenantRegistry } from './tenants.ts';
+import type { BackendDeps } from './deps.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     tenant: TenantDatabase;
     tenantSlug: string;
   }
-}
-
-/** What route modules need besides the request. */
-export interface BackendDeps {
-  config: BackendConfig;
-  tenants: TenantRegistry;
-  faults: FaultStore;
-  files: FileStore;
-  now(): string;
-  today(): string;
-  clock(): Date;
-  /** now / today / HH:MM:SS read from one clock tick. */
-  stamp(): { now: string; today: string; hora: string };
 }
 
 function tokenMatches(sent: string | string[] | undefined, expected: string): boolean {

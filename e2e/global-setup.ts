@@ -4,7 +4,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { ephemeralConfig } from '../server/config.ts';
 import { startStack } from '../appliance/stack.ts';
-import { ensureOperator } from '../server/admin/operators.ts';
+import { ensureOperator } from '../server/operators/index.ts';
 import { ALL_SCOPES } from '../contracts/scopes.ts';
 import { takeFirstStartSnapshot } from '../server/tenants/tenant-reset.ts';
 import type { E2eEnv } from './support/env.ts';

@@ -5,7 +5,7 @@ import { Agent, request } from 'undici';
 import { expect, test } from './kit/index.ts';
 import { ephemeralConfig } from '../server/config.ts';
 import { startStack } from '../appliance/stack.ts';
-import { ensureOperator } from '../server/admin/operators.ts';
+import { ensureOperator } from '../server/operators/index.ts';
 
 // Issue 19: the console shows which refusals only named a key (unverified), the requests that named no
 // key (unattributed groups), and a banner on every page when the journal warns (still serving) or refuses requests.

@@ -7,7 +7,7 @@ import { expect, SignedClient, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
 import { ephemeralConfig } from '../server/config.ts';
 import { startStack } from '../appliance/stack.ts';
-import { ensureOperator } from '../server/admin/operators.ts';
+import { ensureOperator } from '../server/operators/index.ts';
 
 // Issue 13 § Reset a tenant: the QA loop end to end. An operator issues a token (shown once) for one
 // clinic with an expiry (issue 19), a test's beforeEach resets that clinic with it (no cookie, no CSRF;

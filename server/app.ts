@@ -18,6 +18,7 @@ import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin, { completeIdempotentWrites } from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore, type IdempotencyEntries } from './idempotency/idempotency.store.ts';
 import { PostgresIdempotencyStore } from './idempotency/postgres-idempotency.store.ts';
+import type { IdempotencyInspection } from './idempotency/inspection.ts';
 import { postgresBatchCommitter, postgresJournalStore } from './audit/postgres-journal.ts';
 import { PostgresKeyRateLimiter } from './rate-limit/key-limiter.ts';
 import { SharedStorageFaults } from './storage/shared-storage-faults.ts';
@@ -28,6 +29,7 @@ import { auditStorageStatus } from './audit/audit-retention.ts';
 import auditPlugin, { journalUnavailable } from './audit/audit-plugin.ts';
 import { AuditWriter } from './audit/audit-writer.ts';
 import { JournalBudget } from './audit/journal-budget.ts';
+import { sqliteJournalStore } from './audit/sqlite-journal.ts';
 import { JournalEntries } from './audit/journal-entries.ts';
 import { AddressLimiter } from './rate-limit/address-limiter.ts';
 import { ApiError } from './errors.ts';
@@ -36,11 +38,12 @@ import type { RefusalJournal } from './http/connection-errors.ts';
 import { guardV1Routes, registerOperations, type RegisteredOperation } from './routes/operation.ts';
 import { V1_OPERATIONS } from './routes/v1/index.ts';
 import { Presigner } from './storage/presigner.ts';
-import { StorageFaults } from './storage/storage-faults.ts';
+import { StorageFaults, type PresignFaults } from './storage/storage-faults.ts';
 import openApiPlugin from './openapi/openapi-plugin.ts';
 import healthPlugin from './http/health-plugin.ts';
 import { backendTokenFor } from './secrets-files.ts';
-import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic, writerConsoleAudit } from './admin/index.ts';
+import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic } from './admin/index.ts';
+import { writerConsoleAudit } from './audit/console-audit.ts';
 
 export interface AppDeps {
   /**
@@ -75,8 +78,74 @@ declare module 'fastify' {
 export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? new ApplianceClock({ dataDir: null, enabled: false, base: deps.now });
   const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
-  let log: FastifyInstance['log'] | null = null;
+  const logs: { app: FastifyInstance['log'] | null } = { app: null };
+  const journal = await openJournal(config, deps, { clock, masterKey, logs });
+  // Refusals of requests that did not authenticate, per client address (issue 19 § Outsiders cannot evict history).
+  const refusals = new AddressLimiter({ perMinute: config.rateLimit.unauthenticatedPerMinute });
+  const app = createFastify(config, journal, refusals);
+  logs.app = app.log;
+  await registerOutsideV1(app, config, deps.database, journal.budget, refusals);
+
+  const idempotencyStore = openIdempotencyStore(config, deps.database, { clock, masterKey, journal });
+  // Root-level and before the audit plugin's hook, so the answer is queued before the audit entry.
+  app.addHook('onSend', completeIdempotentWrites(idempotencyStore));
+  if (config.audit.enabled) {
+    await app.register(auditPlugin, {
+      writer: journal.writer,
+      entries: journal.entries,
+      skipPrefixes: ['/console', '/admin/api', '/docs'],
+    });
+  }
+  app.decorate('auditWriter', journal.writer);
+  app.decorate('applianceClock', clock);
+  schedulePurges(app, clock, idempotencyStore, journal);
+
+  // Presign faults: switched in the console API, consulted by the presigner of the file redirects.
+  const storageFaults =
+    deps.database.kind === 'sqlite' ? new StorageFaults() : await SharedStorageFaults.open(deps.database);
+  const presigner = createPresigner(app, config, clock, storageFaults);
+  app.decorate('presigner', presigner);
+  const operations: RegisteredOperation[] = [];
+  app.decorate('operations', operations);
+  await app.register(
+    (v1) => registerV1(v1, config, deps, { operations, clock, refusals, journal, idempotencyStore, presigner }),
+    { prefix: '/v1' },
+  );
+
+  // Operator console: its API (session + CSRF, audited through the same writer) and its static build.
+  await app.register(adminPlugin, {
+    prefix: ADMIN_PREFIX,
+    db: deps.database.db,
+    keys: deps.keys,
+    tenants: deps.tenants,
+    backend: deps.backend,
+    idempotency: idempotencyStore,
+    storageFaults,
+    auditSink: writerConsoleAudit(journal.writer),
+    auditStorage: () => auditStorageStatus(deps.database, journal.budget),
+    clock,
+  });
+  await registerConsoleStatic(app, config.consoleDir);
+
+  return app;
+}
+
+/** The audit journal: its budget, its batching writer and the entries it makes of requests. */
+interface Journal {
+  budget: JournalBudget;
+  writer: FastifyInstance['auditWriter'];
+  entries: JournalEntries;
+  /** Flushes the writer, then closes the budget (onClose). */
+  close(): Promise<void>;
+}
+
+async function openJournal(
+  config: GatewayConfig,
+  deps: AppDeps,
+  context: { clock: ApplianceClock; masterKey: Buffer; logs: { app: FastifyInstance['log'] | null } },
+): Promise<Journal> {
   const { database } = deps;
+  const { clock, logs } = context;
   const budgetOptions = {
     maxBytes: config.audit.maxBytes,
     maxRows: config.audit.maxRows,
@@ -84,34 +153,41 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     // On PostgreSQL the free-space guard watches DATA_DIR only where the cluster's own server keeps its files there.
     dataDir: config.database.kind === 'postgres' ? config.database.diskDir : config.dataDir,
     log: (level: 'warn' | 'error' | 'info', message: string) =>
-      log ? log[level](`audit journal: ${message}`) : console[level](`audit journal: ${message}`),
+      logs.app ? logs.app[level](`audit journal: ${message}`) : console[level](`audit journal: ${message}`),
   };
   let closing = false;
   const budget =
     database.kind === 'sqlite'
-      ? new JournalBudget(database.sqlite, budgetOptions)
+      ? new JournalBudget(sqliteJournalStore(database.sqlite, budgetOptions.maxBytes), budgetOptions)
       : await new JournalBudget(
           postgresJournalStore(database.pool, () => !closing),
           budgetOptions,
         ).open();
   // biome-ignore lint/suspicious/noExplicitAny: as FastifyInstance['auditWriter'] above
-  const auditWriter: AuditWriter<any> =
+  const writer: AuditWriter<any> =
     database.kind === 'sqlite'
       ? new AuditWriter(database.sqlite, { clock, budget })
       : new AuditWriter(postgresBatchCommitter(database.pool), { clock, budget });
-  const journalEntries = new JournalEntries({
-    digestKey: createSecretKey(deriveKey(masterKey, 'clinic-gateway/journal/body-digest/v1')),
+  const entries = new JournalEntries({
+    digestKey: createSecretKey(deriveKey(context.masterKey, 'clinic-gateway/journal/body-digest/v1')),
     resolveKey: (apiKey) => deps.keys.resolve(apiKey),
   });
+  const close = async () => {
+    await writer.close();
+    closing = true;
+    budget.close();
+  };
+  return { budget, writer, entries, close };
+}
+
+function createFastify(config: GatewayConfig, journal: Journal, refusals: AddressLimiter) {
   // Requests refused before Fastify routes them are audited here, with what is known of them.
   const refusalJournal: RefusalJournal | null = config.audit.enabled
     ? {
-        entryOf: (request, status, url, payload) => journalEntries.of(request, status, url, payload),
-        write: (record) => auditWriter.writeDurable(record),
+        entryOf: (request, status, url, payload) => journal.entries.of(request, status, url, payload),
+        write: (record) => journal.writer.writeDurable(record),
       }
     : null;
-  // Refusals of requests that did not authenticate, per client address (issue 19 § Outsiders cannot evict history).
-  const refusals = new AddressLimiter({ perMinute: config.rateLimit.unauthenticatedPerMinute });
   const app = Fastify({
     logger:
       config.logLevel === 'silent'
@@ -137,11 +213,19 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
-
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(envelopeSerializerCompiler);
+  return app;
+}
 
-  log = app.log;
+/** The envelope around every answer, the OpenAPI document and /docs, /healthz and /readyz. */
+async function registerOutsideV1(
+  app: FastifyInstance,
+  config: GatewayConfig,
+  database: OpenedGatewayDatabase,
+  budget: JournalBudget,
+  refusals: AddressLimiter,
+): Promise<void> {
   await app.register(envelopePlugin, {
     release: config.release,
     passthroughPrefixes: ['/console', '/docs', '/openapi.'],
@@ -168,41 +252,46 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     },
     journal: config.audit.enabled ? () => budget.status() : undefined,
   });
+}
 
+type IdempotencyStores = IdempotencyEntries & IdempotencyInspection;
+
+function openIdempotencyStore(
+  config: GatewayConfig,
+  database: OpenedGatewayDatabase,
+  context: { clock: ApplianceClock; masterKey: Buffer; journal: Journal },
+): IdempotencyStores {
+  const { clock, masterKey, journal } = context;
   // Backend timeout plus a margin: an in-flight entry left by a crash frees its key soon after.
   // Cached responses hold patient data: sealed under a subkey of the master key (the API secrets' key).
   // A write's answer commits with its audit entry (one commit instead of two per write).
-  const alongAudit = config.audit.enabled ? auditWriter.alongNextCommit.bind(auditWriter) : undefined;
+  const alongAudit = config.audit.enabled ? journal.writer.alongNextCommit.bind(journal.writer) : undefined;
   const leaseMs = config.backend.timeoutMs + 15_000;
-  const idempotencyStore: IdempotencyEntries =
-    database.kind === 'sqlite'
-      ? new IdempotencyStore(database.sqlite, leaseMs, masterKey, () => clock.now(), alongAudit)
-      : new PostgresIdempotencyStore(database.pool, {
-          leaseMs,
-          masterKey,
-          instanceId: config.instance.id,
-          clock: () => clock.now(),
-          commit: alongAudit,
-        });
-  // Root-level and before the audit plugin's hook, so the answer is queued before the audit entry.
-  app.addHook('onSend', completeIdempotentWrites(idempotencyStore));
+  return database.kind === 'sqlite'
+    ? new IdempotencyStore(database.sqlite, leaseMs, masterKey, () => clock.now(), alongAudit)
+    : new PostgresIdempotencyStore(database.pool, {
+        leaseMs,
+        masterKey,
+        instanceId: config.instance.id,
+        clock: () => clock.now(),
+        commit: alongAudit,
+      });
+}
 
-  if (config.audit.enabled) {
-    await app.register(auditPlugin, {
-      writer: auditWriter,
-      entries: journalEntries,
-      skipPrefixes: ['/console', '/admin/api', '/docs'],
-    });
-  }
-  app.decorate('auditWriter', auditWriter);
-  app.decorate('applianceClock', clock);
+/** Expired idempotency entries and journal rows, then the budget's shedding: at start, every 10 minutes, on a clock move. */
+function schedulePurges(
+  app: FastifyInstance,
+  clock: ApplianceClock,
+  idempotencyStore: IdempotencyEntries,
+  journal: Journal,
+): void {
   const purge = () => {
     const failed = (error: Error) => app.log.error({ err: error }, 'purge failed');
     Promise.resolve()
       .then(() => idempotencyStore.purgeExpired())
-      .then(() => auditWriter.purgeExpired())
+      .then(() => journal.writer.purgeExpired())
       // Then the budget: noise past its share or past a cap is shed, oldest first, in short chunks.
-      .then(() => (budget.overBudget() ? budget.shed() : 0))
+      .then(() => (journal.budget.overBudget() ? journal.budget.shed() : 0))
       .catch(failed);
   };
   purge();
@@ -212,14 +301,17 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);
     stopPurgeOnClockChange();
-    await auditWriter.close();
-    closing = true;
-    budget.close();
+    await journal.close();
   });
+}
 
-  // Presign faults: switched in the console API, consulted by the presigner of the file redirects.
-  const storageFaults = database.kind === 'sqlite' ? new StorageFaults() : await SharedStorageFaults.open(database);
-  const presigner = new Presigner(
+function createPresigner(
+  app: FastifyInstance,
+  config: GatewayConfig,
+  clock: ApplianceClock,
+  storageFaults: PresignFaults,
+): Presigner {
+  return new Presigner(
     {
       ...config.s3.public,
       accessKey: config.s3.accessKey,
@@ -234,68 +326,58 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       now: config.s3.embedded ? () => new Date(clock.now()) : undefined,
     },
   );
-  app.decorate('presigner', presigner);
+}
 
-  const operations: RegisteredOperation[] = [];
-  app.decorate('operations', operations);
-  await app.register(
-    async (v1) => {
-      guardV1Routes(v1, operations);
-      // Raw bytes only here: the signature covers them, and JSON is parsed once, after it is verified.
-      registerRawBodyParsers(v1);
-      await v1.register(corsPlugin, {
-        allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
-        sameOrigin: config.appEnv === 'development',
-      });
-      await v1.register(authPlugin, {
-        keys: deps.keys,
-        now: () => clock.now(),
-        explainSignatures: config.appEnv === 'development',
-        refusals,
-        explain: deps.explainSignature,
-      });
-      await v1.register(rateLimitPlugin, {
-        perMinute: config.rateLimit.perMinute,
-        sandboxPerMinute: config.rateLimit.sandboxPerMinute,
-        // Several instances share one quota per key: the buckets live in the database they share.
-        limiter: database.kind === 'postgres' ? new PostgresKeyRateLimiter(database.pool) : undefined,
-      });
-      // A request runs only if its entry can be committed without evicting verified history (fail closed).
-      if (config.audit.enabled) {
-        v1.addHook(
-          'preValidation',
-          syncHook((request) => {
-            if (request.auth && !budget.accepting()) {
-              request.journalUnattributed = true;
-              throw journalUnavailable();
-            }
-          }),
-        );
-      }
-      await v1.register(idempotencyPlugin, { store: idempotencyStore });
-      registerOperations(v1, V1_OPERATIONS, {
-        backend: deps.backend,
-        presigner,
-      });
-    },
-    { prefix: '/v1' },
-  );
-
-  // Operator console: its API (session + CSRF, audited through the same writer) and its static build.
-  await app.register(adminPlugin, {
-    prefix: ADMIN_PREFIX,
-    db: database.db,
-    keys: deps.keys,
-    tenants: deps.tenants,
-    backend: deps.backend,
-    storageFaults,
-    auditSink: writerConsoleAudit(auditWriter),
-    auditStorage: () => auditStorageStatus(database, budget),
-    clock,
+/** The /v1 scope: raw bodies, CORS, signatures, rate limits, the journal's fail-closed gate, idempotency, the operations. */
+async function registerV1(
+  v1: FastifyInstance,
+  config: GatewayConfig,
+  deps: AppDeps,
+  parts: {
+    operations: RegisteredOperation[];
+    clock: ApplianceClock;
+    refusals: AddressLimiter;
+    journal: Journal;
+    idempotencyStore: IdempotencyEntries;
+    presigner: Presigner;
+  },
+): Promise<void> {
+  const { database } = deps;
+  guardV1Routes(v1, parts.operations);
+  // Raw bytes only here: the signature covers them, and JSON is parsed once, after it is verified.
+  registerRawBodyParsers(v1);
+  await v1.register(corsPlugin, {
+    allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
+    sameOrigin: config.appEnv === 'development',
   });
-  await registerConsoleStatic(app, config.consoleDir);
-
-  return app;
+  await v1.register(authPlugin, {
+    keys: deps.keys,
+    now: () => parts.clock.now(),
+    explainSignatures: config.appEnv === 'development',
+    refusals: parts.refusals,
+    explain: deps.explainSignature,
+  });
+  await v1.register(rateLimitPlugin, {
+    perMinute: config.rateLimit.perMinute,
+    sandboxPerMinute: config.rateLimit.sandboxPerMinute,
+    // Several instances share one quota per key: the buckets live in the database they share.
+    limiter: database.kind === 'postgres' ? new PostgresKeyRateLimiter(database.pool) : undefined,
+  });
+  // A request runs only if its entry can be committed without evicting verified history (fail closed).
+  if (config.audit.enabled) {
+    const { budget } = parts.journal;
+    v1.addHook(
+      'preValidation',
+      syncHook((request) => {
+        if (request.auth && !budget.accepting()) {
+          request.journalUnattributed = true;
+          throw journalUnavailable();
+        }
+      }),
+    );
+  }
+  await v1.register(idempotencyPlugin, { store: parts.idempotencyStore });
+  registerOperations(v1, V1_OPERATIONS, { backend: deps.backend, presigner: parts.presigner });
 }
 
 /**

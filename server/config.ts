@@ -3,11 +3,13 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import {
-  DEFAULT_AUDIT_MAX_BYTES,
-  DEFAULT_AUDIT_MAX_ROWS,
-  DEFAULT_AUDIT_MIN_FREE_BYTES,
-} from './audit/journal-budget.ts';
+
+/** 2 GiB: about 4.5 million typical entries (~450 B each, README § Audit journal sizing). */
+export const DEFAULT_AUDIT_MAX_BYTES = 2 * 1024 ** 3;
+/** Rows of every class together. */
+export const DEFAULT_AUDIT_MAX_ROWS = 5_000_000;
+/** Below this much free space on DATA_DIR's file system the journal stops growing its file. */
+export const DEFAULT_AUDIT_MIN_FREE_BYTES = 64 * 1024 ** 2;
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;

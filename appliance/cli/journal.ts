@@ -6,7 +6,7 @@ import {
   buildConsoleAuditEntry,
   insertConsoleAudit,
   type ConsoleActionSubject,
-} from '../../server/admin/console-audit.ts';
+} from '../../server/audit/console-audit.ts';
 
 /** Who ran the command, as far as the machine knows (the CLI has no operator session). */
 function osUser(): string | null {

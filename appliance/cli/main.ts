@@ -21,7 +21,7 @@ import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { journalCliAction } from './journal.ts';
 import { ApplianceClock } from '../../server/clock.ts';
-import { OperatorTokenStore, type TokenTenants } from '../../server/admin/operator-tokens.ts';
+import { OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
   ALL_TENANTS,
   OPERATOR_TOKEN_DEFAULT_DAYS,

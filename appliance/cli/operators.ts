@@ -10,7 +10,7 @@ import {
   resetOperatorPassword,
   updateOperator,
   type OperatorRefusal,
-} from '../../server/admin/operators.ts';
+} from '../../server/operators/index.ts';
 import {
   OPERATOR_ROLES,
   OPERATOR_USERNAME_REGEX,

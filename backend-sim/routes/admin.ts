@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { BackendDeps } from '../app.ts';
+import type { BackendDeps } from '../deps.ts';
 import { settingsPatchSchema } from '../domain/clinica/clinica.schemas.ts';
 import { clinicaNome, getSettings, patchClinicaConfig, patchSettings } from '../domain/clinica/clinica.service.ts';
 import { BackendError } from '../errors.ts';

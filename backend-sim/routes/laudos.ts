@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { BackendDeps } from '../app.ts';
+import type { BackendDeps } from '../deps.ts';
 import { getLaudo, ingestLaudo, listLaudos, locateLaudoArquivo } from '../domain/laudos/laudos.service.ts';
 import { callContext, createdRoute, idOf, itemRoute, parse, visibleByIdRoute, visibleListRoute } from '../lib/http.ts';
 import { laudoDetail, laudoItem } from '../../contracts/schemas/laudos.ts';

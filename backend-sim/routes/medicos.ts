@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { BackendDeps } from '../app.ts';
+import type { BackendDeps } from '../deps.ts';
 import { createMedico, patchMedico } from '../domain/medicos/medicos.service.ts';
 import { createFromBody, writeByIdFromBody } from '../lib/http.ts';
 import { medicoWriteForwarded } from '../../contracts/backend/medicos.ts';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type * as Minio from 'minio';
 import { z } from 'zod';
 import { createS3Client } from '../../shared-node/s3-client.ts';
-import type { BackendDeps } from '../app.ts';
+import type { BackendDeps } from '../deps.ts';
 import type { BackendS3Config } from '../config.ts';
 import { pristineFile, restorePristine, takePristineSnapshot } from '../db/pristine.ts';
 import { clinicaNome } from '../domain/clinica/clinica.service.ts';

@@ -1,15 +1,17 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayDb } from '../db/database.ts';
-import type { KeysService } from '../keys/keys.service.ts';
-import type { TenantsService } from '../tenants/tenants.service.ts';
-import type { Backend } from '../backend/client.ts';
 import { ApiError } from '../errors.ts';
-import { consoleAuditEntryFromRequest, type ConsoleAuditSink } from './console-audit.ts';
+import { consoleAuditEntryFromRequest } from './console-audit-entry.ts';
+import type { ConsoleAuditSink } from '../audit/console-audit.ts';
 import { journalUnavailable } from '../audit/audit-plugin.ts';
 import { errorEnvelope } from '../http/envelope.ts';
-import { csrfMatches, DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.ts';
-import { DEFAULT_LOCKOUT, enforceRole, tokenOperatorRole, type LockoutPolicy } from './operators.ts';
+import { csrfMatches, DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from '../operators/sessions.ts';
+import { DEFAULT_LOCKOUT, type LockoutPolicy } from '../operators/lockout.ts';
+import { tokenOperatorRole } from '../operators/operators.service.ts';
+import { OperatorTokenStore } from '../operators/operator-tokens.ts';
+import { enforceRole } from './role-guard.ts';
+import { authenticateOperatorToken } from './operator-token-auth.ts';
+import type { AdminDeps, AdminPluginOptions } from './deps.ts';
 import authRoutes from './routes/auth.ts';
 import tenantRoutes from './routes/tenants.ts';
 import keyRoutes from './routes/keys.ts';
@@ -23,39 +25,14 @@ import operatorRoutes from './routes/operators.ts';
 import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
-import { authenticateOperatorToken, OperatorTokenStore } from './operator-tokens.ts';
-import { StorageFaults, type PresignFaults } from '../storage/storage-faults.ts';
-import type { AuditStorageStatus } from '../audit/audit-retention.ts';
+import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
+
+export type { AdminPluginOptions } from './deps.ts';
 
 export const SESSION_COOKIE = 'ce_console_session';
 export const CSRF_HEADER = 'x-csrf-token';
 export const ADMIN_PREFIX = '/admin/api';
-
-export interface AdminPluginOptions {
-  db: GatewayDb;
-  keys: KeysService;
-  tenants: TenantsService;
-  backend: Backend;
-  /** Presign faults the Presigner consults (`/storage-faults`); a private table when omitted. */
-  storageFaults?: PresignFaults;
-  lockout?: LockoutPolicy;
-  session?: SessionPolicy;
-  /** Where console audit entries go: the gateway's audit writer (server/app.ts). */
-  auditSink: ConsoleAuditSink;
-  /** The audit log's size against its cap (`GET /audit/storage`). */
-  auditStorage: () => Promise<AuditStorageStatus>;
-  /** The appliance clock (`/clock`); a disabled one (real time, no control) when omitted. */
-  clock?: ApplianceClock;
-  now?: () => number;
-}
-
-export interface AdminDeps extends Required<Omit<AdminPluginOptions, 'auditSink' | 'now'>> {
-  sessions: SessionStore;
-  now: () => number;
-  setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string): void;
-  clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void;
-}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -86,38 +63,28 @@ export function adminPoliciesFromEnv(env: NodeJS.ProcessEnv = process.env): {
   };
 }
 
-/**
- * The console API under /admin/api: operator session (HttpOnly, SameSite=Strict cookie), CSRF on every
- * state-changing call, and an audit entry for every console action. Register with `{ prefix: ADMIN_PREFIX }`.
- */
-export default async function adminPlugin(app: FastifyInstance, options: AdminPluginOptions): Promise<void> {
-  const now = options.now ?? Date.now;
+/** What the route modules are handed: the options with their defaults, the session store and the cookie's setters. */
+function adminDeps(options: AdminPluginOptions, now: () => number): AdminDeps {
   const policies = adminPoliciesFromEnv();
   const session = options.session ?? policies.session;
-  const sessions = new SessionStore(options.db, session, now);
-  const sink = options.auditSink;
-  const operatorTokens = new OperatorTokenStore(options.db, now);
-
-  await app.register(cookie);
-
   const cookieOptions = (request: FastifyRequest) => ({
     path: ADMIN_PREFIX,
     httpOnly: true,
     sameSite: 'strict' as const,
     secure: request.protocol === 'https',
   });
-
-  const deps: AdminDeps = {
+  return {
     db: options.db,
     keys: options.keys,
     tenants: options.tenants,
     backend: options.backend,
+    idempotency: options.idempotency,
     storageFaults: options.storageFaults ?? new StorageFaults(),
     auditStorage: options.auditStorage,
     clock: options.clock ?? new ApplianceClock({ dataDir: null, enabled: false }),
     lockout: options.lockout ?? policies.lockout,
     session,
-    sessions,
+    sessions: new SessionStore(options.db, session, now),
     now,
     setSessionCookie: (request, reply, token) =>
       void reply.setCookie(SESSION_COOKIE, token, {
@@ -126,25 +93,23 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
       }),
     clearSessionCookie: (request, reply) => void reply.clearCookie(SESSION_COOKIE, cookieOptions(request)),
   };
+}
 
-  app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) registeredAdminRoutes.add(`${method} ${route.url}`);
-  });
-
-  app.decorateRequest('adminSession', null);
-  app.decorateRequest('adminAudit', null);
-  app.decorateRequest('adminAuditOperatorId', null);
-
-  app.addHook('onRequest', async (request) => {
+/**
+ * Who calls: nobody (login), an operator token (automation routes), or a live session with its CSRF token on
+ * every state-changing call; then the route's role against the caller's.
+ */
+function authenticateConsoleCall(deps: AdminDeps, operatorTokens: OperatorTokenStore) {
+  return async (request: FastifyRequest): Promise<void> => {
     if (request.routeOptions.config?.adminPublic) return;
     // Automation routes: an operator API token instead of the session; no cookie is involved, so no CSRF either.
     if (request.routeOptions.config?.operatorToken) {
       await authenticateOperatorToken(request, operatorTokens);
       // A token acts as its issuing operator: that operator's role and state now, not when it was issued.
-      return enforceRole(request, await tokenOperatorRole(options.db, request.adminAuditOperatorId));
+      return enforceRole(request, await tokenOperatorRole(deps.db, request.adminAuditOperatorId));
     }
     const token = request.cookies[SESSION_COOKIE];
-    const active = await sessions.resolve(token);
+    const active = await deps.sessions.resolve(token);
     if (!active || !token) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Sessao ausente ou expirada. Entre novamente.');
     request.adminSession = { ...active, token };
     if (!SAFE_METHODS.has(request.method) && !csrfMatches(token, headerValue(request.headers[CSRF_HEADER]))) {
@@ -152,11 +117,15 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     }
     // Roles (issue 22): a viewer reads; writes need an admin unless the route says otherwise (config.role).
     enforceRole(request, active.role);
-  });
+  };
+}
 
-  // Committed before the answer leaves, like the API's entries; an action whose entry cannot be
-  // committed is answered 503, never served unrecorded (fail closed).
-  app.addHook('onSend', async (request, reply, payload) => {
+/**
+ * The console action's journal entry, committed before the answer leaves, like the API's entries; an action
+ * whose entry cannot be committed is answered 503, never served unrecorded (fail closed).
+ */
+function auditConsoleAction(sink: ConsoleAuditSink) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     const action = request.routeOptions.config?.consoleAction;
     if (!action) return payload;
     try {
@@ -172,7 +141,30 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
       return JSON.stringify(errorEnvelope(request, reply, refusal));
     }
     return payload;
+  };
+}
+
+/**
+ * The console API under /admin/api: operator session (HttpOnly, SameSite=Strict cookie), CSRF on every
+ * state-changing call, and an audit entry for every console action. Register with `{ prefix: ADMIN_PREFIX }`.
+ */
+export default async function adminPlugin(app: FastifyInstance, options: AdminPluginOptions): Promise<void> {
+  const now = options.now ?? Date.now;
+  const deps = adminDeps(options, now);
+  const operatorTokens = new OperatorTokenStore(options.db, now);
+
+  await app.register(cookie);
+
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) registeredAdminRoutes.add(`${method} ${route.url}`);
   });
+
+  app.decorateRequest('adminSession', null);
+  app.decorateRequest('adminAudit', null);
+  app.decorateRequest('adminAuditOperatorId', null);
+
+  app.addHook('onRequest', authenticateConsoleCall(deps, operatorTokens));
+  app.addHook('onSend', auditConsoleAction(options.auditSink));
 
   // One module per console screen (and the automation routes), in this order.
   for (const routes of [

@@ -1,5 +1,5 @@
-import type { ActiveSession } from './sessions.ts';
-import type { ConsoleActionSubject } from './console-audit.ts';
+import type { ActiveSession } from '../operators/sessions.ts';
+import type { ConsoleActionSubject } from '../audit/console-audit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -2,13 +2,8 @@ import type SQLite from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../db/tables/audit-log.ts';
 import { capText, entryBytes, JOURNAL_LIMITS } from './bounded.ts';
-import {
-  sqlitePagesInUse,
-  type ClassTotals,
-  type Delta,
-  type JournalBudget,
-  type JournalClass,
-} from './journal-budget.ts';
+import { sqlitePagesInUse } from './sqlite-journal.ts';
+import type { ClassTotals, Delta, JournalBudget, JournalClass } from './journal-budget.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 
 export const AUDIT_RETENTION_DAYS = 30;

@@ -1,5 +1,8 @@
 import { createHmac, type KeyObject } from 'node:crypto';
-import { redact } from '../http/redact.ts';
+import { AUDIT_REDACTED_KEYS, keySet, redact } from '../http/redact.ts';
+
+/** The field names whose values the journal never keeps (bodies, details, queries). */
+export const AUDIT_KEYS = keySet(AUDIT_REDACTED_KEYS);
 
 /**
  * Byte caps of every journal field (issue 19 § Bounded entries). Whatever a caller sends, one entry

@@ -1,18 +1,11 @@
 import { statfsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type SQLite from 'better-sqlite3';
 import { allSettledLoop } from './sync-or-async.ts';
 
 /** The journal's classes, shed in this order's reverse: unattributed noise first, verified history never (by volume). */
 export type JournalClass = 'verified' | 'unverified' | 'unattributed';
 export const JOURNAL_CLASSES: readonly JournalClass[] = ['verified', 'unverified', 'unattributed'];
 
-/** 2 GiB: about 4.5 million typical entries (~450 B each, README § Audit journal sizing). */
-export const DEFAULT_AUDIT_MAX_BYTES = 2 * 1024 ** 3;
-/** Rows of every class together. */
-export const DEFAULT_AUDIT_MAX_ROWS = 5_000_000;
-/** Below this much free space on DATA_DIR's file system the journal stops growing its file. */
-export const DEFAULT_AUDIT_MIN_FREE_BYTES = 64 * 1024 ** 2;
 /** Unverified and unattributed entries together never take more than this share of either cap. */
 export const NOISE_SHARE = 0.1;
 /** Free pages inside gateway.db that still let verified entries in while the disk is low (no file growth). */
@@ -26,24 +19,6 @@ const PROBE_INTERVAL_MS = 1000;
 const PROBE_BYTES = 32 * 1024;
 const RECENT_SHED_MS = 10 * 60_000;
 const KiB = 1024;
-const MiB = 1024 * KiB;
-
-/** The tables whose pages are the journal's share of gateway.db (their indexes included). */
-export const JOURNAL_TABLES = ['audit_log', 'audit_unattributed', 'audit_budget', 'audit_probe'] as const;
-/** The WAL's index (gateway.db-shm): 32 KiB while the WAL stays under 4,062 frames, which its share keeps it. */
-export const SHM_BYTES = 32 * KiB;
-/** SQLite's frame header: each page in the WAL takes this much more than the page itself. */
-const WAL_FRAME_HEADER = 24;
-
-/**
- * The WAL's share of the budget: 1/16 of it, between 256 KiB and 8 MiB. Half of it is where SQLite
- * checkpoints (wal_autocheckpoint) and what the file is cut back to after a checkpoint
- * (journal_size_limit); the journal's transactions are kept under the other half, so the file never
- * holds more than the share (gateway.db-wal carries gateway.db's other writes too: counted wholly here).
- */
-export function walShareBytes(maxBytes: number): number {
-  return Math.min(8 * MiB, Math.max(256 * KiB, Math.floor(maxBytes / 16)));
-}
 
 /**
  * Room kept under AUDIT_MAX_BYTES for what is committed between two checks (the entries of requests in
@@ -130,7 +105,7 @@ export interface DeletedChunk {
 }
 
 /**
- * What the budget needs of the database holding the journal: gateway.db (sqliteJournalStore, synchronous, its
+ * What the budget needs of the database holding the journal: gateway.db (sqliteJournalStore in sqlite-journal.ts, synchronous, its
  * pages counted exactly) or the cluster's PostgreSQL (server/audit/postgres-journal.ts, asynchronous, its
  * relations' sizes read again every second). Each deletion and its totals commit together.
  */
@@ -171,97 +146,6 @@ export function deletedChunkOf(rows: Array<{ verified: number | null; bytes: num
     delta[kind].bytes -= row.bytes;
   }
   return { delta, rows: rows.length, pages };
-}
-
-/**
- * gateway.db's pages in use (all tables): read inside a journal transaction before and after its writes, the
- * difference is what the journal's tables took or gave back.
- */
-export function sqlitePagesInUse(sqlite: SQLite.Database): () => number {
-  const statement = sqlite
-    .prepare(
-      'SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count())',
-    )
-    .pluck();
-  return () => statement.get() as number;
-}
-
-/**
- * gateway.db's journal: prepared statements on the gateway's connection; RETURNING gives each deleted row's class
- * and weight, and SQLite's pages in use read around each transaction what it gave back. Sets the WAL's policy for
- * `maxBytes`: half its share is where SQLite checkpoints and what the file is cut back to afterwards.
- */
-export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): JournalStore {
-  const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
-  const walShare = walShareBytes(maxBytes);
-  const walHalf = Math.floor(walShare / 2);
-  sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walHalf / (pageSize + WAL_FRAME_HEADER)))}`);
-  sqlite.pragma(`journal_size_limit = ${walHalf}`);
-  const statements: Record<JournalDeletion, SQLite.Statement> = {
-    purge_log: sqlite.prepare(
-      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT ?) RETURNING verified, bytes',
-    ),
-    purge_groups: sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT ?) RETURNING NULL AS verified, bytes',
-    ),
-    shed_groups: sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT ?) RETURNING NULL AS verified, bytes',
-    ),
-    shed_unverified: sqlite.prepare(
-      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT ?) RETURNING verified, bytes',
-    ),
-  };
-  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
-  const probeInsert = sqlite.prepare('INSERT INTO audit_probe (v) VALUES (randomblob(?))');
-  const probeDelete = sqlite.prepare('DELETE FROM audit_probe');
-  const freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
-  const pagesInUse = sqlitePagesInUse(sqlite);
-  const deleteChunk = sqlite.transaction((what: JournalDeletion, parameter: string | null, limit: number) => {
-    const pagesBefore = pagesInUse();
-    const parameters = parameter === null ? [limit] : [parameter, limit];
-    const rows = statements[what].all(...parameters) as Array<{ verified: number | null; bytes: number }>;
-    const chunk = deletedChunkOf(rows, 0);
-    for (const kind of JOURNAL_CLASSES)
-      if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
-    chunk.pages = pagesInUse() - pagesBefore;
-    return chunk;
-  });
-  return {
-    shared: false,
-    pageSize,
-    walShareBytes: walShare,
-    shmBytes: SHM_BYTES,
-    // A transaction's pages: its rows, and a leaf of the one index whose order is random (request_id) per entry;
-    // the other indexes end in the id, so a transaction's entries share their leaves.
-    batchEntries: Math.max(1, Math.floor(walHalf / pageSize / 2)),
-    batchBytes: Math.floor(walHalf / 2),
-    journalPages: () => journalPagesOf(sqlite),
-    readTotals: () =>
-      sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget').all() as Array<{ kind: JournalClass } & ClassTotals>,
-    probe(bytes) {
-      try {
-        probeInsert.run(bytes);
-        probeDelete.run();
-        return true;
-      } catch {
-        try {
-          probeDelete.run();
-        } catch {
-          // Still failing: the next probe tries again.
-        }
-        return false;
-      }
-    },
-    reusableBytes() {
-      try {
-        return (freePages.get() as number) * pageSize;
-      } catch {
-        return 0;
-      }
-    },
-    deleteChunk: (what, parameter, limit) => deleteChunk.immediate(what, parameter, limit),
-    isOpen: () => sqlite.open,
-  };
 }
 
 /**
@@ -307,14 +191,14 @@ export class JournalBudget {
   private refreshTimer: NodeJS.Timeout | null = null;
 
   /**
-   * `database`: gateway.db's connection (its store is made here, and everything is read at once), or a store;
-   * call `open()` for one that answers asynchronously.
+   * `store`: gateway.db's (sqliteJournalStore, server/audit/sqlite-journal.ts: everything is read at once) or
+   * the cluster's PostgreSQL (postgresJournalStore: call `open()`, it answers asynchronously).
    */
   constructor(
-    database: SQLite.Database | JournalStore,
+    store: JournalStore,
     private readonly options: JournalBudgetOptions,
   ) {
-    this.store = 'prepare' in database ? sqliteJournalStore(database, options.maxBytes) : database;
+    this.store = store;
     this.maxBytes = options.maxBytes;
     this.maxRows = options.maxRows;
     this.minFreeBytes = options.minFreeBytes;
@@ -715,17 +599,4 @@ export class JournalBudget {
         `state ${previous} -> ${state}: ${this.status().avisos.join(' ')}`,
       );
   }
-}
-
-/** Pages the journal's tables and indexes take in gateway.db, from SQLite's own page map (dbstat; once, at start). */
-export function journalPagesOf(sqlite: SQLite.Database): number {
-  const names = sqlite
-    .prepare(
-      `SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') AND tbl_name IN (${JOURNAL_TABLES.map(() => '?').join(', ')})`,
-    )
-    .pluck()
-    .all(...JOURNAL_TABLES) as string[];
-  // One b-tree at a time: dbstat walks only the pages of the name it is given.
-  const pagesOf = sqlite.prepare('SELECT count(*) FROM dbstat WHERE name = ?').pluck();
-  return names.reduce((sum, name) => sum + (pagesOf.get(name) as number), 0);
 }

@@ -7,10 +7,9 @@ import type { ResolvedKey } from '../keys/keys.service.ts';
 import { API_KEY_PATTERN } from '../keys/keys.service.ts';
 import type { AuditRecord } from './audit-writer.ts';
 import type { JournalClass } from './journal-budget.ts';
-import { boundedJson, capText, JOURNAL_LIMITS, unparsedBody } from './bounded.ts';
+import { AUDIT_KEYS, boundedJson, capText, JOURNAL_LIMITS, unparsedBody } from './bounded.ts';
 import '../http/request-context.ts';
 
-export const AUDIT_KEYS = keySet(AUDIT_REDACTED_KEYS);
 /**
  * Responses add two keys of the development-mode signature explanation (server/auth/signature-debug.ts):
  * they echo the signed request as sent, raw body and unredacted query included.

@@ -35,8 +35,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Scope the route requires; `null` means any valid key (ping, config). Set from the operation definition. */
     scope?: import('../../contracts/scopes.ts').Scope | null;
-    /** The /v1 operation this route was registered from (server/routes/operation.ts). */
-    operation?: import('../routes/operation.ts').Operation;
     /** The CORS preflight: the one unsigned route of the /v1 subtree. */
     corsPreflight?: boolean;
     /** `private, max-age=300` on config and catalogs. */

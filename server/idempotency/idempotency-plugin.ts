@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidParam } from '../errors.ts';
@@ -6,6 +5,7 @@ import { addMeta, replayEnvelope } from '../http/envelope.ts';
 import { canonicalBodyHash } from './canonical-hash.ts';
 import { syncPayloadHook } from '../http/sync-hooks.ts';
 import { operationIdentity, type IdempotencyEntries, type OperationKey } from './idempotency.store.ts';
+import { backendWriteToken } from './backend-write-token.ts';
 import '../http/request-context.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../contracts/idempotency-key.ts';
 
@@ -19,22 +19,6 @@ export interface IdempotencyPluginOptions {
 
 /** The writes being executed under their key, with what their backend calls need. */
 const executing = new WeakMap<FastifyRequest, { operation: OperationKey; reply: FastifyReply; writes: number }>();
-
-/**
- * Names one backend write of one entry: (API key id, Idempotency-Key, the operation the key is bound to)
- * plus the write's position in the handler (today every write operation makes exactly one), so a retry
- * reaches the same token whatever spelling of the path it comes by. backend-sim commits it with the write
- * and its answer, and answers a repeat from that record (docs/architecture.md § Exactly once across
- * crashes). An entry of an earlier release (no operation) keeps the token it was executed with: (API key
- * id, method, raw path, key). An identifier, not a secret.
- */
-export function backendWriteToken(entry: OperationKey, write: number): string {
-  const named =
-    entry.operation === null
-      ? ['clinic-gateway/backend-write/v1', entry.chaveId, entry.method, entry.path, entry.idemKey, write]
-      : ['clinic-gateway/backend-write/v2', entry.chaveId, entry.idemKey, entry.operation, write];
-  return createHash('sha256').update(JSON.stringify(named)).digest('hex');
-}
 
 /**
  * Context for a backend call of `request` (TenantBackend.call): a non-GET call made while the request

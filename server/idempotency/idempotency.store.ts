@@ -2,6 +2,7 @@ import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import type { IdempotencyRecord } from '../db/tables/idempotency-keys.ts';
 import { deriveKey, SecretBox } from '../keys/secret-box.ts';
+import { INSPECTED_COLUMNS, type EntryName, type IdempotencyInspection, type InspectedEntry } from './inspection.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -199,7 +200,9 @@ export class IdempotencySeal {
  * Idempotency-Key), it answers the operation it is bound to and is a conflict for any other.
  * Answers are sealed (IdempotencySeal); rows of earlier releases are sealed in place when the store opens.
  */
-export class IdempotencyStore implements IdempotencyEntries {
+type InspectionStatement = 'ofKey' | 'ofIdemKey' | 'live' | 'entry' | 'purge';
+
+export class IdempotencyStore implements IdempotencyEntries, IdempotencyInspection {
   private readonly selectKey: SQLite.Statement;
   private readonly removeExpiredOfKey: SQLite.Statement;
   private readonly insert: SQLite.Statement;
@@ -209,6 +212,7 @@ export class IdempotencyStore implements IdempotencyEntries {
   private readonly completeStmt: SQLite.Statement;
   private readonly purge: SQLite.Statement;
   private readonly selectRecentSuccesses: SQLite.Statement;
+  private readonly inspect: Record<InspectionStatement, SQLite.Statement>;
   private readonly reserveTx: SQLite.Transaction<
     (op: OperationKey, fingerprint: string, now: number, requestId: string | null) => Reservation
   >;
@@ -258,6 +262,7 @@ export class IdempotencyStore implements IdempotencyEntries {
       `SELECT chave_id, idem_key, method, path, operation, status, created_at FROM idempotency_keys
        WHERE expires_at > ? AND state = 'completed' AND status BETWEEN 200 AND 299 ORDER BY expires_at DESC LIMIT ?`,
     );
+    this.inspect = prepareInspection(sqlite, pk);
 
     this.reserveTx = sqlite.transaction(
       (op: OperationKey, fingerprint: string, now: number, requestId: string | null): Reservation => {
@@ -341,6 +346,26 @@ export class IdempotencyStore implements IdempotencyEntries {
     return (this.selectRecentSuccesses.all(now, limit) as RecentSuccessRow[]).map(recentSuccessOf);
   }
 
+  liveEntriesOfKey(chaveId: number, at: number, limit: number): InspectedEntry[] {
+    return this.inspect.ofKey.all(chaveId, at, limit) as InspectedEntry[];
+  }
+
+  liveEntriesOfIdemKey(chaveIds: number[], idemKey: string, at: number, limit: number): InspectedEntry[] {
+    return this.inspect.ofIdemKey.all(JSON.stringify(chaveIds), idemKey, at, limit) as InspectedEntry[];
+  }
+
+  liveEntry(chaveId: number, idemKey: string, at: number): InspectedEntry | undefined {
+    return this.inspect.live.get(chaveId, idemKey, at) as InspectedEntry | undefined;
+  }
+
+  entry(name: EntryName): InspectedEntry | undefined {
+    return this.inspect.entry.get(name.chaveId, name.idemKey, name.method, name.path) as InspectedEntry | undefined;
+  }
+
+  purgeEntry(name: EntryName): void {
+    this.inspect.purge.run(name.chaveId, name.idemKey, name.method, name.path);
+  }
+
   /**
    * Rows written before sealing (seal_version 0: plaintext response, bare SHA-256 fingerprint) are
    * sealed in place, in chunks, so their keys keep replaying for the rest of their 24 h. secure_delete
@@ -403,3 +428,22 @@ const associatedData = (op: OperationKey, status: number): string =>
       ? ['idempotency-response', op.chaveId, op.method, op.path, op.idemKey, status]
       : ['idempotency-response', op.chaveId, op.method, op.path, op.idemKey, status, op.operation],
   );
+
+/** The inspector's statements (IdempotencyInspection); `pk`: the primary key's condition. */
+function prepareInspection(sqlite: SQLite.Database, pk: string): Record<InspectionStatement, SQLite.Statement> {
+  return {
+    ofKey: sqlite.prepare(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE chave_id = ? AND expires_at > ? ORDER BY created_at DESC LIMIT ?`,
+    ),
+    // The primary key starts with (chave_id, idem_key): one lookup per API key of the list.
+    ofIdemKey: sqlite.prepare(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys
+       WHERE chave_id IN (SELECT value FROM json_each(?)) AND idem_key = ? AND expires_at > ? ORDER BY created_at DESC LIMIT ?`,
+    ),
+    live: sqlite.prepare(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE chave_id = ? AND idem_key = ? AND expires_at > ? LIMIT 1`,
+    ),
+    entry: sqlite.prepare(`SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE ${pk}`),
+    purge: sqlite.prepare(`DELETE FROM idempotency_keys WHERE ${pk}`),
+  };
+}

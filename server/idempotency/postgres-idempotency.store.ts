@@ -14,6 +14,7 @@ import {
   type Reservation,
   type StoredResponse,
 } from './idempotency.store.ts';
+import { INSPECTED_COLUMNS, type EntryName, type IdempotencyInspection, type InspectedEntry } from './inspection.ts';
 
 /** Something that runs a parameterised statement: the pool, or the client of an open transaction. */
 export type Queryable = Pick<pg.ClientBase, 'query'>;
@@ -25,7 +26,12 @@ export type PostgresCommit = (
 ) => void;
 
 const PK = 'chave_id = $1 AND idem_key = $2 AND method = $3 AND path = $4';
-const pkValues = (op: OperationKey) => [op.chaveId, op.idemKey, op.method, op.path];
+const pkValues = (op: Pick<OperationKey, 'chaveId' | 'idemKey' | 'method' | 'path'>) => [
+  op.chaveId,
+  op.idemKey,
+  op.method,
+  op.path,
+];
 
 /**
  * The idempotency store on the cluster's PostgreSQL: the same rule (reservationStep) and sealing as gateway.db's,
@@ -37,7 +43,7 @@ const pkValues = (op: OperationKey) => [op.chaveId, op.idemKey, op.method, op.pa
  * Each reservation is tagged with its instance (GATEWAY_INSTANCE_ID): at start an instance frees those it
  * left in flight when it died; those of an instance that does not come back wait for their lease.
  */
-export class PostgresIdempotencyStore implements IdempotencyEntries {
+export class PostgresIdempotencyStore implements IdempotencyEntries, IdempotencyInspection {
   private readonly sealing: IdempotencySeal;
 
   constructor(
@@ -204,5 +210,47 @@ export class PostgresIdempotencyStore implements IdempotencyEntries {
       [now, limit],
     );
     return rows.map(recentSuccessOf);
+  }
+
+  async liveEntriesOfKey(chaveId: number, at: number, limit: number): Promise<InspectedEntry[]> {
+    const { rows } = await this.pool.query<InspectedEntry>(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE chave_id = $1 AND expires_at > $2 ORDER BY created_at DESC LIMIT $3`,
+      [chaveId, at, limit],
+    );
+    return rows;
+  }
+
+  async liveEntriesOfIdemKey(
+    chaveIds: number[],
+    idemKey: string,
+    at: number,
+    limit: number,
+  ): Promise<InspectedEntry[]> {
+    const { rows } = await this.pool.query<InspectedEntry>(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys
+       WHERE chave_id = ANY($1::int[]) AND idem_key = $2 AND expires_at > $3 ORDER BY created_at DESC LIMIT $4`,
+      [chaveIds, idemKey, at, limit],
+    );
+    return rows;
+  }
+
+  async liveEntry(chaveId: number, idemKey: string, at: number): Promise<InspectedEntry | undefined> {
+    const { rows } = await this.pool.query<InspectedEntry>(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 AND expires_at > $3 LIMIT 1`,
+      [chaveId, idemKey, at],
+    );
+    return rows[0];
+  }
+
+  async entry(name: EntryName): Promise<InspectedEntry | undefined> {
+    const { rows } = await this.pool.query<InspectedEntry>(
+      `SELECT ${INSPECTED_COLUMNS} FROM idempotency_keys WHERE ${PK}`,
+      pkValues(name),
+    );
+    return rows[0];
+  }
+
+  async purgeEntry(name: EntryName): Promise<void> {
+    await this.pool.query(`DELETE FROM idempotency_keys WHERE ${PK}`, pkValues(name));
   }
 }

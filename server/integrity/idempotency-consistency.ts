@@ -2,7 +2,7 @@ import type { GatewayDb } from '../db/database.ts';
 import type { BackendClient } from '../backend/client.ts';
 import { ApiError } from '../errors.ts';
 import type { IdempotencyEntries, OperationKey } from '../idempotency/idempotency.store.ts';
-import { backendWriteToken } from '../idempotency/idempotency-plugin.ts';
+import { backendWriteToken } from '../idempotency/backend-write-token.ts';
 import {
   idempotencyMarkersPath,
   MARKER_LOOKUP_MAX_TOKENS,

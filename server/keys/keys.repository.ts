@@ -29,6 +29,17 @@ export async function findKeyById(db: DbOrTrx, id: number): Promise<ApiKeyRow | 
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Active keys per tenant id (the console's clinic list). */
+export async function countActiveKeysByTenant(db: DbOrTrx): Promise<Map<number, number>> {
+  const counts = await db
+    .selectFrom('api_keys')
+    .select(['tenant_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', '=', 'active')
+    .groupBy('tenant_id')
+    .execute();
+  return new Map(counts.map((c) => [c.tenant_id, Number(c.n)]));
+}
+
 export async function listKeys(db: DbOrTrx, tenantId?: number): Promise<ApiKeyRow[]> {
   let query = db.selectFrom('api_keys').selectAll().orderBy('id');
   if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);

@@ -246,6 +246,10 @@ declare module 'fastify' {
     /** Every /v1 operation registered, in order (generated security suite, OpenAPI checks). */
     operations: RegisteredOperation[];
   }
+  interface FastifyContextConfig {
+    /** The /v1 operation this route was registered from (declared here, not in request-context.ts: see its floor). */
+    operation?: Operation;
+  }
 }
 
 function checkAccess(operation: Operation): void {

@@ -23,3 +23,8 @@ export async function insertTenant(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** The clinic's display name, kept in step with backend-sim's settings. */
+export async function renameTenant(db: DbOrTrx, id: number, nome: string): Promise<void> {
+  await db.updateTable('tenants').set({ nome }).where('id', '=', id).execute();
+}

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { startTestStack, type TestStack } from '../helpers/stack.ts';
 import { bannerUrl, loopbackStackEnv, spawnStack, stopStack } from '../helpers/child-stack.ts';
 import { signedRequest, type Credentials } from '../helpers/signed-client.ts';
-import { ensureOperator } from '../../server/admin/operators.ts';
+import { ensureOperator } from '../../server/operators/index.ts';
 import { ephemeralConfig } from '../../server/config.ts';
 import { startStack } from '../../appliance/stack.ts';
 import { portErrorMessage } from '../../appliance/port-check.ts';

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.ts';
 import { AUDIT_RETENTION_DAYS } from '../../audit/audit-writer.ts';
-import type { AdminDeps } from '../admin-plugin.ts';
-import { findAuditEntry, queryAuditPage, queryUnattributed } from '../audit-query.ts';
+import type { AdminDeps } from '../deps.ts';
+import { findAuditEntry, queryAuditPage, queryUnattributed } from '../../audit/audit-query.ts';
 import { parseInput } from '../http.ts';
+import { findOperatorRow } from '../../operators/operators.repository.ts';
 import { idParams } from '../../../contracts/admin/common.ts';
 import {
   auditQuerySchema,
@@ -44,9 +45,7 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
     await app.auditWriter.flush();
     const entry = await findAuditEntry(deps.db, id);
     if (!entry) throw notFound();
-    const operator = entry.operator_id
-      ? await deps.db.selectFrom('operators').select('username').where('id', '=', entry.operator_id).executeTakeFirst()
-      : undefined;
+    const operator = entry.operator_id ? await findOperatorRow(deps.db, { id: entry.operator_id }) : undefined;
     const {
       body: _body,
       detail: _detail,

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { parseInput } from '../http.ts';
-import { attemptLogin, changeOwnPassword } from '../operators.ts';
+import { attemptLogin } from '../../operators/lockout.ts';
+import { changeOwnPassword } from '../../operators/operators.service.ts';
 import {
   changePasswordSchema,
   loginSchema,
@@ -12,7 +13,7 @@ import {
 } from '../../../contracts/admin/auth.ts';
 import type { z } from 'zod';
 import { REDACTED } from '../../http/redact.ts';
-import { csrfTokenFor } from '../sessions.ts';
+import { csrfTokenFor } from '../../operators/sessions.ts';
 
 export default async function authRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.post(

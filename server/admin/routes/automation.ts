@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { AdminDeps } from '../admin-plugin.ts';
-import { operatorTokenOf, requireTokenTenant, tokenAllows } from '../operator-tokens.ts';
+import type { AdminDeps } from '../deps.ts';
+import { requireTokenTenant, tokenAllows } from '../../operators/operator-tokens.ts';
+import { operatorTokenOf } from '../operator-token-auth.ts';
 import { parseInput } from '../http.ts';
 import { resetRoute, tenantResetPolicy } from './tenants.ts';
 import { slugParams } from '../../../contracts/admin/common.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { ApiError, invalidParam } from '../../errors.ts';
 import { parseInput } from '../http.ts';
 import { ClockDisabledError, ClockError, type ApplianceClock } from '../../clock.ts';

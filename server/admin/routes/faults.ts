@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { guard, parseInput } from '../http.ts';
 import { idParams, removedAll, type removedById } from '../../../contracts/admin/common.ts';
 import { faultSchema, type FaultInput, type FaultView } from '../../../contracts/admin/faults.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError, notFound } from '../../errors.ts';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { guard, parseInput } from '../http.ts';
 import { idParams, slugParams } from '../../../contracts/admin/common.ts';
 import { issueKeySchema, updateKeySchema, type IssuedKey, type KeyView } from '../../../contracts/admin/keys.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import type { AdminDeps } from '../admin-plugin.ts';
-import { OperatorTokenStore } from '../operator-tokens.ts';
+import type { AdminDeps } from '../deps.ts';
+import { OperatorTokenStore } from '../../operators/operator-tokens.ts';
 import { parseInput } from '../http.ts';
 import { idParams } from '../../../contracts/admin/common.ts';
 import {

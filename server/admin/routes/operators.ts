@@ -1,8 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { parseInput } from '../http.ts';
-import { createOperator, findOperator, listOperators, resetOperatorPassword, updateOperator } from '../operators.ts';
+import {
+  createOperator,
+  findOperator,
+  listOperators,
+  resetOperatorPassword,
+  updateOperator,
+} from '../../operators/operators.service.ts';
 import { idParams } from '../../../contracts/admin/common.ts';
 import {
   createOperatorSchema,

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.ts';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { parseInput } from '../http.ts';
+import { findKeyById } from '../../keys/keys.repository.ts';
 import { idParams } from '../../../contracts/admin/common.ts';
 import {
   type fullApiKey,
@@ -30,11 +31,7 @@ const DROPPED = new Set(['set-cookie', 'connection', 'keep-alive', 'transfer-enc
 export default async function playgroundRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.get('/keys/:id/api-key', async (request, reply): Promise<z.infer<typeof fullApiKey>> => {
     const { id } = parseInput(idParams, request.params);
-    const row = await deps.db
-      .selectFrom('api_keys')
-      .select(['id', 'api_key', 'status'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await findKeyById(deps.db, id);
     if (!row) throw notFound();
     reply.header('cache-control', 'no-store');
     return { id: row.id, api_key: row.api_key, status: row.status };

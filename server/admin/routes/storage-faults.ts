@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { ApiError, invalidParam } from '../../errors.ts';
 import { parseInput } from '../http.ts';
 import { idParams, type removedAll, type removedById } from '../../../contracts/admin/common.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { medicoListItem } from '../../../contracts/schemas/medicos.ts';
 import { convenioItem, unidadeItem } from '../../../contracts/schemas/catalogos.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import type { AdminDeps } from '../admin-plugin.ts';
+import type { AdminDeps } from '../deps.ts';
 import { guard, parseInput } from '../http.ts';
 import { slugParams } from '../../../contracts/admin/common.ts';
 import {
@@ -23,6 +23,8 @@ import { clinicSettings } from '../../../contracts/backend/settings.ts';
 import { tenantPath } from '../../../contracts/backend/tenants.ts';
 import { resetTenant, tenantResetRefusal, TENANT_RESET_OPT_IN } from '../../tenants/tenant-reset.ts';
 import { allowTenantResetFrom } from '../../config.ts';
+import { countActiveKeysByTenant } from '../../keys/keys.repository.ts';
+import { renameTenant } from '../../tenants/tenants.repository.ts';
 
 /**
  * Whether this appliance resets clinics (issue 19): always in development mode, in production only with
@@ -75,45 +77,15 @@ export async function resetRoute(
   return result;
 }
 
-export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
-  const requireTenant = async (slug: string) => {
-    const tenant = await deps.tenants.get(slug);
-    if (!tenant) throw notFound();
-    return tenant;
-  };
+async function requireTenantOf(deps: AdminDeps, slug: string) {
+  const tenant = await deps.tenants.get(slug);
+  if (!tenant) throw notFound();
+  return tenant;
+}
 
-  app.get('/tenants', async (): Promise<TenantView[]> => {
-    const tenants = await deps.tenants.list();
-    const counts = await deps.db
-      .selectFrom('api_keys')
-      .select(['tenant_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('status', '=', 'active')
-      .groupBy('tenant_id')
-      .execute();
-    const active = new Map(counts.map((c) => [c.tenant_id, Number(c.n)]));
-    return tenants.map((t) => ({
-      id: t.id,
-      slug: t.slug,
-      nome: t.nome,
-      sandbox: t.is_sandbox === 1,
-      status: t.status,
-      created_at: t.created_at,
-      chaves_ativas: active.get(t.id) ?? 0,
-    }));
-  });
-
-  app.post(
-    '/tenants',
-    { config: { consoleAction: 'tenant.create' } },
-    async (request, reply): Promise<z.infer<typeof tenantCreated>> => {
-      const input = parseInput(createTenantSchema, request.body);
-      const { tenant, backendReady } = await guard(() => deps.tenants.create({ slug: input.slug, nome: input.nome }));
-      request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug, detail: { backend_ready: backendReady } };
-      reply.status(201);
-      return { id: tenant.id, slug: tenant.slug, nome: tenant.nome, backend_ready: backendReady };
-    },
-  );
-
+/** A clinic's settings, read and changed in backend-sim (its name kept in step in the gateway). */
+function settingsRoutes(app: FastifyInstance, deps: AdminDeps): void {
+  const requireTenant = (slug: string) => requireTenantOf(deps, slug);
   app.get('/tenants/:slug/settings', async (request): Promise<TenantSettingsView> => {
     const { slug } = parseInput(slugParams, request.params);
     await requireTenant(slug);
@@ -137,21 +109,15 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
         deps.backend.call({ method: 'PATCH', path: tenantPath(slug, '/settings'), body: input }, clinicSettings),
       );
       // The clinic's display name lives in both places; keep the gateway's copy in step.
-      if (input.nome !== undefined)
-        await deps.db.updateTable('tenants').set({ nome: input.nome }).where('id', '=', tenant.id).execute();
+      if (input.nome !== undefined) await renameTenant(deps.db, tenant.id, input.nome);
       return result.data;
     },
   );
+}
 
-  const resetPolicy = tenantResetPolicy(deps);
-
-  app.get('/tenant-reset-policy', async (): Promise<TenantResetPolicyView> => resetPolicy);
-
-  app.post('/tenants/:slug/reset', { config: { consoleAction: 'tenant.reset' } }, async (request) => {
-    const { slug } = parseInput(slugParams, request.params);
-    return resetRoute(deps, resetPolicy, request, slug, { via: 'console' });
-  });
-
+/** What the settings' pickers offer: the clinic's doctors, units and insurers (backend-sim's lists, whole). */
+function pickerRoutes(app: FastifyInstance, deps: AdminDeps): void {
+  const requireTenant = (slug: string) => requireTenantOf(deps, slug);
   app.get('/tenants/:slug/medicos', async (request): Promise<MedicoOption[]> => {
     const { slug } = parseInput(slugParams, request.params);
     const { q } = parseInput(medicosQuery, request.query);
@@ -212,4 +178,45 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
       }),
     );
   });
+}
+
+export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  app.get('/tenants', async (): Promise<TenantView[]> => {
+    const tenants = await deps.tenants.list();
+    const active = await countActiveKeysByTenant(deps.db);
+    return tenants.map((t) => ({
+      id: t.id,
+      slug: t.slug,
+      nome: t.nome,
+      sandbox: t.is_sandbox === 1,
+      status: t.status,
+      created_at: t.created_at,
+      chaves_ativas: active.get(t.id) ?? 0,
+    }));
+  });
+
+  app.post(
+    '/tenants',
+    { config: { consoleAction: 'tenant.create' } },
+    async (request, reply): Promise<z.infer<typeof tenantCreated>> => {
+      const input = parseInput(createTenantSchema, request.body);
+      const { tenant, backendReady } = await guard(() => deps.tenants.create({ slug: input.slug, nome: input.nome }));
+      request.adminAudit = { tenantId: tenant.id, tenantSlug: tenant.slug, detail: { backend_ready: backendReady } };
+      reply.status(201);
+      return { id: tenant.id, slug: tenant.slug, nome: tenant.nome, backend_ready: backendReady };
+    },
+  );
+
+  settingsRoutes(app, deps);
+
+  const resetPolicy = tenantResetPolicy(deps);
+
+  app.get('/tenant-reset-policy', async (): Promise<TenantResetPolicyView> => resetPolicy);
+
+  app.post('/tenants/:slug/reset', { config: { consoleAction: 'tenant.reset' } }, async (request) => {
+    const { slug } = parseInput(slugParams, request.params);
+    return resetRoute(deps, resetPolicy, request, slug, { via: 'console' });
+  });
+
+  pickerRoutes(app, deps);
 }

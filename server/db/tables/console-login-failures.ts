@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 
-/** Failed console logins per (username, client address): the lockout's state (server/admin/operators.ts). */
+/** Failed console logins per (username, client address): the lockout's state (server/operators/lockout.ts). */
 export interface ConsoleLoginFailuresTable {
   /** SHA-256 (hex) of the username as typed, whether or not an operator has it. */
   username_hash: string;

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 
 // Issue 2 § Operator CLI: `npm run cli -- <command>` against the running appliance's DATA_DIR.
 // Each case spawns the CLI (a tsx process): slow on a loaded 2-core machine, so a generous timeout.

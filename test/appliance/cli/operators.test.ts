@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { journalRows } from '../../helpers/journal.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from '../../server/admin/console-client.ts';
 
 // Issue 22 § 6, the CLI path: `operators list | add <username> --role | disable | enable | role | reset` on

@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { journalRows } from '../../helpers/journal.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 
 // Issue 19 § 6, the CLI path: `npm run cli -- tokens create --label … --tenant <slug> (repeatable) |
 // --all-tenants [--expires-in-days n] [--json]`, `tokens list`, `tokens revoke <id>` on DATA_DIR, and the

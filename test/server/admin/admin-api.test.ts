@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { registeredAdminRoutes } from '../../../server/admin/admin-plugin.ts';
 import { ConsoleClient, insertMedicos } from './console-client.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from './console-client.ts';
 import { gatewayRows } from '../../helpers/journal.ts';
 
@@ -281,6 +281,50 @@ describe('idempotency across a clinic (issue 22 § 5)', () => {
     ]);
     await stack.createTenant('clinica-sem-conflito').catch(() => undefined);
     expect((await search('clinica-sem-conflito')).body.data.conflicts).toEqual([]);
+  });
+
+  it('a conflict journaled before fingerprints were (no `stored` in its detail) takes its first side from the live entry', async () => {
+    const key = await stack.newKey();
+    const idem = `conflito-antigo-${randomUUID()}`;
+    const first = await stack.call(
+      { method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito Antigo'), idempotencyKey: idem },
+      key,
+    );
+    expect(first.status).toBe(201);
+    const conflict = await stack.call(
+      { method: 'POST', path: '/v1/pacientes', body: patient('Paciente Conflito Antigo Outro'), idempotencyKey: idem },
+      key,
+    );
+    expect(conflict.status).toBe(422);
+    const [row] = await gatewayRows<{ id: number; detail: string }>(
+      stack,
+      'SELECT id, detail FROM audit_log WHERE request_id = ?',
+      conflict.body.meta.request_id,
+    );
+    const detail = JSON.parse(row.detail);
+    expect(detail.idempotency_conflict.stored).toBeDefined();
+    delete detail.idempotency_conflict.stored;
+    await gatewayRows(stack, 'UPDATE audit_log SET detail = ? WHERE id = ?', JSON.stringify(detail), row.id);
+    const [entry] = await gatewayRows<{ body_hash: string }>(
+      stack,
+      'SELECT body_hash FROM idempotency_keys WHERE chave_id = ? AND idem_key = ?',
+      key.chaveId,
+      idem,
+    );
+
+    // Clinic-wide (no value searched): no entry is listed, so the conflict's entry is looked up by its key.
+    const all = (await search(stack.tenantSlug)).body.data;
+    const found = (all.conflicts as any[]).find((c) => c.request_id === conflict.body.meta.request_id);
+    expect(found).toMatchObject({
+      idem_key: idem,
+      first: {
+        method: 'POST',
+        path: '/v1/pacientes',
+        fingerprint: entry.body_hash,
+        request_id: first.body.meta.request_id,
+        audit_id: expect.any(Number),
+      },
+    });
   });
 
   it('refuses a value the header could never carry, and an unknown clinic', async () => {

@@ -6,7 +6,7 @@ import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { migrations } from '../../../server/db/migrations/index.ts';
 import { migrateToLatest } from '../../../server/db/database.ts';
 import { ConsoleClient } from './console-client.ts';

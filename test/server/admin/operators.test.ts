@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { ensureOperator, updateOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator, updateOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from './console-client.ts';
 
 // Issue 22 § 6: operator accounts through the console API — add, role, disable, reset, change your own

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from './console-client.ts';
 import { sign } from '../../helpers/signed-client.ts';
 import { journalEntry } from '../../helpers/journal.ts';

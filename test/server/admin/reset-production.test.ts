@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { NEW_PATIENT } from '../../helpers/first-start.ts';
 import { journalEntries } from '../../helpers/journal.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from './console-client.ts';
 
 // Issue 19 § 6: tenant reset is a development/test feature. With APP_ENV=production the console route, the

@@ -4,7 +4,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { makeCpf } from '../../helpers/fixtures.ts';
 import { auditedHeaders, auditedResponse } from '../../../server/audit/journal-entries.ts';
 import { JOURNAL_LIMITS, TRUNCATED_MARK } from '../../../server/audit/bounded.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
 
 // Issue 14 item 3: the audit log as a request journal (error message, redacted response, request headers).

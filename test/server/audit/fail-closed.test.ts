@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import type { SignedResponse } from '../../helpers/signed-client.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
 import { journalRow } from '../../helpers/journal.ts';

@@ -9,17 +9,16 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { spawnStack, stopStack } from '../../helpers/child-stack.ts';
 import { rawRequest } from '../../helpers/signed-client.ts';
 import { journalRows, unattributedGroups } from '../../helpers/journal.ts';
-import { loadConfig } from '../../../server/config.ts';
 import {
   DEFAULT_AUDIT_MAX_BYTES,
   DEFAULT_AUDIT_MAX_ROWS,
   DEFAULT_AUDIT_MIN_FREE_BYTES,
-  JOURNAL_TABLES,
-  journalPagesOf,
-  NOISE_SHARE,
-} from '../../../server/audit/journal-budget.ts';
+  loadConfig,
+} from '../../../server/config.ts';
+import { NOISE_SHARE } from '../../../server/audit/journal-budget.ts';
+import { JOURNAL_TABLES, journalPagesOf } from '../../../server/audit/sqlite-journal.ts';
 import { JOURNAL_LIMITS } from '../../../server/audit/bounded.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
 
 /**

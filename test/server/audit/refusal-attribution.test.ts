@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { journalEntry } from '../../helpers/journal.ts';
 import { nowSeconds } from '../../helpers/signed-client.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { journalRow, journalRows, unattributedGroups } from '../../helpers/journal.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 
 /**
  * Issue 19 § Bounded entries: a body that did not parse is never stored raw (size, content type and a

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vite
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { nowSeconds, type SignedRequest } from '../../helpers/signed-client.ts';
 import { TenantFixtures } from '../../helpers/fixtures.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { formatDuration, parseDuration } from '../../../server/clock.ts';
 import { startBackendSim, type RunningBackendSim } from '../../../backend-sim/main.ts';
 import { ConsoleClient } from '../admin/console-client.ts';

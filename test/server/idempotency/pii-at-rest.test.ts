@@ -8,7 +8,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { makeCpf } from '../../helpers/fixtures.ts';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
 import { IdempotencyStore, operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
-import { backendWriteToken } from '../../../server/idempotency/idempotency-plugin.ts';
+import { backendWriteToken } from '../../../server/idempotency/backend-write-token.ts';
 import { loadMasterKey } from '../../../server/keys/secret-box.ts';
 
 // Issue 12 § PII sealed at rest: no patient datum sent in a write body rests in plaintext under DATA_DIR,

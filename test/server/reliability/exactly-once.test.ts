@@ -4,7 +4,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalBodyHash } from '../../../server/idempotency/canonical-hash.ts';
-import { backendWriteToken } from '../../../server/idempotency/idempotency-plugin.ts';
+import { backendWriteToken } from '../../../server/idempotency/backend-write-token.ts';
 import { operationIdentity } from '../../../server/idempotency/idempotency.store.ts';
 import { backendAdmin } from '../../helpers/fixtures.ts';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';

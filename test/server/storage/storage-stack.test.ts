@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
-import { ensureOperator } from '../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
 import { FileStore } from '../../../backend-sim/storage.ts';
 import { TenantFixtures } from '../../helpers/fixtures.ts';
 

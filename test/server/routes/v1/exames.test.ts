@@ -5,7 +5,7 @@ import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
 import { backendAdmin, TenantFixtures } from '../../../helpers/fixtures.ts';
 import type { Credentials } from '../../../helpers/signed-client.ts';
 import { ConsoleClient } from '../../admin/console-client.ts';
-import { ensureOperator } from '../../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../../server/operators/index.ts';
 import { gatewayRows, journalEntries } from '../../../helpers/journal.ts';
 
 // Spec 02 § Exams (GET list, GET detail, file redirect, DELETE), § Exam (list item), § Exam detail,

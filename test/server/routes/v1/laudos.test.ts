@@ -5,7 +5,7 @@ import { startTestStack, type TestStack } from '../../../helpers/stack.ts';
 import { TenantFixtures } from '../../../helpers/fixtures.ts';
 import type { Credentials } from '../../../helpers/signed-client.ts';
 import { ConsoleClient } from '../../admin/console-client.ts';
-import { ensureOperator } from '../../../../server/admin/operators.ts';
+import { ensureOperator } from '../../../../server/operators/index.ts';
 import { gatewayRows } from '../../../helpers/journal.ts';
 
 // Spec 02 § Report (laudo), § Reports (GET list, GET detail, file redirect), § POST /v1/exames/{id}/laudo,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
-import { ensureOperator, lockoutAddress, setOperatorPassword } from '../../../server/admin/operators.ts';
-import { ConsoleClient, type ConsoleResponse } from './console-client.ts';
+import { ensureOperator, lockoutAddress, setOperatorPassword } from '../../../server/operators/index.ts';
+import { ConsoleClient, type ConsoleResponse } from '../admin/console-client.ts';
 
 // Issue 12 § Console login: an unknown username and a wrong password get the same answer, and the
 // lockout is per (username, client address), so a stranger cannot lock the operator out from elsewhere.

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openGatewayDb, type OpenedGatewayDb } from '../../../server/db/database.ts';
-import { auditPageQuery, queryAuditPage, type RangeBounds } from '../../../server/admin/audit-query.ts';
+import { auditPageQuery, queryAuditPage, type RangeBounds } from '../../../server/audit/audit-query.ts';
 import { auditQuerySchema } from '../../../contracts/admin/audit.ts';
 
 const ROWS = 1_000_000;

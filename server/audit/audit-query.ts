@@ -220,3 +220,37 @@ function parseJson(text: string): UnattributedGroup['sample'] {
     return text;
   }
 }
+
+/** request_id → audit row id of the API's entries among `requestIds` (the idempotency inspector's links). */
+export async function apiAuditIds(db: GatewayDb, requestIds: Array<string | null>): Promise<Map<string, number>> {
+  const ids = [...new Set(requestIds.filter((r): r is string => r !== null))];
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('audit_log')
+    .select(['id', 'request_id'])
+    .where('request_id', 'in', ids)
+    .where('source', '=', 'api')
+    .execute();
+  return new Map(rows.map((a) => [a.request_id, a.id]));
+}
+
+export type IdempotencyConflictRow = Pick<
+  AuditEntry,
+  'id' | 'request_id' | 'ts' | 'chave_id' | 'method' | 'path' | 'detail' | 'request_headers' | 'error_message'
+>;
+
+/** A clinic's newest requests refused 422 IDEMPOTENCY_CONFLICT (the partial error-code index, newest id first). */
+export async function newestIdempotencyConflicts(
+  db: GatewayDb,
+  tenantId: number,
+  limit: number,
+): Promise<IdempotencyConflictRow[]> {
+  return db
+    .selectFrom('audit_log')
+    .select(['id', 'request_id', 'ts', 'chave_id', 'method', 'path', 'detail', 'request_headers', 'error_message'])
+    .where('error_code', '=', 'IDEMPOTENCY_CONFLICT')
+    .where('tenant_id', '=', tenantId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -1,8 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { GatewayDb } from '../db/database.ts';
 import type { OperatorToken } from '../db/tables/operator-tokens.ts';
-import type { ApplianceClock } from '../clock.ts';
 import { ApiError, invalidParam } from '../errors.ts';
 import { ALL_TENANTS, OPERATOR_TOKEN_MAX_DAYS, type OperatorTokenView } from '../../contracts/admin/operator-tokens.ts';
 
@@ -240,22 +238,4 @@ export function requireTokenTenant(token: ActiveOperatorToken, slug: string): vo
       tenants: token.tenants,
     },
   );
-}
-
-const authenticated = new WeakMap<FastifyRequest, ActiveOperatorToken>();
-
-/** onRequest step of an automation route: the token becomes the request's principal (audited as its operator). */
-export async function authenticateOperatorToken(request: FastifyRequest, store: OperatorTokenStore): Promise<void> {
-  // Expiry is judged by the appliance clock (the gateway's decoration), like every time rule; real time without one.
-  const clock = request.server.applianceClock as ApplianceClock | undefined;
-  const token = await store.authenticate(request.headers.authorization, clock?.now());
-  authenticated.set(request, token);
-  request.adminAuditOperatorId = token.operatorId;
-}
-
-/** The operator token an automation request was authenticated with. */
-export function operatorTokenOf(request: FastifyRequest): ActiveOperatorToken {
-  const token = authenticated.get(request);
-  if (!token) throw new ApiError('ADMIN_UNAUTHENTICATED', 'Token de operador ausente.');
-  return token;
 }

@@ -1,0 +1,19 @@
+import type { BackendConfig } from './config.ts';
+import type { FaultStore } from './faults.ts';
+import type { FileStore } from './storage.ts';
+import type { TenantRegistry } from './tenants.ts';
+
+// Apart from app.ts, which imports the route modules: they import this, and nothing of theirs imports app.ts back.
+
+/** What route modules need besides the request. */
+export interface BackendDeps {
+  config: BackendConfig;
+  tenants: TenantRegistry;
+  faults: FaultStore;
+  files: FileStore;
+  now(): string;
+  today(): string;
+  clock(): Date;
+  /** now / today / HH:MM:SS read from one clock tick. */
+  stamp(): { now: string; today: string; hora: string };
+}
