@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ServiceError } from '../../server/service-error.ts';
 import { z } from 'zod';
@@ -207,12 +209,45 @@ function table(rows: Array<Record<string, unknown>>): string {
   ].join('\n');
 }
 
+/** `db copy-to-postgres` reads DATA_DIR/gateway.db and says itself when there is none. */
+const WITHOUT_APPLIANCE = new Set(['db copy-to-postgres']);
+
+const commandPath = (command: Command): string => {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+};
+
+/**
+ * Why DATA_DIR holds no appliance (null when it does): `npm start` makes one (gateway.db, or on PostgreSQL the
+ * master key its keys are sealed with). A command would otherwise create an empty appliance there and answer about
+ * it (`tenants list`: "(none)"), a mistyped or unset DATA_DIR looking like an appliance with nothing in it.
+ */
+function missingAppliance(config: ReturnType<typeof loadApplianceConfig>): string | null {
+  if (!existsSync(config.dataDir)) return 'the folder does not exist';
+  if (config.database.kind === 'sqlite')
+    return existsSync(path.join(config.dataDir, 'gateway.db')) ? null : 'no gateway.db in it';
+  if (config.masterKeyHex || existsSync(path.join(config.dataDir, 'master.key'))) return null;
+  return 'no master.key in it';
+}
+
+function requireAppliance(command: Command): void {
+  if (WITHOUT_APPLIANCE.has(commandPath(command))) return;
+  const config = loadApplianceConfig();
+  const missing = missingAppliance(config);
+  if (missing)
+    throw new UsageError(
+      `DATA_DIR=${path.resolve(config.dataDir)} holds no appliance (${missing}): set DATA_DIR to the appliance's folder, or start one there first with \`npm start\``,
+    );
+}
+
 export function buildCli(): Command {
   const program = new Command('cli')
     .description('Clinic Exams Gateway operator CLI (acts on DATA_DIR, default ./data)')
     .version(API_RELEASE, '-V, --version', 'the appliance release')
     .exitOverride()
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .hook('preAction', (_program, command) => requireAppliance(command));
 
   const tenants = program.command('tenants').description('clinics (tenants)');
   tenants
