@@ -46,7 +46,7 @@ describe('onStopSignals in a process of its own', () => {
     writeFileSync(
       script,
       `import { onStopSignals } from ${JSON.stringify(path.join(ROOT, 'appliance', 'stop-signals.ts'))};\n` +
-        "onStopSignals((signal) => console.log(`stopping on ${signal}`));\nsetInterval(() => undefined, 1000);\nconsole.log('ready');\n",
+        "onStopSignals((signal) => console.log('stopping on ' + signal));\nsetInterval(() => undefined, 1000);\nconsole.log('ready');\n",
     );
     const child = spawn(process.execPath, ['--import', 'tsx', script], {
       cwd: ROOT,
