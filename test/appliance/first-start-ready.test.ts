@@ -74,7 +74,10 @@ it('first start: the credentials file is complete when /readyz first answers 200
   let credentials: string | null = null;
   while (Date.now() < deadline && child.exitCode === null) {
     const status = await request(`http://127.0.0.1:${port}/readyz`).then(
-      async (r) => (await r.body.dump(), r.statusCode),
+      async (r) => {
+        await r.body.dump();
+        return r.statusCode;
+      },
       () => 0,
     );
     if (status === 200) {
