@@ -209,8 +209,8 @@ function table(rows: Array<Record<string, unknown>>): string {
   ].join('\n');
 }
 
-/** `db copy-to-postgres` reads DATA_DIR/gateway.db and says itself when there is none. */
-const WITHOUT_APPLIANCE = new Set(['db copy-to-postgres']);
+/** Copied from DATA_DIR/gateway.db whatever database the environment names. */
+const FROM_GATEWAY_DB = new Set(['db copy-to-postgres']);
 
 const commandPath = (command: Command): string => {
   const names: string[] = [];
@@ -223,18 +223,18 @@ const commandPath = (command: Command): string => {
  * master key its keys are sealed with). A command would otherwise create an empty appliance there and answer about
  * it (`tenants list`: "(none)"), a mistyped or unset DATA_DIR looking like an appliance with nothing in it.
  */
-function missingAppliance(config: ReturnType<typeof loadApplianceConfig>): string | null {
+function missingAppliance(config: ReturnType<typeof loadApplianceConfig>, gatewayDb: boolean): string | null {
   if (!existsSync(config.dataDir)) return 'the folder does not exist';
-  if (config.database.kind === 'sqlite')
+  if (gatewayDb || config.database.kind === 'sqlite')
     return existsSync(path.join(config.dataDir, 'gateway.db')) ? null : 'no gateway.db in it';
   if (config.masterKeyHex || existsSync(path.join(config.dataDir, 'master.key'))) return null;
   return 'no master.key in it';
 }
 
+/** Every command acts on an appliance's DATA_DIR: none makes one (`--help` and `--version` run no action). */
 function requireAppliance(command: Command): void {
-  if (WITHOUT_APPLIANCE.has(commandPath(command))) return;
   const config = loadApplianceConfig();
-  const missing = missingAppliance(config);
+  const missing = missingAppliance(config, FROM_GATEWAY_DB.has(commandPath(command)));
   if (missing)
     throw new UsageError(
       `DATA_DIR=${path.resolve(config.dataDir)} holds no appliance (${missing}): set DATA_DIR to the appliance's folder, or start one there first with \`npm start\``,
