@@ -23,6 +23,17 @@ const cacheDir = mkdtempSync(path.join(tmpdir(), 'gw-cluster-stop-cache-'));
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+  // A failed stop leaves the cluster's PostgreSQL running (its own session): not after this file.
+  const postmaster = Number(
+    (() => {
+      try {
+        return readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0];
+      } catch {
+        return '';
+      }
+    })(),
+  );
+  if (postmaster > 0 && processRunning(postmaster)) process.kill(postmaster, 'SIGQUIT');
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(cacheDir, { recursive: true, force: true });
 });
