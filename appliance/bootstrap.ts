@@ -89,22 +89,28 @@ export async function seedDefaultData(
   return doctors;
 }
 
+/** What a first start needs of the stack: its services, before the gateway listens. */
+export type FirstStartServices = Pick<RunningStack, 'config' | 'tenants' | 'keys' | 'backend' | 'gatewayDb'>;
+
+/** Writes DATA_DIR/demo-credentials.json (0600) for the gateway's public URL, once it is known. */
+export type WriteFirstStartCredentials = (publicGatewayUrl: string) => { credentials: DemoCredentials; file: string };
+
 /**
- * Registers the default tenants, the first operator and demo keys, and writes their
- * credentials to DATA_DIR/demo-credentials.json (0600). Secrets are never printed.
+ * Registers the default tenants, the first operator and demo keys; the credentials file is written by what it
+ * returns, synchronously, so the stack can write it the moment its port is bound and before it takes a connection
+ * (StackOptions.beforeListen): whoever sees the gateway answer finds the file complete. Secrets are never printed.
  */
-export async function bootstrapFirstStart(
-  stack: RunningStack,
+export async function registerFirstStart(
+  services: FirstStartServices,
   doctorsByTenant: Record<string, number[]>,
-  publicGatewayUrl: string,
-): Promise<{ credentials: DemoCredentials; file: string }> {
+): Promise<WriteFirstStartCredentials> {
   for (const tenant of DEFAULT_TENANTS) {
-    if (!(await stack.tenants.get(tenant.slug))) await stack.tenants.create(tenant);
+    if (!(await services.tenants.get(tenant.slug))) await services.tenants.create(tenant);
   }
-  const { config } = stack;
+  const { config } = services;
   // The first-start state a reset returns to: seeded and registered (named), before any key can write.
   for (const tenant of DEFAULT_TENANTS) {
-    await takeFirstStartSnapshot(stack.backend, tenant.slug).catch((error: unknown) => {
+    await takeFirstStartSnapshot(services.backend, tenant.slug).catch((error: unknown) => {
       if (config.logLevel !== 'silent')
         console.warn(
           `warning: no first-start copy of ${tenant.slug} (tenants reset will refuse it): ${error instanceof Error ? error.message : String(error)}`,
@@ -113,14 +119,14 @@ export async function bootstrapFirstStart(
   }
   // The first operator is an admin: it adds the others (Operators screen, `operators add`).
   const operator = await ensureOperator(
-    stack.gatewayDb.db,
+    services.gatewayDb.db,
     config.operator.username,
     config.operator.password,
     'admin',
   );
   const keys: Record<string, IssuedDemoKey> = {};
   const issue = async (name: string, clinica: string, escopos: Scope[], medicoId = 0, label = name) => {
-    const issued = await stack.keys.create({ tenantSlug: clinica, scopes: escopos, medicoId, label });
+    const issued = await services.keys.create({ tenantSlug: clinica, scopes: escopos, medicoId, label });
     keys[name] = { ...issued, clinica, escopos, medico_id: medicoId };
   };
   await issue('demo', 'demo', [...ALL_SCOPES], 0, 'demo: all scopes');
@@ -135,19 +141,30 @@ export async function bootstrapFirstStart(
     );
   await issue('sandbox', 'sandbox', SANDBOX_SCOPES, 0, 'public sandbox key');
   await issue('clinica-b', 'clinica-b', [...ALL_SCOPES], 0, 'clinica-b: all scopes');
-  const credentials: DemoCredentials = {
-    gateway_url: publicGatewayUrl,
-    console_url: `${publicGatewayUrl}/console/`,
-    operator: {
-      username: config.operator.username,
-      password: operator.generatedPassword ?? '(set by OPERATOR_PASSWORD)',
-      role: 'admin',
-    },
-    keys,
+  return (publicGatewayUrl) => {
+    const credentials: DemoCredentials = {
+      gateway_url: publicGatewayUrl,
+      console_url: `${publicGatewayUrl}/console/`,
+      operator: {
+        username: config.operator.username,
+        password: operator.generatedPassword ?? '(set by OPERATOR_PASSWORD)',
+        role: 'admin',
+      },
+      keys,
+    };
+    const file = path.join(config.dataDir, CREDENTIALS_FILE);
+    writePrivateFile(file, `${JSON.stringify(credentials, null, 2)}\n`);
+    return { credentials, file };
   };
-  const file = path.join(config.dataDir, CREDENTIALS_FILE);
-  writePrivateFile(file, `${JSON.stringify(credentials, null, 2)}\n`);
-  return { credentials, file };
+}
+
+/** registerFirstStart on a stack that already listens (tests), the credentials written at once. */
+export async function bootstrapFirstStart(
+  stack: FirstStartServices,
+  doctorsByTenant: Record<string, number[]>,
+  publicGatewayUrl: string,
+): Promise<{ credentials: DemoCredentials; file: string }> {
+  return (await registerFirstStart(stack, doctorsByTenant))(publicGatewayUrl);
 }
 
 /** A copy-paste first signed call: bash, openssl and curl, the secret read from the credentials file. */

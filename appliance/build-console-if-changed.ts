@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BUILD_HASH_FILE = '.build-hash';
 /** Bumped when what goes into the hash changes, so an old .build-hash never matches by accident. */
-const HASH_FORMAT = 'console-build-hash v1';
+// v2: builds are always production ones; a v1 hash may record a development build (NODE_ENV=development).
+const HASH_FORMAT = 'console-build-hash v2';
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.css'];
 const BUILTINS = new Set(builtinModules);
 
@@ -180,6 +181,9 @@ function runViteBuild(root: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [vite, 'build', '--config', path.join('console', 'vite.config.ts')], {
       cwd: root,
+      // Always React's production build: a NODE_ENV=development left in a shell made vite bundle the development one
+      // (812 kB, its "chunks larger than 500 kB" warning), and the hash recorded after it would have kept it.
+      env: { ...process.env, NODE_ENV: 'production' },
       stdio: 'inherit',
     });
     child.once('error', reject);

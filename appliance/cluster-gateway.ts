@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../server/config.ts';
 import { startStack, type RunningStack } from './stack.ts';
-import { bootstrapFirstStart } from './bootstrap.ts';
+import { registerFirstStart } from './bootstrap.ts';
+import { publicGatewayUrl } from './runtime-file.ts';
 
 /**
  * One gateway of `npm run cluster` (appliance/cluster.ts starts N of them): the gateway alone, since its
@@ -26,14 +27,18 @@ export async function runClusterGateway(): Promise<void> {
       throw new ConfigError('a cluster gateway needs DATABASE_URL (it is started by `npm run cluster`)');
     if (!config.backend.external)
       throw new ConfigError('a cluster gateway needs BACKEND_URL (it is started by `npm run cluster`)');
-    stack = await startStack(config);
     const bootstrap = process.env.CLUSTER_BOOTSTRAP
       ? (JSON.parse(process.env.CLUSTER_BOOTSTRAP) as ClusterBootstrap)
       : null;
-    if (bootstrap) {
-      const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-      await bootstrapFirstStart(stack, bootstrap.doctors, `http://${host}:${stack.config.port}`);
-    }
+    stack = await startStack(config, {
+      // As `npm start`: the credentials are on disk before this gateway's port answers.
+      beforeListen: bootstrap
+        ? async (services) => {
+            const writeCredentials = await registerFirstStart(services, bootstrap.doctors);
+            return (port) => writeCredentials(publicGatewayUrl(config.host, port));
+          }
+        : undefined,
+    });
   } catch (error) {
     send({ type: 'failed', error: error instanceof Error ? error.message : String(error) });
     process.exitCode = 1;

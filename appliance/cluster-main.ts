@@ -7,7 +7,7 @@ import { ClusterStartError, startCluster, type RunningCluster } from './cluster.
 import { runClusterGateway } from './cluster-gateway.ts';
 import { buildConsoleIfChanged } from './build-console-if-changed.ts';
 import { PostgresSetupError } from './postgres.ts';
-import { RUNTIME_FILE } from './runtime-file.ts';
+import { listenDescription, publicGatewayUrl, RUNTIME_FILE } from './runtime-file.ts';
 import { onStopSignals } from './stop-signals.ts';
 
 /**
@@ -144,15 +144,19 @@ async function supervise(): Promise<void> {
   }
   const c = cluster;
   const credentialsFile = path.join(config.dataDir, CREDENTIALS_FILE);
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const urlOf = (port: number) => publicGatewayUrl(config.host, port);
   console.log(
     [
       '',
       `Clinic Exams Gateway ${config.release}: a cluster of ${c.gateways.length} gateway(s) is up (${Date.now() - started} ms)`,
       ...c.gateways.map(
-        (g) => `  gateway ${g.index}  http://${host}:${g.port}/v1/ping  (pid ${g.pid}, instance ${g.instanceId})`,
+        (g) => `  gateway ${g.index}  ${urlOf(g.port)}/v1/ping  (pid ${g.pid}, instance ${g.instanceId})`,
       ),
-      `  Console    http://${host}:${c.gateways[0].port}/console/ (any gateway)`,
+      `  listens    ${listenDescription(
+        config.host,
+        c.gateways.map((g) => g.port),
+      )}`,
+      `  Console    ${urlOf(c.gateways[0].port)}/console/ (any gateway)`,
       `  database   ${c.database.url}${c.postgres ? ` (PostgreSQL ${c.postgres.version} under ${path.join(config.dataDir, 'postgres')}, pid ${c.postgres.pid})` : ''}`,
       `  backend    ${c.backendUrl} (loopback only)`,
       `  storage    ${c.s3PublicUrl} (${config.s3.embedded ? 'embedded s3rver' : 'external S3'}, bucket ${config.s3.bucket})`,
@@ -161,7 +165,7 @@ async function supervise(): Promise<void> {
       `  ports, pids and URLs: ${path.join(config.dataDir, RUNTIME_FILE)}`,
       '',
       'First signed call (bash + openssl + curl):',
-      firstCallCommand(`http://${host}:${c.gateways[0].port}`, credentialsFile),
+      firstCallCommand(urlOf(c.gateways[0].port), credentialsFile),
       '',
       'Ctrl-C stops everything.',
     ].join('\n'),

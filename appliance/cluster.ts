@@ -137,21 +137,102 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   const started = Date.now();
   const log = options.log ?? (() => undefined);
   const config: GatewayConfig = structuredClone(options.config);
-  const { instances } = options;
-  if (!Number.isInteger(instances) || instances < 1 || instances > 64)
-    throw new ClusterStartError(`--instances must be a whole number from 1 to 64 (got ${instances})`);
+  await checkClusterStart(config, options);
   const timeoutMs = options.startTimeoutMs ?? 60_000;
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
 
+  let postgres: LocalPostgres | null = null;
+  try {
+    ensurePrivateDir(config.dataDir);
+    // PostgreSQL first: everything else needs it, and it is the slowest to be ready.
+    const database = await clusterDatabase(config, options, timeoutMs, log);
+    postgres = database.postgres;
+    const { databaseUrl } = database;
+
+    stops.push(...(await startClockAndStorage(config)));
+
+    const { firstStart, doctors } = await seedOnFirstStart(config, options, log);
+
+    const backendSim = await clusterBackendSim(config, options.backendPort ?? 0);
+    if (backendSim) stops.push(() => backendSim.close());
+
+    const gateways: ClusterGateway[] = [];
+    let stopping = false;
+    const spawner: GatewaySpawner = {
+      options,
+      config,
+      timeoutMs,
+      log,
+      env: (index, port) => gatewayEnvironment(options, config, databaseUrl, index, port),
+      onExit: (gateway, code, signal) => {
+        // News while the cluster runs, and only for the gateway in its slot (not one restarted since).
+        if (!stopping && gateways[gateway.index - 1] === gateway) options.onGatewayExit?.(gateway, code, signal);
+      },
+    };
+    stops.push(async () => {
+      stopping = true;
+      await stopGateways(gateways, config.drainTimeoutMs + 5_000);
+    });
+    await spawnAllGateways(spawner, gateways, options.instances, firstStart ? { doctors } : undefined);
+
+    const redacted = { kind: 'postgres' as const, url: redactDatabaseUrl(databaseUrl), managed: postgres !== null };
+    const writeRuntime = () => {
+      if (options.runtimeFile !== false)
+        writeRuntimeFile(config.dataDir, clusterRuntimeInfo(config, started, gateways, redacted));
+    };
+    writeRuntime();
+
+    const managed = postgres;
+    let stopped: Promise<ClusterStopReport> | null = null;
+    return {
+      config,
+      gateways,
+      backendUrl: config.backend.url,
+      s3PublicUrl: s3Url(config.s3.public),
+      databaseUrl,
+      database: redacted,
+      postgres,
+      firstStart,
+      restartGateway: async (index: number) => {
+        const previous = gateways[index - 1];
+        if (!previous) throw new Error(`no gateway ${index}`);
+        if (previous.child.exitCode === null && previous.child.signalCode === null)
+          throw new Error(`gateway ${index} (pid ${previous.pid}) is still running`);
+        const again = await spawnGateway(spawner, index, previous.port);
+        gateways[index - 1] = again;
+        writeRuntime();
+        return again;
+      },
+      stop: () =>
+        (stopped ??= (async () => {
+          const t0 = Date.now();
+          stopping = true;
+          const report = await stopGateways(gateways, config.drainTimeoutMs + 5_000);
+          const postgresStopped = await stopTheRest(stops, managed, log);
+          if (options.runtimeFile !== false) removeRuntimeFile(config.dataDir);
+          return { gateways: report, postgresStopped, ms: Date.now() - t0 };
+        })()),
+    };
+  } catch (error) {
+    await stopAll();
+    await postgres?.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Refuses what cannot start, before anything does: a bad count, a running appliance, a fixed port in use. */
+async function checkClusterStart(config: GatewayConfig, options: ClusterOptions): Promise<void> {
+  const { instances } = options;
+  if (!Number.isInteger(instances) || instances < 1 || instances > 64)
+    throw new ClusterStartError(`--instances must be a whole number from 1 to 64 (got ${instances})`);
   const running = readRuntimeFile(config.dataDir);
-  const hint = running
-    ? `an appliance (pid ${running.pid}) is already running on this DATA_DIR at ${running.gateway.url}`
-    : undefined;
-  if (running) throw new ClusterStartError(`${hint}: stop it first (Ctrl-C in its terminal), or use another DATA_DIR`);
-  const managedPostgres = config.database.kind !== 'postgres';
+  if (running)
+    throw new ClusterStartError(
+      `an appliance (pid ${running.pid}) is already running on this DATA_DIR at ${running.gateway.url}: stop it first (Ctrl-C in its terminal), or use another DATA_DIR`,
+    );
   const planned: PlannedPort[] = [];
   for (let i = 0; i < instances; i++) {
     planned.push({
@@ -165,263 +246,275 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     throw new ClusterStartError(
       `PORT=${config.port} leaves no room for ${instances} gateways (PORT…PORT+${instances - 1})`,
     );
-  const backendPort = options.backendPort ?? 0;
   if (!config.backend.external)
-    planned.push({ what: 'backend-sim', variable: 'BACKEND_PORT', host: '127.0.0.1', port: backendPort });
+    planned.push({ what: 'backend-sim', variable: 'BACKEND_PORT', host: '127.0.0.1', port: options.backendPort ?? 0 });
   if (config.s3.embedded)
     planned.push({ what: 'embedded storage', variable: 'S3_PORT', host: '127.0.0.1', port: config.s3.embeddedPort });
-  if (managedPostgres && options.postgres)
+  if (config.database.kind !== 'postgres' && options.postgres)
     planned.push({ what: 'PostgreSQL', variable: 'POSTGRES_PORT', host: '127.0.0.1', port: options.postgres.port });
   await assertClusterPortsFree(planned);
+}
 
-  let postgres: LocalPostgres | null = null;
+/** DATABASE_URL's server, or the cluster's own PostgreSQL under DATA_DIR (started here); `config` then names it. */
+async function clusterDatabase(
+  config: GatewayConfig,
+  options: ClusterOptions,
+  timeoutMs: number,
+  log: (line: string) => void,
+): Promise<{ databaseUrl: string; postgres: LocalPostgres | null }> {
+  if (config.database.kind === 'postgres') return { databaseUrl: config.database.url, postgres: null };
+  const postgres = await startLocalPostgres({
+    dataDir: config.dataDir,
+    port: options.postgres?.port ?? 5433,
+    binDir: options.postgres?.binDir,
+    // Each gateway: its pool and one LISTEN connection; and room for the CLI and psql.
+    maxConnections: Math.max(
+      100,
+      options.instances * (Number(options.gatewayEnv?.DATABASE_POOL_SIZE ?? process.env.DATABASE_POOL_SIZE ?? 10) + 2) +
+        20,
+    ),
+    timeoutMs,
+    log,
+  });
+  config.database = {
+    kind: 'postgres',
+    url: postgres.url,
+    poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    diskDir: path.join(config.dataDir, 'postgres'),
+  };
+  return { databaseUrl: postgres.url, postgres };
+}
+
+/** The appliance clock (followed from clock.json) and the embedded storage: what stops them. */
+async function startClockAndStorage(config: GatewayConfig): Promise<Array<() => Promise<void>>> {
+  const clock = new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });
+  clock.watch();
+  const stops = [async () => clock.close()];
   try {
-    ensurePrivateDir(config.dataDir);
-    // PostgreSQL first: everything else needs it, and it is the slowest to be ready.
-    let databaseUrl: string;
-    if (config.database.kind === 'postgres') {
-      databaseUrl = config.database.url;
-    } else {
-      postgres = await startLocalPostgres({
-        dataDir: config.dataDir,
-        port: options.postgres?.port ?? 5433,
-        binDir: options.postgres?.binDir,
-        // Each gateway: its pool and one LISTEN connection; and room for the CLI and psql.
-        maxConnections: Math.max(
-          100,
-          instances * (Number(options.gatewayEnv?.DATABASE_POOL_SIZE ?? process.env.DATABASE_POOL_SIZE ?? 10) + 2) + 20,
-        ),
-        timeoutMs,
-        log,
-      });
-      databaseUrl = postgres.url;
-      config.database = {
-        kind: 'postgres',
-        url: databaseUrl,
-        poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10),
-        diskDir: path.join(config.dataDir, 'postgres'),
-      };
-    }
-
-    const clock = new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });
-    stops.push(async () => clock.close());
-    clock.watch();
-
     resolveStorageCredentials(config);
     const s3 = await startConfiguredStorage(config, clock);
     if (s3) stops.push(() => s3.close());
-
-    // Migrations run here, once, before any gateway starts; then whether this is the first start.
-    const firstStart = await options.isFirstStart(config);
-    let doctors: Record<string, number[]> = {};
-    if (firstStart && config.seedOnFirstStart && options.seedDefaultData) {
-      log(`First start: seeding demo, sandbox and clinica-b into ${path.join(config.dataDir, 'backend')}…`);
-      doctors = await options.seedDefaultData(config);
-    }
-
-    let backendSim: RunningBackendSim | null = null;
-    let backendUrl = config.backend.url;
-    if (!config.backend.external) {
-      backendSim = await startBackendSim({
-        dataDir: config.dataDir,
-        internalToken: backendTokenFor(config.dataDir, config.backend.token),
-        port: backendPort,
-        s3: {
-          ...config.s3.internal,
-          accessKey: config.s3.accessKey,
-          secretKey: config.s3.secretKey,
-          bucket: config.s3.bucket,
-          region: config.s3.region,
-        },
-        // No `now`: each gateway pushes the appliance clock's offset to it (PUT /admin/clock), as to any backend it did not start.
-      });
-      stops.push(() => backendSim!.close());
-      backendUrl = backendSim.url;
-      config.backend = { ...config.backend, url: backendUrl, port: backendSim.port, external: false };
-    }
-
-    const s3Internal = config.s3.internal;
-    const s3Url = (e: typeof s3Internal) => `${e.useSSL ? 'https' : 'http'}://${e.endPoint}:${e.port}`;
-    const childEnv = (index: number, port: number): NodeJS.ProcessEnv => ({
-      ...process.env,
-      ...options.gatewayCommand.env,
-      ...options.gatewayEnv,
-      DATA_DIR: config.dataDir,
-      PORT: String(port),
-      HOST: config.host,
-      DATABASE_URL: databaseUrl,
-      GATEWAY_INSTANCE_ID: instanceIdOf(index),
-      BACKEND_URL: backendUrl,
-      ...(config.s3.embedded
-        ? {
-            S3_ENDPOINT: s3Url(s3Internal),
-            S3_PUBLIC_ENDPOINT: s3Url(config.s3.public),
-            S3_ACCESS_KEY: config.s3.accessKey,
-            S3_SECRET_KEY: config.s3.secretKey,
-          }
-        : {}),
-    });
-
-    const gateways: ClusterGateway[] = [];
-    let stopping = false;
-    const spawnGateway = (index: number, port: number, bootstrap?: ClusterBootstrap): Promise<ClusterGateway> =>
-      new Promise((resolve, reject) => {
-        const env = childEnv(index, port);
-        if (bootstrap) env.CLUSTER_BOOTSTRAP = JSON.stringify(bootstrap);
-        // Its own process group: the terminal's Ctrl-C reaches the supervisor, which stops the gateways in order.
-        const child = spawn(
-          options.gatewayCommand.command,
-          [...options.gatewayCommand.args, `--gateway-instance=${index}`],
-          {
-            env,
-            stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-            detached: true,
-          },
-        );
-        const prefix = `[gateway ${index}] `;
-        for (const stream of [child.stdout!, child.stderr!])
-          createInterface({ input: stream }).on('line', (line) => log(prefix + line));
-        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-          child.once('exit', (code, signal) => done({ code, signal })),
-        );
-        const timer = setTimeout(() => {
-          child.kill('SIGKILL');
-          reject(new ClusterStartError(`gateway ${index} did not start within ${timeoutMs} ms`));
-        }, timeoutMs);
-        child.on('message', (message: ClusterGatewayMessage) => {
-          if (message.type === 'ready') {
-            clearTimeout(timer);
-            const gateway: ClusterGateway = {
-              index,
-              instanceId: instanceIdOf(index),
-              url: localUrl(config.host, message.port),
-              port: message.port,
-              pid: child.pid!,
-              child,
-              exited,
-            };
-            void exited.then(({ code, signal }) => {
-              if (!stopping && gateways[index - 1] === gateway) options.onGatewayExit?.(gateway, code, signal);
-            });
-            resolve(gateway);
-          } else if (message.type === 'failed') {
-            clearTimeout(timer);
-            reject(new ClusterStartError(`gateway ${index}: ${message.error}`));
-          }
-        });
-        void exited.then(({ code, signal }) => {
-          clearTimeout(timer);
-          reject(new ClusterStartError(`gateway ${index} exited (${code ?? signal}) before it was ready`));
-        });
-      });
-
-    const stopGateways = async (): Promise<ClusterStopReport['gateways']> => {
-      const bound = config.drainTimeoutMs + 5_000;
-      return Promise.all(
-        gateways.map(async (g) => {
-          if (g.child.exitCode !== null || g.child.signalCode !== null)
-            return { index: g.index, code: g.child.exitCode, signal: g.child.signalCode, forced: false };
-          g.child.kill('SIGTERM');
-          const timer = setTimeout(() => g.child.kill('SIGKILL'), bound);
-          const { code, signal } = await g.exited;
-          clearTimeout(timer);
-          return { index: g.index, code, signal, forced: signal === 'SIGKILL' };
-        }),
-      );
-    };
-    stops.push(async () => {
-      stopping = true;
-      await stopGateways();
-    });
-
-    const portOf = (index: number) => (config.port === 0 ? 0 : config.port + index - 1);
-    // The first gateway alone (it makes the default clinics, operator and keys on a first start), then the others together.
-    gateways.push(await spawnGateway(1, portOf(1), firstStart ? { doctors } : undefined));
-    const rest = await Promise.allSettled(
-      Array.from({ length: instances - 1 }, (_, i) => spawnGateway(i + 2, portOf(i + 2))),
-    );
-    for (const result of rest) if (result.status === 'fulfilled') gateways.push(result.value);
-    gateways.sort((a, b) => a.index - b.index);
-    const failed = rest.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
-
-    const database = { kind: 'postgres' as const, url: redactDatabaseUrl(databaseUrl), managed: postgres !== null };
-    const s3PublicUrl = s3Url(config.s3.public);
-    const writeRuntime = () => {
-      if (options.runtimeFile === false) return;
-      const info: RuntimeInfo = {
-        pid: process.pid,
-        started_at: new Date(started).toISOString(),
-        release: config.release,
-        data_dir: config.dataDir,
-        gateway: { url: gateways[0].url, port: gateways[0].port, host: config.host },
-        backend: {
-          url: backendUrl,
-          port: config.backend.external ? null : config.backend.port,
-          external: config.backend.external,
-        },
-        storage: {
-          internal_url: s3Url(s3Internal),
-          public_url: s3PublicUrl,
-          embedded: config.s3.embedded,
-          port: config.s3.embedded ? s3Internal.port : null,
-        },
-        gateways: gateways.map((g) => ({ url: g.url, port: g.port, pid: g.pid })),
-        database,
-      };
-      writeRuntimeFile(config.dataDir, info);
-    };
-    writeRuntime();
-
-    let stopped: Promise<ClusterStopReport> | null = null;
-    return {
-      config,
-      gateways,
-      backendUrl,
-      s3PublicUrl,
-      databaseUrl,
-      database,
-      postgres,
-      firstStart,
-      restartGateway: async (index: number) => {
-        const previous = gateways[index - 1];
-        if (!previous) throw new Error(`no gateway ${index}`);
-        if (previous.child.exitCode === null && previous.child.signalCode === null)
-          throw new Error(`gateway ${index} (pid ${previous.pid}) is still running`);
-        const again = await spawnGateway(index, previous.port);
-        gateways[index - 1] = again;
-        writeRuntime();
-        return again;
-      },
-      stop: () =>
-        (stopped ??= (async () => {
-          const t0 = Date.now();
-          stopping = true;
-          const report = await stopGateways();
-          // Then backend-sim, the storage and the clock; PostgreSQL last.
-          for (const stop of stops.reverse()) {
-            await stop().catch((error: unknown) =>
-              log(`warning: while stopping: ${error instanceof Error ? error.message : String(error)}`),
-            );
-          }
-          stops.length = 0;
-          let postgresStopped = postgres === null;
-          if (postgres) {
-            await postgres.stop().then(
-              () => (postgresStopped = true),
-              (error: unknown) =>
-                log(`warning: PostgreSQL did not stop: ${error instanceof Error ? error.message : String(error)}`),
-            );
-          }
-          if (options.runtimeFile !== false) removeRuntimeFile(config.dataDir);
-          return { gateways: report, postgresStopped, ms: Date.now() - t0 };
-        })()),
-    };
+    return stops;
   } catch (error) {
-    await stopAll();
-    await postgres?.stop().catch(() => undefined);
+    clock.close();
     throw error;
   }
+}
+
+/** Migrations run here, once, before any gateway starts; then whether this is the first start, seeded if so. */
+async function seedOnFirstStart(
+  config: GatewayConfig,
+  options: ClusterOptions,
+  log: (line: string) => void,
+): Promise<{ firstStart: boolean; doctors: Record<string, number[]> }> {
+  const firstStart = await options.isFirstStart(config);
+  if (!firstStart || !config.seedOnFirstStart || !options.seedDefaultData) return { firstStart, doctors: {} };
+  log(`First start: seeding demo, sandbox and clinica-b into ${path.join(config.dataDir, 'backend')}…`);
+  return { firstStart, doctors: await options.seedDefaultData(config) };
+}
+
+/** backend-sim in this process, unless BACKEND_URL names one; `config.backend` then names it. */
+async function clusterBackendSim(config: GatewayConfig, port: number): Promise<RunningBackendSim | null> {
+  if (config.backend.external) return null;
+  const backendSim = await startBackendSim({
+    dataDir: config.dataDir,
+    internalToken: backendTokenFor(config.dataDir, config.backend.token),
+    port,
+    s3: {
+      ...config.s3.internal,
+      accessKey: config.s3.accessKey,
+      secretKey: config.s3.secretKey,
+      bucket: config.s3.bucket,
+      region: config.s3.region,
+    },
+    // No `now`: each gateway pushes the appliance clock's offset to it (PUT /admin/clock), as to any backend it did not start.
+  });
+  config.backend = { ...config.backend, url: backendSim.url, port: backendSim.port, external: false };
+  return backendSim;
+}
+
+const s3Url = (e: GatewayConfig['s3']['internal']) => `${e.useSSL ? 'https' : 'http'}://${e.endPoint}:${e.port}`;
+
+/** A gateway's environment: the cluster's, pointed at the one database, backend-sim and storage. */
+function gatewayEnvironment(
+  options: ClusterOptions,
+  config: GatewayConfig,
+  databaseUrl: string,
+  index: number,
+  port: number,
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...options.gatewayCommand.env,
+    ...options.gatewayEnv,
+    DATA_DIR: config.dataDir,
+    PORT: String(port),
+    HOST: config.host,
+    DATABASE_URL: databaseUrl,
+    GATEWAY_INSTANCE_ID: instanceIdOf(index),
+    BACKEND_URL: config.backend.url,
+    ...(config.s3.embedded
+      ? {
+          S3_ENDPOINT: s3Url(config.s3.internal),
+          S3_PUBLIC_ENDPOINT: s3Url(config.s3.public),
+          S3_ACCESS_KEY: config.s3.accessKey,
+          S3_SECRET_KEY: config.s3.secretKey,
+        }
+      : {}),
+  };
+}
+
+/** What starting a gateway process needs. */
+interface GatewaySpawner {
+  options: ClusterOptions;
+  config: GatewayConfig;
+  timeoutMs: number;
+  log: (line: string) => void;
+  env(index: number, port: number): NodeJS.ProcessEnv;
+  onExit(gateway: ClusterGateway, code: number | null, signal: NodeJS.Signals | null): void;
+}
+
+/** The first gateway alone (it makes the default clinics, operator and keys on a first start), then the others together. */
+async function spawnAllGateways(
+  spawner: GatewaySpawner,
+  gateways: ClusterGateway[],
+  instances: number,
+  bootstrap: ClusterBootstrap | undefined,
+): Promise<void> {
+  const { config } = spawner;
+  const portOf = (index: number) => (config.port === 0 ? 0 : config.port + index - 1);
+  gateways.push(await spawnGateway(spawner, 1, portOf(1), bootstrap));
+  const rest = await Promise.allSettled(
+    Array.from({ length: instances - 1 }, (_, i) => spawnGateway(spawner, i + 2, portOf(i + 2))),
+  );
+  for (const result of rest) if (result.status === 'fulfilled') gateways.push(result.value);
+  gateways.sort((a, b) => a.index - b.index);
+  const failed = rest.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** Starts gateway `index` and resolves once it listens (its 'ready' message); rejects if it fails or exits first. */
+function spawnGateway(
+  spawner: GatewaySpawner,
+  index: number,
+  port: number,
+  bootstrap?: ClusterBootstrap,
+): Promise<ClusterGateway> {
+  const { options, config, timeoutMs, log } = spawner;
+  return new Promise((resolve, reject) => {
+    const env = spawner.env(index, port);
+    if (bootstrap) env.CLUSTER_BOOTSTRAP = JSON.stringify(bootstrap);
+    // Its own process group: the terminal's Ctrl-C reaches the supervisor, which stops the gateways in order.
+    const child = spawn(
+      options.gatewayCommand.command,
+      [...options.gatewayCommand.args, `--gateway-instance=${index}`],
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        detached: true,
+      },
+    );
+    const prefix = `[gateway ${index}] `;
+    for (const stream of [child.stdout!, child.stderr!])
+      createInterface({ input: stream }).on('line', (line) => log(prefix + line));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.once('exit', (code, signal) => done({ code, signal })),
+    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new ClusterStartError(`gateway ${index} did not start within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('message', (message: ClusterGatewayMessage) => {
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        const gateway: ClusterGateway = {
+          index,
+          instanceId: instanceIdOf(index),
+          url: localUrl(config.host, message.port),
+          port: message.port,
+          pid: child.pid!,
+          child,
+          exited,
+        };
+        void exited.then(({ code, signal }) => spawner.onExit(gateway, code, signal));
+        resolve(gateway);
+      } else if (message.type === 'failed') {
+        clearTimeout(timer);
+        reject(new ClusterStartError(`gateway ${index}: ${message.error}`));
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new ClusterStartError(`gateway ${index} exited (${code ?? signal}) before it was ready`));
+    });
+  });
+}
+
+/** SIGTERM to each gateway (a drain), SIGKILL past `boundMs`. */
+function stopGateways(gateways: ClusterGateway[], boundMs: number): Promise<ClusterStopReport['gateways']> {
+  return Promise.all(
+    gateways.map(async (g) => {
+      if (g.child.exitCode !== null || g.child.signalCode !== null)
+        return { index: g.index, code: g.child.exitCode, signal: g.child.signalCode, forced: false };
+      g.child.kill('SIGTERM');
+      const timer = setTimeout(() => g.child.kill('SIGKILL'), boundMs);
+      const { code, signal } = await g.exited;
+      clearTimeout(timer);
+      return { index: g.index, code, signal, forced: signal === 'SIGKILL' };
+    }),
+  );
+}
+
+/** After the gateways: backend-sim, the storage and the clock; PostgreSQL last. Whether PostgreSQL stopped. */
+async function stopTheRest(
+  stops: Array<() => Promise<void>>,
+  postgres: LocalPostgres | null,
+  log: (line: string) => void,
+): Promise<boolean> {
+  for (const stop of stops.reverse()) {
+    await stop().catch((error: unknown) =>
+      log(`warning: while stopping: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+  stops.length = 0;
+  if (!postgres) return true;
+  return postgres.stop().then(
+    () => true,
+    (error: unknown) => {
+      log(`warning: PostgreSQL did not stop: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    },
+  );
+}
+
+/** DATA_DIR/runtime.json of a running cluster. */
+function clusterRuntimeInfo(
+  config: GatewayConfig,
+  started: number,
+  gateways: ClusterGateway[],
+  database: RuntimeInfo['database'],
+): RuntimeInfo {
+  const s3Internal = config.s3.internal;
+  return {
+    pid: process.pid,
+    started_at: new Date(started).toISOString(),
+    release: config.release,
+    data_dir: config.dataDir,
+    gateway: { url: gateways[0].url, port: gateways[0].port, host: config.host },
+    backend: {
+      url: config.backend.url,
+      port: config.backend.external ? null : config.backend.port,
+      external: config.backend.external,
+    },
+    storage: {
+      internal_url: s3Url(s3Internal),
+      public_url: s3Url(config.s3.public),
+      embedded: config.s3.embedded,
+      port: config.s3.embedded ? s3Internal.port : null,
+    },
+    gateways: gateways.map((g) => ({ url: g.url, port: g.port, pid: g.pid })),
+    database,
+  };
 }
 
 /** The data dir already holds a single-process appliance's state (gateway.db) that PostgreSQL does not have. */

@@ -2,10 +2,10 @@ import path from 'node:path';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.ts';
 import { startStack, type RunningStack } from './stack.ts';
 import {
-  bootstrapFirstStart,
   CREDENTIALS_FILE,
   firstCallCommand,
   isFirstStart,
+  registerFirstStart,
   seedDefaultData,
   UnmovedStateError,
 } from './bootstrap.ts';
@@ -14,6 +14,8 @@ import { assertPortsFree, portErrorMessage, PortInUseError } from './port-check.
 import {
   clientHost,
   httpUrl,
+  listenDescription,
+  publicGatewayUrl,
   readRuntimeFile,
   removeRuntimeFile,
   RUNTIME_FILE,
@@ -66,11 +68,16 @@ async function main(): Promise<void> {
     beforeBackend: async (c) => {
       if (firstStart && c.seedOnFirstStart) doctors = await seedDefaultData(c, () => import('../seed/seed.ts'));
     },
+    // The credentials are on disk before the port answers: a script waiting for /readyz then reads them.
+    beforeListen: firstStart
+      ? async (services) => {
+          const writeCredentials = await registerFirstStart(services, doctors);
+          return (port) => writeCredentials(publicGatewayUrl(config.host, port));
+        }
+      : undefined,
   });
-  const hostForUrls = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const gatewayUrl = `http://${hostForUrls}:${stack.config.port}`;
+  const gatewayUrl = publicGatewayUrl(config.host, stack.config.port);
   const credentialsFile = path.join(config.dataDir, CREDENTIALS_FILE);
-  if (firstStart) await bootstrapFirstStart(stack, doctors, gatewayUrl);
 
   // Before runtime.json and the banner say the stack is up: a signal sent as soon as they appear drains it.
   onStopSignals((signal) => {
@@ -137,6 +144,7 @@ async function main(): Promise<void> {
     [
       '',
       `Clinic Exams Gateway ${config.release} is up (${Date.now() - started} ms)`,
+      `  listens    ${listenDescription(config.host, [stack.config.port])}`,
       `  API        ${gatewayUrl}/v1/ping`,
       `  Console    ${gatewayUrl}/console/`,
       `  backend    ${stack.backendUrl} (${backendProcess(stack.backendSim)}loopback only)`,

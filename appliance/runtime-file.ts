@@ -99,3 +99,18 @@ export function clientHost(host: string): string {
   if (host === '::') return '::1';
   return host;
 }
+
+/** The gateway's URL as the banner and the credentials file give it: a wildcard bind is named `localhost`. */
+export function publicGatewayUrl(host: string, port: number): string {
+  return httpUrl(host === '0.0.0.0' || host === '::' ? 'localhost' : host, port);
+}
+
+/** Where listeners bound to `host` answer, for the banner: `127.0.0.1:8080 (loopback only; HOST moves it)`. */
+export function listenDescription(host: string, ports: number[]): string {
+  const where =
+    host === '0.0.0.0' || host === '::' ? 'every interface' : isLoopback(host) ? 'loopback only' : 'that address only';
+  const address = host.includes(':') ? `[${host}]` : host;
+  return `${ports.map((port) => `${address}:${port}`).join(', ')} (${where}; HOST moves it)`;
+}
+
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\./.test(host);

@@ -118,6 +118,14 @@ export interface StackOptions {
    * `in-process` starts faster (no second Node) and reads a pinned `now`: most tests use it.
    */
   backendSim?: BackendSimMode;
+  /**
+   * Runs once the gateway is built and before it listens (a first start registers its clinics and keys here).
+   * What it returns runs synchronously the moment the port is bound, with the real port, before the gateway takes
+   * a connection: a file it writes (the first start's credentials) exists before the port or `/readyz` answers.
+   */
+  beforeListen?: (
+    services: GatewayServices & { config: GatewayConfig },
+  ) => Promise<((port: number) => void) | undefined>;
 }
 
 /**
@@ -247,7 +255,20 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     stops.push(() => app.close());
     // Watching its requests from the first one, so a drain knows what it already received.
     const gatewayDrain = drainable(app.server);
+    const onBound = await options.beforeListen?.({ ...services, config });
+    let boundFailure: { error: unknown } | null = null;
+    if (onBound) {
+      // 'listening' is emitted from the listen call's next tick: connections are taken later, in the poll phase.
+      app.server.prependOnceListener('listening', () => {
+        try {
+          onBound(listeningPort(app.server, config.port));
+        } catch (error) {
+          boundFailure = { error };
+        }
+      });
+    }
     await app.listen({ host: config.host, port: config.port });
+    if (boundFailure) throw (boundFailure as { error: unknown }).error;
     // The databases' integrity, off the main thread, once the gateway answers: the start does not wait for it.
     // gateway.db only where it holds the state (a file left by an appliance moved to PostgreSQL is not checked).
     const databases = applianceDatabases(config.dataDir, !config.backend.external).filter(
@@ -273,8 +294,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
         `warning: the appliance clock runs ${formatDuration(clock.offsetMs())} ahead of real time (npm run cli -- clock reset)`,
       );
     }
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
+    const port = listeningPort(app.server, config.port);
     config.port = port;
     const s3Public = config.s3.public;
     let drained: Promise<StackDrainResult> | null = null;
@@ -310,6 +330,12 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     await stopAll();
     throw error;
   }
+}
+
+/** The port a listening server is bound to (port 0 resolved). */
+function listeningPort(server: FastifyInstance['server'], configured: number): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : configured;
 }
 
 /**

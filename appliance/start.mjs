@@ -60,6 +60,8 @@ const ENTRIES = {
     quiet: false,
   },
 };
+/** Exit code of a start before `npm ci`, as that of an unsupported Node.js: the machine is not set up yet. */
+const MISSING_DEPENDENCIES_EXIT_CODE = 2;
 // `--entry=<name>` is the launcher's own argument: taken out of argv, so the entry sees only its own.
 const entryArg = process.argv[2]?.startsWith('--entry=')
   ? process.argv.splice(2, 1)[0].slice('--entry='.length)
@@ -72,6 +74,22 @@ const SPEC = ENTRIES[entryArg];
 
 const LAUNCHER = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(LAUNCHER), '..');
+
+// `npm start` or `npm run cli` before `npm ci`: one line saying what to run, instead of a MODULE_NOT_FOUND stack
+// trace from the first package loaded. Every dependency package.json names is at the top of node_modules once
+// installed (npm places direct dependencies there); a stat each, before anything is loaded from them.
+const missingDependency = Object.keys(
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).dependencies ?? {},
+).find((name) => !statSync(path.join(ROOT, 'node_modules', name, 'package.json'), { throwIfNoEntry: false }));
+if (missingDependency) {
+  const missing = statSync(path.join(ROOT, 'node_modules'), { throwIfNoEntry: false })
+    ? `node_modules/${missingDependency}`
+    : 'node_modules';
+  console.error(
+    `${SPEC.failure}: the dependencies are not installed (no ${missing}): run \`npm ci\` in ${ROOT} first.`,
+  );
+  process.exit(MISSING_DEPENDENCIES_EXIT_CODE);
+}
 const ENTRY = path.resolve(ROOT, process.env.START_ENTRY || SPEC.source);
 const CACHE_DIR = path.resolve(ROOT, process.env.START_CACHE_DIR || '.cache/start');
 const BUNDLE = path.join(CACHE_DIR, SPEC.bundle);

@@ -1,15 +1,24 @@
 /**
- * Ctrl-C (SIGINT) and SIGTERM stop the process once: the first calls `stop` (a drain its caller bounds); a
- * second one, while that runs, forces the exit at once (exit 1).
+ * A repeat of the signal that began the stop, this soon after it, is a copy of that same stop, not a second request:
+ * a SIGTERM or Ctrl-C sent to the whole process group of `npm start` reaches this process directly and again when
+ * npm forwards it a moment later (a few ms; the window leaves room for a loaded machine). A person's second Ctrl-C,
+ * later than this, still forces the exit (docs/decisions.md § Issue 29: launcher).
+ */
+export const REPEAT_WINDOW_MS = 1000;
+
+/**
+ * Ctrl-C (SIGINT) and SIGTERM stop the process once: the first calls `stop` (a drain its caller bounds); a copy of
+ * it within REPEAT_WINDOW_MS is ignored; another one while that runs forces the exit at once (exit 1).
  */
 export function onStopSignals(stop: (signal: NodeJS.Signals) => void): void {
-  let stopping = false;
+  let first: { signal: NodeJS.Signals; at: number } | null = null;
   const handle = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (first) {
+      if (signal === first.signal && performance.now() - first.at < REPEAT_WINDOW_MS) return;
       console.error('Forced exit.');
       process.exit(1);
     }
-    stopping = true;
+    first = { signal, at: performance.now() };
     stop(signal);
   };
   process.on('SIGINT', handle);

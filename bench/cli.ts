@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { openGatewayDb } from '../server/db/database.ts';
 import { log, TSX } from './harness.ts';
 
 /**
@@ -51,8 +52,10 @@ export interface CliRow {
   met: boolean;
 }
 
-export function measureCli(): CliRow[] {
+export async function measureCli(): Promise<CliRow[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-cli-'));
+  // An appliance's database (the CLI refuses a DATA_DIR without one), without starting the appliance.
+  await (await openGatewayDb(dataDir)).close();
   // A port nothing listens on: no running stack is asked, nor a developer's (the commands here need none).
   const env = { ...process.env, DATA_DIR: dataDir, BACKEND_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'silent' };
   const launcher = ['appliance/start.mjs', '--entry=cli'];

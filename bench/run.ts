@@ -384,7 +384,7 @@ async function main(): Promise<void> {
     return;
   }
   if (only === 'cli') {
-    const cli = measureCli();
+    const cli = await measureCli();
     console.log(JSON_OUTPUT ? JSON.stringify({ cli }, null, 2) : cliTable(cli));
     return;
   }
@@ -449,7 +449,7 @@ async function main(): Promise<void> {
         idempotency_check_ms: start.checkMs,
       };
       if (!JSON_OUTPUT) console.log(`\n${secondStartLine(start)}`);
-      const cli = measureCli();
+      const cli = await measureCli();
       report.cli = cli;
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);
       const topologies = await measureTopologies(workDir, { get: bareGet, post: barePost });

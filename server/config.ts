@@ -27,7 +27,9 @@ const bool = z
 /** The variables the gateway reads (docker-compose.yml and the README name only these). */
 export const envSchema = z.object({
   PORT: port.default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // Loopback unless asked: the console's sign-in, the operator API and development-mode diagnostics are not
+  // offered to the whole network of a laptop by default (docker-compose.yml sets 0.0.0.0 inside its containers).
+  HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   // The gateway's state (server/db/gateway-database.ts): gateway.db under DATA_DIR unless this names a PostgreSQL
   // database, which several gateway instances then share (docs/decisions.md § Scale out on PostgreSQL).

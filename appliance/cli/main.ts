@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ServiceError } from '../../server/service-error.ts';
 import { z } from 'zod';
@@ -207,13 +209,175 @@ function table(rows: Array<Record<string, unknown>>): string {
   ].join('\n');
 }
 
-export function buildCli(): Command {
-  const program = new Command('cli')
-    .description('Clinic Exams Gateway operator CLI (acts on DATA_DIR, default ./data)')
-    .version(API_RELEASE, '-V, --version', 'the appliance release')
-    .exitOverride()
-    .showHelpAfterError();
+/** Copied from DATA_DIR/gateway.db whatever database the environment names. */
+const FROM_GATEWAY_DB = new Set(['db copy-to-postgres']);
 
+const commandPath = (command: Command): string => {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+};
+
+/**
+ * Why DATA_DIR holds no appliance (null when it does): `npm start` makes one (gateway.db, or on PostgreSQL the
+ * master key its keys are sealed with). A command would otherwise create an empty appliance there and answer about
+ * it (`tenants list`: "(none)"), a mistyped or unset DATA_DIR looking like an appliance with nothing in it.
+ */
+function missingAppliance(config: ReturnType<typeof loadApplianceConfig>, gatewayDb: boolean): string | null {
+  if (!existsSync(config.dataDir)) return 'the folder does not exist';
+  if (gatewayDb || config.database.kind === 'sqlite')
+    return existsSync(path.join(config.dataDir, 'gateway.db')) ? null : 'no gateway.db in it';
+  if (config.masterKeyHex || existsSync(path.join(config.dataDir, 'master.key'))) return null;
+  return 'no master.key in it';
+}
+
+/** Every command acts on an appliance's DATA_DIR: none makes one (`--help` and `--version` run no action). */
+function requireAppliance(command: Command): void {
+  const config = loadApplianceConfig();
+  const missing = missingAppliance(config, FROM_GATEWAY_DB.has(commandPath(command)));
+  if (missing)
+    throw new UsageError(
+      `DATA_DIR=${path.resolve(config.dataDir)} holds no appliance (${missing}): set DATA_DIR to the appliance's folder, or start one there first with \`npm start\``,
+    );
+}
+
+/** `tenants reset <slug>`: confirmed (or refused, and journaled as refused), reset, journaled. */
+async function resetCommand(slug: string, opts: ResetCliOptions): Promise<void> {
+  if (opts.audit) throw new UsageError(AUDIT_FLAG_GONE);
+  const refusal = resetRefusalFor(loadConfig());
+  if (!refusal) await confirmReset(slug, opts);
+  const result = await withServices(async (s) => {
+    const clock = applianceClock();
+    const started = { startedAt: clock.now(), startedPerf: performance.now() };
+    const tenant = await s.tenants.get(slug);
+    const subject = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null };
+    const command = `tenants reset ${slug}${opts.files ? ' --files' : ''}`;
+    const journal = (detail: Record<string, unknown>, error?: unknown) =>
+      journalCliAction(s.gatewayDb.db, {
+        action: 'tenant.reset',
+        command,
+        ...started,
+        subject: { ...subject, detail: { slug, files: Boolean(opts.files), ...detail } },
+        error,
+      });
+    if (refusal) {
+      // Journaled like the console's refusal: someone tried.
+      await journal({}, new ApiError('OPERATION_NOT_ALLOWED', refusal)).catch(() => undefined);
+      throw new UsageError(refusal);
+    }
+    let reset: Awaited<ReturnType<typeof resetTenant>>;
+    try {
+      reset = await resetTenant({ db: s.gatewayDb.db, backend: s.backend }, slug, { files: opts.files });
+    } catch (error) {
+      await journal({}, asApiError(error)).catch(() => undefined);
+      return explainResetFailure(error);
+    }
+    await journal({ ...reset, journal_kept: true }).catch((error: unknown) => {
+      throw new Error(
+        `clinic "${slug}" was reset, but its journal entry could not be written: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+    return reset;
+  });
+  if (opts.json) return print(result);
+  info(describeReset(result));
+}
+
+interface TokenCreateOptions {
+  label: string;
+  tenant?: string[];
+  allTenants?: boolean;
+  expiresInDays: number;
+  operator?: string;
+  json?: boolean;
+}
+
+/** `tokens create`: checks the operator and clinics, issues the token, journals it; the token shown once. */
+async function createTokenCommand(opts: TokenCreateOptions): Promise<void> {
+  const named = opts.tenant ?? [];
+  if (opts.allTenants && named.length > 0)
+    throw new UsageError('use either --tenant (repeatable) or --all-tenants, not both');
+  if (!opts.allTenants && named.length === 0) {
+    throw new UsageError(
+      'name the clinics the token may reset: --tenant <slug> (repeat for more), or --all-tenants for every clinic',
+    );
+  }
+  const label = opts.label.trim();
+  if (label.length === 0 || label.length > 100) throw new UsageError('--label: 1 to 100 characters');
+  const username = opts.operator ?? loadConfig().operator.username;
+  const issued = await withServices(async (s) => {
+    const db = s.gatewayDb.db;
+    const operator = await db
+      .selectFrom('operators')
+      .select(['id', 'role', 'disabled_at'])
+      .where('username', '=', username)
+      .executeTakeFirst();
+    if (!operator) {
+      const names = (await db.selectFrom('operators').select('username').orderBy('username').execute()).map(
+        (o) => o.username,
+      );
+      throw new UsageError(
+        `operator "${username}" does not exist (--operator, or OPERATOR_USERNAME); operators: ${names.length ? listed(names) : '(none yet: `npm start` creates the first)'}`,
+      );
+    }
+    // A token acts as its operator, and the automation routes all write: a viewer's token could do nothing.
+    if (operator.disabled_at !== null)
+      throw new UsageError(`operator "${username}" is disabled (\`operators enable ${username}\`)`);
+    if (operator.role !== 'admin')
+      throw new UsageError(
+        `operator "${username}" is a viewer: operator tokens are issued under an admin (--operator)`,
+      );
+    const requested: TokenTenants = opts.allTenants ? ALL_TENANTS : [...new Set(named)];
+    if (requested !== ALL_TENANTS) {
+      const known = new Set((await s.tenants.list()).map((t) => t.slug));
+      const unknown = requested.filter((slug) => !known.has(slug));
+      if (unknown.length > 0) throw new UsageError(`no such clinic: ${unknown.join(', ')}${await clinicChoices(s)}`);
+    }
+    const clock = applianceClock();
+    const started = { startedAt: clock.now(), startedPerf: performance.now() };
+    const result = await new OperatorTokenStore(db, () => clock.now()).create({
+      operatorId: operator.id,
+      label,
+      tenants: requested,
+      expiresInDays: opts.expiresInDays,
+    });
+    const { view } = result;
+    await journalCliAction(db, {
+      action: 'operator_token.create',
+      command: `tokens create --label ${JSON.stringify(label)} ${requested === ALL_TENANTS ? '--all-tenants' : requested.map((t) => `--tenant ${t}`).join(' ')} --expires-in-days ${opts.expiresInDays}`,
+      ...started,
+      operatorId: operator.id,
+      subject: {
+        detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at },
+      },
+    });
+    return result;
+  });
+  if (opts.json) return print({ token: issued.token, ...issued.view });
+  print(
+    `id:         ${issued.view.id}\ntoken:      ${issued.token}\nclinics:    ${tenantsText(issued.view.tenants)}\nexpires_at: ${issued.view.expires_at}`,
+  );
+  info(
+    'The token is shown only now: store it in your CI secrets. Use it as `Authorization: Bearer <token>`; revoke it with `tokens revoke <id>`.',
+  );
+}
+
+/** A key's secret, shown once (create, rotate): as JSON with --json, else as lines and `note` on stderr. */
+function showSecret(
+  issued: { chave_id: number; api_key: string; api_secret: string },
+  json: boolean | undefined,
+  note: string,
+): void {
+  if (json) {
+    print(JSON.stringify(issued));
+    return;
+  }
+  print(`chave_id:   ${issued.chave_id}\napi_key:    ${issued.api_key}\napi_secret: ${issued.api_secret}`);
+  info(note);
+}
+
+/** `tenants list | create | reset`. */
+function addTenantCommands(program: Command): void {
   const tenants = program.command('tenants').description('clinics (tenants)');
   tenants
     .command('list')
@@ -262,58 +426,11 @@ export function buildCli(): Command {
     .option('--files', 'also delete the files uploaded for it')
     .option('--yes', 'do not ask for confirmation (scripts, CI)')
     .option('--json', 'machine-readable output')
-    .action(async (slug: string, opts: ResetCliOptions) => {
-      if (opts.audit) throw new UsageError(AUDIT_FLAG_GONE);
-      const refusal = resetRefusalFor(loadConfig());
-      if (!refusal) await confirmReset(slug, opts);
-      const result = await withServices(async (s) => {
-        const clock = applianceClock();
-        const started = { startedAt: clock.now(), startedPerf: performance.now() };
-        const tenant = await s.tenants.get(slug);
-        const subject = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null };
-        const command = `tenants reset ${slug}${opts.files ? ' --files' : ''}`;
-        const journal = (detail: Record<string, unknown>, error?: unknown) =>
-          journalCliAction(s.gatewayDb.db, {
-            action: 'tenant.reset',
-            command,
-            ...started,
-            subject: { ...subject, detail: { slug, files: Boolean(opts.files), ...detail } },
-            error,
-          });
-        if (refusal) {
-          // Journaled like the console's refusal: someone tried.
-          await journal({}, new ApiError('OPERATION_NOT_ALLOWED', refusal)).catch(() => undefined);
-          throw new UsageError(refusal);
-        }
-        let reset: Awaited<ReturnType<typeof resetTenant>>;
-        try {
-          reset = await resetTenant({ db: s.gatewayDb.db, backend: s.backend }, slug, { files: opts.files });
-        } catch (error) {
-          await journal({}, asApiError(error)).catch(() => undefined);
-          return explainResetFailure(error);
-        }
-        await journal({ ...reset, journal_kept: true }).catch((error: unknown) => {
-          throw new Error(
-            `clinic "${slug}" was reset, but its journal entry could not be written: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        });
-        return reset;
-      });
-      if (opts.json) return print(result);
-      info(describeReset(result));
-    });
+    .action(resetCommand);
+}
 
-  /** A key's secret, shown once (create, rotate): as JSON with --json, else as lines and `note` on stderr. */
-  const showSecret = (
-    issued: { chave_id: number; api_key: string; api_secret: string },
-    json: boolean | undefined,
-    note: string,
-  ) => {
-    if (json) return print(JSON.stringify(issued));
-    print(`chave_id:   ${issued.chave_id}\napi_key:    ${issued.api_key}\napi_secret: ${issued.api_secret}`);
-    info(note);
-  };
-
+/** `keys list | create | rotate | revoke | import-legacy`. */
+function addKeyCommands(program: Command): void {
   const keys = program.command('keys').description('API keys');
   keys
     .command('list')
@@ -388,7 +505,10 @@ export function buildCli(): Command {
       );
       info(`legacy key registered with id ${id}; rotate it to issue a usable secret`);
     });
+}
 
+/** `tokens create | list | revoke`: operator API tokens. */
+function addTokenCommands(program: Command): void {
   const tokens = program
     .command('tokens')
     .description(
@@ -413,84 +533,7 @@ export function buildCli(): Command {
       'the operator it is issued under and audited as (default: OPERATOR_USERNAME, "admin")',
     )
     .option('--json', 'print {"token", "id", "tenants", "expires_at", ...} (the admin API\'s answer)')
-    .action(
-      async (opts: {
-        label: string;
-        tenant?: string[];
-        allTenants?: boolean;
-        expiresInDays: number;
-        operator?: string;
-        json?: boolean;
-      }) => {
-        const named = opts.tenant ?? [];
-        if (opts.allTenants && named.length > 0)
-          throw new UsageError('use either --tenant (repeatable) or --all-tenants, not both');
-        if (!opts.allTenants && named.length === 0) {
-          throw new UsageError(
-            'name the clinics the token may reset: --tenant <slug> (repeat for more), or --all-tenants for every clinic',
-          );
-        }
-        const label = opts.label.trim();
-        if (label.length === 0 || label.length > 100) throw new UsageError('--label: 1 to 100 characters');
-        const username = opts.operator ?? loadConfig().operator.username;
-        const issued = await withServices(async (s) => {
-          const db = s.gatewayDb.db;
-          const operator = await db
-            .selectFrom('operators')
-            .select(['id', 'role', 'disabled_at'])
-            .where('username', '=', username)
-            .executeTakeFirst();
-          if (!operator) {
-            const names = (await db.selectFrom('operators').select('username').orderBy('username').execute()).map(
-              (o) => o.username,
-            );
-            throw new UsageError(
-              `operator "${username}" does not exist (--operator, or OPERATOR_USERNAME); operators: ${names.length ? listed(names) : '(none yet: `npm start` creates the first)'}`,
-            );
-          }
-          // A token acts as its operator, and the automation routes all write: a viewer's token could do nothing.
-          if (operator.disabled_at !== null)
-            throw new UsageError(`operator "${username}" is disabled (\`operators enable ${username}\`)`);
-          if (operator.role !== 'admin')
-            throw new UsageError(
-              `operator "${username}" is a viewer: operator tokens are issued under an admin (--operator)`,
-            );
-          const requested: TokenTenants = opts.allTenants ? ALL_TENANTS : [...new Set(named)];
-          if (requested !== ALL_TENANTS) {
-            const known = new Set((await s.tenants.list()).map((t) => t.slug));
-            const unknown = requested.filter((slug) => !known.has(slug));
-            if (unknown.length > 0)
-              throw new UsageError(`no such clinic: ${unknown.join(', ')}${await clinicChoices(s)}`);
-          }
-          const clock = applianceClock();
-          const started = { startedAt: clock.now(), startedPerf: performance.now() };
-          const result = await new OperatorTokenStore(db, () => clock.now()).create({
-            operatorId: operator.id,
-            label,
-            tenants: requested,
-            expiresInDays: opts.expiresInDays,
-          });
-          const { view } = result;
-          await journalCliAction(db, {
-            action: 'operator_token.create',
-            command: `tokens create --label ${JSON.stringify(label)} ${requested === ALL_TENANTS ? '--all-tenants' : requested.map((t) => `--tenant ${t}`).join(' ')} --expires-in-days ${opts.expiresInDays}`,
-            ...started,
-            operatorId: operator.id,
-            subject: {
-              detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at },
-            },
-          });
-          return result;
-        });
-        if (opts.json) return print({ token: issued.token, ...issued.view });
-        print(
-          `id:         ${issued.view.id}\ntoken:      ${issued.token}\nclinics:    ${tenantsText(issued.view.tenants)}\nexpires_at: ${issued.view.expires_at}`,
-        );
-        info(
-          'The token is shown only now: store it in your CI secrets. Use it as `Authorization: Bearer <token>`; revoke it with `tokens revoke <id>`.',
-        );
-      },
-    );
+    .action(createTokenCommand);
   tokens
     .command('list')
     .description('operator tokens (never the token itself): clinics, expiry and status (active, expired, revoked)')
@@ -541,6 +584,18 @@ export function buildCli(): Command {
       if (opts.json) return print(view);
       info(`operator token ${view.id} (${view.prefix}) revoked`);
     });
+}
+
+export function buildCli(): Command {
+  const program = new Command('cli')
+    .description('Clinic Exams Gateway operator CLI (acts on DATA_DIR, default ./data)')
+    .version(API_RELEASE, '-V, --version', 'the appliance release')
+    .exitOverride()
+    .showHelpAfterError()
+    .hook('preAction', (_program, command) => requireAppliance(command));
+  addTenantCommands(program);
+  addKeyCommands(program);
+  addTokenCommands(program);
   addClockCommands(program);
   addOperatorCommands(program);
   addDatabaseCommands(program);

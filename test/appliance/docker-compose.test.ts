@@ -30,6 +30,10 @@ describe('docker-compose.yml', () => {
       expect(() => loadConfig({ ...env }), name).not.toThrow();
     }
     expect(loadConfig({ ...compose.services.appliance.environment }).database.kind).toBe('sqlite');
+    // HOST defaults to loopback (issue 29): inside a container that would be unreachable through the published port.
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    for (const name of ['appliance', 'cluster'])
+      expect(loadConfig({ ...compose.services[name].environment }).host).toBe('0.0.0.0');
     expect(compose.services.appliance.profiles).toBeUndefined();
   });
 

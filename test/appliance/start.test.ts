@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedRequest } from '../helpers/signed-client.ts';
 import { bannerUrl, loopbackStackEnv } from '../helpers/child-stack.ts';
+import { openGatewayDb } from '../../server/db/database.ts';
 import { UNSUPPORTED_NODE_EXIT_CODE, unsupportedNodeReason } from '../../appliance/node-engine.mjs';
 
 /**
@@ -182,10 +183,11 @@ describe('npm run cli through the bundling launcher (--entry=cli)', () => {
     });
   };
 
-  beforeAll(() => {
+  beforeAll(async () => {
     cliCache = path.join(work, 'cli-cache');
     cliData = path.join(work, 'cli-data');
-    mkdirSync(cliData);
+    // An appliance's database (the CLI refuses a DATA_DIR without one), without starting the appliance.
+    await (await openGatewayDb(cliData)).close();
   });
 
   it('first command (through npm run cli) builds the CLI bundle, then runs it: --version prints the release alone on stdout', async () => {
