@@ -6,7 +6,7 @@ import { CREDENTIALS_FILE, firstCallCommand, isFirstStart, seedDefaultData, Unmo
 import { ClusterStartError, startCluster, type RunningCluster } from './cluster.ts';
 import { runClusterGateway } from './cluster-gateway.ts';
 import { buildConsoleIfChanged } from './build-console-if-changed.ts';
-import { PostgresSetupError } from './postgres.ts';
+import { PostgresSetupError, processRunning } from './postgres.ts';
 import { listenDescription, publicGatewayUrl, RUNTIME_FILE } from './runtime-file.ts';
 import { onStopSignals } from './stop-signals.ts';
 
@@ -94,12 +94,20 @@ async function supervise(): Promise<void> {
       },
     );
   };
-  onStopSignals((signal) => {
-    if (cluster) return stopCluster(signal);
-    // Still starting: the start in progress stops here (below); a second Ctrl-C forces.
-    startingAborted = true;
-    console.log(`\n${signal}: stopping once the start in progress is undone…`);
-  });
+  onStopSignals(
+    (signal) => {
+      if (cluster) return stopCluster(signal);
+      // Still starting: the start in progress stops here (below); a second Ctrl-C forces.
+      startingAborted = true;
+      console.log(`\n${signal}: stopping once the start in progress is undone…`);
+    },
+    // The cluster's own PostgreSQL runs in a session of its own (pg_ctl): a forced exit would leave it running.
+    // SIGQUIT is its immediate shutdown: what it committed is in its WAL, replayed at the next start.
+    () => {
+      const postgres = cluster?.postgres;
+      if (postgres && processRunning(postgres.pid)) process.kill(postgres.pid, 'SIGQUIT');
+    },
+  );
 
   try {
     cluster = await startCluster({

@@ -8,15 +8,24 @@ export const REPEAT_WINDOW_MS = 1000;
 
 /**
  * Ctrl-C (SIGINT) and SIGTERM stop the process once: the first calls `stop` (a drain its caller bounds); a copy of
- * it within REPEAT_WINDOW_MS is ignored; another one while that runs forces the exit at once (exit 1).
+ * it within REPEAT_WINDOW_MS is ignored; another one while that runs forces the exit at once (exit 1), after
+ * `beforeForcedExit`.
  */
-export function onStopSignals(stop: (signal: NodeJS.Signals) => void): void {
+export function onStopSignals(
+  stop: (signal: NodeJS.Signals) => void,
+  /** Runs synchronously before a forced exit: what would outlive this process (a server in its own session). */
+  beforeForcedExit: () => void = () => undefined,
+): void {
   let first: { signal: NodeJS.Signals; at: number } | null = null;
   const handle = (signal: NodeJS.Signals) => {
     if (first) {
       if (signal === first.signal && performance.now() - first.at < REPEAT_WINDOW_MS) return;
       console.error('Forced exit.');
-      process.exit(1);
+      try {
+        beforeForcedExit();
+      } finally {
+        process.exit(1);
+      }
     }
     first = { signal, at: performance.now() };
     stop(signal);

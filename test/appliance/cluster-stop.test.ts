@@ -110,3 +110,58 @@ for (const [round, signal] of [
     expect(new Set(await journaled(acknowledged))).toEqual(new Set(acknowledged));
   }, 300_000);
 }
+
+it("a second Ctrl-C (past the copy's window) forces the exit, and the cluster's own PostgreSQL does not outlive it", async () => {
+  const child = spawn('npm', ['run', 'cluster', '--', '--instances', '1'], {
+    cwd: ROOT,
+    env: { ...loopbackStackEnv(dataDir), START_CACHE_DIR: cacheDir, POSTGRES_PORT: '0', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  children.push(child);
+  const pgid = child.pid!;
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 200_000;
+  while (!out.includes('Ctrl-C stops everything') && Date.now() < deadline && child.exitCode === null)
+    await new Promise((r) => setTimeout(r, 100));
+  expect(out).toContain('a cluster of 1 gateway(s) is up');
+  const runtime = runtimeInfoSchema.parse(JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')));
+  const postmaster = Number(
+    readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
+  );
+
+  // A call held in backend-sim keeps the first stop draining, so the second Ctrl-C finds it still running.
+  const token = readFileSync(path.join(dataDir, 'backend.token'), 'utf8').trim();
+  const fault = await fetch(`${runtime.backend.url}/admin/faults`, {
+    method: 'POST',
+    headers: { 'x-internal-token': token, 'content-type': 'application/json' },
+    body: JSON.stringify({ route: 'GET /tenants/demo/pacientes*', latency_ms: 20_000 }),
+  });
+  expect(fault.status).toBe(201);
+  const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
+  const held = signedRequest(
+    runtime.gateways![0]!.url,
+    { apiKey: demo.api_key, apiSecret: demo.api_secret },
+    { path: '/v1/pacientes?limit=1' },
+  ).catch(() => null);
+  await new Promise((r) => setTimeout(r, 500));
+
+  process.kill(-pgid, 'SIGINT');
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(child.exitCode, out).toBeNull();
+  process.kill(-pgid, 'SIGINT');
+  const code = await exited;
+  expect(out).toContain('Forced exit.');
+  expect(code).toBe(1);
+  const gone = Date.now() + 15_000;
+  while (processRunning(postmaster) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+  expect(processRunning(postmaster), 'PostgreSQL').toBe(false);
+  await held;
+}, 300_000);
