@@ -247,6 +247,10 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
       ? run('runuser', ['-u', SERVER_OS_USER, '--', bin(tool), ...args], { timeoutMs: ms, cwd: '/', name: tool })
       : run(bin(tool), args, { timeoutMs: ms, cwd: '/', name: tool });
 
+  /** `pg_ctl stop -m fast` of this cluster, waiting for it within the timeout. */
+  const stopServer = () =>
+    asServer('pg_ctl', ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', String(Math.round(timeoutMs / 1000))]);
+
   const credentials = credentialsFor(dataDir);
   let port = options.port;
   if (port === 0) port = await freeLoopbackPort();
@@ -295,16 +299,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
     const leftover = postmasterPid(pgdata);
     if (leftover !== null) {
       log(`PostgreSQL of this DATA_DIR is still running (pid ${leftover}, left by an earlier run): stopping it first…`);
-      await asServer('pg_ctl', [
-        'stop',
-        '-D',
-        pgdata,
-        '-m',
-        'fast',
-        '-w',
-        '-t',
-        String(Math.round(timeoutMs / 1000)),
-      ]).catch(() => undefined);
+      await stopServer().catch(() => undefined);
       await processExited(leftover, 10_000);
     }
 
@@ -336,16 +331,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
       const again = root ? reachableByServerUser(dataDir) : null;
       try {
         await again?.open();
-        await asServer('pg_ctl', [
-          'stop',
-          '-D',
-          pgdata,
-          '-m',
-          'fast',
-          '-w',
-          '-t',
-          String(Math.round(timeoutMs / 1000)),
-        ]);
+        await stopServer();
       } finally {
         again?.close();
       }

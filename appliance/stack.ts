@@ -172,13 +172,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       dataDir: config.dataDir,
       internalToken: backendTokenFor(config.dataDir, config.backend.token),
       port: config.backend.port,
-      s3: {
-        ...config.s3.internal,
-        accessKey: config.s3.accessKey,
-        secretKey: config.s3.secretKey,
-        bucket: config.s3.bucket,
-        region: config.s3.region,
-      },
+      s3: backendSimStorage(config),
     };
     if (spawned) {
       const starting = spawned.start(backendConfig);
@@ -336,6 +330,17 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
 function listeningPort(server: FastifyInstance['server'], configured: number): number {
   const address = server.address();
   return typeof address === 'object' && address ? address.port : configured;
+}
+
+/** The storage backend-sim writes to: the internal endpoint, with the appliance's credentials and bucket. */
+export function backendSimStorage(config: GatewayConfig) {
+  return {
+    ...config.s3.internal,
+    accessKey: config.s3.accessKey,
+    secretKey: config.s3.secretKey,
+    bucket: config.s3.bucket,
+    region: config.s3.region,
+  };
 }
 
 /**
