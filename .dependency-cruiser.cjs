@@ -5,7 +5,7 @@
 //   bench/ e2e/ seed/                   on top: the tools (seed/ also lends its generators to first-start seeding)
 //   appliance/                          the composition root: the only place that knows them all
 //   server/  backend-sim/  console/     side by side, none importing another
-//   shared-node/                        Node code both services use (S3 client, scrypt, fault table)
+//   shared-node/                        Node code both services use (S3 client, scrypt, fault table, contract stamps)
 //   contracts/                          the ground: every wire, no Node imports
 //
 // Why dependency-cruiser: the rules are about resolved files, not the spelling of relative paths, and type-only

@@ -14,7 +14,7 @@ const SIZES = [
   { width: 1024, height: 768 },
 ] as const;
 
-/** `E2E_SCREENSHOTS=1` writes docs/screenshots/screen-<screen>-<width>.png (README and docs/console.md link them). */
+/** `E2E_SCREENSHOTS=1` writes docs/screenshots/screen-<screen>-<width>.png (docs/console.md links them). */
 async function shot(page: Page, name: string): Promise<void> {
   if (!process.env.E2E_SCREENSHOTS) return;
   await page.evaluate(() => document.fonts.ready);

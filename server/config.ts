@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 
-/** 2 GiB: about 4.5 million typical entries (~450 B each, README § Audit journal sizing). */
+/** 2 GiB: about 4.5 million typical entries (~450 B each, docs/operations.md § Audit journal sizing). */
 export const DEFAULT_AUDIT_MAX_BYTES = 2 * 1024 ** 3;
 /** Rows of every class together. */
 export const DEFAULT_AUDIT_MAX_ROWS = 5_000_000;
@@ -23,8 +23,8 @@ const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
   .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
 
-/** Every environment variable the appliance reads, with its default (README § Configuration). */
-/** The variables the gateway reads (docker-compose.yml and the README name only these). */
+/** Every environment variable the appliance reads, with its default (docs/configuration.md). */
+/** The variables the gateway reads (docker-compose.yml and docs/configuration.md name only these). */
 export const envSchema = z.object({
   PORT: port.default(8080),
   // Loopback unless asked: the console's sign-in, the operator API and development-mode diagnostics are not
@@ -72,7 +72,7 @@ export const envSchema = z.object({
   S3_BUCKET: z.string().min(3).default('clinic-files'),
   S3_REGION: z.string().min(1).default('us-east-1'),
   AUDIT_ENABLED: bool.default(true),
-  // The journal's budget on top of its 30-day retention (server/audit/journal-budget.ts, README § Audit
+  // The journal's budget on top of its 30-day retention (server/audit/journal-budget.ts, docs/operations.md § Audit
   // journal sizing): unauthenticated noise is shed to stay within it; verified entries never are, so
   // when they fill it /v1 answers 503 rather than lose history. It bounds the journal's files on DATA_DIR
   // (its pages in gateway.db and the WAL's share): at least 1 MiB, of which about 470 KiB is fixed (WAL, its

@@ -39,7 +39,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** `METHOD /admin/api/...` of every console route registered in this process (the access-control test walks it). */
 export const registeredAdminRoutes = new Set<string>();
 
-/** Lockout and session lengths from the environment (ADMIN_* variables; README § Configuration). */
+/** Lockout and session lengths from the environment (ADMIN_* variables; docs/configuration.md). */
 export function adminPoliciesFromEnv(env: NodeJS.ProcessEnv = process.env): {
   lockout: LockoutPolicy;
   session: SessionPolicy;

@@ -10,7 +10,7 @@ import { MedicoSelect } from './MedicoSelect.tsx';
 import { ScopePicker } from './ScopePicker.tsx';
 
 /**
- * README § First signed call, filled in for this key and this appliance: bash, openssl and curl, nothing
+ * The README's first signed call, filled in for this key and this appliance: bash, openssl and curl, nothing
  * else. The secret is in it because this dialog is the one place it is shown.
  */
 export function firstCallSnippet(origin: string, apiKey: string, apiSecret: string): string {
