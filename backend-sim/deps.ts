@@ -1,3 +1,4 @@
+import type { FastifyPluginAsync } from 'fastify';
 import type { BackendConfig } from './config.ts';
 import type { FaultStore } from './faults.ts';
 import type { FileStore } from './storage.ts';
@@ -17,3 +18,6 @@ export interface BackendDeps {
   /** now / today / HH:MM:SS read from one clock tick. */
   stamp(): { now: string; today: string; hora: string };
 }
+
+/** A route module: given the deps, the plugin that registers its routes. */
+export type BackendRoutes = (deps: BackendDeps) => FastifyPluginAsync;

@@ -1,5 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { BackendDeps } from '../deps.ts';
+import type { BackendRoutes } from '../deps.ts';
 import {
   listCids,
   listComplementos,
@@ -20,15 +19,13 @@ import {
 } from '../../contracts/backend/catalogos.ts';
 import { medicoListForwarded } from '../../contracts/backend/medicos.ts';
 
-export const catalogoRoutes =
-  (_deps: BackendDeps): FastifyPluginAsync =>
-  async (app) => {
-    app.get('/procedimentos', catalogRoute(procedimentosForwarded, listProcedimentos, catalogo.procedimentoItem));
-    app.get('/convenios', catalogRoute(conveniosForwarded, listConvenios, catalogo.convenioItem));
-    app.get('/medicos', catalogRoute(medicoListForwarded, listMedicos, medicoListItem));
-    app.get('/medicos/:id', byIdRoute(getMedico, medicoDetail));
-    app.get('/cids', catalogRoute(cidsForwarded, listCids, catalogo.cidItem));
-    app.get('/unidades', catalogRoute(wholeCatalogForwarded, listUnidades, catalogo.unidadeItem));
-    app.get('/complementos', catalogRoute(wholeCatalogForwarded, listComplementos, catalogo.complementoItem));
-    app.get('/grupos-laudos', catalogRoute(wholeCatalogForwarded, listGruposLaudos, catalogo.grupoLaudoItem));
-  };
+export const catalogoRoutes: BackendRoutes = () => async (app) => {
+  app.get('/procedimentos', catalogRoute(procedimentosForwarded, listProcedimentos, catalogo.procedimentoItem));
+  app.get('/convenios', catalogRoute(conveniosForwarded, listConvenios, catalogo.convenioItem));
+  app.get('/medicos', catalogRoute(medicoListForwarded, listMedicos, medicoListItem));
+  app.get('/medicos/:id', byIdRoute(getMedico, medicoDetail));
+  app.get('/cids', catalogRoute(cidsForwarded, listCids, catalogo.cidItem));
+  app.get('/unidades', catalogRoute(wholeCatalogForwarded, listUnidades, catalogo.unidadeItem));
+  app.get('/complementos', catalogRoute(wholeCatalogForwarded, listComplementos, catalogo.complementoItem));
+  app.get('/grupos-laudos', catalogRoute(wholeCatalogForwarded, listGruposLaudos, catalogo.grupoLaudoItem));
+};

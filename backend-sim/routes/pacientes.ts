@@ -1,5 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { BackendDeps } from '../deps.ts';
+import type { BackendRoutes } from '../deps.ts';
 import {
   createPaciente,
   getPaciente,
@@ -16,18 +15,16 @@ import {
   unificarForwarded,
 } from '../../contracts/backend/pacientes.ts';
 
-export const pacienteRoutes =
-  (deps: BackendDeps): FastifyPluginAsync =>
-  async (app) => {
-    app.get('/pacientes', catalogRoute(pacienteListForwarded, listPacientes, pacienteListItem));
-    app.get('/pacientes/:id', byIdRoute(getPaciente, pacienteDetailRead));
-    app.post('/pacientes', createFromBody(pacienteCreateForwarded, createPaciente, deps.now));
-    app.patch('/pacientes/:id', writeByIdFromBody(pacientePatchForwarded, patchPaciente, deps.now));
-    app.post(
-      '/pacientes/unificar',
-      itemRoute((req) => {
-        const input = parse(unificarForwarded, req.body);
-        return unificarPacientes(req.tenant.db, input.paciente_id_principal, input.paciente_id_duplicado);
-      }),
-    );
-  };
+export const pacienteRoutes: BackendRoutes = (deps) => async (app) => {
+  app.get('/pacientes', catalogRoute(pacienteListForwarded, listPacientes, pacienteListItem));
+  app.get('/pacientes/:id', byIdRoute(getPaciente, pacienteDetailRead));
+  app.post('/pacientes', createFromBody(pacienteCreateForwarded, createPaciente, deps.now));
+  app.patch('/pacientes/:id', writeByIdFromBody(pacientePatchForwarded, patchPaciente, deps.now));
+  app.post(
+    '/pacientes/unificar',
+    itemRoute((req) => {
+      const input = parse(unificarForwarded, req.body);
+      return unificarPacientes(req.tenant.db, input.paciente_id_principal, input.paciente_id_duplicado);
+    }),
+  );
+};

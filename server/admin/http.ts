@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { idParams } from '../../contracts/admin/common.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { ServiceError, type ServiceErrorCode } from '../service-error.ts';
 
@@ -12,6 +14,16 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
       ? `Parametro invalido: ${lista[0].field}. ${lista[0].msg}`
       : `${lista.length} campos precisam de atencao.`;
   throw new ApiError('VAL_INVALID_PARAM', message, { field: lista[0].field, lista });
+}
+
+/**
+ * The `:id` a console action is aimed at, named in the action's journal entry (`detail[field]`) before anything
+ * else runs, so that a refused action still records its subject.
+ */
+export function actionSubjectId(request: FastifyRequest, field: string): number {
+  const { id } = parseInput(idParams, request.params);
+  request.adminAudit = { detail: { [field]: id } };
+  return id;
 }
 
 /** The console API's answer to each refusal of a service (the message, in the operator's English, goes along). */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { GatewayDb } from '../db/database.ts';
-import type { AuditEntry } from '../db/tables/audit-log.ts';
+import { AUDIT_SUMMARY_COLUMNS, type AuditEntry } from '../db/tables/audit-log.ts';
 import type { AuditQuery, UnattributedGroup, UnattributedQuery } from '../../contracts/admin/audit.ts';
 
 export type AuditListItem = Omit<
@@ -49,26 +49,7 @@ export function auditPageQuery(
   q: AuditQuery & { tenantId?: number | null },
   bounds: RangeBounds = 'exact',
 ) {
-  let query = db
-    .selectFrom('audit_log')
-    .select([
-      'id',
-      'request_id',
-      'ts',
-      'source',
-      'tenant_id',
-      'tenant_slug',
-      'chave_id',
-      'operator_id',
-      'method',
-      'path',
-      'status',
-      'error_code',
-      'duracao_ms',
-      'client_ip',
-      'detail',
-      'verified',
-    ]);
+  let query = db.selectFrom('audit_log').select(['id', ...AUDIT_SUMMARY_COLUMNS, 'detail', 'verified']);
   if (q.tenantId !== undefined && q.tenantId !== null) query = query.where('tenant_id', '=', q.tenantId);
   else if (q.tenant) query = query.where('tenant_slug', '=', q.tenant);
   if (q.chave_id !== undefined) query = query.where('chave_id', '=', q.chave_id);

@@ -1,6 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Selectable } from 'kysely';
-import type { AuditLogTable } from '../db/tables/audit-log.ts';
+import { AUDIT_SUMMARY_COLUMNS, type AuditLogTable, type AuditUnattributedTable } from '../db/tables/audit-log.ts';
 import { capText, entryBytes, JOURNAL_LIMITS } from './bounded.ts';
 import { sqlitePagesInUse } from './sqlite-journal.ts';
 import type { ClassTotals, Delta, JournalBudget, JournalClass } from './journal-budget.ts';
@@ -36,29 +36,18 @@ export interface Companion<Q = void> {
   rollback?: (q: Q) => unknown;
 }
 
-/** The audit_log columns a batch inserts, in order. */
-export const COLUMNS = [
-  'request_id',
-  'ts',
-  'source',
-  'tenant_id',
-  'tenant_slug',
-  'chave_id',
-  'operator_id',
-  'method',
-  'path',
-  'status',
-  'error_code',
-  'duracao_ms',
-  'client_ip',
+/** The audit_log columns a batch copies from its AuditRecord as they stand. */
+const RECORD_COLUMNS = [
+  ...AUDIT_SUMMARY_COLUMNS,
   'body',
   'detail',
   'error_message',
   'response_body',
   'request_headers',
-  'verified',
-  'bytes',
-] as const;
+] as const satisfies ReadonlyArray<keyof AuditRecord>;
+
+/** The audit_log columns a batch inserts, in order: the record's, then the two the writer computes. */
+export const COLUMNS = [...RECORD_COLUMNS, 'verified', 'bytes'] as const;
 
 interface Group {
   first: AuditRecord;
@@ -72,17 +61,7 @@ export interface PreparedBatch {
   entries: unknown[][];
   /** Per class: what the attributed entries add (groups are counted by the database: a new group only). */
   delta: Record<JournalClass, ClassTotals>;
-  groups: Array<{
-    minute: string;
-    client_ip: string;
-    status: number;
-    error_code: string;
-    count: number;
-    first_ts: string;
-    last_ts: string;
-    sample: string;
-    bytes: number;
-  }>;
+  groups: Array<Omit<AuditUnattributedTable, 'id'>>;
   lastUse: Map<number, string>;
 }
 
@@ -108,28 +87,7 @@ export function prepareBatch(rows: AuditRecord[]): PreparedBatch {
     }
     const bytes = entryBytes(row);
     const verified = row.journal_class === 'verified' ? 1 : 0;
-    entries.push([
-      row.request_id,
-      row.ts,
-      row.source,
-      row.tenant_id,
-      row.tenant_slug,
-      row.chave_id,
-      row.operator_id,
-      row.method,
-      row.path,
-      row.status,
-      row.error_code,
-      row.duracao_ms,
-      row.client_ip,
-      row.body,
-      row.detail,
-      row.error_message,
-      row.response_body,
-      row.request_headers,
-      verified,
-      bytes,
-    ]);
+    entries.push([...RECORD_COLUMNS.map((column) => row[column]), verified, bytes]);
     const d = delta[row.journal_class];
     d.rows += 1;
     d.bytes += bytes;

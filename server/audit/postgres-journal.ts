@@ -13,6 +13,19 @@ import { inPostgresTransaction } from '../db/postgres.ts';
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** Adds what a batch wrote or a chunk deleted to the shared running totals, in the caller's transaction. */
+async function addToBudget(client: pg.PoolClient, delta: Record<JournalClass, ClassTotals>): Promise<void> {
+  for (const kind of JOURNAL_CLASSES) {
+    const d = delta[kind];
+    if (d.rows !== 0)
+      await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [
+        d.rows,
+        d.bytes,
+        kind,
+      ]);
+  }
+}
+
 /** PostgreSQL's limit is 65,535 parameters a statement: batches are inserted in chunks well under it. */
 const ROWS_PER_INSERT = 1000;
 
@@ -94,15 +107,7 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
           }
         }
         // Last before the commit: every instance's batch takes these rows' locks, so they are held the shortest time.
-        for (const kind of JOURNAL_CLASSES) {
-          const d = batch.delta[kind];
-          if (d.rows !== 0)
-            await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [
-              d.rows,
-              d.bytes,
-              kind,
-            ]);
-        }
+        await addToBudget(client, batch.delta);
         return batch.delta;
       });
     },
@@ -171,15 +176,7 @@ export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): Jour
         );
         // Deleted tuples free no file space until vacuum: the relations' size, read every second, says what is taken.
         const chunk = deletedChunkOf(rows, 0);
-        for (const kind of JOURNAL_CLASSES) {
-          const d = chunk.delta[kind];
-          if (d.rows !== 0)
-            await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [
-              d.rows,
-              d.bytes,
-              kind,
-            ]);
-        }
+        await addToBudget(client, chunk.delta);
         return chunk;
       }),
     isOpen,

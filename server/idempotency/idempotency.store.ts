@@ -106,6 +106,32 @@ export interface IdempotencyEntries {
 
 export const SEAL_VERSION = 1;
 
+/** The columns of a new in-flight row that take a value, in newRowValues' order (both stores insert them). */
+export const NEW_ROW_COLUMNS =
+  'chave_id, idem_key, method, path, operation, body_hash, lease_until, created_at, expires_at, request_id';
+
+/** A new in-flight row's values for NEW_ROW_COLUMNS: leased for `leaseMs`, kept for IDEMPOTENCY_TTL_MS. */
+export function newRowValues(
+  op: OperationKey,
+  fingerprint: string,
+  now: number,
+  leaseMs: number,
+  requestId: string | null,
+): unknown[] {
+  return [
+    op.chaveId,
+    op.idemKey,
+    op.method,
+    op.path,
+    op.operation,
+    fingerprint,
+    now + leaseMs,
+    now,
+    now + IDEMPOTENCY_TTL_MS,
+    requestId,
+  ];
+}
+
 /** What a reservation does with the rows a key already has (the expired ones left out). */
 export type ReservationStep =
   | { kind: 'insert' }
@@ -242,8 +268,8 @@ export class IdempotencyStore implements IdempotencyEntries, IdempotencyInspecti
       'DELETE FROM idempotency_keys WHERE chave_id = ? AND idem_key = ? AND expires_at <= ?',
     );
     this.insert = sqlite.prepare(
-      `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, operation, body_hash, state, lease_until, created_at, expires_at, seal_version, request_id)
-       VALUES (?, ?, ?, ?, ?, ?, 'in_flight', ?, ?, ?, ${SEAL_VERSION}, ?)`,
+      `INSERT INTO idempotency_keys (${NEW_ROW_COLUMNS}, state, seal_version)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'in_flight', ${SEAL_VERSION})`,
     );
     this.takeOver = sqlite.prepare(
       `UPDATE idempotency_keys SET state = 'in_flight', status = NULL, response_sealed = NULL, lease_until = ?, request_id = ?
@@ -274,18 +300,7 @@ export class IdempotencyStore implements IdempotencyEntries, IdempotencyInspecti
         const step = reservationStep(rows, op, fingerprint, now, (entry, record) => this.sealing.opened(entry, record));
         switch (step.kind) {
           case 'insert':
-            this.insert.run(
-              op.chaveId,
-              op.idemKey,
-              op.method,
-              op.path,
-              op.operation,
-              fingerprint,
-              now + this.leaseMs,
-              now,
-              now + IDEMPOTENCY_TTL_MS,
-              requestId,
-            );
+            this.insert.run(...newRowValues(op, fingerprint, now, this.leaseMs, requestId));
             return { kind: 'execute', entry: op };
           case 'take_over':
             this.takeOver.run(

@@ -2,8 +2,9 @@ import type pg from 'pg';
 import type { IdempotencyRecord } from '../db/tables/idempotency-keys.ts';
 import { inPostgresTransaction } from '../db/postgres.ts';
 import {
-  IDEMPOTENCY_TTL_MS,
   IdempotencySeal,
+  NEW_ROW_COLUMNS,
+  newRowValues,
   recentSuccessOf,
   reservationStep,
   SEAL_VERSION,
@@ -97,22 +98,10 @@ export class PostgresIdempotencyStore implements IdempotencyEntries, Idempotency
     requestId: string | null,
   ): Promise<boolean> {
     const result = await q.query(
-      `INSERT INTO idempotency_keys (chave_id, idem_key, method, path, operation, body_hash, state, lease_until, created_at, expires_at, seal_version, request_id, instance_id)
-       VALUES ($1, $2, $3, $4, $5, $6, 'in_flight', $7, $8, $9, ${SEAL_VERSION}, $10, $11)
+      `INSERT INTO idempotency_keys (${NEW_ROW_COLUMNS}, instance_id, state, seal_version)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'in_flight', ${SEAL_VERSION})
        ON CONFLICT DO NOTHING`,
-      [
-        op.chaveId,
-        op.idemKey,
-        op.method,
-        op.path,
-        op.operation,
-        fingerprint,
-        now + this.options.leaseMs,
-        now,
-        now + IDEMPOTENCY_TTL_MS,
-        requestId,
-        this.options.instanceId,
-      ],
+      [...newRowValues(op, fingerprint, now, this.options.leaseMs, requestId), this.options.instanceId],
     );
     return result.rowCount === 1;
   }

@@ -20,6 +20,10 @@ const GUIDE_LINKS: GuideLinks = Object.fromEntries(GUIDES.map((guide) => [guide.
 
 const read = (relative: string): string => readFileSync(new URL(relative, import.meta.url), 'utf8');
 
+// The console's HMAC-SHA256 fallback, as a script: the page has no module loader. Inside the page script's closure
+// (above), its names stay off the page's global scope, which Swagger UI's bundle shares.
+const SHA256_SOURCE = read('../../contracts/sha256.js').replace(/^export /gm, '');
+
 /**
  * A function for Swagger UI's configuration. @fastify/swagger-ui writes uiConfig functions into its initializer as
  * source text; built from a string, this one is not touched by the TypeScript loader (which renames functions). It
@@ -52,7 +56,7 @@ const PAGE_CSS = `
  */
 export async function registerDocsUi(app: FastifyInstance, options: DocsUiOptions): Promise<void> {
   const development = options.appEnv === 'development';
-  const pageScript = `${read('./docs-ui.browser.js')}\nclinicDocs(${JSON.stringify(options.appEnv)}, ${JSON.stringify(GUIDE_URLS)});\n`;
+  const pageScript = `(() => {\n${SHA256_SOURCE}\n${read('./docs-ui.browser.js')}\nclinicDocs(${JSON.stringify(options.appEnv)}, ${JSON.stringify(GUIDE_URLS)});\n})();\n`;
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: {

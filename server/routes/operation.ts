@@ -105,7 +105,10 @@ interface OperationBase<P extends ZodOrUndefined, Q extends ZodOrUndefined, B ex
   body?: B;
   /** Never calls backend-sim (ping): no 503/504 in its OpenAPI error list. */
   offline?: boolean;
-  /** Codes this operation answers besides the ones every signed route can (OpenAPI). */
+  /**
+   * Codes this operation answers besides the ones every signed route can and those its kind implies (OpenAPI;
+   * server/openapi/document.ts operationErrorCodes: an idempotent write's CONCURRENT_REQUEST and IDEMPOTENCY_CONFLICT).
+   */
   errors: ApiErrorCode[];
   /** A valid call (OpenAPI example, generated security suite). Path params default to 1. */
   example?: { params?: Record<string, number | string>; query?: Record<string, string>; body?: unknown };

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AdminDeps } from '../deps.ts';
-import { guard, parseInput } from '../http.ts';
-import { idParams, removedAll, type removedById } from '../../../contracts/admin/common.ts';
+import { actionSubjectId, guard, parseInput } from '../http.ts';
+import { removedAll, type removedById } from '../../../contracts/admin/common.ts';
 import { faultSchema, type FaultInput, type FaultView } from '../../../contracts/admin/faults.ts';
 import { backendFault, type BackendFault, type backendFaultInput } from '../../../contracts/backend/admin.ts';
 
@@ -66,8 +66,7 @@ export default async function faultRoutes(app: FastifyInstance, deps: AdminDeps)
     '/faults/:id',
     { config: { consoleAction: 'fault.delete' } },
     async (request): Promise<z.infer<typeof removedById>> => {
-      const { id } = parseInput(idParams, request.params);
-      request.adminAudit = { detail: { fault_id: id } };
+      const id = actionSubjectId(request, 'fault_id');
       await guard(() => deps.backend.call({ method: 'DELETE', path: `/admin/faults/${id}` }, z.unknown()));
       return { id, removida: true as const };
     },

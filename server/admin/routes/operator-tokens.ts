@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { AdminDeps } from '../deps.ts';
 import { OperatorTokenStore } from '../../operators/operator-tokens.ts';
-import { parseInput } from '../http.ts';
-import { idParams } from '../../../contracts/admin/common.ts';
+import { actionSubjectId, parseInput } from '../http.ts';
 import {
   issueOperatorTokenSchema,
   type IssuedOperatorToken,
@@ -46,8 +45,7 @@ export default async function operatorTokenRoutes(app: FastifyInstance, deps: Ad
     '/operator-tokens/:id/revoke',
     { config: { consoleAction: 'operator_token.revoke' } },
     async (request): Promise<OperatorTokenView> => {
-      const { id } = parseInput(idParams, request.params);
-      request.adminAudit = { detail: { token_id: id } };
+      const id = actionSubjectId(request, 'token_id');
       return tokens.revoke(id);
     },
   );
@@ -57,8 +55,7 @@ export default async function operatorTokenRoutes(app: FastifyInstance, deps: Ad
     '/operator-tokens/:id',
     { config: { consoleAction: 'operator_token.delete' } },
     async (request): Promise<z.infer<typeof operatorTokenRemoved>> => {
-      const { id } = parseInput(idParams, request.params);
-      request.adminAudit = { detail: { token_id: id } };
+      const id = actionSubjectId(request, 'token_id');
       return tokens.remove(id);
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import type { AdminDeps } from '../deps.ts';
-import { parseInput } from '../http.ts';
+import { actionSubjectId, parseInput } from '../http.ts';
 import {
   createOperator,
   findOperator,
@@ -9,7 +9,6 @@ import {
   resetOperatorPassword,
   updateOperator,
 } from '../../operators/operators.service.ts';
-import { idParams } from '../../../contracts/admin/common.ts';
 import {
   createOperatorSchema,
   updateOperatorSchema,
@@ -62,8 +61,7 @@ export default async function operatorRoutes(app: FastifyInstance, deps: AdminDe
     '/operators/:id',
     { config: { role: 'admin', consoleAction: 'operator.update' } },
     async (request): Promise<OperatorView> => {
-      const { id } = parseInput(idParams, request.params);
-      request.adminAudit = { detail: { operator_id: id } };
+      const id = actionSubjectId(request, 'operator_id');
       const input = parseInput(updateOperatorSchema, request.body);
       const target = await findOperator(deps.db, { id });
       request.adminAudit = { detail: { operator_id: id, username: target.username } };
@@ -87,8 +85,7 @@ export default async function operatorRoutes(app: FastifyInstance, deps: AdminDe
     '/operators/:id/reset-password',
     { config: { role: 'admin', consoleAction: 'operator.password.reset' } },
     async (request, reply): Promise<OperatorWithPassword> => {
-      const { id } = parseInput(idParams, request.params);
-      request.adminAudit = { detail: { operator_id: id } };
+      const id = actionSubjectId(request, 'operator_id');
       const target = await findOperator(deps.db, { id });
       request.adminAudit = { detail: { operator_id: id, username: target.username } };
       notSelf(request, id, 'redefinir a senha de');

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { AdminDeps } from '../deps.ts';
 import { ApiError, invalidParam } from '../../errors.ts';
-import { parseInput } from '../http.ts';
-import { idParams, type removedAll, type removedById } from '../../../contracts/admin/common.ts';
+import { actionSubjectId, parseInput } from '../http.ts';
+import type { removedAll, removedById } from '../../../contracts/admin/common.ts';
 import { storageFaultSchema, type StorageFaultView } from '../../../contracts/admin/storage-faults.ts';
 
 /**
@@ -35,8 +35,7 @@ export default async function storageFaultRoutes(app: FastifyInstance, deps: Adm
     '/storage-faults/:id',
     { config: { consoleAction: 'storage_fault.delete' } },
     async (request): Promise<z.infer<typeof removedById>> => {
-      const { id } = parseInput(idParams, request.params);
-      request.adminAudit = { detail: { storage_fault_id: id } };
+      const id = actionSubjectId(request, 'storage_fault_id');
       if (!(await deps.storageFaults.remove(id)))
         throw new ApiError('RES_NOT_FOUND', 'Falha de armazenamento nao encontrada.');
       return { id, removida: true as const };

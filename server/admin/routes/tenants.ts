@@ -117,18 +117,31 @@ function settingsRoutes(app: FastifyInstance, deps: AdminDeps): void {
 
 /** What the settings' pickers offer: the clinic's doctors, units and insurers (backend-sim's lists, whole). */
 function pickerRoutes(app: FastifyInstance, deps: AdminDeps): void {
-  const requireTenant = (slug: string) => requireTenantOf(deps, slug);
+  /** One of the clinic's lists, whole (backend-sim pages up to 1000 rows), each row as the picker shows it. */
+  const options = async <S extends z.ZodType, O>(
+    slug: string,
+    list: '/medicos' | '/unidades' | '/convenios',
+    item: S,
+    option: (row: z.output<S>) => O,
+    query: Record<string, string> = {},
+  ): Promise<O[]> => {
+    await requireTenantOf(deps, slug);
+    const result = await guard(() =>
+      deps.backend.call(
+        { method: 'GET', path: tenantPath(slug, list), query: { limit: 1000, ...query } },
+        z.array(item),
+      ),
+    );
+    return result.data.map(option);
+  };
+
   app.get('/tenants/:slug/medicos', async (request): Promise<MedicoOption[]> => {
     const { slug } = parseInput(slugParams, request.params);
     const { q } = parseInput(medicosQuery, request.query);
-    await requireTenant(slug);
-    const result = await guard(() =>
-      deps.backend.call(
-        { method: 'GET', path: tenantPath(slug, '/medicos'), query: { limit: 1000, ...(q ? { q } : {}) } },
-        z.array(medicoListItem),
-      ),
-    );
-    return result.data.map(
+    return options(
+      slug,
+      '/medicos',
+      medicoListItem,
       (m): MedicoOption => ({
         id: m.id,
         nome: m.nome,
@@ -137,47 +150,28 @@ function pickerRoutes(app: FastifyInstance, deps: AdminDeps): void {
         papeis: m.papeis,
         ativo: m.ativo,
       }),
+      q ? { q } : {},
     );
   });
 
-  // Catalogs for the settings' default pickers (backend-sim's /unidades and /convenios, whole).
-  app.get('/tenants/:slug/unidades', async (request): Promise<CatalogOption[]> => {
-    const { slug } = parseInput(slugParams, request.params);
-    await requireTenant(slug);
-    const result = await guard(() =>
-      deps.backend.call(
-        { method: 'GET', path: tenantPath(slug, '/unidades'), query: { limit: 1000 } },
-        z.array(unidadeItem),
-      ),
+  // Catalogs for the settings' default pickers (backend-sim's /unidades and /convenios): one option shape.
+  const catalogRoute = <S extends z.ZodType<{ id: number; nome: string; ativo: boolean }>>(
+    list: '/unidades' | '/convenios',
+    item: S,
+    detalhe: (row: z.output<S>) => string,
+  ) =>
+    app.get(
+      `/tenants/:slug${list}`,
+      async (request): Promise<CatalogOption[]> =>
+        options(parseInput(slugParams, request.params).slug, list, item, (row) => ({
+          id: row.id,
+          nome: row.nome,
+          detalhe: detalhe(row),
+          ativo: row.ativo,
+        })),
     );
-    return result.data.map(
-      (u): CatalogOption => ({
-        id: u.id,
-        nome: u.nome,
-        detalhe: [u.cidade, u.uf].filter(Boolean).join('/'),
-        ativo: u.ativo,
-      }),
-    );
-  });
-
-  app.get('/tenants/:slug/convenios', async (request): Promise<CatalogOption[]> => {
-    const { slug } = parseInput(slugParams, request.params);
-    await requireTenant(slug);
-    const result = await guard(() =>
-      deps.backend.call(
-        { method: 'GET', path: tenantPath(slug, '/convenios'), query: { limit: 1000 } },
-        z.array(convenioItem),
-      ),
-    );
-    return result.data.map(
-      (c): CatalogOption => ({
-        id: c.id,
-        nome: c.nome,
-        detalhe: c.codigo_ans ? `ANS ${c.codigo_ans}` : '',
-        ativo: c.ativo,
-      }),
-    );
-  });
+  catalogRoute('/unidades', unidadeItem, (u) => [u.cidade, u.uf].filter(Boolean).join('/'));
+  catalogRoute('/convenios', convenioItem, (c) => (c.codigo_ans ? `ANS ${c.codigo_ans}` : ''));
 }
 
 export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {

@@ -66,3 +66,20 @@ export interface AuditBudgetTable {
 }
 
 export type AuditEntry = Selectable<AuditLogTable>;
+
+/** What an entry shows in a list (server/audit/audit-query.ts) and the first columns the writer inserts. */
+export const AUDIT_SUMMARY_COLUMNS = [
+  'request_id',
+  'ts',
+  'source',
+  'tenant_id',
+  'tenant_slug',
+  'chave_id',
+  'operator_id',
+  'method',
+  'path',
+  'status',
+  'error_code',
+  'duracao_ms',
+  'client_ip',
+] as const satisfies ReadonlyArray<keyof AuditLogTable>;

@@ -79,7 +79,7 @@ export const agendaOperations = [
     body: agendamentoCreateBody,
     data: agendamentoDetail,
     readUrl: '/agenda/agendamentos/:id',
-    errors: ['RES_NOT_FOUND', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'CONFLICT', 'DUPLICATE', 'BUSINESS_RULE'],
+    errors: ['RES_NOT_FOUND', 'CONFLICT', 'DUPLICATE', 'BUSINESS_RULE'],
     example: {
       body: {
         agenda_config_id: 1,
@@ -99,7 +99,7 @@ export const agendaOperations = [
     params: agendamentoIdParams,
     body: cancelarBody,
     data: agendamentoCancelado,
-    errors: ['RES_NOT_FOUND', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'INVALID_STATE', 'BUSINESS_RULE'],
+    errors: ['RES_NOT_FOUND', 'INVALID_STATE', 'BUSINESS_RULE'],
     example: { body: { motivo: 'Paciente solicitou cancelamento' } },
   }),
   agenda.write({
@@ -112,14 +112,7 @@ export const agendaOperations = [
     params: agendamentoIdParams,
     body: reagendarBody,
     data: agendamentoReagendado,
-    errors: [
-      'RES_NOT_FOUND',
-      'CONCURRENT_REQUEST',
-      'IDEMPOTENCY_CONFLICT',
-      'CONFLICT',
-      'INVALID_STATE',
-      'BUSINESS_RULE',
-    ],
+    errors: ['RES_NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'BUSINESS_RULE'],
     example: { body: { nova_data: '2026-12-02', nova_hora_inicio: '10:00', motivo: 'Paciente pediu outro dia' } },
   }),
 ];

@@ -62,8 +62,6 @@ export const examesOperations = [
     handler: createExameHandler,
     errors: [
       'VAL_FILE_TOO_LARGE',
-      'CONCURRENT_REQUEST',
-      'IDEMPOTENCY_CONFLICT',
       'PARAM_CONFLICT',
       'RESOLUTION_NOT_FOUND',
       'RESOLUTION_AMBIGUOUS',
@@ -90,7 +88,7 @@ export const examesOperations = [
     params: exameIdParams,
     body: exameDeleteBody,
     data: exameDeleteResult,
-    errors: ['NOT_FOUND', 'EXAME_LAUDO_CENTRAL', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'BACKEND_CENTRAL_SYNC'],
+    errors: ['NOT_FOUND', 'EXAME_LAUDO_CENTRAL', 'BACKEND_CENTRAL_SYNC'],
     example: { body: { motivo: 'Exame cadastrado em duplicidade.' } },
   }),
 ];

@@ -53,15 +53,7 @@ export const laudosOperations = [
       const result = await backend.call(laudoIngested, { method: 'POST', path: `/exames/${params.id}/laudo`, body });
       return result.data;
     },
-    errors: [
-      'RES_NOT_FOUND',
-      'VAL_FILE_TOO_LARGE',
-      'CONCURRENT_REQUEST',
-      'IDEMPOTENCY_CONFLICT',
-      'REPORT_ALREADY_EXISTS',
-      'INVALID_REFERENCE',
-      'VALIDATION_ERROR',
-    ],
+    errors: ['RES_NOT_FOUND', 'VAL_FILE_TOO_LARGE', 'REPORT_ALREADY_EXISTS', 'INVALID_REFERENCE', 'VALIDATION_ERROR'],
     example: { body: { medico_laudo_id: 1, arquivo: { nome: 'laudo.pdf', base64: 'JVBERi0xLjQK' }, titulo: 'Laudo' } },
   }),
 ];

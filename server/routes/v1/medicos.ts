@@ -11,14 +11,7 @@ import { family } from './family.ts';
 
 const medicos = family({ tags: ['Medicos'], read: 'catalogos:read', write: 'medicos:write' });
 /** Spec: the doctor endpoints' own codes are "not shown"; these are the ones docs/decisions.md settles on. */
-const WRITE_ERRORS = [
-  'CONCURRENT_REQUEST',
-  'IDEMPOTENCY_CONFLICT',
-  'USUARIO_ALREADY_EXISTS',
-  'INVALID_REFERENCE',
-  'VALIDATION_ERROR',
-  'BUSINESS_RULE',
-] as const;
+const WRITE_ERRORS = ['USUARIO_ALREADY_EXISTS', 'INVALID_REFERENCE', 'VALIDATION_ERROR', 'BUSINESS_RULE'] as const;
 
 /** List and detail are catalogs (`catalogos:read`, cacheable); create and update need `medicos:write`. */
 export const medicosOperations = [

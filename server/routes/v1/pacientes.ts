@@ -13,8 +13,6 @@ import { family } from './family.ts';
 
 const pacientes = family({ tags: ['Pacientes'], read: 'pacientes:read', write: 'pacientes:write' });
 const WRITE_ERRORS = [
-  'CONCURRENT_REQUEST',
-  'IDEMPOTENCY_CONFLICT',
   'CPF_ALREADY_EXISTS',
   'MEDICAL_RECORD_ALREADY_EXISTS',
   'USUARIO_ALREADY_EXISTS',
@@ -63,7 +61,7 @@ export const pacientesOperations = [
       'O paciente duplicado e removido fisicamente e todas as referencias passam ao principal; irreversivel.',
     body: unificarBody,
     data: unificarResult,
-    errors: ['CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'PACIENTES_UNIFICACAO_MESMO_ID', 'BUSINESS_RULE'],
+    errors: ['PACIENTES_UNIFICACAO_MESMO_ID', 'BUSINESS_RULE'],
     example: { body: { paciente_id_principal: 1, paciente_id_duplicado: 2 } },
   }),
 ];

@@ -65,7 +65,7 @@ export const prontuariosOperations = [
       ctx.reply.header('location', `/v1/pacientes/${ctx.params.id}/prontuarios`);
       return data;
     },
-    errors: ['RES_NOT_FOUND', 'VAL_FILE_TOO_LARGE', 'CONCURRENT_REQUEST', 'IDEMPOTENCY_CONFLICT', 'VALIDATION_ERROR'],
+    errors: ['RES_NOT_FOUND', 'VAL_FILE_TOO_LARGE', 'VALIDATION_ERROR'],
     example: {
       body: {
         mensagem: '<p>Paciente retorna em 30 dias com exames.</p>',

@@ -1,4 +1,4 @@
-import { hmacSha256 } from './sha256.ts';
+import { hmacSha256 } from '../../../../contracts/sha256.js';
 
 /** Spec § Authentication: `<timestamp>.<METHOD> <path_and_query>\n<raw body>`. */
 export function stringToSign(timestamp: string, method: string, pathAndQuery: string, body: string): string {

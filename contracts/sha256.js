@@ -1,5 +1,7 @@
-// HMAC-SHA256 in plain TypeScript, for pages opened over plain http on a LAN address, where the browser
-// hides Web Crypto (crypto.subtle exists only in secure contexts: https, localhost, 127.0.0.1).
+// HMAC-SHA256 in plain JavaScript, for pages opened over plain http on a LAN address, where the browser hides Web
+// Crypto (crypto.subtle exists only in secure contexts: https, localhost, 127.0.0.1). One copy for both pages that
+// sign: the console imports it (types in sha256.d.ts); /docs has no build step, so server/openapi/docs-ui.ts inlines
+// this text, `export` removed, into its page script.
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
@@ -12,7 +14,7 @@ const K = new Uint32Array([
   0xc67178f2,
 ]);
 
-export function sha256(message: Uint8Array): Uint8Array {
+export function sha256(message) {
   const h = new Uint32Array([
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
   ]);
@@ -61,11 +63,11 @@ export function sha256(message: Uint8Array): Uint8Array {
   return out;
 }
 
-function rotr(x: number, n: number): number {
+function rotr(x, n) {
   return (x >>> n) | (x << (32 - n));
 }
 
-export function hmacSha256(key: Uint8Array, message: Uint8Array): Uint8Array {
+export function hmacSha256(key, message) {
   const block = new Uint8Array(64);
   block.set(key.length > 64 ? sha256(key) : key);
   const inner = new Uint8Array(64 + message.length);
