@@ -40,21 +40,29 @@ function watch(child: ChildProcess) {
   return { output: () => out, exited };
 }
 
+/** A process that only stops on signals, run under npm's environment (npm_lifecycle_event) or not. */
+async function signalled(underNpm: boolean) {
+  const script = path.join(work, 'signals.ts');
+  writeFileSync(
+    script,
+    `import { onStopSignals } from ${JSON.stringify(path.join(ROOT, 'appliance', 'stop-signals.ts'))};\n` +
+      "onStopSignals((signal) => console.log('stopping on ' + signal));\nsetInterval(() => undefined, 1000);\nconsole.log('ready');\n",
+  );
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'npm_lifecycle_event'));
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: underNpm ? { ...env, npm_lifecycle_event: 'start' } : env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const watched = watch(child);
+  while (!watched.output().includes('ready')) await new Promise((r) => setTimeout(r, 20));
+  return { child, ...watched };
+}
+
 describe('onStopSignals in a process of its own', () => {
   it("a copy of the signal within the window is the same stop; a later one (a person's second Ctrl-C) forces the exit", async () => {
-    const script = path.join(work, 'signals.ts');
-    writeFileSync(
-      script,
-      `import { onStopSignals } from ${JSON.stringify(path.join(ROOT, 'appliance', 'stop-signals.ts'))};\n` +
-        "onStopSignals((signal) => console.log('stopping on ' + signal));\nsetInterval(() => undefined, 1000);\nconsole.log('ready');\n",
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    const { output, exited } = watch(child);
-    while (!output().includes('ready')) await new Promise((r) => setTimeout(r, 20));
+    const { child, output, exited } = await signalled(false);
     child.kill('SIGINT');
     const first = performance.now();
     await new Promise((r) => setTimeout(r, 30));
@@ -65,6 +73,20 @@ describe('onStopSignals in a process of its own', () => {
     expect(output()).not.toContain('Forced exit.');
     await new Promise((r) => setTimeout(r, Math.max(0, REPEAT_WINDOW_MS - (performance.now() - first)) + 200));
     child.kill('SIGINT');
+    expect(await exited).toBe(1);
+    expect(output()).toContain('Forced exit.');
+  }, 30_000);
+
+  it("under npm, npm's copy is the same stop however late it comes (a loaded machine); the next one forces", async () => {
+    const { child, output, exited } = await signalled(true);
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, REPEAT_WINDOW_MS + 300));
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(child.exitCode).toBeNull();
+    expect(output().match(/stopping on SIGTERM/g)).toHaveLength(1);
+    expect(output()).not.toContain('Forced exit.');
+    child.kill('SIGTERM');
     expect(await exited).toBe(1);
     expect(output()).toContain('Forced exit.');
   }, 30_000);
