@@ -52,36 +52,40 @@ async function journaled(requestIds: string[]): Promise<string[]> {
   }
 }
 
+/** The real `npm run cluster` in a process group of its own, once it says it is up. */
+async function runCluster(instances: number) {
+  const child = spawn('npm', ['run', 'cluster', '--', '--instances', String(instances)], {
+    cwd: ROOT,
+    env: { ...loopbackStackEnv(dataDir), START_CACHE_DIR: cacheDir, POSTGRES_PORT: '0', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 200_000;
+  while (!out.includes('Ctrl-C stops everything') && Date.now() < deadline && child.exitCode === null)
+    await new Promise((r) => setTimeout(r, 100));
+  expect(out).toContain(`a cluster of ${instances} gateway(s) is up`);
+  const runtime = runtimeInfoSchema.parse(JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')));
+  const postmaster = Number(
+    readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
+  );
+  return { child, pgid: child.pid!, output: () => out, exited, runtime, postmaster };
+}
+
 for (const [round, signal] of [
   [1, 'SIGTERM'],
   [2, 'SIGINT'],
 ] as const) {
   it(`stop ${round}: ${signal} to the group of npm run cluster stops it once, exit 0, journal written, PostgreSQL and every process gone`, async () => {
-    const child = spawn('npm', ['run', 'cluster', '--', '--instances', '2'], {
-      cwd: ROOT,
-      env: { ...loopbackStackEnv(dataDir), START_CACHE_DIR: cacheDir, POSTGRES_PORT: '0', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    children.push(child);
-    const pgid = child.pid!;
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-    });
-    child.stderr!.on('data', (d) => {
-      out += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 200_000;
-    while (!out.includes('Ctrl-C stops everything') && Date.now() < deadline && child.exitCode === null)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(out).toContain('a cluster of 2 gateway(s) is up');
-
-    const runtime = runtimeInfoSchema.parse(JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')));
-    const postmaster = Number(
-      readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
-    );
+    const { pgid, output, exited, runtime, postmaster } = await runCluster(2);
     const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')).keys.demo;
     const creds = { apiKey: demo.api_key, apiSecret: demo.api_secret };
     const acknowledged: string[] = [];
@@ -100,10 +104,10 @@ for (const [round, signal] of [
 
     process.kill(-pgid, signal);
     const code = await exited;
-    expect(out).not.toContain('Forced exit.');
-    expect(out.match(new RegExp(`${signal}: stopping`, 'g'))).toHaveLength(1);
-    expect(out).toMatch(/stopped in \d+ ms: 2 gateway\(s\), PostgreSQL stopped/);
-    expect(code, out).toBe(0);
+    expect(output()).not.toContain('Forced exit.');
+    expect(output().match(new RegExp(`${signal}: stopping`, 'g'))).toHaveLength(1);
+    expect(output()).toMatch(/stopped in \d+ ms: 2 gateway\(s\), PostgreSQL stopped/);
+    expect(code, output()).toBe(0);
     expect(await groupGone(pgid)).toEqual([]);
     for (const gateway of runtime.gateways!) expect(processRunning(gateway.pid), `gateway ${gateway.pid}`).toBe(false);
     expect(processRunning(postmaster), 'PostgreSQL').toBe(false);
@@ -112,30 +116,7 @@ for (const [round, signal] of [
 }
 
 it("a second Ctrl-C (past the copy's window) forces the exit, and the cluster's own PostgreSQL does not outlive it", async () => {
-  const child = spawn('npm', ['run', 'cluster', '--', '--instances', '1'], {
-    cwd: ROOT,
-    env: { ...loopbackStackEnv(dataDir), START_CACHE_DIR: cacheDir, POSTGRES_PORT: '0', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  children.push(child);
-  const pgid = child.pid!;
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 200_000;
-  while (!out.includes('Ctrl-C stops everything') && Date.now() < deadline && child.exitCode === null)
-    await new Promise((r) => setTimeout(r, 100));
-  expect(out).toContain('a cluster of 1 gateway(s) is up');
-  const runtime = runtimeInfoSchema.parse(JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')));
-  const postmaster = Number(
-    readFileSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
-  );
+  const { child, pgid, output, exited, runtime, postmaster } = await runCluster(1);
 
   // A call held in backend-sim keeps the first stop draining, so the second Ctrl-C finds it still running.
   const token = readFileSync(path.join(dataDir, 'backend.token'), 'utf8').trim();
@@ -155,10 +136,15 @@ it("a second Ctrl-C (past the copy's window) forces the exit, and the cluster's 
 
   process.kill(-pgid, 'SIGINT');
   await new Promise((r) => setTimeout(r, 1_500));
-  expect(child.exitCode, out).toBeNull();
-  process.kill(-pgid, 'SIGINT');
+  expect(child.exitCode, output()).toBeNull();
+  // A person's further Ctrl-C. Under npm one repeat may be taken for npm's late copy of the first
+  // (appliance/stop-signals.ts), so up to three presses, 1.5 s apart, while the stop still runs.
+  for (let press = 0; press < 3 && child.exitCode === null && !output().includes('Forced exit.'); press++) {
+    process.kill(-pgid, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 1_500));
+  }
   const code = await exited;
-  expect(out).toContain('Forced exit.');
+  expect(output()).toContain('Forced exit.');
   expect(code).toBe(1);
   const gone = Date.now() + 15_000;
   while (processRunning(postmaster) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
