@@ -43,6 +43,7 @@ import openApiPlugin from './openapi/openapi-plugin.ts';
 import healthPlugin from './http/health-plugin.ts';
 import { backendTokenFor } from './secrets-files.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic } from './admin/index.ts';
+import { scheduleCloneSweeper } from './tenants/clone-sweeper.ts';
 import { writerConsoleAudit } from './audit/console-audit.ts';
 
 export interface AppDeps {
@@ -126,6 +127,15 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     clock,
   });
   await registerConsoleStatic(app, config.consoleDir);
+  // Ephemeral clinics past their time to live go, on every gateway, at start too (issue 30).
+  scheduleCloneSweeper(app, clock, {
+    db: deps.database.db,
+    backend: deps.backend,
+    keys: deps.keys,
+    now: () => clock.now(),
+    onChange: () => deps.keys.invalidate(),
+    audit: writerConsoleAudit(journal.writer),
+  });
 
   return app;
 }

@@ -94,7 +94,25 @@ export const envSchema = z.object({
   // Tenant reset is a development/test feature: with APP_ENV=production it is refused unless this is set
   // (server/tenants/tenant-reset.ts, docs/decisions.md § Tenant reset and operator tokens).
   ALLOW_TENANT_RESET: bool.default(false),
+  // Ephemeral clinics (issue 30, server/tenants/clones.ts): refused with APP_ENV=production unless this is set;
+  // at most EPHEMERAL_CLINICS_MAX of them at once (422 BUSINESS_RULE past it).
+  ALLOW_EPHEMERAL_CLINICS: bool.default(false),
+  EPHEMERAL_CLINICS_MAX: z.coerce.number().int().min(1).max(1000).default(20),
 });
+
+/** ALLOW_EPHEMERAL_CLINICS and EPHEMERAL_CLINICS_MAX, parsed like loadConfig does (read where no config reaches). */
+export function ephemeralClinicsFrom(env: NodeJS.ProcessEnv = process.env): { optIn: boolean; max: number } {
+  const schema = envSchema.pick({ ALLOW_EPHEMERAL_CLINICS: true, EPHEMERAL_CLINICS_MAX: true });
+  const parsed = schema.safeParse({
+    ALLOW_EPHEMERAL_CLINICS: env.ALLOW_EPHEMERAL_CLINICS,
+    EPHEMERAL_CLINICS_MAX: env.EPHEMERAL_CLINICS_MAX,
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid configuration:\n  ${String(issue?.path[0])}: ${issue?.message}`);
+  }
+  return { optIn: parsed.data.ALLOW_EPHEMERAL_CLINICS, max: parsed.data.EPHEMERAL_CLINICS_MAX };
+}
 
 /** ALLOW_TENANT_RESET alone, parsed like loadConfig does (the console API reads it where no config reaches). */
 export function allowTenantResetFrom(env: NodeJS.ProcessEnv = process.env): boolean {

@@ -21,6 +21,7 @@ import storageFaultRoutes from './routes/storage-faults.ts';
 import clockRoutes from './routes/clock.ts';
 import { ApplianceClock } from '../clock.ts';
 import operatorTokenRoutes from './routes/operator-tokens.ts';
+import cloneRoutes from './routes/clones.ts';
 import operatorRoutes from './routes/operators.ts';
 import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
@@ -177,6 +178,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     clockRoutes,
     operatorTokenRoutes,
     automationRoutes,
+    cloneRoutes,
     idempotencyRoutes,
     playgroundRoutes,
     operatorRoutes,

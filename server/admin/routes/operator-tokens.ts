@@ -31,9 +31,16 @@ export default async function operatorTokenRoutes(app: FastifyInstance, deps: Ad
         label: input.label,
         tenants: input.tenants,
         expiresInDays: input.expires_in_days,
+        clone: input.clone,
       });
       request.adminAudit = {
-        detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at },
+        detail: {
+          token_id: view.id,
+          prefix: view.prefix,
+          tenants: view.tenants,
+          expires_at: view.expires_at,
+          clone: view.clone,
+        },
       };
       reply.header('cache-control', 'no-store');
       reply.status(201);
