@@ -22,6 +22,8 @@ export function cloneSourceSnapshotPrefix(slug: string, name: string): string {
 
 /** The columns that hold an object key. */
 const OBJECT_KEY_COLUMNS = [
+  { table: 'exames', column: 'arquivo_exame_key' },
+  { table: 'exames', column: 'arquivo_laudo_key' },
   { table: 'exame_arquivos', column: 'object_key' },
   { table: 'laudos', column: 'arquivo_key' },
   { table: 'prontuario_anexos', column: 'object_key' },
@@ -57,7 +59,8 @@ export function cloneDatabaseFile(
   try {
     copyFileSync(input.source, tmp);
     chmodSync(tmp, 0o600);
-    const objects: ClonedDatabase['objects'] = [];
+    // One object may be named by several columns (a report's file: the report and its exam).
+    const objects = new Map<string, string>();
     const copy = new SQLite(tmp);
     try {
       copy.pragma('journal_mode = DELETE');
@@ -71,8 +74,7 @@ export function cloneDatabaseFile(
             .prepare(`SELECT DISTINCT ${column} FROM ${table} WHERE substr(${column}, 1, ?) = ?`)
             .pluck()
             .all(from.length, from) as string[];
-          for (const key of keys)
-            objects.push({ source: input.objectPrefix + key, target: to + key.slice(from.length) });
+          for (const key of keys) objects.set(input.objectPrefix + key, to + key.slice(from.length));
           copy
             .prepare(`UPDATE ${table} SET ${column} = ? || substr(${column}, ?) WHERE substr(${column}, 1, ?) = ?`)
             .run(to, from.length + 1, from.length, from);
@@ -90,7 +92,7 @@ export function cloneDatabaseFile(
     renameSync(`${pristine}.tmp`, pristine);
     const bytes = statSync(tmp).size;
     renameSync(tmp, target);
-    return { objects, bytes };
+    return { objects: [...objects].map(([source, target]) => ({ source, target })), bytes };
   } finally {
     rmSync(tmp, { force: true });
   }

@@ -14,6 +14,7 @@ import {
 import { operatorView, operatorWithPassword } from '../../../contracts/admin/operators.ts';
 import { fullApiKey, playgroundAnswer } from '../../../contracts/admin/playground.ts';
 import { storageFaultView } from '../../../contracts/admin/storage-faults.ts';
+import { clonePolicyView, tenantCloned, tenantDropped } from '../../../contracts/admin/clones.ts';
 import {
   catalogOption,
   medicoOption,
@@ -58,6 +59,9 @@ const ROUTES: Array<[method: string, path: RegExp, schema: z.ZodType]> = [
   ['GET', /^\/tenant-reset-policy$/, tenantResetPolicyView],
   ['POST', /^\/tenants\/[^/]+\/reset$/, tenantResetResult],
   ['POST', /^\/automation\/tenants\/[^/]+\/reset$/, tenantResetResult],
+  ['GET', /^\/ephemeral-clinics-policy$/, clonePolicyView],
+  ['POST', /^(\/automation)?\/tenants\/[^/]+\/clone$/, tenantCloned],
+  ['DELETE', /^(\/automation)?\/tenants\/[^/]+$/, tenantDropped],
   ['GET', /^\/tenants\/[^/]+\/keys$/, z.array(keyView)],
   ['POST', /^\/tenants\/[^/]+\/keys$/, issuedKey],
   ['GET', /^\/keys\/\d+$/, keyView],
