@@ -45,11 +45,16 @@ export function cloneDatabaseFile(
   input: { template: string; slug: string; source: string; objectPrefix: string },
 ): ClonedDatabase {
   const target = tenantFile(dataDir, input.slug);
-  if (existsSync(target)) throw new BackendError('CONFLICT', `Ja existe uma clinica "${input.slug}".`, { field: 'slug' });
+  if (existsSync(target))
+    throw new BackendError('CONFLICT', `Ja existe uma clinica "${input.slug}".`, { field: 'slug' });
   if (!existsSync(input.source))
-    throw new BackendError('RES_NOT_FOUND', 'Modelo inexistente: nem copia do estado inicial nem snapshot com esse nome.', {
-      field: 'template',
-    });
+    throw new BackendError(
+      'RES_NOT_FOUND',
+      'Modelo inexistente: nem copia do estado inicial nem snapshot com esse nome.',
+      {
+        field: 'template',
+      },
+    );
   for (const dir of [tenantDir(dataDir), pristineDir(dataDir)]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);

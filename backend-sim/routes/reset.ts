@@ -16,7 +16,9 @@ import {
 export const slugParams = z.object({ slug: z.string().regex(SLUG_PATTERN) });
 
 /** The storage client of the admin routes, made on first use; null without storage configured. */
-export function adminStorage(deps: Pick<BackendDeps, 'config'>): () => { client: Minio.Client; config: BackendS3Config } | null {
+export function adminStorage(
+  deps: Pick<BackendDeps, 'config'>,
+): () => { client: Minio.Client; config: BackendS3Config } | null {
   let s3: { client: Minio.Client; config: BackendS3Config } | null = null;
   return () => {
     if (!deps.config.s3) return null;

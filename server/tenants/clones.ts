@@ -191,10 +191,7 @@ export async function dropTenant(
   if (Number(claim.numUpdatedRows) === 0)
     throw new ApiError('CONCURRENT_REQUEST', 'Esta clinica ja esta sendo removida.', { field: 'slug' });
   deps.onChange();
-  const { data } = await deps.backend.call(
-    { method: 'DELETE', path: `/admin${tenantPath(slug)}` },
-    backendTenantDrop,
-  );
+  const { data } = await deps.backend.call({ method: 'DELETE', path: `/admin${tenantPath(slug)}` }, backendTenantDrop);
   const removed = await deps.db.transaction().execute(async (trx) => {
     const keyIds = trx.selectFrom('api_keys').select('id').where('tenant_id', '=', tenant.id);
     const idempotency = await trx.deleteFrom('idempotency_keys').where('chave_id', 'in', keyIds).executeTakeFirst();

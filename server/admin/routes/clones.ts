@@ -20,7 +20,7 @@ import {
   EPHEMERAL_CLINICS_OPT_IN,
   type CloneDeps,
 } from '../../tenants/clones.ts';
-import { requireTokenTenant, tokenAllows, type ActiveOperatorToken } from '../../operators/operator-tokens.ts';
+import { requireTokenTenant, type ActiveOperatorToken } from '../../operators/operator-tokens.ts';
 import { operatorTokenOf } from '../operator-token-auth.ts';
 
 /** Bodies are a few short fields. */
@@ -74,18 +74,32 @@ export default async function cloneRoutes(app: FastifyInstance, deps: AdminDeps)
   ): Promise<TenantCloned> => {
     const { slug: template } = parseInput(slugParams, request.params);
     const tenant = await deps.tenants.get(template);
-    request.adminAudit = { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { ...via, template } };
+    request.adminAudit = {
+      tenantId: tenant?.id ?? null,
+      tenantSlug: tenant?.slug ?? null,
+      detail: { ...via, template },
+    };
     if (token) {
       if (!token.clone) {
-        throw new ApiError('ADMIN_FORBIDDEN', 'Este token de operador nao pode criar clinicas efemeras (permissao clone).', {
-          field: 'clone',
-        });
+        throw new ApiError(
+          'ADMIN_FORBIDDEN',
+          'Este token de operador nao pode criar clinicas efemeras (permissao clone).',
+          {
+            field: 'clone',
+          },
+        );
       }
       requireTokenTenant(token, template);
     }
     requireAllowed(policy, 'Clinicas efemeras:');
     const input = parseInput(cloneTenantSchema, request.body);
-    request.adminAudit.detail = { ...via, template, snapshot: input.snapshot ?? null, ttl: input.ttl, medico_id: input.medico_id };
+    request.adminAudit.detail = {
+      ...via,
+      template,
+      snapshot: input.snapshot ?? null,
+      ttl: input.ttl,
+      medico_id: input.medico_id,
+    };
     if (!tenant) throw notFound();
     const result = await guard(() =>
       cloneTenant(cloneDeps, {
@@ -137,10 +151,8 @@ export default async function cloneRoutes(app: FastifyInstance, deps: AdminDeps)
     { bodyLimit: BODY_LIMIT, config: { consoleAction: 'tenant.clone' } },
     async (request, reply) => clone(request, reply, { via: 'console' }),
   );
-  app.delete(
-    '/tenants/:slug',
-    { bodyLimit: BODY_LIMIT, config: { consoleAction: 'tenant.drop' } },
-    async (request) => drop(request, { via: 'console' }),
+  app.delete('/tenants/:slug', { bodyLimit: BODY_LIMIT, config: { consoleAction: 'tenant.drop' } }, async (request) =>
+    drop(request, { via: 'console' }),
   );
 
   app.post(

@@ -75,7 +75,11 @@ async function automation(token: string, method: string, target: string, body: u
 }
 
 async function issueToken(tenants: string[] | '*', clone: boolean): Promise<{ id: number; token: string }> {
-  const res = await client.call('POST', '/admin/api/operator-tokens', { label: `clones ${randomUUID()}`, tenants, clone });
+  const res = await client.call('POST', '/admin/api/operator-tokens', {
+    label: `clones ${randomUUID()}`,
+    tenants,
+    clone,
+  });
   expect(res.status, JSON.stringify(res.body.error)).toBe(201);
   expect(res.body.data.clone).toBe(clone);
   return { id: res.body.data.id, token: res.body.data.token };
@@ -198,7 +202,9 @@ describe('a clone of demo', () => {
     expect(await objectsUnder(`${clone.slug}/`)).toEqual([]);
     expect(await objectsUnder('demo/')).toEqual(demoObjects);
     expect(await gatewayRows(stack, 'SELECT id FROM api_keys WHERE id = ?', clone.chave_id)).toEqual([]);
-    expect(await gatewayRows(stack, 'SELECT chave_id FROM idempotency_keys WHERE chave_id = ?', clone.chave_id)).toEqual([]);
+    expect(
+      await gatewayRows(stack, 'SELECT chave_id FROM idempotency_keys WHERE chave_id = ?', clone.chave_id),
+    ).toEqual([]);
     expect(await gatewayRows(stack, 'SELECT id FROM tenants WHERE slug = ?', clone.slug)).toEqual([]);
     const gone = await stack.call({ path: '/v1/pacientes?limit=1' }, mine);
     expect(gone.status).toBe(401);
@@ -212,7 +218,10 @@ describe('a clone of demo', () => {
     expect(journalAfter.map((e) => e.id).slice(0, journalBefore.length)).toEqual(journalBefore.map((e: any) => e.id));
     expect(JSON.parse(journalAfter.at(-1)!.detail!)).toMatchObject({ action: 'tenant.drop', via: 'console' });
     // The clone's secret is in its answer and nowhere in the journal.
-    const all = await gatewayRows<{ body: string | null; detail: string | null }>(stack, 'SELECT body, detail FROM audit_log');
+    const all = await gatewayRows<{ body: string | null; detail: string | null }>(
+      stack,
+      'SELECT body, detail FROM audit_log',
+    );
     expect(all.some((e) => `${e.body}${e.detail}`.includes(clone.api_secret))).toBe(false);
   });
 
@@ -226,21 +235,21 @@ describe('a clone of demo', () => {
 
     const taken = await client.call('POST', '/admin/api/tenants/demo/clone', { slug });
     expect(taken.status).toBe(422);
-    expect(taken.body.error.code).toBe('CONFLICT');
+    expect(taken.body.error!.code).toBe('CONFLICT');
     const ttl = await client.call('POST', '/admin/api/tenants/demo/clone', { ttl: '3d' });
     expect(ttl.status).toBe(400);
-    expect(ttl.body.error.code).toBe('VAL_INVALID_PARAM');
-    expect(ttl.body.error.details.field).toBe('ttl');
+    expect(ttl.body.error!.code).toBe('VAL_INVALID_PARAM');
+    expect(ttl.body.error!.details.field).toBe('ttl');
     const before = (await client.call('GET', '/admin/api/tenants')).body.data.length;
     const doctor = await client.call('POST', '/admin/api/tenants/demo/clone', { medico_id: 999_999 });
     expect(doctor.status).toBe(422);
-    expect(doctor.body.error.code).toBe('INVALID_REFERENCE');
+    expect(doctor.body.error!.code).toBe('INVALID_REFERENCE');
     const unknown = await client.call('POST', '/admin/api/tenants/nao-existe/clone', {});
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.code).toBe('RES_NOT_FOUND');
+    expect(unknown.body.error!.code).toBe('RES_NOT_FOUND');
     const snapshot = await client.call('POST', '/admin/api/tenants/demo/clone', { snapshot: 'nao-existe' });
     expect(snapshot.status).toBe(404);
-    expect(snapshot.body.error.code).toBe('RES_NOT_FOUND');
+    expect(snapshot.body.error!.code).toBe('RES_NOT_FOUND');
     expect((await client.call('GET', '/admin/api/tenants')).body.data.length).toBe(before);
     expect((await client.call('DELETE', `/admin/api/tenants/${slug}`, {})).status).toBe(200);
   });
@@ -250,11 +259,16 @@ describe('a clone of demo', () => {
     for (let i = 0; i < CAP; i++) made.push(await cloneDemo());
     const refused = await client.call('POST', '/admin/api/tenants/demo/clone', {});
     expect(refused.status).toBe(422);
-    expect(refused.body.error.code).toBe('BUSINESS_RULE');
-    expect(refused.body.error.details).toMatchObject({ limite: CAP, existentes: CAP, variavel: 'EPHEMERAL_CLINICS_MAX' });
+    expect(refused.body.error!.code).toBe('BUSINESS_RULE');
+    expect(refused.body.error!.details).toMatchObject({
+      limite: CAP,
+      existentes: CAP,
+      variavel: 'EPHEMERAL_CLINICS_MAX',
+    });
     expect((await client.call('DELETE', `/admin/api/tenants/${made[0].slug}`, {})).status).toBe(200);
     made[0] = await cloneDemo();
-    for (const clone of made) expect((await client.call('DELETE', `/admin/api/tenants/${clone.slug}`, {})).status).toBe(200);
+    for (const clone of made)
+      expect((await client.call('DELETE', `/admin/api/tenants/${clone.slug}`, {})).status).toBe(200);
   });
 
   it('past its time to live (the appliance clock moved) the sweeper drops it: database, first-start copy, files, keys, idempotency entries gone; the journal stays', async () => {
@@ -278,8 +292,7 @@ describe('a clone of demo', () => {
     try {
       expect((await client.call('PUT', '/admin/api/clock', { advance_seconds: 60 })).status).toBe(200);
       await vi.waitFor(
-        async () =>
-          expect(await gatewayRows(stack, 'SELECT id FROM tenants WHERE slug = ?', clone.slug)).toEqual([]),
+        async () => expect(await gatewayRows(stack, 'SELECT id FROM tenants WHERE slug = ?', clone.slug)).toEqual([]),
         { timeout: 15_000, interval: 100 },
       );
     } finally {
@@ -289,7 +302,9 @@ describe('a clone of demo', () => {
     expect(existsSync(backendFile('pristine', `${clone.slug}.db`))).toBe(false);
     expect(await objectsUnder(`${clone.slug}/`)).toEqual([]);
     expect(await gatewayRows(stack, 'SELECT id FROM api_keys WHERE id = ?', clone.chave_id)).toEqual([]);
-    expect(await gatewayRows(stack, 'SELECT chave_id FROM idempotency_keys WHERE chave_id = ?', clone.chave_id)).toEqual([]);
+    expect(
+      await gatewayRows(stack, 'SELECT chave_id FROM idempotency_keys WHERE chave_id = ?', clone.chave_id),
+    ).toEqual([]);
     expect((await stack.call({ path: '/v1/pacientes?limit=1' }, mine)).body.error.code).toBe('AUTH_KEY_NOT_FOUND');
     const journal = await gatewayRows<{ detail: string | null; source: string }>(
       stack,
@@ -298,7 +313,11 @@ describe('a clone of demo', () => {
     );
     // Its two signed calls (the write, the read a minute on); the key's last call named a key that was gone.
     expect(journal.filter((e) => e.source === 'api').length).toBe(2);
-    expect(JSON.parse(journal.at(-1)!.detail!)).toMatchObject({ action: 'tenant.drop', via: 'sweeper', keys_removed: 1 });
+    expect(JSON.parse(journal.at(-1)!.detail!)).toMatchObject({
+      action: 'tenant.drop',
+      via: 'sweeper',
+      keys_removed: 1,
+    });
   });
 });
 
@@ -340,7 +359,11 @@ describe('operator tokens and clones', () => {
       'SELECT detail FROM audit_log WHERE tenant_slug = ? ORDER BY id DESC LIMIT 1',
       slug,
     );
-    expect(JSON.parse(entry[0].detail)).toMatchObject({ action: 'tenant.drop', via: 'operator_token', token_id: qa.id });
+    expect(JSON.parse(entry[0].detail)).toMatchObject({
+      action: 'tenant.drop',
+      via: 'operator_token',
+      token_id: qa.id,
+    });
   });
 });
 
@@ -350,8 +373,8 @@ describe('dropping a permanent clinic', () => {
     expect(created.status).toBe(201);
     const refused = await client.call('DELETE', '/admin/api/tenants/clinica-permanente', {});
     expect(refused.status).toBe(400);
-    expect(refused.body.error.code).toBe('VAL_INVALID_PARAM');
-    expect(refused.body.error.details.field).toBe('confirm');
+    expect(refused.body.error!.code).toBe('VAL_INVALID_PARAM');
+    expect(refused.body.error!.details.field).toBe('confirm');
     const wrong = await client.call('DELETE', '/admin/api/tenants/clinica-permanente', { confirm: 'demo' });
     expect(wrong.status).toBe(400);
     expect(existsSync(backendFile('clinica-permanente.db'))).toBe(true);
@@ -365,6 +388,6 @@ describe('dropping a permanent clinic', () => {
       confirm: 'clinica-permanente',
     });
     expect(missing.status).toBe(404);
-    expect(missing.body.error.code).toBe('RES_NOT_FOUND');
+    expect(missing.body.error!.code).toBe('RES_NOT_FOUND');
   });
 });
