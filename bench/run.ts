@@ -27,6 +27,7 @@ import {
 } from './harness.ts';
 import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
+import { benchClones } from './clones.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
 import { CONSISTENCY_CHECK_ENTRIES } from '../server/integrity/idempotency-consistency.ts';
@@ -383,6 +384,7 @@ async function main(): Promise<void> {
     console.log(JSON_OUTPUT ? JSON.stringify({ scale }, null, 2) : scaleTable(scale));
     return;
   }
+  if (only === 'clones') return benchClones(JSON_OUTPUT);
   if (only === 'cli') {
     const cli = await measureCli();
     console.log(JSON_OUTPUT ? JSON.stringify({ cli }, null, 2) : cliTable(cli));
@@ -452,6 +454,7 @@ async function main(): Promise<void> {
       const cli = await measureCli();
       report.cli = cli;
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);
+      await benchClones(JSON_OUTPUT, report);
       const topologies = await measureTopologies(workDir, { get: bareGet, post: barePost });
       report.topologies = topologyReport(topologies);
       if (!JSON_OUTPUT) console.log(`\n${topologyTable(topologies)}`);
