@@ -9,6 +9,8 @@ const ACTION_LABELS: Record<string, string> = {
   'tenant.create': 'Clinic created',
   'tenant.settings.update': 'Clinic settings saved',
   'tenant.reset': 'Clinic reset',
+  'tenant.clone': 'Clinic cloned',
+  'tenant.drop': 'Clinic dropped',
   'fault.create': 'Backend fault on',
   'fault.delete': 'Backend fault off',
   'fault.clear': 'All backend faults off',
