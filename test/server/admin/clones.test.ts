@@ -321,6 +321,43 @@ describe('a clone of demo', () => {
   });
 });
 
+describe('drops that race or die half-way', () => {
+  it('two drops of one clone at once: one drops it, the other is told (409 CONCURRENT_REQUEST or 404), nothing is left', async () => {
+    const clone = await cloneDemo();
+    const [a, b] = await Promise.all([
+      client.call('DELETE', `/admin/api/tenants/${clone.slug}`, {}),
+      client.call('DELETE', `/admin/api/tenants/${clone.slug}`, {}),
+    ]);
+    const statuses = [a.status, b.status].sort();
+    expect(statuses[0]).toBe(200);
+    expect([404, 409]).toContain(statuses[1]);
+    expect(await gatewayRows(stack, 'SELECT id FROM tenants WHERE slug = ?', clone.slug)).toEqual([]);
+    expect(existsSync(backendFile(`${clone.slug}.db`))).toBe(false);
+  });
+
+  it('a drop claimed by a gateway that died (claim over a minute old) is finished by the sweeper', async () => {
+    const clone = await cloneDemo({ ttl: '2h' });
+    // What a gateway leaves when it dies between its claim and the end of the drop.
+    await gatewayRows(
+      stack,
+      "UPDATE tenants SET status = 'dropping', dropping_at = '2000-01-01T00:00:00.000Z' WHERE slug = ?",
+      clone.slug,
+    );
+    // Any clock move runs the sweep (as does the 30-second timer and every start).
+    try {
+      expect((await client.call('PUT', '/admin/api/clock', { advance_seconds: 1 })).status).toBe(200);
+      await vi.waitFor(
+        async () => expect(await gatewayRows(stack, 'SELECT id FROM tenants WHERE slug = ?', clone.slug)).toEqual([]),
+        { timeout: 15_000, interval: 100 },
+      );
+    } finally {
+      expect((await client.call('DELETE', '/admin/api/clock')).status).toBe(200);
+    }
+    expect(existsSync(backendFile(`${clone.slug}.db`))).toBe(false);
+    expect(await gatewayRows(stack, 'SELECT id FROM api_keys WHERE id = ?', clone.chave_id)).toEqual([]);
+  });
+});
+
 describe('operator tokens and clones', () => {
   it('cloning needs the clone permission and the template among the token’s clinics; the token then resets and drops what it cloned, not another token’s clone nor a permanent clinic', async () => {
     const plain = await issueToken(['demo'], false);
