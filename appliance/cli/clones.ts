@@ -58,13 +58,57 @@ function asApiError(error: unknown): ApiError | Error {
   return error as Error;
 }
 
+/** The journal entry of one command on one clinic (`tenant.clone` on the template, `tenant.drop` on the clinic). */
+function journalOf(
+  s: GatewayServices,
+  clock: ApplianceClock,
+  action: 'tenant.clone' | 'tenant.drop',
+  command: string,
+  tenant: { id: number; slug: string } | undefined,
+  base: Record<string, unknown>,
+) {
+  const started = { startedAt: clock.now(), startedPerf: performance.now() };
+  return (detail: Record<string, unknown>, error?: unknown) =>
+    journalCliAction(s.gatewayDb.db, {
+      action,
+      command,
+      ...started,
+      subject: { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { ...base, ...detail } },
+      error,
+    });
+}
+
+/** A refusal in production, journaled (someone tried) before it is said. */
+async function refuseInProduction(journal: ReturnType<typeof journalOf>): Promise<void> {
+  const refusal = cloneRefusal();
+  if (!refusal) return;
+  await journal({}, new ApiError('OPERATION_NOT_ALLOWED', refusal)).catch(() => undefined);
+  throw new CloneCliError(refusal);
+}
+
+/** Runs the service; its refusal journaled and said as the console API would say it. */
+async function journaled<T>(
+  journal: ReturnType<typeof journalOf>,
+  work: () => Promise<T>,
+  said: (r: T) => Record<string, unknown>,
+): Promise<T> {
+  try {
+    const result = await work();
+    await journal(said(result));
+    return result;
+  } catch (error) {
+    const mapped = asApiError(error);
+    await journal({}, mapped).catch(() => undefined);
+    throw new CloneCliError(mapped.message);
+  }
+}
+
 export async function cloneCommand(
   s: GatewayServices,
   clock: ApplianceClock,
   template: string,
   opts: CloneCliOptions,
 ): Promise<TenantCloned> {
-  const started = { startedAt: clock.now(), startedPerf: performance.now() };
   const command = [
     `tenants clone ${template}`,
     opts.snapshot ? `--snapshot ${opts.snapshot}` : '',
@@ -74,20 +118,8 @@ export async function cloneCommand(
   ]
     .filter(Boolean)
     .join(' ');
-  const tenant = await s.tenants.get(template);
-  const journal = (detail: Record<string, unknown>, error?: unknown) =>
-    journalCliAction(s.gatewayDb.db, {
-      action: 'tenant.clone',
-      command,
-      ...started,
-      subject: { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { template, ...detail } },
-      error,
-    });
-  const refusal = cloneRefusal();
-  if (refusal) {
-    await journal({}, new ApiError('OPERATION_NOT_ALLOWED', refusal)).catch(() => undefined);
-    throw new CloneCliError(refusal);
-  }
+  const journal = journalOf(s, clock, 'tenant.clone', command, await s.tenants.get(template), { template });
+  await refuseInProduction(journal);
   const parsed = cloneTenantSchema.safeParse({
     snapshot: opts.snapshot,
     slug: opts.slug,
@@ -99,23 +131,20 @@ export async function cloneCommand(
     throw new CloneCliError(`--${issue.path[0] === 'medico_id' ? 'medico' : String(issue.path[0])}: ${issue.message}`);
   }
   const input = parsed.data;
-  try {
-    const result = await cloneTenant(depsOf(s, clock), {
-      template,
-      snapshot: input.snapshot,
-      slug: input.slug,
-      ttl: input.ttl,
-      medicoId: input.medico_id,
-      max: ephemeralClinicsFrom().max,
-    });
-    const { api_key: _key, api_secret: _secret, ...said } = result;
-    await journal(said);
-    return result;
-  } catch (error) {
-    const mapped = asApiError(error);
-    await journal({}, mapped).catch(() => undefined);
-    throw new CloneCliError(mapped.message);
-  }
+  return journaled(
+    journal,
+    () =>
+      cloneTenant(depsOf(s, clock), {
+        template,
+        snapshot: input.snapshot,
+        slug: input.slug,
+        ttl: input.ttl,
+        medicoId: input.medico_id,
+        max: ephemeralClinicsFrom().max,
+      }),
+    // Never the key's secret.
+    ({ api_key: _key, api_secret: _secret, ...said }) => said,
+  );
 }
 
 /** A permanent clinic asks to type its slug back (or `--yes`); a clone goes at once. */
@@ -141,32 +170,21 @@ export async function dropCommand(
   slug: string,
   opts: DropCliOptions,
 ): Promise<TenantDropped> {
-  const started = { startedAt: clock.now(), startedPerf: performance.now() };
   const tenant = await s.tenants.get(slug);
-  const journal = (detail: Record<string, unknown>, error?: unknown) =>
-    journalCliAction(s.gatewayDb.db, {
-      action: 'tenant.drop',
-      command: `tenants drop ${slug}${opts.yes ? ' --yes' : ''}`,
-      ...started,
-      subject: { tenantId: tenant?.id ?? null, tenantSlug: tenant?.slug ?? null, detail: { slug, ...detail } },
-      error,
-    });
-  const refusal = cloneRefusal();
-  if (refusal) {
-    await journal({}, new ApiError('OPERATION_NOT_ALLOWED', refusal)).catch(() => undefined);
-    throw new CloneCliError(refusal);
-  }
+  const journal = journalOf(s, clock, 'tenant.drop', `tenants drop ${slug}${opts.yes ? ' --yes' : ''}`, tenant, {
+    slug,
+  });
+  await refuseInProduction(journal);
   if (!tenant) throw new CloneCliError(`no such clinic: ${slug} (see \`tenants list\`)`);
   if (tenant.expires_at === null) await confirmDrop(slug, opts);
-  try {
-    const { template: _template, ...result } = await dropTenant(depsOf(s, clock), slug);
-    await journal(result);
-    return result;
-  } catch (error) {
-    const mapped = asApiError(error);
-    await journal({}, mapped).catch(() => undefined);
-    throw new CloneCliError(mapped.message);
-  }
+  return journaled(
+    journal,
+    async () => {
+      const { template: _template, ...result } = await dropTenant(depsOf(s, clock), slug);
+      return result;
+    },
+    (result) => result,
+  );
 }
 
 export function describeClone(r: TenantCloned): string {

@@ -25,7 +25,7 @@ import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { journalCliAction } from './journal.ts';
 import { ApplianceClock } from '../../server/clock.ts';
-import { OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
+import { issuedTokenDetail, OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
   ALL_TENANTS,
   OPERATOR_TOKEN_DEFAULT_DAYS,
@@ -351,15 +351,7 @@ async function createTokenCommand(opts: TokenCreateOptions): Promise<void> {
       command: `tokens create --label ${JSON.stringify(label)} ${requested === ALL_TENANTS ? '--all-tenants' : requested.map((t) => `--tenant ${t}`).join(' ')} --expires-in-days ${opts.expiresInDays}${opts.clone ? ' --clone' : ''}`,
       ...started,
       operatorId: operator.id,
-      subject: {
-        detail: {
-          token_id: view.id,
-          prefix: view.prefix,
-          tenants: view.tenants,
-          expires_at: view.expires_at,
-          clone: view.clone,
-        },
-      },
+      subject: { detail: issuedTokenDetail(view) },
     });
     return result;
   });

@@ -242,6 +242,17 @@ function toView(
   };
 }
 
+/** What the journal keeps of an issued token (never the token): the console's and the CLI's `operator_token.create`. */
+export function issuedTokenDetail(view: OperatorTokenView): Record<string, unknown> {
+  return {
+    token_id: view.id,
+    prefix: view.prefix,
+    tenants: view.tenants,
+    expires_at: view.expires_at,
+    clone: view.clone,
+  };
+}
+
 /** Whether the token may act on this clinic: one it is bound to, or an ephemeral clinic it cloned. */
 export function tokenAllows(token: ActiveOperatorToken, slug: string): boolean {
   return token.tenants === ALL_TENANTS || token.tenants.includes(slug) || token.cloned.includes(slug);

@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { gatewayRows } from '../../helpers/journal.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 // Issue 30 § Surfaces, the CLI: `tenants clone <from> [--slug] [--ttl] --json` and `tenants drop <slug> --json`
 // against a running stack (its gateway state on SQLite, or PostgreSQL in the postgres project).
@@ -14,23 +14,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => stack?.stop());
 
-const TSX = path.resolve('node_modules/.bin/tsx');
-
-function cli(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      TSX,
-      ['appliance/cli/main.ts', ...args],
-      { env: { ...process.env, ...stack.cliEnv, ...env } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = (env: Record<string, string>, ...args: string[]) => runCli({ ...stack.cliEnv, ...env }, ...args);
 
 test('tenants clone --json answers {slug, api_key, api_secret, chave_id, expires_at}; the key signs calls on the clone; tenants drop --json removes it and journals both', async () => {
   const made = await cli({}, 'tenants', 'clone', stack.tenantSlug, '--slug', 'cli-clone', '--ttl', '2h', '--json');

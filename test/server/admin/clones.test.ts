@@ -98,6 +98,34 @@ async function cloneDemo(body: Record<string, unknown> = {}) {
   };
 }
 
+/**
+ * Moves the appliance clock on by `seconds` (a clock move runs the sweep, as the 30-second timer and every start
+ * do), waits until the clinic is no longer registered, then puts the clock back to real time.
+ */
+async function goneAfterClockMove(slug: string, seconds: number): Promise<void> {
+  try {
+    expect((await client.call('PUT', '/admin/api/clock', { advance_seconds: seconds })).status).toBe(200);
+    await vi.waitFor(
+      async () => expect(await gatewayRows(stack, 'SELECT id FROM tenants WHERE slug = ?', slug)).toEqual([]),
+      { timeout: 15_000, interval: 100 },
+    );
+  } finally {
+    expect((await client.call('DELETE', '/admin/api/clock')).status).toBe(200);
+  }
+}
+
+/** A patient written with its own Idempotency-Key. */
+const writePatient = (creds: Credentials, nome: string) =>
+  stack.call(
+    {
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome, data_nascimento: '1990-01-01', sexo: 'FEM' },
+      idempotencyKey: randomUUID(),
+    },
+    creds,
+  );
+
 const patientName = async (creds: Credentials, id: number) => {
   const res = await stack.call({ path: `/v1/pacientes/${id}` }, creds);
   return res.status === 200 ? (res.body.data.nome as string) : res.body.error.code;
@@ -136,27 +164,11 @@ describe('a clone of demo', () => {
     expect((await request(file.headers.location as string)).statusCode).toBe(200);
 
     // Writes on the clone stay there, writes on the template stay there (same next id on both sides).
-    const onClone = await stack.call(
-      {
-        method: 'POST',
-        path: '/v1/pacientes',
-        body: { nome: 'Paciente Do Clone', data_nascimento: '1990-01-01', sexo: 'FEM' },
-        idempotencyKey: randomUUID(),
-      },
-      mine,
-    );
+    const onClone = await writePatient(mine, 'Paciente Do Clone');
     expect(onClone.status, JSON.stringify(onClone.body.error)).toBe(201);
     const id = onClone.body.data.id as number;
     expect(await patientName(demo, id)).toBe('RES_NOT_FOUND');
-    const onDemo = await stack.call(
-      {
-        method: 'POST',
-        path: '/v1/pacientes',
-        body: { nome: 'Paciente Da Demo', data_nascimento: '1991-02-02', sexo: 'FEM' },
-        idempotencyKey: randomUUID(),
-      },
-      demo,
-    );
+    const onDemo = await writePatient(demo, 'Paciente Da Demo');
     expect(onDemo.body.data.id).toBe(id);
     expect(await patientName(mine, id)).toBe('PACIENTE DO CLONE');
     expect(await patientName(demo, id)).toBe('PACIENTE DA DEMO');
@@ -169,15 +181,7 @@ describe('a clone of demo', () => {
     expect(await patientName(demo, id)).toBe('PACIENTE DA DEMO');
 
     // One more write under an Idempotency-Key, then the drop.
-    const again = await stack.call(
-      {
-        method: 'POST',
-        path: '/v1/pacientes',
-        body: { nome: 'Paciente Antes Do Drop', data_nascimento: '1990-01-01', sexo: 'FEM' },
-        idempotencyKey: randomUUID(),
-      },
-      mine,
-    );
+    const again = await writePatient(mine, 'Paciente Antes Do Drop');
     expect(again.status).toBe(201);
     expect(
       (await gatewayRows(stack, 'SELECT chave_id FROM idempotency_keys WHERE chave_id = ?', clone.chave_id)).length,
@@ -274,30 +278,14 @@ describe('a clone of demo', () => {
   it('past its time to live (the appliance clock moved) the sweeper drops it: database, first-start copy, files, keys, idempotency entries gone; the journal stays', async () => {
     const clone = await cloneDemo({ ttl: '90s' });
     const mine = credsOf(clone);
-    const write = await stack.call(
-      {
-        method: 'POST',
-        path: '/v1/pacientes',
-        body: { nome: 'Paciente Que Expira', data_nascimento: '1990-01-01', sexo: 'FEM' },
-        idempotencyKey: randomUUID(),
-      },
-      mine,
-    );
+    const write = await writePatient(mine, 'Paciente Que Expira');
     expect(write.status).toBe(201);
     expect((await objectsUnder(`${clone.slug}/`)).length).toBeGreaterThan(0);
     // Not yet: a minute on, it is still there.
     expect((await client.call('PUT', '/admin/api/clock', { advance_seconds: 60 })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 500));
     expect((await stack.call({ path: '/v1/pacientes?limit=1' }, mine)).status).toBe(200);
-    try {
-      expect((await client.call('PUT', '/admin/api/clock', { advance_seconds: 60 })).status).toBe(200);
-      await vi.waitFor(
-        async () => expect(await gatewayRows(stack, 'SELECT id FROM tenants WHERE slug = ?', clone.slug)).toEqual([]),
-        { timeout: 15_000, interval: 100 },
-      );
-    } finally {
-      expect((await client.call('DELETE', '/admin/api/clock')).status).toBe(200);
-    }
+    await goneAfterClockMove(clone.slug, 60);
     expect(existsSync(backendFile(`${clone.slug}.db`))).toBe(false);
     expect(existsSync(backendFile('pristine', `${clone.slug}.db`))).toBe(false);
     expect(await objectsUnder(`${clone.slug}/`)).toEqual([]);
@@ -343,16 +331,7 @@ describe('drops that race or die half-way', () => {
       "UPDATE tenants SET status = 'dropping', dropping_at = '2000-01-01T00:00:00.000Z' WHERE slug = ?",
       clone.slug,
     );
-    // Any clock move runs the sweep (as does the 30-second timer and every start).
-    try {
-      expect((await client.call('PUT', '/admin/api/clock', { advance_seconds: 1 })).status).toBe(200);
-      await vi.waitFor(
-        async () => expect(await gatewayRows(stack, 'SELECT id FROM tenants WHERE slug = ?', clone.slug)).toEqual([]),
-        { timeout: 15_000, interval: 100 },
-      );
-    } finally {
-      expect((await client.call('DELETE', '/admin/api/clock')).status).toBe(200);
-    }
+    await goneAfterClockMove(clone.slug, 1);
     expect(existsSync(backendFile(`${clone.slug}.db`))).toBe(false);
     expect(await gatewayRows(stack, 'SELECT id FROM api_keys WHERE id = ?', clone.chave_id)).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { CopyableValue } from '../../lib/copy.tsx';
 import { FormDialog, NoticeDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { Field, Loading, formatDate } from '../../lib/ui.tsx';
+import { ConfirmSlugField } from './ConfirmSlugField.tsx';
 import { useCloneTenant, useClonePolicy, useDropTenant, type TenantCloned } from './api.ts';
 
 /** Production refuses clones and drops unless ALLOW_EPHEMERAL_CLINICS is set: said before anything is typed. */
@@ -177,17 +178,7 @@ export function DropTenantDialog({
           <div>Its database, stored files, keys and idempotency entries go. The journal keeps its entries.</div>
         </div>
       )}
-      <Field id="drop-confirm" label={`Type ${slug} to confirm`}>
-        <input
-          id="drop-confirm"
-          value={typed}
-          autoComplete="off"
-          disabled={!allowed}
-          onChange={(e) => setTyped(e.target.value)}
-          // biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field
-          autoFocus
-        />
-      </Field>
+      <ConfirmSlugField id="drop-confirm" slug={slug} value={typed} disabled={!allowed} onChange={setTyped} />
     </FormDialog>
   );
 }
