@@ -156,7 +156,13 @@ export function Badge({
   tone?: 'neutral' | 'ok' | 'warn' | 'bad' | 'info';
   children: ReactNode;
 }) {
-  return <span className={`badge badge-${tone}`}>{children}</span>;
+  // A tone is coloured by its pair of variables in styles.css (`--ok` on `--ok-bg`); neutral keeps the badge's own.
+  const colours = tone === 'neutral' ? undefined : { color: `var(--${tone})`, background: `var(--${tone}-bg)` };
+  return (
+    <span className="badge" style={colours}>
+      {children}
+    </span>
+  );
 }
 
 export function statusTone(status: number): 'ok' | 'warn' | 'bad' | 'info' {
