@@ -9,6 +9,18 @@ export function Button({
   return <button type="button" {...props} className={`btn btn-${variant} ${props.className ?? ''}`} />;
 }
 
+/** A page's action that adds one more of what it lists: `+ New operator`, `+ New key`. */
+export function NewButton({
+  noun,
+  ...props
+}: Omit<React.ButtonHTMLAttributes<HTMLButtonElement>, 'children'> & { noun: string }) {
+  return (
+    <Button variant="primary" {...props}>
+      {`+ New ${noun}`}
+    </Button>
+  );
+}
+
 export function PageHeader({
   title,
   description,
