@@ -25,6 +25,7 @@ import operatorRoutes from './routes/operators.ts';
 import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
+import journalPruneRoutes from './routes/journal-prune.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
@@ -81,6 +82,7 @@ function adminDeps(options: AdminPluginOptions, now: () => number): AdminDeps {
     idempotency: options.idempotency,
     storageFaults: options.storageFaults ?? new StorageFaults(),
     auditStorage: options.auditStorage,
+    journalPrune: options.journalPrune,
     clock: options.clock ?? new ApplianceClock({ dataDir: null, enabled: false }),
     lockout: options.lockout ?? policies.lockout,
     session,
@@ -180,6 +182,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     idempotencyRoutes,
     playgroundRoutes,
     operatorRoutes,
+    journalPruneRoutes,
   ])
     await app.register(routes, deps);
 }

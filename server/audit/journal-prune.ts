@@ -1,0 +1,189 @@
+import type SQLite from 'better-sqlite3';
+import type pg from 'pg';
+import type { OpenedGatewayDatabase } from '../db/gateway-database.ts';
+import { inPostgresTransaction } from '../db/postgres.ts';
+import { deletedChunkOf, JOURNAL_CLASSES, type DeletedChunk, type JournalBudget } from './journal-budget.ts';
+import { addToBudget } from './postgres-journal.ts';
+import { sqlitePagesInUse } from './sqlite-journal.ts';
+
+// The operator's prune of the journal (development mode only; docs/decisions.md § P): entries older than a point
+// in time, all clinics' or one clinic's, in short transactions with a turn of the event loop between them, each
+// moving the budget's totals (audit_budget, and the journal's pages on gateway.db) with what it removed. The
+// records of earlier prunes (console action `journal.prune`) are never pruned: only the retention purge takes them.
+
+/** What a prune takes: entries with `ts < before` (an ISO instant in UTC), of one clinic's slug when `tenant` is set. */
+export interface PruneFilter {
+  before: string;
+  tenant: string | null;
+}
+
+export interface PruneCount {
+  entries: number;
+  /** Unattributed groups whose minute ended before `before` (none with `tenant`: they belong to no clinic). */
+  groups: number;
+}
+
+/** Rows per prune transaction: short enough that requests and the journal's batches wait little between two. */
+export const PRUNE_CHUNK_ROWS = 500;
+
+/** A prune's own entry, and every earlier prune's, stay (the CLI's entries are console actions too). */
+const KEEP_PRUNE_RECORDS = `NOT (source = 'console' AND coalesce(detail, '') LIKE '{"action":"journal.prune"%')`;
+
+const logWhere = (tenant: boolean, p: (n: number) => string) =>
+  `ts < ${p(1)}${tenant ? ` AND tenant_slug = ${p(2)}` : ''} AND ${KEEP_PRUNE_RECORDS}`;
+
+type Part = 'log' | 'groups';
+
+/** A group's minute (`YYYY-MM-DDTHH:MM`) is wholly before `before` when it is less than `before`'s own minute. */
+const groupCutoff = (before: string) => before.slice(0, 16);
+
+interface PruneStore {
+  count(filter: PruneFilter): PruneCount | Promise<PruneCount>;
+  deleteChunk(part: Part, filter: PruneFilter, limit: number): DeletedChunk | Promise<DeletedChunk>;
+}
+
+function sqlitePruneStore(sqlite: SQLite.Database): PruneStore {
+  const q = () => '?';
+  const statements = {
+    count: [false, true].map((t) => sqlite.prepare(`SELECT count(*) FROM audit_log WHERE ${logWhere(t, q)}`).pluck()),
+    log: [false, true].map((t) =>
+      sqlite.prepare(
+        `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ${logWhere(t, q)} LIMIT ?) RETURNING verified, bytes`,
+      ),
+    ),
+    countGroups: sqlite.prepare('SELECT count(*) FROM audit_unattributed WHERE minute < ?').pluck(),
+    groups: sqlite.prepare(
+      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT ?) RETURNING NULL AS verified, bytes',
+    ),
+  };
+  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+  const pagesInUse = sqlitePagesInUse(sqlite);
+  const deleteChunk = sqlite.transaction((part: Part, filter: PruneFilter, limit: number) => {
+    const pagesBefore = pagesInUse();
+    const rows = (
+      part === 'groups'
+        ? statements.groups.all(groupCutoff(filter.before), limit)
+        : filter.tenant === null
+          ? statements.log[0].all(filter.before, limit)
+          : statements.log[1].all(filter.before, filter.tenant, limit)
+    ) as Array<{ verified: number | null; bytes: number }>;
+    const chunk = deletedChunkOf(rows, 0);
+    for (const kind of JOURNAL_CLASSES)
+      if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
+    chunk.pages = pagesInUse() - pagesBefore;
+    return chunk;
+  });
+  return {
+    count: (filter) => ({
+      entries: (filter.tenant === null
+        ? statements.count[0].get(filter.before)
+        : statements.count[1].get(filter.before, filter.tenant)) as number,
+      groups: filter.tenant === null ? (statements.countGroups.get(groupCutoff(filter.before)) as number) : 0,
+    }),
+    deleteChunk: (part, filter, limit) => deleteChunk.immediate(part, filter, limit),
+  };
+}
+
+function postgresPruneStore(pool: pg.Pool): PruneStore {
+  const p = (n: number) => `$${n}`;
+  const logParameters = (filter: PruneFilter) =>
+    filter.tenant === null ? [filter.before] : [filter.before, filter.tenant];
+  return {
+    async count(filter) {
+      const [entries, groups] = await Promise.all([
+        pool.query<{ n: string }>(
+          `SELECT count(*) AS n FROM audit_log WHERE ${logWhere(filter.tenant !== null, p)}`,
+          logParameters(filter),
+        ),
+        filter.tenant === null
+          ? pool.query<{ n: string }>('SELECT count(*) AS n FROM audit_unattributed WHERE minute < $1', [
+              groupCutoff(filter.before),
+            ])
+          : null,
+      ]);
+      return { entries: Number(entries.rows[0].n), groups: groups ? Number(groups.rows[0].n) : 0 };
+    },
+    deleteChunk: (part, filter, limit) =>
+      inPostgresTransaction(pool, async (client) => {
+        const parameters = part === 'groups' ? [groupCutoff(filter.before)] : logParameters(filter);
+        const text =
+          part === 'groups'
+            ? 'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < $1 LIMIT $2) RETURNING NULL::integer AS verified, bytes'
+            : `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ${logWhere(filter.tenant !== null, p)} LIMIT $${parameters.length + 1}) RETURNING verified, bytes`;
+        const { rows } = await client.query<{ verified: number | null; bytes: number }>(text, [...parameters, limit]);
+        const chunk = deletedChunkOf(rows, 0);
+        await addToBudget(client, chunk.delta);
+        return chunk;
+      }),
+  };
+}
+
+export interface JournalPruner {
+  /** How many entries and groups a prune with `filter` would remove now. */
+  count(filter: PruneFilter): Promise<PruneCount>;
+  /** Removes them in chunks of PRUNE_CHUNK_ROWS (one transaction each, a turn of the event loop between two). */
+  prune(filter: PruneFilter): Promise<PruneCount>;
+}
+
+/**
+ * The prune on the gateway's database. `budget`: the running gateway's, told of every chunk (its totals and pages
+ * follow at once); null in a process without one (the CLI), whose removals a running gateway reads from
+ * audit_budget within a second (followExternalJournalChanges; on PostgreSQL its budget re-reads every second).
+ * `flush`: commits what the journal's writer holds first, so an entry already answered is pruned like the others.
+ */
+export function journalPruner(
+  database: OpenedGatewayDatabase,
+  budget: JournalBudget | null,
+  flush: () => void | Promise<void> = () => undefined,
+): JournalPruner {
+  const store = database.kind === 'sqlite' ? sqlitePruneStore(database.sqlite) : postgresPruneStore(database.pool);
+  const removeAll = async (part: Part, filter: PruneFilter): Promise<number> => {
+    let removed = 0;
+    for (;;) {
+      const chunk = await store.deleteChunk(part, filter, PRUNE_CHUNK_ROWS);
+      budget?.apply({ ...chunk.delta, pages: chunk.pages });
+      removed += chunk.rows;
+      if (chunk.rows < PRUNE_CHUNK_ROWS) return removed;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  return {
+    async count(filter) {
+      await flush();
+      return store.count(filter);
+    },
+    async prune(filter) {
+      await flush();
+      const entries = await removeAll('log', filter);
+      const groups = filter.tenant === null ? await removeAll('groups', filter) : 0;
+      return { entries, groups };
+    },
+  };
+}
+
+/**
+ * gateway.db changed by another process (the CLI's `journal prune`, or its console-action entries): once a second
+ * the running gateway asks SQLite whether another connection committed (`PRAGMA data_version`, no read of the
+ * journal) and then whether audit_budget's totals moved; when they did, its budget reads them again, and the
+ * journal's pages too when entries went (so a journal that was full takes requests again without a restart).
+ */
+export function followExternalJournalChanges(sqlite: SQLite.Database, budget: JournalBudget): () => void {
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const totals = sqlite.prepare('SELECT coalesce(sum(rows), 0) FROM audit_budget').pluck();
+  let version = dataVersion.get() as number;
+  const timer = setInterval(() => {
+    if (!sqlite.open) return;
+    try {
+      const now = dataVersion.get() as number;
+      if (now === version) return;
+      version = now;
+      const stored = totals.get() as number;
+      const held = JOURNAL_CLASSES.reduce((sum, kind) => sum + budget.status().totals[kind].rows, 0);
+      if (stored !== held) budget.reload({ pages: stored < held });
+    } catch {
+      // A closing or failing database: the journal's own commits report failures.
+    }
+  }, 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
