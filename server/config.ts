@@ -91,12 +91,7 @@ export const envSchema = z.object({
   AUDIT_MIN_FREE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_AUDIT_MIN_FREE_BYTES),
   // Development mode only (docs/decisions.md § P): how many days the retention purge keeps. Production keeps the
   // spec's 30 days and refuses any other value at start (loadConfig).
-  AUDIT_RETENTION_DAYS: z.coerce
-    .number()
-    .int()
-    .min(AUDIT_RETENTION_DAYS_MIN)
-    .max(AUDIT_RETENTION_DAYS_MAX)
-    .optional(),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(AUDIT_RETENTION_DAYS_MIN).max(AUDIT_RETENTION_DAYS_MAX).optional(),
   // Refusals of requests that did not authenticate, per client address (429 past it).
   UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),

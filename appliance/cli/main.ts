@@ -22,6 +22,7 @@ import { addClockCommands } from './clock.ts';
 import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { journalCliAction } from './journal.ts';
+import { addJournalPruneCommand } from './journal-prune.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
@@ -599,6 +600,7 @@ export function buildCli(): Command {
   addClockCommands(program);
   addOperatorCommands(program);
   addDatabaseCommands(program);
+  addJournalPruneCommand(program);
   return program;
 }
 

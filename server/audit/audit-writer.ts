@@ -7,7 +7,6 @@ import type { ClassTotals, Delta, JournalBudget, JournalClass } from './journal-
 import { isStorageFailure } from '../db/storage-failure.ts';
 import { SPEC_AUDIT_RETENTION_DAYS } from '../config.ts';
 
-
 /** The appliance clock as the writer reads it (server/clock.ts ApplianceClock). */
 export interface AuditClock {
   now(): number;

@@ -2,7 +2,13 @@ import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import type { OpenedGatewayDatabase } from '../db/gateway-database.ts';
 import { inPostgresTransaction } from '../db/postgres.ts';
-import { deletedChunkOf, JOURNAL_CLASSES, type DeletedChunk, type JournalBudget } from './journal-budget.ts';
+import {
+  deletedChunkOf,
+  JOURNAL_CLASSES,
+  type DeletedChunk,
+  type JournalBudget,
+  type JournalClass,
+} from './journal-budget.ts';
 import { addToBudget } from './postgres-journal.ts';
 import { sqlitePagesInUse } from './sqlite-journal.ts';
 
@@ -165,11 +171,12 @@ export function journalPruner(
  * gateway.db changed by another process (the CLI's `journal prune`, or its console-action entries): once a second
  * the running gateway asks SQLite whether another connection committed (`PRAGMA data_version`, no read of the
  * journal) and then whether audit_budget's totals moved; when they did, its budget reads them again, and the
- * journal's pages too when entries went (so a journal that was full takes requests again without a restart).
+ * journal's pages (SQLite's page map, once per such change), so a journal that was full takes requests again
+ * without a restart.
  */
 export function followExternalJournalChanges(sqlite: SQLite.Database, budget: JournalBudget): () => void {
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  const totals = sqlite.prepare('SELECT coalesce(sum(rows), 0) FROM audit_budget').pluck();
+  const stored = sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget');
   let version = dataVersion.get() as number;
   const timer = setInterval(() => {
     if (!sqlite.open) return;
@@ -177,9 +184,12 @@ export function followExternalJournalChanges(sqlite: SQLite.Database, budget: Jo
       const now = dataVersion.get() as number;
       if (now === version) return;
       version = now;
-      const stored = totals.get() as number;
-      const held = JOURNAL_CLASSES.reduce((sum, kind) => sum + budget.status().totals[kind].rows, 0);
-      if (stored !== held) budget.reload({ pages: stored < held });
+      const held = budget.status().totals;
+      const moved = (stored.all() as Array<{ kind: JournalClass; rows: number; bytes: number }>).some(
+        (row) => row.kind in held && (held[row.kind].rows !== row.rows || held[row.kind].bytes !== row.bytes),
+      );
+      // Its pages too: what another process removed (or added) is not in the budget's count of them.
+      if (moved) void budget.reload({ pages: true });
     } catch {
       // A closing or failing database: the journal's own commits report failures.
     }
