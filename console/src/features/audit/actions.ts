@@ -9,6 +9,7 @@ const ACTION_LABELS: Record<string, string> = {
   'tenant.create': 'Clinic created',
   'tenant.settings.update': 'Clinic settings saved',
   'tenant.reset': 'Clinic reset',
+  'journal.prune': 'Journal pruned',
   'fault.create': 'Backend fault on',
   'fault.delete': 'Backend fault off',
   'fault.clear': 'All backend faults off',
