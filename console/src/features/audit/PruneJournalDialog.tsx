@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
 import { FormDialog, NoticeDialog } from '../../lib/dialogs.tsx';
@@ -39,6 +39,9 @@ const what = (r: JournalPruneResult) =>
  */
 export function PruneJournalDialog({ onClose }: { onClose: () => void }) {
   const clinics = useClinicDirectory();
+  const { refetch } = clinics;
+  // Clinics a test suite created a moment ago (through the API) are offered too.
+  useEffect(() => void refetch(), [refetch]);
   const [before, setBefore] = useState(() => toLocalInput(new Date(Date.now() - 3_600_000)));
   const [tenant, setTenant] = useState('');
   const count = usePrune();
