@@ -301,6 +301,16 @@ describe('a full journal (AUDIT_MAX_ROWS=40) refuses /v1; after a prune it takes
     expect((await stack.call({ path: '/v1/ping' })).status).toBe(200);
     await expectBudgetMatchesRows(stack);
 
+    // On the way to full again: the 80 % warning names both remedies too.
+    for (let i = 0; i < 40 && !stack.app.auditWriter.budget.status().reasons.includes('verified_near_full'); i++) {
+      expect((await stack.call({ path: '/v1/ping' })).status).toBe(200);
+      await stack.app.auditWriter.flush();
+    }
+    const warning = stack.app.auditWriter.budget.status();
+    expect(warning.state).toBe('warning');
+    expect(warning.avisos.join(' ')).toMatch(
+      /acima de 80%.*AUDIT_RETENTION_DAYS.*journal prune --before.*Prune journal/,
+    );
     await fill();
     const run = await cli(
       stack,
