@@ -4,13 +4,12 @@ import type { OpenedGatewayDatabase } from '../db/gateway-database.ts';
 import { inPostgresTransaction } from '../db/postgres.ts';
 import {
   deletedChunkOf,
-  JOURNAL_CLASSES,
   type DeletedChunk,
   type JournalBudget,
   type JournalClass,
 } from './journal-budget.ts';
 import { addToBudget } from './postgres-journal.ts';
-import { sqlitePagesInUse } from './sqlite-journal.ts';
+import { sqliteDeletion } from './sqlite-journal.ts';
 
 // The operator's prune of the journal (development mode only; docs/decisions.md § P): entries older than a point
 // in time, all clinics' or one clinic's, in short transactions with a turn of the event loop between them, each
@@ -62,23 +61,7 @@ function sqlitePruneStore(sqlite: SQLite.Database): PruneStore {
       'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT ?) RETURNING NULL AS verified, bytes',
     ),
   };
-  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
-  const pagesInUse = sqlitePagesInUse(sqlite);
-  const deleteChunk = sqlite.transaction((part: Part, filter: PruneFilter, limit: number) => {
-    const pagesBefore = pagesInUse();
-    const rows = (
-      part === 'groups'
-        ? statements.groups.all(groupCutoff(filter.before), limit)
-        : filter.tenant === null
-          ? statements.log[0].all(filter.before, limit)
-          : statements.log[1].all(filter.before, filter.tenant, limit)
-    ) as Array<{ verified: number | null; bytes: number }>;
-    const chunk = deletedChunkOf(rows, 0);
-    for (const kind of JOURNAL_CLASSES)
-      if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
-    chunk.pages = pagesInUse() - pagesBefore;
-    return chunk;
-  });
+  const deleteInChunk = sqliteDeletion(sqlite);
   return {
     count: (filter) => ({
       entries: (filter.tenant === null
@@ -86,7 +69,14 @@ function sqlitePruneStore(sqlite: SQLite.Database): PruneStore {
         : statements.count[1].get(filter.before, filter.tenant)) as number,
       groups: filter.tenant === null ? (statements.countGroups.get(groupCutoff(filter.before)) as number) : 0,
     }),
-    deleteChunk: (part, filter, limit) => deleteChunk.immediate(part, filter, limit),
+    deleteChunk: (part, filter, limit) =>
+      deleteInChunk(() =>
+        part === 'groups'
+          ? statements.groups.all(groupCutoff(filter.before), limit)
+          : filter.tenant === null
+            ? statements.log[0].all(filter.before, limit)
+            : statements.log[1].all(filter.before, filter.tenant, limit),
+      ),
   };
 }
 

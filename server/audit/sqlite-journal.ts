@@ -3,6 +3,7 @@ import {
   deletedChunkOf,
   JOURNAL_CLASSES,
   type ClassTotals,
+  type DeletedChunk,
   type JournalClass,
   type JournalDeletion,
   type JournalStore,
@@ -69,21 +70,10 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
       'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT ?) RETURNING verified, bytes',
     ),
   };
-  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
   const probeInsert = sqlite.prepare('INSERT INTO audit_probe (v) VALUES (randomblob(?))');
   const probeDelete = sqlite.prepare('DELETE FROM audit_probe');
   const freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
-  const pagesInUse = sqlitePagesInUse(sqlite);
-  const deleteChunk = sqlite.transaction((what: JournalDeletion, parameter: string | null, limit: number) => {
-    const pagesBefore = pagesInUse();
-    const parameters = parameter === null ? [limit] : [parameter, limit];
-    const rows = statements[what].all(...parameters) as Array<{ verified: number | null; bytes: number }>;
-    const chunk = deletedChunkOf(rows, 0);
-    for (const kind of JOURNAL_CLASSES)
-      if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
-    chunk.pages = pagesInUse() - pagesBefore;
-    return chunk;
-  });
+  const deleteInChunk = sqliteDeletion(sqlite);
   return {
     shared: false,
     pageSize,
@@ -117,9 +107,29 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
         return 0;
       }
     },
-    deleteChunk: (what, parameter, limit) => deleteChunk.immediate(what, parameter, limit),
+    deleteChunk: (what, parameter, limit) =>
+      deleteInChunk(() => statements[what].all(...(parameter === null ? [limit] : [parameter, limit]))),
     isOpen: () => sqlite.open,
   };
+}
+
+/**
+ * One deletion of journal rows in an immediate transaction, with its totals (audit_budget) and the pages it gave
+ * back (SQLite's pages in use read around it): the budget's deletions above and the operator's prune
+ * (journal-prune.ts). `rows` runs the DELETE … RETURNING verified, bytes.
+ */
+export function sqliteDeletion(sqlite: SQLite.Database): (rows: () => unknown[]) => DeletedChunk {
+  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+  const pagesInUse = sqlitePagesInUse(sqlite);
+  const run = sqlite.transaction((rows: () => unknown[]) => {
+    const pagesBefore = pagesInUse();
+    const chunk = deletedChunkOf(rows() as Array<{ verified: number | null; bytes: number }>, 0);
+    for (const kind of JOURNAL_CLASSES)
+      if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
+    chunk.pages = pagesInUse() - pagesBefore;
+    return chunk;
+  });
+  return (rows) => run.immediate(rows);
 }
 
 /** Pages the journal's tables and indexes take in gateway.db, from SQLite's own page map (dbstat; once, at start). */

@@ -38,6 +38,17 @@ async function signedIn(stack: TestStack, username = 'operador', role: 'admin' |
   return client;
 }
 
+/** A stack with `env` for the enclosing describe, an admin signed in on it. */
+function stackWithAdmin(env: Record<string, string>) {
+  const s = {} as { stack: TestStack; admin: ConsoleClient };
+  beforeAll(async () => {
+    s.stack = await startTestStack(env);
+    s.admin = await signedIn(s.stack);
+  });
+  afterAll(async () => s.stack?.stop());
+  return s;
+}
+
 async function automation(stack: TestStack, token: string, body: unknown) {
   const res = await request(`${stack.gatewayUrl}/admin/api/automation/journal/prune`, {
     method: 'POST',
@@ -269,17 +280,11 @@ describe('prune in development mode', () => {
 });
 
 describe('a full journal (AUDIT_MAX_ROWS=40) refuses /v1; after a prune it takes requests again', () => {
-  let stack: TestStack;
-  let admin: ConsoleClient;
-  beforeAll(async () => {
-    stack = await startTestStack({ AUDIT_MAX_ROWS: '40' });
-    admin = await signedIn(stack);
-  });
-  afterAll(async () => stack?.stop());
+  const s = stackWithAdmin({ AUDIT_MAX_ROWS: '40' });
 
   const fill = async () => {
     for (let i = 0; i < 60; i++) {
-      const res = await stack.call({ path: '/v1/ping' });
+      const res = await s.stack.call({ path: '/v1/ping' });
       if (res.status === 503) return res;
       expect(res.status).toBe(200);
     }
@@ -287,6 +292,7 @@ describe('a full journal (AUDIT_MAX_ROWS=40) refuses /v1; after a prune it takes
   };
 
   test('through the console API, then through the CLI (the running gateway follows within a second)', async () => {
+    const { stack, admin } = s;
     const full = await fill();
     expect(full.body.error?.code).toBe('SERVICE_UNAVAILABLE');
     const storage = await admin.call('GET', '/admin/api/audit/storage');
@@ -331,15 +337,10 @@ describe('a full journal (AUDIT_MAX_ROWS=40) refuses /v1; after a prune it takes
 });
 
 describe('APP_ENV=production: every surface refuses the prune and the journal keeps every entry', () => {
-  let stack: TestStack;
-  let admin: ConsoleClient;
-  beforeAll(async () => {
-    stack = await startTestStack({ APP_ENV: 'production' });
-    admin = await signedIn(stack);
-  });
-  afterAll(async () => stack?.stop());
+  const s = stackWithAdmin({ APP_ENV: 'production' });
 
   test('console API, automation API and CLI: 403 OPERATION_NOT_ALLOWED (CLI: exit 1), each refusal journaled', async () => {
+    const { stack, admin } = s;
     await stack.call({ path: '/v1/ping' });
     const ids = async () => (await journalEntries(stack)).map((e) => e.request_id);
     const before = await ids();
