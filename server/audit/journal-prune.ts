@@ -2,14 +2,16 @@ import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import type { OpenedGatewayDatabase } from '../db/gateway-database.ts';
 import { inPostgresTransaction } from '../db/postgres.ts';
-import {
-  deletedChunkOf,
-  type DeletedChunk,
-  type JournalBudget,
-  type JournalClass,
-} from './journal-budget.ts';
+import { deletedChunkOf, type DeletedChunk, type JournalBudget, type JournalClass } from './journal-budget.ts';
 import { addToBudget } from './postgres-journal.ts';
 import { sqliteDeletion } from './sqlite-journal.ts';
+import {
+  type DeletedRow,
+  journalDeletions,
+  type Parameter,
+  postgresParameter,
+  sqliteParameter,
+} from './journal-sql.ts';
 
 // The operator's prune of the journal (development mode only; docs/decisions.md § P): entries older than a point
 // in time, all clinics' or one clinic's, in short transactions with a turn of the event loop between them, each
@@ -34,13 +36,39 @@ export const PRUNE_CHUNK_ROWS = 500;
 /** A prune's own entry, and every earlier prune's, stay (the CLI's entries are console actions too). */
 const KEEP_PRUNE_RECORDS = `NOT (source = 'console' AND coalesce(detail, '') LIKE '{"action":"journal.prune"%')`;
 
-const logWhere = (tenant: boolean, p: (n: number) => string) =>
-  `ts < ${p(1)}${tenant ? ` AND tenant_slug = ${p(2)}` : ''} AND ${KEEP_PRUNE_RECORDS}`;
-
 type Part = 'log' | 'groups';
+
+/**
+ * The prune's statements in either database's parameters: counting and deleting entries (with a tenant or
+ * without), and the unattributed groups (the retention purge's own deletion, cut at `before`'s minute).
+ */
+function pruneStatements(p: Parameter, nullVerified: string) {
+  const where = (tenant: boolean) =>
+    `ts < ${p(1)}${tenant ? ` AND tenant_slug = ${p(2)}` : ''} AND ${KEEP_PRUNE_RECORDS}`;
+  const variants = (sql: (tenant: boolean) => string) => ({ all: sql(false), tenant: sql(true) });
+  return {
+    countLog: variants((t) => `SELECT count(*) AS n FROM audit_log WHERE ${where(t)}`),
+    deleteLog: variants(
+      (t) =>
+        `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ${where(t)} LIMIT ${p(t ? 3 : 2)}) RETURNING verified, bytes`,
+    ),
+    countGroups: `SELECT count(*) AS n FROM audit_unattributed WHERE minute < ${p(1)}`,
+    deleteGroups: journalDeletions(p, nullVerified).purge_groups,
+  };
+}
 
 /** A group's minute (`YYYY-MM-DDTHH:MM`) is wholly before `before` when it is less than `before`'s own minute. */
 const groupCutoff = (before: string) => before.slice(0, 16);
+
+/** The parameters of one statement: the log's (before, and the tenant when set) or the groups' (the cutoff minute). */
+const parametersOf = (part: Part, filter: PruneFilter): string[] =>
+  part === 'groups'
+    ? [groupCutoff(filter.before)]
+    : filter.tenant === null
+      ? [filter.before]
+      : [filter.before, filter.tenant];
+
+const variantOf = <T>(v: { all: T; tenant: T }, filter: PruneFilter): T => (filter.tenant === null ? v.all : v.tenant);
 
 interface PruneStore {
   count(filter: PruneFilter): PruneCount | Promise<PruneCount>;
@@ -48,65 +76,41 @@ interface PruneStore {
 }
 
 function sqlitePruneStore(sqlite: SQLite.Database): PruneStore {
-  const q = () => '?';
-  const statements = {
-    count: [false, true].map((t) => sqlite.prepare(`SELECT count(*) FROM audit_log WHERE ${logWhere(t, q)}`).pluck()),
-    log: [false, true].map((t) =>
-      sqlite.prepare(
-        `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ${logWhere(t, q)} LIMIT ?) RETURNING verified, bytes`,
-      ),
-    ),
-    countGroups: sqlite.prepare('SELECT count(*) FROM audit_unattributed WHERE minute < ?').pluck(),
-    groups: sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT ?) RETURNING NULL AS verified, bytes',
-    ),
-  };
+  const sql = pruneStatements(sqliteParameter, 'NULL');
+  const prepare = (text: string) => sqlite.prepare(text);
+  const countLog = { all: prepare(sql.countLog.all).pluck(), tenant: prepare(sql.countLog.tenant).pluck() };
+  const deleteLog = { all: prepare(sql.deleteLog.all), tenant: prepare(sql.deleteLog.tenant) };
+  const countGroups = prepare(sql.countGroups).pluck();
+  const deleteGroups = prepare(sql.deleteGroups);
   const deleteInChunk = sqliteDeletion(sqlite);
   return {
     count: (filter) => ({
-      entries: (filter.tenant === null
-        ? statements.count[0].get(filter.before)
-        : statements.count[1].get(filter.before, filter.tenant)) as number,
-      groups: filter.tenant === null ? (statements.countGroups.get(groupCutoff(filter.before)) as number) : 0,
+      entries: variantOf(countLog, filter).get(...parametersOf('log', filter)) as number,
+      groups: filter.tenant === null ? (countGroups.get(...parametersOf('groups', filter)) as number) : 0,
     }),
     deleteChunk: (part, filter, limit) =>
       deleteInChunk(() =>
-        part === 'groups'
-          ? statements.groups.all(groupCutoff(filter.before), limit)
-          : filter.tenant === null
-            ? statements.log[0].all(filter.before, limit)
-            : statements.log[1].all(filter.before, filter.tenant, limit),
+        (part === 'groups' ? deleteGroups : variantOf(deleteLog, filter)).all(...parametersOf(part, filter), limit),
       ),
   };
 }
 
 function postgresPruneStore(pool: pg.Pool): PruneStore {
-  const p = (n: number) => `$${n}`;
-  const logParameters = (filter: PruneFilter) =>
-    filter.tenant === null ? [filter.before] : [filter.before, filter.tenant];
+  const sql = pruneStatements(postgresParameter, 'NULL::integer');
+  const count = async (text: string, parameters: string[]) =>
+    Number((await pool.query<{ n: string }>(text, parameters)).rows[0].n);
   return {
     async count(filter) {
       const [entries, groups] = await Promise.all([
-        pool.query<{ n: string }>(
-          `SELECT count(*) AS n FROM audit_log WHERE ${logWhere(filter.tenant !== null, p)}`,
-          logParameters(filter),
-        ),
-        filter.tenant === null
-          ? pool.query<{ n: string }>('SELECT count(*) AS n FROM audit_unattributed WHERE minute < $1', [
-              groupCutoff(filter.before),
-            ])
-          : null,
+        count(variantOf(sql.countLog, filter), parametersOf('log', filter)),
+        filter.tenant === null ? count(sql.countGroups, parametersOf('groups', filter)) : 0,
       ]);
-      return { entries: Number(entries.rows[0].n), groups: groups ? Number(groups.rows[0].n) : 0 };
+      return { entries, groups };
     },
     deleteChunk: (part, filter, limit) =>
       inPostgresTransaction(pool, async (client) => {
-        const parameters = part === 'groups' ? [groupCutoff(filter.before)] : logParameters(filter);
-        const text =
-          part === 'groups'
-            ? 'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < $1 LIMIT $2) RETURNING NULL::integer AS verified, bytes'
-            : `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ${logWhere(filter.tenant !== null, p)} LIMIT $${parameters.length + 1}) RETURNING verified, bytes`;
-        const { rows } = await client.query<{ verified: number | null; bytes: number }>(text, [...parameters, limit]);
+        const text = part === 'groups' ? sql.deleteGroups : variantOf(sql.deleteLog, filter);
+        const { rows } = await client.query<DeletedRow>(text, [...parametersOf(part, filter), limit]);
         const chunk = deletedChunkOf(rows, 0);
         await addToBudget(client, chunk.delta);
         return chunk;

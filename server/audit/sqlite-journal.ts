@@ -1,13 +1,14 @@
 import type SQLite from 'better-sqlite3';
+import { deletedChunkOf, type DeletedChunk, type JournalDeletion, type JournalStore } from './journal-budget.ts';
 import {
-  deletedChunkOf,
-  JOURNAL_CLASSES,
-  type ClassTotals,
-  type DeletedChunk,
-  type JournalClass,
-  type JournalDeletion,
-  type JournalStore,
-} from './journal-budget.ts';
+  addToTotals,
+  type DeletedRow,
+  journalDeletions,
+  READ_TOTALS,
+  sqliteParameter,
+  type TotalsRow,
+  totalsToAdd,
+} from './journal-sql.ts';
 
 // gateway.db's side of the journal's budget: the JournalStore the budget (journal-budget.ts) reads and deletes
 // through, and the page counts it is measured in. The cluster's PostgreSQL has its own (postgres-journal.ts).
@@ -56,20 +57,10 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
   const walHalf = Math.floor(walShare / 2);
   sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walHalf / (pageSize + WAL_FRAME_HEADER)))}`);
   sqlite.pragma(`journal_size_limit = ${walHalf}`);
-  const statements: Record<JournalDeletion, SQLite.Statement> = {
-    purge_log: sqlite.prepare(
-      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT ?) RETURNING verified, bytes',
-    ),
-    purge_groups: sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT ?) RETURNING NULL AS verified, bytes',
-    ),
-    shed_groups: sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT ?) RETURNING NULL AS verified, bytes',
-    ),
-    shed_unverified: sqlite.prepare(
-      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT ?) RETURNING verified, bytes',
-    ),
-  };
+  const deletions = journalDeletions(sqliteParameter, 'NULL');
+  const statements = Object.fromEntries(
+    Object.entries(deletions).map(([what, sql]) => [what, sqlite.prepare(sql)]),
+  ) as Record<JournalDeletion, SQLite.Statement>;
   const probeInsert = sqlite.prepare('INSERT INTO audit_probe (v) VALUES (randomblob(?))');
   const probeDelete = sqlite.prepare('DELETE FROM audit_probe');
   const freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
@@ -84,8 +75,7 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
     batchEntries: Math.max(1, Math.floor(walHalf / pageSize / 2)),
     batchBytes: Math.floor(walHalf / 2),
     journalPages: () => journalPagesOf(sqlite),
-    readTotals: () =>
-      sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget').all() as Array<{ kind: JournalClass } & ClassTotals>,
+    readTotals: () => sqlite.prepare(READ_TOTALS).all() as TotalsRow[],
     probe(bytes) {
       try {
         probeInsert.run(bytes);
@@ -119,13 +109,12 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
  * (journal-prune.ts). `rows` runs the DELETE … RETURNING verified, bytes.
  */
 export function sqliteDeletion(sqlite: SQLite.Database): (rows: () => unknown[]) => DeletedChunk {
-  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+  const updateTotals = sqlite.prepare(addToTotals(sqliteParameter));
   const pagesInUse = sqlitePagesInUse(sqlite);
   const run = sqlite.transaction((rows: () => unknown[]) => {
     const pagesBefore = pagesInUse();
-    const chunk = deletedChunkOf(rows() as Array<{ verified: number | null; bytes: number }>, 0);
-    for (const kind of JOURNAL_CLASSES)
-      if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
+    const chunk = deletedChunkOf(rows() as DeletedRow[], 0);
+    for (const change of totalsToAdd(chunk.delta)) updateTotals.run(...change);
     chunk.pages = pagesInUse() - pagesBefore;
     return chunk;
   });
