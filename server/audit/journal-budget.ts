@@ -261,15 +261,11 @@ export class JournalBudget {
 
   /**
    * Another process changed the journal (the CLI's `journal prune` on gateway.db, server/audit/journal-prune.ts):
-   * its totals read again, and its pages when entries went (`pages`: SQLite's page map of the journal, once).
+   * its totals read again, and its pages as the caller measured them (journalPagesByComplement) when given.
    */
-  async reload(options: { pages: boolean }): Promise<void> {
-    const [totals, pages] = await Promise.all([
-      this.store.readTotals(),
-      options.pages ? this.store.journalPages() : this.journalPages,
-    ]);
-    this.setTotals(totals);
-    this.journalPages = pages;
+  async reload(pages?: number): Promise<void> {
+    this.setTotals(await this.store.readTotals());
+    if (pages !== undefined) this.journalPages = pages;
     if (this.overBudget()) void this.shed();
     this.reportState();
   }

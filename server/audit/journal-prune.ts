@@ -4,7 +4,7 @@ import type { OpenedGatewayDatabase } from '../db/gateway-database.ts';
 import { inPostgresTransaction } from '../db/postgres.ts';
 import { deletedChunkOf, type DeletedChunk, type JournalBudget, type JournalClass } from './journal-budget.ts';
 import { addToBudget } from './postgres-journal.ts';
-import { sqliteDeletion } from './sqlite-journal.ts';
+import { journalPagesByComplement, sqliteDeletion } from './sqlite-journal.ts';
 import {
   type DeletedRow,
   journalDeletions,
@@ -165,8 +165,8 @@ export function journalPruner(
  * gateway.db changed by another process (the CLI's `journal prune`, or its console-action entries): once a second
  * the running gateway asks SQLite whether another connection committed (`PRAGMA data_version`, no read of the
  * journal) and then whether audit_budget's totals moved; when they did, its budget reads them again, and the
- * journal's pages (SQLite's page map, once per such change), so a journal that was full takes requests again
- * without a restart.
+ * journal's pages (measured by what the other tables take, not by walking the journal), so a journal that was full
+ * takes requests again without a restart.
  */
 export function followExternalJournalChanges(sqlite: SQLite.Database, budget: JournalBudget): () => void {
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
@@ -183,7 +183,7 @@ export function followExternalJournalChanges(sqlite: SQLite.Database, budget: Jo
         (row) => row.kind in held && (held[row.kind].rows !== row.rows || held[row.kind].bytes !== row.bytes),
       );
       // Its pages too: what another process removed (or added) is not in the budget's count of them.
-      if (moved) void budget.reload({ pages: true });
+      if (moved) void budget.reload(journalPagesByComplement(sqlite));
     } catch {
       // A closing or failing database: the journal's own commits report failures.
     }
