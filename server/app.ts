@@ -45,6 +45,7 @@ import { backendTokenFor } from './secrets-files.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic } from './admin/index.ts';
 import { scheduleCloneSweeper } from './tenants/clone-sweeper.ts';
 import { writerConsoleAudit } from './audit/console-audit.ts';
+import { followExternalJournalChanges, journalPruner } from './audit/journal-prune.ts';
 
 export interface AppDeps {
   /**
@@ -124,6 +125,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     storageFaults,
     auditSink: writerConsoleAudit(journal.writer),
     auditStorage: () => auditStorageStatus(deps.database, journal.budget),
+    journalPrune: journalPruner(deps.database, journal.budget, () => journal.writer.flush()),
     clock,
   });
   await registerConsoleStatic(app, config.consoleDir);
@@ -176,13 +178,20 @@ async function openJournal(
   // biome-ignore lint/suspicious/noExplicitAny: as FastifyInstance['auditWriter'] above
   const writer: AuditWriter<any> =
     database.kind === 'sqlite'
-      ? new AuditWriter(database.sqlite, { clock, budget })
-      : new AuditWriter(postgresBatchCommitter(database.pool), { clock, budget });
+      ? new AuditWriter(database.sqlite, { clock, budget, retentionDays: config.audit.retentionDays })
+      : new AuditWriter(postgresBatchCommitter(database.pool), {
+          clock,
+          budget,
+          retentionDays: config.audit.retentionDays,
+        });
   const entries = new JournalEntries({
     digestKey: createSecretKey(deriveKey(context.masterKey, 'clinic-gateway/journal/body-digest/v1')),
     resolveKey: (apiKey) => deps.keys.resolve(apiKey),
   });
+  // The CLI's prune on gateway.db: followed within a second (PostgreSQL's budget re-reads every second anyway).
+  const stopFollowing = database.kind === 'sqlite' ? followExternalJournalChanges(database.sqlite, budget) : () => {};
   const close = async () => {
+    stopFollowing();
     await writer.close();
     closing = true;
     budget.close();

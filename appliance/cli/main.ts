@@ -24,6 +24,7 @@ import { CLONE_TTL_DEFAULT } from '../../contracts/admin/clones.ts';
 import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { journalCliAction } from './journal.ts';
+import { addJournalPruneCommand } from './journal-prune.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { issuedTokenDetail, OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
@@ -646,6 +647,7 @@ export function buildCli(): Command {
   addClockCommands(program);
   addOperatorCommands(program);
   addDatabaseCommands(program);
+  addJournalPruneCommand(program);
   return program;
 }
 

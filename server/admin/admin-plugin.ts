@@ -26,6 +26,7 @@ import operatorRoutes from './routes/operators.ts';
 import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
+import journalPruneRoutes from './routes/journal-prune.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
@@ -82,6 +83,7 @@ function adminDeps(options: AdminPluginOptions, now: () => number): AdminDeps {
     idempotency: options.idempotency,
     storageFaults: options.storageFaults ?? new StorageFaults(),
     auditStorage: options.auditStorage,
+    journalPrune: options.journalPrune,
     clock: options.clock ?? new ApplianceClock({ dataDir: null, enabled: false }),
     lockout: options.lockout ?? policies.lockout,
     session,
@@ -182,6 +184,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     idempotencyRoutes,
     playgroundRoutes,
     operatorRoutes,
+    journalPruneRoutes,
   ])
     await app.register(routes, deps);
 }

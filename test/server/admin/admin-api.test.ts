@@ -99,6 +99,7 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['POST', '/admin/api/operators', { username: 'novo-operador', role: 'viewer' }, 'admin'],
   ['PATCH', '/admin/api/operators/1', { role: 'viewer' }, 'admin'],
   ['POST', '/admin/api/operators/1/reset-password', undefined, 'admin'],
+  ['POST', '/admin/api/journal/prune', { before: '2000-01-01T00:00:00Z', dry_run: true }, 'admin'],
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
@@ -106,6 +107,7 @@ const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/automation/tenants/clinica-teste/reset', {}],
   ['POST', '/admin/api/automation/tenants/clinica-teste/clone', {}],
   ['DELETE', '/admin/api/automation/tenants/:slug', {}],
+  ['POST', '/admin/api/automation/journal/prune', { before: '2000-01-01T00:00:00Z', dry_run: true }],
 ];
 
 describe('console API access control', () => {

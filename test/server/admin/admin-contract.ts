@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { auditDetail, auditPage, auditStorage, unattributedPage } from '../../../contracts/admin/audit.ts';
 import { loggedOut, passwordChanged, sessionView } from '../../../contracts/admin/auth.ts';
 import { clockState } from '../../../contracts/admin/clock.ts';
+import { journalPruneResult } from '../../../contracts/admin/journal-prune.ts';
 import { removedAll, removedById } from '../../../contracts/admin/common.ts';
 import { faultView } from '../../../contracts/admin/faults.ts';
 import { clinicIdempotency, idempotencyPurged, keyIdempotency } from '../../../contracts/admin/idempotency.ts';
@@ -62,6 +63,8 @@ const ROUTES: Array<[method: string, path: RegExp, schema: z.ZodType]> = [
   ['GET', /^\/ephemeral-clinics-policy$/, clonePolicyView],
   ['POST', /^(\/automation)?\/tenants\/[^/]+\/clone$/, tenantCloned],
   ['DELETE', /^(\/automation)?\/tenants\/[^/]+$/, tenantDropped],
+  ['POST', /^\/journal\/prune$/, journalPruneResult],
+  ['POST', /^\/automation\/journal\/prune$/, journalPruneResult],
   ['GET', /^\/tenants\/[^/]+\/keys$/, z.array(keyView)],
   ['POST', /^\/tenants\/[^/]+\/keys$/, issuedKey],
   ['GET', /^\/keys\/\d+$/, keyView],

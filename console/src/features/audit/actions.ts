@@ -11,6 +11,7 @@ const ACTION_LABELS: Record<string, string> = {
   'tenant.reset': 'Clinic reset',
   'tenant.clone': 'Clinic cloned',
   'tenant.drop': 'Clinic dropped',
+  'journal.prune': 'Journal pruned',
   'fault.create': 'Backend fault on',
   'fault.delete': 'Backend fault off',
   'fault.clear': 'All backend faults off',
