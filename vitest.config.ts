@@ -18,6 +18,8 @@ const ON_POSTGRES = [
   'test/server/operators/**/*.test.ts',
   'test/server/audit/audit-query.test.ts',
   'test/server/audit/refusal-attribution.test.ts',
+  'test/server/audit/journal-received.test.ts',
+  'test/server/audit/har.test.ts',
   'test/server/idempotency/idempotency-plugin.test.ts',
   'test/server/reliability/exactly-once.test.ts',
   'test/server/db/**/*.test.ts',

@@ -333,14 +333,15 @@ interface Candidate {
   count: number;
 }
 
-/** Method 3; path 2 plus up to 3 by how far apart; outcome (status or code) 1; key 1; another clinic 1.5. */
+/** Method 3; path 2 plus up to 3 by how far apart; outcome (status or code) 1; key 1; elsewhere (another clinic, none) 4:
+ * the clinic's own close calls come first. */
 function costOf(differs: NearMissDifference[], similarity: number): number {
   let cost = 0;
   if (differs.includes('method')) cost += 3;
   if (differs.includes('path')) cost += 2 + 3 * (1 - similarity);
   if (differs.includes('status') || differs.includes('code')) cost += 1;
   if (differs.includes('key')) cost += 1;
-  if (differs.includes('clinic')) cost += 1.5;
+  if (differs.includes('clinic')) cost += 4;
   return cost;
 }
 
@@ -596,7 +597,14 @@ async function nearMisses(
       if (c) candidates.push({ row, ...c, count: group.count, key: `group|${group.id}`, group, sample: s });
     }
   }
-  const ranked = rank(candidates);
+  // Elsewhere (other clinics, no clinic) takes one place each at most: parallel workers each run the same calls on
+  // their own clinic, and one of theirs is a clue (this test used another clinic's key), five are noise.
+  const own = rank(candidates.filter((c) => !c.differs.includes('clinic')));
+  const otherClinic = rank(candidates.filter((c) => c.differs.includes('clinic') && !c.group)).slice(0, 1);
+  const noClinic = rank(candidates.filter((c) => c.group)).slice(0, 1);
+  const ranked = [...own, ...otherClinic, ...noClinic]
+    .sort((a, b) => a.cost - b.cost || b.row.id - a.row.id)
+    .slice(0, NEAR_MISSES_MAX);
   const groups = new Map(candidates.filter((c) => c.group).map((c) => [c.row.id, c]));
   const full = new Map(
     (

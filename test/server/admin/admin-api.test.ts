@@ -95,11 +95,15 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['POST', '/admin/api/operators', { username: 'novo-operador', role: 'viewer' }, 'admin'],
   ['PATCH', '/admin/api/operators/1', { role: 'viewer' }, 'admin'],
   ['POST', '/admin/api/operators/1/reset-password', undefined, 'admin'],
+  ['GET', '/admin/api/tenants/clinica-teste/journal/received', undefined, 'read'],
+  ['GET', '/admin/api/tenants/clinica-teste/journal/har', undefined, 'read'],
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
 const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/automation/tenants/clinica-teste/reset', {}],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/journal/received'],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/journal/har'],
 ];
 
 describe('console API access control', () => {
