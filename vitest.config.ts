@@ -25,6 +25,7 @@ const ON_POSTGRES = [
   'test/server/db/**/*.test.ts',
   'test/appliance/cluster*.test.ts',
   'test/appliance/cli/copy-to-postgres.test.ts',
+  'test/appliance/cli/journal.test.ts',
 ];
 const POSTGRES_ONLY = [
   'test/server/db/postgres*.test.ts',

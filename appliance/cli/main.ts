@@ -21,7 +21,7 @@ import {
 import { addClockCommands } from './clock.ts';
 import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
-import { journalCliAction } from './journal.ts';
+import { addJournalCommands, journalCliAction } from './journal.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
@@ -599,6 +599,13 @@ export function buildCli(): Command {
   addClockCommands(program);
   addOperatorCommands(program);
   addDatabaseCommands(program);
+  addJournalCommands(program, {
+    withServices,
+    print,
+    info,
+    usage: (message) => new UsageError(message),
+    now: () => applianceClock().now(),
+  });
   return program;
 }
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { request } from 'undici';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import { Ajv } from 'ajv';
+import formatsPlugin from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { gatewayRows } from '../../helpers/journal.ts';
@@ -17,6 +17,9 @@ import { ConsoleClient } from '../admin/console-client.ts';
 const require = createRequire(import.meta.url);
 const harSchemas = require('har-schema') as Record<string, { $id: string }>;
 const draft06 = require('ajv/dist/refs/json-schema-draft-06.json');
+
+// ajv-formats is CommonJS: its default export is the plugin itself at runtime.
+const addFormats = ((formatsPlugin as unknown as { default?: unknown }).default ?? formatsPlugin) as (ajv: Ajv) => void;
 
 /** The HAR 1.2 schema (draft-06, with its own `min`/`optional` words: not strict). */
 function harValidator() {
