@@ -6,6 +6,8 @@ import { ListTable } from '../../lib/table.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { actionLabel } from './actions.ts';
+import { HarExportButton } from './HarExportButton.tsx';
+import { ReceivedPanel } from './ReceivedPanel.tsx';
 import {
   FILTER_NAMES,
   useAuditPages,
@@ -197,16 +199,20 @@ export function AuditPage() {
         title="Audit log"
         description="Every API request and console action, the last to arrive first. Bodies are stored redacted and bounded; a body that did not parse is described, never stored."
         actions={
-          <Button
-            onClick={() => void Promise.all([pages.refetch(), storage.refetch(), unattributed.refetch()])}
-            disabled={pages.isFetching}
-          >
-            {pages.isFetching && !pages.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
-          </Button>
+          <>
+            <HarExportButton filters={filters} />
+            <Button
+              onClick={() => void Promise.all([pages.refetch(), storage.refetch(), unattributed.refetch()])}
+              disabled={pages.isFetching}
+            >
+              {pages.isFetching && !pages.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
+            </Button>
+          </>
         }
       />
       <StorageLine storage={storage.data} />
       <FiltersForm key={filterKey} initial={filters} />
+      <ReceivedPanel key={`received-${filterKey}`} filters={filters} />
       <ErrorBanner error={pages.error} title="The audit log could not be loaded" />
       <section className="card" aria-label="Audit entries">
         <ListTable
