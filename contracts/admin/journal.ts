@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { optionalText } from './audit.ts';
 
 /**
  * What the gateway received (issue 30 § 4 and 5): the verification query over one clinic's journal and its HAR
@@ -23,14 +24,6 @@ export const STATUS_FILTER_PATTERN = /^(?:[1-5]\d\d|[1-5]xx)$/;
 /** `/v1/pacientes` (a prefix) or `/v1/pacientes/:id` (a template: `:name` is one path segment). */
 export const PATH_FILTER_PATTERN = /^\/[^\s#]*$/;
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS', 'HEAD'] as const;
-
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .optional()
-    .transform((v) => (v ? v : undefined));
 
 /** A time in ISO 8601 with its offset (`2026-12-02T10:00:00Z`); anything else `since`/`until` take is a request id. */
 export const isIsoInstant = (v: string): boolean =>
@@ -82,24 +75,21 @@ const filterFields = {
   until: instant,
 };
 
-export const receivedQuerySchema = z.strictObject({
-  ...filterFields,
-  limit: z
+/** `limit`: 1 to `max`, `fallback` when absent. */
+const limitField = (fallback: number, max: number) =>
+  z
     .union([z.string(), z.number()])
     .optional()
-    .transform((v) => (v === undefined || v === '' ? RECEIVED_DEFAULT_LIMIT : Number(v)))
-    .pipe(z.number().int().min(1).max(RECEIVED_MAX_LIMIT)),
+    .transform((v) => (v === undefined || v === '' ? fallback : Number(v)))
+    .pipe(z.number().int().min(1).max(max));
+
+export const receivedQuerySchema = z.strictObject({
+  ...filterFields,
+  limit: limitField(RECEIVED_DEFAULT_LIMIT, RECEIVED_MAX_LIMIT),
 });
 export type ReceivedQuery = z.infer<typeof receivedQuerySchema>;
 
-export const harQuerySchema = z.strictObject({
-  ...filterFields,
-  limit: z
-    .union([z.string(), z.number()])
-    .optional()
-    .transform((v) => (v === undefined || v === '' ? HAR_MAX_ENTRIES : Number(v)))
-    .pipe(z.number().int().min(1).max(HAR_MAX_ENTRIES)),
-});
+export const harQuerySchema = z.strictObject({ ...filterFields, limit: limitField(HAR_MAX_ENTRIES, HAR_MAX_ENTRIES) });
 export type HarQuery = z.infer<typeof harQuerySchema>;
 
 /** The filters as the gateway applied them (the routes' own names). */

@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
 import type { GatewayDb } from '../db/database.ts';
 import { invalidParam } from '../errors.ts';
+import { levenshtein } from '../http/route-suggestions.ts';
+import type { AuditUnattributedTable } from '../db/tables/audit-log.ts';
+import type { Selectable } from 'kysely';
 import {
   isIsoInstant,
   NEAR_MISSES_MAX,
@@ -218,14 +221,7 @@ function matches(f: JournalFilter, path: PathFilter | null, row: LightRow): bool
 function segmentSimilarity(a: string, b: string): number {
   if (a === b) return 1;
   if (a.length > MAX_SEGMENT_CHARS || b.length > MAX_SEGMENT_CHARS) return 0;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = row;
-  }
-  return 1 - previous[b.length] / Math.max(a.length, b.length, 1);
+  return 1 - levenshtein(a, b) / Math.max(a.length, b.length, 1);
 }
 
 /**
@@ -423,17 +419,7 @@ async function otherClinicRows(db: GatewayDb, scope: ReceivedScope, b: Bounds): 
   return allowed === 'all' ? rows : rows.filter((r) => r.tenant_slug !== null && allowed.includes(r.tenant_slug));
 }
 
-interface GroupRow {
-  id: number;
-  minute: string;
-  client_ip: string;
-  status: number;
-  error_code: string;
-  count: number;
-  first_ts: string;
-  last_ts: string;
-  sample: string;
-}
+type GroupRow = Selectable<AuditUnattributedTable>;
 
 /** The newest unattributed groups the caller may see, from `since` on. */
 async function groupRows(db: GatewayDb, scope: ReceivedScope, b: Bounds): Promise<GroupRow[]> {
@@ -441,7 +427,7 @@ async function groupRows(db: GatewayDb, scope: ReceivedScope, b: Bounds): Promis
   if (scope.unattributedFrom !== 'all') query = query.where('client_ip', '=', scope.unattributedFrom);
   if (b.sinceInstant) query = query.where('last_ts', '>=', b.sinceInstant);
   if (b.untilTs) query = query.where('first_ts', '<=', b.untilTs);
-  return (await query.orderBy('id', 'desc').limit(UNATTRIBUTED_GROUPS).execute()) as unknown as GroupRow[];
+  return query.orderBy('id', 'desc').limit(UNATTRIBUTED_GROUPS).execute();
 }
 
 const parseJson = (text: string | null | undefined): unknown => {

@@ -3,8 +3,7 @@ import { invalidParam, notFound } from '../../errors.ts';
 import { API_RELEASE } from '../../config.ts';
 import type { AdminDeps } from '../deps.ts';
 import { parseInput } from '../http.ts';
-import { operatorTokenOf } from '../operator-token-auth.ts';
-import { requireTokenTenant, tokenAllows } from '../../operators/operator-tokens.ts';
+import { tokenOnClinic } from './automation.ts';
 import { ALL_TENANTS } from '../../../contracts/admin/operator-tokens.ts';
 import { slugParams } from '../../../contracts/admin/common.ts';
 import { harQuerySchema, receivedQuerySchema, type ReceivedAnswer } from '../../../contracts/admin/journal.ts';
@@ -38,17 +37,9 @@ export default async function journalRoutes(app: FastifyInstance, deps: AdminDep
     let otherClinics: ReceivedScope['otherClinics'] = 'all';
     let unattributedFrom: ReceivedScope['unattributedFrom'] = 'all';
     if (viaToken) {
-      const token = operatorTokenOf(request);
-      via = { via: 'operator_token', token_id: token.id };
-      if (!tokenAllows(token, slug)) {
-        const tenant = await deps.tenants.get(slug);
-        request.adminAudit = {
-          tenantId: tenant?.id ?? null,
-          tenantSlug: tenant?.slug ?? null,
-          detail: { ...via, slug, token_tenants: token.tenants },
-        };
-        requireTokenTenant(token, slug);
-      }
+      const allowed = await tokenOnClinic(deps, request, slug);
+      const token = allowed.token;
+      via = allowed.via;
       otherClinics = token.tenants === ALL_TENANTS ? 'all' : token.tenants.filter((t) => t !== slug);
       // A token sees the requests that reached no clinic only from its own address (its own test runner).
       unattributedFrom = request.ip;

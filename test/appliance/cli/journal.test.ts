@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { gatewayRows } from '../../helpers/journal.ts';
+import { runCli } from '../../helpers/tools.ts';
 
 // Issue 30 § 4, 5, the CLI path: `journal received --tenant <slug> [filters] [--json]` and `journal har --tenant
 // <slug> [filters] --out <file>` on DATA_DIR's journal, the console API's answers.
@@ -36,20 +36,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const TSX = path.resolve('node_modules/.bin/tsx');
-
-function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      TSX,
-      ['appliance/cli/main.ts', ...args],
-      { env: { ...process.env, ...stack.cliEnv } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = (...args: string[]) => runCli(stack.cliEnv, ...args);
 
 test('journal received: the entries as the console API answers them, and the near misses when none match', async () => {
   const found = await cli(

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { gatewayRows } from '../../helpers/journal.ts';
 import { nowSeconds, sign } from '../../helpers/signed-client.ts';
-import { ensureOperator } from '../../../server/operators/index.ts';
-import { ConsoleClient } from '../admin/console-client.ts';
+import { signedInOperator, type ConsoleClient } from '../admin/console-client.ts';
 
 /**
  * Issue 30 § 5: a clinic's journal as HAR 1.2, validated against the HAR schema (har-schema, with ajv), made of
@@ -55,12 +54,8 @@ async function signedCall(method: string, path: string, body?: unknown, idempote
 
 beforeAll(async () => {
   stack = await startTestStack();
-  await ensureOperator(stack.gatewayDb.db, 'operador', PASSWORD);
-  await ensureOperator(stack.gatewayDb.db, 'leitor', PASSWORD, 'viewer');
-  admin = new ConsoleClient(stack.gatewayUrl);
-  expect((await admin.login('operador', PASSWORD)).status).toBe(200);
-  viewer = new ConsoleClient(stack.gatewayUrl);
-  expect((await viewer.login('leitor', PASSWORD)).status).toBe(200);
+  admin = await signedInOperator(stack, 'operador', PASSWORD);
+  viewer = await signedInOperator(stack, 'leitor', PASSWORD, 'viewer');
   await stack.createTenant(slug);
   key = await stack.newKey({ tenant: slug });
   const created = await signedCall(

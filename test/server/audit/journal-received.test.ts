@@ -2,8 +2,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { nowSeconds, signedRequest } from '../../helpers/signed-client.ts';
-import { ensureOperator } from '../../../server/operators/index.ts';
-import { ConsoleClient } from '../admin/console-client.ts';
+import { signedInOperator, type ConsoleClient } from '../admin/console-client.ts';
 import { RECEIVED_MAX_LIMIT } from '../../../contracts/admin/journal.ts';
 
 /**
@@ -22,12 +21,8 @@ let clinicSeq = 0;
 
 beforeAll(async () => {
   stack = await startTestStack({ RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) });
-  await ensureOperator(stack.gatewayDb.db, 'operador', PASSWORD);
-  await ensureOperator(stack.gatewayDb.db, 'leitor', PASSWORD, 'viewer');
-  admin = new ConsoleClient(stack.gatewayUrl);
-  expect((await admin.login('operador', PASSWORD)).status).toBe(200);
-  viewer = new ConsoleClient(stack.gatewayUrl);
-  expect((await viewer.login('leitor', PASSWORD)).status).toBe(200);
+  admin = await signedInOperator(stack, 'operador', PASSWORD);
+  viewer = await signedInOperator(stack, 'leitor', PASSWORD, 'viewer');
 });
 afterAll(async () => stack?.stop());
 
