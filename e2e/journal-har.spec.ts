@@ -40,6 +40,7 @@ test('audit page: Export HAR downloads the filtered calls as HAR 1.2; the receiv
 
   // The received panel starts from the page's filters: ask for the patient the test expected to create.
   const panel = page.getByRole('region', { name: 'What the gateway received' });
+  await panel.getByRole('button', { name: 'Check what was received' }).click();
   await panel.getByLabel('Method').selectOption('POST');
   await panel.getByLabel('Path (prefix or template)').fill('/v1/pacientes');
   await panel.getByLabel('Status').fill('201');

@@ -63,8 +63,22 @@ export function ReceivedPanel({ filters }: { filters: Record<string, string> }) 
     filters: {},
     run: 0,
   });
+  const [open, setOpen] = useState(false);
   const result = useReceived(asked.slug || undefined, asked.filters, asked.run);
   const answer = result.data;
+  // Closed, the panel is its title alone: its fields stay out of the page until asked for.
+  if (!open)
+    return (
+      <section className="card card-pad" aria-label="What the gateway received" style={{ marginBottom: 16 }}>
+        <div className="form-actions" style={{ justifyContent: 'space-between', marginTop: 0 }}>
+          <span>
+            <strong>What the gateway received</strong>{' '}
+            <span className="hint">— did a test's call arrive? Near misses say why not.</span>
+          </span>
+          <Button onClick={() => setOpen(true)}>Check what was received</Button>
+        </div>
+      </section>
+    );
   return (
     <section className="card" aria-label="What the gateway received" style={{ marginBottom: 16 }}>
       <form
@@ -113,6 +127,7 @@ export function ReceivedPanel({ filters }: { filters: Record<string, string> }) 
           ))}
         </div>
         <div className="form-actions">
+          <Button onClick={() => setOpen(false)}>Close</Button>
           <Button type="submit" variant="primary" disabled={!slug}>
             Check received
           </Button>
