@@ -25,6 +25,7 @@ import operatorRoutes from './routes/operators.ts';
 import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
+import snapshotRoutes from './routes/snapshots.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
@@ -180,6 +181,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     idempotencyRoutes,
     playgroundRoutes,
     operatorRoutes,
+    snapshotRoutes,
   ])
     await app.register(routes, deps);
 }

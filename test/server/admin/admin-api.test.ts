@@ -95,11 +95,24 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['POST', '/admin/api/operators', { username: 'novo-operador', role: 'viewer' }, 'admin'],
   ['PATCH', '/admin/api/operators/1', { role: 'viewer' }, 'admin'],
   ['POST', '/admin/api/operators/1/reset-password', undefined, 'admin'],
+  // Named snapshots (issue 30): a viewer lists them; saving, restoring, deleting, exporting (a whole clinic's data) and importing are an admin's.
+  ['GET', '/admin/api/tenants/clinica-teste/snapshots', undefined, 'read'],
+  ['POST', '/admin/api/tenants/clinica-teste/snapshots', { name: 'x' }, 'admin'],
+  ['POST', '/admin/api/tenants/clinica-teste/snapshots/:name/restore', {}, 'admin'],
+  ['DELETE', '/admin/api/tenants/clinica-teste/snapshots/:name', undefined, 'admin'],
+  ['GET', '/admin/api/tenants/clinica-teste/snapshots/:name/export', undefined, 'admin'],
+  ['POST', '/admin/api/tenants/clinica-teste/snapshots/import', undefined, 'admin'],
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
 const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/automation/tenants/clinica-teste/reset', {}],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/snapshots'],
+  ['POST', '/admin/api/automation/tenants/clinica-teste/snapshots', { name: 'x' }],
+  ['POST', '/admin/api/automation/tenants/clinica-teste/snapshots/:name/restore', {}],
+  ['DELETE', '/admin/api/automation/tenants/clinica-teste/snapshots/:name'],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/snapshots/:name/export'],
+  ['POST', '/admin/api/automation/tenants/clinica-teste/snapshots/import'],
 ];
 
 describe('console API access control', () => {

@@ -15,6 +15,13 @@ import { operatorView, operatorWithPassword } from '../../../contracts/admin/ope
 import { fullApiKey, playgroundAnswer } from '../../../contracts/admin/playground.ts';
 import { storageFaultView } from '../../../contracts/admin/storage-faults.ts';
 import {
+  snapshotDeleted,
+  snapshotImportResult,
+  snapshotRestoreResult,
+  snapshotSaved,
+  snapshotView,
+} from '../../../contracts/admin/snapshots.ts';
+import {
   catalogOption,
   medicoOption,
   tenantCreated,
@@ -77,6 +84,12 @@ const ROUTES: Array<[method: string, path: RegExp, schema: z.ZodType]> = [
   ['POST', /^\/operator-tokens$/, issuedOperatorToken],
   ['POST', /^\/operator-tokens\/\d+\/revoke$/, operatorTokenView],
   ['DELETE', /^\/operator-tokens\/\d+$/, operatorTokenRemoved],
+  // Named snapshots (issue 30), the console routes and their automation twins: same answers.
+  ['GET', /^(\/automation)?\/tenants\/[^/]+\/snapshots$/, z.array(snapshotView)],
+  ['POST', /^(\/automation)?\/tenants\/[^/]+\/snapshots$/, snapshotSaved],
+  ['POST', /^(\/automation)?\/tenants\/[^/]+\/snapshots\/import$/, snapshotImportResult],
+  ['POST', /^(\/automation)?\/tenants\/[^/]+\/snapshots\/[^/]+\/restore$/, snapshotRestoreResult],
+  ['DELETE', /^(\/automation)?\/tenants\/[^/]+\/snapshots\/[^/]+$/, snapshotDeleted],
 ];
 
 /** The contract of a console API answer (`path` below /admin/api, query string included), or null when none is listed. */
