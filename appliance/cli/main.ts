@@ -22,6 +22,7 @@ import { addClockCommands } from './clock.ts';
 import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { journalCliAction } from './journal.ts';
+import { addSnapshotCommands } from './snapshots.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
@@ -427,6 +428,7 @@ function addTenantCommands(program: Command): void {
     .option('--yes', 'do not ask for confirmation (scripts, CI)')
     .option('--json', 'machine-readable output')
     .action(resetCommand);
+  addSnapshotCommands(tenants, withServices);
 }
 
 /** `keys list | create | rotate | revoke | import-legacy`. */

@@ -51,15 +51,16 @@ describe('APP_ENV=production without ALLOW_TENANT_RESET', () => {
         return { status: r.status, body: r.json };
       })(),
       ...(await Promise.all(
-        [{ cookie: client.cookie!, 'x-csrf-token': client.csrf! }, { authorization: `Bearer ${token}` }].map(
-          async (headers, i) => {
-            const r = await rawCall(
-              `${stack.gatewayUrl}/admin/api${i ? '/automation' : ''}/tenants/nova-prod/snapshots/import`,
-              { method: 'POST', headers, body: exported.bytes },
-            );
-            return { status: r.status, body: r.json };
-          },
-        ),
+        [
+          { cookie: client.cookie!, 'x-csrf-token': client.csrf! } as Record<string, string>,
+          { authorization: `Bearer ${token}` },
+        ].map(async (headers: Record<string, string>, i: number) => {
+          const r = await rawCall(
+            `${stack.gatewayUrl}/admin/api${i ? '/automation' : ''}/tenants/nova-prod/snapshots/import`,
+            { method: 'POST', headers, body: exported.bytes },
+          );
+          return { status: r.status, body: r.json };
+        }),
       )),
     ];
     for (const res of refusals) {
