@@ -27,6 +27,7 @@ import {
 } from './harness.ts';
 import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
+import { measureSnapshots, snapshotsTable } from './snapshots.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
 import { CONSISTENCY_CHECK_ENTRIES } from '../server/integrity/idempotency-consistency.ts';
@@ -383,6 +384,11 @@ async function main(): Promise<void> {
     console.log(JSON_OUTPUT ? JSON.stringify({ scale }, null, 2) : scaleTable(scale));
     return;
   }
+  if (only === 'snapshots') {
+    const snapshots = await measureSnapshots();
+    console.log(JSON_OUTPUT ? JSON.stringify({ snapshots }, null, 2) : snapshotsTable(snapshots));
+    return;
+  }
   if (only === 'cli') {
     const cli = await measureCli();
     console.log(JSON_OUTPUT ? JSON.stringify({ cli }, null, 2) : cliTable(cli));
@@ -452,6 +458,9 @@ async function main(): Promise<void> {
       const cli = await measureCli();
       report.cli = cli;
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);
+      report.snapshots = await measureSnapshots();
+      if (!JSON_OUTPUT)
+        console.log(`\n${snapshotsTable(report.snapshots as Awaited<ReturnType<typeof measureSnapshots>>)}`);
       const topologies = await measureTopologies(workDir, { get: bareGet, post: barePost });
       report.topologies = topologyReport(topologies);
       if (!JSON_OUTPUT) console.log(`\n${topologyTable(topologies)}`);
