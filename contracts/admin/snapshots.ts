@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { SNAPSHOT_IMPORT_MAX_BYTES, backendSnapshot, backendSnapshotSave, snapshotName } from '../backend/snapshots.ts';
+import {
+  SNAPSHOT_IMPORT_MAX_BYTES,
+  backendSnapshot,
+  backendSnapshotRestored,
+  backendSnapshotSave,
+  snapshotName,
+} from '../backend/snapshots.ts';
 
 /**
  * Console API (and automation twins under `/automation/…`): a clinic's named snapshots (issue 30 § 2).
@@ -23,21 +29,8 @@ export const snapshotParams = z.object({ slug: z.string().min(1).max(63), name: 
 /** A restore takes no options: an empty body (or `{}`). */
 export const snapshotRestoreSchema = z.strictObject({});
 
-export const snapshotRestoreResult = z.object({
-  slug: z.string(),
-  name: z.string(),
-  /** The clinic's name in the restored state (the gateway's copy follows it). */
-  nome: z.string(),
-  rows_restored: z.number().int(),
-  /** The gateway's idempotency entries of the clinic's keys, forgotten (no replay answers from another state). */
-  idempotency_keys_removed: z.number().int(),
-  idempotency_markers_removed: z.number().int(),
-  files_restored: z.number().int(),
-  /** The clinic's objects the restored state does not hold, removed. */
-  files_removed: z.number().int(),
-  database_ms: z.number(),
-  duration_ms: z.number(),
-});
+/** backend-sim's restore answer, plus the gateway's idempotency entries of the clinic's keys it forgot (no replay from another state). */
+export const snapshotRestoreResult = backendSnapshotRestored.extend({ idempotency_keys_removed: z.number().int() });
 export type SnapshotRestoreResult = z.infer<typeof snapshotRestoreResult>;
 
 export const snapshotDeleted = z.object({ slug: z.string(), name: z.string(), deleted: z.literal(true) });

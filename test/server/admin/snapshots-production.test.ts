@@ -1,24 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import type { TestStack } from '../../helpers/stack.ts';
 import { logicalDump, rawCall } from '../../helpers/snapshots.ts';
-import { ensureOperator } from '../../../server/operators/index.ts';
-import { ConsoleClient } from './console-client.ts';
+import type { ConsoleClient } from './console-client.ts';
+import { productionStack } from './production-stack.ts';
 
 // Issue 30 § 2, production: a restore or an import replaces a clinic's data, so APP_ENV=production refuses them
 // (403 OPERATION_NOT_ALLOWED naming ALLOW_TENANT_RESET, the reset's rule) on the console and automation routes;
 // saving, listing, exporting and deleting snapshots stay allowed (docs/decisions.md S3).
 vi.setConfig({ testTimeout: 90_000 });
-const PASSWORD = 'correct-horse-battery';
-
-async function productionStack(env: Record<string, string>) {
-  const stack = await startTestStack({ APP_ENV: 'production', ...env });
-  await ensureOperator(stack.gatewayDb.db, 'operador', PASSWORD);
-  const client = new ConsoleClient(stack.gatewayUrl);
-  expect((await client.login('operador', PASSWORD)).status).toBe(200);
-  const issued = await client.call('POST', '/admin/api/operator-tokens', { label: 'ci', tenants: '*' });
-  expect(issued.status).toBe(201);
-  return { stack, client, token: issued.body.data.token as string };
-}
 
 describe('APP_ENV=production without ALLOW_TENANT_RESET', () => {
   let stack: TestStack;
