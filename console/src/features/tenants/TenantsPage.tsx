@@ -19,6 +19,7 @@ import {
   type TenantSettings,
 } from './api.ts';
 import { ResetTenantDialog } from './ResetTenantDialog.tsx';
+import { SnapshotsPanel } from './SnapshotsPanel.tsx';
 
 const FLAGS: Array<[keyof TenantSettings, string, string]> = [
   ['cpf_obrigatorio', 'CPF required', 'Patient create is refused without a CPF.'],
@@ -317,6 +318,11 @@ export function TenantsPage() {
             }
           >
             <SettingsPanel key={selected} slug={selected} />
+          </SectionCard>
+        )}
+        {selected && (
+          <SectionCard label="Snapshots" title={<>Snapshots · {selected}</>}>
+            <SnapshotsPanel key={selected} slug={selected} />
           </SectionCard>
         )}
       </div>
