@@ -19,6 +19,7 @@ import { pacienteRoutes } from './routes/pacientes.ts';
 import { prontuarioRoutes } from './routes/prontuarios.ts';
 import { FileStore } from './storage.ts';
 import { TenantRegistry } from './tenants.ts';
+import { TenantGate } from './tenant-gate.ts';
 import type { BackendDeps } from './deps.ts';
 
 declare module 'fastify' {
@@ -73,6 +74,7 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
     tenants: new TenantRegistry(config.dataDir),
     faults: new FaultStore(),
     files: new FileStore(config.s3),
+    gate: new TenantGate(),
     clock,
     now: () => isoSeconds(clock()),
     today: () => isoDate(clock()),
@@ -125,6 +127,25 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
   await app.register(healthRoutes(deps));
   await app.register(
     async (tenantScope) => {
+      // Admitted by the clinic's gate (a restore under way holds its requests), left when the answer is out.
+      tenantScope.addHook('preHandler', (req, reply, done) => {
+        const { slug } = req.params as { slug: string };
+        const waiting = deps.gate.enter(slug);
+        let left = false;
+        const leave = () => {
+          if (left) return;
+          left = true;
+          deps.gate.leave(slug);
+        };
+        if (!waiting) {
+          reply.raw.once('finish', leave).once('close', leave);
+          return done();
+        }
+        waiting.then(() => {
+          reply.raw.once('finish', leave).once('close', leave);
+          done();
+        }, done);
+      });
       tenantScope.addHook('preHandler', (req, _reply, done) => {
         const { slug } = req.params as { slug: string };
         req.tenantSlug = slug;

@@ -3,6 +3,7 @@ import type { BackendConfig } from './config.ts';
 import type { FaultStore } from './faults.ts';
 import type { FileStore } from './storage.ts';
 import type { TenantRegistry } from './tenants.ts';
+import type { TenantGate } from './tenant-gate.ts';
 
 // Apart from app.ts, which imports the route modules: they import this, and nothing of theirs imports app.ts back.
 
@@ -12,6 +13,8 @@ export interface BackendDeps {
   tenants: TenantRegistry;
   faults: FaultStore;
   files: FileStore;
+  /** Holds a clinic's requests while its state is swapped (restores, imports, resets with files). */
+  gate: TenantGate;
   now(): string;
   today(): string;
   clock(): Date;

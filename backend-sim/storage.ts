@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type * as Minio from 'minio';
 import { createS3Client, ensureBucket } from '../shared-node/s3-client.ts';
 import type { BackendS3Config } from './config.ts';
@@ -95,6 +96,39 @@ export class FileStore {
   async remove(objectKeys: string[]): Promise<void> {
     if (!objectKeys.length) return;
     const client = await this.ready();
-    await client.removeObjects(this.bucket, objectKeys);
+    // S3's DeleteObjects takes at most 1000 keys a request.
+    for (let i = 0; i < objectKeys.length; i += 1000)
+      await client.removeObjects(this.bucket, objectKeys.slice(i, i + 1000));
+  }
+
+  /** Whether files are stored at all (no S3 configured: a clinic has none). */
+  get configured(): boolean {
+    return this.s3 !== undefined;
+  }
+
+  /** Every object under `prefix`, by key. */
+  async list(prefix: string): Promise<Array<{ key: string; size: number }>> {
+    const client = await this.ready();
+    const found: Array<{ key: string; size: number }> = [];
+    const stream = client.listObjectsV2(this.bucket, prefix, true);
+    for await (const item of stream as AsyncIterable<{ name?: string; size?: number }>)
+      if (item.name) found.push({ key: item.name, size: item.size ?? 0 });
+    return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** A copy inside the bucket, done by the storage server (the bytes never come here). */
+  async copy(from: string, to: string): Promise<void> {
+    const client = await this.ready();
+    await client.copyObject(this.bucket, to, `/${this.bucket}/${from}`);
+  }
+
+  async stream(objectKey: string): Promise<Readable> {
+    const client = await this.ready();
+    return client.getObject(this.bucket, objectKey);
+  }
+
+  async putFrom(objectKey: string, body: Readable | Buffer, size: number): Promise<void> {
+    const client = await this.ready();
+    await client.putObject(this.bucket, objectKey, body, size);
   }
 }

@@ -28,6 +28,7 @@ import {
 import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
 import { benchClones } from './clones.ts';
+import { measureSnapshots, snapshotsTable } from './snapshots.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
 import { journalCapacity, journalCapacityLine, journalSnapshot, type JournalCapacity } from './journal-capacity.ts';
@@ -389,6 +390,11 @@ async function main(): Promise<void> {
     return;
   }
   if (only === 'clones') return benchClones(JSON_OUTPUT);
+  if (only === 'snapshots') {
+    const snapshots = await measureSnapshots();
+    console.log(JSON_OUTPUT ? JSON.stringify({ snapshots }, null, 2) : snapshotsTable(snapshots));
+    return;
+  }
   if (only === 'cli') {
     const cli = await measureCli();
     console.log(JSON_OUTPUT ? JSON.stringify({ cli }, null, 2) : cliTable(cli));
@@ -461,6 +467,9 @@ async function main(): Promise<void> {
       report.cli = cli;
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);
       await benchClones(JSON_OUTPUT, report);
+      report.snapshots = await measureSnapshots();
+      if (!JSON_OUTPUT)
+        console.log(`\n${snapshotsTable(report.snapshots as Awaited<ReturnType<typeof measureSnapshots>>)}`);
       const topologies = await measureTopologies(workDir, { get: bareGet, post: barePost });
       report.topologies = topologyReport(topologies);
       if (!JSON_OUTPUT) console.log(`\n${topologyTable(topologies)}`);

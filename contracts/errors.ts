@@ -99,6 +99,8 @@ export const BACKEND_INTERNAL_OUTCOME = {
   METHOD_NOT_ALLOWED: { status: 405, becomes: 'SERVICE_UNAVAILABLE' },
   INTERNAL_ERROR: { status: 500, becomes: 'SERVICE_UNAVAILABLE' },
   FAULT_INJECTED: { status: 500, becomes: 'SERVICE_UNAVAILABLE' },
+  /** The clinic is being restored from a snapshot and did not come back within the wait (backend-sim/tenant-gate.ts). */
+  TENANT_BUSY: { status: 503, becomes: 'SERVICE_UNAVAILABLE' },
 } as const satisfies Record<string, { status: number; becomes: ApiErrorCode }>;
 
 export type BackendPassthroughCode = (typeof BACKEND_PASSTHROUGH_CODES)[number];

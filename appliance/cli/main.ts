@@ -25,6 +25,7 @@ import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { addJournalPruneCommand } from './journal-prune.ts';
 import { addJournalCommands, journalCliAction } from './journal.ts';
+import { addSnapshotCommands } from './snapshots.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { issuedTokenDetail, OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
@@ -463,6 +464,7 @@ function addTenantCommands(program: Command): void {
       if (opts.json) return print(result);
       info(describeDrop(result));
     });
+  addSnapshotCommands(tenants, withServices);
 }
 
 /** A clone command's refusal printed as a usage error (its message, no stack). */

@@ -22,7 +22,7 @@ export function pristineFile(dataDir: string, slug: string): string {
  * (an idempotent write keeps it until its answer) and before the next one. `work` is synchronous, so
  * nothing else runs on the connection meanwhile, not even the raw reads of the idempotency hooks.
  */
-async function withConnection<T>(tenant: TenantDatabase, work: () => T): Promise<T> {
+export async function withConnection<T>(tenant: TenantDatabase, work: () => T): Promise<T> {
   return tenant.db.connection().execute(async () => work());
 }
 
@@ -37,6 +37,15 @@ export async function takePristineSnapshot(tenant: TenantDatabase, dataDir: stri
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const file = pristineFile(dataDir, slug);
+  await copyTenantDatabase(tenant, file);
+  return { file, bytes: statSync(file).size };
+}
+
+/**
+ * An online, consistent copy of the tenant database at `file` (VACUUM INTO on its one connection, between
+ * requests), owner-only, replacing `file` only once complete.
+ */
+export async function copyTenantDatabase(tenant: TenantDatabase, file: string): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
   rmSync(tmp, { force: true });
   await withConnection(tenant, () => tenant.sqlite.prepare('VACUUM INTO ?').run(tmp));
@@ -49,7 +58,6 @@ export async function takePristineSnapshot(tenant: TenantDatabase, dataDir: stri
   }
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
-  return { file, bytes: statSync(file).size };
 }
 
 export interface RestoreOutcome {
@@ -61,7 +69,7 @@ export interface RestoreOutcome {
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-function migrationNames(sqlite: SQLite.Database, schema: string): string[] {
+export function migrationNames(sqlite: SQLite.Database, schema: string): string[] {
   const exists = sqlite
     .prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`)
     .get();
@@ -85,11 +93,20 @@ export async function restorePristine(tenant: TenantDatabase, dataDir: string, s
       { field: 'slug' },
     );
   }
+  return restoreFromCopy(tenant, file, `pristine copy of ${slug}`);
+}
+
+/**
+ * Puts the rows of any copy of a tenant database (its pristine file, a named snapshot) back into the open
+ * tenant database, in place, as a reset does. A copy taken before a migration this release has is migrated
+ * first (in place: the state is the copy, migrated).
+ */
+export async function restoreFromCopy(tenant: TenantDatabase, file: string, what: string): Promise<RestoreOutcome> {
   for (let attempt = 0; ; attempt++) {
     const outcome = await withConnection(tenant, () => restoreOnConnection(tenant.sqlite, file));
     if (outcome !== 'copy-behind') return outcome;
-    if (attempt > 0) throw new Error(`pristine copy of ${slug} could not be migrated`);
-    // A migration shipped after the copy was taken: the first-start state is the copy, migrated.
+    if (attempt > 0) throw new Error(`${what} could not be migrated`);
+    // A migration shipped after the copy was taken: the state is the copy, migrated.
     const copy = await openTenantDatabase(file, { create: false });
     await copy.close();
     const raw = new SQLite(file);
@@ -103,6 +120,7 @@ export async function restorePristine(tenant: TenantDatabase, dataDir: string, s
 
 function restoreOnConnection(sqlite: SQLite.Database, file: string): RestoreOutcome | 'copy-behind' {
   sqlite.prepare('ATTACH DATABASE ? AS pristine').run(file);
+  // `pristine` is the attached copy's schema name, whichever copy it is.
   try {
     const have = new Set(migrationNames(sqlite, 'pristine'));
     if (migrationNames(sqlite, 'main').some((name) => !have.has(name))) return 'copy-behind';

@@ -8,6 +8,7 @@ import { parse } from '../lib/http.ts';
 import { takePristineSnapshot } from '../db/pristine.ts';
 import { resetRoutes } from './reset.ts';
 import { cloneRoutes } from './clones.ts';
+import { snapshotRoutes } from './snapshots.ts';
 import { backendTenantInput as tenantInput } from '../../contracts/backend/admin.ts';
 
 export const adminRoutes: BackendRoutes = (deps) => async (app) => {
@@ -64,4 +65,5 @@ export const adminRoutes: BackendRoutes = (deps) => async (app) => {
 
   await app.register(resetRoutes(deps));
   await app.register(cloneRoutes(deps));
+  await app.register(snapshotRoutes(deps));
 };

@@ -69,13 +69,19 @@ export const resetRoutes: BackendRoutes = (deps) => async (app) => {
     const { slug } = parse(slugParams, req.params);
     const input = parse(resetInput, req.body ?? {});
     const tenant = await deps.tenants.get(slug);
-    const restored = await restorePristine(tenant, deps.config.dataDir, slug);
-    const databaseMs = performance.now() - started;
-    let filesRemoved: number | null = null;
-    if (input.files) {
-      const s = storage();
-      filesRemoved = s ? await removeTenantFiles(s.client, s.config.bucket, slug) : 0;
-    }
+    // After any snapshot operation on the clinic, with its requests held off (no upload between the removal and the restored rows).
+    const { restored, databaseMs, filesRemoved } = await deps.gate.serial(slug, () =>
+      deps.gate.exclusive(slug, async () => {
+        const restored = await restorePristine(tenant, deps.config.dataDir, slug);
+        const databaseMs = performance.now() - started;
+        let filesRemoved: number | null = null;
+        if (input.files) {
+          const s = storage();
+          filesRemoved = s ? await removeTenantFiles(s.client, s.config.bucket, slug) : 0;
+        }
+        return { restored, databaseMs, filesRemoved };
+      }),
+    );
     const nome = await clinicaNome(tenant.db);
     return {
       data: {

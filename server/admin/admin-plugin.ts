@@ -28,6 +28,7 @@ import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
 import journalPruneRoutes from './routes/journal-prune.ts';
 import journalRoutes from './routes/journal.ts';
+import snapshotRoutes from './routes/snapshots.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
@@ -187,6 +188,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     operatorRoutes,
     journalPruneRoutes,
     journalRoutes,
+    snapshotRoutes,
   ])
     await app.register(routes, deps);
 }

@@ -1,6 +1,7 @@
+import type { Readable } from 'node:stream';
 import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'undici';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { BACKEND_INTERNAL_OUTCOME, isBackendErrorCode, type BackendInternalCode } from '../../contracts/errors.ts';
 import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
 import { contractOf } from '../../shared-node/contract-stamp.ts';
@@ -65,6 +66,7 @@ const INTERNAL_MESSAGES: Record<BackendInternalCode, string> = {
   METHOD_NOT_ALLOWED: 'Servico temporariamente indisponivel. Tente novamente.',
   INTERNAL_ERROR: 'Servico temporariamente indisponivel. Tente novamente.',
   FAULT_INJECTED: 'Servico temporariamente indisponivel. Tente novamente.',
+  TENANT_BUSY: 'A clinica esta sendo restaurada de um snapshot. Tente novamente em instantes.',
 };
 
 /**
@@ -78,6 +80,21 @@ export interface Backend {
    * backend's JSON text (RelayedJson) when the backend stamped it with `schema` (docs/decisions.md HOP1).
    */
   relay<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S> | RelayedJson>>;
+  /**
+   * A call whose body or answer is bytes, not JSON (a snapshot archive, issue 30): `body` streams up, a 2xx
+   * answer streams back as it arrives; an error answer is read and mapped as `call` maps it.
+   */
+  transfer(call: BackendTransfer): Promise<{ status: number; headers: Record<string, unknown>; body: Readable }>;
+}
+
+export interface BackendTransfer {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: BackendQuery;
+  body?: Readable;
+  contentType?: string;
+  /** Longer than the JSON calls' timeout: an archive of a large clinic takes a while each way. */
+  timeoutMs: number;
 }
 
 /** Stamped answers checked in full: the first one, then one in this many (docs/decisions.md HOP1). */
@@ -152,6 +169,37 @@ export class BackendClient implements Backend {
       this.relays.relayed++;
     }
     return { status: answer.status, data: new RelayedJson(parts.data), meta: parts.meta };
+  }
+
+  async transfer(call: BackendTransfer): Promise<{ status: number; headers: Record<string, unknown>; body: Readable }> {
+    const headers: Record<string, string> = { [INTERNAL_HEADERS.token]: this.token };
+    if (call.body) headers['content-type'] = call.contentType ?? 'application/octet-stream';
+    let response: Awaited<ReturnType<Pool['request']>>;
+    try {
+      response = await this.pool.request({
+        method: call.method,
+        path: call.path + buildQuery(call.query),
+        headers,
+        body: call.body,
+        headersTimeout: call.timeoutMs,
+        bodyTimeout: call.timeoutMs,
+      });
+    } catch (error) {
+      if (isTimeout(error)) throw new ApiError('SERVICE_TIMEOUT', 'O sistema da clinica nao respondeu a tempo.');
+      // The caller's own refusal of the body it streamed (too large, cut off) is that refusal, not a backend failure.
+      if (error instanceof ApiError) throw error;
+      throw backendUnavailable();
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300)
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    const text = await response.body.text();
+    // An error answer is JSON like any other: mapped (or refused as a contract violation) the same way.
+    this.checked({ method: call.method, path: call.path }, z.unknown(), {
+      status: response.statusCode,
+      text,
+      stamp: undefined,
+    });
+    throw backendUnavailable();
   }
 
   private async exchange(call: BackendCall): Promise<Exchange> {

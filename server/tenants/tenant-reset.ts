@@ -48,25 +48,33 @@ export async function resetTenant(
     backendTenantReset,
   );
   // After the backend: a write that raced the reset and recorded its key is forgotten with the others.
-  const gateway = await deps.db.transaction().execute(async (trx) => {
-    const keys = await trx
-      .deleteFrom('idempotency_keys')
-      .where('chave_id', 'in', trx.selectFrom('api_keys').select('id').where('tenant_id', '=', tenant.id))
-      .executeTakeFirst();
-    // The clinic's name lives in both places (console settings change both): the first-start one wins.
-    await trx.updateTable('tenants').set({ nome: data.nome }).where('id', '=', tenant.id).execute();
-    return { keys: Number(keys.numDeletedRows) };
-  });
+  const keysRemoved = await forgetClinicState(deps.db, tenant.id, data.nome);
   return {
     slug,
     nome: data.nome,
     rows_restored: data.rows,
-    idempotency_keys_removed: gateway.keys,
+    idempotency_keys_removed: keysRemoved,
     idempotency_markers_removed: data.idempotency_markers_removed,
     files_removed: data.files_removed,
     database_ms: data.database_ms,
     duration_ms: Math.round((performance.now() - started) * 10) / 10,
   };
+}
+
+/**
+ * What the gateway does once backend-sim put a clinic's state back (a reset, a snapshot restore or import):
+ * forgets the idempotency keys of the clinic's API keys, so no replay answers a body from the other state,
+ * and takes the restored state's clinic name (it lives in both places). Returns the keys removed.
+ */
+export async function forgetClinicState(db: GatewayDb, tenantId: number, nome: string): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const keys = await trx
+      .deleteFrom('idempotency_keys')
+      .where('chave_id', 'in', trx.selectFrom('api_keys').select('id').where('tenant_id', '=', tenantId))
+      .executeTakeFirst();
+    await trx.updateTable('tenants').set({ nome }).where('id', '=', tenantId).execute();
+    return Number(keys.numDeletedRows);
+  });
 }
 
 /** Records the tenant's current state as its first-start state (first start, after seeding and registering). */

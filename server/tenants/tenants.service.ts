@@ -50,6 +50,23 @@ export class TenantsService {
     return { tenant, backendReady: await this.ensureBackendTenant(tenant) };
   }
 
+  /**
+   * Registers in the gateway a clinic whose backend database exists already (a snapshot import made it from
+   * an archive): no call to backend-sim, which would touch the imported state (its settings' timestamp).
+   */
+  async register(input: { slug: string; nome: string }): Promise<Tenant> {
+    if (!TENANT_SLUG_PATTERN.test(input.slug))
+      throw new TenantServiceError('invalid_input', 'slug must be 1-40 lowercase letters, digits or hyphens');
+    if (await repo.findTenantBySlug(this.db, input.slug))
+      throw new TenantServiceError('tenant_exists', `tenant "${input.slug}" already exists`);
+    return repo.insertTenant(this.db, {
+      slug: input.slug,
+      nome: input.nome.trim() || input.slug,
+      is_sandbox: 0,
+      created_at: nowIso(),
+    });
+  }
+
   async list(): Promise<Tenant[]> {
     return repo.listTenants(this.db);
   }

@@ -52,7 +52,9 @@ export async function api<S extends z.ZodType>(
   body?: unknown,
 ): Promise<z.output<S>> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  // A file (a snapshot archive) goes as its bytes; anything else as JSON.
+  const raw = body instanceof Blob;
+  if (body !== undefined) headers['content-type'] = raw ? 'application/octet-stream' : 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let response: Response;
   try {
@@ -60,7 +62,7 @@ export async function api<S extends z.ZodType>(
       method,
       headers,
       credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
     });
   } catch {
     throw new ApiError('NETWORK', 0, 'The gateway could not be reached. Is it running?');

@@ -102,6 +102,13 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['POST', '/admin/api/journal/prune', { before: '2000-01-01T00:00:00Z', dry_run: true }, 'admin'],
   ['GET', '/admin/api/tenants/clinica-teste/journal/received', undefined, 'read'],
   ['GET', '/admin/api/tenants/clinica-teste/journal/har', undefined, 'read'],
+  // Named snapshots (issue 30): a viewer lists them; saving, restoring, deleting, exporting (a whole clinic's data) and importing are an admin's.
+  ['GET', '/admin/api/tenants/clinica-teste/snapshots', undefined, 'read'],
+  ['POST', '/admin/api/tenants/clinica-teste/snapshots', { name: 'x' }, 'admin'],
+  ['POST', '/admin/api/tenants/clinica-teste/snapshots/:name/restore', {}, 'admin'],
+  ['DELETE', '/admin/api/tenants/clinica-teste/snapshots/:name', undefined, 'admin'],
+  ['GET', '/admin/api/tenants/clinica-teste/snapshots/:name/export', undefined, 'admin'],
+  ['POST', '/admin/api/tenants/clinica-teste/snapshots/import', undefined, 'admin'],
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
@@ -112,6 +119,12 @@ const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/automation/journal/prune', { before: '2000-01-01T00:00:00Z', dry_run: true }],
   ['GET', '/admin/api/automation/tenants/clinica-teste/journal/received'],
   ['GET', '/admin/api/automation/tenants/clinica-teste/journal/har'],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/snapshots'],
+  ['POST', '/admin/api/automation/tenants/clinica-teste/snapshots', { name: 'x' }],
+  ['POST', '/admin/api/automation/tenants/clinica-teste/snapshots/:name/restore', {}],
+  ['DELETE', '/admin/api/automation/tenants/clinica-teste/snapshots/:name'],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/snapshots/:name/export'],
+  ['POST', '/admin/api/automation/tenants/clinica-teste/snapshots/import'],
 ];
 
 describe('console API access control', () => {

@@ -18,6 +18,13 @@ import { fullApiKey, playgroundAnswer } from '../../../contracts/admin/playgroun
 import { storageFaultView } from '../../../contracts/admin/storage-faults.ts';
 import { clonePolicyView, tenantCloned, tenantDropped } from '../../../contracts/admin/clones.ts';
 import {
+  snapshotDeleted,
+  snapshotImportResult,
+  snapshotRestoreResult,
+  snapshotSaved,
+  snapshotView,
+} from '../../../contracts/admin/snapshots.ts';
+import {
   catalogOption,
   medicoOption,
   tenantCreated,
@@ -86,6 +93,12 @@ const ROUTES: Array<[method: string, path: RegExp, schema: z.ZodType]> = [
   ['POST', /^\/operator-tokens\/\d+\/revoke$/, operatorTokenView],
   ['DELETE', /^\/operator-tokens\/\d+$/, operatorTokenRemoved],
   ['GET', /^\/(automation\/)?tenants\/[^/]+\/journal\/received$/, receivedAnswer],
+  // Named snapshots (issue 30), the console routes and their automation twins: same answers.
+  ['GET', /^(\/automation)?\/tenants\/[^/]+\/snapshots$/, z.array(snapshotView)],
+  ['POST', /^(\/automation)?\/tenants\/[^/]+\/snapshots$/, snapshotSaved],
+  ['POST', /^(\/automation)?\/tenants\/[^/]+\/snapshots\/import$/, snapshotImportResult],
+  ['POST', /^(\/automation)?\/tenants\/[^/]+\/snapshots\/[^/]+\/restore$/, snapshotRestoreResult],
+  ['DELETE', /^(\/automation)?\/tenants\/[^/]+\/snapshots\/[^/]+$/, snapshotDeleted],
 ];
 
 /** The contract of a console API answer (`path` below /admin/api, query string included), or null when none is listed. */

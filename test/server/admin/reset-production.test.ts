@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestStack, type TestStack } from '../../helpers/stack.ts';
+import type { TestStack } from '../../helpers/stack.ts';
 import { NEW_PATIENT } from '../../helpers/first-start.ts';
 import { journalEntries } from '../../helpers/journal.ts';
-import { ensureOperator } from '../../../server/operators/index.ts';
-import { ConsoleClient } from './console-client.ts';
 import { runCli } from '../../helpers/cli.ts';
+import type { ConsoleClient } from './console-client.ts';
+import { productionStack } from './production-stack.ts';
 
 // Issue 19 § 6: tenant reset is a development/test feature. With APP_ENV=production the console route, the
 // automation route and the CLI refuse it (403 OPERATION_NOT_ALLOWED, naming ALLOW_TENANT_RESET) and touch
 // neither the clinic's data nor its journal; with ALLOW_TENANT_RESET=true they reset, and the journal keeps
 // every entry and gains the reset's.
 vi.setConfig({ testTimeout: 90_000 });
-const PASSWORD = 'correct-horse-battery';
 
 const cli = (stack: TestStack, env: Record<string, string>, ...args: string[]) =>
   runCli({ ...stack.cliEnv, ...env }, ...args);
@@ -25,17 +24,6 @@ async function automationReset(stack: TestStack, token: string, body: unknown) {
     body: JSON.stringify(body),
   });
   return { status: res.statusCode, body: (await res.body.json()) as any };
-}
-
-/** A stack in production mode, an operator signed in, an all-clinics token, a patient written and read (journal entries). */
-async function productionStack(env: Record<string, string>) {
-  const stack = await startTestStack({ APP_ENV: 'production', ...env });
-  await ensureOperator(stack.gatewayDb.db, 'operador', PASSWORD);
-  const client = new ConsoleClient(stack.gatewayUrl);
-  expect((await client.login('operador', PASSWORD)).status).toBe(200);
-  const issued = await client.call('POST', '/admin/api/operator-tokens', { label: 'ci', tenants: '*' });
-  expect(issued.status).toBe(201);
-  return { stack, client, token: issued.body.data.token as string };
 }
 
 async function writePatient(stack: TestStack): Promise<number> {

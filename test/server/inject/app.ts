@@ -9,6 +9,7 @@ import {
   BackendContractError,
   type Backend,
   type BackendCall,
+  type BackendTransfer,
   type BackendResult,
 } from '../../../server/backend/client.ts';
 import { ephemeralConfig } from '../../../server/config.ts';
@@ -65,6 +66,10 @@ export class FakeBackend implements Backend {
   /** Answers parsed, as the real client answers a read the backend did not stamp. */
   relay<S extends z.ZodType>(call: BackendCall, schema: S): Promise<BackendResult<z.output<S>>> {
     return this.call(call, schema);
+  }
+
+  transfer(call: BackendTransfer): never {
+    throw new Error(`fake backend: no byte transfers (${call.method} ${call.path})`);
   }
 }
 

@@ -20,6 +20,7 @@ import {
 } from './api.ts';
 import { ResetTenantDialog } from './ResetTenantDialog.tsx';
 import { CloneTenantDialog, DropTenantDialog } from './CloneTenantDialog.tsx';
+import { SnapshotsPanel } from './SnapshotsPanel.tsx';
 
 const FLAGS: Array<[keyof TenantSettings, string, string]> = [
   ['cpf_obrigatorio', 'CPF required', 'Patient create is refused without a CPF.'],
@@ -342,6 +343,11 @@ export function TenantsPage() {
             }
           >
             <SettingsPanel key={selected} slug={selected} />
+          </SectionCard>
+        )}
+        {selected && (
+          <SectionCard label="Snapshots" title={<>Snapshots · {selected}</>}>
+            <SnapshotsPanel key={selected} slug={selected} />
           </SectionCard>
         )}
       </div>
