@@ -48,7 +48,7 @@ const SERVER_FLOORS = [
     comment: 'leaf modules: errors, config, clock, the envelope and redaction helpers',
     paths: [
       '(errors|service-error|clock|secrets-files|config|drain)\\.ts$',
-      'http/(envelope|redact|json-depth|schemas|sync-hooks)\\.ts$',
+      'http/(envelope|redact|json-depth|schemas|sync-hooks|edit-distance)\\.ts$',
     ],
   },
   { name: 'db', comment: 'the gateway database: connections, migrations, tables', paths: ['db/'] },

@@ -1,9 +1,9 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { BackendError } from '../errors.ts';
 import { tenantDir, tenantFile } from '../tenants.ts';
 import { pristineDir, pristineFile } from './pristine.ts';
+import { snapshotsDir } from './snapshots.ts';
 
 /**
  * Issue 30 § Ephemeral clinics: a clinic made as a FILE copy of a template (its first-start copy, or a named
@@ -11,14 +11,6 @@ import { pristineDir, pristineFile } from './pristine.ts';
  * (`<template>/<area>/<uuid>.<ext>`, backend-sim/storage.ts) are rewritten to the clone's prefix; the objects
  * themselves are copied by the route. Seed samples (`seed-samples/…`) are shared and stay as they are.
  */
-
-/** Snapshot layout of /work/plan-i30.md (slice A owns it: backend-sim/db/snapshots.ts once merged). */
-export function cloneSourceSnapshotFile(dataDir: string, slug: string, name: string): string {
-  return join(dataDir, 'backend', 'snapshots', slug, `${name}.db`);
-}
-export function cloneSourceSnapshotPrefix(slug: string, name: string): string {
-  return `_snapshots/${slug}/${name}/`;
-}
 
 /** The columns that hold an object key. */
 const OBJECT_KEY_COLUMNS = [
@@ -108,6 +100,6 @@ export function removeTenantDatabaseFiles(dataDir: string, slug: string): boolea
   const file = tenantFile(dataDir, slug);
   const existed = existsSync(file);
   for (const name of [file, `${file}-wal`, `${file}-shm`, pristineFile(dataDir, slug)]) rmSync(name, { force: true });
-  rmSync(join(dataDir, 'backend', 'snapshots', slug), { recursive: true, force: true });
+  rmSync(snapshotsDir(dataDir, slug), { recursive: true, force: true });
   return existed;
 }

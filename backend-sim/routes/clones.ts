@@ -1,13 +1,9 @@
+import { snapshotFile, snapshotObjectPrefix } from '../db/snapshots.ts';
 import type * as Minio from 'minio';
 import type { BackendRoutes } from '../deps.ts';
 import { parse } from '../lib/http.ts';
 import { pristineFile } from '../db/pristine.ts';
-import {
-  cloneDatabaseFile,
-  cloneSourceSnapshotFile,
-  cloneSourceSnapshotPrefix,
-  removeTenantDatabaseFiles,
-} from '../db/clones.ts';
+import { cloneDatabaseFile, removeTenantDatabaseFiles } from '../db/clones.ts';
 import { clinicaNome } from '../domain/clinica/clinica.service.ts';
 import { adminStorage, removeObjectsUnder, removeTenantFiles, slugParams } from './reset.ts';
 import { backendCloneInput } from '../../contracts/backend/clones.ts';
@@ -53,9 +49,9 @@ export const cloneRoutes: BackendRoutes = (deps) => async (app) => {
     const cloned = cloneDatabaseFile(dataDir, {
       template,
       slug: input.slug,
-      source: snapshot ? cloneSourceSnapshotFile(dataDir, template, snapshot) : pristineFile(dataDir, template),
+      source: snapshot ? snapshotFile(dataDir, template, snapshot) : pristineFile(dataDir, template),
       // A first-start copy's rows name the template's own objects; a snapshot keeps copies under its prefix.
-      objectPrefix: snapshot ? cloneSourceSnapshotPrefix(template, snapshot) : '',
+      objectPrefix: snapshot ? snapshotObjectPrefix(template, snapshot) : '',
     });
     let files = { copied: 0, missing: 0 };
     try {

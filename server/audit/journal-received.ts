@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { GatewayDb } from '../db/database.ts';
 import { invalidParam } from '../errors.ts';
-import { levenshtein } from '../http/route-suggestions.ts';
+import { levenshtein } from '../http/edit-distance.ts';
 import type { AuditUnattributedTable } from '../db/tables/audit-log.ts';
 import type { Selectable } from 'kysely';
 import {

@@ -3,6 +3,7 @@
  * for, by an edit distance over path segments. Anyone can ask, unauthenticated: the path considered is capped
  * (segments, characters per segment), the route table is split once, and each segment pair is compared once.
  */
+import { levenshtein } from './edit-distance.ts';
 
 /** At most this many operations are named. */
 export const MAX_SUGGESTIONS = 5;
@@ -135,19 +136,6 @@ function segmentCost(word: string, segment: string): number {
   if (Math.abs(word.length - segment.length) / longer > SIMILAR) return 2;
   const relative = levenshtein(word, segment) / longer;
   return relative <= SIMILAR ? relative : 2;
-}
-
-/** Edit distance (insert, delete, replace: 1 each); callers bound the lengths they pass. */
-export function levenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
 }
 
 function safeDecode(segment: string): string {
