@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -72,6 +72,7 @@ function externalAppliance(baseUrl: string): E2eEnv {
     baseUrl: baseUrl.replace(/\/+$/, ''),
     external: true,
     tenant: v.E2E_TENANT ?? demo?.clinica ?? 'demo',
+    template: v.E2E_TEMPLATE || 'demo',
     operator: v.E2E_OPERATOR ?? creds.operator?.username ?? 'admin',
     password: v.E2E_PASSWORD ?? creds.operator?.password ?? '',
     apiKey: v.E2E_API_KEY ?? demo?.api_key ?? '',
@@ -83,11 +84,20 @@ function externalAppliance(baseUrl: string): E2eEnv {
   };
 }
 
+/** The run's lock folder (e2e/kit/alone.ts): tests marked `applianceWide` run while no other test does. */
+function lockDir(): () => void {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-lock-'));
+  mkdirSync(path.join(dir, 'shared'));
+  process.env.E2E_LOCK_DIR = dir;
+  return () => rmSync(dir, { recursive: true, force: true });
+}
+
 /** Starts S3 + backend-sim + gateway on free ports with a throw-away data dir; returns the teardown. */
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
+  const removeLock = lockDir();
   if (process.env.E2E_BASE_URL) {
     process.env.E2E_STACK = JSON.stringify(externalAppliance(process.env.E2E_BASE_URL));
-    return undefined;
+    return async () => removeLock();
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-'));
   const config = ephemeralConfig(dataDir);
@@ -106,6 +116,8 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
     const env: E2eEnv = {
       baseUrl: stack.gatewayUrl,
       tenant: TENANT,
+      // Each worker's clinic is a clone of the e2e clinic: its doctors, catalogs and ids.
+      template: TENANT,
       operator: 'operador',
       password,
       lockUser: 'bloqueado',
@@ -117,10 +129,12 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
     process.env.E2E_STACK = JSON.stringify(env);
   } catch (error) {
     await stack.close();
+    removeLock();
     throw error;
   }
   return async () => {
     await stack.close();
     rmSync(dataDir, { recursive: true, force: true });
+    removeLock();
   };
 }

@@ -9,6 +9,10 @@ import { expect, test } from './kit/index.ts';
 // folder outside the checkout, as a QA engineer would follow it: its files copied as the page shows them, the
 // command it gives, against the stack under test (E2E_BASE_URL), and what the kit created is cleaned up after.
 
+// It compares the operator tokens list before and after, and its tests turn a backend fault on and find it by the
+// only "Turn fault N off" button: it runs while no other worker runs a test.
+test.use({ applianceWide: true });
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PLACEHOLDER = '/path/to/clinic-exams-gateway';
 

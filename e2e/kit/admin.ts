@@ -59,8 +59,8 @@ export class ConsoleApi {
       method: 'POST',
       headers: { 'x-csrf-token': this.csrf },
     });
-    // 422 INVALID_STATE: already revoked, which is what was wanted.
-    if (!res.ok() && res.status() !== 422)
+    // 422 INVALID_STATE: already revoked; 404: gone with its clinic (a worker's clinic dropped). Both are what was wanted.
+    if (!res.ok() && res.status() !== 422 && res.status() !== 404)
       throw new Error(`POST /admin/api/keys/${id}/revoke → ${res.status()} ${await res.text()}`);
   }
 

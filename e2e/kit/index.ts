@@ -1,42 +1,64 @@
 import { test as base, expect, type Page } from '@playwright/test';
 import { e2eEnv, type E2eEnv } from '../support/env.ts';
 import { ConsoleApi } from './admin.ts';
+import { ApplianceLock } from './alone.ts';
 import { SignedClient } from './client.ts';
+import { dropWorkerClinic, newWorkerClinic, type WorkerClinic } from './worker-clinic.ts';
 
 export { expect };
 export { SignedClient, sign, stringToSign, type Credentials, type SignedResponse } from './client.ts';
 export { ConsoleApi } from './admin.ts';
 export { defineApplianceConfig, APPLIANCE_GLOBAL_SETUP, type ApplianceConfigOptions } from './config.ts';
+export type { WorkerClinic } from './worker-clinic.ts';
 export type { E2eEnv } from '../support/env.ts';
 
 export interface KitOptions {
   /**
-   * Reset a clinic to its first-start state before each test: `true` = the kit's clinic (`appliance.tenant`),
+   * Reset a clinic to its first-start state before each test: `true` = the worker's clinic (`appliance.tenant`),
    * a slug = that clinic, `false` (default) = no reset. `test.use({ resetBeforeEach: true })`.
    */
   resetBeforeEach: boolean | string;
+  /**
+   * The test changes what the whole appliance does (its clock, faults on every clinic, lists every test sees):
+   * it runs alone, while no other worker runs a test. `test.use({ applianceWide: true })`, per file or describe.
+   */
+  applianceWide: boolean;
+}
+
+export interface KitWorkerOptions {
+  /**
+   * Each worker works in a clinic of its own, cloned from the template (`E2E_TEMPLATE`, default `demo`) with a
+   * key of its own, and dropped when the worker ends (default `true`). `false`: every worker uses the template
+   * clinic itself with the configured key (`E2E_API_KEY`), as before clones existed.
+   */
+  clinicPerWorker: boolean;
 }
 
 export interface KitTestFixtures {
-  /** /v1 client signed with the kit's key (all scopes of `appliance.tenant`); writes get an Idempotency-Key. */
+  /** /v1 client signed with the worker's key (all scopes of `appliance.tenant`); writes get an Idempotency-Key. */
   api: SignedClient;
   /** A page signed in to the console, on the API keys screen of `appliance.tenant`. */
   operatorPage: Page;
   /**
-   * Resets a clinic (default: `appliance.tenant`): through the automation route with `E2E_OPERATOR_TOKEN` when
-   * it is set, else through the console API with the kit's session (no token is issued for it).
+   * Resets a clinic (default: the worker's, `appliance.tenant`) to its first-start state, which for the worker's
+   * clinic is the template's: through the automation route with `E2E_OPERATOR_TOKEN` when it is set, else
+   * through the console API with the kit's session (no token is issued for it).
    */
   resetTenant: (slug?: string) => Promise<ResetResult>;
+  _applianceLock: undefined;
   _autoReset: undefined;
 }
 
 export interface KitWorkerFixtures {
-  /** Where and with what the tests run (global-setup: a stack of its own, or E2E_BASE_URL). */
+  /** Where and with what the tests run: `tenant`, `apiKey` and `apiSecret` are the worker's own clinic and key. */
   appliance: E2eEnv;
   /** The console API signed in as the operator (CSRF handled); the keys it issued are revoked when the worker ends. */
   consoleApi: ConsoleApi;
   /** An operator API token: E2E_OPERATOR_TOKEN, or issued for this worker (1 day) and revoked and removed after. */
   operatorToken: string;
+  /** The worker's own clinic (null with `clinicPerWorker: false`). */
+  workerClinic: WorkerClinic | null;
+  _env: E2eEnv;
 }
 
 export interface ResetResult {
@@ -46,17 +68,54 @@ export interface ResetResult {
   duration_ms: number;
 }
 
-export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>({
+/** One lock per worker process, in the folder the global setup made for the run. */
+let lock: ApplianceLock | undefined;
+const runLock = () => {
+  if (!lock && process.env.E2E_LOCK_DIR) lock = new ApplianceLock(process.env.E2E_LOCK_DIR);
+  return lock;
+};
+
+export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerOptions & KitWorkerFixtures>({
   // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern, and it has none
-  appliance: [async ({}, use) => use(e2eEnv()), { scope: 'worker' }],
+  _env: [async ({}, use) => use(e2eEnv()), { scope: 'worker' }],
+
+  clinicPerWorker: [true, { scope: 'worker', option: true }],
 
   consoleApi: [
-    async ({ appliance }, use) => {
-      const api = await ConsoleApi.signIn(appliance.baseUrl, appliance.operator, appliance.password);
+    async ({ _env }, use) => {
+      const api = await ConsoleApi.signIn(_env.baseUrl, _env.operator, _env.password);
       await use(api);
       // What the kit made does not outlive the run: keys issued through it (or tracked) are revoked.
       await api.cleanup().finally(() => api.dispose());
     },
+    { scope: 'worker' },
+  ],
+
+  workerClinic: [
+    async ({ _env, consoleApi, clinicPerWorker }, use, workerInfo) => {
+      if (!clinicPerWorker) return use(null);
+      const clinic = await newWorkerClinic(_env, consoleApi, workerInfo.parallelIndex);
+      try {
+        await use(clinic);
+      } finally {
+        await dropWorkerClinic(_env, consoleApi, clinic.slug);
+      }
+    },
+    { scope: 'worker', timeout: 60_000 },
+  ],
+
+  appliance: [
+    async ({ _env, workerClinic }, use) =>
+      use(
+        workerClinic
+          ? {
+              ..._env,
+              tenant: workerClinic.slug,
+              apiKey: workerClinic.apiKey,
+              apiSecret: workerClinic.apiSecret,
+            }
+          : _env,
+      ),
     { scope: 'worker' },
   ],
 
@@ -76,12 +135,30 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>
   ],
 
   resetBeforeEach: [false, { option: true }],
+  applianceWide: [false, { option: true }],
+
+  // Held for the whole test, its hooks and fixtures included; waiting for it has a timeout of its own.
+  _applianceLock: [
+    async ({ applianceWide }, use) => {
+      const held = runLock();
+      if (held) await (applianceWide ? held.acquireAlone() : held.acquireShared());
+      try {
+        await use(undefined);
+      } finally {
+        held?.release();
+      }
+    },
+    { auto: true, timeout: 600_000 },
+  ],
 
   // page.goto('/console/') and request.get('/v1/...') resolve against the appliance under test.
   baseURL: async ({ appliance }, use) => use(appliance.baseUrl),
 
-  api: async ({ appliance }, use) => {
-    await use(new SignedClient(appliance.baseUrl, { apiKey: appliance.apiKey, apiSecret: appliance.apiSecret }));
+  // Through the test's own request context: every call is in the test's trace.
+  api: async ({ appliance, request }, use) => {
+    await use(
+      new SignedClient(appliance.baseUrl, { apiKey: appliance.apiKey, apiSecret: appliance.apiSecret }, request),
+    );
   },
 
   resetTenant: async ({ appliance, consoleApi }, use) => {
@@ -103,14 +180,14 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerFixtures>
   },
 
   _autoReset: [
-    async ({ resetBeforeEach, resetTenant, appliance }, use) => {
+    async ({ resetBeforeEach, resetTenant, appliance, _applianceLock: _held }, use) => {
       if (resetBeforeEach) await resetTenant(resetBeforeEach === true ? appliance.tenant : resetBeforeEach);
       await use(undefined);
     },
     { auto: true },
   ],
 
-  operatorPage: async ({ page, appliance }, use) => {
+  operatorPage: async ({ page, appliance, _applianceLock: _held }, use) => {
     // page.request shares the page's cookies: the session cookie set here is the browser's.
     const login = await page.request.post(`${appliance.baseUrl}/admin/api/auth/login`, {
       data: { username: appliance.operator, password: appliance.password },
