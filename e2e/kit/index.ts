@@ -28,8 +28,9 @@ export interface KitOptions {
 export interface KitWorkerOptions {
   /**
    * Each worker works in a clinic of its own, cloned from the template (`E2E_TEMPLATE`, default `demo`) with a
-   * key of its own, and dropped when the worker ends (default `true`). `false`: every worker uses the template
-   * clinic itself with the configured key (`E2E_API_KEY`), as before clones existed.
+   * key of its own, and dropped when the worker ends (default `true`; `E2E_CLINIC_PER_WORKER=0` makes it `false`).
+   * `false`: every worker uses the configured clinic (`E2E_TENANT`) and key (`E2E_API_KEY`), e.g. on an appliance
+   * that refuses clones (production without ALLOW_EPHEMERAL_CLINICS).
    */
   clinicPerWorker: boolean;
 }
@@ -79,7 +80,7 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerOptions &
   // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern, and it has none
   _env: [async ({}, use) => use(e2eEnv()), { scope: 'worker' }],
 
-  clinicPerWorker: [true, { scope: 'worker', option: true }],
+  clinicPerWorker: [process.env.E2E_CLINIC_PER_WORKER !== '0', { scope: 'worker', option: true }],
 
   consoleApi: [
     async ({ _env }, use) => {
