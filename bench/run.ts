@@ -29,6 +29,7 @@ import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
+import { reportE2e } from './e2e-suite.ts';
 import { CONSISTENCY_CHECK_ENTRIES } from '../server/integrity/idempotency-consistency.ts';
 
 /**
@@ -356,6 +357,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
+  if (only === 'e2e') return reportE2e(JSON_OUTPUT);
   if (only === 'start') {
     const start = await secondStart();
     console.log(
