@@ -37,6 +37,13 @@ export class ConsoleApi {
     return json.data as T;
   }
 
+  /** The body of a GET that answers a file rather than the envelope (e.g. a HAR); throws when it is not 2xx. */
+  async download(path: string): Promise<Buffer> {
+    const res = await this.context.get(`/admin/api${path}`);
+    if (!res.ok()) throw new Error(`GET /admin/api${path} → ${res.status()} ${await res.text()}`);
+    return res.body();
+  }
+
   /**
    * Issues an API key of a clinic (all the given scopes); the secret is in this answer only. The key is revoked
    * by `cleanup()` (the kit calls it when the worker ends) unless `keep: true`. Its label says the kit made it.

@@ -3,6 +3,7 @@ import { e2eEnv, type E2eEnv } from '../support/env.ts';
 import { ConsoleApi } from './admin.ts';
 import { ApplianceLock } from './alone.ts';
 import { SignedClient } from './client.ts';
+import { type ExpectedCall, Received, type ReceivedEntry, type ReceivedFilter } from './received.ts';
 import { dropWorkerClinic, newWorkerClinic, type WorkerClinic } from './worker-clinic.ts';
 
 export { expect };
@@ -10,6 +11,7 @@ export { SignedClient, sign, stringToSign, type Credentials, type SignedResponse
 export { ConsoleApi } from './admin.ts';
 export { defineApplianceConfig, APPLIANCE_GLOBAL_SETUP, type ApplianceConfigOptions } from './config.ts';
 export type { WorkerClinic } from './worker-clinic.ts';
+export type { ExpectedCall, NearMiss, ReceivedAnswer, ReceivedEntry, ReceivedFilter } from './received.ts';
 export type { E2eEnv } from '../support/env.ts';
 
 export interface KitOptions {
@@ -46,8 +48,21 @@ export interface KitTestFixtures {
    * through the console API with the kit's session (no token is issued for it).
    */
   resetTenant: (slug?: string) => Promise<ResetResult>;
+  /**
+   * What the gateway received in the worker's clinic since the test started (the journal's entries, oldest first,
+   * redacted as stored): `await received({ method: 'POST', path: '/v1/pacientes' })`.
+   */
+  received: (filter?: ReceivedFilter) => Promise<ReceivedEntry[]>;
+  /**
+   * Fails unless the gateway received the call (`count`: exactly that many; `body`: fields the request body holds),
+   * listing what it received instead: the near misses and why each differs. Answers the matching entries.
+   */
+  expectReceived: (expected: ExpectedCall) => Promise<ReceivedEntry[]>;
+  /** When the test started (ISO): `received` and the HAR of a failed test start there. */
+  testStartedAt: string;
   _applianceLock: undefined;
   _autoReset: undefined;
+  _harOnFailure: undefined;
 }
 
 export interface KitWorkerFixtures {
@@ -179,6 +194,41 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerOptions &
       return json.data;
     });
   },
+
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern, and it has none
+  testStartedAt: async ({}, use) => use(new Date().toISOString()),
+
+  received: async ({ appliance, consoleApi, testStartedAt }, use) => {
+    const journal = new Received(consoleApi, appliance.tenant, testStartedAt);
+    await use((filter) => journal.entries(filter));
+  },
+
+  expectReceived: async ({ appliance, consoleApi, testStartedAt }, use) => {
+    const journal = new Received(consoleApi, appliance.tenant, testStartedAt);
+    await use((expected) =>
+      test.step(`expectReceived ${expected.method} ${expected.path}`, () => journal.expect(expected), { box: true }),
+    );
+  },
+
+  // A failed test's calls in the worker's clinic, since it started, as HAR 1.2 in its report (`calls.har`).
+  _harOnFailure: [
+    async ({ appliance, consoleApi, testStartedAt, workerClinic }, use, testInfo) => {
+      await use(undefined);
+      if (testInfo.status === testInfo.expectedStatus) return;
+      const query = new URLSearchParams({ since: testStartedAt });
+      try {
+        const har = await consoleApi.download(`/tenants/${appliance.tenant}/journal/har?${query}`);
+        await testInfo.attach('calls.har', { body: har, contentType: 'application/json' });
+      } catch (error) {
+        // The report says why there is no HAR rather than failing the teardown of a test that already failed.
+        await testInfo.attach('calls.har.error.txt', {
+          body: `${(error as Error).message}${workerClinic ? '' : ' (clinicPerWorker: false)'}`,
+          contentType: 'text/plain',
+        });
+      }
+    },
+    { auto: true },
+  ],
 
   _autoReset: [
     async ({ resetBeforeEach, resetTenant, appliance, _applianceLock: _held }, use) => {
