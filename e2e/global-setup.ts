@@ -47,13 +47,16 @@ function insertCatalogs(dataDir: string, slug: string): void {
 
 /**
  * E2E_BASE_URL: an appliance already running (`npm start`). Nothing is started; credentials come from
- * E2E_OPERATOR / E2E_PASSWORD / E2E_API_KEY / E2E_API_SECRET / E2E_TENANT, and whatever is not set from
- * E2E_DATA_DIR/demo-credentials.json (default ./data): the operator and the `demo` key (clinic `demo`).
+ * E2E_OPERATOR / E2E_PASSWORD (and, for workers sharing one clinic, E2E_API_KEY / E2E_API_SECRET / E2E_TENANT),
+ * and whatever is not set from E2E_DATA_DIR/demo-credentials.json (default ./data): the operator and the `demo`
+ * key (clinic `demo`). The workers' clinics are clones of E2E_TEMPLATE (default `demo`).
  */
 function externalAppliance(baseUrl: string): E2eEnv {
   const v = process.env;
   const file = path.join(path.resolve(v.E2E_DATA_DIR ?? 'data'), 'demo-credentials.json');
-  const needsFile = !(v.E2E_OPERATOR && v.E2E_PASSWORD && v.E2E_API_KEY && v.E2E_API_SECRET);
+  // Each worker's clone brings its own key: the operator is enough, unless the workers share one clinic.
+  const sharedClinic = v.E2E_CLINIC_PER_WORKER === '0';
+  const needsFile = !(v.E2E_OPERATOR && v.E2E_PASSWORD && (!sharedClinic || (v.E2E_API_KEY && v.E2E_API_SECRET)));
   let creds: {
     operator?: { username: string; password: string };
     keys?: Record<string, { api_key: string; api_secret: string; clinica: string }>;
