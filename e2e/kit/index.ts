@@ -84,6 +84,12 @@ export interface ResetResult {
   duration_ms: number;
 }
 
+/** The worker's key still signs in its clinic (a 401 other than a stale timestamp: the clinic and its keys are gone). */
+async function clinicAlive(appliance: E2eEnv): Promise<boolean> {
+  const ping = await new SignedClient(appliance.baseUrl, appliance).get('/v1/ping');
+  return ping.status !== 401 || ping.json?.error?.code === 'AUTH_TIMESTAMP_EXPIRED';
+}
+
 /** One lock per worker process, in the folder the global setup made for the run. */
 let lock: ApplianceLock | undefined;
 const runLock = () => {
@@ -114,6 +120,7 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerOptions &
       try {
         await use(clinic);
       } finally {
+        // The clinic it holds now (a replacement if the first expired: see _applianceLock).
         await dropWorkerClinic(_env, consoleApi, clinic.slug);
       }
     },
@@ -154,11 +161,19 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerOptions &
   applianceWide: [false, { option: true }],
 
   // Held for the whole test, its hooks and fixtures included; waiting for it has a timeout of its own.
+  // Held for the whole test, its hooks and fixtures included; waiting for it has a timeout of its own. Once held, the
+  // worker's clinic is checked: the appliance removes a clone at its time to live, which a clock moved by another
+  // (applianceWide) test brings forward; a worker whose clinic is gone gets a new clone, same template, new key.
   _applianceLock: [
-    async ({ applianceWide }, use) => {
+    async ({ applianceWide, appliance, workerClinic, consoleApi, _env }, use, testInfo) => {
       const held = runLock();
       if (held) await (applianceWide ? held.acquireAlone() : held.acquireShared());
       try {
+        if (workerClinic && !(await clinicAlive(appliance))) {
+          const fresh = await newWorkerClinic(_env, consoleApi, testInfo.parallelIndex);
+          Object.assign(workerClinic, fresh);
+          Object.assign(appliance, { tenant: fresh.slug, apiKey: fresh.apiKey, apiSecret: fresh.apiSecret });
+        }
         await use(undefined);
       } finally {
         held?.release();
@@ -171,7 +186,7 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerOptions &
   baseURL: async ({ appliance }, use) => use(appliance.baseUrl),
 
   // Through the test's own request context: every call is in the test's trace.
-  api: async ({ appliance, request }, use) => {
+  api: async ({ appliance, request, _applianceLock: _held }, use) => {
     await use(
       new SignedClient(appliance.baseUrl, { apiKey: appliance.apiKey, apiSecret: appliance.apiSecret }, request),
     );
@@ -198,12 +213,12 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerOptions &
   // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern, and it has none
   testStartedAt: async ({}, use) => use(new Date().toISOString()),
 
-  received: async ({ appliance, consoleApi, testStartedAt }, use) => {
+  received: async ({ appliance, consoleApi, testStartedAt, _applianceLock: _held }, use) => {
     const journal = new Received(consoleApi, appliance.tenant, testStartedAt);
     await use((filter) => journal.entries(filter));
   },
 
-  expectReceived: async ({ appliance, consoleApi, testStartedAt }, use) => {
+  expectReceived: async ({ appliance, consoleApi, testStartedAt, _applianceLock: _held }, use) => {
     const journal = new Received(consoleApi, appliance.tenant, testStartedAt);
     await use((expected) =>
       test.step(`expectReceived ${expected.method} ${expected.path}`, () => journal.expect(expected), { box: true }),
