@@ -191,7 +191,8 @@ test.describe('the clock is the whole appliance’s', () => {
     consoleApi,
   }) => {
     await page.goto(`${appliance.baseUrl}/docs#/Saude/getPing`);
-    await useKey(page, appliance.apiKey, appliance.apiSecret);
+    // The e2e clinic's own key, not the worker's: moving the clock 25 h ends every clone's time to live.
+    await useKey(page, env.apiKey, env.apiSecret);
     const operation = page.locator('#operations-Saude-getPing');
     await operation.getByRole('button', { name: 'Try it out' }).click();
     await consoleApi.call('PUT', '/clock', { advance_seconds: 25 * 3600 });
