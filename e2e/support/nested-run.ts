@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 /** The checkout's root (this file is e2e/support/nested-run.ts). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,7 +31,9 @@ export function runPlaywright(
       ['test', '--reporter', 'list', ...args],
       { cwd: folder, env: { ...inherited, CI: '', ...env }, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
+        // Plain text: workers inherit Playwright's FORCE_COLOR, which would put colour codes between the words.
+        const output = stripVTControlCharacters(`${stdout}${stderr}`);
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output });
       },
     );
   });
