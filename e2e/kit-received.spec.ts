@@ -28,12 +28,12 @@ test('received() answers the test’s calls oldest first; expectReceived passes 
   expect(made.status).toBe(201);
   await expectReceived({ method: 'POST', path: '/v1/pacientes', count: 2 });
 
-  // Not made: a PATCH. The failure names the POSTs the gateway did receive, and what differs.
-  const patch = await expectReceived({ method: 'PATCH', path: '/v1/pacientes/:id' }).then(
+  // Not made: a PATCH. The failure names the POSTs the gateway did receive there, and what differs.
+  const patch = await expectReceived({ method: 'PATCH', path: '/v1/pacientes' }).then(
     () => null,
     (error: Error) => error,
   );
-  expect(patch?.message).toContain('expected the gateway to have received PATCH /v1/pacientes/:id');
+  expect(patch?.message).toContain('expected the gateway to have received PATCH /v1/pacientes');
   expect(patch?.message).toContain('near misses');
   expect(patch?.message).toMatch(/POST \/v1\/pacientes → (201|400).*differs: [^—]*method/);
 
