@@ -165,13 +165,13 @@ export const auditStorage = z.object({
 });
 export type AuditStorage = z.infer<typeof auditStorage>;
 
-/** A group of requests that named no existing key: one per minute, client address, status and code. */
-export const unattributedGroup = z.object({
+/**
+ * A group of requests that named no existing key: one per minute, client address, status and code (the address,
+ * status and code as an entry has them).
+ */
+export const unattributedGroup = auditItem.pick({ client_ip: true, status: true, error_code: true }).extend({
   id: z.number().int(),
   minute: z.string(),
-  client_ip: z.string(),
-  status: z.number().int(),
-  error_code: z.string().nullable(),
   count: z.number().int(),
   first_ts: z.string(),
   last_ts: z.string(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN } from '../idempotency-key.ts';
+import { auditItem } from './audit.ts';
 import { keyView } from './keys.ts';
 
 /** `GET /tenants/:slug/idempotency?idem_key=`: a clinic's entries of one Idempotency-Key value (the header's own syntax: anything else was never stored). */
@@ -65,10 +66,9 @@ export type ConflictSide = z.infer<typeof conflictSide>;
  * Entries journaled before issue 22 carry no fingerprints: `first` then comes from the live entry if it is
  * still there, and the sent fingerprint is null.
  */
-export const idempotencyConflictView = z.object({
+export const idempotencyConflictView = auditItem.pick({ request_id: true, ts: true }).extend({
+  /** The refused request's journal entry (its `id`; `request_id` and `ts` as the entry has them). */
   audit_id: z.number().int(),
-  request_id: z.string(),
-  ts: z.string(),
   idem_key: z.string().nullable(),
   /** `body`: same operation, another body; `operation`: the key was bound to another operation. */
   reason: z.enum(['body', 'operation']).nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { backendFault } from '../backend/admin.ts';
 import { tenantField } from './common.ts';
 
 /** `POST /storage-faults`: while one matches, the file redirects answer 500 RES_ARQUIVO_S3_FALHA. */
@@ -11,14 +12,11 @@ export const storageFaultSchema = z
   .strict();
 export type StorageFaultInput = z.input<typeof storageFaultSchema>;
 
-/** A presign fault as listed (server/storage/storage-faults.ts StorageFault). */
-export const storageFaultView = z.object({
-  id: z.number().int(),
-  /** Tenant slug, or `*` for every clinic. */
-  tenant: z.string(),
-  failure_rate: z.number(),
-  criado_em: z.string(),
-  /** Presigns it matched (failed or not). */
-  hits: z.number().int(),
-});
+/**
+ * A presign fault as listed (server/storage/storage-faults.ts StorageFault): like backend-sim's faults, its id, rate,
+ * creation and hits (here the presigns it matched, failed or not); its tenant is a slug, or `*` for every clinic.
+ */
+export const storageFaultView = backendFault
+  .pick({ id: true, failure_rate: true, criado_em: true, hits: true })
+  .extend({ tenant: z.string() });
 export type StorageFaultView = z.infer<typeof storageFaultView>;

@@ -22,13 +22,13 @@ export const createTenantSchema = z.object({
 });
 export type CreateTenantInput = z.infer<typeof createTenantSchema>;
 
-/** `backend_ready`: backend-sim created the clinic database (false: it will on the next start). */
-export const tenantCreated = z.object({
-  id: z.number().int(),
-  slug: z.string(),
-  nome: z.string(),
-  backend_ready: z.boolean(),
-});
+/**
+ * `POST /tenants`: the clinic as listed (its id, slug and name); `backend_ready`: backend-sim created the clinic
+ * database (false: it will on the next start).
+ */
+export const tenantCreated = tenantView
+  .pick({ id: true, slug: true, nome: true })
+  .extend({ backend_ready: z.boolean() });
 
 /**
  * `GET|PATCH /tenants/:slug/settings`: backend-sim's settings, through the gateway unchanged (the patch is

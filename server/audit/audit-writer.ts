@@ -4,6 +4,7 @@ import { AUDIT_SUMMARY_COLUMNS, type AuditLogTable, type AuditUnattributedTable 
 import { capText, entryBytes, JOURNAL_LIMITS } from './bounded.ts';
 import { sqlitePagesInUse } from './sqlite-journal.ts';
 import type { ClassTotals, Delta, JournalBudget, JournalClass } from './journal-budget.ts';
+import { addToTotals, sqliteParameter, totalsToAdd } from './journal-sql.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 
 export const AUDIT_RETENTION_DAYS = 30;
@@ -155,7 +156,7 @@ export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<vo
      RETURNING count`,
     )
     .pluck();
-  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+  const updateTotals = sqlite.prepare(addToTotals(sqliteParameter));
   const touchKey = sqlite.prepare(
     'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
   );
@@ -191,9 +192,7 @@ export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<vo
         batch.delta.unattributed.bytes += g.bytes;
       }
     }
-    for (const kind of ['verified', 'unverified', 'unattributed'] as const) {
-      if (batch.delta[kind].rows !== 0) updateTotals.run(batch.delta[kind].rows, batch.delta[kind].bytes, kind);
-    }
+    for (const change of totalsToAdd(batch.delta)) updateTotals.run(...change);
     const pages = pagesInUse() - pagesBefore;
     // "Last used" rides on the audit batch instead of costing a write per request.
     for (const [id, ts] of batch.lastUse) touchKey.run(ts, id, ts);

@@ -5,9 +5,17 @@ import {
   JOURNAL_CLASSES,
   type ClassTotals,
   type JournalClass,
-  type JournalDeletion,
   type JournalStore,
 } from './journal-budget.ts';
+import {
+  addToTotals,
+  type DeletedRow,
+  journalDeletions,
+  postgresParameter,
+  READ_TOTALS,
+  type TotalsRow,
+  totalsToAdd,
+} from './journal-sql.ts';
 import type { Queryable } from '../idempotency/postgres-idempotency.store.ts';
 import { inPostgresTransaction } from '../db/postgres.ts';
 
@@ -15,16 +23,9 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Adds what a batch wrote or a chunk deleted to the shared running totals, in the caller's transaction. */
 async function addToBudget(client: pg.PoolClient, delta: Record<JournalClass, ClassTotals>): Promise<void> {
-  for (const kind of JOURNAL_CLASSES) {
-    const d = delta[kind];
-    if (d.rows !== 0)
-      await client.query('UPDATE audit_budget SET rows = rows + $1, bytes = bytes + $2 WHERE kind = $3', [
-        d.rows,
-        d.bytes,
-        kind,
-      ]);
-  }
+  for (const change of totalsToAdd(delta)) await client.query(ADD_TO_TOTALS, change);
 }
+const ADD_TO_TOTALS = addToTotals(postgresParameter);
 
 /** PostgreSQL's limit is 65,535 parameters a statement: batches are inserted in chunks well under it. */
 const ROWS_PER_INSERT = 1000;
@@ -119,16 +120,7 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
   };
 }
 
-const DELETIONS: Record<JournalDeletion, string> = {
-  purge_log:
-    'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < $1 LIMIT $2) RETURNING verified, bytes',
-  purge_groups:
-    'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < $1 LIMIT $2) RETURNING NULL::integer AS verified, bytes',
-  shed_groups:
-    'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT $1) RETURNING NULL::integer AS verified, bytes',
-  shed_unverified:
-    'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT $1) RETURNING verified, bytes',
-};
+const DELETIONS = journalDeletions(postgresParameter, 'NULL::integer');
 
 /** PostgreSQL's block size (the default build's): what the journal's pages are counted in. */
 const PAGE_SIZE = 8192;
@@ -152,9 +144,7 @@ export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): Jour
     // that only grows would hold the journal at its line for good. AUDIT_MAX_BYTES bounds the entries' weight here.
     journalPages: () => 0,
     async readTotals() {
-      const { rows } = await pool.query<{ kind: JournalClass } & ClassTotals>(
-        'SELECT kind, rows, bytes FROM audit_budget',
-      );
+      const { rows } = await pool.query<TotalsRow>(READ_TOTALS);
       return rows;
     },
     async probe(bytes) {
@@ -170,7 +160,7 @@ export function postgresJournalStore(pool: pg.Pool, isOpen: () => boolean): Jour
     reusableBytes: () => 0,
     deleteChunk: (what, parameter, limit) =>
       inPostgresTransaction(pool, async (client) => {
-        const { rows } = await client.query<{ verified: number | null; bytes: number }>(
+        const { rows } = await client.query<DeletedRow>(
           DELETIONS[what],
           parameter === null ? [limit] : [parameter, limit],
         );

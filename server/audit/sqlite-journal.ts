@@ -1,12 +1,14 @@
 import type SQLite from 'better-sqlite3';
+import { deletedChunkOf, type JournalDeletion, type JournalStore } from './journal-budget.ts';
 import {
-  deletedChunkOf,
-  JOURNAL_CLASSES,
-  type ClassTotals,
-  type JournalClass,
-  type JournalDeletion,
-  type JournalStore,
-} from './journal-budget.ts';
+  addToTotals,
+  type DeletedRow,
+  journalDeletions,
+  READ_TOTALS,
+  sqliteParameter,
+  type TotalsRow,
+  totalsToAdd,
+} from './journal-sql.ts';
 
 // gateway.db's side of the journal's budget: the JournalStore the budget (journal-budget.ts) reads and deletes
 // through, and the page counts it is measured in. The cluster's PostgreSQL has its own (postgres-journal.ts).
@@ -55,21 +57,11 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
   const walHalf = Math.floor(walShare / 2);
   sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walHalf / (pageSize + WAL_FRAME_HEADER)))}`);
   sqlite.pragma(`journal_size_limit = ${walHalf}`);
-  const statements: Record<JournalDeletion, SQLite.Statement> = {
-    purge_log: sqlite.prepare(
-      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT ?) RETURNING verified, bytes',
-    ),
-    purge_groups: sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed WHERE minute < ? LIMIT ?) RETURNING NULL AS verified, bytes',
-    ),
-    shed_groups: sqlite.prepare(
-      'DELETE FROM audit_unattributed WHERE id IN (SELECT id FROM audit_unattributed ORDER BY id LIMIT ?) RETURNING NULL AS verified, bytes',
-    ),
-    shed_unverified: sqlite.prepare(
-      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE verified = 0 ORDER BY id LIMIT ?) RETURNING verified, bytes',
-    ),
-  };
-  const updateTotals = sqlite.prepare('UPDATE audit_budget SET rows = rows + ?, bytes = bytes + ? WHERE kind = ?');
+  const deletions = journalDeletions(sqliteParameter, 'NULL');
+  const statements = Object.fromEntries(
+    Object.entries(deletions).map(([what, sql]) => [what, sqlite.prepare(sql)]),
+  ) as Record<JournalDeletion, SQLite.Statement>;
+  const updateTotals = sqlite.prepare(addToTotals(sqliteParameter));
   const probeInsert = sqlite.prepare('INSERT INTO audit_probe (v) VALUES (randomblob(?))');
   const probeDelete = sqlite.prepare('DELETE FROM audit_probe');
   const freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
@@ -77,10 +69,9 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
   const deleteChunk = sqlite.transaction((what: JournalDeletion, parameter: string | null, limit: number) => {
     const pagesBefore = pagesInUse();
     const parameters = parameter === null ? [limit] : [parameter, limit];
-    const rows = statements[what].all(...parameters) as Array<{ verified: number | null; bytes: number }>;
+    const rows = statements[what].all(...parameters) as DeletedRow[];
     const chunk = deletedChunkOf(rows, 0);
-    for (const kind of JOURNAL_CLASSES)
-      if (chunk.delta[kind].rows !== 0) updateTotals.run(chunk.delta[kind].rows, chunk.delta[kind].bytes, kind);
+    for (const change of totalsToAdd(chunk.delta)) updateTotals.run(...change);
     chunk.pages = pagesInUse() - pagesBefore;
     return chunk;
   });
@@ -94,8 +85,7 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
     batchEntries: Math.max(1, Math.floor(walHalf / pageSize / 2)),
     batchBytes: Math.floor(walHalf / 2),
     journalPages: () => journalPagesOf(sqlite),
-    readTotals: () =>
-      sqlite.prepare('SELECT kind, rows, bytes FROM audit_budget').all() as Array<{ kind: JournalClass } & ClassTotals>,
+    readTotals: () => sqlite.prepare(READ_TOTALS).all() as TotalsRow[],
     probe(bytes) {
       try {
         probeInsert.run(bytes);

@@ -4,12 +4,12 @@
  */
 export const MAX_JSON_DEPTH = 64;
 
-const OPEN_OBJECT = 0x7b;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_OBJECT = 0x7d;
-const CLOSE_ARRAY = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+const OPEN_OBJECT = '{'.charCodeAt(0);
+const OPEN_ARRAY = '['.charCodeAt(0);
+const CLOSE_OBJECT = '}'.charCodeAt(0);
+const CLOSE_ARRAY = ']'.charCodeAt(0);
+const QUOTE = '"'.charCodeAt(0);
+const BACKSLASH = '\\'.charCodeAt(0);
 
 /**
  * The deepest bracket nesting of JSON text, scanned byte by byte (brackets inside strings do not

@@ -19,17 +19,26 @@ import type {
 /** Catalog rows as the wire shows them, typed by the public contract the gateway parses them with. */
 const bool = (v: number) => v === 1;
 
+/**
+ * A catalog entry as listed (contracts/schemas/catalogos.ts `catalogEntry`): its id and name, what the catalog adds,
+ * whether it is active, then what it lists.
+ */
+function catalogEntry<O extends object, L extends object = Record<never, never>>(
+  row: { id: number; nome: string; ativo: number },
+  own: O,
+  lists?: L,
+) {
+  return { id: row.id, nome: row.nome, ...own, ativo: bool(row.ativo), ...(lists as L) };
+}
+
 export function procedimentoItem(p: Selectable<ProcedimentosTable>): z.input<typeof procedimentoWire> {
-  return {
-    id: p.id,
-    nome: p.nome,
+  return catalogEntry(p, {
     abreviacao: p.abreviacao,
     codigo_tuss: p.codigo_tuss ?? '',
     descricao_tuss: p.descricao_tuss,
     requer_laudo: bool(p.requer_laudo),
     possui_imagens: bool(p.possui_imagens),
-    ativo: bool(p.ativo),
-  };
+  });
 }
 
 /** An insurer with its plans (`planos`: any plans, those of other insurers left out). */
@@ -37,16 +46,13 @@ export function convenioItem(
   c: Selectable<ConveniosTable>,
   planos: readonly Selectable<PlanosTable>[],
 ): z.input<typeof convenioWire> {
-  return {
-    id: c.id,
-    nome: c.nome,
-    abreviacao: c.abreviacao,
-    codigo_ans: c.codigo_ans,
-    ativo: bool(c.ativo),
-    planos: planos
-      .filter((p) => p.convenio_id === c.id)
-      .map((p) => ({ id: p.id, nome: p.nome, codigo_ans: p.codigo_ans, ativo: bool(p.ativo) })),
-  };
+  return catalogEntry(
+    c,
+    { abreviacao: c.abreviacao, codigo_ans: c.codigo_ans },
+    {
+      planos: planos.filter((p) => p.convenio_id === c.id).map((p) => catalogEntry(p, { codigo_ans: p.codigo_ans })),
+    },
+  );
 }
 
 export const cidItem = (c: Selectable<CidsTable>): z.input<typeof cidWire> => ({
@@ -55,32 +61,20 @@ export const cidItem = (c: Selectable<CidsTable>): z.input<typeof cidWire> => ({
   nome: c.nome,
 });
 
-export function unidadeItem(u: Selectable<UnidadesTable>): z.input<typeof unidadeWire> {
-  return {
-    id: u.id,
-    nome: u.nome,
-    abreviacao: u.abreviacao,
-    cidade: u.cidade ?? '',
-    uf: u.uf ?? '',
-    ativo: bool(u.ativo),
-  };
-}
+export const unidadeItem = (u: Selectable<UnidadesTable>): z.input<typeof unidadeWire> =>
+  catalogEntry(u, { abreviacao: u.abreviacao, cidade: u.cidade ?? '', uf: u.uf ?? '' });
 
-export const complementoItem = (c: Selectable<ComplementosTable>): z.input<typeof complementoWire> => ({
-  id: c.id,
-  nome: c.nome,
-  ativo: bool(c.ativo),
-});
+export const complementoItem = (c: Selectable<ComplementosTable>): z.input<typeof complementoWire> =>
+  catalogEntry(c, {});
 
 /** A report group with its doctors (`membros`: any groups' members, those of other groups left out). */
 export function grupoLaudoItem(
   g: Selectable<GruposLaudosTable>,
   membros: readonly { grupo_laudo_id: number; id: number; nome: string }[],
 ): z.input<typeof grupoLaudoWire> {
-  return {
-    id: g.id,
-    nome: g.nome,
-    ativo: bool(g.ativo),
-    medicos: membros.filter((m) => m.grupo_laudo_id === g.id).map((m) => ({ id: m.id, nome: m.nome })),
-  };
+  return catalogEntry(
+    g,
+    {},
+    { medicos: membros.filter((m) => m.grupo_laudo_id === g.id).map((m) => ({ id: m.id, nome: m.nome })) },
+  );
 }

@@ -9,6 +9,18 @@ export function Button({
   return <button type="button" {...props} className={`btn btn-${variant} ${props.className ?? ''}`} />;
 }
 
+/** A page's action that adds one more of what it lists: `+ New operator`, `+ New key`. */
+export function NewButton({
+  noun,
+  ...props
+}: Omit<React.ButtonHTMLAttributes<HTMLButtonElement>, 'children'> & { noun: string }) {
+  return (
+    <Button variant="primary" {...props}>
+      {`+ New ${noun}`}
+    </Button>
+  );
+}
+
 export function PageHeader({
   title,
   description,
@@ -156,7 +168,13 @@ export function Badge({
   tone?: 'neutral' | 'ok' | 'warn' | 'bad' | 'info';
   children: ReactNode;
 }) {
-  return <span className={`badge badge-${tone}`}>{children}</span>;
+  // A tone is coloured by its pair of variables in styles.css (`--ok` on `--ok-bg`); neutral keeps the badge's own.
+  const colours = tone === 'neutral' ? undefined : { color: `var(--${tone})`, background: `var(--${tone}-bg)` };
+  return (
+    <span className="badge" style={colours}>
+      {children}
+    </span>
+  );
 }
 
 export function statusTone(status: number): 'ok' | 'warn' | 'bad' | 'info' {

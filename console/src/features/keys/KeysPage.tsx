@@ -10,6 +10,7 @@ import {
   DatedLine,
   EmptyState,
   ErrorBanner,
+  NewButton,
   PageHeader,
   formatDate,
   formatDateFull,
@@ -116,13 +117,7 @@ export function KeysPage() {
       <PageHeader
         title="API keys"
         description="Keys sign integrators' requests. Secrets are shown once, at issue and at rotation."
-        actions={
-          canWrite && (
-            <Button variant="primary" onClick={() => setModal({ kind: 'issue' })} disabled={!tenant}>
-              + New key
-            </Button>
-          )
-        }
+        actions={canWrite && <NewButton noun="key" onClick={() => setModal({ kind: 'issue' })} disabled={!tenant} />}
       />
       <div className="toolbar">
         <SelectField

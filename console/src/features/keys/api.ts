@@ -1,20 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import {
-  issuedKey,
-  keyView,
-  type IssueKeyInput,
-  type IssuedKey,
-  type KeyView,
-  type UpdateKeyInput,
-} from '../../../../contracts/admin/keys.ts';
-import { medicoOption, tenantView, type MedicoOption, type TenantView } from '../../../../contracts/admin/tenants.ts';
+import { issuedKey, keyView, type IssueKeyInput, type UpdateKeyInput } from '../../../../contracts/admin/keys.ts';
+import { medicoOption, tenantView } from '../../../../contracts/admin/tenants.ts';
 import { api } from '../../lib/api.ts';
 
-export type TenantOption = TenantView;
-export type KeySummary = KeyView;
-export type Credentials = IssuedKey;
-export type { MedicoOption };
+export type { IssuedKey as Credentials, KeyView as KeySummary } from '../../../../contracts/admin/keys.ts';
+export type { MedicoOption } from '../../../../contracts/admin/tenants.ts';
 
 export const useTenantOptions = () =>
   useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants') });

@@ -19,6 +19,7 @@ import {
   EmptyState,
   ErrorBanner,
   Field,
+  NewButton,
   PageHeader,
   SectionCard,
   formatDate,
@@ -392,13 +393,7 @@ export function OperatorsPage({ me }: { me: Me }) {
       <PageHeader
         title="Operators"
         description="Console accounts. Admins do everything; viewers read the journal, the keys (masked), clinics and faults, and change nothing. Every console action in the audit log names its operator."
-        actions={
-          isAdmin && (
-            <Button variant="primary" onClick={() => setAdding(true)}>
-              + New operator
-            </Button>
-          )
-        }
+        actions={isAdmin && <NewButton noun="operator" onClick={() => setAdding(true)} />}
       />
       <section className="card card-pad" aria-label="Your account" style={{ marginBottom: 16 }}>
         <h2 style={{ margin: 0 }}>Your account</h2>

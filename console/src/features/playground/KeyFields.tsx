@@ -1,5 +1,6 @@
 import { clinicOptions, keyOptions, Select } from '../../lib/forms.tsx';
 import { Field } from '../../lib/ui.tsx';
+import { RawInput } from './RawInput.tsx';
 import type { PlaygroundDraft } from './usePlaygroundDraft.ts';
 
 /** The key a request is signed with: clinic and key from the lists, or an API key pasted; its secret. */
@@ -42,30 +43,14 @@ export function KeyFields({ draft }: { draft: PlaygroundDraft }) {
             : 'Not part of the signature; sent as is.'
         }
       >
-        <input
-          id="pg-api-key"
-          className="mono"
-          value={apiKey}
-          onChange={(e) => draft.setApiKey(e.target.value.trim())}
-          placeholder="ce_live_…"
-          autoComplete="off"
-          spellCheck={false}
-        />
+        <RawInput id="pg-api-key" value={apiKey} onValue={draft.setApiKey} trim placeholder="ce_live_…" />
       </Field>
       <Field
         id="pg-secret"
         label="API secret"
         hint="Paste the secret you stored: the console cannot show it again. HMAC-SHA256 is computed in the browser; the secret is never sent to the appliance, never stored, and gone when you leave the page."
       >
-        <input
-          id="pg-secret"
-          className="mono"
-          type="password"
-          value={secret}
-          onChange={(e) => draft.setSecret(e.target.value.trim())}
-          autoComplete="off"
-          spellCheck={false}
-        />
+        <RawInput id="pg-secret" type="password" value={secret} onValue={draft.setSecret} trim />
       </Field>
     </>
   );

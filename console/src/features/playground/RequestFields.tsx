@@ -1,5 +1,6 @@
 import { Select, valueOptions } from '../../lib/forms.tsx';
 import { Button, Field } from '../../lib/ui.tsx';
+import { RawInput } from './RawInput.tsx';
 import { WRITE_METHODS } from './signing.ts';
 import type { useSend } from './useSend.ts';
 import { type PlaygroundDraft, WINDOW_SECONDS } from './usePlaygroundDraft.ts';
@@ -26,24 +27,12 @@ export function RequestFields({ draft, sender }: { draft: PlaygroundDraft; sende
           <Select id="pg-method" value={method} onChange={draft.setMethod} options={valueOptions(METHODS)} />
         </Field>
         <Field id="pg-path" label="Path and query" hint="Exactly as sent: same order, same encoding, no host.">
-          <input
-            id="pg-path"
-            className="mono"
-            value={path}
-            onChange={(e) => draft.setPath(e.target.value)}
-            spellCheck={false}
-          />
+          <RawInput id="pg-path" value={path} onValue={draft.setPath} />
         </Field>
       </div>
       <Field id="pg-ts" label="Timestamp (X-Timestamp)" hint={timestampHint(skew)}>
         <div className="inline-field">
-          <input
-            id="pg-ts"
-            className="mono"
-            value={timestamp}
-            onChange={(e) => draft.setTimestamp(e.target.value.trim())}
-            inputMode="numeric"
-          />
+          <RawInput id="pg-ts" value={timestamp} onValue={draft.setTimestamp} trim inputMode="numeric" />
           <Button onClick={() => draft.setTimestamp(draft.applianceNow())}>Now</Button>
         </div>
       </Field>
