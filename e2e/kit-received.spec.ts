@@ -1,8 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from './kit/index.ts';
-import { ROOT, runPlaywright, writeFiles } from './support/nested-run.ts';
+import { applianceEnv, qaFolder, ROOT, runPlaywright } from './support/nested-run.ts';
 
 // Issue 30 § 4 and 5: the kit's assertions on what the gateway received (its journal, the worker's clinic, since
 // the test started), and the HAR of a failed test's calls in its Playwright report.
@@ -58,12 +57,8 @@ test('a failed test’s calls are attached to its report as calls.har (HAR 1.2, 
   appliance,
 }) => {
   test.setTimeout(120_000);
-  const folder = mkdtempSync(path.join(tmpdir(), 'qa-har-'));
-  try {
-    writeFiles(folder, {
-      'package.json': '{ "private": true, "type": "module" }\n',
-      'playwright.config.ts': `import { defineApplianceConfig } from '${ROOT}/e2e/kit/config.ts';\nexport default defineApplianceConfig();\n`,
-      'tests/har.spec.ts': `import { expect, test } from '${ROOT}/e2e/kit/index.ts';
+  const folder = qaFolder('qa-har-', {
+    'tests/har.spec.ts': `import { expect, test } from '${ROOT}/e2e/kit/index.ts';
 test('passes', async ({ api }) => {
   expect((await api.get('/v1/ping')).status).toBe(200);
 });
@@ -73,15 +68,11 @@ test('fails after two calls', async ({ api }) => {
   expect('the answer').toBe('another answer');
 });
 `,
-    });
+  });
+  try {
     const report = path.join(folder, 'report.json');
     const result = await runPlaywright(folder, ['--workers', '1', '--reporter', 'json'], {
-      E2E_BASE_URL: appliance.baseUrl,
-      E2E_OPERATOR: appliance.operator,
-      E2E_PASSWORD: appliance.password,
-      E2E_API_KEY: appliance.apiKey,
-      E2E_API_SECRET: appliance.apiSecret,
-      E2E_TEMPLATE: appliance.template,
+      ...applianceEnv(appliance),
       PLAYWRIGHT_JSON_OUTPUT_NAME: report,
     });
     expect(result.code).toBe(1);

@@ -1,8 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from './kit/index.ts';
-import { ROOT, runPlaywright, writeFiles } from './support/nested-run.ts';
+import { applianceEnv, qaFolder, ROOT, runPlaywright } from './support/nested-run.ts';
 import { unzip } from './support/zip.ts';
 
 // Issue 30 § 5: the kit's `api` goes through the test's own Playwright request context, so a run with `--trace on`
@@ -11,12 +10,8 @@ import { unzip } from './support/zip.ts';
 
 test('a run with --trace on records the three /v1 calls of a test made with the kit’s api', async ({ appliance }) => {
   test.setTimeout(120_000);
-  const folder = mkdtempSync(path.join(tmpdir(), 'qa-trace-'));
-  try {
-    writeFiles(folder, {
-      'package.json': '{ "private": true, "type": "module" }\n',
-      'playwright.config.ts': `import { defineApplianceConfig } from '${ROOT}/e2e/kit/config.ts';\nexport default defineApplianceConfig();\n`,
-      'tests/three-calls.spec.ts': `import { expect, test } from '${ROOT}/e2e/kit/index.ts';
+  const folder = qaFolder('qa-trace-', {
+    'tests/three-calls.spec.ts': `import { expect, test } from '${ROOT}/e2e/kit/index.ts';
 test('three calls', async ({ api }) => {
   const nome = 'Paciente Traced';
   expect((await api.post('/v1/pacientes', { nome, data_nascimento: '1990-05-06' })).status).toBe(201);
@@ -24,15 +19,11 @@ test('three calls', async ({ api }) => {
   expect((await api.get('/v1/pacientes/999999999')).status).toBe(404);
 });
 `,
-    });
+  });
+  try {
     const output = path.join(folder, 'results');
     const result = await runPlaywright(folder, ['--trace', 'on', '--output', output, '--workers', '1'], {
-      E2E_BASE_URL: appliance.baseUrl,
-      E2E_OPERATOR: appliance.operator,
-      E2E_PASSWORD: appliance.password,
-      E2E_API_KEY: appliance.apiKey,
-      E2E_API_SECRET: appliance.apiSecret,
-      E2E_TEMPLATE: appliance.template,
+      ...applianceEnv(appliance),
     });
     expect(result.code, result.output).toBe(0);
     expect(result.output).toMatch(/1 passed/);

@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from './kit/index.ts';
-import { ROOT, runPlaywright, writeFiles } from './support/nested-run.ts';
+import { applianceEnv, qaFolder, ROOT, runPlaywright } from './support/nested-run.ts';
 
 // Issue 30, done when: two workers never see each other's rows. A QA folder of two tests runs on two workers
 // against the stack under test. Each writes a patient named after its worker (workerInfo.parallelIndex), then waits
@@ -33,22 +32,14 @@ test('two workers, two clinics: each sees the patient it wrote and never the oth
   consoleApi,
 }) => {
   test.setTimeout(120_000);
-  const folder = mkdtempSync(path.join(tmpdir(), 'qa-isolation-'));
+  const folder = qaFolder('qa-isolation-', {
+    'tests/isolation.spec.ts': INNER,
+  });
   const meet = path.join(folder, 'meet');
   mkdirSync(meet);
   try {
-    writeFiles(folder, {
-      'package.json': '{ "private": true, "type": "module" }\n',
-      'playwright.config.ts': `import { defineApplianceConfig } from '${ROOT}/e2e/kit/config.ts';\nexport default defineApplianceConfig();\n`,
-      'tests/isolation.spec.ts': INNER,
-    });
     const result = await runPlaywright(folder, ['--workers', '2'], {
-      E2E_BASE_URL: appliance.baseUrl,
-      E2E_OPERATOR: appliance.operator,
-      E2E_PASSWORD: appliance.password,
-      E2E_API_KEY: appliance.apiKey,
-      E2E_API_SECRET: appliance.apiSecret,
-      E2E_TEMPLATE: appliance.template,
+      ...applianceEnv(appliance),
       MEET_DIR: meet,
     });
     expect(result.code, result.output).toBe(0);

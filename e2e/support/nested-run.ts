@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
+import type { E2eEnv } from './env.ts';
 
 /** The checkout's root (this file is e2e/support/nested-run.ts). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -13,6 +15,29 @@ export function writeFiles(folder: string, files: Map<string, string> | Record<s
     mkdirSync(path.dirname(path.join(folder, name)), { recursive: true });
     writeFileSync(path.join(folder, name), text);
   }
+}
+
+/** A QA folder in the temp dir, as docs/testing.md § Tests in your own repository lays one out, with these specs. */
+export function qaFolder(prefix: string, specs: Record<string, string>): string {
+  const folder = mkdtempSync(path.join(tmpdir(), prefix));
+  writeFiles(folder, {
+    'package.json': '{ "private": true, "type": "module" }\n',
+    'playwright.config.ts': `import { defineApplianceConfig } from '${ROOT}/e2e/kit/config.ts';\nexport default defineApplianceConfig();\n`,
+    ...specs,
+  });
+  return folder;
+}
+
+/** The stack under test, for a nested run: its URL, operator and key; the nested workers clone its template. */
+export function applianceEnv(appliance: E2eEnv): NodeJS.ProcessEnv {
+  return {
+    E2E_BASE_URL: appliance.baseUrl,
+    E2E_OPERATOR: appliance.operator,
+    E2E_PASSWORD: appliance.password,
+    E2E_API_KEY: appliance.apiKey,
+    E2E_API_SECRET: appliance.apiSecret,
+    E2E_TEMPLATE: appliance.template,
+  };
 }
 
 /**
