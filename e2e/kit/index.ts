@@ -210,8 +210,8 @@ export const test = base.extend<KitOptions & KitTestFixtures, KitWorkerOptions &
     });
   },
 
-  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern, and it has none
-  testStartedAt: async ({}, use) => use(new Date().toISOString()),
+  // After the lock and the kit's check of the worker's clinic (a signed ping): what the test received is its own.
+  testStartedAt: async ({ _applianceLock: _held }, use) => use(new Date().toISOString()),
 
   received: async ({ appliance, consoleApi, testStartedAt, _applianceLock: _held }, use) => {
     const journal = new Received(consoleApi, appliance.tenant, testStartedAt);
