@@ -99,7 +99,7 @@ test.describe('the whole appliance', () => {
 
     await test.step('the call appears in the audit log', async () => {
       await page.getByRole('link', { name: 'Audit log' }).click();
-      await page.getByLabel('Key id').fill(String(keyId));
+      await page.getByRole('form', { name: 'Audit filters' }).getByLabel('Key id').fill(String(keyId));
       await page.getByRole('button', { name: 'Apply filters' }).click();
       const row = page.locator(`tr[data-request-id="${requestId}"]`);
       // The audit writer batches; refresh until the entry lands (bounded).
@@ -117,7 +117,7 @@ test.describe('the whole appliance', () => {
       await expect(page.getByTestId('audit-storage')).toContainText(
         /On disk the journal takes [\d.]+ MB of its 2048\.0 MB \(its pages in\s+gateway\.db, 8\.0 MB for the WAL\)/,
       );
-      await page.getByLabel('Key id').fill('');
+      await page.getByRole('form', { name: 'Audit filters' }).getByLabel('Key id').fill('');
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await expect(page.locator('tbody tr').first()).toBeVisible();
       await shot(page, 'audit-log');
