@@ -30,6 +30,9 @@ export class TenantRegistry {
   /** The databases whose opening has finished, for the request path to take without awaiting. */
   private readonly ready = new Map<string, TenantDatabase>();
 
+  /** Clinics being dropped: `get` answers TENANT_NOT_FOUND for them while their files go. */
+  private readonly dropping = new Set<string>();
+
   constructor(private readonly dataDir: string) {}
 
   slugs(): string[] {
@@ -43,7 +46,7 @@ export class TenantRegistry {
   }
 
   exists(slug: string): boolean {
-    return SLUG_PATTERN.test(slug) && existsSync(tenantFile(this.dataDir, slug));
+    return SLUG_PATTERN.test(slug) && !this.dropping.has(slug) && existsSync(tenantFile(this.dataDir, slug));
   }
 
   /** The tenant's database if it is open already (else `get` opens it). */
@@ -84,6 +87,28 @@ export class TenantRegistry {
     );
     this.open.set(slug, guarded);
     return guarded;
+  }
+
+  /**
+   * Drops a clinic (issue 30): no new request opens it; the request holding its connection finishes; the
+   * connection closes; then `remove` deletes its files. Nothing is left open on a deleted file.
+   */
+  async drop<T>(slug: string, remove: () => T | Promise<T>): Promise<T> {
+    this.dropping.add(slug);
+    try {
+      const opening = this.open.get(slug);
+      this.open.delete(slug);
+      this.ready.delete(slug);
+      const tenant = opening ? await opening.catch(() => null) : null;
+      if (tenant) {
+        // Kysely's mutex: queued after whatever request holds the connection now.
+        await tenant.db.connection().execute(async () => undefined);
+        await tenant.close();
+      }
+      return await remove();
+    } finally {
+      this.dropping.delete(slug);
+    }
   }
 
   async closeAll(): Promise<void> {

@@ -27,7 +27,7 @@ await stack.tenants.create({ slug: 'bench', nome: 'Clinica Bench' });
 const key = await stack.keys.create({ tenantSlug: 'bench', scopes: [...ALL_SCOPES] });
 const backendPid = stack.backendSim?.mode === 'process' ? String(stack.backendSim.pid) : undefined;
 serveUntilStopped(
-  { url: stack.gatewayUrl, apiKey: key.api_key, apiSecret: key.api_secret, backendPid },
+  { url: stack.gatewayUrl, apiKey: key.api_key, apiSecret: key.api_secret, backendPid, dataDir },
   () => stack.close(),
   dataDir,
 );

@@ -27,9 +27,11 @@ import {
 } from './harness.ts';
 import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
+import { benchClones } from './clones.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
 import { reportE2e } from './e2e-suite.ts';
+import { journalCapacity, journalCapacityLine, journalSnapshot, type JournalCapacity } from './journal-capacity.ts';
 import { CONSISTENCY_CHECK_ENTRIES } from '../server/integrity/idempotency-consistency.ts';
 
 /**
@@ -58,8 +60,9 @@ async function gatewayRuns(
   bare: BareRuns,
   rows: Row[],
   workDir: string,
-): Promise<{ auditOn: Measure; auditOff?: Measure }> {
+): Promise<{ auditOn: Measure; auditOff?: Measure; capacity?: JournalCapacity }> {
   let auditOn: Measure | undefined;
+  let capacity: JournalCapacity | undefined;
   let auditOff: Measure | undefined;
   // BENCH_ONLY=ping: the signed ping with durable audit only (quick runs while working on the hot path).
   const audits = process.env.BENCH_ONLY === 'ping' ? (['true'] as const) : (['true', 'false'] as const);
@@ -81,7 +84,9 @@ async function gatewayRuns(
         headers: signedHeaders(signer, 'POST', '/v1/ping', POST_BODY),
       };
       await load(gw, getPing, 2); // warm-up: JIT, caches, connections
+      const journalBefore = audit === 'true' ? journalSnapshot(gw.info.dataDir) : null;
       const get = await load(gw, getPing);
+      if (journalBefore) capacity = journalCapacity(journalBefore, journalSnapshot(gw.info.dataDir), get.rps);
       const post = await load(gw, postPing);
       rows.push(compare(`signed GET /v1/ping (${label})`, get, 'bare GET', bare.get, TARGETS.ping.maxCpuRatio));
       rows.push(
@@ -165,7 +170,7 @@ async function gatewayRuns(
       await stopServer(gw);
     }
   }
-  return { auditOn: auditOn!, auditOff };
+  return { auditOn: auditOn!, auditOff, capacity };
 }
 
 function compare(name: string, measure: Measure, baseline: string, base: Measure, maxCpuRatio: number): Row {
@@ -385,6 +390,7 @@ async function main(): Promise<void> {
     console.log(JSON_OUTPUT ? JSON.stringify({ scale }, null, 2) : scaleTable(scale));
     return;
   }
+  if (only === 'clones') return benchClones(JSON_OUTPUT);
   if (only === 'cli') {
     const cli = await measureCli();
     console.log(JSON_OUTPUT ? JSON.stringify({ cli }, null, 2) : cliTable(cli));
@@ -407,7 +413,8 @@ async function main(): Promise<void> {
       { name: 'bare Fastify GET / (plain node)', measure: bareGet },
       { name: 'bare Fastify POST / echo, 300 B (plain node)', measure: barePost },
     ];
-    const { auditOn, auditOff } = await gatewayRuns({ get: bareGet, post: barePost }, rows, workDir);
+    const { auditOn, auditOff, capacity } = await gatewayRuns({ get: bareGet, post: barePost }, rows, workDir);
+    report.journal_capacity = capacity ?? null;
     const audit = auditOff && {
       req_s_cost_percent: (1 - auditOn.rps / auditOff.rps) * 100,
       cpu_us_per_request: auditOn.cpuUs - auditOff.cpuUs,
@@ -434,6 +441,7 @@ async function main(): Promise<void> {
           `\ndurable audit (committed before each response) on signed GET /v1/ping: ${audit.req_s_cost_percent.toFixed(1)} % of req/s, ` +
             `${Math.round(audit.cpu_us_per_request)} µs of server CPU per request (${Math.round(auditOn.cpuUs)} vs ${Math.round(auditOff.cpuUs)})`,
         );
+      if (capacity) console.log(`\n${journalCapacityLine(capacity)}`);
     }
     if (only !== 'http' && only !== 'ping') {
       log('lists at scale (bench/scale.ts: a small tenant beside 200,000 patients and 1,000,000 exams)…');
@@ -454,6 +462,7 @@ async function main(): Promise<void> {
       const cli = await measureCli();
       report.cli = cli;
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);
+      await benchClones(JSON_OUTPUT, report);
       const topologies = await measureTopologies(workDir, { get: bareGet, post: barePost });
       report.topologies = topologyReport(topologies);
       if (!JSON_OUTPUT) console.log(`\n${topologyTable(topologies)}`);

@@ -43,7 +43,9 @@ import openApiPlugin from './openapi/openapi-plugin.ts';
 import healthPlugin from './http/health-plugin.ts';
 import { backendTokenFor } from './secrets-files.ts';
 import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic } from './admin/index.ts';
+import { scheduleCloneSweeper } from './tenants/clone-sweeper.ts';
 import { writerConsoleAudit } from './audit/console-audit.ts';
+import { followExternalJournalChanges, journalPruner } from './audit/journal-prune.ts';
 
 export interface AppDeps {
   /**
@@ -123,9 +125,19 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     storageFaults,
     auditSink: writerConsoleAudit(journal.writer),
     auditStorage: () => auditStorageStatus(deps.database, journal.budget),
+    journalPrune: journalPruner(deps.database, journal.budget, () => journal.writer.flush()),
     clock,
   });
   await registerConsoleStatic(app, config.consoleDir);
+  // Ephemeral clinics past their time to live go, on every gateway, at start too (issue 30).
+  scheduleCloneSweeper(app, clock, {
+    db: deps.database.db,
+    backend: deps.backend,
+    keys: deps.keys,
+    now: () => clock.now(),
+    onChange: () => deps.keys.invalidate(),
+    audit: writerConsoleAudit(journal.writer),
+  });
 
   return app;
 }
@@ -166,13 +178,20 @@ async function openJournal(
   // biome-ignore lint/suspicious/noExplicitAny: as FastifyInstance['auditWriter'] above
   const writer: AuditWriter<any> =
     database.kind === 'sqlite'
-      ? new AuditWriter(database.sqlite, { clock, budget })
-      : new AuditWriter(postgresBatchCommitter(database.pool), { clock, budget });
+      ? new AuditWriter(database.sqlite, { clock, budget, retentionDays: config.audit.retentionDays })
+      : new AuditWriter(postgresBatchCommitter(database.pool), {
+          clock,
+          budget,
+          retentionDays: config.audit.retentionDays,
+        });
   const entries = new JournalEntries({
     digestKey: createSecretKey(deriveKey(context.masterKey, 'clinic-gateway/journal/body-digest/v1')),
     resolveKey: (apiKey) => deps.keys.resolve(apiKey),
   });
+  // The CLI's prune on gateway.db: followed within a second (PostgreSQL's budget re-reads every second anyway).
+  const stopFollowing = database.kind === 'sqlite' ? followExternalJournalChanges(database.sqlite, budget) : () => {};
   const close = async () => {
+    stopFollowing();
     await writer.close();
     closing = true;
     budget.close();

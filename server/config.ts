@@ -8,6 +8,11 @@ import { z } from 'zod';
 export const DEFAULT_AUDIT_MAX_BYTES = 2 * 1024 ** 3;
 /** Rows of every class together. */
 export const DEFAULT_AUDIT_MAX_ROWS = 5_000_000;
+/** The spec's audit retention (production always; development's default). */
+export const SPEC_AUDIT_RETENTION_DAYS = 30;
+/** AUDIT_RETENTION_DAYS' bounds (development mode only). */
+export const AUDIT_RETENTION_DAYS_MIN = 1;
+export const AUDIT_RETENTION_DAYS_MAX = 365;
 /** Below this much free space on DATA_DIR's file system the journal stops growing its file. */
 export const DEFAULT_AUDIT_MIN_FREE_BYTES = 64 * 1024 ** 2;
 
@@ -84,6 +89,9 @@ export const envSchema = z.object({
     .min(1024 * 1024)
     .default(DEFAULT_AUDIT_MAX_BYTES),
   AUDIT_MIN_FREE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_AUDIT_MIN_FREE_BYTES),
+  // Development mode only (docs/decisions.md § P): how many days the retention purge keeps. Production keeps the
+  // spec's 30 days and refuses any other value at start (loadConfig).
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(AUDIT_RETENTION_DAYS_MIN).max(AUDIT_RETENTION_DAYS_MAX).optional(),
   // Refusals of requests that did not authenticate, per client address (429 past it).
   UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
@@ -94,7 +102,25 @@ export const envSchema = z.object({
   // Tenant reset is a development/test feature: with APP_ENV=production it is refused unless this is set
   // (server/tenants/tenant-reset.ts, docs/decisions.md § Tenant reset and operator tokens).
   ALLOW_TENANT_RESET: bool.default(false),
+  // Ephemeral clinics (issue 30, server/tenants/clones.ts): refused with APP_ENV=production unless this is set;
+  // at most EPHEMERAL_CLINICS_MAX of them at once (422 BUSINESS_RULE past it).
+  ALLOW_EPHEMERAL_CLINICS: bool.default(false),
+  EPHEMERAL_CLINICS_MAX: z.coerce.number().int().min(1).max(1000).default(20),
 });
+
+/** ALLOW_EPHEMERAL_CLINICS and EPHEMERAL_CLINICS_MAX, parsed like loadConfig does (read where no config reaches). */
+export function ephemeralClinicsFrom(env: NodeJS.ProcessEnv = process.env): { optIn: boolean; max: number } {
+  const schema = envSchema.pick({ ALLOW_EPHEMERAL_CLINICS: true, EPHEMERAL_CLINICS_MAX: true });
+  const parsed = schema.safeParse({
+    ALLOW_EPHEMERAL_CLINICS: env.ALLOW_EPHEMERAL_CLINICS,
+    EPHEMERAL_CLINICS_MAX: env.EPHEMERAL_CLINICS_MAX,
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid configuration:\n  ${String(issue?.path[0])}: ${issue?.message}`);
+  }
+  return { optIn: parsed.data.ALLOW_EPHEMERAL_CLINICS, max: parsed.data.EPHEMERAL_CLINICS_MAX };
+}
 
 /** ALLOW_TENANT_RESET alone, parsed like loadConfig does (the console API reads it where no config reaches). */
 export function allowTenantResetFrom(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -150,7 +176,7 @@ export interface GatewayConfig {
     region: string;
   };
   /** The journal's budget (AUDIT_MAX_ROWS, AUDIT_MAX_BYTES) and free-space guard (AUDIT_MIN_FREE_BYTES). */
-  audit: { enabled: boolean; maxRows: number; maxBytes: number; minFreeBytes: number };
+  audit: { enabled: boolean; maxRows: number; maxBytes: number; minFreeBytes: number; retentionDays: number };
   /** unauthenticatedPerMinute: refusals of unauthenticated requests per client address. */
   rateLimit: { perMinute: number; sandboxPerMinute: number; unauthenticatedPerMinute: number };
   operator: { username: string; password?: string };
@@ -212,6 +238,21 @@ function storageCredentialsFromEnv(
   return { accessKey, secretKey, credentials: 'environment' };
 }
 
+/**
+ * AUDIT_RETENTION_DAYS counts in development mode only: production keeps the spec's 30 days, and a start that
+ * asks for another value is refused (a silently ignored setting would let an operator believe the journal is
+ * kept shorter or longer than it is).
+ */
+function auditRetentionDays(days: number | undefined, appEnv: 'development' | 'production'): number {
+  if (days === undefined) return SPEC_AUDIT_RETENTION_DAYS;
+  if (appEnv === 'production' && days !== SPEC_AUDIT_RETENTION_DAYS) {
+    throw new ConfigError(
+      `Invalid configuration:\n  AUDIT_RETENTION_DAYS is a development-mode setting: with APP_ENV=production the journal is kept the spec's ${SPEC_AUDIT_RETENTION_DAYS} days. Unset AUDIT_RETENTION_DAYS (or set ${SPEC_AUDIT_RETENTION_DAYS}).`,
+    );
+  }
+  return days;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -265,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       maxRows: e.AUDIT_MAX_ROWS,
       maxBytes: e.AUDIT_MAX_BYTES,
       minFreeBytes: e.AUDIT_MIN_FREE_BYTES,
+      retentionDays: auditRetentionDays(e.AUDIT_RETENTION_DAYS, e.APP_ENV),
     },
     rateLimit: {
       perMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -19,11 +19,14 @@ import {
   type ResetCliOptions,
 } from './tenant-reset.ts';
 import { addClockCommands } from './clock.ts';
+import { CloneCliError, cloneCommand, describeClone, describeDrop, dropCommand } from './clones.ts';
+import { CLONE_TTL_DEFAULT } from '../../contracts/admin/clones.ts';
 import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { journalCliAction } from './journal.ts';
+import { addJournalPruneCommand } from './journal-prune.ts';
 import { ApplianceClock } from '../../server/clock.ts';
-import { OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
+import { issuedTokenDetail, OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
   ALL_TENANTS,
   OPERATOR_TOKEN_DEFAULT_DAYS,
@@ -289,6 +292,7 @@ interface TokenCreateOptions {
   allTenants?: boolean;
   expiresInDays: number;
   operator?: string;
+  clone?: boolean;
   json?: boolean;
 }
 
@@ -340,16 +344,15 @@ async function createTokenCommand(opts: TokenCreateOptions): Promise<void> {
       label,
       tenants: requested,
       expiresInDays: opts.expiresInDays,
+      clone: opts.clone,
     });
     const { view } = result;
     await journalCliAction(db, {
       action: 'operator_token.create',
-      command: `tokens create --label ${JSON.stringify(label)} ${requested === ALL_TENANTS ? '--all-tenants' : requested.map((t) => `--tenant ${t}`).join(' ')} --expires-in-days ${opts.expiresInDays}`,
+      command: `tokens create --label ${JSON.stringify(label)} ${requested === ALL_TENANTS ? '--all-tenants' : requested.map((t) => `--tenant ${t}`).join(' ')} --expires-in-days ${opts.expiresInDays}${opts.clone ? ' --clone' : ''}`,
       ...started,
       operatorId: operator.id,
-      subject: {
-        detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at },
-      },
+      subject: { detail: issuedTokenDetail(view) },
     });
     return result;
   });
@@ -427,6 +430,49 @@ function addTenantCommands(program: Command): void {
     .option('--yes', 'do not ask for confirmation (scripts, CI)')
     .option('--json', 'machine-readable output')
     .action(resetCommand);
+  // Issue 30: ephemeral clinics (appliance/cli/clones.ts).
+  tenants
+    .command('clone')
+    .description(
+      "a new clinic as a file copy of <from>'s first-start state (or of its --snapshot), with its own all-scopes key; " +
+        'dropped by the appliance when --ttl ends. Refused with APP_ENV=production unless ALLOW_EPHEMERAL_CLINICS=true',
+    )
+    .argument('<from>', 'the template clinic')
+    .option('--snapshot <name>', "one of the template's named snapshots instead of its first-start state")
+    .option('--slug <slug>', "the clone's slug (default: <from>-<6 hex>)")
+    .option('--ttl <duration>', 'time to live: 90s, 30m, 2h… (10s to 24h)', CLONE_TTL_DEFAULT)
+    .option('--medico <id>', 'bind the key to this doctor', parseMedico)
+    .option('--json', 'print {"slug", "api_key", "api_secret", "chave_id", "expires_at", ...}')
+    .action(async (from: string, opts: Parameters<typeof cloneCommand>[3]) => {
+      const result = await cliRefusal(() => withServices((s) => cloneCommand(s, applianceClock(), from, opts)));
+      if (opts.json) return print(result);
+      print(describeClone(result));
+      info('The secret is shown only now. The clinic goes when its time to live ends (`tenants drop` sooner).');
+    });
+  tenants
+    .command('drop')
+    .description(
+      'delete a clinic: its database, stored files, keys and idempotency entries (the journal keeps its entries). ' +
+        'A permanent clinic asks to type its slug back. Refused with APP_ENV=production unless ALLOW_EPHEMERAL_CLINICS=true',
+    )
+    .argument('<slug>', 'the clinic')
+    .option('--yes', 'do not ask for confirmation of a permanent clinic (scripts, CI)')
+    .option('--json', 'machine-readable output')
+    .action(async (slug: string, opts: Parameters<typeof dropCommand>[3]) => {
+      const result = await cliRefusal(() => withServices((s) => dropCommand(s, applianceClock(), slug, opts)));
+      if (opts.json) return print(result);
+      info(describeDrop(result));
+    });
+}
+
+/** A clone command's refusal printed as a usage error (its message, no stack). */
+async function cliRefusal<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof CloneCliError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** `keys list | create | rotate | revoke | import-legacy`. */
@@ -532,6 +578,7 @@ function addTokenCommands(program: Command): void {
       '--operator <username>',
       'the operator it is issued under and audited as (default: OPERATOR_USERNAME, "admin")',
     )
+    .option('--clone', 'may also create ephemeral clinics from its clinics (and then acts on those): issue 30')
     .option('--json', 'print {"token", "id", "tenants", "expires_at", ...} (the admin API\'s answer)')
     .action(createTokenCommand);
   tokens
@@ -550,6 +597,7 @@ function addTokenCommands(program: Command): void {
             token: t.prefix,
             clinics: tenantsText(t.tenants),
             status: t.status,
+            clone: t.clone ? 'yes' : 'no',
             expires_at: t.expires_at,
             last_used: t.last_used_at ?? '-',
             operator: t.operator ?? '-',
@@ -599,6 +647,7 @@ export function buildCli(): Command {
   addClockCommands(program);
   addOperatorCommands(program);
   addDatabaseCommands(program);
+  addJournalPruneCommand(program);
   return program;
 }
 

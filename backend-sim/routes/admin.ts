@@ -7,6 +7,7 @@ import { faultInputSchema } from '../faults.ts';
 import { parse } from '../lib/http.ts';
 import { takePristineSnapshot } from '../db/pristine.ts';
 import { resetRoutes } from './reset.ts';
+import { cloneRoutes } from './clones.ts';
 import { backendTenantInput as tenantInput } from '../../contracts/backend/admin.ts';
 
 export const adminRoutes: BackendRoutes = (deps) => async (app) => {
@@ -62,4 +63,5 @@ export const adminRoutes: BackendRoutes = (deps) => async (app) => {
   app.delete('/admin/faults', async () => ({ data: { removidas: deps.faults.clear() }, meta: {} }));
 
   await app.register(resetRoutes(deps));
+  await app.register(cloneRoutes(deps));
 };

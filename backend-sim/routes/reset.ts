@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import type * as Minio from 'minio';
 import { z } from 'zod';
 import { createS3Client } from '../../shared-node/s3-client.ts';
-import type { BackendRoutes } from '../deps.ts';
+import type { BackendDeps, BackendRoutes } from '../deps.ts';
 import type { BackendS3Config } from '../config.ts';
 import { pristineFile, restorePristine, takePristineSnapshot } from '../db/pristine.ts';
 import { clinicaNome } from '../domain/clinica/clinica.service.ts';
@@ -13,12 +13,32 @@ import {
   backendTenantResetInput as resetInput,
 } from '../../contracts/backend/admin.ts';
 
-const slugParams = z.object({ slug: z.string().regex(SLUG_PATTERN) });
+export const slugParams = z.object({ slug: z.string().regex(SLUG_PATTERN) });
+
+/** The storage client of the admin routes, made on first use; null without storage configured. */
+export function adminStorage(
+  deps: Pick<BackendDeps, 'config'>,
+): () => { client: Minio.Client; config: BackendS3Config } | null {
+  let s3: { client: Minio.Client; config: BackendS3Config } | null = null;
+  return () => {
+    if (!deps.config.s3) return null;
+    s3 ??= {
+      client: createS3Client({ ...deps.config.s3, region: deps.config.s3.region ?? 'us-east-1' }),
+      config: deps.config.s3,
+    };
+    return s3;
+  };
+}
 
 /** Objects uploaded for one tenant: `<slug>/<area>/<uuid>.<ext>` (storage.ts); seed samples live elsewhere. */
-async function removeTenantFiles(client: Minio.Client, bucket: string, slug: string): Promise<number> {
+export async function removeTenantFiles(client: Minio.Client, bucket: string, slug: string): Promise<number> {
+  return removeObjectsUnder(client, bucket, `${slug}/`);
+}
+
+/** Every object whose key starts with `prefix`, in batches of 1000. */
+export async function removeObjectsUnder(client: Minio.Client, bucket: string, prefix: string): Promise<number> {
   const keys: string[] = [];
-  const stream = client.listObjectsV2(bucket, `${slug}/`, true);
+  const stream = client.listObjectsV2(bucket, prefix, true);
   for await (const item of stream as AsyncIterable<{ name?: string }>) if (item.name) keys.push(item.name);
   for (let i = 0; i < keys.length; i += 1000) await client.removeObjects(bucket, keys.slice(i, i + 1000));
   return keys.length;
@@ -30,15 +50,7 @@ async function removeTenantFiles(client: Minio.Client, bucket: string, slug: str
  * drops the idempotency markers and, with `files`, the objects uploaded for the tenant.
  */
 export const resetRoutes: BackendRoutes = (deps) => async (app) => {
-  let s3: { client: Minio.Client; config: BackendS3Config } | null = null;
-  const storage = () => {
-    if (!deps.config.s3) return null;
-    s3 ??= {
-      client: createS3Client({ ...deps.config.s3, region: deps.config.s3.region ?? 'us-east-1' }),
-      config: deps.config.s3,
-    };
-    return s3;
-  };
+  const storage = adminStorage(deps);
 
   // Without `replace`, an existing copy is kept (the first start happens once).
   app.post('/admin/tenants/:slug/pristine', async (req, reply) => {

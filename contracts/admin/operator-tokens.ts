@@ -31,6 +31,8 @@ export const issueOperatorTokenSchema = z
       .min(1, `Validade em dias: um inteiro de 1 a ${OPERATOR_TOKEN_MAX_DAYS}.`)
       .max(OPERATOR_TOKEN_MAX_DAYS, `No maximo ${OPERATOR_TOKEN_MAX_DAYS} dias.`)
       .default(OPERATOR_TOKEN_DEFAULT_DAYS),
+    /** Issue 30: may create ephemeral clinics from the clinics it is bound to (and then acts on those). */
+    clone: z.boolean({ error: 'clone: true ou false.' }).default(false),
   })
   .strict();
 export type IssueOperatorTokenInput = z.input<typeof issueOperatorTokenSchema>;
@@ -48,6 +50,8 @@ export const operatorTokenView = z.object({
   expires_at: z.string(),
   last_used_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
+  /** May create ephemeral clinics (`POST /automation/tenants/:slug/clone`) from its clinics. */
+  clone: z.boolean(),
   /** `revoked` wins over `expired`. */
   status: z.enum(['active', 'revoked', 'expired']),
 });

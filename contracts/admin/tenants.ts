@@ -12,6 +12,10 @@ export const tenantView = z.object({
   created_at: z.string(),
   /** Its keys not revoked. */
   chaves_ativas: z.number().int(),
+  /** An ephemeral clinic's template (`slug` or `slug@snapshot`); null for a permanent clinic (issue 30). */
+  template: z.string().nullable(),
+  /** When the appliance drops it (null: never). */
+  expires_at: z.string().nullable(),
 });
 export type TenantView = z.infer<typeof tenantView>;
 

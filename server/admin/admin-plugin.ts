@@ -21,10 +21,12 @@ import storageFaultRoutes from './routes/storage-faults.ts';
 import clockRoutes from './routes/clock.ts';
 import { ApplianceClock } from '../clock.ts';
 import operatorTokenRoutes from './routes/operator-tokens.ts';
+import cloneRoutes from './routes/clones.ts';
 import operatorRoutes from './routes/operators.ts';
 import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
+import journalPruneRoutes from './routes/journal-prune.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
@@ -81,6 +83,7 @@ function adminDeps(options: AdminPluginOptions, now: () => number): AdminDeps {
     idempotency: options.idempotency,
     storageFaults: options.storageFaults ?? new StorageFaults(),
     auditStorage: options.auditStorage,
+    journalPrune: options.journalPrune,
     clock: options.clock ?? new ApplianceClock({ dataDir: null, enabled: false }),
     lockout: options.lockout ?? policies.lockout,
     session,
@@ -177,9 +180,11 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     clockRoutes,
     operatorTokenRoutes,
     automationRoutes,
+    cloneRoutes,
     idempotencyRoutes,
     playgroundRoutes,
     operatorRoutes,
+    journalPruneRoutes,
   ])
     await app.register(routes, deps);
 }

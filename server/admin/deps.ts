@@ -10,6 +10,7 @@ import type { PresignFaults } from '../storage/storage-faults.ts';
 import type { SessionPolicy, SessionStore } from '../operators/sessions.ts';
 import type { LockoutPolicy } from '../operators/lockout.ts';
 import type { IdempotencyInspection } from '../idempotency/inspection.ts';
+import type { JournalPruner } from '../audit/journal-prune.ts';
 
 // The console API's options and what its route modules are handed, apart from admin-plugin.ts: the route
 // modules import these types, the plugin imports the route modules, and neither imports the other back.
@@ -29,6 +30,8 @@ export interface AdminPluginOptions {
   auditSink: ConsoleAuditSink;
   /** The audit log's size against its cap (`GET /audit/storage`). */
   auditStorage: () => Promise<AuditStorageStatus>;
+  /** The journal's prune (`POST /journal/prune`, development mode only). */
+  journalPrune: JournalPruner;
   /** The appliance clock (`/clock`); a disabled one (real time, no control) when omitted. */
   clock?: ApplianceClock;
   now?: () => number;

@@ -6,8 +6,7 @@ import { sqlitePagesInUse } from './sqlite-journal.ts';
 import type { ClassTotals, Delta, JournalBudget, JournalClass } from './journal-budget.ts';
 import { addToTotals, sqliteParameter, totalsToAdd } from './journal-sql.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
-
-export const AUDIT_RETENTION_DAYS = 30;
+import { SPEC_AUDIT_RETENTION_DAYS } from '../config.ts';
 
 /** The appliance clock as the writer reads it (server/clock.ts ApplianceClock). */
 export interface AuditClock {
@@ -235,7 +234,14 @@ export class AuditWriter<Q = void> {
   readonly budget: JournalBudget;
 
   /** `database`: gateway.db's connection (its committer is made here), or any BatchCommitter. */
-  constructor(database: SQLite.Database | BatchCommitter<Q>, options: { clock?: AuditClock; budget: JournalBudget }) {
+  /** Days the retention purge keeps: the spec's 30, or AUDIT_RETENTION_DAYS in development mode (config.audit.retentionDays). */
+  readonly retentionDays: number;
+
+  constructor(
+    database: SQLite.Database | BatchCommitter<Q>,
+    options: { clock?: AuditClock; budget: JournalBudget; retentionDays?: number },
+  ) {
+    this.retentionDays = options.retentionDays ?? SPEC_AUDIT_RETENTION_DAYS;
     this.clock = options.clock;
     this.budget = options.budget;
     this.budget.onRecovered(() => this.runDeferredRollbacks());
@@ -409,7 +415,7 @@ export class AuditWriter<Q = void> {
 
   /** Retention counts on the appliance clock: moved 31 days ahead, today's entries are past it. */
   purgeExpired(now = this.clock?.now() ?? Date.now()): number | Promise<number> {
-    return this.purgeOlderThan(new Date(now - AUDIT_RETENTION_DAYS * 86_400_000).toISOString());
+    return this.purgeOlderThan(new Date(now - this.retentionDays * 86_400_000).toISOString());
   }
 
   close(): void | Promise<void> {

@@ -21,6 +21,13 @@ const RECENT_SHED_MS = 10 * 60_000;
 const KiB = 1024;
 
 /**
+ * What the warnings and refusals name besides a larger budget (issue 30): in development mode, a shorter
+ * retention or a prune (docs/operations.md § Audit journal sizing).
+ */
+export const JOURNAL_REMEDIES_AVISO =
+  'Em modo de desenvolvimento: encurte a retencao com AUDIT_RETENTION_DAYS ou pode o journal com `journal prune --before <data> [--tenant <slug>]` (CLI), o botao "Prune journal" da tela Audit do console ou POST /admin/api/journal/prune.';
+
+/**
  * Room kept under AUDIT_MAX_BYTES for what is committed between two checks (the entries of requests in
  * flight, the batch that crossed the line): noise is shed from `budget − margin` on, /v1 is refused
  * from `budget − margin / 2`. 1/32 of the budget, at least 128 KiB.
@@ -252,6 +259,17 @@ export class JournalBudget {
     this.journalPages = pages;
   }
 
+  /**
+   * Another process changed the journal (the CLI's `journal prune` on gateway.db, server/audit/journal-prune.ts):
+   * its totals read again, and its pages as the caller measured them (journalPagesByComplement) when given.
+   */
+  async reload(pages?: number): Promise<void> {
+    this.setTotals(await this.store.readTotals());
+    if (pages !== undefined) this.journalPages = pages;
+    if (this.overBudget()) void this.shed();
+    this.reportState();
+  }
+
   close(): void {
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.refreshTimer = null;
@@ -325,22 +343,24 @@ export class JournalBudget {
     if (v.bytes >= this.maxBytes || v.rows >= this.maxRows) {
       reasons.push('verified_full');
       avisos.push(
-        'Journal cheio de entradas verificadas dentro da retencao: /v1 responde 503. Aumente AUDIT_MAX_BYTES/AUDIT_MAX_ROWS.',
+        `Journal cheio de entradas verificadas dentro da retencao: /v1 responde 503. Aumente AUDIT_MAX_BYTES/AUDIT_MAX_ROWS. ${JOURNAL_REMEDIES_AVISO}`,
       );
     } else if (v.bytes >= this.maxBytes * WARN_SHARE || v.rows >= this.maxRows * WARN_SHARE) {
       reasons.push('verified_near_full');
-      avisos.push(`Journal acima de ${Math.round(WARN_SHARE * 100)}% do limite com entradas verificadas.`);
+      avisos.push(
+        `Journal acima de ${Math.round(WARN_SHARE * 100)}% do limite com entradas verificadas. ${JOURNAL_REMEDIES_AVISO}`,
+      );
     }
     const footprint = this.footprintBytes();
     if (footprint >= this.refuseAtBytes()) {
       reasons.push('disk_full');
       avisos.push(
-        `Arquivos do journal em DATA_DIR (${footprint} bytes com o WAL) no limite de AUDIT_MAX_BYTES (${this.maxBytes}): /v1 responde 503. Aumente AUDIT_MAX_BYTES.`,
+        `Arquivos do journal em DATA_DIR (${footprint} bytes com o WAL) no limite de AUDIT_MAX_BYTES (${this.maxBytes}): /v1 responde 503. Aumente AUDIT_MAX_BYTES. ${JOURNAL_REMEDIES_AVISO}`,
       );
     } else if (footprint >= this.maxBytes * WARN_SHARE) {
       reasons.push('disk_near_full');
       avisos.push(
-        `Arquivos do journal em DATA_DIR acima de ${Math.round(WARN_SHARE * 100)}% de AUDIT_MAX_BYTES (${footprint} de ${this.maxBytes} bytes).`,
+        `Arquivos do journal em DATA_DIR acima de ${Math.round(WARN_SHARE * 100)}% de AUDIT_MAX_BYTES (${footprint} de ${this.maxBytes} bytes). ${JOURNAL_REMEDIES_AVISO}`,
       );
     }
     const free = this.currentFreeBytes();

@@ -22,7 +22,7 @@ import { inPostgresTransaction } from '../db/postgres.ts';
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Adds what a batch wrote or a chunk deleted to the shared running totals, in the caller's transaction. */
-async function addToBudget(client: pg.PoolClient, delta: Record<JournalClass, ClassTotals>): Promise<void> {
+export async function addToBudget(client: pg.PoolClient, delta: Record<JournalClass, ClassTotals>): Promise<void> {
   for (const change of totalsToAdd(delta)) await client.query(ADD_TO_TOTALS, change);
 }
 const ADD_TO_TOTALS = addToTotals(postgresParameter);

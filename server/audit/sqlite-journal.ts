@@ -1,5 +1,5 @@
 import type SQLite from 'better-sqlite3';
-import { deletedChunkOf, type JournalDeletion, type JournalStore } from './journal-budget.ts';
+import { deletedChunkOf, type DeletedChunk, type JournalDeletion, type JournalStore } from './journal-budget.ts';
 import {
   addToTotals,
   type DeletedRow,
@@ -61,20 +61,10 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
   const statements = Object.fromEntries(
     Object.entries(deletions).map(([what, sql]) => [what, sqlite.prepare(sql)]),
   ) as Record<JournalDeletion, SQLite.Statement>;
-  const updateTotals = sqlite.prepare(addToTotals(sqliteParameter));
   const probeInsert = sqlite.prepare('INSERT INTO audit_probe (v) VALUES (randomblob(?))');
   const probeDelete = sqlite.prepare('DELETE FROM audit_probe');
   const freePages = sqlite.prepare('PRAGMA freelist_count').pluck();
-  const pagesInUse = sqlitePagesInUse(sqlite);
-  const deleteChunk = sqlite.transaction((what: JournalDeletion, parameter: string | null, limit: number) => {
-    const pagesBefore = pagesInUse();
-    const parameters = parameter === null ? [limit] : [parameter, limit];
-    const rows = statements[what].all(...parameters) as DeletedRow[];
-    const chunk = deletedChunkOf(rows, 0);
-    for (const change of totalsToAdd(chunk.delta)) updateTotals.run(...change);
-    chunk.pages = pagesInUse() - pagesBefore;
-    return chunk;
-  });
+  const deleteInChunk = sqliteDeletion(sqlite);
   return {
     shared: false,
     pageSize,
@@ -107,9 +97,28 @@ export function sqliteJournalStore(sqlite: SQLite.Database, maxBytes: number): J
         return 0;
       }
     },
-    deleteChunk: (what, parameter, limit) => deleteChunk.immediate(what, parameter, limit),
+    deleteChunk: (what, parameter, limit) =>
+      deleteInChunk(() => statements[what].all(...(parameter === null ? [limit] : [parameter, limit]))),
     isOpen: () => sqlite.open,
   };
+}
+
+/**
+ * One deletion of journal rows in an immediate transaction, with its totals (audit_budget) and the pages it gave
+ * back (SQLite's pages in use read around it): the budget's deletions above and the operator's prune
+ * (journal-prune.ts). `rows` runs the DELETE … RETURNING verified, bytes.
+ */
+export function sqliteDeletion(sqlite: SQLite.Database): (rows: () => unknown[]) => DeletedChunk {
+  const updateTotals = sqlite.prepare(addToTotals(sqliteParameter));
+  const pagesInUse = sqlitePagesInUse(sqlite);
+  const run = sqlite.transaction((rows: () => unknown[]) => {
+    const pagesBefore = pagesInUse();
+    const chunk = deletedChunkOf(rows() as DeletedRow[], 0);
+    for (const change of totalsToAdd(chunk.delta)) updateTotals.run(...change);
+    chunk.pages = pagesInUse() - pagesBefore;
+    return chunk;
+  });
+  return (rows) => run.immediate(rows);
 }
 
 /** Pages the journal's tables and indexes take in gateway.db, from SQLite's own page map (dbstat; once, at start). */
@@ -123,4 +132,24 @@ export function journalPagesOf(sqlite: SQLite.Database): number {
   // One b-tree at a time: dbstat walks only the pages of the name it is given.
   const pagesOf = sqlite.prepare('SELECT count(*) FROM dbstat WHERE name = ?').pluck();
   return names.reduce((sum, name) => sum + (pagesOf.get(name) as number), 0);
+}
+
+/**
+ * The same count without walking the journal: gateway.db's pages in use less those of every other b-tree (the
+ * keys, sessions, idempotency store, schema), read in one snapshot. Its cost follows the other tables, not the
+ * journal, so a running gateway can measure again on its event loop after another process pruned a 2 GiB journal
+ * (dbstat walks about 435 MB a second here). Past 1 GiB it counts SQLite's lock-byte page too: one page more.
+ */
+export function journalPagesByComplement(sqlite: SQLite.Database): number {
+  const others = sqlite
+    .prepare(
+      `SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') AND tbl_name NOT IN (${JOURNAL_TABLES.map(() => '?').join(', ')}) AND rootpage > 0`,
+    )
+    .pluck();
+  const pagesOf = sqlite.prepare('SELECT count(*) FROM dbstat WHERE name = ?').pluck();
+  const inUse = sqlitePagesInUse(sqlite);
+  return sqlite.transaction(() => {
+    const names = ['sqlite_schema', ...(others.all(...JOURNAL_TABLES) as string[])];
+    return inUse() - names.reduce((sum, name) => sum + (pagesOf.get(name) as number), 0);
+  })();
 }

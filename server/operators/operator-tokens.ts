@@ -26,6 +26,10 @@ export interface ActiveOperatorToken {
   label: string;
   operatorId: number;
   tenants: TokenTenants;
+  /** May create ephemeral clinics from its clinics (issue 30). */
+  clone: boolean;
+  /** The ephemeral clinics this token cloned (still there): it may act on them as on its own. */
+  cloned: string[];
 }
 
 export interface IssueOperatorTokenRequest {
@@ -33,6 +37,7 @@ export interface IssueOperatorTokenRequest {
   label: string;
   tenants: TokenTenants;
   expiresInDays: number;
+  clone?: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -71,6 +76,7 @@ export class OperatorTokenStore {
         operator_id: input.operatorId,
         tenants: JSON.stringify(slugs),
         all_tenants: all ? 1 : 0,
+        can_clone: input.clone ? 1 : 0,
         created_at: new Date(now).toISOString(),
         expires_at: new Date(now + input.expiresInDays * DAY_MS).toISOString(),
       })
@@ -138,7 +144,7 @@ export class OperatorTokenStore {
     const row = TOKEN_PATTERN.test(token)
       ? await this.db
           .selectFrom('operator_tokens')
-          .select(['id', 'label', 'operator_id', 'revoked_at', 'expires_at', 'tenants', 'all_tenants'])
+          .select(['id', 'label', 'operator_id', 'revoked_at', 'expires_at', 'tenants', 'all_tenants', 'can_clone'])
           .where('token_hash', '=', sha256(token))
           .executeTakeFirst()
       : undefined;
@@ -155,7 +161,20 @@ export class OperatorTokenStore {
       .set({ last_used_at: new Date(at).toISOString() })
       .where('id', '=', row.id)
       .execute();
-    return { id: row.id, label: row.label, operatorId: row.operator_id, tenants: tenantsOf(row) };
+    // Bounded by the cap on ephemeral clinics (EPHEMERAL_CLINICS_MAX).
+    const cloned = await this.db
+      .selectFrom('tenants')
+      .select('slug')
+      .where('created_by_token_id', '=', row.id)
+      .execute();
+    return {
+      id: row.id,
+      label: row.label,
+      operatorId: row.operator_id,
+      tenants: tenantsOf(row),
+      clone: row.can_clone === 1,
+      cloned: cloned.map((t) => t.slug),
+    };
   }
 
   /** Every slug names an existing clinic: 400 VAL_INVALID_PARAM on `tenants` listing those that do not. */
@@ -180,6 +199,7 @@ export class OperatorTokenStore {
         'operator_tokens.token_prefix',
         'operator_tokens.tenants',
         'operator_tokens.all_tenants',
+        'operator_tokens.can_clone',
         'operator_tokens.created_at',
         'operator_tokens.expires_at',
         'operator_tokens.last_used_at',
@@ -217,13 +237,25 @@ function toView(
     expires_at: row.expires_at,
     last_used_at: row.last_used_at,
     revoked_at: row.revoked_at,
+    clone: row.can_clone === 1,
     status: row.revoked_at ? 'revoked' : isExpired(row.expires_at, now) ? 'expired' : 'active',
   };
 }
 
-/** Whether the token may act on this clinic. */
+/** What the journal keeps of an issued token (never the token): the console's and the CLI's `operator_token.create`. */
+export function issuedTokenDetail(view: OperatorTokenView): Record<string, unknown> {
+  return {
+    token_id: view.id,
+    prefix: view.prefix,
+    tenants: view.tenants,
+    expires_at: view.expires_at,
+    clone: view.clone,
+  };
+}
+
+/** Whether the token may act on this clinic: one it is bound to, or an ephemeral clinic it cloned. */
 export function tokenAllows(token: ActiveOperatorToken, slug: string): boolean {
-  return token.tenants === ALL_TENANTS || token.tenants.includes(slug);
+  return token.tenants === ALL_TENANTS || token.tenants.includes(slug) || token.cloned.includes(slug);
 }
 
 /** 403 ADMIN_FORBIDDEN unless the token is bound to this clinic (or to all). */

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.ts';
-import { AUDIT_RETENTION_DAYS } from '../../audit/audit-writer.ts';
 import type { AdminDeps } from '../deps.ts';
 import { findAuditEntry, queryAuditPage, queryUnattributed } from '../../audit/audit-query.ts';
 import { parseInput } from '../http.ts';
@@ -37,7 +36,7 @@ export default async function auditRoutes(app: FastifyInstance, deps: AdminDeps)
   /** The journal's budget and state, oldest entry, database size (the audit page's storage line and the console banner). */
   app.get('/audit/storage', async (): Promise<AuditStorage> => {
     await app.auditWriter.flush();
-    return { ...(await deps.auditStorage()), retention_days: AUDIT_RETENTION_DAYS };
+    return { ...(await deps.auditStorage()), retention_days: app.auditWriter.retentionDays };
   });
 
   app.get('/audit/:id', async (request): Promise<AuditDetail> => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { AdminDeps } from '../deps.ts';
-import { OperatorTokenStore } from '../../operators/operator-tokens.ts';
+import { issuedTokenDetail, OperatorTokenStore } from '../../operators/operator-tokens.ts';
 import { actionSubjectId, parseInput } from '../http.ts';
 import {
   issueOperatorTokenSchema,
@@ -31,9 +31,10 @@ export default async function operatorTokenRoutes(app: FastifyInstance, deps: Ad
         label: input.label,
         tenants: input.tenants,
         expiresInDays: input.expires_in_days,
+        clone: input.clone,
       });
       request.adminAudit = {
-        detail: { token_id: view.id, prefix: view.prefix, tenants: view.tenants, expires_at: view.expires_at },
+        detail: issuedTokenDetail(view),
       };
       reply.header('cache-control', 'no-store');
       reply.status(201);

@@ -186,6 +186,8 @@ export default async function tenantRoutes(app: FastifyInstance, deps: AdminDeps
       status: t.status,
       created_at: t.created_at,
       chaves_ativas: active.get(t.id) ?? 0,
+      template: t.template,
+      expires_at: t.expires_at,
     }));
   });
 

@@ -14,6 +14,7 @@ import * as m019 from './2026-11-25-019-audit-arrival-order.ts';
 import * as m020 from './2026-11-25-020-operator-roles.ts';
 import * as m021 from './2026-11-26-021-instances.ts';
 import * as m022 from './2026-11-28-022-rate-take-many.ts';
+import * as m023 from './2026-12-02-023-ephemeral-clinics.ts';
 import * as postgresBaseline from './postgres/2026-11-26-000-postgres-baseline.ts';
 
 /**
@@ -23,6 +24,7 @@ import * as postgresBaseline from './postgres/2026-11-26-000-postgres-baseline.t
 const dialectAware: Record<string, Migration> = {
   '2026-11-26-021-instances': m021,
   '2026-11-28-022-rate-take-many': m022,
+  '2026-12-02-023-ephemeral-clinics': m023,
 };
 
 /** gateway.db (SQLite): date-prefixed, applied in name order by Kysely's Migrator. */

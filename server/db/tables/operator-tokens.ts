@@ -20,6 +20,8 @@ export interface OperatorTokensTable {
   last_used_at: string | null;
   /** Set once revoked; a revoked token is refused at once. */
   revoked_at: string | null;
+  /** 1: may create ephemeral clinics from the clinics it is bound to (migration 023); default 0. */
+  can_clone: Generated<number>;
 }
 
 export type OperatorToken = Selectable<OperatorTokensTable>;

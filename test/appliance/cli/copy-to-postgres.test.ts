@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,26 +5,17 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/postgres.ts';
 import { journalRows } from '../../helpers/journal.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 // Issue 24 § 4: `npm run cli -- db copy-to-postgres` moves a single-process appliance's gateway state into the
 // PostgreSQL a cluster will share: keys keep working with their secrets, the journal and idempotency entries are kept.
 vi.setConfig({ testTimeout: 90_000 });
-const TSX = path.resolve('node_modules/.bin/tsx');
 let sqliteStack: TestStack;
 let dataDir: string;
 let target: TestDatabase;
 const databases: TestDatabase[] = [];
 
-function cli(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(TSX, ['appliance/cli/main.ts', ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const cli = runCli;
 
 const patient = { nome: 'Paciente Mudanca Banco', cpf: null, data_nascimento: '1990-03-04' };
 let created: { id: number; requestId: string };

@@ -83,6 +83,10 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['DELETE', '/admin/api/storage-faults', undefined, 'admin'],
   ['POST', '/admin/api/tenants/clinica-teste/reset', {}, 'admin'],
   ['GET', '/admin/api/tenant-reset-policy', undefined, 'read'],
+  // Ephemeral clinics (issue 30); `:slug` stays literal in the table's route name, like `:entry` above.
+  ['POST', '/admin/api/tenants/clinica-teste/clone', {}, 'admin'],
+  ['DELETE', '/admin/api/tenants/:slug', {}, 'admin'],
+  ['GET', '/admin/api/ephemeral-clinics-policy', undefined, 'read'],
   ['GET', '/admin/api/operator-tokens', undefined, 'read'],
   ['POST', '/admin/api/operator-tokens', { label: 'x', tenants: '*' }, 'admin'],
   ['POST', '/admin/api/operator-tokens/1/revoke', undefined, 'admin'],
@@ -95,11 +99,15 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['POST', '/admin/api/operators', { username: 'novo-operador', role: 'viewer' }, 'admin'],
   ['PATCH', '/admin/api/operators/1', { role: 'viewer' }, 'admin'],
   ['POST', '/admin/api/operators/1/reset-password', undefined, 'admin'],
+  ['POST', '/admin/api/journal/prune', { before: '2000-01-01T00:00:00Z', dry_run: true }, 'admin'],
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
 const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/automation/tenants/clinica-teste/reset', {}],
+  ['POST', '/admin/api/automation/tenants/clinica-teste/clone', {}],
+  ['DELETE', '/admin/api/automation/tenants/:slug', {}],
+  ['POST', '/admin/api/automation/journal/prune', { before: '2000-01-01T00:00:00Z', dry_run: true }],
 ];
 
 describe('console API access control', () => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { auditDetail, auditPage, auditStorage, unattributedPage } from '../../../contracts/admin/audit.ts';
 import { loggedOut, passwordChanged, sessionView } from '../../../contracts/admin/auth.ts';
 import { clockState } from '../../../contracts/admin/clock.ts';
+import { journalPruneResult } from '../../../contracts/admin/journal-prune.ts';
 import { removedAll, removedById } from '../../../contracts/admin/common.ts';
 import { faultView } from '../../../contracts/admin/faults.ts';
 import { clinicIdempotency, idempotencyPurged, keyIdempotency } from '../../../contracts/admin/idempotency.ts';
@@ -14,6 +15,7 @@ import {
 import { operatorView, operatorWithPassword } from '../../../contracts/admin/operators.ts';
 import { fullApiKey, playgroundAnswer } from '../../../contracts/admin/playground.ts';
 import { storageFaultView } from '../../../contracts/admin/storage-faults.ts';
+import { clonePolicyView, tenantCloned, tenantDropped } from '../../../contracts/admin/clones.ts';
 import {
   catalogOption,
   medicoOption,
@@ -58,6 +60,11 @@ const ROUTES: Array<[method: string, path: RegExp, schema: z.ZodType]> = [
   ['GET', /^\/tenant-reset-policy$/, tenantResetPolicyView],
   ['POST', /^\/tenants\/[^/]+\/reset$/, tenantResetResult],
   ['POST', /^\/automation\/tenants\/[^/]+\/reset$/, tenantResetResult],
+  ['GET', /^\/ephemeral-clinics-policy$/, clonePolicyView],
+  ['POST', /^(\/automation)?\/tenants\/[^/]+\/clone$/, tenantCloned],
+  ['DELETE', /^(\/automation)?\/tenants\/[^/]+$/, tenantDropped],
+  ['POST', /^\/journal\/prune$/, journalPruneResult],
+  ['POST', /^\/automation\/journal\/prune$/, journalPruneResult],
   ['GET', /^\/tenants\/[^/]+\/keys$/, z.array(keyView)],
   ['POST', /^\/tenants\/[^/]+\/keys$/, issuedKey],
   ['GET', /^\/keys\/\d+$/, keyView],

@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
@@ -8,6 +6,7 @@ import { NEW_PATIENT } from '../../helpers/first-start.ts';
 import { journalEntries } from '../../helpers/journal.ts';
 import { ensureOperator } from '../../../server/operators/index.ts';
 import { ConsoleClient } from './console-client.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 // Issue 19 § 6: tenant reset is a development/test feature. With APP_ENV=production the console route, the
 // automation route and the CLI refuse it (403 OPERATION_NOT_ALLOWED, naming ALLOW_TENANT_RESET) and touch
@@ -15,24 +14,9 @@ import { ConsoleClient } from './console-client.ts';
 // every entry and gains the reset's.
 vi.setConfig({ testTimeout: 90_000 });
 const PASSWORD = 'correct-horse-battery';
-const TSX = path.resolve('node_modules/.bin/tsx');
 
-function cli(
-  stack: TestStack,
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      TSX,
-      ['appliance/cli/main.ts', ...args],
-      { env: { ...process.env, ...stack.cliEnv, ...env } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = (stack: TestStack, env: Record<string, string>, ...args: string[]) =>
+  runCli({ ...stack.cliEnv, ...env }, ...args);
 
 async function automationReset(stack: TestStack, token: string, body: unknown) {
   const res = await request(`${stack.gatewayUrl}/admin/api/automation/tenants/${stack.tenantSlug}/reset`, {

@@ -6,6 +6,8 @@ import { ListTable } from '../../lib/table.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, LoadMorePager, PageHeader, formatDate } from '../../lib/ui.tsx';
 import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { actionLabel } from './actions.ts';
+import { PruneJournalDialog } from './PruneJournalDialog.tsx';
+import { useCanWrite } from '../../lib/role.ts';
 import {
   FILTER_NAMES,
   useAuditPages,
@@ -190,6 +192,8 @@ export function AuditPage() {
   const clinics = useClinicDirectory();
   const rows = pages.data?.pages.flatMap((p) => p.items) ?? [];
   const filterKey = JSON.stringify(filters);
+  const canWrite = useCanWrite();
+  const [pruning, setPruning] = useState(false);
 
   return (
     <>
@@ -197,14 +201,18 @@ export function AuditPage() {
         title="Audit log"
         description="Every API request and console action, the last to arrive first. Bodies are stored redacted and bounded; a body that did not parse is described, never stored."
         actions={
-          <Button
-            onClick={() => void Promise.all([pages.refetch(), storage.refetch(), unattributed.refetch()])}
-            disabled={pages.isFetching}
-          >
-            {pages.isFetching && !pages.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
-          </Button>
+          <>
+            {canWrite && <Button onClick={() => setPruning(true)}>Prune journal…</Button>}
+            <Button
+              onClick={() => void Promise.all([pages.refetch(), storage.refetch(), unattributed.refetch()])}
+              disabled={pages.isFetching}
+            >
+              {pages.isFetching && !pages.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
+            </Button>
+          </>
         }
       />
+      {pruning && <PruneJournalDialog onClose={() => setPruning(false)} />}
       <StorageLine storage={storage.data} />
       <FiltersForm key={filterKey} initial={filters} />
       <ErrorBanner error={pages.error} title="The audit log could not be loaded" />

@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
 import { FormDialog, NoticeDialog } from '../../lib/dialogs.tsx';
-import { Field, Loading } from '../../lib/ui.tsx';
+import { Loading } from '../../lib/ui.tsx';
+import { ConfirmSlugField } from './ConfirmSlugField.tsx';
 import { tenantResetPolicyView } from '../../../../contracts/admin/tenants.ts';
 import { clinicOptionLabel, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useResetTenant, type TenantResetResult } from './api.ts';
@@ -97,17 +98,7 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
         <input type="checkbox" checked={files} disabled={!allowed} onChange={(e) => setFiles(e.target.checked)} />
         Also delete the files uploaded for it
       </label>
-      <Field id="reset-confirm" label={`Type ${slug} to confirm`}>
-        <input
-          id="reset-confirm"
-          value={typed}
-          autoComplete="off"
-          disabled={!allowed}
-          onChange={(e) => setTyped(e.target.value)}
-          // biome-ignore lint/a11y/noAutofocus: a dialog opens on its first field
-          autoFocus
-        />
-      </Field>
+      <ConfirmSlugField id="reset-confirm" slug={slug} value={typed} disabled={!allowed} onChange={setTyped} />
     </FormDialog>
   );
 }

@@ -19,6 +19,7 @@ import {
   type TenantSettings,
 } from './api.ts';
 import { ResetTenantDialog } from './ResetTenantDialog.tsx';
+import { CloneTenantDialog, DropTenantDialog } from './CloneTenantDialog.tsx';
 
 const FLAGS: Array<[keyof TenantSettings, string, string]> = [
   ['cpf_obrigatorio', 'CPF required', 'Patient create is refused without a CPF.'],
@@ -241,6 +242,8 @@ export function TenantsPage() {
   const selected = params.get('tenant') ?? tenants.data?.[0]?.slug;
   const [creating, setCreating] = useState(false);
   const [resetting, setResetting] = useState<string | null>(null);
+  const [cloning, setCloning] = useState<string | null>(null);
+  const [dropping, setDropping] = useState<{ slug: string; ephemeral: boolean } | null>(null);
   const canWrite = useCanWrite();
   return (
     <>
@@ -262,7 +265,7 @@ export function TenantsPage() {
             pending={tenants.isPending}
             rows={tenants.data}
             empty={<EmptyState title="No clinics yet">Create the first clinic to issue keys.</EmptyState>}
-            columns={['Clinic', 'Slug', 'Active keys', 'Created']}
+            columns={['Clinic', 'Slug', 'Active keys', 'Created', 'Expires']}
             rowKey={(t) => t.slug}
             row={(t) => ({
               'aria-selected': t.slug === selected,
@@ -279,6 +282,13 @@ export function TenantsPage() {
                   <a href={href('/keys', { tenant: t.slug })}>{t.chaves_ativas}</a>
                 </td>
                 <td className="nowrap">{formatDate(t.created_at)}</td>
+                <td
+                  className="nowrap"
+                  data-testid={`expires-${t.slug}`}
+                  title={t.template ? `clone of ${t.template}` : ''}
+                >
+                  {t.expires_at ? formatDate(t.expires_at) : '—'}
+                </td>
               </>
             )}
             actions={(t) => (
@@ -298,6 +308,21 @@ export function TenantsPage() {
                     aria-label={`Reset ${t.slug}`}
                   >
                     Reset
+                  </Button>
+                )}{' '}
+                {canWrite && t.status === 'active' && (
+                  <Button className="btn-sm" onClick={() => setCloning(t.slug)} aria-label={`Clone ${t.slug}`}>
+                    Clone
+                  </Button>
+                )}{' '}
+                {canWrite && (
+                  <Button
+                    className="btn-sm"
+                    variant="danger"
+                    onClick={() => setDropping({ slug: t.slug, ephemeral: t.expires_at !== null })}
+                    aria-label={`Drop ${t.slug}`}
+                  >
+                    Drop
                   </Button>
                 )}
               </>
@@ -322,6 +347,18 @@ export function TenantsPage() {
       </div>
       {creating && <NewTenantDialog onClose={() => setCreating(false)} />}
       {resetting && <ResetTenantDialog slug={resetting} onClose={() => setResetting(null)} />}
+      {cloning && <CloneTenantDialog template={cloning} onClose={() => setCloning(null)} />}
+      {dropping && (
+        <DropTenantDialog
+          slug={dropping.slug}
+          ephemeral={dropping.ephemeral}
+          onClose={() => {
+            // The dropped clinic's settings are gone with it.
+            if (params.get('tenant') === dropping.slug) navigate('/tenants');
+            setDropping(null);
+          }}
+        />
+      )}
     </>
   );
 }

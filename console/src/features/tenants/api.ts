@@ -15,6 +15,14 @@ import {
   type TenantSettingsView,
   type TenantView,
 } from '../../../../contracts/admin/tenants.ts';
+import {
+  clonePolicyView,
+  type cloneTenantSchema,
+  tenantCloned,
+  tenantDropped,
+  type TenantCloned,
+  type TenantDropped,
+} from '../../../../contracts/admin/clones.ts';
 import { api } from '../../lib/api.ts';
 
 export type TenantRow = TenantView;
@@ -85,6 +93,33 @@ export function useResetTenant(slug: string) {
     mutationFn: (input: TenantResetInput) =>
       api(tenantResetResult, 'POST', `/tenants/${encodeURIComponent(slug)}/reset`, input),
     // Settings and name are back to their first-start values; keys, audit and lists may have changed.
+    onSuccess: () => void client.invalidateQueries(),
+  });
+}
+
+/** Issue 30: whether this appliance clones and drops clinics, and its limits (fixed at start). */
+export const useClonePolicy = () =>
+  useQuery({
+    queryKey: ['ephemeral-clinics-policy'],
+    queryFn: () => api(clonePolicyView, 'GET', '/ephemeral-clinics-policy'),
+    staleTime: Infinity,
+  });
+
+export type { TenantCloned, TenantDropped };
+
+export function useCloneTenant(template: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: z.output<typeof cloneTenantSchema>) =>
+      api(tenantCloned, 'POST', `/tenants/${encodeURIComponent(template)}/clone`, input),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['tenants'] }),
+  });
+}
+
+export function useDropTenant(slug: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api(tenantDropped, 'DELETE', `/tenants/${encodeURIComponent(slug)}`, { confirm: slug }),
     onSuccess: () => void client.invalidateQueries(),
   });
 }

@@ -48,6 +48,7 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
   const [allClinics, setAllClinics] = useState(false);
   const [chosen, setChosen] = useState<string[]>([]);
   const [days, setDays] = useState(String(OPERATOR_TOKEN_DEFAULT_DAYS));
+  const [clone, setClone] = useState(false);
   const { errors, setErrors, fromServer } = useFieldErrors();
   const toggle = (slug: string) =>
     setChosen((list) => (list.includes(slug) ? list.filter((s) => s !== slug) : [...list, slug]));
@@ -61,6 +62,7 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
       label,
       tenants: allClinics ? ALL_TENANTS : chosen,
       expires_in_days: expires,
+      clone,
     });
     if (!parsed.success) for (const i of parsed.error.issues) found[String(i.path[0])] ??= i.message;
     setErrors(found);
@@ -135,6 +137,13 @@ function IssueDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (t:
           style={{ width: 120 }}
         />
       </Field>
+      <label className="checkbox" style={{ marginBottom: 4 }}>
+        <input type="checkbox" checked={clone} onChange={(e) => setClone(e.target.checked)} data-testid="token-clone" />
+        May create ephemeral clinics (clone) from these clinics
+      </label>
+      <div className="hint">
+        Off by default. The token then also resets, snapshots and drops the clinics it cloned, and nothing else.
+      </div>
     </FormDialog>
   );
 }
@@ -234,7 +243,7 @@ export function TokensPage() {
               <td>{t.label}</td>
               <td className="mono nowrap">{t.prefix}</td>
               <td>
-                <Clinics tenants={t.tenants} />
+                <Clinics tenants={t.tenants} /> {t.clone && <Badge tone="info">clone</Badge>}
               </td>
               <td>{t.operator ?? '—'}</td>
               <td>
