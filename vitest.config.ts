@@ -19,12 +19,15 @@ const ON_POSTGRES = [
   'test/server/audit/audit-query.test.ts',
   'test/server/audit/refusal-attribution.test.ts',
   'test/server/audit/journal-prune.test.ts',
+  'test/server/audit/journal-received.test.ts',
+  'test/server/audit/har.test.ts',
   'test/server/idempotency/idempotency-plugin.test.ts',
   'test/server/reliability/exactly-once.test.ts',
   'test/server/db/**/*.test.ts',
   'test/appliance/cluster*.test.ts',
   'test/appliance/cli/copy-to-postgres.test.ts',
   'test/appliance/cli/clones.test.ts',
+  'test/appliance/cli/journal.test.ts',
 ];
 const POSTGRES_ONLY = [
   'test/server/db/postgres*.test.ts',

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
 import { expect, SignedClient, test } from './kit/index.ts';
 import { e2eEnv } from './support/env.ts';
@@ -51,11 +52,20 @@ test("the Audit screen prunes one clinic's journal after saying how many entries
   await dialog.getByLabel('Clinic').selectOption(slug);
   await dialog.getByRole('button', { name: 'Count entries' }).click();
   await expect(dialog.getByTestId('prune-count')).toContainText(`This removes ${before.length} entries of ${slug}`);
+  // Export before pruning: the dialog's Export HAR gives the clinic's calls up to the same time (HAR 1.2).
+  const download = page.waitForEvent('download');
+  await dialog.getByRole('button', { name: 'Export HAR' }).click();
+  const har = JSON.parse(await readFile((await (await download).path())!, 'utf8'));
+  expect(har.log.version).toBe('1.2');
+  expect(
+    har.log.entries.filter((e: { request: { url: string } }) => e.request.url.includes('/v1/pacientes')),
+  ).toHaveLength(3);
   // Counting removed nothing.
   expect((await entriesOf()).length).toBeGreaterThanOrEqual(before.length);
 
   await dialog.getByRole('button', { name: `Prune ${before.length} entries` }).click();
-  await expect(page.getByTestId('prune-result')).toContainText(`Removed ${before.length} entries of ${slug}`);
+  // The export itself was journaled (journal.har) under the clinic before `later`: it goes too.
+  await expect(page.getByTestId('prune-result')).toContainText(`Removed ${before.length + 1} entries of ${slug}`);
   await page.getByRole('button', { name: 'Done' }).click();
 
   // What is left of the clinic's journal: the records of the count and of the prune.

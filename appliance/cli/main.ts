@@ -23,8 +23,8 @@ import { CloneCliError, cloneCommand, describeClone, describeDrop, dropCommand }
 import { CLONE_TTL_DEFAULT } from '../../contracts/admin/clones.ts';
 import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
-import { journalCliAction } from './journal.ts';
 import { addJournalPruneCommand } from './journal-prune.ts';
+import { addJournalCommands, journalCliAction } from './journal.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { issuedTokenDetail, OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
@@ -648,6 +648,13 @@ export function buildCli(): Command {
   addOperatorCommands(program);
   addDatabaseCommands(program);
   addJournalPruneCommand(program);
+  addJournalCommands(program, {
+    withServices,
+    print,
+    info,
+    usage: (message) => new UsageError(message),
+    now: () => applianceClock().now(),
+  });
   return program;
 }
 

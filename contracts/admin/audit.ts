@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-const optionalText = (max: number) =>
+/** A trimmed query-string value of at most `max` characters; empty is absent. */
+export const optionalText = (max: number) =>
   z
     .string()
     .trim()

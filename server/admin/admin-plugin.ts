@@ -27,6 +27,7 @@ import automationRoutes from './routes/automation.ts';
 import idempotencyRoutes from './routes/idempotency.ts';
 import playgroundRoutes from './routes/playground.ts';
 import journalPruneRoutes from './routes/journal-prune.ts';
+import journalRoutes from './routes/journal.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
@@ -185,6 +186,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     playgroundRoutes,
     operatorRoutes,
     journalPruneRoutes,
+    journalRoutes,
   ])
     await app.register(routes, deps);
 }

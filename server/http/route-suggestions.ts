@@ -137,7 +137,8 @@ function segmentCost(word: string, segment: string): number {
   return relative <= SIMILAR ? relative : 2;
 }
 
-function levenshtein(a: string, b: string): number {
+/** Edit distance (insert, delete, replace: 1 each); callers bound the lengths they pass. */
+export function levenshtein(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

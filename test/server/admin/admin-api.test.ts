@@ -100,6 +100,8 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['PATCH', '/admin/api/operators/1', { role: 'viewer' }, 'admin'],
   ['POST', '/admin/api/operators/1/reset-password', undefined, 'admin'],
   ['POST', '/admin/api/journal/prune', { before: '2000-01-01T00:00:00Z', dry_run: true }, 'admin'],
+  ['GET', '/admin/api/tenants/clinica-teste/journal/received', undefined, 'read'],
+  ['GET', '/admin/api/tenants/clinica-teste/journal/har', undefined, 'read'],
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
@@ -108,6 +110,8 @@ const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/automation/tenants/clinica-teste/clone', {}],
   ['DELETE', '/admin/api/automation/tenants/:slug', {}],
   ['POST', '/admin/api/automation/journal/prune', { before: '2000-01-01T00:00:00Z', dry_run: true }],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/journal/received'],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/journal/har'],
 ];
 
 describe('console API access control', () => {

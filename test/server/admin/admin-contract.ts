@@ -5,6 +5,7 @@ import { clockState } from '../../../contracts/admin/clock.ts';
 import { journalPruneResult } from '../../../contracts/admin/journal-prune.ts';
 import { removedAll, removedById } from '../../../contracts/admin/common.ts';
 import { faultView } from '../../../contracts/admin/faults.ts';
+import { receivedAnswer } from '../../../contracts/admin/journal.ts';
 import { clinicIdempotency, idempotencyPurged, keyIdempotency } from '../../../contracts/admin/idempotency.ts';
 import { issuedKey, keyView } from '../../../contracts/admin/keys.ts';
 import {
@@ -84,6 +85,7 @@ const ROUTES: Array<[method: string, path: RegExp, schema: z.ZodType]> = [
   ['POST', /^\/operator-tokens$/, issuedOperatorToken],
   ['POST', /^\/operator-tokens\/\d+\/revoke$/, operatorTokenView],
   ['DELETE', /^\/operator-tokens\/\d+$/, operatorTokenRemoved],
+  ['GET', /^\/(automation\/)?tenants\/[^/]+\/journal\/received$/, receivedAnswer],
 ];
 
 /** The contract of a console API answer (`path` below /admin/api, query string included), or null when none is listed. */

@@ -2,6 +2,9 @@ import { Agent, request, type Dispatcher } from 'undici';
 import SQLite from 'better-sqlite3';
 import path from 'node:path';
 import { checkAdminAnswer } from './admin-contract.ts';
+import type { OperatorRole } from '../../../contracts/admin/operators.ts';
+import { ensureOperator } from '../../../server/operators/index.ts';
+import type { TestStack } from '../../helpers/stack.ts';
 
 export interface ConsoleResponse<T = any> {
   status: number;
@@ -81,4 +84,18 @@ export function insertMedicos(dataDir: string, slug: string, nomes: string[]): n
   } finally {
     db.close();
   }
+}
+
+/** An operator of `role` made on the stack (if missing) and a console client signed in as it. */
+export async function signedInOperator(
+  stack: Pick<TestStack, 'gatewayDb' | 'gatewayUrl'>,
+  username: string,
+  password: string,
+  role?: OperatorRole,
+): Promise<ConsoleClient> {
+  await ensureOperator(stack.gatewayDb.db, username, password, role);
+  const client = new ConsoleClient(stack.gatewayUrl);
+  const res = await client.login(username, password);
+  if (res.status !== 200) throw new Error(`sign-in as ${username}: ${res.status} ${res.text}`);
+  return client;
 }

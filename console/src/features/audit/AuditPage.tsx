@@ -8,6 +8,8 @@ import { ClinicName, Code, HttpStatus, useClinicDirectory } from '../../lib/voca
 import { actionLabel } from './actions.ts';
 import { PruneJournalDialog } from './PruneJournalDialog.tsx';
 import { useCanWrite } from '../../lib/role.ts';
+import { HarExportButton } from './HarExportButton.tsx';
+import { ReceivedPanel } from './ReceivedPanel.tsx';
 import {
   FILTER_NAMES,
   useAuditPages,
@@ -203,6 +205,7 @@ export function AuditPage() {
         actions={
           <>
             {canWrite && <Button onClick={() => setPruning(true)}>Prune journal…</Button>}
+            <HarExportButton filters={filters} />
             <Button
               onClick={() => void Promise.all([pages.refetch(), storage.refetch(), unattributed.refetch()])}
               disabled={pages.isFetching}
@@ -215,6 +218,7 @@ export function AuditPage() {
       {pruning && <PruneJournalDialog onClose={() => setPruning(false)} />}
       <StorageLine storage={storage.data} />
       <FiltersForm key={filterKey} initial={filters} />
+      <ReceivedPanel key={`received-${filterKey}`} filters={filters} />
       <ErrorBanner error={pages.error} title="The audit log could not be loaded" />
       <section className="card" aria-label="Audit entries">
         <ListTable

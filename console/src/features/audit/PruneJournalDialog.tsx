@@ -1,3 +1,4 @@
+import { HarExportButton } from './HarExportButton.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
@@ -123,6 +124,12 @@ export function PruneJournalDialog({ onClose }: { onClose: () => void }) {
               : `Nothing is older than ${formatDate(counted.before)}.`}
           </strong>
           {counted.removed > 0 && <div>They cannot be restored. Records of earlier prunes stay.</div>}
+          {counted.removed > 0 && tenant && (
+            <div className="filters-actions" style={{ marginTop: 8 }}>
+              {/* Export before pruning: the clinic's calls up to the same time, as HAR 1.2 (redacted as journaled). */}
+              <HarExportButton filters={{ tenant, to: counted.before }} />
+            </div>
+          )}
         </div>
       )}
     </FormDialog>
