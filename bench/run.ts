@@ -31,6 +31,7 @@ import { benchClones } from './clones.ts';
 import { measureSnapshots, snapshotsTable } from './snapshots.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
+import { reportE2e } from './e2e-suite.ts';
 import { journalCapacity, journalCapacityLine, journalSnapshot, type JournalCapacity } from './journal-capacity.ts';
 import { CONSISTENCY_CHECK_ENTRIES } from '../server/integrity/idempotency-consistency.ts';
 
@@ -362,6 +363,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
+  if (only === 'e2e') return reportE2e(JSON_OUTPUT);
   if (only === 'start') {
     const start = await secondStart();
     console.log(

@@ -181,27 +181,33 @@ test('/docs signs without WebCrypto too (a page over plain HTTP from another mac
   );
 });
 
-test('/docs after a clock move (development): a refused timestamp teaches the page the appliance time, the next Execute is 200', async ({
-  page,
-  appliance,
-  consoleApi,
-}) => {
-  await page.goto(`${appliance.baseUrl}/docs#/Saude/getPing`);
-  await useKey(page, appliance.apiKey, appliance.apiSecret);
-  const operation = page.locator('#operations-Saude-getPing');
-  await operation.getByRole('button', { name: 'Try it out' }).click();
-  await consoleApi.call('PUT', '/clock', { advance_seconds: 25 * 3600 });
-  try {
-    const expired = await execute(page, '/v1/ping');
-    expect(expired.response.status()).toBe(401);
-    expect((await expired.response.json()).error.code).toBe('AUTH_TIMESTAMP_EXPIRED');
-    await expect(page.getByRole('status')).toContainText('appliance_offset_seconds: 90000');
-    const retried = await execute(page, '/v1/ping');
-    expect(retried.response.status()).toBe(200);
-    expect(Number(retried.headers['x-timestamp']) - Date.now() / 1000).toBeGreaterThan(25 * 3600 - 10);
-  } finally {
-    await consoleApi.call('DELETE', '/clock');
-  }
+test.describe('the clock is the whole appliance’s', () => {
+  // Moves the appliance clock: runs while no other worker runs a test.
+  test.use({ applianceWide: true });
+
+  test('/docs after a clock move (development): a refused timestamp teaches the page the appliance time, the next Execute is 200', async ({
+    page,
+    appliance,
+    consoleApi,
+  }) => {
+    await page.goto(`${appliance.baseUrl}/docs#/Saude/getPing`);
+    // The e2e clinic's own key, not the worker's: moving the clock 25 h ends every clone's time to live.
+    await useKey(page, env.apiKey, env.apiSecret);
+    const operation = page.locator('#operations-Saude-getPing');
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await consoleApi.call('PUT', '/clock', { advance_seconds: 25 * 3600 });
+    try {
+      const expired = await execute(page, '/v1/ping');
+      expect(expired.response.status()).toBe(401);
+      expect((await expired.response.json()).error.code).toBe('AUTH_TIMESTAMP_EXPIRED');
+      await expect(page.getByRole('status')).toContainText('appliance_offset_seconds: 90000');
+      const retried = await execute(page, '/v1/ping');
+      expect(retried.response.status()).toBe(200);
+      expect(Number(retried.headers['x-timestamp']) - Date.now() / 1000).toBeGreaterThan(25 * 3600 - 10);
+    } finally {
+      await consoleApi.call('DELETE', '/clock');
+    }
+  });
 });
 
 test('/docs links the signing and clients guides, served by the gateway', async ({ page, appliance }) => {

@@ -5,8 +5,12 @@ import { e2eEnv } from './support/env.ts';
 const env = e2eEnv();
 const v1 = new SignedClient(env.baseUrl, { apiKey: env.apiKey, apiSecret: env.apiSecret });
 
-// Whatever happens in the test, the shared e2e stack goes back to real time for the specs after this one.
-test.afterAll(async () => {
+// The clock is the whole appliance's: this test runs while no other worker runs one (e2e/kit § applianceWide).
+test.use({ applianceWide: true });
+
+// Whatever happens in the test, the appliance goes back to real time before another test starts (afterEach runs
+// inside the test's hold on the lock; afterAll would not).
+test.afterEach(async () => {
   const api = await request.newContext({ baseURL: env.baseUrl });
   const login = await api.post('/admin/api/auth/login', { data: { username: env.operator, password: env.password } });
   const csrf = (await login.json()).data.csrf_token as string;

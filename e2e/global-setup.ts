@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -47,13 +47,16 @@ function insertCatalogs(dataDir: string, slug: string): void {
 
 /**
  * E2E_BASE_URL: an appliance already running (`npm start`). Nothing is started; credentials come from
- * E2E_OPERATOR / E2E_PASSWORD / E2E_API_KEY / E2E_API_SECRET / E2E_TENANT, and whatever is not set from
- * E2E_DATA_DIR/demo-credentials.json (default ./data): the operator and the `demo` key (clinic `demo`).
+ * E2E_OPERATOR / E2E_PASSWORD (and, for workers sharing one clinic, E2E_API_KEY / E2E_API_SECRET / E2E_TENANT),
+ * and whatever is not set from E2E_DATA_DIR/demo-credentials.json (default ./data): the operator and the `demo`
+ * key (clinic `demo`). The workers' clinics are clones of E2E_TEMPLATE (default `demo`).
  */
 function externalAppliance(baseUrl: string): E2eEnv {
   const v = process.env;
   const file = path.join(path.resolve(v.E2E_DATA_DIR ?? 'data'), 'demo-credentials.json');
-  const needsFile = !(v.E2E_OPERATOR && v.E2E_PASSWORD && v.E2E_API_KEY && v.E2E_API_SECRET);
+  // Each worker's clone brings its own key: the operator is enough, unless the workers share one clinic.
+  const sharedClinic = v.E2E_CLINIC_PER_WORKER === '0';
+  const needsFile = !(v.E2E_OPERATOR && v.E2E_PASSWORD && (!sharedClinic || (v.E2E_API_KEY && v.E2E_API_SECRET)));
   let creds: {
     operator?: { username: string; password: string };
     keys?: Record<string, { api_key: string; api_secret: string; clinica: string }>;
@@ -72,6 +75,7 @@ function externalAppliance(baseUrl: string): E2eEnv {
     baseUrl: baseUrl.replace(/\/+$/, ''),
     external: true,
     tenant: v.E2E_TENANT ?? demo?.clinica ?? 'demo',
+    template: v.E2E_TEMPLATE || 'demo',
     operator: v.E2E_OPERATOR ?? creds.operator?.username ?? 'admin',
     password: v.E2E_PASSWORD ?? creds.operator?.password ?? '',
     apiKey: v.E2E_API_KEY ?? demo?.api_key ?? '',
@@ -83,11 +87,20 @@ function externalAppliance(baseUrl: string): E2eEnv {
   };
 }
 
+/** The run's lock folder (e2e/kit/alone.ts): tests marked `applianceWide` run while no other test does. */
+function lockDir(): () => void {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-lock-'));
+  mkdirSync(path.join(dir, 'shared'));
+  process.env.E2E_LOCK_DIR = dir;
+  return () => rmSync(dir, { recursive: true, force: true });
+}
+
 /** Starts S3 + backend-sim + gateway on free ports with a throw-away data dir; returns the teardown. */
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
+  const removeLock = lockDir();
   if (process.env.E2E_BASE_URL) {
     process.env.E2E_STACK = JSON.stringify(externalAppliance(process.env.E2E_BASE_URL));
-    return undefined;
+    return async () => removeLock();
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-'));
   const config = ephemeralConfig(dataDir);
@@ -106,6 +119,8 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
     const env: E2eEnv = {
       baseUrl: stack.gatewayUrl,
       tenant: TENANT,
+      // Each worker's clinic is a clone of the e2e clinic: its doctors, catalogs and ids.
+      template: TENANT,
       operator: 'operador',
       password,
       lockUser: 'bloqueado',
@@ -117,10 +132,12 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
     process.env.E2E_STACK = JSON.stringify(env);
   } catch (error) {
     await stack.close();
+    removeLock();
     throw error;
   }
   return async () => {
     await stack.close();
     rmSync(dataDir, { recursive: true, force: true });
+    removeLock();
   };
 }

@@ -171,7 +171,7 @@ test('inspector: a key’s idempotency entries, linked to their audit entry; an 
   await page.reload();
   const keyRow = page.locator(`tr[data-key-id="${key.id}"]`);
   await keyRow.getByRole('link', { name: 'Calls' }).click();
-  await expect(page.getByLabel('Key id')).toHaveValue(String(key.id));
+  await expect(page.getByRole('form', { name: 'Audit filters' }).getByLabel('Key id')).toHaveValue(String(key.id));
   await expect(page.locator(`tr[data-request-id="${other.json.meta.request_id}"]`)).toBeVisible();
   await page.goBack();
   await page.locator(`tr[data-key-id="${key.id}"]`).getByRole('link', { name: 'Idempotency' }).click();

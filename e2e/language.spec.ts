@@ -18,7 +18,7 @@ test('validation messages reach the operator in English; the public API is untou
   });
 
   await test.step("zod's defaults: a key id that is not a number", async () => {
-    await page.getByLabel('Key id').fill('abc');
+    await page.getByRole('form', { name: 'Audit filters' }).getByLabel('Key id').fill('abc');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect(page.getByText('Enter a whole number.')).toBeVisible();
     await expect(page.locator('main')).not.toContainText('Invalid input');

@@ -3,8 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { type ConsoleApi, expect, SignedClient, test, type E2eEnv } from './kit/index.ts';
 
-// Writes patients: start from the e2e clinic's first-start settings (another spec may have made CPF required).
-test.use({ resetBeforeEach: true });
+// Writes patients in the worker's clinic, from its first-start state. The seed turns faults on for every clinic,
+// adds operators and operator tokens and walks screens that list everything: each test runs alone.
+test.use({ resetBeforeEach: true, applianceWide: true });
 
 const SCREENSHOTS =
   process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');

@@ -6,6 +6,8 @@ import { defineApplianceConfig } from './kit/config.ts';
  * repository uses (`defineApplianceConfig`, e2e/kit/config.ts); fixtures for tests: e2e/kit.
  */
 export default defineApplianceConfig({
+  // Two workers on the project's 2-core machine (a worker is a browser and a clinic of its own).
+  workers: 2,
   outputDir: './artifacts',
   reporter: [['list'], ['html', { open: 'never', outputFolder: './report' }]],
 });

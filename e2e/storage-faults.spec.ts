@@ -3,8 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect, test } from './kit/index.ts';
 
-// Writes patients: start from the e2e clinic's first-start settings (another spec may have made CPF required).
-test.use({ resetBeforeEach: true });
+// Writes patients in the worker's clinic, from its first-start state. The panel lists (and its clean-up turns
+// off) the storage faults of every clinic: it runs alone.
+test.use({ resetBeforeEach: true, applianceWide: true });
 
 // Issue 22 § 5: storage faults have a panel like the backend faults, and it really breaks downloads.
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');

@@ -12,7 +12,7 @@ async function asViewer(
   appliance: E2eEnv,
   run: (page: Page) => Promise<void>,
 ): Promise<void> {
-  const username = `viewer.read-only.${Date.now()}`;
+  const username = `viewer.read-only.${Date.now()}.w${test.info().parallelIndex}`;
   const { operator, password } = await consoleApi.call<{ operator: { id: number }; password: string }>(
     'POST',
     '/operators',
@@ -98,46 +98,51 @@ const FAULT_PAGES = [
     noun: 'storage fault',
     admin: 'Add one above; it takes effect on the next download.',
     viewer: 'Storage faults are read-only for a viewer: an admin can turn one on here.',
-    // Removed at once; nothing downloads meanwhile (the specs run one at a time).
+    // Removed at once; nothing downloads meanwhile (the test runs alone).
     fault: { tenant: '*', failure_rate: 0.01 },
   },
 ];
 
-test("a viewer's fault pages say they are read-only: no form, no 'Add one above', no switch", async ({
-  browser,
-  consoleApi,
-  appliance,
-  operatorPage: admin,
-}) => {
-  for (const { path } of FAULT_PAGES) await consoleApi.call('DELETE', path);
-  try {
-    await asViewer(browser, consoleApi, appliance, async (page) => {
-      await page.goto('/console/#/keys');
-      for (const { link, noun, admin: adminWords, viewer: viewerWords, path, fault } of FAULT_PAGES) {
-        await test.step(`${link}, empty, then with one ${noun} on`, async () => {
-          await page.getByRole('link', { name: link }).click();
-          await expect(page.getByRole('heading', { name: link, level: 1 })).toBeVisible();
-          await expect(page.getByRole('form', { name: `New ${noun}` })).toHaveCount(0);
-          const list = page.getByRole('region', { name: `Active ${noun}s` });
-          await expect(list.getByText(viewerWords)).toBeVisible();
-          await expect(page.getByText(adminWords)).toHaveCount(0);
+// Faults on every clinic, and the pages list every clinic's: the test runs while no other worker runs one.
+test.describe('fault pages', () => {
+  test.use({ applianceWide: true });
 
-          const { id } = await consoleApi.call<{ id: number }>('POST', path, fault);
-          await expect(list.locator(`tr[data-fault-id="${id}"]`)).toBeVisible({ timeout: 10_000 });
-          await expect(page.getByRole('button', { name: `Turn ${noun} ${id} off` })).toHaveCount(0);
-          await expect(page.getByRole('button', { name: `Turn all ${noun}s off` })).toHaveCount(0);
-          await consoleApi.call('DELETE', path);
-        });
+  test("a viewer's fault pages say they are read-only: no form, no 'Add one above', no switch", async ({
+    browser,
+    consoleApi,
+    appliance,
+    operatorPage: admin,
+  }) => {
+    for (const { path } of FAULT_PAGES) await consoleApi.call('DELETE', path);
+    try {
+      await asViewer(browser, consoleApi, appliance, async (page) => {
+        await page.goto('/console/#/keys');
+        for (const { link, noun, admin: adminWords, viewer: viewerWords, path, fault } of FAULT_PAGES) {
+          await test.step(`${link}, empty, then with one ${noun} on`, async () => {
+            await page.getByRole('link', { name: link }).click();
+            await expect(page.getByRole('heading', { name: link, level: 1 })).toBeVisible();
+            await expect(page.getByRole('form', { name: `New ${noun}` })).toHaveCount(0);
+            const list = page.getByRole('region', { name: `Active ${noun}s` });
+            await expect(list.getByText(viewerWords)).toBeVisible();
+            await expect(page.getByText(adminWords)).toHaveCount(0);
+
+            const { id } = await consoleApi.call<{ id: number }>('POST', path, fault);
+            await expect(list.locator(`tr[data-fault-id="${id}"]`)).toBeVisible({ timeout: 10_000 });
+            await expect(page.getByRole('button', { name: `Turn ${noun} ${id} off` })).toHaveCount(0);
+            await expect(page.getByRole('button', { name: `Turn all ${noun}s off` })).toHaveCount(0);
+            await consoleApi.call('DELETE', path);
+          });
+        }
+      });
+
+      // An admin, on the same empty pages, is still pointed at the form above the list.
+      for (const { link, noun, admin: adminWords } of FAULT_PAGES) {
+        await admin.getByRole('link', { name: link }).click();
+        await expect(admin.getByRole('form', { name: `New ${noun}` })).toBeVisible();
+        await expect(admin.getByRole('region', { name: `Active ${noun}s` }).getByText(adminWords)).toBeVisible();
       }
-    });
-
-    // An admin, on the same empty pages, is still pointed at the form above the list.
-    for (const { link, noun, admin: adminWords } of FAULT_PAGES) {
-      await admin.getByRole('link', { name: link }).click();
-      await expect(admin.getByRole('form', { name: `New ${noun}` })).toBeVisible();
-      await expect(admin.getByRole('region', { name: `Active ${noun}s` }).getByText(adminWords)).toBeVisible();
+    } finally {
+      for (const { path } of FAULT_PAGES) await consoleApi.call('DELETE', path).catch(() => undefined);
     }
-  } finally {
-    for (const { path } of FAULT_PAGES) await consoleApi.call('DELETE', path).catch(() => undefined);
-  }
+  });
 });

@@ -3,7 +3,7 @@
 // E2E_BASE_URL set.
 import { expect, test } from '../kit/index.ts';
 
-// Before each test the kit puts the clinic back to its first-start state (through an operator token).
+// Before each test the kit puts the worker's own clinic back to the template's state (other workers' are untouched).
 test.use({ resetBeforeEach: true });
 
 test('a signed write, read back, and gone after the reset', async ({ api, resetTenant }) => {

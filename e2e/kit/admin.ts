@@ -37,6 +37,13 @@ export class ConsoleApi {
     return json.data as T;
   }
 
+  /** The body of a GET that answers a file rather than the envelope (e.g. a HAR); throws when it is not 2xx. */
+  async download(path: string): Promise<Buffer> {
+    const res = await this.context.get(`/admin/api${path}`);
+    if (!res.ok()) throw new Error(`GET /admin/api${path} → ${res.status()} ${await res.text()}`);
+    return res.body();
+  }
+
   /**
    * Issues an API key of a clinic (all the given scopes); the secret is in this answer only. The key is revoked
    * by `cleanup()` (the kit calls it when the worker ends) unless `keep: true`. Its label says the kit made it.
@@ -59,8 +66,8 @@ export class ConsoleApi {
       method: 'POST',
       headers: { 'x-csrf-token': this.csrf },
     });
-    // 422 INVALID_STATE: already revoked, which is what was wanted.
-    if (!res.ok() && res.status() !== 422)
+    // 422 INVALID_STATE: already revoked; 404: gone with its clinic (a worker's clinic dropped). Both are what was wanted.
+    if (!res.ok() && res.status() !== 422 && res.status() !== 404)
       throw new Error(`POST /admin/api/keys/${id}/revoke → ${res.status()} ${await res.text()}`);
   }
 

@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import type { APIRequestContext } from '@playwright/test';
 
 export interface Credentials {
   apiKey: string;
@@ -37,7 +38,8 @@ export function sign(secret: string, timestamp: string, method: string, pathAndQ
 /**
  * A /v1 client written from the spec alone: signs every call (HMAC-SHA256, lowercase hex) and adds a
  * fresh `Idempotency-Key` (UUID v4) to every write. Objects are sent as JSON, strings as they are: the
- * signature covers exactly the bytes sent.
+ * signature covers exactly the bytes sent. Given a Playwright request context (the kit's `api` fixture gives
+ * the test's own), it sends through it, so every call is in the test's trace; without one, through Node's fetch.
  */
 export class SignedClient {
   /** Seconds added to the real time when signing: set it after moving the appliance clock. */
@@ -46,11 +48,12 @@ export class SignedClient {
   constructor(
     readonly baseUrl: string,
     readonly credentials: Credentials,
+    readonly context?: APIRequestContext,
   ) {}
 
-  /** The same client with another key. */
+  /** The same client (same request context) with another key. */
   as(credentials: Credentials): SignedClient {
-    const other = new SignedClient(this.baseUrl, credentials);
+    const other = new SignedClient(this.baseUrl, credentials, this.context);
     other.clockOffsetSeconds = this.clockOffsetSeconds;
     return other;
   }
@@ -72,20 +75,52 @@ export class SignedClient {
     if (raw) headers['content-type'] = 'application/json';
     if (WRITES.has(verb) && !options.noIdempotencyKey) headers['idempotency-key'] = randomUUID();
     Object.assign(headers, lowerKeys(options.headers ?? {}));
-    const response = await fetch(this.baseUrl + pathAndQuery, {
-      method: verb,
-      headers,
-      body: raw || undefined,
-      redirect: 'manual',
-    });
-    const text = await response.text();
+    const {
+      status,
+      headers: answered,
+      text,
+    } = this.context
+      ? await this.viaContext(this.context, verb, pathAndQuery, headers, raw)
+      : await this.viaFetch(verb, pathAndQuery, headers, raw);
     let json: any = null;
     try {
       json = text ? JSON.parse(text) : null;
     } catch {
       json = null;
     }
-    return { status: response.status, headers: response.headers, json };
+    return { status, headers: answered, json };
+  }
+
+  private async viaContext(
+    context: APIRequestContext,
+    method: string,
+    pathAndQuery: string,
+    headers: Record<string, string>,
+    raw: string,
+  ) {
+    // A Buffer is sent as it is (a string or object would be re-encoded); no redirect is followed.
+    const response = await context.fetch(this.baseUrl + pathAndQuery, {
+      method,
+      headers,
+      data: raw ? Buffer.from(raw, 'utf8') : undefined,
+      maxRedirects: 0,
+      failOnStatusCode: false,
+    });
+    const answered = new Headers();
+    for (const { name, value } of response.headersArray()) answered.append(name, value);
+    const text = await response.text();
+    await response.dispose();
+    return { status: response.status(), headers: answered, text };
+  }
+
+  private async viaFetch(method: string, pathAndQuery: string, headers: Record<string, string>, raw: string) {
+    const response = await fetch(this.baseUrl + pathAndQuery, {
+      method,
+      headers,
+      body: raw || undefined,
+      redirect: 'manual',
+    });
+    return { status: response.status, headers: response.headers, text: await response.text() };
   }
 
   get<T = any>(pathAndQuery: string, options?: CallOptions) {

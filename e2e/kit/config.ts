@@ -27,7 +27,8 @@ export interface ApplianceConfigOptions extends PlaywrightTestConfig {
 /**
  * The Playwright configuration of the appliance's tests, for this repository and for QA's own (docs/testing.md §
  * Tests in your own repository): headless Debian Chromium, the kit's global setup (absolute, so it works from any
- * folder), traces on the first retry, one worker (the tests share one appliance). Relative paths (`testDir`,
+ * folder), traces on the first retry, every test in parallel (`fullyParallel`) on Playwright's own worker count:
+ * each worker has a clinic of its own (e2e/kit/index.ts), and a test marked `applianceWide` runs alone. Relative paths (`testDir`,
  * `outputDir`, a reporter's folder) are resolved by Playwright against the folder of the config file that calls
  * this. Anything given overrides the defaults; `use` is merged.
  */
@@ -42,8 +43,7 @@ export function defineApplianceConfig(options: ApplianceConfigOptions = {}): Pla
     testMatch: '**/*.spec.ts',
     outputDir: './test-results',
     globalSetup: APPLIANCE_GLOBAL_SETUP,
-    fullyParallel: false,
-    workers: 1,
+    fullyParallel: true,
     // On CI a failed test runs once more with a trace (trace: 'on-first-retry'); the report marks it flaky.
     // Locally a failure is a failure, at once: rerun with `--retries 1` (or `--trace on`) to get a trace.
     retries: process.env.CI ? 1 : 0,
