@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { tenantSlug } from '../backend/tenants.ts';
+import { issuedKey } from './keys.ts';
 import { backendClone, CLONE_SNAPSHOT_NAME_PATTERN } from '../backend/clones.ts';
 
 /**
@@ -49,18 +50,14 @@ export const cloneTenantSchema = z
 export type CloneTenantInput = z.input<typeof cloneTenantSchema>;
 
 /**
- * The answer of a clone: what backend-sim copied (its clone answer's fields, passed on) and the clone's key; the
- * key's secret is in it and nowhere else, ever. `duration_ms` is the whole clone's, measured by the gateway.
+ * The answer of a clone: what backend-sim copied (its clone answer's fields, passed on) and the clone's key (named
+ * as an issued key's answer names it); the key's secret is in it and nowhere else, ever. `duration_ms` is the whole
+ * clone's, measured by the gateway.
  */
 export const tenantCloned = backendClone
   .pick({ slug: true, nome: true, template: true, snapshot: true, files_copied: true, duration_ms: true })
-  .extend({
-    api_key: z.string(),
-    api_secret: z.string(),
-    chave_id: z.number().int(),
-    expires_at: z.string(),
-    medico_id: z.number().int(),
-  });
+  .extend(issuedKey.pick({ chave_id: true, api_key: true, api_secret: true }).shape)
+  .extend({ expires_at: z.string(), medico_id: z.number().int() });
 export type TenantCloned = z.infer<typeof tenantCloned>;
 
 /** `DELETE /tenants/:slug`: what went; its journal entries stay under its slug for the retention window. */
