@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { tenantSlug } from '../backend/tenants.ts';
-import { CLONE_SNAPSHOT_NAME_PATTERN } from '../backend/clones.ts';
+import { issuedKey } from './keys.ts';
+import { backendClone, CLONE_SNAPSHOT_NAME_PATTERN } from '../backend/clones.ts';
 
 /**
  * Ephemeral clinics (issue 30): a clinic made as a copy of a template (a clinic's first-start state, or one of
@@ -48,20 +49,15 @@ export const cloneTenantSchema = z
   .strict();
 export type CloneTenantInput = z.input<typeof cloneTenantSchema>;
 
-/** The answer of a clone: the key's secret is in it and nowhere else, ever. */
-export const tenantCloned = z.object({
-  slug: z.string(),
-  nome: z.string(),
-  template: z.string(),
-  snapshot: z.string().nullable(),
-  api_key: z.string(),
-  api_secret: z.string(),
-  chave_id: z.number().int(),
-  expires_at: z.string(),
-  medico_id: z.number().int(),
-  files_copied: z.number().int(),
-  duration_ms: z.number(),
-});
+/**
+ * The answer of a clone: what backend-sim copied (its clone answer's fields, passed on) and the clone's key (named
+ * as an issued key's answer names it); the key's secret is in it and nowhere else, ever. `duration_ms` is the whole
+ * clone's, measured by the gateway.
+ */
+export const tenantCloned = backendClone
+  .pick({ slug: true, nome: true, template: true, snapshot: true, files_copied: true, duration_ms: true })
+  .extend(issuedKey.pick({ chave_id: true, api_key: true, api_secret: true }).shape)
+  .extend({ expires_at: z.string(), medico_id: z.number().int() });
 export type TenantCloned = z.infer<typeof tenantCloned>;
 
 /** `DELETE /tenants/:slug`: what went; its journal entries stay under its slug for the retention window. */

@@ -63,6 +63,14 @@ export function SelectField({
 export const clinicOptions = (clinics: ClinicRef[] | undefined): Option[] | undefined =>
   clinics?.map((c) => ({ value: c.slug, label: clinicOptionLabel(c) }));
 
+/** The clinic picker of a page or dialog: a SelectField labelled "Clinic" whose options are `clinics`, by slug. */
+export function ClinicSelectField({
+  clinics,
+  ...select
+}: Omit<Parameters<typeof SelectField>[0], 'label' | 'options'> & { clinics: ClinicRef[] | undefined }) {
+  return <SelectField label="Clinic" options={clinicOptions(clinics)} {...select} />;
+}
+
 /** API keys as options: `#12 LIS integration – production`, the whole label in the tooltip. */
 export const keyOptions = (keys: Array<Parameters<typeof keyOptionLabel>[0]> | undefined): Option[] | undefined =>
   keys?.map((k) => ({ value: k.id, label: keyOptionLabel(k), title: k.label }));

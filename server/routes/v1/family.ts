@@ -103,6 +103,20 @@ export function family(f: Family) {
       return defineOperation<P, Q>({ method: 'GET', ...o, tags: f.tags, scope: f.read, response: { status: 302 } });
     },
 
+    /** `PATCH` of one item by its path parameters, idempotent: 200 with the updated item; 404 when it does not exist. */
+    update<P extends ZodOrUndefined, B extends ZodOrUndefined, R extends z.ZodType>(
+      o: Own<P, undefined, B, R> & { data: R; errors: readonly ApiErrorCode[] },
+    ): Operation {
+      const { data, errors, ...own } = o;
+      return defineOperation({
+        method: 'PATCH',
+        ...own,
+        ...writes(),
+        response: { status: 200, data },
+        errors: ['RES_NOT_FOUND', ...errors],
+      });
+    },
+
     /** An idempotent write answering 200 with `data` (an update, an action, a delete); `scope` when not the family's write scope. */
     write<P extends ZodOrUndefined, B extends ZodOrUndefined, R extends z.ZodType>(
       o: Own<P, undefined, B, R> & {

@@ -26,14 +26,13 @@ export const medicosOperations = [
     errors: [...WRITE_ERRORS],
     example: { body: { nome: 'Dra. Ana Souza', usuario: 'ana.souza', senha: 'troque-me', papeis: ['LAUDO'] } },
   }),
-  medicos.write({
-    method: 'PATCH',
+  medicos.update({
     url: '/medicos/:id',
     summary: 'Atualiza parte de um medico',
     params: medicoIdParams,
     body: medicoPatchBody,
     data: medicoDetail,
-    errors: ['RES_NOT_FOUND', ...WRITE_ERRORS],
+    errors: WRITE_ERRORS,
     example: { body: { telefone: '1133334444' } },
   }),
 ];

@@ -43,14 +43,13 @@ export const pacientesOperations = [
     errors: [...WRITE_ERRORS],
     example: { body: { nome: 'Maria da Silva', data_nascimento: '1985-03-14', sexo: 'FEM', celular: '11987654321' } },
   }),
-  pacientes.write({
-    method: 'PATCH',
+  pacientes.update({
     url: '/pacientes/:id',
     summary: 'Atualiza parte de um paciente (JSON Merge Patch)',
     params: pacienteIdParams,
     body: pacientePatchBody,
     data: pacienteDetailWrite,
-    errors: ['RES_NOT_FOUND', ...WRITE_ERRORS],
+    errors: WRITE_ERRORS,
     example: { body: { telefone: '1133334444' } },
   }),
   pacientes.write({

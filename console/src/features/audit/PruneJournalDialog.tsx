@@ -3,7 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
 import { FormDialog, NoticeDialog } from '../../lib/dialogs.tsx';
-import { clinicOptions, SelectField } from '../../lib/forms.tsx';
+import { ClinicSelectField } from '../../lib/forms.tsx';
 import { Field, formatDate } from '../../lib/ui.tsx';
 import { useClinicDirectory } from '../../lib/vocabulary.tsx';
 import {
@@ -104,12 +104,11 @@ export function PruneJournalDialog({ onClose }: { onClose: () => void }) {
           autoFocus
         />
       </Field>
-      <SelectField
+      <ClinicSelectField
         id="prune-tenant"
-        label="Clinic"
         value={tenant}
         onChange={changed(setTenant)}
-        options={clinicOptions(clinics.data)}
+        clinics={clinics.data}
         blank="All clinics (and unattributed requests)"
       />
       {counted && (

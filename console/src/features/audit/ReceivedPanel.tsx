@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { href } from '../../lib/router.ts';
-import { clinicOptions, SelectField, valueOptions } from '../../lib/forms.tsx';
+import { ClinicSelectField, SelectField, valueOptions } from '../../lib/forms.tsx';
 import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, formatDate } from '../../lib/ui.tsx';
 import { Code, HttpStatus, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import {
@@ -99,12 +99,11 @@ export function ReceivedPanel({ filters }: { filters: Record<string, string> }) 
           refusal with its code, another key or clinic).
         </p>
         <div className="grid-filters">
-          <SelectField
+          <ClinicSelectField
             id="r-tenant"
-            label="Clinic"
             value={slug}
             onChange={setSlug}
-            options={clinicOptions(clinics.data)}
+            clinics={clinics.data}
             blank="Choose a clinic"
           />
           <SelectField

@@ -1,7 +1,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { ConfirmDialog } from '../../lib/dialogs.tsx';
-import { clinicOptions, keyOptions, SelectField } from '../../lib/forms.tsx';
+import { ClinicSelectField, keyOptions, SelectField } from '../../lib/forms.tsx';
 import { useCanWrite } from '../../lib/role.ts';
 import { ListTable } from '../../lib/table.tsx';
 import {
@@ -96,12 +96,11 @@ function SearchForm({
       style={{ marginBottom: 16, paddingBottom: 4 }}
     >
       <div className="grid-search">
-        <SelectField
+        <ClinicSelectField
           id="idem-tenant"
-          label="Clinic"
           value={tenant ?? ''}
           onChange={(slug) => navigate('/idempotency', { tenant: slug, idem_key: idemKey })}
-          options={clinicOptions(clinics.data)}
+          clinics={clinics.data}
           blank="Choose a clinic"
         />
         <Field

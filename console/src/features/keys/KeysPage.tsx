@@ -2,7 +2,7 @@ import { useMemo, useState, type ReactNode } from 'react';
 import { navigate, useLocation } from '../../lib/router.ts';
 import { useCanWrite } from '../../lib/role.ts';
 import { ConfirmDialog } from '../../lib/dialogs.tsx';
-import { clinicOptions, SelectField } from '../../lib/forms.tsx';
+import { ClinicSelectField } from '../../lib/forms.tsx';
 import { ListTable } from '../../lib/table.tsx';
 import {
   Badge,
@@ -120,12 +120,11 @@ export function KeysPage() {
         actions={canWrite && <NewButton noun="key" onClick={() => setModal({ kind: 'issue' })} disabled={!tenant} />}
       />
       <div className="toolbar">
-        <SelectField
+        <ClinicSelectField
           id="keys-tenant"
-          label="Clinic"
           value={tenant ?? ''}
           onChange={(slug) => navigate('/keys', { tenant: slug })}
-          options={clinicOptions(tenants.data)}
+          clinics={tenants.data}
           disabled={!tenants.data}
         />
         {revokedCount > 0 && (

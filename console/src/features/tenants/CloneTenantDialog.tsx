@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { CLONE_TTL_DEFAULT, cloneTenantSchema } from '../../../../contracts/admin/clones.ts';
 import { CopyableValue } from '../../lib/copy.tsx';
-import { FormDialog, NoticeDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
+import { FormDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { Field, Loading, formatDate } from '../../lib/ui.tsx';
-import { ConfirmSlugField } from './ConfirmSlugField.tsx';
+import { SlugConfirmedDialog } from './SlugConfirmedDialog.tsx';
 import { useCloneTenant, useClonePolicy, useDropTenant, type TenantCloned } from './api.ts';
 
 /** Production refuses clones and drops unless ALLOW_EPHEMERAL_CLINICS is set: said before anything is typed. */
@@ -136,34 +136,19 @@ export function DropTenantDialog({
 }) {
   const drop = useDropTenant(slug);
   const policy = useClonePolicy();
-  const [typed, setTyped] = useState('');
-  const allowed = policy.data?.allowed === true;
-  const confirmed = typed.trim() === slug;
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    if (confirmed && allowed) drop.mutate();
-  };
-  if (drop.data) {
-    return (
-      <NoticeDialog title={`${slug} dropped`} onClose={onClose}>
-        <div className="banner banner-info" role="status" data-testid="drop-result">
-          {drop.data.keys_removed} key(s), {drop.data.idempotency_keys_removed} idempotency entr(ies) and{' '}
-          {drop.data.files_removed} stored file(s) removed. The journal keeps the clinic's entries.
-        </div>
-      </NoticeDialog>
-    );
-  }
   return (
-    <FormDialog
-      title={`Drop ${slug}?`}
-      label="Drop clinic"
-      pendingLabel="Dropping…"
-      variant="danger"
-      pending={drop.isPending}
-      disabled={!confirmed || !allowed}
-      onSubmit={onSubmit}
-      error={drop.error ?? policy.error}
-      errorTitle="The clinic was not dropped"
+    <SlugConfirmedDialog
+      slug={slug}
+      verb={{ name: 'Drop', doing: 'Dropping…', done: 'dropped' }}
+      policy={policy}
+      action={drop}
+      onConfirm={() => drop.mutate()}
+      done={(dropped) => (
+        <div className="banner banner-info" role="status" data-testid="drop-result">
+          {dropped.keys_removed} key(s), {dropped.idempotency_keys_removed} idempotency entr(ies) and{' '}
+          {dropped.files_removed} stored file(s) removed. The journal keeps the clinic's entries.
+        </div>
+      )}
       onClose={onClose}
     >
       {policy.data && !policy.data.allowed ? (
@@ -178,7 +163,6 @@ export function DropTenantDialog({
           <div>Its database, stored files, keys and idempotency entries go. The journal keeps its entries.</div>
         </div>
       )}
-      <ConfirmSlugField id="drop-confirm" slug={slug} value={typed} disabled={!allowed} onChange={setTyped} />
-    </FormDialog>
+    </SlugConfirmedDialog>
   );
 }

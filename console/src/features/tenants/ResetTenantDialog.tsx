@@ -1,9 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api.ts';
-import { FormDialog, NoticeDialog } from '../../lib/dialogs.tsx';
 import { Loading } from '../../lib/ui.tsx';
-import { ConfirmSlugField } from './ConfirmSlugField.tsx';
+import { SlugConfirmedDialog } from './SlugConfirmedDialog.tsx';
 import { tenantResetPolicyView } from '../../../../contracts/admin/tenants.ts';
 import { clinicOptionLabel, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useResetTenant, type TenantResetResult } from './api.ts';
@@ -44,34 +43,16 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
   const nome = useClinicDirectory().nameOf(slug);
   const clinic = nome ? clinicOptionLabel({ slug, nome }) : slug;
   const [files, setFiles] = useState(false);
-  const [typed, setTyped] = useState('');
-  const confirmed = typed.trim() === slug;
   const allowed = policy.data?.allowed === true;
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (confirmed && allowed) reset.mutate({ files });
-  };
-
-  if (reset.data) {
-    return (
-      <NoticeDialog title={`${clinic} reset`} onClose={onClose}>
-        <Summary result={reset.data} />
-      </NoticeDialog>
-    );
-  }
-
   return (
-    <FormDialog
-      title={`Reset ${clinic}?`}
-      label="Reset clinic"
-      pendingLabel="Resetting…"
-      variant="danger"
-      pending={reset.isPending}
-      disabled={!confirmed || !allowed}
-      onSubmit={submit}
-      error={reset.error ?? policy.error}
-      errorTitle="The clinic was not reset"
+    <SlugConfirmedDialog
+      slug={slug}
+      clinic={clinic}
+      verb={{ name: 'Reset', doing: 'Resetting…', done: 'reset' }}
+      policy={policy}
+      action={reset}
+      onConfirm={() => reset.mutate({ files })}
+      done={(result) => <Summary result={result} />}
       onClose={onClose}
     >
       {policy.isPending ? (
@@ -98,7 +79,6 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
         <input type="checkbox" checked={files} disabled={!allowed} onChange={(e) => setFiles(e.target.checked)} />
         Also delete the files uploaded for it
       </label>
-      <ConfirmSlugField id="reset-confirm" slug={slug} value={typed} disabled={!allowed} onChange={setTyped} />
-    </FormDialog>
+    </SlugConfirmedDialog>
   );
 }

@@ -1,0 +1,68 @@
+import { useState, type ReactNode } from 'react';
+import { FormDialog, NoticeDialog } from '../../lib/dialogs.tsx';
+import { ConfirmSlugField } from './ConfirmSlugField.tsx';
+
+/**
+ * A clinic action that cannot be undone (reset, drop): offered only where the appliance's policy allows it, run
+ * once the clinic's slug is typed back (as the CLI asks), and followed by a notice of what it did. Its words come
+ * from the action's verb (`Drop`, `Dropping…`, `dropped`); `children` are the dialog's own warning and options,
+ * above the confirmation field; `clinic` is how the title names it (its slug unless said).
+ */
+export function SlugConfirmedDialog<T>({
+  slug,
+  clinic = slug,
+  verb,
+  policy,
+  action,
+  onConfirm,
+  done,
+  onClose,
+  children,
+}: {
+  slug: string;
+  clinic?: string;
+  verb: { name: string; doing: string; done: string };
+  policy: { data?: { allowed: boolean }; error: unknown };
+  action: { data?: T; isPending: boolean; error: unknown };
+  onConfirm: () => void;
+  done: (result: T) => ReactNode;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const [typed, setTyped] = useState('');
+  const allowed = policy.data?.allowed === true;
+  const confirmed = typed.trim() === slug;
+  if (action.data !== undefined) {
+    return (
+      <NoticeDialog title={`${clinic} ${verb.done}`} onClose={onClose}>
+        {done(action.data)}
+      </NoticeDialog>
+    );
+  }
+  return (
+    <FormDialog
+      title={`${verb.name} ${clinic}?`}
+      label={`${verb.name} clinic`}
+      pendingLabel={verb.doing}
+      variant="danger"
+      pending={action.isPending}
+      disabled={!confirmed || !allowed}
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (confirmed && allowed) onConfirm();
+      }}
+      error={action.error ?? policy.error}
+      errorTitle={`The clinic was not ${verb.done}`}
+      onClose={onClose}
+    >
+      {children}
+      <ConfirmSlugField
+        id={`${verb.name.toLowerCase()}-confirm`}
+        slug={slug}
+        value={typed}
+        disabled={!allowed}
+        onChange={setTyped}
+      />
+    </FormDialog>
+  );
+}
