@@ -380,14 +380,16 @@ function showSecret(
   info(note);
 }
 
+/** A group's `list`: every list prints a table, or with `--json` the rows as the admin API answers them. */
+function listCommand(group: Command, description: string): Command {
+  return group.command('list').description(description).option('--json', 'machine-readable output');
+}
+
 /** `tenants list | create | reset`. */
 function addTenantCommands(program: Command): void {
   const tenants = program.command('tenants').description('clinics (tenants)');
-  tenants
-    .command('list')
-    .description('every clinic: slug, name, sandbox or not, status')
-    .option('--json', 'machine-readable output')
-    .action(async (opts: { json?: boolean }) => {
+  listCommand(tenants, 'every clinic: slug, name, sandbox or not, status, expiry (an ephemeral clinic)').action(
+    async (opts: { json?: boolean }) => {
       const rows = await withServices((s) => s.tenants.list());
       if (opts.json) return print(rows);
       print(
@@ -399,10 +401,12 @@ function addTenantCommands(program: Command): void {
             sandbox: t.is_sandbox ? 'yes' : 'no',
             status: t.status,
             criado: t.created_at,
+            expira: t.expires_at ?? '-',
           })),
         ),
       );
-    });
+    },
+  );
   tenants
     .command('create')
     .description('register a clinic and have the running backend create its (empty) database')
@@ -480,11 +484,8 @@ async function cliRefusal<T>(work: () => Promise<T>): Promise<T> {
 /** `keys list | create | rotate | revoke | import-legacy`. */
 function addKeyCommands(program: Command): void {
   const keys = program.command('keys').description('API keys');
-  keys
-    .command('list')
-    .description("API keys, masked (never a secret); every clinic's unless --tenant")
+  listCommand(keys, "API keys, masked (never a secret); every clinic's unless --tenant")
     .option('--tenant <slug>', 'only this tenant')
-    .option('--json', 'machine-readable output')
     .action(async (opts: { tenant?: string; json?: boolean }) => {
       const [rows, tenantList] = await withServices((s) => Promise.all([s.keys.list(opts.tenant), s.tenants.list()]));
       const slugOf = new Map(tenantList.map((t) => [t.id, t.slug]));
@@ -583,30 +584,29 @@ function addTokenCommands(program: Command): void {
     .option('--clone', 'may also create ephemeral clinics from its clinics (and then acts on those): issue 30')
     .option('--json', 'print {"token", "id", "tenants", "expires_at", ...} (the admin API\'s answer)')
     .action(createTokenCommand);
-  tokens
-    .command('list')
-    .description('operator tokens (never the token itself): clinics, expiry and status (active, expired, revoked)')
-    .option('--json', 'machine-readable output')
-    .action(async (opts: { json?: boolean }) => {
-      const clock = applianceClock();
-      const rows = await withServices((s) => new OperatorTokenStore(s.gatewayDb.db, () => clock.now()).list());
-      if (opts.json) return print(rows);
-      print(
-        table(
-          rows.map((t: OperatorTokenView) => ({
-            id: t.id,
-            label: t.label,
-            token: t.prefix,
-            clinics: tenantsText(t.tenants),
-            status: t.status,
-            clone: t.clone ? 'yes' : 'no',
-            expires_at: t.expires_at,
-            last_used: t.last_used_at ?? '-',
-            operator: t.operator ?? '-',
-          })),
-        ),
-      );
-    });
+  listCommand(
+    tokens,
+    'operator tokens (never the token itself): clinics, expiry and status (active, expired, revoked)',
+  ).action(async (opts: { json?: boolean }) => {
+    const clock = applianceClock();
+    const rows = await withServices((s) => new OperatorTokenStore(s.gatewayDb.db, () => clock.now()).list());
+    if (opts.json) return print(rows);
+    print(
+      table(
+        rows.map((t: OperatorTokenView) => ({
+          id: t.id,
+          label: t.label,
+          token: t.prefix,
+          clinics: tenantsText(t.tenants),
+          status: t.status,
+          clone: t.clone ? 'yes' : 'no',
+          expires_at: t.expires_at,
+          last_used: t.last_used_at ?? '-',
+          operator: t.operator ?? '-',
+        })),
+      ),
+    );
+  });
   onId(tokens, 'revoke', 'revoke a token for good (its calls answer 401 at once)', 'token id (tokens list)')
     .option('--json', 'machine-readable output')
     .action(async (id: number, opts: { json?: boolean }) => {

@@ -7,14 +7,7 @@ import { loadConfig } from '../../server/config.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { ApiError } from '../../server/errors.ts';
 import { fromServiceError } from '../../server/admin/http.ts';
-import {
-  deleteSnapshot,
-  exportSnapshot,
-  importSnapshot,
-  listSnapshots,
-  restoreSnapshot,
-  saveSnapshot,
-} from '../../server/tenants/snapshots.ts';
+import * as snapshots from '../../server/tenants/snapshots.ts';
 import { SNAPSHOT_IMPORT_MAX_BYTES } from '../../contracts/admin/snapshots.ts';
 import { explainResetFailure, resetRefusalFor } from './tenant-reset.ts';
 import { journalCliAction } from './journal.ts';
@@ -107,7 +100,7 @@ export function addSnapshotCommands(tenants: Command, withServices: WithServices
     .option('--json', 'machine-readable output')
     .action(async (slug: string, name: string, opts: { replace?: boolean; json?: boolean }) => {
       const saved = await act('save', `tenants snapshot ${slug} ${name}`, slug, { name }, (s) =>
-        saveSnapshot(services(s), slug, { name, replace: opts.replace }),
+        snapshots.saveSnapshot(services(s), slug, { name, replace: opts.replace }),
       );
       if (opts.json) return out(saved);
       info(
@@ -121,7 +114,7 @@ export function addSnapshotCommands(tenants: Command, withServices: WithServices
     .argument('<slug>', 'the clinic')
     .option('--json', 'machine-readable output')
     .action(async (slug: string, opts: { json?: boolean }) => {
-      const list = await withServices((s) => listSnapshots(services(s), slug).catch(fromServiceError));
+      const list = await withServices((s) => snapshots.listSnapshots(services(s), slug).catch(fromServiceError));
       if (opts.json) return out(list);
       if (!list.length) return info('(none)');
       for (const s of list)
@@ -146,7 +139,7 @@ export function addSnapshotCommands(tenants: Command, withServices: WithServices
         `tenants restore ${slug} ${name}`,
         slug,
         { name },
-        (s) => restoreSnapshot(services(s), slug, name),
+        (s) => snapshots.restoreSnapshot(services(s), slug, name),
         refusal,
       );
       if (opts.json) return out(restored);
@@ -163,7 +156,7 @@ export function addSnapshotCommands(tenants: Command, withServices: WithServices
     .option('--json', 'machine-readable output')
     .action(async (slug: string, name: string, opts: { json?: boolean }) => {
       const deleted = await act('delete', `tenants snapshot-delete ${slug} ${name}`, slug, { name }, (s) =>
-        deleteSnapshot(services(s), slug, name),
+        snapshots.deleteSnapshot(services(s), slug, name),
       );
       if (opts.json) return out(deleted);
       info(`snapshot "${name}" of "${slug}" deleted`);
@@ -184,7 +177,7 @@ export function addSnapshotCommands(tenants: Command, withServices: WithServices
         slug,
         { name },
         async (s) => {
-          const { body } = await exportSnapshot(services(s), slug, name);
+          const { body } = await snapshots.exportSnapshot(services(s), slug, name);
           try {
             await pipeline(body, createWriteStream(tmp, { mode: 0o600 }));
             renameSync(tmp, opts.out);
@@ -216,7 +209,8 @@ export function addSnapshotCommands(tenants: Command, withServices: WithServices
         `tenants import ${file} --slug ${opts.slug}${opts.name ? ` --name ${opts.name}` : ''}`,
         opts.slug,
         { name: opts.name ?? null },
-        (s) => importSnapshot(services(s), { slug: opts.slug, name: opts.name, body: createReadStream(file) }),
+        (s) =>
+          snapshots.importSnapshot(services(s), { slug: opts.slug, name: opts.name, body: createReadStream(file) }),
         productionRefusal(),
       );
       if (opts.json) return out(imported);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { tenantSlug } from '../backend/tenants.ts';
 import { issuedKey } from './keys.ts';
-import { backendClone, CLONE_SNAPSHOT_NAME_PATTERN } from '../backend/clones.ts';
+import { backendClone } from '../backend/clones.ts';
+import { SNAPSHOT_NAME_PATTERN } from '../backend/snapshots.ts';
 
 /**
  * Ephemeral clinics (issue 30): a clinic made as a copy of a template (a clinic's first-start state, or one of
@@ -39,7 +40,7 @@ export const cloneTtl = z
 export const cloneTenantSchema = z
   .object({
     /** A named snapshot of the template; its first-start state when absent. */
-    snapshot: z.string().regex(CLONE_SNAPSHOT_NAME_PATTERN, 'Nome de snapshot invalido.').optional(),
+    snapshot: z.string().regex(SNAPSHOT_NAME_PATTERN, 'Nome de snapshot invalido.').optional(),
     /** The clone's slug; `<template>-<6 hex>` when absent. */
     slug: tenantSlug.optional(),
     ttl: cloneTtl.default(CLONE_TTL_DEFAULT),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText } from './audit.ts';
+import { auditDetail, optionalText } from './audit.ts';
 
 /**
  * What the gateway received (issue 30 § 4 and 5): the verification query over one clinic's journal and its HAR
@@ -96,28 +96,30 @@ export type HarQuery = z.infer<typeof harQuerySchema>;
 export type JournalFilter = Omit<ReceivedQuery, 'limit'>;
 
 /** One journal entry as the journal stores it (redacted, bounded); JSON columns as values. */
-export const receivedEntry = z.object({
-  /** The journal row's id (the console's `/audit/:id`); null for the sample of an unattributed group. */
-  id: z.number().int().nullable(),
-  request_id: z.string(),
-  ts: z.string(),
-  tenant_slug: z.string().nullable(),
-  chave_id: z.number().int().nullable(),
-  method: z.string(),
-  /** Path and query as stored (personal data in the query redacted). */
-  path: z.string(),
-  status: z.number().int(),
-  error_code: z.string().nullable(),
-  duracao_ms: z.number().nullable(),
-  client_ip: z.string(),
-  /** 1: the request proved it holds the key; 0: it only named it. */
-  verified: z.number().int(),
-  body: z.unknown(),
-  detail: z.unknown(),
-  error_message: z.string().nullable(),
-  response_body: z.unknown(),
-  request_headers: z.record(z.string(), z.union([z.string(), z.number()])).nullable(),
-});
+export const receivedEntry = auditDetail
+  .pick({
+    request_id: true,
+    ts: true,
+    tenant_slug: true,
+    chave_id: true,
+    method: true,
+    path: true,
+    status: true,
+    error_code: true,
+    client_ip: true,
+    verified: true,
+    body: true,
+    detail: true,
+    error_message: true,
+    response_body: true,
+    request_headers: true,
+  })
+  .extend({
+    /** The journal row's id (the console's `/audit/:id`); null for the sample of an unattributed group. */
+    id: z.number().int().nullable(),
+    /** Null for the sample of an unattributed group. */
+    duracao_ms: z.number().nullable(),
+  });
 export type ReceivedEntry = z.infer<typeof receivedEntry>;
 
 export const NEAR_MISS_DIFFERENCES = ['method', 'path', 'status', 'code', 'key', 'clinic'] as const;

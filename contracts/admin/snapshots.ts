@@ -2,7 +2,10 @@ import { z } from 'zod';
 import {
   SNAPSHOT_IMPORT_MAX_BYTES,
   backendSnapshot,
+  backendSnapshotDeleted,
+  backendSnapshotImported,
   backendSnapshotRestored,
+  backendSnapshotSaved,
   backendSnapshotSave,
   snapshotName,
 } from '../backend/snapshots.ts';
@@ -20,7 +23,7 @@ export type SnapshotSaveInput = z.input<typeof snapshotSaveSchema>;
 /** A snapshot as listed (newest first). */
 export const snapshotView = backendSnapshot;
 export type SnapshotView = z.infer<typeof snapshotView>;
-export const snapshotSaved = backendSnapshot.extend({ duration_ms: z.number() });
+export const snapshotSaved = backendSnapshotSaved;
 export type SnapshotSaved = z.infer<typeof snapshotSaved>;
 
 /** `/tenants/:slug/snapshots/:name…`. */
@@ -33,16 +36,12 @@ export const snapshotRestoreSchema = z.strictObject({});
 export const snapshotRestoreResult = backendSnapshotRestored.extend({ idempotency_keys_removed: z.number().int() });
 export type SnapshotRestoreResult = z.infer<typeof snapshotRestoreResult>;
 
-export const snapshotDeleted = z.object({ slug: z.string(), name: z.string(), deleted: z.literal(true) });
+export const snapshotDeleted = backendSnapshotDeleted;
 export type SnapshotDeleted = z.infer<typeof snapshotDeleted>;
 
 /** `?name=`: the snapshot's name in this clinic (default: the archive's). */
 export const snapshotImportQuery = z.object({ name: snapshotName.optional() });
 
-export const snapshotImportResult = snapshotRestoreResult.extend({
-  /** The import created the clinic (gateway registration and database). */
-  created: z.boolean(),
-  source_slug: z.string(),
-  source_release: z.string(),
-});
+/** backend-sim's import answer (`created`: the import made the clinic), plus the gateway's forgotten idempotency entries. */
+export const snapshotImportResult = backendSnapshotImported.extend({ idempotency_keys_removed: z.number().int() });
 export type SnapshotImportResult = z.infer<typeof snapshotImportResult>;

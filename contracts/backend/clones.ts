@@ -1,13 +1,11 @@
 import { z } from 'zod';
+import { SNAPSHOT_NAME_PATTERN } from './snapshots.ts';
 import { TENANT_SLUG_PATTERN } from './tenants.ts';
-
-/** Snapshot names (slice A's rule, /work/plan-i30.md): a clone's `snapshot` follows it. */
-export const CLONE_SNAPSHOT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /** gateway → backend-sim `POST /admin/tenants/{template}/clone` (issue 30): a file copy under a new slug. */
 export const backendCloneInput = z.strictObject({
   slug: z.string().regex(TENANT_SLUG_PATTERN),
-  snapshot: z.string().regex(CLONE_SNAPSHOT_NAME_PATTERN).optional(),
+  snapshot: z.string().regex(SNAPSHOT_NAME_PATTERN).optional(),
 });
 export type BackendCloneInput = z.infer<typeof backendCloneInput>;
 

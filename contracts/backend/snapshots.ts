@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { backendTenantReset } from './admin.ts';
 import { tenantPath } from './tenants.ts';
 
 /**
@@ -22,11 +23,14 @@ export const MAX_SNAPSHOTS_PER_CLINIC = 50;
 /** The largest archive an import takes (bytes): 2 GiB, checked while it streams in, never buffered in memory. */
 export const SNAPSHOT_IMPORT_MAX_BYTES = 2 * 1024 ** 3;
 
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+const count = z.number().int().min(0);
+
 export const snapshotFileEntry = z.object({
   /** The object key as the clinic's rows hold it (`<slug>/<area>/<uuid>.<ext>`). */
   key: z.string().min(1).max(1024),
-  size: z.number().int().min(0),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: count,
+  sha256: sha256Hex,
 });
 
 /** `DATA_DIR/backend/snapshots/<slug>/<name>.json`, and `manifest.json` of an archive. */
@@ -38,24 +42,18 @@ export const snapshotManifest = z.object({
   /** The appliance release (package.json version) that wrote it. */
   release: z.string(),
   /** The database copy's size and SHA-256. */
-  bytes: z.number().int().min(0),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: count,
+  sha256: sha256Hex,
   /** Rows in the copy's tables. */
-  rows: z.number().int().min(0),
+  rows: count,
   files: z.array(snapshotFileEntry),
 });
 export type SnapshotManifest = z.infer<typeof snapshotManifest>;
 
 /** A snapshot as listed and as a save answers it (the manifest without the per-file list). */
-export const backendSnapshot = z.object({
-  name: z.string(),
-  slug: z.string(),
-  created_at: z.string(),
-  bytes: z.number().int(),
-  rows: z.number().int(),
-  files: z.number().int(),
-  release: z.string(),
-});
+export const backendSnapshot = snapshotManifest
+  .pick({ name: true, slug: true, created_at: true, bytes: true, rows: true, release: true })
+  .extend({ files: count });
 export type BackendSnapshot = z.infer<typeof backendSnapshot>;
 
 /** `POST /admin/tenants/{slug}/snapshots`: `replace` overwrites a snapshot of that name (else 422 CONFLICT). */
@@ -63,18 +61,16 @@ export const backendSnapshotSave = z.strictObject({ name: snapshotName, replace:
 export const backendSnapshotSaved = backendSnapshot.extend({ duration_ms: z.number() });
 
 /** `POST /admin/tenants/{slug}/snapshots/{name}/restore`. */
-export const backendSnapshotRestored = z.object({
-  slug: z.string(),
-  name: z.string(),
-  /** The clinic's name in the restored state (the gateway keeps its copy in step). */
-  nome: z.string(),
-  rows_restored: z.number().int(),
-  idempotency_markers_removed: z.number().int(),
-  files_restored: z.number().int(),
-  files_removed: z.number().int(),
-  database_ms: z.number(),
-  duration_ms: z.number(),
-});
+/** A reset to another copy: the reset's fields (`nome`: the clinic's name in the restored state), and the copy's. */
+export const backendSnapshotRestored = backendTenantReset
+  .pick({ slug: true, nome: true, idempotency_markers_removed: true, database_ms: true })
+  .extend({
+    name: z.string(),
+    rows_restored: count,
+    files_restored: count,
+    files_removed: count,
+    duration_ms: z.number(),
+  });
 export type BackendSnapshotRestored = z.infer<typeof backendSnapshotRestored>;
 
 /** `POST /admin/tenants/{slug}/snapshots/import?name=&create=`: the archive stored as a snapshot, then restored. */
