@@ -67,7 +67,7 @@ test('QA resets a clinic with an operator token and from the console; a revoked 
     await dialog.getByLabel('Slug').fill(SLUG);
     await dialog.getByLabel('Name', { exact: true }).fill('Clinica Reset E2E');
     await page.getByRole('button', { name: 'Create clinic' }).click();
-    await expect(page.getByRole('cell', { name: SLUG, exact: true })).toBeVisible();
+    await expect(page.getByRole('row').filter({ has: page.getByText(SLUG, { exact: true }) })).toBeVisible();
     const session = await (await page.request.get(`${env.baseUrl}/admin/api/auth/session`)).json();
     const issued = await page.request.post(`${env.baseUrl}/admin/api/tenants/${SLUG}/keys`, {
       headers: { 'x-csrf-token': session.data.csrf_token },

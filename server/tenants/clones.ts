@@ -64,7 +64,7 @@ export async function cloneTenant(deps: CloneDeps, request: CloneRequest): Promi
   const started = performance.now();
   const template = await deps.db
     .selectFrom('tenants')
-    .select(['id', 'slug', 'status'])
+    .select(['id', 'slug', 'nome', 'status'])
     .where('slug', '=', request.template)
     .executeTakeFirst();
   if (!template || template.status === 'dropping' || template.status === 'cloning')
@@ -122,7 +122,7 @@ export async function cloneTenant(deps: CloneDeps, request: CloneRequest): Promi
       tenantSlug: slug,
       scopes: [...ALL_SCOPES],
       medicoId: request.medicoId,
-      label: `clone of ${templateName}`,
+      label: cloneKeyLabel(template.nome, request.snapshot),
     });
     await deps.db
       .updateTable('tenants')
@@ -147,6 +147,17 @@ export async function cloneTenant(deps: CloneDeps, request: CloneRequest): Promi
     await dropTenant(deps, slug, { force: true }).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The clone's key label: its template by name (a slug shown without its clinic's name reads as a code), and the
+ * snapshot it started from; within a key label's 100 characters (contracts/admin/keys.ts).
+ */
+export function cloneKeyLabel(templateName: string, snapshot?: string): string {
+  const from = snapshot ? ` (snapshot ${snapshot})` : '';
+  const room = 100 - 'clone of '.length - from.length;
+  const name = templateName.length > room ? `${templateName.slice(0, room - 1).trimEnd()}…` : templateName;
+  return `clone of ${name}${from}`;
 }
 
 async function requireDoctor(backend: Backend, slug: string, medicoId: number): Promise<void> {

@@ -42,7 +42,7 @@ export function Dialog({
   dismissible = true,
 }: {
   open: boolean;
-  title: string;
+  title: ReactNode;
   onClose: () => void;
   children: ReactNode;
   footer?: ReactNode;
@@ -143,7 +143,7 @@ export function FormDialog({
   children,
   ...action
 }: DialogAction & {
-  title: string;
+  title: ReactNode;
   onSubmit: (event: FormEvent) => void;
   onClose: () => void;
   error: unknown;
@@ -183,7 +183,7 @@ export function ConfirmDialog({
   children,
   ...action
 }: DialogAction & {
-  title: string;
+  title: ReactNode;
   onConfirm: () => void;
   onClose: () => void;
   /** The action's failure, shown above the children (a dialog may show it itself, among its children). */
@@ -211,7 +211,7 @@ export function NoticeDialog({
   onClose,
   children,
 }: {
-  title: string;
+  title: ReactNode;
   onClose: () => void;
   children: ReactNode;
 }) {
@@ -242,7 +242,7 @@ export function ShownOnceDialog({
   onClose,
   children,
 }: {
-  title: string;
+  title: ReactNode;
   storedLabel: string;
   warning: ReactNode;
   onClose: () => void;

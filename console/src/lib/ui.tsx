@@ -208,6 +208,18 @@ export function formatDateFull(iso: string | null | undefined): string {
   return `${d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' })} (${iso})`;
 }
 
+/** Day and time on two lines (`2 Dec` / `04:48`) in a `col-time` cell, every digit in the tooltip; `—` without a date. */
+export function DayAndTime({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <>—</>;
+  const [day, time] = formatDate(iso).split(', ');
+  return (
+    <span title={formatDateFull(iso)}>
+      <span>{day}</span>
+      {time && <span>{time}</span>}
+    </span>
+  );
+}
+
 /** One dated line of an activity cell: "Created 3 Feb, 14:05", every digit in its tooltip; `text` replaces the date ("2 h ago"). */
 export function DatedLine({ label, iso, text }: { label: string; iso: string | null | undefined; text?: string }) {
   return (

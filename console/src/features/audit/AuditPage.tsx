@@ -253,7 +253,7 @@ export function AuditPage() {
                     ))}
                 </a>
               </td>
-              <td>
+              <td className="col-source">
                 {r.source === 'console' ? (
                   <span title={r.action ?? undefined} data-action={r.action ?? undefined}>
                     <Badge tone="info">{actionLabel(r.action)}</Badge>

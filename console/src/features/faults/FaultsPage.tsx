@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { faultSchema, FAULT_METHODS } from '../../../../contracts/admin/faults.ts';
 import { FaultSwitchboard } from '../../lib/fault-switchboard.tsx';
 import { clinicOptions, Select, valueOptions } from '../../lib/forms.tsx';
-import { Badge, Field, formatDate } from '../../lib/ui.tsx';
+import { Badge, DayAndTime, Field } from '../../lib/ui.tsx';
 import { ClinicName, Code, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useBackendFaults } from './api.ts';
 
@@ -106,7 +106,9 @@ export function FaultsPage() {
             {f.latency_ms ? `${f.latency_ms} ms` : '—'} · {Math.round(f.failure_rate * 100)}%
           </td>
           <td className="mono">{f.hits}</td>
-          <td className="nowrap">{formatDate(f.criado_em)}</td>
+          <td className="col-time">
+            <DayAndTime iso={f.criado_em} />
+          </td>
         </>
       )}
     />

@@ -4,7 +4,7 @@ import { api } from '../../lib/api.ts';
 import { Loading } from '../../lib/ui.tsx';
 import { SlugConfirmedDialog } from './SlugConfirmedDialog.tsx';
 import { tenantResetPolicyView } from '../../../../contracts/admin/tenants.ts';
-import { clinicOptionLabel, useClinicDirectory } from '../../lib/vocabulary.tsx';
+import { useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useResetTenant, type TenantResetResult } from './api.ts';
 
 /** Whether this appliance resets clinics: production refuses unless ALLOW_TENANT_RESET is set (fixed at start). */
@@ -41,13 +41,12 @@ export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: ()
   const reset = useResetTenant(slug);
   const policy = useResetPolicy();
   const nome = useClinicDirectory().nameOf(slug);
-  const clinic = nome ? clinicOptionLabel({ slug, nome }) : slug;
   const [files, setFiles] = useState(false);
   const allowed = policy.data?.allowed === true;
   return (
     <SlugConfirmedDialog
       slug={slug}
-      clinic={clinic}
+      nome={nome}
       verb={{ name: 'Reset', doing: 'Resetting…', done: 'reset' }}
       policy={policy}
       action={reset}

@@ -6,11 +6,11 @@ import { ConfirmSlugField } from './ConfirmSlugField.tsx';
  * A clinic action that cannot be undone (reset, drop): offered only where the appliance's policy allows it, run
  * once the clinic's slug is typed back (as the CLI asks), and followed by a notice of what it did. Its words come
  * from the action's verb (`Drop`, `Dropping…`, `dropped`); `children` are the dialog's own warning and options,
- * above the confirmation field; `clinic` is how the title names it (its slug unless said).
+ * above the confirmation field. The title names the clinic by `nome`, its slug beside it on one line.
  */
 export function SlugConfirmedDialog<T>({
   slug,
-  clinic = slug,
+  nome,
   verb,
   policy,
   action,
@@ -20,7 +20,7 @@ export function SlugConfirmedDialog<T>({
   children,
 }: {
   slug: string;
-  clinic?: string;
+  nome?: string;
   verb: { name: string; doing: string; done: string };
   policy: { data?: { allowed: boolean }; error: unknown };
   action: { data?: T; isPending: boolean; error: unknown };
@@ -32,16 +32,35 @@ export function SlugConfirmedDialog<T>({
   const [typed, setTyped] = useState('');
   const allowed = policy.data?.allowed === true;
   const confirmed = typed.trim() === slug;
+  // A slug breaks after its hyphens where a title wraps: it stays whole, the name wraps at its spaces.
+  const clinic = nome ? (
+    <>
+      {nome} <span className="nowrap">({slug})</span>
+    </>
+  ) : (
+    <span className="nowrap">{slug}</span>
+  );
   if (action.data !== undefined) {
     return (
-      <NoticeDialog title={`${clinic} ${verb.done}`} onClose={onClose}>
+      <NoticeDialog
+        title={
+          <>
+            {clinic} {verb.done}
+          </>
+        }
+        onClose={onClose}
+      >
         {done(action.data)}
       </NoticeDialog>
     );
   }
   return (
     <FormDialog
-      title={`${verb.name} ${clinic}?`}
+      title={
+        <>
+          {verb.name} {clinic}?
+        </>
+      }
       label={`${verb.name} clinic`}
       pendingLabel={verb.doing}
       variant="danger"

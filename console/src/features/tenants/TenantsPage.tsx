@@ -4,9 +4,9 @@ import { FormDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { href, navigate, useLocation } from '../../lib/router.ts';
 import { ListTable } from '../../lib/table.tsx';
-import { Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, SectionCard, formatDate } from '../../lib/ui.tsx';
+import { Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, SectionCard, DayAndTime } from '../../lib/ui.tsx';
 import { useCanWrite } from '../../lib/role.ts';
-import { StatusBadge } from '../../lib/vocabulary.tsx';
+import { ClinicName, StatusBadge } from '../../lib/vocabulary.tsx';
 import {
   useConvenios,
   useCreateTenant,
@@ -246,6 +246,14 @@ export function TenantsPage() {
   const [cloning, setCloning] = useState<string | null>(null);
   const [dropping, setDropping] = useState<{ slug: string; ephemeral: boolean } | null>(null);
   const canWrite = useCanWrite();
+  const nameOf = (slug: string) => tenants.data?.find((t) => t.slug === slug)?.nome;
+  const selectedName = selected ? (nameOf(selected) ?? selected) : '';
+  /** A clone's template by name (`clinica-e2e@before-import`: the clinic's name and its snapshot). */
+  const templateName = (template: string) => {
+    const [slug, snapshot] = template.split('@');
+    const nome = nameOf(slug) ?? slug;
+    return snapshot ? `${nome} (snapshot ${snapshot})` : nome;
+  };
   return (
     <>
       <PageHeader
@@ -266,7 +274,7 @@ export function TenantsPage() {
             pending={tenants.isPending}
             rows={tenants.data}
             empty={<EmptyState title="No clinics yet">Create the first clinic to issue keys.</EmptyState>}
-            columns={['Clinic', 'Slug', 'Active keys', 'Created', 'Expires']}
+            columns={['Clinic', 'Active keys', 'Created', 'Expires']}
             rowKey={(t) => t.slug}
             row={(t) => ({
               'aria-selected': t.slug === selected,
@@ -274,33 +282,36 @@ export function TenantsPage() {
             })}
             cells={(t) => (
               <>
-                <td>
-                  {t.nome} {t.sandbox && <StatusBadge status="sandbox" />}{' '}
+                <td className="col-tenant">
+                  <ClinicName slug={t.slug} nome={t.nome} />
+                  {t.sandbox && <StatusBadge status="sandbox" />}
                   {t.status !== 'active' && <StatusBadge status={t.status} />}
                 </td>
-                <td className="mono nowrap">{t.slug}</td>
                 <td>
                   <a href={href('/keys', { tenant: t.slug })}>{t.chaves_ativas}</a>
                 </td>
-                <td className="nowrap">{formatDate(t.created_at)}</td>
+                <td className="col-time">
+                  <DayAndTime iso={t.created_at} />
+                </td>
                 <td
-                  className="nowrap"
+                  className="col-time"
                   data-testid={`expires-${t.slug}`}
-                  title={t.template ? `clone of ${t.template}` : ''}
+                  title={t.template ? `Clone of ${templateName(t.template)}` : ''}
                 >
-                  {t.expires_at ? formatDate(t.expires_at) : '—'}
+                  <DayAndTime iso={t.expires_at} />
                 </td>
               </>
             )}
             actions={(t) => (
-              <>
+              // Two by two: the row stays as narrow as its widest pair of buttons.
+              <div className="row-actions row-actions-grid">
                 <Button
                   className="btn-sm"
                   onClick={() => navigate('/tenants', { tenant: t.slug })}
                   aria-label={`Settings of ${t.slug}`}
                 >
                   Settings
-                </Button>{' '}
+                </Button>
                 {canWrite && (
                   <Button
                     className="btn-sm"
@@ -310,12 +321,12 @@ export function TenantsPage() {
                   >
                     Reset
                   </Button>
-                )}{' '}
+                )}
                 {canWrite && t.status === 'active' && (
                   <Button className="btn-sm" onClick={() => setCloning(t.slug)} aria-label={`Clone ${t.slug}`}>
                     Clone
                   </Button>
-                )}{' '}
+                )}
                 {canWrite && (
                   <Button
                     className="btn-sm"
@@ -326,7 +337,7 @@ export function TenantsPage() {
                     Drop
                   </Button>
                 )}
-              </>
+              </div>
             )}
           />
         </section>
@@ -335,7 +346,7 @@ export function TenantsPage() {
             label="Clinic settings"
             title={
               <>
-                Settings · {tenants.data?.find((t) => t.slug === selected)?.nome ?? selected}{' '}
+                Settings · {selectedName}{' '}
                 <span className="mono muted nowrap" style={{ fontSize: 13, fontWeight: 400 }}>
                   ({selected})
                 </span>
@@ -346,7 +357,17 @@ export function TenantsPage() {
           </SectionCard>
         )}
         {selected && (
-          <SectionCard label="Snapshots" title={<>Snapshots · {selected}</>}>
+          <SectionCard
+            label="Snapshots"
+            title={
+              <>
+                Snapshots · {selectedName}{' '}
+                <span className="mono muted nowrap" style={{ fontSize: 13, fontWeight: 400 }}>
+                  ({selected})
+                </span>
+              </>
+            }
+          >
             <SnapshotsPanel key={selected} slug={selected} />
           </SectionCard>
         )}

@@ -10,7 +10,17 @@ import { ConfirmDialog, FormDialog, ShownOnceDialog } from '../../lib/dialogs.ts
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { englishMessage } from '../../lib/messages.ts';
 import { ListTable } from '../../lib/table.tsx';
-import { Badge, Button, EmptyState, ErrorBanner, Field, Loading, PageHeader, formatDate } from '../../lib/ui.tsx';
+import {
+  Badge,
+  Button,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  Loading,
+  PageHeader,
+  breakable,
+  formatDate,
+} from '../../lib/ui.tsx';
 import { ClinicName, StatusBadge, useClinicDirectory } from '../../lib/vocabulary.tsx';
 import {
   useClinicOptions,
@@ -240,12 +250,12 @@ export function TokensPage() {
           rowKey={(t) => t.id}
           cells={(t) => (
             <>
-              <td>{t.label}</td>
+              <td>{breakable(t.label)}</td>
               <td className="mono nowrap">{t.prefix}</td>
               <td>
                 <Clinics tenants={t.tenants} /> {t.clone && <Badge tone="info">clone</Badge>}
               </td>
-              <td>{t.operator ?? '—'}</td>
+              <td>{t.operator ? breakable(t.operator) : '—'}</td>
               <td>
                 <StatusBadge status={t.status} />
               </td>
