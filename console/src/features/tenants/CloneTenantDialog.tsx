@@ -1,10 +1,9 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { CLONE_TTL_DEFAULT, cloneTenantSchema } from '../../../../contracts/admin/clones.ts';
 import { CopyableValue } from '../../lib/copy.tsx';
 import { FormDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
 import { Field, Loading, formatDate } from '../../lib/ui.tsx';
-import { useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { SlugConfirmedDialog } from './SlugConfirmedDialog.tsx';
 import { useCloneTenant, useClonePolicy, useDropTenant, type TenantCloned } from './api.ts';
 
@@ -137,15 +136,9 @@ export function DropTenantDialog({
 }) {
   const drop = useDropTenant(slug);
   const policy = useClonePolicy();
-  // Named as the directory last knew it: once dropped, the clinic leaves the directory.
-  const known = useClinicDirectory().nameOf(slug);
-  const lastKnown = useRef(known);
-  if (known) lastKnown.current = known;
-  const nome = lastKnown.current;
   return (
     <SlugConfirmedDialog
       slug={slug}
-      nome={nome}
       verb={{ name: 'Drop', doing: 'Dropping…', done: 'dropped' }}
       policy={policy}
       action={drop}

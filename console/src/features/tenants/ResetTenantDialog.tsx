@@ -4,7 +4,6 @@ import { api } from '../../lib/api.ts';
 import { Loading } from '../../lib/ui.tsx';
 import { SlugConfirmedDialog } from './SlugConfirmedDialog.tsx';
 import { tenantResetPolicyView } from '../../../../contracts/admin/tenants.ts';
-import { useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { useResetTenant, type TenantResetResult } from './api.ts';
 
 /** Whether this appliance resets clinics: production refuses unless ALLOW_TENANT_RESET is set (fixed at start). */
@@ -40,13 +39,11 @@ function Summary({ result }: { result: TenantResetResult }) {
 export function ResetTenantDialog({ slug, onClose }: { slug: string; onClose: () => void }) {
   const reset = useResetTenant(slug);
   const policy = useResetPolicy();
-  const nome = useClinicDirectory().nameOf(slug);
   const [files, setFiles] = useState(false);
   const allowed = policy.data?.allowed === true;
   return (
     <SlugConfirmedDialog
       slug={slug}
-      nome={nome}
       verb={{ name: 'Reset', doing: 'Resetting…', done: 'reset' }}
       policy={policy}
       action={reset}

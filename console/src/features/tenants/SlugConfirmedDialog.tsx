@@ -1,4 +1,5 @@
-import { useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
+import { useClinicDirectory } from '../../lib/vocabulary.tsx';
 import { FormDialog, NoticeDialog } from '../../lib/dialogs.tsx';
 import { ConfirmSlugField } from './ConfirmSlugField.tsx';
 
@@ -6,11 +7,10 @@ import { ConfirmSlugField } from './ConfirmSlugField.tsx';
  * A clinic action that cannot be undone (reset, drop): offered only where the appliance's policy allows it, run
  * once the clinic's slug is typed back (as the CLI asks), and followed by a notice of what it did. Its words come
  * from the action's verb (`Drop`, `Dropping…`, `dropped`); `children` are the dialog's own warning and options,
- * above the confirmation field. The title names the clinic by `nome`, its slug beside it on one line.
+ * above the confirmation field. The title names the clinic by its name, its slug beside it on one line.
  */
 export function SlugConfirmedDialog<T>({
   slug,
-  nome,
   verb,
   policy,
   action,
@@ -20,7 +20,6 @@ export function SlugConfirmedDialog<T>({
   children,
 }: {
   slug: string;
-  nome?: string;
   verb: { name: string; doing: string; done: string };
   policy: { data?: { allowed: boolean }; error: unknown };
   action: { data?: T; isPending: boolean; error: unknown };
@@ -30,6 +29,11 @@ export function SlugConfirmedDialog<T>({
   children: ReactNode;
 }) {
   const [typed, setTyped] = useState('');
+  // Named as the directory last knew it: a dropped clinic leaves the directory while its notice still shows.
+  const known = useClinicDirectory().nameOf(slug);
+  const lastKnown = useRef(known);
+  if (known) lastKnown.current = known;
+  const nome = lastKnown.current;
   const allowed = policy.data?.allowed === true;
   const confirmed = typed.trim() === slug;
   // A slug breaks after its hyphens where a title wraps: it stays whole, the name wraps at its spaces.

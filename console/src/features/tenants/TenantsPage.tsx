@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { createTenantSchema, tenantSettingsSchema } from '../../../../contracts/admin/tenants.ts';
 import { FormDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
@@ -237,6 +237,37 @@ function NewTenantDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
+/** A card about the selected clinic: its heading names the clinic, with the slug whole beside it. */
+function ClinicSection({
+  label,
+  heading,
+  nome,
+  slug,
+  children,
+}: {
+  label: string;
+  heading: string;
+  nome: ReactNode;
+  slug: string;
+  children: ReactNode;
+}) {
+  return (
+    <SectionCard
+      label={label}
+      title={
+        <>
+          {heading} · {nome}{' '}
+          <span className="mono muted nowrap" style={{ fontSize: 13, fontWeight: 400 }}>
+            ({slug})
+          </span>
+        </>
+      }
+    >
+      {children}
+    </SectionCard>
+  );
+}
+
 export function TenantsPage() {
   const tenants = useTenants();
   const { params } = useLocation();
@@ -342,34 +373,14 @@ export function TenantsPage() {
           />
         </section>
         {selected && (
-          <SectionCard
-            label="Clinic settings"
-            title={
-              <>
-                Settings · {selectedName}{' '}
-                <span className="mono muted nowrap" style={{ fontSize: 13, fontWeight: 400 }}>
-                  ({selected})
-                </span>
-              </>
-            }
-          >
+          <ClinicSection label="Clinic settings" heading="Settings" nome={selectedName} slug={selected}>
             <SettingsPanel key={selected} slug={selected} />
-          </SectionCard>
+          </ClinicSection>
         )}
         {selected && (
-          <SectionCard
-            label="Snapshots"
-            title={
-              <>
-                Snapshots · {selectedName}{' '}
-                <span className="mono muted nowrap" style={{ fontSize: 13, fontWeight: 400 }}>
-                  ({selected})
-                </span>
-              </>
-            }
-          >
+          <ClinicSection label="Snapshots" heading="Snapshots" nome={selectedName} slug={selected}>
             <SnapshotsPanel key={selected} slug={selected} />
-          </SectionCard>
+          </ClinicSection>
         )}
       </div>
       {creating && <NewTenantDialog onClose={() => setCreating(false)} />}
