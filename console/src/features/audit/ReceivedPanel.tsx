@@ -11,12 +11,13 @@ import {
   type ReceivedEntry,
 } from './journal-api.ts';
 
-const FIELDS: Array<[keyof JournalFilters, string, string]> = [
-  ['chave_id', 'Key id', 'e.g. 12'],
-  ['path', 'Path (prefix or template)', '/v1/pacientes/:id'],
-  ['status', 'Status', '201 or 2xx'],
-  ['code', 'Error code', 'e.g. AUTH_INVALID_SIGNATURE'],
-  ['since', 'Since (ISO time or request id)', '2026-12-02T10:00:00Z'],
+/** The query's text filters, each with an example of what it takes (the API's names). */
+const FIELDS: Array<{ name: keyof JournalFilters; label: string; example: string }> = [
+  { name: 'chave_id', label: 'Key id', example: 'e.g. 12' },
+  { name: 'path', label: 'Path (prefix or template)', example: '/v1/pacientes/:id' },
+  { name: 'status', label: 'Status', example: '201 or 2xx' },
+  { name: 'code', label: 'Error code', example: 'e.g. AUTH_INVALID_SIGNATURE' },
+  { name: 'since', label: 'Since (ISO time or request id)', example: '2026-12-02T10:00:00Z' },
 ];
 
 function EntryLine({ entry }: { entry: ReceivedEntry }) {
@@ -114,12 +115,12 @@ export function ReceivedPanel({ filters }: { filters: Record<string, string> }) 
             options={valueOptions(['GET', 'POST', 'PATCH', 'PUT', 'DELETE'])}
             blank="Any"
           />
-          {FIELDS.map(([name, label, placeholder]) => (
+          {FIELDS.map(({ name, label, example }) => (
             <Field key={name} id={`r-${name}`} label={label} error={undefined}>
               <input
                 id={`r-${name}`}
                 value={draft[name] ?? ''}
-                placeholder={placeholder}
+                placeholder={example}
                 onChange={(e) => setDraft({ ...draft, [name]: e.target.value })}
               />
             </Field>
