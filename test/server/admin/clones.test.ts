@@ -229,6 +229,39 @@ describe('a clone of demo', () => {
     expect(all.some((e) => `${e.body}${e.detail}`.includes(clone.api_secret))).toBe(false);
   });
 
+  it('from a named snapshot: the clone holds the snapshot’s state (not the template’s later writes), and its reset goes back to the snapshot', async () => {
+    const before = await writePatient(demo, 'Paciente Do Snapshot');
+    expect(before.status, JSON.stringify(before.body.error)).toBe(201);
+    const name = `clone-src-${randomUUID().slice(0, 8)}`;
+    const saved = await client.call('POST', '/admin/api/tenants/demo/snapshots', { name });
+    expect(saved.status, JSON.stringify(saved.body.error)).toBe(201);
+    try {
+      const after = await writePatient(demo, 'Paciente Depois Do Snapshot');
+      expect(after.status).toBe(201);
+
+      const clone = await cloneDemo({ snapshot: name, ttl: '10m' });
+      const mine = credsOf(clone);
+      const listed = (await client.call('GET', '/admin/api/tenants')).body.data as any[];
+      expect(listed.find((t) => t.slug === clone.slug)).toMatchObject({ template: `demo@${name}` });
+      expect(await patientName(mine, before.body.data.id)).toBe('PACIENTE DO SNAPSHOT');
+      expect(await patientName(mine, after.body.data.id)).toBe('RES_NOT_FOUND');
+
+      // A write on the clone, then its reset: back to the snapshot it was cloned from.
+      const onClone = await writePatient(mine, 'Paciente Do Clone De Snapshot');
+      expect(onClone.status).toBe(201);
+      const reset = await client.call('POST', `/admin/api/tenants/${clone.slug}/reset`, {});
+      expect(reset.status, JSON.stringify(reset.body.error)).toBe(200);
+      expect(await patientName(mine, before.body.data.id)).toBe('PACIENTE DO SNAPSHOT');
+      expect(await patientName(mine, onClone.body.data.id)).toBe('RES_NOT_FOUND');
+
+      // An unknown snapshot is refused, nothing made.
+      const unknown = await client.call('POST', '/admin/api/tenants/demo/clone', { snapshot: 'no-such-snapshot' });
+      expect(unknown.status).toBe(404);
+    } finally {
+      await client.call('DELETE', `/admin/api/tenants/demo/snapshots/${name}`);
+    }
+  });
+
   it('a doctor-bound key on request; a slug of one’s own; an unknown doctor, a taken slug, a bad time to live are refused with nothing left behind', async () => {
     const slug = `qa-${randomUUID().slice(0, 8)}`;
     const bound = await cloneDemo({ slug, ttl: '90s', medico_id: 1 });
