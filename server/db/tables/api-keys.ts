@@ -22,6 +22,8 @@ export interface ApiKeysTable {
   rotated_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** ISO 8601 UTC (appliance clock) after which the key is refused as expired; null: never (migration 024). */
+  expires_at: Generated<string | null>;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
