@@ -65,8 +65,8 @@ const SERVER_FLOORS = [
   },
   {
     name: 'adapters',
-    comment: 'the /v1 routes, the console API, the OpenAPI document',
-    paths: ['(routes|admin|openapi)/'],
+    comment: 'the /v1 routes, the console API, the OpenAPI document, the Prometheus metrics',
+    paths: ['(routes|admin|openapi)/', 'metrics/'],
   },
   { name: 'app', comment: 'the composition of the gateway', paths: ['app\\.ts$'] },
 ];

@@ -12,6 +12,7 @@ const ON_POSTGRES = [
   'test/server/auth/**/*.test.ts',
   'test/server/rate-limit/**/*.test.ts',
   'test/server/http/**/*.test.ts',
+  'test/server/metrics/**/*.test.ts',
   'test/server/storage/presigner.test.ts',
   'test/server/storage/storage-stack.test.ts',
   'test/server/admin/**/*.test.ts',

@@ -46,6 +46,8 @@ import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic } from './admin/index.
 import { scheduleCloneSweeper } from './tenants/clone-sweeper.ts';
 import { writerConsoleAudit } from './audit/console-audit.ts';
 import { followExternalJournalChanges, journalPruner } from './audit/journal-prune.ts';
+import { GatewayMetrics } from './metrics/gateway-metrics.ts';
+import metricsPlugin from './metrics/metrics-plugin.ts';
 
 export interface AppDeps {
   /**
@@ -87,6 +89,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const app = createFastify(config, journal, refusals);
   logs.app = app.log;
   await registerOutsideV1(app, config, deps.database, journal.budget, refusals);
+  // Prometheus metrics (issue 31): app.metrics, GET /metrics, the root hook that counts the API's answers.
+  await registerMetrics(app, deps.database, journal.budget);
 
   const idempotencyStore = openIdempotencyStore(config, deps.database, { clock, masterKey, journal });
   // Root-level and before the audit plugin's hook, so the answer is queued before the audit entry.
@@ -95,7 +99,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     await app.register(auditPlugin, {
       writer: journal.writer,
       entries: journal.entries,
-      skipPrefixes: ['/console', '/admin/api', '/docs'],
+      // /metrics: scrapes and their refusals, a read surface of operator tokens (docs/decisions.md M3).
+      skipPrefixes: ['/console', '/admin/api', '/docs', '/metrics'],
     });
   }
   app.decorate('auditWriter', journal.writer);
@@ -273,6 +278,13 @@ async function registerOutsideV1(
   });
 }
 
+/** This gateway's metrics (its own registry), the journal's gauges among them, served on GET /metrics. */
+async function registerMetrics(app: FastifyInstance, database: OpenedGatewayDatabase, budget: JournalBudget) {
+  const metrics = new GatewayMetrics();
+  metrics.observeJournal(budget);
+  await app.register(metricsPlugin, { metrics, db: database.db });
+}
+
 type IdempotencyStores = IdempotencyEntries & IdempotencyInspection;
 
 function openIdempotencyStore(
@@ -396,7 +408,7 @@ async function registerV1(
     );
   }
   await v1.register(idempotencyPlugin, { store: parts.idempotencyStore });
-  registerOperations(v1, V1_OPERATIONS, { backend: deps.backend, presigner: parts.presigner });
+  registerOperations(v1, V1_OPERATIONS, { backend: deps.backend, presigner: parts.presigner, metrics: v1.metrics });
 }
 
 /**

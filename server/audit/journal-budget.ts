@@ -318,6 +318,11 @@ export class JournalBudget {
     return true;
   }
 
+  /** Rows and bytes of each class as committed (the gateway's metrics read them on every scrape; no copy, no probe). */
+  classTotals(): Readonly<Record<JournalClass, Readonly<ClassTotals>>> {
+    return this.totals;
+  }
+
   /** The journal on DATA_DIR: its pages in gateway.db, the WAL's share and the WAL's index. */
   footprintBytes(): number {
     return this.journalPages * this.pageSize + this.walShareBytes + this.store.shmBytes;

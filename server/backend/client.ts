@@ -16,6 +16,8 @@ export interface BackendCallContext {
   idempotencyToken?: string;
   /** Called when backend-sim answers from its record of that token instead of executing. */
   onReplay?: () => void;
+  /** Told the hop's seconds, answered or not (the operation's histogram of server/metrics). */
+  timing?: { observe(seconds: number): void };
 }
 
 export type BackendQuery = Record<string, string | number | boolean | Array<string | number> | undefined | null>;
@@ -215,6 +217,8 @@ export class BackendClient implements Backend {
       body = JSON.stringify(call.body);
       headers['content-type'] = 'application/json';
     }
+    const timing = call.context?.timing;
+    const started = timing ? performance.now() : 0;
     try {
       const response = await this.pool.request({
         method: call.method,
@@ -235,6 +239,8 @@ export class BackendClient implements Backend {
     } catch (error) {
       if (isTimeout(error)) throw new ApiError('SERVICE_TIMEOUT', 'O sistema da clinica nao respondeu a tempo.');
       throw backendUnavailable();
+    } finally {
+      timing?.observe((performance.now() - started) / 1000);
     }
   }
 

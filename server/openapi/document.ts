@@ -14,6 +14,9 @@ import {
   type RegisteredOperation,
 } from '../routes/operation.ts';
 import { META_SCHEMAS, REQUEST_SCHEMAS, RESOURCE_SCHEMAS } from './components.ts';
+import { operationId } from '../routes/operation-id.ts';
+
+export { operationId };
 import { schemaRef, toJsonSchemas, type JsonSchema } from './json-schema.ts';
 
 /**
@@ -266,19 +269,6 @@ function errorHeaders(op: Operation, status: number, codes: ApiErrorCode[]): Hea
 }
 
 // ---------------------------------------------------------------- operations
-
-const capitalize = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
-
-/** `PATCH /v1/pacientes/:id` → `patchPacientesById`. */
-export function operationId(method: string, url: string): string {
-  const words = url
-    .replace(/^\/v1\//, '')
-    .split('/')
-    .map((segment) =>
-      segment.startsWith(':') ? `By${capitalize(segment.slice(1))}` : segment.split('-').map(capitalize).join(''),
-    );
-  return method.toLowerCase() + words.join('');
-}
 
 /** `/v1/pacientes/:id` → `/v1/pacientes/{id}`. */
 export const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');

@@ -8,7 +8,7 @@ import {
   fieldWithControlCharacter,
   paginationMeta,
 } from '../../contracts/schemas/params.ts';
-import type { Backend, BackendCall, BackendQuery } from '../backend/client.ts';
+import type { Backend, BackendCall, BackendCallContext, BackendQuery } from '../backend/client.ts';
 import { tenantPath } from '../../contracts/backend/tenants.ts';
 import { invalidParam } from '../errors.ts';
 import { addMeta } from '../http/envelope.ts';
@@ -167,6 +167,8 @@ export class TenantBackend {
   constructor(
     private readonly client: Backend,
     private readonly request: FastifyRequest,
+    /** The operation's backend-hop histogram (server/metrics), made once per route. */
+    private readonly timing?: BackendCallContext['timing'],
   ) {}
 
   async call<S extends z.ZodType>(
@@ -198,6 +200,7 @@ export class TenantBackend {
         chaveId: auth.chaveId,
         medicoFiltroId: auth.medicoId,
         requestId: this.request.id,
+        timing: this.timing,
         ...backendIdempotency(this.request, call.method),
       },
     };
@@ -268,6 +271,8 @@ function checkAccess(operation: Operation): void {
 export interface OperationDeps {
   backend: Backend;
   presigner: Presigner;
+  /** The gateway's metrics (server/metrics/gateway-metrics.ts): each operation's backend calls are timed into it. */
+  metrics?: { backendTimer(operation: Operation): NonNullable<BackendCallContext['timing']> };
 }
 
 /**
@@ -289,6 +294,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
     checkAccess(operation);
     const redirect = operation.response.status === 302;
     const json = redirect ? null : (operation as AnyJsonOperation);
+    const timing = deps.metrics?.backendTimer(operation);
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const ctx: AnyOperationContext = {
         params: request.params,
@@ -297,7 +303,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         auth: request.auth!,
         request,
         reply,
-        backend: new TenantBackend(deps.backend, request),
+        backend: new TenantBackend(deps.backend, request, timing),
         presigner: deps.presigner,
       };
       if (redirect) {
