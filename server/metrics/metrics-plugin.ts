@@ -28,7 +28,7 @@ export interface MetricsPluginOptions {
 
 /** /v1 and everything below it (the API surface a path no route matched is counted on too). */
 const isV1 = (url: string | undefined): boolean =>
-  url !== undefined && url.startsWith('/v1') && (url.length === 3 || url[3] === '/' || url[3] === '?');
+  url?.startsWith('/v1') === true && (url.length === 3 || url[3] === '/' || url[3] === '?');
 
 /**
  * Counts every answer of the API surface in one root onResponse hook (no hook per route, no label set built per

@@ -7,7 +7,11 @@ import { ConsoleClient } from '../admin/console-client.ts';
 import { ensureOperator } from '../../../server/operators/index.ts';
 import { OperatorTokenStore } from '../../../server/operators/operator-tokens.ts';
 import { operationId } from '../../../server/routes/operation-id.ts';
-import { AUTH_REFUSAL_CODES, CORS_PREFLIGHT_OPERATION, UNKNOWN_OPERATION } from '../../../server/metrics/gateway-metrics.ts';
+import {
+  AUTH_REFUSAL_CODES,
+  CORS_PREFLIGHT_OPERATION,
+  UNKNOWN_OPERATION,
+} from '../../../server/metrics/gateway-metrics.ts';
 
 // Issue 31 § 1: GET /metrics, Prometheus text format, for operator tokens only; every counter moves by exactly the
 // signed calls made (SQLite and PostgreSQL: this folder is in the postgres project of vitest.config.ts).
@@ -106,9 +110,12 @@ describe('GET /metrics answers operator tokens only', () => {
     };
     for (const [name, type] of Object.entries(types)) expect(parsed.families.get(name)?.type, name).toBe(type);
     // Every authentication code has its series from the start (rate() needs a zero to begin from).
-    expect(parsed.series('gateway_auth_refusals_total').map((s) => s.labels.code).sort()).toEqual(
-      [...AUTH_REFUSAL_CODES].sort(),
-    );
+    expect(
+      parsed
+        .series('gateway_auth_refusals_total')
+        .map((s) => s.labels.code)
+        .sort(),
+    ).toEqual([...AUTH_REFUSAL_CODES].sort());
   });
 });
 
@@ -218,7 +225,9 @@ describe('every counter moves by exactly the signed calls made', () => {
     expect([...expected.refusals.keys()]).toHaveLength(6);
     expect(after.value('gateway_rate_limited_total') - before.value('gateway_rate_limited_total')).toBe(2);
     expect(expected.rateLimited).toBe(2);
-    expect(after.value('gateway_idempotency_replays_total') - before.value('gateway_idempotency_replays_total')).toBe(1);
+    expect(after.value('gateway_idempotency_replays_total') - before.value('gateway_idempotency_replays_total')).toBe(
+      1,
+    );
     expect(expected.replays).toBe(1);
   });
 
@@ -293,10 +302,13 @@ describe('docs/grafana/gateway.json', () => {
     );
     expect(expressions.length).toBeGreaterThan(10);
     const scraped = await scrapeNow();
-    const queried = new Set(expressions.flatMap((expr) => expr.match(/\b(?:gateway|process|nodejs)_[a-z0-9_]+/g) ?? []));
+    const queried = new Set(
+      expressions.flatMap((expr) => expr.match(/\b(?:gateway|process|nodejs)_[a-z0-9_]+/g) ?? []),
+    );
     const exposed = (name: string) =>
       scraped.has(name) ||
-      (/_(bucket|sum|count)$/.test(name) && scraped.families.get(name.replace(/_(bucket|sum|count)$/, ''))?.type === 'HISTOGRAM');
+      (/_(bucket|sum|count)$/.test(name) &&
+        scraped.families.get(name.replace(/_(bucket|sum|count)$/, ''))?.type === 'HISTOGRAM');
     const missing = [...queried].filter((name) => !exposed(name));
     expect(missing.filter((name) => !EXPECTED_LATER.includes(name))).toEqual([]);
     for (const name of EXPECTED_LATER) expect(queried.has(name), name).toBe(true);
