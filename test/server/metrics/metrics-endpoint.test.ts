@@ -17,6 +17,8 @@ import {
 // signed calls made (SQLite and PostgreSQL: this folder is in the postgres project of vitest.config.ts).
 const PASSWORD = 'correct-horse-battery';
 const QUOTA = 10;
+/** Refusals of unauthenticated requests per client address and minute (this file's calls from 127.0.0.1 stay below). */
+const OUTSIDER_QUOTA = 60;
 let stack: TestStack;
 let tokens: OperatorTokenStore;
 let operatorId: number;
@@ -24,7 +26,10 @@ let operatorId: number;
 let token: string;
 
 beforeAll(async () => {
-  stack = await startTestStack({ RATE_LIMIT_PER_MINUTE: String(QUOTA) });
+  stack = await startTestStack({
+    RATE_LIMIT_PER_MINUTE: String(QUOTA),
+    UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(OUTSIDER_QUOTA),
+  });
   operatorId = (await ensureOperator(stack.database.db, 'operador', PASSWORD)).operatorId;
   tokens = new OperatorTokenStore(stack.database.db);
   token = (await tokens.create({ operatorId, label: 'prometheus', tenants: [stack.tenantSlug], expiresInDays: 1 }))
@@ -116,6 +121,22 @@ describe('GET /metrics answers operator tokens only', () => {
         .map((s) => s.labels.code)
         .sort(),
     ).toEqual([...AUTH_REFUSAL_CODES].sort());
+  });
+
+  test("refused scrapes are charged to the client address's quota of refusals: past it, 429", async () => {
+    const guess = (i: number) =>
+      stack.raw({
+        path: '/metrics',
+        headers: { authorization: `Bearer ce_op_${String(i).padStart(43, 'A')}` },
+        localAddress: '127.0.0.9',
+      });
+    for (let i = 0; i < OUTSIDER_QUOTA; i++) expect((await guess(i)).status).toBe(401);
+    const limited = await guess(OUTSIDER_QUOTA);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Another address, and the token itself, are not affected.
+    expect((await getMetrics({ authorization: `Bearer ${token}` })).status).toBe(200);
   });
 });
 
