@@ -4,6 +4,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { nowSeconds, type SignedResponse } from '../../helpers/signed-client.ts';
 import { Scrape, scrape } from '../../helpers/prometheus.ts';
 import { ConsoleClient } from '../admin/console-client.ts';
+import { backendAdmin } from '../../helpers/fixtures.ts';
 import { ensureOperator } from '../../../server/operators/index.ts';
 import { OperatorTokenStore } from '../../../server/operators/operator-tokens.ts';
 import { operationId } from '../../../server/routes/operation-id.ts';
@@ -250,6 +251,38 @@ describe('every counter moves by exactly the signed calls made', () => {
       1,
     );
     expect(expected.replays).toBe(1);
+  });
+
+  test('a failing backend is timed too: an HTTP 500 and a dropped connection, each call one observation and a 503', async () => {
+    const admin = backendAdmin(stack);
+    const list = operationId('GET', '/v1/pacientes');
+    const key = await stack.newKey();
+    const before = await scrapeNow();
+    for (const kind of ['http500', 'drop'] as const) {
+      const fault = await admin('POST', '/admin/faults', {
+        tenant: stack.tenantSlug,
+        route: 'GET /tenants/*/pacientes',
+        kind,
+        failure_rate: 1,
+      });
+      expect(fault.status).toBe(201);
+      try {
+        for (let i = 0; i < 2; i++) {
+          const res = await stack.call({ path: '/v1/pacientes?limit=5' }, key);
+          expect(res.status, kind).toBe(503);
+          expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+        }
+      } finally {
+        await admin('DELETE', `/admin/faults/${fault.body.data.id}`);
+      }
+    }
+    const after = await scrapeNow();
+    expect(deltas(before, after, 'gateway_backend_request_duration_seconds', (l) => l.operation)).toEqual(
+      new Map([[list, 4]]),
+    );
+    expect(deltas(before, after, 'gateway_http_requests_total', (l) => `${l.operation}|${l.status}`)).toEqual(
+      new Map([[`${list}|503`, 4]]),
+    );
   });
 
   test('the operation label is bounded: operation ids, `unknown` for 25 different unknown paths, never a raw path', async () => {
