@@ -12,5 +12,7 @@ for (let round = 0; round < 5; round++) {
   const started = process.cpuUsage();
   for (let i = 0; i < N; i++) metrics.answered(metrics.seriesOf(ping), 200, 0.0012, null, false);
   const used = process.cpuUsage(started);
-  console.log(`round ${round + 1}: ${(((used.user + used.system) * 1000) / N).toFixed(0)} ns of CPU per counted answer`);
+  console.log(
+    `round ${round + 1}: ${(((used.user + used.system) * 1000) / N).toFixed(0)} ns of CPU per counted answer`,
+  );
 }
