@@ -57,7 +57,7 @@ function gatewayServicesOn(
   // The CLI's keys: expiries by DATA_DIR's appliance clock (clock.json in development mode); buildApp hands the
   // running gateway's clock over instead.
   const clock = new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });
-  keys.useClock(() => clock.now());
+  keys.setClock(() => clock.now());
   const tenants = new TenantsService(gatewayDb.db, backend, () => keys.invalidate());
   return {
     gatewayDb,

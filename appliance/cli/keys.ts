@@ -18,7 +18,10 @@ function parseExpiryDays(value: string): number {
 }
 
 function parseExpiresAt(value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(value) || Number.isNaN(Date.parse(value)))
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(value) ||
+    Number.isNaN(Date.parse(value))
+  )
     throw new InvalidArgumentError('must be an ISO 8601 date-time with a zone, e.g. 2027-01-31T18:00:00Z');
   return value;
 }

@@ -561,7 +561,12 @@ function addKeyCommands(program: Command): void {
     },
   );
   addExpiryOptions(
-    onId(keys, 'update', "change a key's label, scopes, doctor or expiry (--no-expiry: never expires)", 'key id (chave_id)')
+    onId(
+      keys,
+      'update',
+      "change a key's label, scopes, doctor or expiry (--no-expiry: never expires)",
+      'key id (chave_id)',
+    )
       .option('--label <text>', 'what the key is for')
       .option('--scopes <list>', '"all", "read-only", "sandbox" or a comma list of scopes', parseScopeList)
       .option('--medico <id>', 'bind the key to a doctor (0: unbind)', parseMedico)
@@ -571,7 +576,9 @@ function addKeyCommands(program: Command): void {
     async (id: number, opts: { label?: string; scopes?: Scope[]; medico?: number; json?: boolean } & ExpiryOptions) => {
       const expiry = expiryInput(opts);
       if ([opts.label, opts.scopes, opts.medico, expiry.expiresAt, expiry.expiresInDays].every((v) => v === undefined))
-        throw new UsageError('nothing to change: give --label, --scopes, --medico, --expires-in-days, --expires-at or --no-expiry');
+        throw new UsageError(
+          'nothing to change: give --label, --scopes, --medico, --expires-in-days, --expires-at or --no-expiry',
+        );
       const key = await withServices(async (s) => {
         if (opts.medico !== undefined) {
           const current = await s.keys.get(id);

@@ -124,5 +124,9 @@ export const keyListQuery = z.object({
 export type KeyListQuery = z.input<typeof keyListQuery>;
 
 /** `meta` of a keys list answer. */
-export const keyListMeta = z.object({ total: z.number().int(), limit: z.number().int().nullable(), offset: z.number().int() });
+export const keyListMeta = z.object({
+  total: z.number().int(),
+  limit: z.number().int().nullable(),
+  offset: z.number().int(),
+});
 export type KeyListMeta = z.infer<typeof keyListMeta>;

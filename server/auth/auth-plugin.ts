@@ -14,7 +14,6 @@ import '../http/request-context.ts';
 
 export const TIMESTAMP_WINDOW_SECONDS = 300;
 
-
 export interface AuthPluginOptions {
   keys: KeysService;
   /** For tests of the timestamp window. */

@@ -5,11 +5,7 @@ import { tenantPath } from '../../contracts/backend/tenants.ts';
 const doctor = z.object({ id: z.number().int(), nome: z.string() });
 
 /** Lower case, without accents: "Joao" finds "João". */
-const fold = (text: string): string =>
-  text
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase();
+const fold = (text: string): string => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
 /**
  * Ids of the clinic's doctors whose name contains `q` (any case, any accents), for the keys list's search

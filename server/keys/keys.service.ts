@@ -185,7 +185,7 @@ export class KeysService implements KeyCacheControl {
   /** Bumped by every invalidation: a lookup that started before one does not fill the cache with what it read. */
   private generation = 0;
   private readonly source: KeySource;
-  /** Appliance time (epoch ms): expiries are set and judged by it. Real time until useClock. */
+  /** Appliance time (epoch ms): expiries are set and judged by it. Real time until setClock. */
   private now: () => number = Date.now;
 
   constructor(
@@ -197,7 +197,7 @@ export class KeysService implements KeyCacheControl {
   }
 
   /** The appliance clock every expiry is judged by (buildApp and the CLI hand theirs over). */
-  useClock(now: () => number): void {
+  setClock(now: () => number): void {
     this.now = now;
   }
 
@@ -213,12 +213,14 @@ export class KeysService implements KeyCacheControl {
     this.unknownCache.delete(apiKey);
   }
 
-  async create(input: {
-    tenantSlug: string;
-    scopes: Scope[];
-    medicoId?: number;
-    label?: string;
-  } & ExpiryInput): Promise<IssuedCredentials> {
+  async create(
+    input: {
+      tenantSlug: string;
+      scopes: Scope[];
+      medicoId?: number;
+      label?: string;
+    } & ExpiryInput,
+  ): Promise<IssuedCredentials> {
     const tenant = await findTenantBySlug(this.db, input.tenantSlug);
     if (!tenant) throw new KeyServiceError('tenant_not_found', `tenant "${input.tenantSlug}" does not exist`);
     validateScopes(input.scopes);

@@ -108,7 +108,12 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
         expiresInDays: input.expires_in_days,
       }),
     );
-    const shown = (k: KeyView) => ({ escopos: k.escopos, medico_id: k.medico_id, label: k.label, expires_at: k.expires_at });
+    const shown = (k: KeyView) => ({
+      escopos: k.escopos,
+      medico_id: k.medico_id,
+      label: k.label,
+      expires_at: k.expires_at,
+    });
     request.adminAudit = {
       ...request.adminAudit,
       detail: { antes: shown(key), depois: shown(updated), ...(via.via === 'console' ? {} : via) },

@@ -45,7 +45,19 @@ describe('keys create, update and list with an expiry', () => {
     expect(inDays.code, inDays.stderr).toBe(0);
     const issued = JSON.parse(inDays.stdout);
     const at = new Date(Date.now() + 400 * DAY_MS).toISOString();
-    const onDate = await cli('keys', 'create', '--tenant', SLUG, '--scopes', 'all', '--label', 'datada', '--expires-at', at, '--json');
+    const onDate = await cli(
+      'keys',
+      'create',
+      '--tenant',
+      SLUG,
+      '--scopes',
+      'all',
+      '--label',
+      'datada',
+      '--expires-at',
+      at,
+      '--json',
+    );
     expect(onDate.code, onDate.stderr).toBe(0);
     const dated = JSON.parse(onDate.stdout);
 
@@ -82,10 +94,24 @@ describe('keys create, update and list with an expiry', () => {
       [['keys', 'create', '--tenant', SLUG, '--scopes', 'all', '--expires-at', 'amanha'], /ISO 8601 date-time/],
       [['keys', 'create', '--tenant', SLUG, '--scopes', 'all', '--expires-at', past], /not in the future/],
       [
-        ['keys', 'create', '--tenant', SLUG, '--scopes', 'all', '--expires-in-days', '3', '--expires-at', '2030-01-01T00:00:00Z'],
+        [
+          'keys',
+          'create',
+          '--tenant',
+          SLUG,
+          '--scopes',
+          'all',
+          '--expires-in-days',
+          '3',
+          '--expires-at',
+          '2030-01-01T00:00:00Z',
+        ],
         /cannot be used with/,
       ],
-      [['keys', 'update', String(stack.creds.chaveId), '--no-expiry', '--expires-at', '2030-01-01T00:00:00Z'], /cannot be used with/],
+      [
+        ['keys', 'update', String(stack.creds.chaveId), '--no-expiry', '--expires-at', '2030-01-01T00:00:00Z'],
+        /cannot be used with/,
+      ],
       [['keys', 'update', String(stack.creds.chaveId)], /nothing to change/],
     ];
     for (const [args, message] of cases) {
@@ -100,9 +126,23 @@ describe('keys list filters', () => {
   test('--search (label, prefix, #id), --scope, --status, --expiring', async () => {
     const slug = 'clinica-cli-filtros';
     await stack.createTenant(slug);
-    const reader = await stack.keys.create({ tenantSlug: slug, scopes: ['pacientes:read'], label: 'Laboratorio Norte' });
-    const soon = await stack.keys.create({ tenantSlug: slug, scopes: ['exames:read'], label: 'Piloto', expiresInDays: 3 });
-    const later = await stack.keys.create({ tenantSlug: slug, scopes: ['exames:read'], label: 'Anual', expiresInDays: 300 });
+    const reader = await stack.keys.create({
+      tenantSlug: slug,
+      scopes: ['pacientes:read'],
+      label: 'Laboratorio Norte',
+    });
+    const soon = await stack.keys.create({
+      tenantSlug: slug,
+      scopes: ['exames:read'],
+      label: 'Piloto',
+      expiresInDays: 3,
+    });
+    const later = await stack.keys.create({
+      tenantSlug: slug,
+      scopes: ['exames:read'],
+      label: 'Anual',
+      expiresInDays: 300,
+    });
     const revoked = await stack.keys.create({ tenantSlug: slug, scopes: ['exames:read'], label: 'Antiga' });
     await stack.keys.revoke(revoked.chave_id);
     const ids = async (...filters: string[]) => {

@@ -110,7 +110,8 @@ describe('the keys list: search, filters, paging', () => {
       expect(res.status, res.text).toBe(201);
       ids[name] = res.body.data.chave_id;
     };
-    for (let i = 1; i <= 40; i++) await make(`Integrador ${String(i).padStart(2, '0')}`, { scopes: ['pacientes:read'] });
+    for (let i = 1; i <= 40; i++)
+      await make(`Integrador ${String(i).padStart(2, '0')}`, { scopes: ['pacientes:read'] });
     await make('Laboratorio Norte', { scopes: ['exames:read', 'laudos:read'] });
     await make('Piloto curto', { scopes: ['exames:read'], expires_in_days: 3 });
     await make('Contrato anual', { scopes: ['exames:read'], expires_in_days: 300 });
@@ -195,7 +196,10 @@ describe('the keys list: search, filters, paging', () => {
     const automation = async (method: string, path: string, body?: unknown) => {
       const res = await request(`${stack.gatewayUrl}/admin/api/automation${path}`, {
         method: method as 'GET',
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const parsed = (await res.body.json()) as any;

@@ -22,7 +22,11 @@ const ping = (creds: Awaited<ReturnType<TestStack['newKey']>>) =>
   stack.call({ path: '/v1/ping', timestamp: Math.floor(stack.clock.now() / 1000) }, creds);
 
 async function keyExpiringIn(days: number) {
-  const issued = await stack.keys.create({ tenantSlug: stack.tenantSlug, scopes: ['pacientes:read'], expiresInDays: days });
+  const issued = await stack.keys.create({
+    tenantSlug: stack.tenantSlug,
+    scopes: ['pacientes:read'],
+    expiresInDays: days,
+  });
   return { apiKey: issued.api_key, apiSecret: issued.api_secret, chaveId: issued.chave_id };
 }
 
@@ -37,7 +41,11 @@ describe('expiry is set by the appliance clock and shown on the key', () => {
     expect(view.expired).toBe(false);
 
     const exact = new Date(stack.clock.now() + 10 * DAY_MS).toISOString();
-    const onDate = await stack.keys.create({ tenantSlug: stack.tenantSlug, scopes: ['pacientes:read'], expiresAt: exact });
+    const onDate = await stack.keys.create({
+      tenantSlug: stack.tenantSlug,
+      scopes: ['pacientes:read'],
+      expiresAt: exact,
+    });
     expect((await stack.keys.get(onDate.chave_id)).expires_at).toBe(exact);
     // Another zone is the same instant, stored in UTC.
     const zoned = await stack.keys.create({
@@ -64,7 +72,10 @@ describe('expiry is set by the appliance clock and shown on the key', () => {
     for (const [input, field, message] of cases) {
       const error = await stack.keys
         .create({ tenantSlug: stack.tenantSlug, scopes: ['pacientes:read'], ...input })
-        .then(() => null, (e: unknown) => e);
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(error, JSON.stringify(input)).toBeInstanceOf(KeyServiceError);
       expect((error as KeyServiceError).code).toBe('invalid_input');
       expect((error as KeyServiceError).field).toBe(field);
