@@ -73,8 +73,11 @@ const KEY_ACTIONS: Record<
   },
 };
 
-/** Chips shown in a row before "+N": the cell stays one line high at 1024×768 (issue 31 § 3). */
-const CHIPS_SHOWN = 3;
+/**
+ * At most this many chips in a row, else the first and "+N": the cell stays one line high and narrow enough for
+ * the table to fit at 1024×768 (issue 31 § 3).
+ */
+const CHIPS_SHOWN = 2;
 
 /**
  * A preset by name ("All scopes", "Read-only"); otherwise one chip per resource with the actions' initials
@@ -84,7 +87,7 @@ function ScopesCell({ scopes }: { scopes: string[] }) {
   const preset = presetOf(scopes);
   if (preset) return <Badge tone="info">{presetLabel(preset)}</Badge>;
   const chips = compactScopes(scopes);
-  const shown = chips.length > CHIPS_SHOWN + 1 ? chips.slice(0, CHIPS_SHOWN) : chips;
+  const shown = chips.length > CHIPS_SHOWN ? chips.slice(0, 1) : chips;
   const hidden = chips.slice(shown.length);
   return (
     <div className="chips chips-line" data-testid="scopes" title={scopes.join(', ')}>
@@ -113,9 +116,16 @@ export function ExpiryLine({ k }: { k: Pick<KeySummary, 'expires_at' | 'expired'
       title={formatDateFull(k.expires_at)}
       data-testid="expires-at"
     >
-      {k.expired ? 'Expired' : 'Expires'} {formatDate(k.expires_at)}
+      {k.expired ? 'Expired' : 'Expires'} {formatDay(k.expires_at)}
     </div>
   );
+}
+
+/** `9 Dec` (this year) or `20 Jun 2027`: the day only, the time is in the title. */
+function formatDay(iso: string): string {
+  const d = new Date(iso);
+  const sameYear = d.getFullYear() === new Date().getFullYear();
+  return d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: sameYear ? undefined : 'numeric' });
 }
 
 /** Rows per page of the keys list. */
@@ -251,7 +261,12 @@ export function KeysPage() {
             )
           }
           className="keys-table"
-          columns={[{ label: 'Key', className: 'col-key' }, 'Access', 'Status', 'Activity']}
+          columns={[
+            { label: 'Key', className: 'col-key' },
+            { label: 'Access', className: 'col-access' },
+            { label: 'Status', className: 'col-status' },
+            { label: 'Activity', className: 'col-activity' },
+          ]}
           rowKey={(k) => k.id}
           row={(k) => ({
             className: `${k.status === 'revoked' ? 'row-revoked' : ''} ${k.id === highlight ? 'row-new' : ''}`,
@@ -262,7 +277,9 @@ export function KeysPage() {
           cells={(k) => (
             <>
               <td className="col-key">
-                <div className="key-label">{k.label || <span className="muted">No label</span>}</div>
+                <div className="key-label" title={k.label || undefined}>
+                  {k.label || <span className="muted">No label</span>}
+                </div>
                 <div className="key-meta">
                   <span className="mono nowrap">#{k.id}</span> · <span className="mono nowrap">{k.api_key_masked}</span>{' '}
                   · <a href={`#/audit?chave_id=${k.id}`}>Calls</a> ·{' '}
@@ -293,7 +310,12 @@ export function KeysPage() {
                 {k.status !== 'revoked' && <ExpiryLine k={k} />}
               </td>
               <td className="key-activity">
-                <DatedLine label={k.rotated_at ? 'Rotated' : 'Created'} iso={k.rotated_at ?? k.created_at} />
+                {/* The day only (the time is in the title): the table fits at 1024×768. */}
+                <DatedLine
+                  label={k.rotated_at ? 'Rotated' : 'Created'}
+                  iso={k.rotated_at ?? k.created_at}
+                  text={formatDay(k.rotated_at ?? k.created_at)}
+                />
                 <DatedLine label="Used" iso={k.last_used_at} text={relativeTime(k.last_used_at)} />
               </td>
             </>
