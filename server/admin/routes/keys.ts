@@ -180,8 +180,11 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
     { config: { operatorToken: true, consoleAction: 'key.update' } },
     async (request): Promise<KeyView> => {
       const { id } = parseInput(idParams, request.params);
-      const { tenantSlug } = await loadKey(request, id);
-      const { via } = await tokenOnClinic(deps, request, tenantSlug);
+      // The token's clinics first: a key of another clinic and a key that does not exist both answer 403, so a
+      // token learns nothing of other clinics' keys (a token for every clinic gets the 404).
+      const found = await deps.keys.get(id).catch(() => null);
+      const slug = found ? ((await deps.tenants.list()).find((t) => t.id === found.tenant_id)?.slug ?? '') : '';
+      const { via } = await tokenOnClinic(deps, request, slug);
       return update(request, id, via);
     },
   );

@@ -221,5 +221,7 @@ describe('the keys list: search, filters, paging', () => {
     const other = await stack.keys.create({ tenantSlug: 'clinica-outra', scopes: ['exames:read'] });
     expect((await automation('PATCH', `/keys/${other.chave_id}`, { expires_in_days: 1 })).status).toBe(403);
     expect((await stack.keys.get(other.chave_id)).expires_at).toBeNull();
+    // A key that does not exist answers the same 403: the token learns nothing of other clinics' key ids.
+    expect((await automation('PATCH', '/keys/999999', { expires_in_days: 1 })).status).toBe(403);
   });
 });
