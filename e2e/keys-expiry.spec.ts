@@ -28,6 +28,7 @@ test('a key issued with an expiry in N days shows it in the list; editing sets a
   await dialog.getByRole('button', { name: 'Issue key' }).click();
   const keyId = Number(((await dialog.getByRole('heading').first().textContent()) ?? '').match(/#(\d+)/)?.[1]);
   expect(keyId).toBeGreaterThan(0);
+  await expect(dialog.getByTestId('issued-expires-at')).toContainText('The key expires');
   await dialog.getByLabel('I have stored the secret safely').check();
   await dialog.getByRole('button', { name: 'Done' }).click();
 

@@ -293,6 +293,12 @@ export function SecretDialog({
             {rotated ? 'The previous secret stopped working at once. ' : ''}
             Store it in a vault or on the integrator's server, never in a browser.
           </div>
+          {credentials.key.expires_at && (
+            <div data-testid="issued-expires-at">
+              The key {credentials.key.expired ? 'expired' : 'expires'} {formatDateFull(credentials.key.expires_at)}
+              {rotated ? ' (rotation keeps the expiry)' : ''}.
+            </div>
+          )}
         </>
       }
     >
