@@ -29,6 +29,7 @@ const ON_POSTGRES = [
   'test/appliance/cli/copy-to-postgres.test.ts',
   'test/appliance/cli/clones.test.ts',
   'test/appliance/cli/journal.test.ts',
+  'test/appliance/cli/keys-expiry.test.ts',
 ];
 const POSTGRES_ONLY = [
   'test/server/db/postgres*.test.ts',

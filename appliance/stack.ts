@@ -54,6 +54,10 @@ function gatewayServicesOn(
     backendTokenFor(config.dataDir, config.backend.token),
     config.backend.timeoutMs,
   );
+  // The CLI's keys: expiries by DATA_DIR's appliance clock (clock.json in development mode); buildApp hands the
+  // running gateway's clock over instead.
+  const clock = new ApplianceClock({ dataDir: config.dataDir, enabled: config.appEnv === 'development' });
+  keys.setClock(() => clock.now());
   const tenants = new TenantsService(gatewayDb.db, backend, () => keys.invalidate());
   return {
     gatewayDb,

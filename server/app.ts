@@ -81,6 +81,8 @@ declare module 'fastify' {
 /** Builds the gateway; never listens (main.ts and tests do). */
 export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? new ApplianceClock({ dataDir: null, enabled: false, base: deps.now });
+  // Key expiries are set and judged by the same clock as every other time rule (issue 31 § 4).
+  deps.keys.setClock(() => clock.now());
   const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
   const logs: { app: FastifyInstance['log'] | null } = { app: null };
   const journal = await openJournal(config, deps, { clock, masterKey, logs });

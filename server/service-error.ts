@@ -18,6 +18,8 @@ export class ServiceError extends Error {
   constructor(
     readonly code: ServiceErrorCode,
     message: string,
+    /** The input field at fault, when one is (the console API names it in `details.field`). */
+    readonly field?: string,
   ) {
     super(message);
   }

@@ -19,6 +19,16 @@ import {
   type ResetCliOptions,
 } from './tenant-reset.ts';
 import { addClockCommands } from './clock.ts';
+import {
+  addExpiryOptions,
+  addListFilterOptions,
+  expiryCell,
+  expiryInput,
+  listFilter,
+  type ExpiryOptions,
+  type ListFilterOptions,
+} from './keys.ts';
+import { doctorIdsMatching } from '../../server/keys/doctor-search.ts';
 import { CloneCliError, cloneCommand, describeClone, describeDrop, dropCommand } from './clones.ts';
 import { CLONE_TTL_DEFAULT } from '../../contracts/admin/clones.ts';
 import { addOperatorCommands } from './operators.ts';
@@ -481,13 +491,26 @@ async function cliRefusal<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** `keys list | create | rotate | revoke | import-legacy`. */
+/** `keys list | create | update | rotate | revoke | import-legacy`. */
 function addKeyCommands(program: Command): void {
   const keys = program.command('keys').description('API keys');
-  listCommand(keys, "API keys, masked (never a secret); every clinic's unless --tenant")
+  addListFilterOptions(listCommand(keys, "API keys, masked (never a secret); every clinic's unless --tenant"))
     .option('--tenant <slug>', 'only this tenant')
-    .action(async (opts: { tenant?: string; json?: boolean }) => {
-      const [rows, tenantList] = await withServices((s) => Promise.all([s.keys.list(opts.tenant), s.tenants.list()]));
+    .action(async (opts: { tenant?: string; json?: boolean } & ListFilterOptions) => {
+      const filter = listFilter(opts);
+      const filtering = Object.values(filter).some((v) => v !== undefined);
+      const [rows, tenantList] = await withServices(async (s) => {
+        const tenantList = await s.tenants.list();
+        if (!filtering) return [await s.keys.list(opts.tenant), tenantList] as const;
+        // The console API's search, clinic by clinic (doctor names are each clinic's own data).
+        const slugs = opts.tenant ? [opts.tenant] : tenantList.map((t) => t.slug);
+        const found = [];
+        for (const slug of slugs) {
+          const medicoIds = opts.tenant ? await doctorIdsMatching(s.backend, slug, filter.q) : [];
+          found.push(...(await s.keys.search(slug, { ...filter, medicoIds })).keys);
+        }
+        return [found, tenantList] as const;
+      });
       const slugOf = new Map(tenantList.map((t) => [t.id, t.slug]));
       if (opts.json) return print(rows.map((k) => ({ ...k, tenant: slugOf.get(k.tenant_id) ?? null })));
       print(
@@ -496,23 +519,30 @@ function addKeyCommands(program: Command): void {
             id: k.id,
             ...(opts.tenant ? {} : { tenant: slugOf.get(k.tenant_id) ?? '?' }),
             key: k.api_key_masked,
+            label: k.label || '-',
             status: k.status,
             medico: k.medico_id || '-',
             escopos: k.escopos.length === ALL_SCOPES.length ? 'all' : k.escopos.join(','),
+            expires: expiryCell(k),
             last_used: k.last_used_at ?? '-',
           })),
         ),
       );
     });
-  keys
+  const create = keys
     .command('create')
-    .description('issue a key (its secret is shown once); --medico binds it to a doctor of that clinic')
+    .description(
+      'issue a key (its secret is shown once); --medico binds it to a doctor of that clinic; --expires-in-days or --expires-at makes it expire',
+    )
     .requiredOption('--tenant <slug>', 'tenant of the key')
     .requiredOption('--scopes <list>', '"all", "read-only", "sandbox" or a comma list of scopes', parseScopeList)
     .option('--medico <id>', 'bind the key to a doctor (auto-filter)', parseMedico)
     .option('--label <text>', 'what the key is for')
-    .option('--json', 'print only {"chave_id","api_key","api_secret"}')
-    .action(async (opts: { tenant: string; scopes: Scope[]; medico?: number; label?: string; json?: boolean }) => {
+    .option('--json', 'print only {"chave_id","api_key","api_secret"}');
+  addExpiryOptions(create, { clear: false }).action(
+    async (
+      opts: { tenant: string; scopes: Scope[]; medico?: number; label?: string; json?: boolean } & ExpiryOptions,
+    ) => {
       const issued = await withServices(async (s) => {
         await requireMedico(s, opts.tenant, opts.medico ?? 0);
         return s.keys.create({
@@ -520,6 +550,7 @@ function addKeyCommands(program: Command): void {
           scopes: opts.scopes,
           medicoId: opts.medico,
           label: opts.label,
+          ...expiryInput(opts),
         });
       });
       showSecret(
@@ -527,7 +558,39 @@ function addKeyCommands(program: Command): void {
         opts.json,
         'The secret is shown only now. Store it in a vault; it cannot be retrieved later (rotate to get a new one).',
       );
-    });
+    },
+  );
+  addExpiryOptions(
+    onId(
+      keys,
+      'update',
+      "change a key's label, scopes, doctor or expiry (--no-expiry: never expires)",
+      'key id (chave_id)',
+    )
+      .option('--label <text>', 'what the key is for')
+      .option('--scopes <list>', '"all", "read-only", "sandbox" or a comma list of scopes', parseScopeList)
+      .option('--medico <id>', 'bind the key to a doctor (0: unbind)', parseMedico)
+      .option('--json', 'print the key as `keys list --json` shows it'),
+    { clear: true },
+  ).action(
+    async (id: number, opts: { label?: string; scopes?: Scope[]; medico?: number; json?: boolean } & ExpiryOptions) => {
+      const expiry = expiryInput(opts);
+      if ([opts.label, opts.scopes, opts.medico, expiry.expiresAt, expiry.expiresInDays].every((v) => v === undefined))
+        throw new UsageError(
+          'nothing to change: give --label, --scopes, --medico, --expires-in-days, --expires-at or --no-expiry',
+        );
+      const key = await withServices(async (s) => {
+        if (opts.medico !== undefined) {
+          const current = await s.keys.get(id);
+          const slug = (await s.tenants.list()).find((t) => t.id === current.tenant_id)?.slug ?? '';
+          await requireMedico(s, slug, opts.medico);
+        }
+        return s.keys.update(id, { label: opts.label, scopes: opts.scopes, medicoId: opts.medico, ...expiry });
+      });
+      if (opts.json) return print(key);
+      info(`key ${key.id} (${key.api_key_masked}) updated; expires: ${expiryCell(key)}`);
+    },
+  );
   onId(keys, 'rotate', 'new secret for a key (same api_key); the old secret fails at once', 'key id (chave_id)')
     .option('--json', 'print only {"chave_id","api_key","api_secret"}')
     .action(async (id: number, opts: { json?: boolean }) => {

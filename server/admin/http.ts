@@ -37,7 +37,8 @@ const SERVICE_ERROR_CODES: Record<ServiceErrorCode, ErrorCode> = {
 
 /** Maps a service's refusal to the gateway's error by its code. */
 export function fromServiceError(error: unknown): never {
-  if (error instanceof ServiceError) throw new ApiError(SERVICE_ERROR_CODES[error.code], error.message);
+  if (error instanceof ServiceError)
+    throw new ApiError(SERVICE_ERROR_CODES[error.code], error.message, error.field ? { field: error.field } : null);
   // backend-sim's "tenant unknown/unopenable" is a 401 on /v1; here it must not look like a lost session.
   if (error instanceof ApiError && error.code === 'AUTH_TENANT_OPEN_FAILED') {
     throw new ApiError('SERVICE_UNAVAILABLE', 'O banco da clinica nao pode ser aberto no backend.');

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { GatewayDb } from '../db/database.ts';
 import { invalidParam } from '../errors.ts';
 import { levenshtein } from '../http/edit-distance.ts';
+import { KEY_EXPIRED_MESSAGE } from '../keys/key-expiry.ts';
 import type { AuditUnattributedTable } from '../db/tables/audit-log.ts';
 import type { Selectable } from 'kysely';
 import {
@@ -256,7 +257,7 @@ const CODE_MEANING: Record<string, string> = {
   AUTH_TIMESTAMP_EXPIRED: "X-Timestamp was more than 300 s away from the gateway's clock",
   AUTH_KEY_NOT_FOUND: 'X-API-Key named no existing key',
   AUTH_TENANT_OPEN_FAILED: "the key's clinic is disabled or its database could not be opened",
-  AUTH_KEY_REVOKED: 'the key was revoked',
+  AUTH_KEY_REVOKED: 'the key was revoked or is inactive',
   AUTH_KEY_LEGACY: 'a legacy key, to be rotated before use',
   AUTH_INVALID_SIGNATURE:
     'the signature did not match: another secret, or the signed method, path and query, timestamp or body differ from what was sent',
@@ -276,10 +277,19 @@ const CODE_MEANING: Record<string, string> = {
   BACKEND_CENTRAL_SYNC: 'the central backend failed to synchronise',
 };
 
+/** ` (at <ISO>)` from an expired key's refusal message, or nothing. */
+function expiredAt(entry: ReceivedEntry): string {
+  const at = entry.error_message?.slice(KEY_EXPIRED_MESSAGE.length).trim().replace(/\.$/, '');
+  return at ? ` (at ${at})` : '';
+}
+
 function outcomeOf(entry: ReceivedEntry): string {
   const answered = `answered ${entry.status}${entry.error_code ? ` ${entry.error_code}` : ''}`;
   if (entry.status < 400) return answered;
   const meaning =
+    (entry.error_code === 'AUTH_KEY_REVOKED' && entry.error_message?.startsWith(KEY_EXPIRED_MESSAGE)
+      ? `the key expired${expiredAt(entry)}`
+      : null) ??
     (entry.error_code && CODE_MEANING[entry.error_code]) ??
     (entry.status >= 500 ? 'a backend or gateway fault' : 'refused');
   const conflict = (entry.detail as { idempotency_conflict?: { reason?: string; idem_key?: string } } | null)

@@ -9,6 +9,7 @@ import { computeSignature, signaturesMatch, signingPayload } from './signing.ts'
 import { explainSignatureMismatch, type SignatureMismatch } from './signature-debug.ts';
 import { AddressLimiter } from '../rate-limit/address-limiter.ts';
 import { formatDuration } from '../clock.ts';
+import { KEY_EXPIRED_MESSAGE } from '../keys/key-expiry.ts';
 import '../http/request-context.ts';
 
 export const TIMESTAMP_WINDOW_SECONDS = 300;
@@ -155,6 +156,13 @@ function checkPresentedKey(
     throw unauthorized('AUTH_TENANT_OPEN_FAILED', 'Falha ao abrir o ambiente da clinica.');
   }
   if (key.status !== 'active') throw unauthorized('AUTH_KEY_REVOKED', 'Chave de API revogada ou inativa.');
+  // Judged now, by the appliance clock, never when the key was cached: a cached key expires on time too.
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= serverNow) {
+    throw unauthorized('AUTH_KEY_REVOKED', `${KEY_EXPIRED_MESSAGE} ${key.expires_at}.`, {
+      expires_at: key.expires_at,
+      server_time: new Date(serverNow).toISOString(),
+    });
+  }
   if (key.format === 'legacy' || secret === null) {
     throw unauthorized(
       'AUTH_KEY_LEGACY',

@@ -7,6 +7,7 @@ import type { SecretBox } from './secret-box.ts';
 import * as repo from './keys.repository.ts';
 import { findTenantBySlug } from '../tenants/tenants.repository.ts';
 import { ServiceError } from '../service-error.ts';
+import { KEY_EXPIRY_MAX_DAYS } from '../../contracts/admin/keys.ts';
 
 export const API_KEY_PREFIX = 'ce_live_';
 export const API_KEY_PATTERN = /^[a-z]{2}_live_[0-9a-f]{32}$/;
@@ -31,6 +32,80 @@ export interface KeySummary {
   rotated_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** ISO 8601 UTC (appliance clock) from which the key is refused as expired; null: never. */
+  expires_at: string | null;
+  /** Past `expires_at` by the appliance clock now. */
+  expired: boolean;
+}
+
+/** The keys list's filters (console, CLI, console and automation API: the same names). */
+export interface KeyListFilter {
+  /** Label, key prefix, `#id` or doctor: ids of doctors whose name matches are passed in `medicoIds`. */
+  q?: string;
+  medicoIds?: number[];
+  scope?: Scope;
+  status?: repo.KeyFilter['status'];
+  /** Active keys expiring within this many days. */
+  expiring?: number;
+  limit?: number;
+  offset?: number;
+}
+
+/** An expiry as asked for: a date-time, a number of days from now, or null (never). */
+export interface ExpiryInput {
+  expiresAt?: string | null;
+  expiresInDays?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The stored expiry for `input` against appliance time `now`: undefined when nothing was asked, null for never,
+ * else the ISO 8601 UTC instant (always `toISOString()`, so that stored times compare as text). In the future,
+ * at most KEY_EXPIRY_MAX_DAYS ahead; `field` names what is at fault.
+ */
+export function resolveExpiry(input: ExpiryInput, now: number): string | null | undefined {
+  const { expiresAt, expiresInDays } = input;
+  if (expiresAt != null && expiresInDays !== undefined)
+    throw new KeyServiceError('invalid_input', 'give an expiry date or a number of days, not both', 'expires_in_days');
+  if (expiresInDays !== undefined) {
+    if (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > KEY_EXPIRY_MAX_DAYS)
+      throw new KeyServiceError(
+        'invalid_input',
+        `expires in days must be a whole number from 1 to ${KEY_EXPIRY_MAX_DAYS}`,
+        'expires_in_days',
+      );
+    return new Date(now + expiresInDays * DAY_MS).toISOString();
+  }
+  if (expiresAt === undefined) return undefined;
+  if (expiresAt === null) return null;
+  const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(expiresAt)
+    ? Date.parse(expiresAt)
+    : Number.NaN;
+  if (Number.isNaN(at))
+    throw new KeyServiceError(
+      'invalid_input',
+      `expiry "${expiresAt}" is not an ISO 8601 date-time with a zone (e.g. 2027-01-31T18:00:00Z)`,
+      'expires_at',
+    );
+  if (at <= now)
+    throw new KeyServiceError(
+      'invalid_input',
+      `expiry ${new Date(at).toISOString()} is not in the future (appliance time ${new Date(now).toISOString()})`,
+      'expires_at',
+    );
+  if (at > now + KEY_EXPIRY_MAX_DAYS * DAY_MS)
+    throw new KeyServiceError(
+      'invalid_input',
+      `expiry ${new Date(at).toISOString()} is more than ${KEY_EXPIRY_MAX_DAYS} days (5 years) ahead`,
+      'expires_at',
+    );
+  return new Date(at).toISOString();
+}
+
+/** Whether a key row is past its expiry at appliance time `now` (epoch ms). */
+export function isExpired(row: Pick<ApiKeyRow, 'expires_at'>, now: number): boolean {
+  return row.expires_at !== null && Date.parse(row.expires_at) <= now;
 }
 
 /** A refusal of the key service (its code: server/service-error.ts). */
@@ -48,7 +123,7 @@ export function parseScopes(json: string): Scope[] {
   return (JSON.parse(json) as string[]).filter(isScope);
 }
 
-export function summarize(row: ApiKeyRow): KeySummary {
+export function summarize(row: ApiKeyRow, now: number = Date.now()): KeySummary {
   return {
     id: row.id,
     tenant_id: row.tenant_id,
@@ -62,6 +137,8 @@ export function summarize(row: ApiKeyRow): KeySummary {
     rotated_at: row.rotated_at,
     revoked_at: row.revoked_at,
     last_used_at: row.last_used_at,
+    expires_at: row.expires_at,
+    expired: isExpired(row, now),
   };
 }
 
@@ -108,6 +185,8 @@ export class KeysService implements KeyCacheControl {
   /** Bumped by every invalidation: a lookup that started before one does not fill the cache with what it read. */
   private generation = 0;
   private readonly source: KeySource;
+  /** Appliance time (epoch ms): expiries are set and judged by it. Real time until setClock. */
+  private now: () => number = Date.now;
 
   constructor(
     private readonly db: GatewayDb,
@@ -115,6 +194,11 @@ export class KeysService implements KeyCacheControl {
     source: KeySource | ((cache: KeyCacheControl) => KeySource),
   ) {
     this.source = typeof source === 'function' ? source(this) : source;
+  }
+
+  /** The appliance clock every expiry is judged by (buildApp and the CLI hand theirs over). */
+  setClock(now: () => number): void {
+    this.now = now;
   }
 
   /** Forgets one resolved key (by its identifier), or every one: called after any change to keys or tenants. */
@@ -129,15 +213,18 @@ export class KeysService implements KeyCacheControl {
     this.unknownCache.delete(apiKey);
   }
 
-  async create(input: {
-    tenantSlug: string;
-    scopes: Scope[];
-    medicoId?: number;
-    label?: string;
-  }): Promise<IssuedCredentials> {
+  async create(
+    input: {
+      tenantSlug: string;
+      scopes: Scope[];
+      medicoId?: number;
+      label?: string;
+    } & ExpiryInput,
+  ): Promise<IssuedCredentials> {
     const tenant = await findTenantBySlug(this.db, input.tenantSlug);
     if (!tenant) throw new KeyServiceError('tenant_not_found', `tenant "${input.tenantSlug}" does not exist`);
     validateScopes(input.scopes);
+    const expiresAt = resolveExpiry(input, this.now()) ?? null;
     const medicoId = input.medicoId ?? 0;
     if (!Number.isInteger(medicoId) || medicoId < 0)
       throw new KeyServiceError('invalid_input', 'medico id must be a non-negative integer');
@@ -154,6 +241,7 @@ export class KeysService implements KeyCacheControl {
           medico_id: medicoId,
           format: 'v1',
           created_at: nowIso(),
+          expires_at: expiresAt,
         });
         await repo.updateKey(trx, id, { secret_sealed: this.box.seal(secret, associatedData(id, 1)) });
         return { chave_id: id, api_key: apiKey, api_secret: secret };
@@ -186,6 +274,7 @@ export class KeysService implements KeyCacheControl {
       throw new KeyServiceError('key_revoked', `key ${id} is revoked; issue a new key instead`);
     const secret = newSecret();
     const version = row.secret_version + 1;
+    // expires_at is left as it is: a rotation changes the secret, not how long the key lives.
     await repo.updateKey(this.db, id, {
       secret_sealed: this.box.seal(secret, associatedData(id, version)),
       secret_version: version,
@@ -200,23 +289,28 @@ export class KeysService implements KeyCacheControl {
     const row = await this.requireKey(id);
     if (row.status !== 'revoked') await repo.updateKey(this.db, id, { status: 'revoked', revoked_at: nowIso() });
     this.invalidate();
-    return summarize(await this.requireKey(id));
+    return this.get(id);
   }
 
-  async update(id: number, input: { scopes?: Scope[]; medicoId?: number; label?: string }): Promise<KeySummary> {
+  async update(
+    id: number,
+    input: { scopes?: Scope[]; medicoId?: number; label?: string } & ExpiryInput,
+  ): Promise<KeySummary> {
     const row = await this.requireKey(id);
     if (row.status === 'revoked') throw new KeyServiceError('key_revoked', `key ${id} is revoked`);
     if (input.scopes) validateScopes(input.scopes);
     if (input.medicoId !== undefined && (!Number.isInteger(input.medicoId) || input.medicoId < 0)) {
       throw new KeyServiceError('invalid_input', 'medico id must be a non-negative integer');
     }
+    const expiresAt = resolveExpiry(input, this.now());
     await repo.updateKey(this.db, id, {
+      ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
       ...(input.scopes ? { scopes: JSON.stringify(input.scopes) } : {}),
       ...(input.medicoId !== undefined ? { medico_id: input.medicoId } : {}),
       ...(input.label !== undefined ? { label: input.label } : {}),
     });
     this.invalidate();
-    return summarize(await this.requireKey(id));
+    return this.get(id);
   }
 
   async list(tenantSlug?: string): Promise<KeySummary[]> {
@@ -226,11 +320,46 @@ export class KeysService implements KeyCacheControl {
       if (!tenant) throw new KeyServiceError('tenant_not_found', `tenant "${tenantSlug}" does not exist`);
       tenantId = tenant.id;
     }
-    return (await repo.listKeys(this.db, tenantId)).map(summarize);
+    const now = this.now();
+    return (await repo.listKeys(this.db, tenantId)).map((row) => summarize(row, now));
+  }
+
+  /**
+   * One clinic's keys matching `filter` (issue 31 § 3: search, scope, status, expiring, paging), by id, and how many
+   * match in all. Without `limit`, every matching key.
+   */
+  async search(tenantSlug: string, filter: KeyListFilter = {}): Promise<{ keys: KeySummary[]; total: number }> {
+    const tenant = await findTenantBySlug(this.db, tenantSlug);
+    if (!tenant) throw new KeyServiceError('tenant_not_found', `tenant "${tenantSlug}" does not exist`);
+    const now = this.now();
+    const text = filter.q?.trim().toLowerCase();
+    const idMatch = text ? /^#?(\d{1,9})$/.exec(text) : null;
+    const { rows, total } = await repo.searchKeys(this.db, tenant.id, {
+      now: new Date(now).toISOString(),
+      text: text
+        ? {
+            like: text,
+            medicoIds: [...(filter.medicoIds ?? []), ...(idMatch ? [Number(idMatch[1])] : [])],
+            keyIds: idMatch ? [Number(idMatch[1])] : [],
+          }
+        : undefined,
+      scope: filter.scope,
+      status: filter.status,
+      expiringBefore:
+        filter.expiring !== undefined ? new Date(now + filter.expiring * DAY_MS).toISOString() : undefined,
+      limit: filter.limit,
+      offset: filter.offset,
+    });
+    return { keys: rows.map((row) => summarize(row, now)), total };
   }
 
   async get(id: number): Promise<KeySummary> {
-    return summarize(await this.requireKey(id));
+    return summarize(await this.requireKey(id), this.now());
+  }
+
+  /** Appliance time now (epoch ms), as the keys' expiries are judged. */
+  clockNow(): number {
+    return this.now();
   }
 
   /**

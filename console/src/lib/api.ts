@@ -51,6 +51,16 @@ export async function api<S extends z.ZodType>(
   path: string,
   body?: unknown,
 ): Promise<z.output<S>> {
+  return (await apiWithMeta(schema, method, path, body)).data;
+}
+
+/** `api`, with the answer's `meta` too (a list's `total`: the keys list's paging). */
+export async function apiWithMeta<S extends z.ZodType>(
+  schema: S,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<{ data: z.output<S>; meta: Record<string, unknown> }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   // A file (a snapshot archive) goes as its bytes; anything else as JSON.
   const raw = body instanceof Blob;
@@ -69,7 +79,7 @@ export async function api<S extends z.ZodType>(
   }
   let payload: {
     data: unknown;
-    meta?: { request_id?: string };
+    meta?: { request_id?: string } & Record<string, unknown>;
     error: { code: string; message: string; details: Record<string, unknown> | null } | null;
   };
   try {
@@ -104,7 +114,7 @@ export async function api<S extends z.ZodType>(
       payload.meta?.request_id ?? null,
     );
   }
-  return parsed.data;
+  return { data: parsed.data, meta: payload.meta ?? {} };
 }
 
 /** `?a=1&b=2` from an object, skipping empty values. */

@@ -17,6 +17,9 @@ const MESSAGES_EN: Record<string, string> = {
   'Maximo de 100 caracteres.': 'Use at most 100 characters.',
   'Escolha ao menos um escopo.': 'Choose at least one scope.',
   'Nada para alterar.': 'Nothing to change.',
+  'Data de expiracao invalida (ISO 8601 com fuso, ex.: 2027-01-31T18:00:00Z).': 'Enter a valid expiry date and time.',
+  'Validade em dias: um inteiro de 1 a 1825.': 'Enter a whole number of days from 1 to 1825 (5 years).',
+  'Informe expires_at ou expires_in_days, nao os dois.': 'Give an expiry date or a number of days, not both.',
   'Use 1-40 letras minusculas, digitos ou hifens.':
     'Use 1–40 lowercase letters, digits or hyphens (not at the start or end).',
   'Informe o nome.': 'Enter a name.',

@@ -23,8 +23,23 @@ export const shorten = (text: string, max = 36): string =>
   text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 
 /** A key in a select: `#12 LIS integration – production`, the masked key when it has no label. */
-export const keyOptionLabel = (key: { id: number; label: string; api_key_masked: string; status?: string }): string =>
-  `#${key.id} ${shorten(key.label || key.api_key_masked)}${key.status === 'revoked' ? ' (Revoked)' : ''}`;
+export const keyOptionLabel = (key: {
+  id: number;
+  label: string;
+  api_key_masked: string;
+  status?: string;
+  expires_at?: string | null;
+  expired?: boolean;
+}): string =>
+  `#${key.id} ${shorten(key.label || key.api_key_masked)}${
+    key.status === 'revoked'
+      ? ' (Revoked)'
+      : key.expired
+        ? ' (Expired)'
+        : key.expires_at
+          ? ` (expires ${key.expires_at.slice(0, 10)})`
+          : ''
+  }`;
 
 /** Every clinic of the appliance, once for all screens (`GET /tenants`, the cache every feature shares). */
 export function useClinicDirectory() {

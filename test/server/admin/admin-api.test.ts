@@ -125,6 +125,10 @@ const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['DELETE', '/admin/api/automation/tenants/clinica-teste/snapshots/:name'],
   ['GET', '/admin/api/automation/tenants/clinica-teste/snapshots/:name/export'],
   ['POST', '/admin/api/automation/tenants/clinica-teste/snapshots/import'],
+  // Keys (issue 31): list, issue, change (expiry included).
+  ['GET', '/admin/api/automation/tenants/clinica-teste/keys'],
+  ['POST', '/admin/api/automation/tenants/clinica-teste/keys', { scopes: ['pacientes:read'] }],
+  ['PATCH', '/admin/api/automation/keys/1', { label: 'x' }],
 ];
 
 describe('console API access control', () => {

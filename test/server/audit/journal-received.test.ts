@@ -217,6 +217,23 @@ describe('near misses: nothing matched, the closest entries say why', () => {
         /revoked/,
       ],
       [
+        'expired key',
+        401,
+        'AUTH_KEY_REVOKED',
+        async ({ slug }) => {
+          const expiring = await stack.newKey({ tenant: slug });
+          // Past its expiry: set behind the service's back, as plain SQL or another instance would.
+          await stack.database.db
+            .updateTable('api_keys')
+            .set({ expires_at: new Date(Date.now() - 60_000).toISOString() })
+            .where('id', '=', expiring.chaveId)
+            .execute();
+          stack.keys.invalidate();
+          return postPatient(expiring, newPatient('X'));
+        },
+        /the key expired \(at \d{4}-\d\d-\d\dT[\d:.]+Z\)/,
+      ],
+      [
         'validation',
         400,
         'VAL_INVALID_PARAM',

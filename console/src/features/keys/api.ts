@@ -1,8 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { issuedKey, keyView, type IssueKeyInput, type UpdateKeyInput } from '../../../../contracts/admin/keys.ts';
+import {
+  issuedKey,
+  keyListMeta,
+  keyView,
+  type IssueKeyInput,
+  type KeyListQuery,
+  type UpdateKeyInput,
+} from '../../../../contracts/admin/keys.ts';
 import { medicoOption, tenantView } from '../../../../contracts/admin/tenants.ts';
-import { api } from '../../lib/api.ts';
+import { api, apiWithMeta, toQuery } from '../../lib/api.ts';
 
 export type { IssuedKey as Credentials, KeyView as KeySummary } from '../../../../contracts/admin/keys.ts';
 export type { MedicoOption } from '../../../../contracts/admin/tenants.ts';
@@ -10,11 +17,21 @@ export type { MedicoOption } from '../../../../contracts/admin/tenants.ts';
 export const useTenantOptions = () =>
   useQuery({ queryKey: ['tenants'], queryFn: () => api(z.array(tenantView), 'GET', '/tenants') });
 
-export const useKeys = (slug: string | undefined) =>
+/** One page of the clinic's keys matching `query`, and how many match in all (`meta.total`). */
+export const useKeys = (slug: string | undefined, query: KeyListQuery = {}) =>
   useQuery({
-    queryKey: ['keys', slug],
-    queryFn: () => api(z.array(keyView), 'GET', `/tenants/${encodeURIComponent(slug!)}/keys`),
+    queryKey: ['keys', slug, query],
+    queryFn: async () => {
+      const { data, meta } = await apiWithMeta(
+        z.array(keyView),
+        'GET',
+        `/tenants/${encodeURIComponent(slug!)}/keys${toQuery(query as Record<string, string | number | undefined>)}`,
+      );
+      return { keys: data, total: keyListMeta.parse(meta).total };
+    },
     enabled: Boolean(slug),
+    // While the next page or filter loads, the rows shown stay (no flash of an empty table); another clinic's never do.
+    placeholderData: (previous, previousQuery) => (previousQuery?.queryKey[1] === slug ? previous : undefined),
   });
 
 export const useMedicos = (slug: string | undefined) =>

@@ -1,10 +1,15 @@
 import { useState, type ComponentProps, type ReactNode } from 'react';
 import type { z } from 'zod';
-import { issueKeySchema, SCOPE_PRESETS, updateKeySchema } from '../../../../contracts/admin/keys.ts';
+import {
+  issueKeySchema,
+  KEY_EXPIRY_MAX_DAYS,
+  SCOPE_PRESETS,
+  updateKeySchema,
+} from '../../../../contracts/admin/keys.ts';
 import { CopyableSnippet, CopyableValue } from '../../lib/copy.tsx';
 import { FormDialog, ShownOnceDialog } from '../../lib/dialogs.tsx';
 import { useFieldErrors } from '../../lib/forms.tsx';
-import { Field } from '../../lib/ui.tsx';
+import { Field, formatDateFull } from '../../lib/ui.tsx';
 import { useIssueKey, useMedicos, useUpdateKey, type Credentials, type KeySummary } from './api.ts';
 import { MedicoSelect } from './MedicoSelect.tsx';
 import { ScopePicker } from './ScopePicker.tsx';
@@ -27,6 +32,38 @@ interface KeyDraft {
   label: string;
   scopes: string[];
   medico_id: number;
+  /** The key's expiry now (ISO 8601), null: never. */
+  expires_at: string | null;
+}
+
+type ExpiryMode = 'never' | 'days' | 'date';
+
+/** ISO 8601 → the `datetime-local` input's value, in the browser's zone. */
+function toLocalInput(iso: string | null): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/**
+ * What the form sends about the expiry: nothing when it is unchanged (an edit of an expired key's label must not
+ * resend its past expiry), `expires_in_days`, `expires_at` (the local date-time as UTC), or null to clear it.
+ */
+function expiryFields(
+  mode: ExpiryMode,
+  days: string,
+  date: string,
+  initial: string | null,
+): { expires_at?: string | null; expires_in_days?: number } {
+  if (mode === 'days') return { expires_in_days: Number(days) };
+  if (mode === 'date') {
+    if (date === '') return { expires_at: '' };
+    if (initial && date === toLocalInput(initial)) return {};
+    const parsed = new Date(date);
+    return { expires_at: Number.isNaN(parsed.getTime()) ? date : parsed.toISOString() };
+  }
+  return initial ? { expires_at: null } : {};
 }
 
 /**
@@ -60,10 +97,14 @@ function KeyFormDialog<S extends z.ZodType>({
   const [label, setLabel] = useState(initial.label);
   const [scopes, setScopes] = useState<string[]>(initial.scopes);
   const [medicoId, setMedicoId] = useState(initial.medico_id);
+  const [expiryMode, setExpiryMode] = useState<ExpiryMode>(initial.expires_at ? 'date' : 'never');
+  const [expiryDays, setExpiryDays] = useState('30');
+  const [expiryDate, setExpiryDate] = useState(toLocalInput(initial.expires_at));
   const { errors, setErrors, submit } = useFieldErrors();
+  const expiry = expiryFields(expiryMode, expiryDays, expiryDate, initial.expires_at);
 
   return (
-    <FormDialog {...dialog} wide onSubmit={submit(schema, { label, scopes, medico_id: medicoId }, send)}>
+    <FormDialog {...dialog} wide onSubmit={submit(schema, { label, scopes, medico_id: medicoId, ...expiry }, send)}>
       {intro}
       <Field id={`${idPrefix}-label`} label="Label" error={errors.label} hint={labelHint}>
         <input
@@ -92,6 +133,59 @@ function KeyFormDialog<S extends z.ZodType>({
           loading={medicos.isPending}
         />
       </Field>
+      <div className="expiry-fields">
+        <Field
+          id={`${idPrefix}-expiry`}
+          label="Expires"
+          hint="An expired key is refused with AUTH_KEY_REVOKED (appliance clock)."
+        >
+          <select
+            id={`${idPrefix}-expiry`}
+            value={expiryMode}
+            onChange={(e) => {
+              setExpiryMode(e.target.value as ExpiryMode);
+              setErrors(({ expires_at: _a, expires_in_days: _d, ...rest }) => rest);
+            }}
+          >
+            <option value="never">Never</option>
+            <option value="days">In a number of days</option>
+            <option value="date">On a date</option>
+          </select>
+        </Field>
+        {expiryMode === 'days' && (
+          <Field
+            id={`${idPrefix}-expiry-days`}
+            label="Days from now"
+            error={errors.expires_in_days}
+            hint={`1 to ${KEY_EXPIRY_MAX_DAYS} (5 years).`}
+          >
+            <input
+              id={`${idPrefix}-expiry-days`}
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={KEY_EXPIRY_MAX_DAYS}
+              value={expiryDays}
+              onChange={(e) => setExpiryDays(e.target.value)}
+            />
+          </Field>
+        )}
+        {expiryMode === 'date' && (
+          <Field
+            id={`${idPrefix}-expiry-date`}
+            label="Expiry date and time"
+            error={errors.expires_at ?? errors.expires_in_days}
+            hint="Your browser's time zone; at most 5 years ahead."
+          >
+            <input
+              id={`${idPrefix}-expiry-date`}
+              type="datetime-local"
+              value={expiryDate}
+              onChange={(e) => setExpiryDate(e.target.value)}
+            />
+          </Field>
+        )}
+      </div>
     </FormDialog>
   );
 }
@@ -117,7 +211,7 @@ export function IssueKeyDialog({
       pending={issue.isPending}
       onClose={onClose}
       tenant={tenant}
-      initial={{ label: '', scopes: [...SCOPE_PRESETS['read-only']], medico_id: 0 }}
+      initial={{ label: '', scopes: [...SCOPE_PRESETS['read-only']], medico_id: 0, expires_at: null }}
       schema={issueKeySchema}
       send={(input, onError) => issue.mutate(input, { onSuccess: onIssued, onError })}
       idPrefix="key"
@@ -148,7 +242,12 @@ export function EditKeyDialog({
       pending={update.isPending}
       onClose={onClose}
       tenant={tenant}
-      initial={{ label: apiKey.label, scopes: apiKey.escopos, medico_id: apiKey.medico_id }}
+      initial={{
+        label: apiKey.label,
+        scopes: apiKey.escopos,
+        medico_id: apiKey.medico_id,
+        expires_at: apiKey.expires_at,
+      }}
       schema={updateKeySchema}
       send={(input, onError) => update.mutate({ id: apiKey.id, ...input }, { onSuccess: onClose, onError })}
       idPrefix="edit"
@@ -157,6 +256,13 @@ export function EditKeyDialog({
       intro={
         <p className="muted" style={{ marginTop: 0 }}>
           <code>{apiKey.api_key_masked}</code> — changes apply to the next request signed with this key.
+          {apiKey.expires_at && (
+            <>
+              {' '}
+              It {apiKey.expired ? 'expired' : 'expires'}{' '}
+              <span data-testid="edit-expires-at">{formatDateFull(apiKey.expires_at)}</span>.
+            </>
+          )}
         </p>
       }
     />
@@ -187,6 +293,12 @@ export function SecretDialog({
             {rotated ? 'The previous secret stopped working at once. ' : ''}
             Store it in a vault or on the integrator's server, never in a browser.
           </div>
+          {credentials.key.expires_at && (
+            <div data-testid="issued-expires-at">
+              The key {credentials.key.expired ? 'expired' : 'expires'} {formatDateFull(credentials.key.expires_at)}
+              {rotated ? ' (rotation keeps the expiry)' : ''}.
+            </div>
+          )}
         </>
       }
     >
