@@ -46,6 +46,7 @@ import { adminPlugin, ADMIN_PREFIX, registerConsoleStatic } from './admin/index.
 import { scheduleCloneSweeper } from './tenants/clone-sweeper.ts';
 import { writerConsoleAudit } from './audit/console-audit.ts';
 import { followExternalJournalChanges, journalPruner } from './audit/journal-prune.ts';
+import { GatewayTracing } from './tracing/gateway-tracing.ts';
 
 export interface AppDeps {
   /**
@@ -81,10 +82,13 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const clock = deps.clock ?? new ApplianceClock({ dataDir: null, enabled: false, base: deps.now });
   const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
   const logs: { app: FastifyInstance['log'] | null } = { app: null };
-  const journal = await openJournal(config, deps, { clock, masterKey, logs });
+  // OpenTelemetry only when an OTLP endpoint is set: otherwise nothing of it is loaded and no hook is added.
+  const tracing = config.tracing ? await GatewayTracing.start(config.tracing) : null;
+  const journal = await openJournal(config, deps, { clock, masterKey, logs, tracing });
   // Refusals of requests that did not authenticate, per client address (issue 19 § Outsiders cannot evict history).
   const refusals = new AddressLimiter({ perMinute: config.rateLimit.unauthenticatedPerMinute });
   const app = createFastify(config, journal, refusals);
+  tracing?.register(app);
   logs.app = app.log;
   await registerOutsideV1(app, config, deps.database, journal.budget, refusals);
 
@@ -96,6 +100,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       writer: journal.writer,
       entries: journal.entries,
       skipPrefixes: ['/console', '/admin/api', '/docs'],
+      trace: tracing ?? undefined,
     });
   }
   app.decorate('auditWriter', journal.writer);
@@ -110,7 +115,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const operations: RegisteredOperation[] = [];
   app.decorate('operations', operations);
   await app.register(
-    (v1) => registerV1(v1, config, deps, { operations, clock, refusals, journal, idempotencyStore, presigner }),
+    (v1) =>
+      registerV1(v1, config, deps, { operations, clock, refusals, journal, idempotencyStore, presigner, tracing }),
     { prefix: '/v1' },
   );
 
@@ -154,7 +160,12 @@ interface Journal {
 async function openJournal(
   config: GatewayConfig,
   deps: AppDeps,
-  context: { clock: ApplianceClock; masterKey: Buffer; logs: { app: FastifyInstance['log'] | null } },
+  context: {
+    clock: ApplianceClock;
+    masterKey: Buffer;
+    logs: { app: FastifyInstance['log'] | null };
+    tracing: GatewayTracing | null;
+  },
 ): Promise<Journal> {
   const { database } = deps;
   const { clock, logs } = context;
@@ -187,6 +198,7 @@ async function openJournal(
   const entries = new JournalEntries({
     digestKey: createSecretKey(deriveKey(context.masterKey, 'clinic-gateway/journal/body-digest/v1')),
     resolveKey: (apiKey) => deps.keys.resolve(apiKey),
+    traceId: context.tracing ? (request) => context.tracing!.traceIdOf(request) : undefined,
   });
   // The CLI's prune on gateway.db: followed within a second (PostgreSQL's budget re-reads every second anyway).
   const stopFollowing = database.kind === 'sqlite' ? followExternalJournalChanges(database.sqlite, budget) : () => {};
@@ -359,6 +371,7 @@ async function registerV1(
     journal: Journal;
     idempotencyStore: IdempotencyEntries;
     presigner: Presigner;
+    tracing: GatewayTracing | null;
   },
 ): Promise<void> {
   const { database } = deps;
@@ -375,6 +388,7 @@ async function registerV1(
     explainSignatures: config.appEnv === 'development',
     refusals: parts.refusals,
     explain: deps.explainSignature,
+    trace: parts.tracing ?? undefined,
   });
   await v1.register(rateLimitPlugin, {
     perMinute: config.rateLimit.perMinute,
@@ -395,8 +409,12 @@ async function registerV1(
       }),
     );
   }
-  await v1.register(idempotencyPlugin, { store: parts.idempotencyStore });
-  registerOperations(v1, V1_OPERATIONS, { backend: deps.backend, presigner: parts.presigner });
+  await v1.register(idempotencyPlugin, { store: parts.idempotencyStore, trace: parts.tracing ?? undefined });
+  registerOperations(v1, V1_OPERATIONS, {
+    backend: deps.backend,
+    presigner: parts.presigner,
+    tracing: parts.tracing ?? undefined,
+  });
 }
 
 /**

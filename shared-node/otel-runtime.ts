@@ -12,10 +12,10 @@ import {
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { OTEL_LOADED, type SpanAttributes, type TraceSpan, type Tracing, type TracingSettings } from './otel.ts';
+import type { SpanAttributes, TraceSpan, Tracing, TracingSettings } from './otel-types.ts';
 
 // Loaded only by startTracing's dynamic import (shared-node/otel.ts): this is the one file that imports OpenTelemetry.
-(globalThis as { [OTEL_LOADED]?: boolean })[OTEL_LOADED] = true;
+(globalThis as Record<symbol, unknown>)[Symbol.for('clinic-gateway.otel-runtime.loaded')] = true;
 
 const propagator = new W3CTraceContextPropagator();
 

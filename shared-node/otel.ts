@@ -5,18 +5,9 @@
  * the dynamic import in `startTracing` (a dependency-cruiser rule keeps it so). docs/observability.md § Tracing.
  */
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+import type { Tracing, TracingSettings } from './otel-types.ts';
 
-/** What a service exports its spans with: parsed from the standard OTEL_* variables (`tracingSettingsFrom`). */
-export interface TracingSettings {
-  /** The OTLP/HTTP traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
-  url: string;
-  protocol: OtlpProtocol;
-  /** `service.name` of the resource. */
-  serviceName: string;
-  /** More resource attributes (`service.version`, `service.instance.id`). */
-  resource?: Record<string, string>;
-}
+export type { OtlpProtocol, SpanAttributes, TraceSpan, Tracing, TracingSettings } from './otel-types.ts';
 
 export class TracingConfigError extends Error {}
 
@@ -90,36 +81,6 @@ export function tracingSettingsFrom(
   };
 }
 
-export type SpanAttributes = Record<string, string | number | boolean>;
-
-/** One span, whatever the SDK: what the services do with a span. */
-export interface TraceSpan {
-  /** 32 lowercase hex digits. */
-  readonly traceId: string;
-  /** A span under this one (`internal` by default; `client` for a call to another service). */
-  child(name: string, options?: { kind?: 'internal' | 'client'; attributes?: SpanAttributes }): TraceSpan;
-  /** The W3C `traceparent` (and `tracestate` when the trace has one) naming this span as the parent of a call it makes. */
-  headers(): { traceparent: string; tracestate?: string };
-  setAttribute(name: string, value: string | number | boolean): void;
-  rename(name: string): void;
-  /** Ends the span: failed with `error`, or with an HTTP `status` a server span counts as failed (5xx) or a client one (4xx too). */
-  end(outcome?: { error?: unknown; status?: number }): void;
-}
-
-/** A service's tracer: its server spans, and its provider's shutdown (what is buffered is exported first). */
-export interface Tracing {
-  readonly settings: TracingSettings;
-  /** A server span continuing `traceparent` when it is valid (its trace id kept), a new trace otherwise. */
-  startServer(
-    name: string,
-    incoming: { traceparent?: string | string[]; tracestate?: string | string[] },
-    attributes?: SpanAttributes,
-  ): TraceSpan;
-  /** Exports what is buffered now (tests; a shutdown does it too). */
-  flush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
-
 /** Loads the SDK and the exporter the protocol names (dynamic import: nothing is loaded while tracing is off). */
 export async function startTracing(settings: TracingSettings): Promise<Tracing> {
   const runtime = await import('./otel-runtime.ts');
@@ -128,7 +89,5 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
 
 /** True once this process has loaded the OpenTelemetry runtime (tests: tracing off loads nothing). */
 export const openTelemetryLoaded = (): boolean =>
-  (globalThis as { [OTEL_LOADED]?: boolean })[OTEL_LOADED] === true;
-
-/** Set by shared-node/otel-runtime.ts when it is evaluated. */
-export const OTEL_LOADED = Symbol.for('clinic-gateway.otel-runtime.loaded');
+  // Set by shared-node/otel-runtime.ts when it is evaluated (the same registered symbol).
+  (globalThis as Record<symbol, unknown>)[Symbol.for('clinic-gateway.otel-runtime.loaded')] === true;

@@ -16,6 +16,8 @@ export interface BackendCallContext {
   idempotencyToken?: string;
   /** Called when backend-sim answers from its record of that token instead of executing. */
   onReplay?: () => void;
+  /** W3C trace context of the call's client span (tracing on: server/tracing/gateway-tracing.ts); backend-sim continues it. */
+  traceparent?: string;
 }
 
 export type BackendQuery = Record<string, string | number | boolean | Array<string | number> | undefined | null>;
@@ -209,6 +211,7 @@ export class BackendClient implements Backend {
       headers[INTERNAL_HEADERS.medicoFiltroId] = String(call.context.medicoFiltroId);
       headers[INTERNAL_HEADERS.requestId] = call.context.requestId;
       if (call.context.idempotencyToken) headers[INTERNAL_HEADERS.idempotencyToken] = call.context.idempotencyToken;
+      if (call.context.traceparent) headers[INTERNAL_HEADERS.traceparent] = call.context.traceparent;
     }
     let body: string | undefined;
     if (call.body !== undefined) {

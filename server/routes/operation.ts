@@ -268,6 +268,8 @@ function checkAccess(operation: Operation): void {
 export interface OperationDeps {
   backend: Backend;
   presigner: Presigner;
+  /** Tracing on (server/tracing/gateway-tracing.ts): each backend call of a request gets a client span. */
+  tracing?: { backendFor(request: FastifyRequest, backend: Backend): Backend };
 }
 
 /**
@@ -285,6 +287,10 @@ const rejectControlCharacters = syncHook((request) => {
 
 /** Registers each definition as a route of `app` (the /v1 scope). */
 export function registerOperations(app: FastifyInstance, operations: Operation[], deps: OperationDeps): void {
+  const { tracing } = deps;
+  const backendOf = tracing
+    ? (request: FastifyRequest) => tracing.backendFor(request, deps.backend)
+    : () => deps.backend;
   for (const operation of operations) {
     checkAccess(operation);
     const redirect = operation.response.status === 302;
@@ -297,7 +303,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         auth: request.auth!,
         request,
         reply,
-        backend: new TenantBackend(deps.backend, request),
+        backend: new TenantBackend(backendOf(request), request),
         presigner: deps.presigner,
       };
       if (redirect) {
