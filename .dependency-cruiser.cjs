@@ -138,16 +138,9 @@ module.exports = {
       to: { path: '^console/src/features/', pathNot: '^console/src/features/$1/' },
     },
     {
-      name: 'opentelemetry-only-in-its-runtime',
-      comment:
-        'OpenTelemetry is imported by shared-node/otel-runtime.ts only (issue 31: nothing of it loads while tracing is off)',
-      severity: 'error',
-      from: { pathNot: '^shared-node/otel-runtime\\.ts$' },
-      to: { path: '(^|/)node_modules/@opentelemetry/' },
-    },
-    {
       name: 'opentelemetry-runtime-loaded-dynamically',
-      comment: 'shared-node/otel-runtime.ts is loaded by the dynamic import of startTracing (shared-node/otel.ts) only',
+      comment:
+        'shared-node/otel-runtime.ts, the one file importing OpenTelemetry (test/server/tracing/tracing-off.test.ts), is loaded by the dynamic import of startTracing only',
       severity: 'error',
       from: {},
       to: { path: '^shared-node/otel-runtime\\.ts$', dependencyTypesNot: ['dynamic-import'] },
