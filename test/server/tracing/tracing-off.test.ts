@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { openTelemetryLoaded } from '../../../shared-node/otel.ts';
+import { entryBytes } from '../../../server/audit/bounded.ts';
 
 /** Issue 31 § 2: with no OTLP endpoint nothing of OpenTelemetry is loaded, yet a caller's trace id is journaled. */
 describe('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
@@ -40,6 +41,23 @@ describe('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       'nonsense',
     ])
       expect(await journaled(invalid), invalid).toBeNull();
+  });
+
+  it("counts the trace id in the entry's weight against AUDIT_MAX_BYTES", async () => {
+    const traceId = 'a3ce929d0e0e47364bf92f3577b34da6';
+    const res = await stack.call({
+      path: '/v1/pacientes?limit=1',
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    await stack.app.auditWriter.flush();
+    const row = await stack.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('request_id', '=', res.body.meta.request_id)
+      .executeTakeFirstOrThrow();
+    expect(row.trace_id).toBe(traceId);
+    expect(row.bytes).toBe(entryBytes(row));
+    expect(entryBytes(row) - entryBytes({ ...row, trace_id: null })).toBe(32);
   });
 
   it('has loaded no OpenTelemetry module', async () => {
