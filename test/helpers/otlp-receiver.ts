@@ -83,7 +83,7 @@ const hex = (value: unknown): string => {
   return Buffer.from(value as Uint8Array).toString('hex');
 };
 
-const valueOf = (value: AnyValue | undefined): string | number | boolean => {
+const anyValue = (value: AnyValue | undefined): string | number | boolean => {
   if (!value) return '';
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.boolValue !== undefined) return value.boolValue;
@@ -93,7 +93,7 @@ const valueOf = (value: AnyValue | undefined): string | number | boolean => {
 };
 
 const attributesOf = (list: KeyValue[] | undefined) =>
-  Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  Object.fromEntries((list ?? []).map(({ key, value }) => [key, anyValue(value)]));
 
 function spansOf(request: WireRequest): ReceivedSpan[] {
   const out: ReceivedSpan[] = [];
