@@ -39,7 +39,6 @@ export async function openTracing(settings: TracingSettings): Promise<Tracing> {
       const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
       return new SdkSpan(tracer, span, trace.setSpan(parent, span), 'server');
     },
-    flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };
 }
@@ -82,10 +81,6 @@ class SdkSpan implements TraceSpan {
 
   setAttribute(name: string, value: string | number | boolean): void {
     this.span.setAttribute(name, value);
-  }
-
-  rename(name: string): void {
-    this.span.updateName(name);
   }
 
   end(outcome: { error?: unknown; status?: number } = {}): void {

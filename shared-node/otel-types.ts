@@ -24,7 +24,6 @@ export interface TraceSpan {
   /** The W3C `traceparent` (and `tracestate` when the trace has one) naming this span as the parent of a call it makes. */
   headers(): { traceparent: string; tracestate?: string };
   setAttribute(name: string, value: string | number | boolean): void;
-  rename(name: string): void;
   /** Ends the span: failed with `error`, or with an HTTP `status` a server span counts as failed (5xx) or a client one (4xx too). */
   end(outcome?: { error?: unknown; status?: number }): void;
 }
@@ -38,7 +37,5 @@ export interface Tracing {
     incoming: { traceparent?: string | string[]; tracestate?: string | string[] },
     attributes?: SpanAttributes,
   ): TraceSpan;
-  /** Exports what is buffered now (tests; a shutdown does it too). */
-  flush(): Promise<void>;
   shutdown(): Promise<void>;
 }

@@ -73,10 +73,6 @@ export class GatewayTracing implements StepTracer {
     return parent ? new TracedBackend(backend, parent) : backend;
   }
 
-  flush(): Promise<void> {
-    return this.tracing.flush();
-  }
-
   private startRequest(request: FastifyRequest, url: string): void {
     const route = request.routeOptions.url;
     const query = url.indexOf('?');
