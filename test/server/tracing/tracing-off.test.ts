@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/stack.ts';
 import { openTelemetryLoaded } from '../../../shared-node/otel.ts';
 import { entryBytes } from '../../../server/audit/bounded.ts';
+import { harEntry } from '../../../server/audit/har.ts';
+import { toReceivedEntry } from '../../../server/audit/journal-received.ts';
 
 /** Issue 31 § 2: with no OTLP endpoint nothing of OpenTelemetry is loaded, yet a caller's trace id is journaled. */
 describe('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
@@ -43,7 +45,7 @@ describe('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       expect(await journaled(invalid), invalid).toBeNull();
   });
 
-  it("counts the trace id in the entry's weight against AUDIT_MAX_BYTES", async () => {
+  it("counts the trace id in the entry's weight against AUDIT_MAX_BYTES; the HAR export carries it", async () => {
     const traceId = 'a3ce929d0e0e47364bf92f3577b34da6';
     const res = await stack.call({
       path: '/v1/pacientes?limit=1',
@@ -58,6 +60,9 @@ describe('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(row.trace_id).toBe(traceId);
     expect(row.bytes).toBe(entryBytes(row));
     expect(entryBytes(row) - entryBytes({ ...row, trace_id: null })).toBe(32);
+    const entry = toReceivedEntry(row as unknown as Parameters<typeof toReceivedEntry>[0]);
+    expect(entry.trace_id).toBe(traceId);
+    expect(harEntry(entry, stack.gatewayUrl)._traceId).toBe(traceId);
   });
 
   it('has loaded no OpenTelemetry module', async () => {
