@@ -7,6 +7,7 @@ import { openTelemetryLoaded } from '../../../shared-node/otel.ts';
 import { entryBytes } from '../../../server/audit/bounded.ts';
 import { harEntry } from '../../../server/audit/har.ts';
 import { toReceivedEntry } from '../../../server/audit/journal-received.ts';
+import { startOtlpReceiver } from '../../helpers/otlp-receiver.ts';
 
 /** Issue 31 § 2: with no OTLP endpoint nothing of OpenTelemetry is loaded, yet a caller's trace id is journaled. */
 describe('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
@@ -70,6 +71,26 @@ describe('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(openTelemetryLoaded()).toBe(false);
     const required = Object.keys(createRequire(import.meta.url).cache);
     expect(required.filter((file) => file.includes('@opentelemetry'))).toEqual([]);
+  });
+});
+
+describe('OTEL_SDK_DISABLED=true beside an endpoint', () => {
+  it('exports nothing and loads nothing', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const stack = await startTestStack({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SDK_DISABLED: 'true' });
+      try {
+        expect(stack.config.tracing).toBeNull();
+        const res = await stack.call({ path: '/v1/pacientes?limit=1' });
+        expect(res.status).toBe(200);
+      } finally {
+        await stack.stop();
+      }
+      expect(receiver.contentTypes).toEqual([]);
+      expect(openTelemetryLoaded()).toBe(false);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 
