@@ -49,6 +49,8 @@ const SERVER_FLOORS = [
     paths: [
       '(errors|service-error|clock|secrets-files|config|drain)\\.ts$',
       'http/(envelope|redact|json-depth|schemas|sync-hooks|edit-distance)\\.ts$',
+      // What a plugin takes to report a step of a request as a span (tracing on).
+      'tracing/steps\\.ts$',
     ],
   },
   { name: 'db', comment: 'the gateway database: connections, migrations, tables', paths: ['db/'] },
@@ -65,8 +67,9 @@ const SERVER_FLOORS = [
   },
   {
     name: 'adapters',
-    comment: 'the /v1 routes, the console API, the OpenAPI document, the Prometheus metrics',
-    paths: ['(routes|admin|openapi)/', 'metrics/'],
+    comment:
+      'the /v1 routes, the console API, the OpenAPI document, the Prometheus metrics, the request spans (tracing on)',
+    paths: ['(routes|admin|openapi|tracing)/', 'metrics/'],
   },
   { name: 'app', comment: 'the composition of the gateway', paths: ['app\\.ts$'] },
 ];
@@ -134,6 +137,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^console/src/features/([^/]+)/' },
       to: { path: '^console/src/features/', pathNot: '^console/src/features/$1/' },
+    },
+    {
+      name: 'opentelemetry-runtime-loaded-dynamically',
+      comment:
+        'shared-node/otel-runtime.ts, the one file importing OpenTelemetry (test/server/tracing/tracing-off.test.ts), is loaded by the dynamic import of startTracing only',
+      severity: 'error',
+      from: {},
+      to: { path: '^shared-node/otel-runtime\\.ts$', dependencyTypesNot: ['dynamic-import'] },
     },
     {
       name: 'not-to-unresolvable',

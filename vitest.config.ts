@@ -23,6 +23,7 @@ const ON_POSTGRES = [
   'test/server/audit/journal-received.test.ts',
   'test/server/audit/har.test.ts',
   'test/server/idempotency/idempotency-plugin.test.ts',
+  'test/server/tracing/**/*.test.ts',
   'test/server/reliability/exactly-once.test.ts',
   'test/server/db/**/*.test.ts',
   'test/appliance/cluster*.test.ts',

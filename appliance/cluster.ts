@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { GatewayConfig } from '../server/config.ts';
 import { ApplianceClock } from '../server/clock.ts';
-import { backendSimStorage, resolveStorageCredentials, startConfiguredStorage } from './stack.ts';
+import { backendSimStorage, backendSimTracing, resolveStorageCredentials, startConfiguredStorage } from './stack.ts';
 import { backendTokenFor, ensurePrivateDir } from '../server/secrets-files.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
 import { redactDatabaseUrl, startLocalPostgres, type LocalPostgres } from './postgres.ts';
@@ -321,6 +321,7 @@ async function clusterBackendSim(config: GatewayConfig, port: number): Promise<R
     internalToken: backendTokenFor(config.dataDir, config.backend.token),
     port,
     s3: backendSimStorage(config),
+    tracing: backendSimTracing(config),
     // No `now`: each gateway pushes the appliance clock's offset to it (PUT /admin/clock), as to any backend it did not start.
   });
   config.backend = { ...config.backend, url: backendSim.url, port: backendSim.port, external: false };

@@ -21,6 +21,7 @@ import { checkIdempotencyConsistency, type ConsistencyReport } from '../server/i
 import { integrityStatusFor } from '../server/integrity/integrity-status.ts';
 import { applianceDatabases, startQuickCheck, type QuickCheckReport } from '../server/integrity/quick-check.ts';
 import { z } from 'zod';
+import { backendSimServiceName, type TracingSettings } from '../shared-node/otel.ts';
 
 /** What the gateway needs from its data dir, without listening: used by the stack and the CLI. */
 export interface GatewayServices {
@@ -177,6 +178,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       internalToken: backendTokenFor(config.dataDir, config.backend.token),
       port: config.backend.port,
       s3: backendSimStorage(config),
+      tracing: backendSimTracing(config),
     };
     if (spawned) {
       const starting = spawned.start(backendConfig);
@@ -334,6 +336,16 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
 function listeningPort(server: FastifyInstance['server'], configured: number): number {
   const address = server.address();
   return typeof address === 'object' && address ? address.port : configured;
+}
+
+/**
+ * backend-sim exports where the gateway does, as a service of its own: `clinic-backend-sim`, or `<OTEL_SERVICE_NAME>-backend-sim`
+ * (docs/observability.md § Tracing). Sent with its configuration, so its child process gets it however it was started.
+ */
+export function backendSimTracing(config: GatewayConfig): TracingSettings | null {
+  if (!config.tracing) return null;
+  const serviceName = backendSimServiceName(config.tracing.serviceName);
+  return { ...config.tracing, serviceName, resource: { 'service.version': config.release } };
 }
 
 /** The storage backend-sim writes to: the internal endpoint, with the appliance's credentials and bucket. */

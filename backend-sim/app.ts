@@ -21,6 +21,7 @@ import { FileStore } from './storage.ts';
 import { TenantRegistry } from './tenants.ts';
 import { TenantGate } from './tenant-gate.ts';
 import type { BackendDeps } from './deps.ts';
+import { registerTracing } from './tracing.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -90,6 +91,8 @@ export async function buildBackendApp(config: BackendConfig): Promise<FastifyIns
     bodyLimit: 64 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });
+  // First, so the request's span covers every other hook; only when tracing is on (nothing of it is loaded otherwise).
+  if (config.tracing) await registerTracing(app, config.tracing);
   app.decorateRequest('tenant', null as unknown as TenantDatabase);
   app.decorateRequest('tenantSlug', '');
 

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { buildBackendApp } from './app.ts';
 import type { BackendConfig } from './config.ts';
+import { BACKEND_SIM_SERVICE_NAME, tracingSettingsFrom } from '../shared-node/otel.ts';
 
 export interface RunningBackendSim {
   url: string;
@@ -35,6 +36,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     internalToken: token,
     port: Number(env.BACKEND_PORT ?? 8081),
     logger: env.BACKEND_LOG === '1',
+    // Alone, its own service: OTEL_SERVICE_NAME as given (npm start names it after the gateway: appliance/stack.ts).
+    tracing: tracingSettingsFrom(env, { serviceName: BACKEND_SIM_SERVICE_NAME }),
     s3: env.S3_ENDPOINT
       ? {
           endPoint: env.S3_ENDPOINT,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ephemeralConfig } from '../server/config.ts';
 import { startStack, type BackendSimMode } from '../appliance/stack.ts';
 import { ALL_SCOPES } from '../contracts/scopes.ts';
+import { OTEL_VARIABLES } from '../shared-node/otel.ts';
 import { LOAD_CORE, PIN, serveUntilStopped } from './harness.ts';
 
 // The whole appliance (embedded S3, backend-sim, gateway) as `npm start` runs it, with a fresh data dir:
@@ -14,6 +15,10 @@ const config = ephemeralConfig(dataDir, {
   // The benchmark measures the gateway, not the quota.
   RATE_LIMIT_PER_MINUTE: '100000000',
   AUDIT_ENABLED: process.env.AUDIT_ENABLED ?? 'true',
+  // Tracing as the environment says (bench/tracing.ts turns it on, pointed at its sink).
+  ...Object.fromEntries(
+    OTEL_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
+  ),
 });
 const backendSim = (process.env.BENCH_BACKEND_SIM ?? 'process') as BackendSimMode;
 const stack = await startStack(config, { backendSim });

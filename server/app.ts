@@ -48,6 +48,7 @@ import { writerConsoleAudit } from './audit/console-audit.ts';
 import { followExternalJournalChanges, journalPruner } from './audit/journal-prune.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import metricsPlugin from './metrics/metrics-plugin.ts';
+import { GatewayTracing } from './tracing/gateway-tracing.ts';
 
 export interface AppDeps {
   /**
@@ -85,10 +86,13 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   deps.keys.setClock(() => clock.now());
   const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
   const logs: { app: FastifyInstance['log'] | null } = { app: null };
-  const journal = await openJournal(config, deps, { clock, masterKey, logs });
+  // OpenTelemetry only when an OTLP endpoint is set: otherwise nothing of it is loaded and no hook is added.
+  const tracing = config.tracing ? await GatewayTracing.start(config.tracing) : null;
+  const journal = await openJournal(config, deps, { clock, masterKey, logs, tracing });
   // Refusals of requests that did not authenticate, per client address (issue 19 § Outsiders cannot evict history).
   const refusals = new AddressLimiter({ perMinute: config.rateLimit.unauthenticatedPerMinute });
   const app = createFastify(config, journal, refusals);
+  tracing?.register(app);
   logs.app = app.log;
   await registerOutsideV1(app, config, deps.database, journal.budget, refusals);
   // Prometheus metrics (issue 31): app.metrics, GET /metrics, the root hook that counts the API's answers.
@@ -103,6 +107,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       entries: journal.entries,
       // /metrics: scrapes and their refusals, a read surface of operator tokens (docs/decisions.md M3).
       skipPrefixes: ['/console', '/admin/api', '/docs', '/metrics'],
+      trace: tracing ?? undefined,
     });
   }
   app.decorate('auditWriter', journal.writer);
@@ -117,7 +122,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const operations: RegisteredOperation[] = [];
   app.decorate('operations', operations);
   await app.register(
-    (v1) => registerV1(v1, config, deps, { operations, clock, refusals, journal, idempotencyStore, presigner }),
+    (v1) =>
+      registerV1(v1, config, deps, { operations, clock, refusals, journal, idempotencyStore, presigner, tracing }),
     { prefix: '/v1' },
   );
 
@@ -161,7 +167,12 @@ interface Journal {
 async function openJournal(
   config: GatewayConfig,
   deps: AppDeps,
-  context: { clock: ApplianceClock; masterKey: Buffer; logs: { app: FastifyInstance['log'] | null } },
+  context: {
+    clock: ApplianceClock;
+    masterKey: Buffer;
+    logs: { app: FastifyInstance['log'] | null };
+    tracing: GatewayTracing | null;
+  },
 ): Promise<Journal> {
   const { database } = deps;
   const { clock, logs } = context;
@@ -194,6 +205,7 @@ async function openJournal(
   const entries = new JournalEntries({
     digestKey: createSecretKey(deriveKey(context.masterKey, 'clinic-gateway/journal/body-digest/v1')),
     resolveKey: (apiKey) => deps.keys.resolve(apiKey),
+    traceId: context.tracing ? (request) => context.tracing!.traceIdOf(request) : undefined,
   });
   // The CLI's prune on gateway.db: followed within a second (PostgreSQL's budget re-reads every second anyway).
   const stopFollowing = database.kind === 'sqlite' ? followExternalJournalChanges(database.sqlite, budget) : () => {};
@@ -373,6 +385,7 @@ async function registerV1(
     journal: Journal;
     idempotencyStore: IdempotencyEntries;
     presigner: Presigner;
+    tracing: GatewayTracing | null;
   },
 ): Promise<void> {
   const { database } = deps;
@@ -389,6 +402,7 @@ async function registerV1(
     explainSignatures: config.appEnv === 'development',
     refusals: parts.refusals,
     explain: deps.explainSignature,
+    trace: parts.tracing ?? undefined,
   });
   await v1.register(rateLimitPlugin, {
     perMinute: config.rateLimit.perMinute,
@@ -409,8 +423,13 @@ async function registerV1(
       }),
     );
   }
-  await v1.register(idempotencyPlugin, { store: parts.idempotencyStore });
-  registerOperations(v1, V1_OPERATIONS, { backend: deps.backend, presigner: parts.presigner, metrics: v1.metrics });
+  await v1.register(idempotencyPlugin, { store: parts.idempotencyStore, trace: parts.tracing ?? undefined });
+  registerOperations(v1, V1_OPERATIONS, {
+    backend: deps.backend,
+    presigner: parts.presigner,
+    metrics: v1.metrics,
+    tracing: parts.tracing ?? undefined,
+  });
 }
 
 /**

@@ -3,6 +3,13 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import {
+  GATEWAY_SERVICE_NAME,
+  type OtelEnvironment,
+  tracingSettingsFrom,
+  TracingConfigError,
+  type TracingSettings,
+} from '../shared-node/otel.ts';
 
 /** 2 GiB: about 4.5 million typical entries (~450 B each, docs/operations.md § Audit journal sizing). */
 export const DEFAULT_AUDIT_MAX_BYTES = 2 * 1024 ** 3;
@@ -106,6 +113,15 @@ export const envSchema = z.object({
   // at most EPHEMERAL_CLINICS_MAX of them at once (422 BUSINESS_RULE past it).
   ALLOW_EPHEMERAL_CLINICS: bool.default(false),
   EPHEMERAL_CLINICS_MAX: z.coerce.number().int().min(1).max(1000).default(20),
+  // OpenTelemetry traces (issue 31, docs/observability.md § Tracing): off unless an OTLP endpoint is set; the
+  // standard names, read by shared-node/otel.ts tracingSettingsFrom (the SDK reads its own others: OTEL_BSP_*, …).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.string().optional(),
+  OTEL_SERVICE_NAME: z.string().optional(),
+  OTEL_SDK_DISABLED: z.string().optional(),
+  OTEL_TRACES_EXPORTER: z.string().optional(),
 });
 
 /** ALLOW_EPHEMERAL_CLINICS and EPHEMERAL_CLINICS_MAX, parsed like loadConfig does (read where no config reaches). */
@@ -184,6 +200,8 @@ export interface GatewayConfig {
   /** ALLOW_TENANT_RESET: tenant reset allowed with APP_ENV=production too (always allowed in development). */
   allowTenantReset: boolean;
   consoleDir: string;
+  /** OpenTelemetry traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT…); null: off, nothing of the SDK loaded. */
+  tracing: TracingSettings | null;
 }
 
 /** A random instance id (`<host>-<pid>-<random>`) for a gateway started without GATEWAY_INSTANCE_ID. */
@@ -262,6 +280,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const e = parsed.data;
   const embedded = !e.S3_ENDPOINT;
   const internal = embedded ? { endPoint: '127.0.0.1', port: e.S3_PORT, useSSL: false } : parseEndpoint(e.S3_ENDPOINT!);
+  const instance = e.GATEWAY_INSTANCE_ID
+    ? { id: e.GATEWAY_INSTANCE_ID, fromEnvironment: true }
+    : { id: randomInstanceId(), fromEnvironment: false };
   return {
     port: e.PORT,
     host: e.HOST,
@@ -274,9 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
           diskDir: e.DATABASE_DISK_DIR ? path.resolve(e.DATABASE_DISK_DIR) : null,
         }
       : { kind: 'sqlite' },
-    instance: e.GATEWAY_INSTANCE_ID
-      ? { id: e.GATEWAY_INSTANCE_ID, fromEnvironment: true }
-      : { id: randomInstanceId(), fromEnvironment: false },
+    instance,
     appEnv: e.APP_ENV,
     logLevel: e.LOG_LEVEL,
     release: API_RELEASE,
@@ -317,7 +336,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     seedOnFirstStart: e.SEED_ON_FIRST_START,
     allowTenantReset: e.ALLOW_TENANT_RESET,
     consoleDir: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../console/dist'),
+    tracing: gatewayTracing(e, instance.id),
   };
+}
+
+function gatewayTracing(env: OtelEnvironment, instanceId: string): TracingSettings | null {
+  try {
+    return tracingSettingsFrom(env, {
+      serviceName: GATEWAY_SERVICE_NAME,
+      resource: { 'service.version': API_RELEASE, 'service.instance.id': instanceId },
+    });
+  } catch (error) {
+    if (error instanceof TracingConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 /**

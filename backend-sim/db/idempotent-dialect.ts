@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import { BackendError } from '../errors.ts';
 import { executeCompiled, prepared } from './statements.ts';
+import { statementSpans, traceStatement } from './sql-spans.ts';
 
 /** Markers are kept as long as the gateway keeps an Idempotency-Key (spec § Idempotency: 24 h). */
 export const MARKER_TTL_MS = 24 * 60 * 60 * 1000;
@@ -186,7 +187,8 @@ export class IdempotentDriver implements Driver {
     this.#connection = {
       executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
         this.#beforeStatement(query);
-        // Kysely's connection, but with statements prepared once per SQL text (statements.ts).
+        // Kysely's connection, but with statements prepared once per SQL text (statements.ts); a span when traced.
+        if (statementSpans.on) return traceStatement(query.sql, () => executeCompiled<R>(this.#sqlite, query));
         return executeCompiled<R>(this.#sqlite, query);
       },
       streamQuery: <R>(query: CompiledQuery) => streamRows<R>(this.#sqlite, query),

@@ -106,6 +106,11 @@ export const auditDetail = z.object({
    */
   request_headers: z.record(z.string(), z.union([z.string(), z.number()])).nullable(),
   operator_username: z.string().nullable(),
+  /**
+   * The W3C trace id (32 lowercase hex) of the request (docs/observability.md § Tracing): its request span's with
+   * tracing on, a valid incoming `traceparent`'s with it off; null when there is none (console actions, no header).
+   */
+  trace_id: z.string().nullable(),
 });
 export type AuditDetail = z.infer<typeof auditDetail>;
 

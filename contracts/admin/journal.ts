@@ -113,6 +113,7 @@ export const receivedEntry = auditDetail
     error_message: true,
     response_body: true,
     request_headers: true,
+    trace_id: true,
   })
   .extend({
     /** The journal row's id (the console's `/audit/:id`); null for the sample of an unattributed group. */

@@ -20,4 +20,6 @@ export const INTERNAL_HEADERS = {
    * `meta` first (shared-node/contract-stamp.ts); the gateway relays such a `data` without parsing it again.
    */
   contractSchema: 'x-contract-schema',
+  /** W3C trace context of the gateway's client span, sent only with tracing on: backend-sim's server span continues it. */
+  traceparent: 'traceparent',
 } as const;

@@ -5,12 +5,15 @@ import { errorEnvelope } from '../http/envelope.ts';
 import type { AuditWriter } from './audit-writer.ts';
 import type { JournalEntries } from './journal-entries.ts';
 import '../http/request-context.ts';
+import type { StepTracer } from '../tracing/steps.ts';
 
 export interface AuditPluginOptions {
   writer: AuditWriter;
   entries: JournalEntries;
   /** Paths not audited here (console assets; the console API audits its own actions). */
   skipPrefixes: string[];
+  /** Tracing on: the wait for the entry's group commit (`journal.commit`) gets a span. */
+  trace?: StepTracer;
 }
 
 /** Retry-After of a request refused because its journal entry could not be committed. */
@@ -30,7 +33,7 @@ export const journalUnavailable = (): ApiError =>
  * the log, even after a SIGKILL; when the commit fails the response is replaced by a 503 (fail closed).
  */
 export default fp<AuditPluginOptions>(
-  async function auditPlugin(app: FastifyInstance, { writer, entries, skipPrefixes }) {
+  async function auditPlugin(app: FastifyInstance, { writer, entries, skipPrefixes, trace }) {
     app.decorateRequest('journalUnattributed', false);
     // Callback style: the response continues when the entry's commit calls back (no promise per request).
     app.addHook('onSend', (request, reply, payload, done) => {
@@ -43,9 +46,11 @@ export default fp<AuditPluginOptions>(
         } catch (error) {
           return done(error as Error);
         }
-        writer.writeThen(entry, (error) =>
-          error ? done(null, refuseUnrecorded(request, reply)) : done(null, payload),
-        );
+        const end = trace?.step(request, 'journal.commit');
+        writer.writeThen(entry, (error) => {
+          end?.(error);
+          done(null, error ? refuseUnrecorded(request, reply) : payload);
+        });
       };
       const lookup = entries.keyLookup(request);
       if (lookup) lookup.then(record);

@@ -5,7 +5,7 @@ import type { AuditQuery, UnattributedGroup, UnattributedQuery } from '../../con
 
 export type AuditListItem = Omit<
   AuditEntry,
-  'body' | 'detail' | 'error_message' | 'response_body' | 'request_headers' | 'bytes'
+  'body' | 'detail' | 'error_message' | 'response_body' | 'request_headers' | 'bytes' | 'trace_id'
 > & {
   action: string | null;
 };

@@ -19,9 +19,11 @@ export interface AuditClock {
  * `verified` or `unverified` entry becomes an audit_log row; an `unattributed` one is counted in its
  * group of audit_unattributed (minute, client address, status, error code), the first one kept as sample.
  */
-export type AuditRecord = Omit<Selectable<AuditLogTable>, 'id' | 'source' | 'verified' | 'bytes'> & {
+export type AuditRecord = Omit<Selectable<AuditLogTable>, 'id' | 'source' | 'verified' | 'bytes' | 'trace_id'> & {
   source: 'api' | 'console';
   journal_class: JournalClass;
+  /** The request's W3C trace id (migration 025); absent or null: none (console actions, refusals before routing). */
+  trace_id?: string | null;
 };
 
 /** Called once the entry's batch is committed (`null`) or failed to commit (the error). */
@@ -46,8 +48,8 @@ const RECORD_COLUMNS = [
   'request_headers',
 ] as const satisfies ReadonlyArray<keyof AuditRecord>;
 
-/** The audit_log columns a batch inserts, in order: the record's, then the two the writer computes. */
-export const COLUMNS = [...RECORD_COLUMNS, 'verified', 'bytes'] as const;
+/** The audit_log columns a batch inserts, in order: the record's, its trace id, then the two the writer computes. */
+export const COLUMNS = [...RECORD_COLUMNS, 'trace_id', 'verified', 'bytes'] as const;
 
 interface Group {
   first: AuditRecord;
@@ -87,7 +89,7 @@ export function prepareBatch(rows: AuditRecord[]): PreparedBatch {
     }
     const bytes = entryBytes(row);
     const verified = row.journal_class === 'verified' ? 1 : 0;
-    entries.push([...RECORD_COLUMNS.map((column) => row[column]), verified, bytes]);
+    entries.push([...RECORD_COLUMNS.map((column) => row[column]), row.trace_id ?? null, verified, bytes]);
     const d = delta[row.journal_class];
     d.rows += 1;
     d.bytes += bytes;
@@ -118,6 +120,7 @@ export function prepareBatch(rows: AuditRecord[]): PreparedBatch {
                 response_body: null,
                 detail: null,
                 error_message: null,
+                trace_id: null,
               }) + sample.length,
           };
         })

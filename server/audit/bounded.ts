@@ -109,6 +109,8 @@ export interface WeighedFields {
   error_message: string | null;
   response_body: string | null;
   request_headers: string | null;
+  /** 32 characters when the entry has a trace id (migration 025). */
+  trace_id?: string | null;
 }
 
 /** What an entry counts against AUDIT_MAX_BYTES. */
@@ -124,6 +126,7 @@ export function entryBytes(e: WeighedFields): number {
     (e.detail?.length ?? 0) +
     (e.error_message?.length ?? 0) +
     (e.response_body?.length ?? 0) +
-    (e.request_headers?.length ?? 0)
+    (e.request_headers?.length ?? 0) +
+    (e.trace_id?.length ?? 0)
   );
 }

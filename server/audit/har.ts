@@ -154,6 +154,7 @@ export function harEntry(entry: ReceivedEntry, origin: string) {
     _errorCode: entry.error_code,
     _errorMessage: entry.error_message,
     _detail: entry.detail ?? null,
+    _traceId: entry.trace_id,
   };
 }
 

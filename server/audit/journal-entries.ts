@@ -9,6 +9,7 @@ import type { AuditRecord } from './audit-writer.ts';
 import type { JournalClass } from './journal-budget.ts';
 import { AUDIT_KEYS, boundedJson, capText, JOURNAL_LIMITS, unparsedBody } from './bounded.ts';
 import '../http/request-context.ts';
+import { incomingTraceId } from '../../shared-node/traceparent.ts';
 
 /**
  * Responses add two keys of the development-mode signature explanation (server/auth/signature-debug.ts):
@@ -31,7 +32,14 @@ export interface JournalEntriesOptions {
   digestKey: KeyObject;
   /** Resolves an X-API-Key the auth hooks never saw (a signed request to an unknown route). */
   resolveKey?: (apiKey: string) => ResolvedKey | undefined | Promise<ResolvedKey | undefined>;
+  /**
+   * The request's trace id (tracing on: its request span's, server/tracing/gateway-tracing.ts); by default a valid
+   * incoming `traceparent`'s, so a caller's trace can be found in the journal with tracing off too.
+   */
+  traceId?: (request: FastifyRequest) => string | null;
 }
+
+const incomingTraceOf = (request: FastifyRequest): string | null => incomingTraceId(request.headers.traceparent);
 
 /** Who an entry is about, and whether the request proved it. */
 interface Attribution {
@@ -45,7 +53,11 @@ const UNATTRIBUTED: Attribution = { journal_class: 'unattributed', tenant_id: nu
 
 /** Builds the journal entry of an API request: attributed, bounded, redacted (issue 19). */
 export class JournalEntries {
-  constructor(private readonly options: JournalEntriesOptions) {}
+  private readonly traceId: (request: FastifyRequest) => string | null;
+
+  constructor(private readonly options: JournalEntriesOptions) {
+    this.traceId = options.traceId ?? incomingTraceOf;
+  }
 
   /** The audit row of a request; whatever its body, the row is written (a body that cannot be summarised is described instead). */
   of(request: FastifyRequest, status: number, url: string, payload?: unknown): AuditRecord {
@@ -81,6 +93,7 @@ export class JournalEntries {
       error_message: response.errorMessage,
       response_body: response.body,
       request_headers: auditedHeaders(request.headers),
+      trace_id: this.traceId(request),
     };
   }
 

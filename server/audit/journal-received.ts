@@ -474,6 +474,7 @@ export function toReceivedEntry(row: Row): ReceivedEntry {
     error_message: (row.error_message as string | null) ?? null,
     response_body: parseJson(row.response_body),
     request_headers: headersOf(parseJson(row.request_headers)),
+    trace_id: (row.trace_id as string | null | undefined) ?? null,
   };
 }
 
@@ -497,6 +498,7 @@ function groupEntry(g: GroupRow, sample: Record<string, unknown>): ReceivedEntry
     error_message: (sample.error_message as string | null) ?? null,
     response_body: null,
     request_headers: headersOf(parseJson(sample.request_headers as string | null)),
+    trace_id: null,
   };
 }
 

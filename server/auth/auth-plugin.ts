@@ -10,6 +10,7 @@ import { explainSignatureMismatch, type SignatureMismatch } from './signature-de
 import { AddressLimiter } from '../rate-limit/address-limiter.ts';
 import { formatDuration } from '../clock.ts';
 import { KEY_EXPIRED_MESSAGE } from '../keys/key-expiry.ts';
+import { tracedHook, type StepTracer } from '../tracing/steps.ts';
 import '../http/request-context.ts';
 
 export const TIMESTAMP_WINDOW_SECONDS = 300;
@@ -24,6 +25,8 @@ export interface AuthPluginOptions {
   refusals?: AddressLimiter;
   /** Computes an explanation (explainSignatureMismatch by default; tests wrap it to count what is computed). */
   explain?: (input: SignatureMismatch) => Record<string, unknown>;
+  /** Tracing on: the key check (`auth.key`) and the signature check (`auth.signature`) each get a span. */
+  trace?: StepTracer;
 }
 
 /**
@@ -58,7 +61,7 @@ export default fp<AuthPluginOptions>(
 
     // Callback style: synchronous when the key is cached or gateway.db answers, asynchronous only when
     // the key source does (PostgreSQL, on a cache miss).
-    app.addHook('onRequest', (request, _reply, done) => {
+    const checkKey: Parameters<typeof tracedHook>[2] = (request, _reply, done) => {
       if (request.routeOptions.config?.corsPreflight) return done();
       let checked: ResolvedKey | Promise<ResolvedKey>;
       try {
@@ -69,17 +72,18 @@ export default fp<AuthPluginOptions>(
       }
       if (checked instanceof Promise) checked.then(() => done(), done);
       else done();
+    };
+    const checkSignature = syncHook((request) => {
+      if (request.routeOptions.config?.corsPreflight) return;
+      verifySignature(request, explainer);
+      authorize(request);
+      parseJsonBody(request);
     });
-
-    app.addHook(
-      'preValidation',
-      syncHook((request) => {
-        if (request.routeOptions.config?.corsPreflight) return;
-        verifySignature(request, explainer);
-        authorize(request);
-        parseJsonBody(request);
-      }),
-    );
+    // Traced or not is chosen here, once: with tracing off the hooks are the plain ones.
+    const { trace } = options;
+    app.addHook('onRequest', trace ? tracedHook(trace, 'auth.key', checkKey) : checkKey);
+    // Between the two: the body arrives (within the route's limit), which is neither span's time.
+    app.addHook('preValidation', trace ? tracedHook(trace, 'auth.signature', checkSignature) : checkSignature);
   },
   { name: 'auth', dependencies: ['envelope'] },
 );

@@ -18,6 +18,8 @@ export interface BackendCallContext {
   onReplay?: () => void;
   /** Told the hop's seconds, answered or not (the operation's histogram of server/metrics). */
   timing?: { observe(seconds: number): void };
+  /** W3C trace context of the call's client span (tracing on: server/tracing/gateway-tracing.ts); backend-sim continues it. */
+  traceparent?: string;
 }
 
 export type BackendQuery = Record<string, string | number | boolean | Array<string | number> | undefined | null>;
@@ -211,6 +213,7 @@ export class BackendClient implements Backend {
       headers[INTERNAL_HEADERS.medicoFiltroId] = String(call.context.medicoFiltroId);
       headers[INTERNAL_HEADERS.requestId] = call.context.requestId;
       if (call.context.idempotencyToken) headers[INTERNAL_HEADERS.idempotencyToken] = call.context.idempotencyToken;
+      if (call.context.traceparent) headers[INTERNAL_HEADERS.traceparent] = call.context.traceparent;
     }
     let body: string | undefined;
     if (call.body !== undefined) {

@@ -8,6 +8,7 @@ import { operationIdentity, type IdempotencyEntries, type OperationKey } from '.
 import { backendWriteToken } from './backend-write-token.ts';
 import '../http/request-context.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../contracts/idempotency-key.ts';
+import { tracedAsyncHook, type StepTracer } from '../tracing/steps.ts';
 
 export { IDEMPOTENCY_KEY_PATTERN };
 /** Response headers replayed with the stored body. */
@@ -15,6 +16,8 @@ const REPLAYED_HEADERS = ['location'];
 
 export interface IdempotencyPluginOptions {
   store: IdempotencyEntries;
+  /** Tracing on: the reservation (`idempotency.reserve`) gets a span. */
+  trace?: StepTracer;
 }
 
 /** The writes being executed under their key, with what their backend calls need. */
@@ -82,7 +85,7 @@ export function completeIdempotentWrites(store: IdempotencyEntries) {
  * another operation, 409 while the first is in flight, 503 stored and replayed.
  */
 export default fp<IdempotencyPluginOptions>(
-  async function idempotencyPlugin(app: FastifyInstance, { store }) {
+  async function idempotencyPlugin(app: FastifyInstance, { store, trace }) {
     // Only on the routes that declare it: the other routes do not pay for a hook per request.
     app.addHook('onRoute', (route) => {
       if (!(route.config as { idempotent?: boolean } | undefined)?.idempotent) return;
@@ -91,8 +94,10 @@ export default fp<IdempotencyPluginOptions>(
           ? route.preHandler
           : [route.preHandler]
         : [];
-      route.preHandler = [...existing, reserveOrReplay];
+      route.preHandler = [...existing, reserve];
     });
+
+    const reserve = trace ? tracedAsyncHook(trace, 'idempotency.reserve', reserveOrReplay) : reserveOrReplay;
 
     async function reserveOrReplay(request: FastifyRequest, reply: FastifyReply) {
       const header = request.headers['idempotency-key'];

@@ -273,6 +273,8 @@ export interface OperationDeps {
   presigner: Presigner;
   /** The gateway's metrics (server/metrics/gateway-metrics.ts): each operation's backend calls are timed into it. */
   metrics?: { backendTimer(operation: Operation): NonNullable<BackendCallContext['timing']> };
+  /** Tracing on (server/tracing/gateway-tracing.ts): each backend call of a request gets a client span. */
+  tracing?: { backendFor(request: FastifyRequest, backend: Backend): Backend };
 }
 
 /**
@@ -290,6 +292,10 @@ const rejectControlCharacters = syncHook((request) => {
 
 /** Registers each definition as a route of `app` (the /v1 scope). */
 export function registerOperations(app: FastifyInstance, operations: Operation[], deps: OperationDeps): void {
+  const { tracing } = deps;
+  const backendOf = tracing
+    ? (request: FastifyRequest) => tracing.backendFor(request, deps.backend)
+    : () => deps.backend;
   for (const operation of operations) {
     checkAccess(operation);
     const redirect = operation.response.status === 302;
@@ -303,7 +309,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         auth: request.auth!,
         request,
         reply,
-        backend: new TenantBackend(deps.backend, request, timing),
+        backend: new TenantBackend(backendOf(request), request, timing),
         presigner: deps.presigner,
       };
       if (redirect) {

@@ -33,6 +33,11 @@ export interface AuditLogTable {
   /** Request headers (JSON object) without signing material: X-Signature, Authorization, Cookie are never stored. */
   request_headers: string | null;
   /**
+   * The W3C trace id (32 lowercase hex) of the request: its request span's when tracing is on (server/tracing/), a
+   * valid incoming `traceparent`'s when it is off, else null (migration 025).
+   */
+  trace_id: string | null;
+  /**
    * 1 when the request proved who it was (verified signature, operator session or token); 0 for a refusal
    * that only names an existing key. Unverified entries are shed first (server/audit/journal-budget.ts).
    */

@@ -148,6 +148,19 @@ export function AuditDetailPage({ id }: { id: number }) {
                 <dd>{e.duracao_ms} ms</dd>
                 <dt>Client address</dt>
                 <dd className="mono">{e.client_ip}</dd>
+                {e.source === 'api' && (
+                  <>
+                    <dt>Trace id</dt>
+                    <dd className="mono" data-testid="detail-trace-id">
+                      {e.trace_id ? breakable(e.trace_id) : '—'}
+                      <div className="hint" style={{ fontFamily: 'inherit' }}>
+                        {e.trace_id
+                          ? 'The W3C trace this call belongs to: look it up in your tracing backend.'
+                          : 'No trace: the call sent no traceparent and tracing was off.'}
+                      </div>
+                    </dd>
+                  </>
+                )}
               </dl>
             </section>
             <section className="card card-pad" aria-label="Request headers" style={{ marginBottom: 16 }}>
