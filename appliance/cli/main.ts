@@ -25,6 +25,7 @@ import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { addJournalPruneCommand } from './journal-prune.ts';
 import { addJournalCommands, journalCliAction } from './journal.ts';
+import { addStatsCommands } from './stats.ts';
 import { addSnapshotCommands } from './snapshots.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { issuedTokenDetail, OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
@@ -657,6 +658,7 @@ export function buildCli(): Command {
     usage: (message) => new UsageError(message),
     now: () => applianceClock().now(),
   });
+  addStatsCommands(program, { withServices, print, info, usage: (message) => new UsageError(message), now: () => applianceClock().now() });
   return program;
 }
 
