@@ -61,7 +61,9 @@ export function addStatsCommands(program: Command, ctx: JournalCliContext): void
         const tenant = await s.tenants.get(slug);
         if (!tenant) {
           const slugs = (await s.tenants.list()).map((t) => t.slug);
-          throw ctx.usage(`tenant "${slug}" does not exist; clinics: ${slugs.join(', ') || '(none)'} (see \`tenants list\`)`);
+          throw ctx.usage(
+            `tenant "${slug}" does not exist; clinics: ${slugs.join(', ') || '(none)'} (see \`tenants list\`)`,
+          );
         }
         const chaveId = parsed.data.chave_id ?? null;
         if (chaveId !== null) {
@@ -84,7 +86,9 @@ export function addStatsCommands(program: Command, ctx: JournalCliContext): void
     });
   program
     .command('alerts')
-    .description('keys expiring within 7 days and keys refused on more than 20 % of at least 20 calls in the last 15 minutes')
+    .description(
+      'keys expiring within 7 days and keys refused on more than 20 % of at least 20 calls in the last 15 minutes',
+    )
     .option('--json', "the console API's answer: [{kind, tenant_slug, chave_id, label, ...}]")
     .action(async (opts: { json?: boolean }) => {
       const alerts = await ctx.withServices((s) => currentAlerts(s.gatewayDb.db, ctx.now()));

@@ -93,7 +93,11 @@ export async function keyFailureRatios(db: GatewayDb, now: number, failingOnly: 
 }
 
 /** Every alert, failing keys first; `tenants`: only these clinics' (an operator token's), or all. */
-export async function currentAlerts(db: GatewayDb, now: number, tenants: 'all' | string[] = 'all'): Promise<AlertView[]> {
+export async function currentAlerts(
+  db: GatewayDb,
+  now: number,
+  tenants: 'all' | string[] = 'all',
+): Promise<AlertView[]> {
   const [failing, expiring] = await Promise.all([keyFailureRatios(db, now, true), expiringKeys(db, now)]);
   const allowed = (slug: string) => tenants === 'all' || tenants.includes(slug);
   return [

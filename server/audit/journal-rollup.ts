@@ -114,8 +114,14 @@ export function rollupPruneStatements(p: Parameter) {
   const where = (tenant: boolean) =>
     `minute < ${p(1)}${tenant ? ` AND tenant_id IN (SELECT id FROM tenants WHERE slug = ${p(2)})` : ''}`;
   return {
-    all: [`DELETE FROM journal_minutes WHERE ${where(false)}`, `DELETE FROM journal_minute_codes WHERE ${where(false)}`],
-    tenant: [`DELETE FROM journal_minutes WHERE ${where(true)}`, `DELETE FROM journal_minute_codes WHERE ${where(true)}`],
+    all: [
+      `DELETE FROM journal_minutes WHERE ${where(false)}`,
+      `DELETE FROM journal_minute_codes WHERE ${where(false)}`,
+    ],
+    tenant: [
+      `DELETE FROM journal_minutes WHERE ${where(true)}`,
+      `DELETE FROM journal_minute_codes WHERE ${where(true)}`,
+    ],
   };
 }
 

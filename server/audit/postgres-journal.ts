@@ -162,8 +162,7 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
           }
         }
         const rolled = rollupClauses(batch.rollup, 0);
-        if (rolled.clauses.length > 0)
-          await client.query(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values);
+        if (rolled.clauses.length > 0) await client.query(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values);
         // Last before the commit: every instance's batch takes these rows' locks, so they are held the shortest time.
         await addToBudget(client, batch.delta);
         return batch.delta;

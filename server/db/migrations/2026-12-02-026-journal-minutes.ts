@@ -26,7 +26,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const column of LATENCY_COLUMNS) table = table.addColumn(column, 'integer', (c) => c.notNull());
   await table.addPrimaryKeyConstraint('journal_minutes_pk', ['tenant_id', 'chave_id', 'minute']).execute();
   // The clinic's charts (all its keys) and the sweep and the alerts (every clinic's last minutes).
-  await db.schema.createIndex('journal_minutes_tenant_idx').on('journal_minutes').columns(['tenant_id', 'minute']).execute();
+  await db.schema
+    .createIndex('journal_minutes_tenant_idx')
+    .on('journal_minutes')
+    .columns(['tenant_id', 'minute'])
+    .execute();
   await db.schema.createIndex('journal_minutes_minute_idx').on('journal_minutes').column('minute').execute();
   await db.schema
     .createTable('journal_minute_codes')

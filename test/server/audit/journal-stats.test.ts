@@ -191,13 +191,15 @@ describe('the rollup', () => {
       `SELECT source, tenant_id, chave_id, ts, status, error_code, duracao_ms FROM audit_log WHERE source = 'api' AND tenant_id IS NOT NULL`,
     );
     const expected = rollupOf(entries.map((e) => ({ ...e, tenant_id: Number(e.tenant_id) }) as any));
-    const minutes = await gatewayRows(
-      stack,
-      `SELECT * FROM journal_minutes ORDER BY tenant_id, chave_id, minute`,
-    );
-    expect(minutes.map((r) => [Number(r.tenant_id), Number(r.chave_id), r.minute, ...['calls', 's2xx', 's3xx', 's4xx', 's5xx', ...LATENCY_COLUMNS].map((k) => Number(r[k]))])).toEqual(
-      expected.minutes,
-    );
+    const minutes = await gatewayRows(stack, `SELECT * FROM journal_minutes ORDER BY tenant_id, chave_id, minute`);
+    expect(
+      minutes.map((r) => [
+        Number(r.tenant_id),
+        Number(r.chave_id),
+        r.minute,
+        ...['calls', 's2xx', 's3xx', 's4xx', 's5xx', ...LATENCY_COLUMNS].map((k) => Number(r[k])),
+      ]),
+    ).toEqual(expected.minutes);
     // Sorted here: PostgreSQL's default collation orders codes unlike SQLite's bytes.
     const codes = await gatewayRows(stack, 'SELECT * FROM journal_minute_codes');
     const byKey = (a: unknown[], b: unknown[]) => (a.join('|') < b.join('|') ? -1 : 1);
