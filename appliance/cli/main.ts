@@ -658,7 +658,13 @@ export function buildCli(): Command {
     usage: (message) => new UsageError(message),
     now: () => applianceClock().now(),
   });
-  addStatsCommands(program, { withServices, print, info, usage: (message) => new UsageError(message), now: () => applianceClock().now() });
+  addStatsCommands(program, {
+    withServices,
+    print,
+    info,
+    usage: (message) => new UsageError(message),
+    now: () => applianceClock().now(),
+  });
   return program;
 }
 
