@@ -55,7 +55,7 @@ export const failureWindowStart = (now: number): string =>
   new Date(now - (ALERT_WINDOW_MINUTES - 1) * 60_000).toISOString().slice(0, 16);
 
 /**
- * Keys with at least ALERT_MIN_CALLS calls in the window, with their refusal ratio (refusals: answers with status
+ * Active keys with at least ALERT_MIN_CALLS calls in the window, with their refusal ratio (refusals: answers with status
  * ≥ 400). `failingOnly`: those past ALERT_FAILURE_RATIO (the alerts); else all of them (the gauge).
  */
 export async function keyFailureRatios(db: GatewayDb, now: number, failingOnly: boolean): Promise<FailingKey[]> {
@@ -71,6 +71,8 @@ export async function keyFailureRatios(db: GatewayDb, now: number, failingOnly: 
       'in',
       selected.map((c) => c.chave_id),
     )
+    // A revoked or inactive key's refusals are the operator's own doing: no alert, no gauge.
+    .where('k.status', '=', 'active')
     .execute();
   const byId = new Map(keys.map((k) => [Number(k.id), k]));
   return selected

@@ -4,11 +4,23 @@ import { useAlerts, type AlertView } from './api.ts';
 /** At most this many alerts are listed; the rest are counted. */
 const SHOWN = 5;
 
-function alertText(a: AlertView): string {
-  const key = `key #${a.chave_id}${a.label ? ` “${a.label}”` : ''} of ${a.tenant_slug}`;
-  return a.kind === 'key_expiring'
-    ? `The ${key} expires ${formatDate(a.expires_at ?? null)}.`
-    : `The ${key} was refused on ${a.refusals} of its last ${a.calls} calls (${Math.round((a.ratio ?? 0) * 100)} %, last 15 minutes).`;
+function AlertText({ alert: a }: { alert: AlertView }) {
+  const key = (
+    <>
+      Key <span className="mono nowrap">#{a.chave_id}</span>
+      {a.label ? ` “${a.label}”` : ''} of <span className="mono nowrap">{a.tenant_slug}</span>
+    </>
+  );
+  return a.kind === 'key_expiring' ? (
+    <>
+      {key} expires {formatDate(a.expires_at ?? null)}.
+    </>
+  ) : (
+    <>
+      {key} was refused on {a.refusals} of its {a.calls} calls in the last 15 minutes (
+      {Math.round((a.ratio ?? 0) * 100)} %).
+    </>
+  );
 }
 
 /**
@@ -26,7 +38,7 @@ export function AlertsBanner() {
       <ul style={{ margin: '6px 0 0', paddingLeft: 18 }}>
         {list.slice(0, SHOWN).map((a) => (
           <li key={`${a.kind}-${a.chave_id}`} data-alert={a.kind} data-key-id={a.chave_id}>
-            {alertText(a)} <a href={`#/audit?chave_id=${a.chave_id}`}>Calls</a>
+            <AlertText alert={a} /> <a href={`#/audit?chave_id=${a.chave_id}`}>Calls</a>
             {' · '}
             <a href={`#/traffic?tenant=${encodeURIComponent(a.tenant_slug)}&chave_id=${a.chave_id}`}>Traffic</a>
           </li>
