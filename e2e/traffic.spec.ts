@@ -1,5 +1,17 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect, test } from './kit/index.ts';
+
+const SCREENSHOTS =
+  process.env.E2E_SCREENSHOTS_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
+
+/** `E2E_SCREENSHOTS=1` writes docs/screenshots/<name>.png. */
+async function shot(page: Page, name: string): Promise<void> {
+  if (!process.env.E2E_SCREENSHOTS) return;
+  await page.evaluate(() => document.fonts.ready);
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
 
 // Issue 31 § 3 and § 5: the Traffic screen's charts drawn with data at both sizes, the keys list's sparkline and
 // Traffic link, and the alerts banner linking a failing key to its calls. Each worker works in its own clinic.
@@ -21,7 +33,7 @@ async function drawn(page: Page, testId: string) {
   });
 }
 
-test('traffic: requests by status class, latency and refusals by code drawn with data at 1440×900 and 1024×768; a key of its own', async ({
+test('traffic: requests by status class, latency and refusals by code drawn with data at 1440×900 and 1024×768', async ({
   api,
   appliance,
   operatorPage: page,
@@ -47,6 +59,7 @@ test('traffic: requests by status class, latency and refusals by code drawn with
         () => document.documentElement.scrollWidth > document.documentElement.clientWidth,
       );
       expect(sideways).toBe(false);
+      await shot(page, `traffic-${size.width}`);
     });
   }
   await test.step('the 24 h window', async () => {
@@ -84,7 +97,9 @@ test("alerts: a key refused on 5 of its 20 calls shows in the banner, linking to
       expect((await failing.call('GET', i < 5 ? '/v1/pacientes/999999' : '/v1/pacientes?limit=1')).status).toBe(
         i < 5 ? 404 : 200,
       );
+    // A fresh load: the banner asks for the alerts at once (then every 30 s).
     await page.goto(`${appliance.baseUrl}/console/#/keys?tenant=${appliance.tenant}`);
+    await page.reload();
     const banner = page.getByRole('alert', { name: 'Key alerts' });
     const alert = banner.locator(`li[data-alert="key_failing"][data-key-id="${key.id}"]`);
     await expect(alert).toContainText('refused on 5 of its 20 calls');

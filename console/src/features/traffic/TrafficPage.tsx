@@ -22,6 +22,7 @@ function Charts({ stats }: { stats: StatsAnswer }) {
         label: k.slice(1),
         color: CLASS_COLORS[k],
         values: stats.series.map((p) => p[k]),
+        bars: true,
       })),
     [stats],
   );

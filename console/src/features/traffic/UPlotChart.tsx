@@ -45,7 +45,7 @@ export function UPlotChart({
       height,
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (_u, min, max) => [0, Math.max(1, max, min)] } },
+      scales: { x: { time: true }, y: { range: (_u, min, max) => [0, Math.max(1, max * 1.1, min)] } },
       axes: [
         { label: 'Time', labelSize: 18, size: 36 },
         { label: yLabel, labelSize: 18, size: 52 },
@@ -59,7 +59,8 @@ export function UPlotChart({
           width: 1.5,
           spanGaps: !stacked,
           paths: series[i].bars ? uPlot.paths.bars?.({ size: [0.8, 40] }) : undefined,
-          points: { show: false },
+          // A lone bucket between empty ones is a dot, not an invisible line.
+          points: { show: !series[i].bars, size: 5, fill: series[i].color },
           value: (_u: uPlot, v: number | null, _s: number, idx: number | null) =>
             v === null || idx === null ? '–' : String(stacked ? (series[i].values[idx] ?? 0) : v),
         })),
