@@ -11,6 +11,8 @@ import type { Parameter } from './journal-sql.ts';
 export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000] as const;
 export const LATENCY_BUCKETS = LATENCY_BOUNDS_MS.length + 1;
 export const LATENCY_COLUMNS = Array.from({ length: LATENCY_BUCKETS }, (_, i) => `lat${i}`);
+/** `chave_id` of the clinic's own row per minute: the sum of its keys' rows (and of its calls that named none, 0). */
+export const CLINIC_ROW = -1;
 /** Rows older than this (from the newest minute a batch writes) are swept: the charts' 24 h and an hour to spare. */
 export const ROLLUP_KEEP_MINUTES = 25 * 60;
 
@@ -60,24 +62,27 @@ export function rollupOf(rows: Iterable<RollupEntry>): BatchRollup {
   for (const r of rows) {
     if (r.source !== 'api' || r.tenant_id === null || r.journal_class === 'unattributed') continue;
     const minute = r.ts.slice(0, 16);
-    const chave = r.chave_id ?? 0;
-    const key = `${r.tenant_id}|${chave}|${minute}`;
-    let row = minutes.get(key);
-    if (!row) {
-      row = [r.tenant_id, chave, minute, ...COUNT_COLUMNS.map(() => 0)];
-      minutes.set(key, row);
-      if (newest === null || minute > newest) newest = minute;
-    }
-    (row[3] as number) += 1;
+    if (newest === null || minute > newest) newest = minute;
     const klass = Math.floor(r.status / 100);
-    if (klass >= 2 && klass <= 5) (row[2 + klass] as number) += 1;
-    (row[8 + latencyBucket(r.duracao_ms)] as number) += 1;
-    if (r.status >= 400) {
-      const code = r.error_code ?? '';
-      const codeKey = `${key}|${code}`;
-      const counted = codes.get(codeKey);
-      if (counted) counted[4] += 1;
-      else codes.set(codeKey, [r.tenant_id, chave, minute, code, 1]);
+    const bucket = latencyBucket(r.duracao_ms);
+    // The key's row and the clinic's (CLINIC_ROW): a clinic's charts read one row a minute, however many keys it has.
+    for (const chave of [r.chave_id ?? 0, CLINIC_ROW]) {
+      const key = `${r.tenant_id}|${chave}|${minute}`;
+      let row = minutes.get(key);
+      if (!row) {
+        row = [r.tenant_id, chave, minute, ...COUNT_COLUMNS.map(() => 0)];
+        minutes.set(key, row);
+      }
+      (row[3] as number) += 1;
+      if (klass >= 2 && klass <= 5) (row[2 + klass] as number) += 1;
+      (row[8 + bucket] as number) += 1;
+      if (r.status >= 400) {
+        const code = r.error_code ?? '';
+        const codeKey = `${key}|${code}`;
+        const counted = codes.get(codeKey);
+        if (counted) counted[4] += 1;
+        else codes.set(codeKey, [r.tenant_id, chave, minute, code, 1]);
+      }
     }
   }
   return {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { GatewayDb } from '../db/database.ts';
-import { LATENCY_BOUNDS_MS, LATENCY_BUCKETS, LATENCY_COLUMNS } from './journal-rollup.ts';
+import { isPostgres } from '../db/dialect.ts';
+import { CLINIC_ROW, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, LATENCY_COLUMNS } from './journal-rollup.ts';
 import {
   BUCKET_SECONDS,
   WINDOW_SECONDS,
@@ -53,6 +54,12 @@ interface MinuteRow {
   [lat: string]: number | string;
 }
 
+/**
+ * gateway.db's planner, without statistics, would rather walk the primary key in GROUP BY order than range over
+ * the few minutes asked: it is told which index (PostgreSQL's planner has its statistics).
+ */
+const indexedBy = (db: GatewayDb, index: string) => (isPostgres(db) ? sql`` : sql.raw(` INDEXED BY ${index}`));
+
 const latencySums = sql.raw(LATENCY_COLUMNS.map((c) => `sum(${c}) AS ${c}`).join(', '));
 
 /** Calls per status class, refusals per code, p50/p95 per bucket and over the window, of a clinic or one of its keys. */
@@ -65,7 +72,8 @@ export async function trafficStats(
   const { from, to, bucketMs } = windowOf(window, now);
   const fromMinute = minuteOf(from);
   const toMinute = minuteOf(to);
-  const key = scope.chaveId === null ? sql`` : sql` AND chave_id = ${scope.chaveId}`;
+  // A clinic's chart reads its own row per minute (CLINIC_ROW), a key's its row: one row a minute either way.
+  const key = sql` AND chave_id = ${scope.chaveId ?? CLINIC_ROW}`;
   const [minutes, codes] = await Promise.all([
     sql<MinuteRow>`SELECT minute, sum(calls) AS calls, sum(s2xx) AS s2xx, sum(s3xx) AS s3xx, sum(s4xx) AS s4xx,
       sum(s5xx) AS s5xx, ${latencySums}
@@ -137,8 +145,8 @@ export async function keyTrafficStats(
     minute: string;
     calls: number | string;
     refusals: number | string;
-  }>`SELECT chave_id, minute, sum(calls) AS calls, sum(s4xx + s5xx) AS refusals FROM journal_minutes
-    WHERE tenant_id = ${tenantId} AND chave_id <> 0 AND minute >= ${minuteOf(from)} AND minute < ${minuteOf(to)}
+  }>`SELECT chave_id, minute, sum(calls) AS calls, sum(s4xx + s5xx) AS refusals FROM journal_minutes${indexedBy(db, 'journal_minutes_tenant_idx')}
+    WHERE tenant_id = ${tenantId} AND chave_id > 0 AND minute >= ${minuteOf(from)} AND minute < ${minuteOf(to)}
     GROUP BY chave_id, minute`.execute(db);
   const buckets = Math.round((to - from) / bucketMs);
   const byKey = new Map<number, KeyStats>();
@@ -169,8 +177,8 @@ export async function recentKeyCalls(
     chave_id: number;
     calls: number | string;
     refusals: number | string;
-  }>`SELECT tenant_id, chave_id, sum(calls) AS calls, sum(s4xx + s5xx) AS refusals FROM journal_minutes
-    WHERE minute >= ${sinceMinute} AND chave_id <> 0
+  }>`SELECT tenant_id, chave_id, sum(calls) AS calls, sum(s4xx + s5xx) AS refusals FROM journal_minutes${indexedBy(db, 'journal_minutes_minute_idx')}
+    WHERE minute >= ${sinceMinute} AND chave_id > 0
     GROUP BY tenant_id, chave_id HAVING sum(calls) >= ${minCalls}`.execute(db);
   return rows.map((r) => ({
     tenant_id: Number(r.tenant_id),

@@ -206,7 +206,15 @@ describe('the rollup', () => {
     expect(
       codes.map((r) => [Number(r.tenant_id), Number(r.chave_id), r.minute, r.code, Number(r.count)]).sort(byKey),
     ).toEqual([...expected.codes].sort(byKey));
-    // The same by SQL alone: calls per clinic, key and minute.
+    // The same by SQL alone: calls per clinic, key and minute, and per clinic and minute (its own row, chave_id -1).
+    const clinicRows = await gatewayRows<{ t: number; m: string; n: number }>(
+      stack,
+      `SELECT tenant_id AS t, substr(ts, 1, 16) AS m, count(*) AS n FROM audit_log
+       WHERE source = 'api' AND tenant_id IS NOT NULL GROUP BY tenant_id, substr(ts, 1, 16) ORDER BY tenant_id, substr(ts, 1, 16)`,
+    );
+    expect(clinicRows.map((g) => [Number(g.t), g.m, Number(g.n)])).toEqual(
+      minutes.filter((r) => Number(r.chave_id) === -1).map((r) => [Number(r.tenant_id), r.minute, Number(r.calls)]),
+    );
     const grouped = await gatewayRows<{ t: number; k: number; m: string; n: number }>(
       stack,
       `SELECT tenant_id AS t, coalesce(chave_id, 0) AS k, substr(ts, 1, 16) AS m, count(*) AS n FROM audit_log
@@ -214,7 +222,9 @@ describe('the rollup', () => {
        ORDER BY tenant_id, coalesce(chave_id, 0), substr(ts, 1, 16)`,
     );
     expect(grouped.map((g) => [Number(g.t), Number(g.k), g.m, Number(g.n)])).toEqual(
-      minutes.map((r) => [Number(r.tenant_id), Number(r.chave_id), r.minute, Number(r.calls)]),
+      minutes
+        .filter((r) => Number(r.chave_id) !== -1)
+        .map((r) => [Number(r.tenant_id), Number(r.chave_id), r.minute, Number(r.calls)]),
     );
   });
 
