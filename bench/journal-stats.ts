@@ -48,7 +48,7 @@ function* entries(now: number): Generator<AuditRecord[]> {
   let batch: AuditRecord[] = [];
   for (let i = 0; i < ENTRIES; i++) {
     const tenant = 1 + (i % CLINICS);
-    const key = (tenant - 1) * KEYS_PER_CLINIC + 1 + ((i * 7) % KEYS_PER_CLINIC);
+    const key = (tenant - 1) * KEYS_PER_CLINIC + 1 + ((Math.floor(i / CLINICS) * 7) % KEYS_PER_CLINIC);
     const r = (i * 2654435761) % 1000;
     const status = r < 880 ? 200 : r < 900 ? 201 : r < 940 ? 404 : r < 970 ? 400 : r < 990 ? 401 : 503;
     batch.push({
