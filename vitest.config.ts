@@ -22,6 +22,7 @@ const ON_POSTGRES = [
   'test/server/audit/journal-received.test.ts',
   'test/server/audit/har.test.ts',
   'test/server/audit/journal-stats.test.ts',
+  'test/server/audit/journal-rollup.test.ts',
   'test/server/alerts/**/*.test.ts',
   'test/appliance/cli/stats.test.ts',
   'test/server/idempotency/idempotency-plugin.test.ts',
