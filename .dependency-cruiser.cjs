@@ -41,7 +41,7 @@ const floorRules = Object.entries(FLOORS).map(([floor, allowed]) => ({
 // ones below, never one above. A floor is a list of paths below server/; a file takes the first floor in PRECEDENCE
 // order that names it (so `http/envelope.ts` is ground, though `http/` is the HTTP floor), and every file of
 // server/ must be on one. Inside a floor, no-circular keeps the imports one way.
-const STORE_FOLDERS = '(keys|tenants|operators|idempotency|audit|storage|backend|integrity)';
+const STORE_FOLDERS = '(keys|tenants|operators|idempotency|audit|storage|backend|integrity|alerts)';
 const SERVER_FLOORS = [
   {
     name: 'ground',
@@ -56,7 +56,8 @@ const SERVER_FLOORS = [
   { name: 'db', comment: 'the gateway database: connections, migrations, tables', paths: ['db/'] },
   {
     name: 'stores',
-    comment: 'stores, services and clients: keys, tenants, operators, idempotency, audit, storage, backend, integrity',
+    comment:
+      'stores, services and clients: keys, tenants, operators, idempotency, audit, storage, backend, integrity, alerts',
     paths: [`${STORE_FOLDERS}/`],
   },
   {

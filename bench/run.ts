@@ -33,6 +33,7 @@ import { measureSnapshots, snapshotsTable } from './snapshots.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
 import { reportE2e } from './e2e-suite.ts';
+import { reportJournalStats } from './journal-stats.ts';
 import { journalCapacity, journalCapacityLine, journalSnapshot, type JournalCapacity } from './journal-capacity.ts';
 import { CONSISTENCY_CHECK_ENTRIES } from '../server/integrity/idempotency-consistency.ts';
 
@@ -365,6 +366,7 @@ function median(values: number[]): number {
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   if (only === 'e2e') return reportE2e(JSON_OUTPUT);
+  if (only === 'journal-stats') return reportJournalStats(JSON_OUTPUT);
   if (only === 'start') {
     const start = await secondStart();
     console.log(

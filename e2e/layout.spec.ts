@@ -590,6 +590,8 @@ function stateScreens(tenant: string, seeded: Seeded, role: 'admin' | 'viewer'):
       href: `#/tenants?tenant=${SECOND_CLINIC.slug}`,
     },
     { name: 'audit-key', label: 'Calls of a key', href: `#/audit?chave_id=${seeded.custom.id}` },
+    { name: 'traffic-key', label: 'Traffic of a key', href: `#/traffic?tenant=${tenant}&chave_id=${seeded.custom.id}` },
+    { name: 'traffic-clinic-24h', label: 'Traffic of the clinic, 24 h', href: `#/traffic?tenant=${tenant}&window=24h` },
     { name: 'audit-conflict', label: 'Audit entry of a 422 conflict', href: `#/audit/${seeded.conflictAuditId}` },
     { name: 'audit-console', label: 'Audit entry of a console action', href: `#/audit/${seeded.keyCreateAuditId}` },
     {

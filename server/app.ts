@@ -48,6 +48,7 @@ import { writerConsoleAudit } from './audit/console-audit.ts';
 import { followExternalJournalChanges, journalPruner } from './audit/journal-prune.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import metricsPlugin from './metrics/metrics-plugin.ts';
+import { registerAlertMetrics } from './alerts/alert-metrics.ts';
 import { GatewayTracing } from './tracing/gateway-tracing.ts';
 
 export interface AppDeps {
@@ -96,7 +97,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   logs.app = app.log;
   await registerOutsideV1(app, config, deps.database, journal.budget, refusals);
   // Prometheus metrics (issue 31): app.metrics, GET /metrics, the root hook that counts the API's answers.
-  await registerMetrics(app, deps.database, journal.budget);
+  await registerMetrics(app, deps.database, journal.budget, clock);
 
   const idempotencyStore = openIdempotencyStore(config, deps.database, { clock, masterKey, journal });
   // Root-level and before the audit plugin's hook, so the answer is queued before the audit entry.
@@ -293,9 +294,16 @@ async function registerOutsideV1(
 }
 
 /** This gateway's metrics (its own registry), the journal's gauges among them, served on GET /metrics. */
-async function registerMetrics(app: FastifyInstance, database: OpenedGatewayDatabase, budget: JournalBudget) {
+async function registerMetrics(
+  app: FastifyInstance,
+  database: OpenedGatewayDatabase,
+  budget: JournalBudget,
+  clock: ApplianceClock,
+) {
   const metrics = new GatewayMetrics();
   metrics.observeJournal(budget);
+  // The console's alert conditions as gauges, so Prometheus can alert on what the banner shows (issue 31 § 5).
+  registerAlertMetrics(metrics.registry, { db: database.db, now: () => clock.now() });
   await app.register(metricsPlugin, { metrics, db: database.db });
 }
 

@@ -35,6 +35,7 @@ import { addOperatorCommands } from './operators.ts';
 import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { addJournalPruneCommand } from './journal-prune.ts';
 import { addJournalCommands, journalCliAction } from './journal.ts';
+import { addStatsCommands } from './stats.ts';
 import { addSnapshotCommands } from './snapshots.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { issuedTokenDetail, OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
@@ -714,6 +715,13 @@ export function buildCli(): Command {
   addDatabaseCommands(program);
   addJournalPruneCommand(program);
   addJournalCommands(program, {
+    withServices,
+    print,
+    info,
+    usage: (message) => new UsageError(message),
+    now: () => applianceClock().now(),
+  });
+  addStatsCommands(program, {
     withServices,
     print,
     info,

@@ -29,6 +29,7 @@ import playgroundRoutes from './routes/playground.ts';
 import journalPruneRoutes from './routes/journal-prune.ts';
 import journalRoutes from './routes/journal.ts';
 import snapshotRoutes from './routes/snapshots.ts';
+import statsRoutes from './routes/stats.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
@@ -189,6 +190,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     journalPruneRoutes,
     journalRoutes,
     snapshotRoutes,
+    statsRoutes,
   ])
     await app.register(routes, deps);
 }

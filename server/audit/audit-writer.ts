@@ -7,6 +7,7 @@ import type { ClassTotals, Delta, JournalBudget, JournalClass } from './journal-
 import { addToTotals, sqliteParameter, totalsToAdd } from './journal-sql.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 import { SPEC_AUDIT_RETENTION_DAYS } from '../config.ts';
+import { rollupOf, sqliteRollupWriter, type BatchRollup } from './journal-rollup.ts';
 
 /** The appliance clock as the writer reads it (server/clock.ts ApplianceClock). */
 export interface AuditClock {
@@ -65,6 +66,8 @@ export interface PreparedBatch {
   delta: Record<JournalClass, ClassTotals>;
   groups: Array<Omit<AuditUnattributedTable, 'id'>>;
   lastUse: Map<number, string>;
+  /** The batch's rollup per clinic, key and minute (journal-rollup.ts), written in the same transaction. */
+  rollup: BatchRollup;
 }
 
 export function prepareBatch(rows: AuditRecord[]): PreparedBatch {
@@ -126,6 +129,7 @@ export function prepareBatch(rows: AuditRecord[]): PreparedBatch {
         })
       : [],
     lastUse,
+    rollup: rollupOf(rows),
   };
 }
 
@@ -163,6 +167,7 @@ export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<vo
     'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
   );
   const pagesInUse = sqlitePagesInUse(sqlite);
+  const writeRollup = sqliteRollupWriter(sqlite);
   const insertBatch = sqlite.transaction((rows: AuditRecord[], companions: Array<Companion<void>>): Delta => {
     for (const companion of companions) {
       try {
@@ -194,6 +199,8 @@ export function sqliteBatchCommitter(sqlite: SQLite.Database): BatchCommitter<vo
         batch.delta.unattributed.bytes += g.bytes;
       }
     }
+    // Inside the pages read around the journal's writes: the rollup's pages are the journal's (decisions § G2).
+    writeRollup(batch.rollup);
     for (const change of totalsToAdd(batch.delta)) updateTotals.run(...change);
     const pages = pagesInUse() - pagesBefore;
     // "Last used" rides on the audit batch instead of costing a write per request.

@@ -12,6 +12,7 @@ import {
   postgresParameter,
   sqliteParameter,
 } from './journal-sql.ts';
+import { rollupPruneStatements } from './journal-rollup.ts';
 
 // The operator's prune of the journal (development mode only; docs/decisions.md § P): entries older than a point
 // in time, all clinics' or one clinic's, in short transactions with a turn of the event loop between them, each
@@ -73,7 +74,13 @@ const variantOf = <T>(v: { all: T; tenant: T }, filter: PruneFilter): T => (filt
 interface PruneStore {
   count(filter: PruneFilter): PruneCount | Promise<PruneCount>;
   deleteChunk(part: Part, filter: PruneFilter, limit: number): DeletedChunk | Promise<DeletedChunk>;
+  /** The rollup's minutes wholly before `before` (of the clinic when set), after its entries (decisions § G1). */
+  deleteRollup(filter: PruneFilter): DeletedChunk | Promise<DeletedChunk>;
 }
+
+/** The rollup's prune parameters: the cutoff minute, and the clinic's slug when set. */
+const rollupParameters = (filter: PruneFilter): string[] =>
+  filter.tenant === null ? [groupCutoff(filter.before)] : [groupCutoff(filter.before), filter.tenant];
 
 function sqlitePruneStore(sqlite: SQLite.Database): PruneStore {
   const sql = pruneStatements(sqliteParameter, 'NULL');
@@ -83,7 +90,15 @@ function sqlitePruneStore(sqlite: SQLite.Database): PruneStore {
   const countGroups = prepare(sql.countGroups).pluck();
   const deleteGroups = prepare(sql.deleteGroups);
   const deleteInChunk = sqliteDeletion(sqlite);
+  const rollup = rollupPruneStatements(sqliteParameter);
+  const deleteRollup = { all: rollup.all.map(prepare), tenant: rollup.tenant.map(prepare) };
   return {
+    // The rollup's rows are no entries (no class, no weight): only the pages they gave back are counted.
+    deleteRollup: (filter) =>
+      deleteInChunk(() => {
+        for (const statement of variantOf(deleteRollup, filter)) statement.run(...rollupParameters(filter));
+        return [];
+      }),
     count: (filter) => ({
       entries: variantOf(countLog, filter).get(...parametersOf('log', filter)) as number,
       groups: filter.tenant === null ? (countGroups.get(...parametersOf('groups', filter)) as number) : 0,
@@ -99,7 +114,13 @@ function postgresPruneStore(pool: pg.Pool): PruneStore {
   const sql = pruneStatements(postgresParameter, 'NULL::integer');
   const count = async (text: string, parameters: string[]) =>
     Number((await pool.query<{ n: string }>(text, parameters)).rows[0].n);
+  const rollup = rollupPruneStatements(postgresParameter);
   return {
+    deleteRollup: (filter) =>
+      inPostgresTransaction(pool, async (client) => {
+        for (const text of variantOf(rollup, filter)) await client.query(text, rollupParameters(filter));
+        return deletedChunkOf([], 0);
+      }),
     async count(filter) {
       const [entries, groups] = await Promise.all([
         count(variantOf(sql.countLog, filter), parametersOf('log', filter)),
@@ -156,6 +177,8 @@ export function journalPruner(
       await flush();
       const entries = await removeAll('log', filter);
       const groups = filter.tenant === null ? await removeAll('groups', filter) : 0;
+      const rollup = await store.deleteRollup(filter);
+      budget?.apply({ pages: rollup.pages });
       return { entries, groups };
     },
   };

@@ -18,6 +18,40 @@ import {
 } from './journal-sql.ts';
 import type { Queryable } from '../idempotency/postgres-idempotency.store.ts';
 import { inPostgresTransaction } from '../db/postgres.ts';
+import { MINUTE_COLUMNS, rollupStatements, sweepCutoff, type BatchRollup } from './journal-rollup.ts';
+
+const ROLLUP = rollupStatements(postgresParameter);
+
+/**
+ * The batch's rollup as data-modifying WITH clauses (numbered from parameter `first + 1`), so the fast path stays
+ * one statement: one multi-row upsert for the minutes, one for the codes (distinct keys: aggregated in memory).
+ */
+function rollupClauses(rollup: BatchRollup, first: number): { clauses: string[]; values: unknown[] } {
+  const clauses: string[] = [];
+  const values: unknown[] = [];
+  const p = () => `$${first + values.length}`;
+  if (rollup.minutes.length > 0) {
+    const arrays = MINUTE_COLUMNS.map((_, i) => {
+      values.push(rollup.minutes.map((row) => row[i]));
+      return `${p()}::${i === 2 ? 'text' : 'integer'}[]`;
+    });
+    clauses.push(`rolled_minutes AS (INSERT INTO journal_minutes AS m (${MINUTE_COLUMNS.join(', ')})
+      SELECT * FROM unnest(${arrays.join(', ')})
+      ON CONFLICT (tenant_id, chave_id, minute) DO UPDATE SET ${MINUTE_COLUMNS.slice(3)
+        .map((c) => `${c} = m.${c} + excluded.${c}`)
+        .join(', ')})`);
+  }
+  if (rollup.codes.length > 0) {
+    const arrays = [0, 1, 2, 3, 4].map((i) => {
+      values.push(rollup.codes.map((row) => row[i]));
+      return `${p()}::${i === 2 || i === 3 ? 'text' : 'integer'}[]`;
+    });
+    clauses.push(`rolled_codes AS (INSERT INTO journal_minute_codes AS c (tenant_id, chave_id, minute, code, count)
+      SELECT * FROM unnest(${arrays.join(', ')})
+      ON CONFLICT (tenant_id, chave_id, minute, code) DO UPDATE SET count = c.count + excluded.count)`);
+  }
+  return { clauses, values };
+}
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -53,6 +87,17 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
       )
       .catch(() => undefined);
   };
+  // The rollup's sweep: once per new minute a batch writes, off the batches (old rows are no committed entry's).
+  let swept = '';
+  const sweep = (rollup: BatchRollup) => {
+    if (rollup.newest === null || rollup.newest <= swept) return;
+    swept = rollup.newest;
+    const cutoff = sweepCutoff(rollup.newest);
+    void pool
+      .query(ROLLUP.sweepMinutes, [cutoff])
+      .then(() => pool.query(ROLLUP.sweepCodes, [cutoff]))
+      .catch(() => undefined);
+  };
   const timer = setInterval(() => void touch(), 1000);
   timer.unref();
   const insertEntries = (entries: unknown[][]) => {
@@ -68,15 +113,24 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
         const insert = insertEntries(batch.entries);
         const kinds = JOURNAL_CLASSES.filter((kind) => batch.delta[kind].rows !== 0);
         if (kinds.length === 0) return batch.delta;
-        const first = insert.values.length;
-        // A data-modifying WITH runs to completion whether or not the main statement reads it: one atomic command.
+        const rolled = rollupClauses(batch.rollup, insert.values.length);
+        const first = insert.values.length + rolled.values.length;
+        // A data-modifying WITH runs to completion whether or not the main statement reads it: one atomic command
+        // (the entries, their rollup and the totals).
         await pool.query(
-          `WITH added AS (${insert.text})
+          `WITH ${[`added AS (${insert.text})`, ...rolled.clauses].join(', ')}
            UPDATE audit_budget b SET rows = b.rows + d.rows, bytes = b.bytes + d.bytes
            FROM unnest($${first + 1}::text[], $${first + 2}::bigint[], $${first + 3}::bigint[]) AS d(kind, rows, bytes)
            WHERE b.kind = d.kind`,
-          [...insert.values, kinds, kinds.map((k) => batch.delta[k].rows), kinds.map((k) => batch.delta[k].bytes)],
+          [
+            ...insert.values,
+            ...rolled.values,
+            kinds,
+            kinds.map((k) => batch.delta[k].rows),
+            kinds.map((k) => batch.delta[k].bytes),
+          ],
         );
+        sweep(batch.rollup);
         return batch.delta;
       }
       return inPostgresTransaction(pool, async (client) => {
@@ -107,9 +161,14 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
             batch.delta.unattributed.bytes += g.bytes;
           }
         }
+        const rolled = rollupClauses(batch.rollup, 0);
+        if (rolled.clauses.length > 0) await client.query(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values);
         // Last before the commit: every instance's batch takes these rows' locks, so they are held the shortest time.
         await addToBudget(client, batch.delta);
         return batch.delta;
+      }).then((delta) => {
+        sweep(batch.rollup);
+        return delta;
       });
     },
     rollback: (rollback) => rollback(pool),

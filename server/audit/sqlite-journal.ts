@@ -16,8 +16,15 @@ import {
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-/** The tables whose pages are the journal's share of gateway.db (their indexes included). */
-export const JOURNAL_TABLES = ['audit_log', 'audit_unattributed', 'audit_budget', 'audit_probe'] as const;
+/** The tables whose pages are the journal's share of gateway.db (their indexes included; the rollup too: § G2). */
+export const JOURNAL_TABLES = [
+  'audit_log',
+  'audit_unattributed',
+  'audit_budget',
+  'audit_probe',
+  'journal_minutes',
+  'journal_minute_codes',
+] as const;
 /** The WAL's index (gateway.db-shm): 32 KiB while the WAL stays under 4,062 frames, which its share keeps it. */
 export const SHM_BYTES = 32 * KiB;
 /** SQLite's frame header: each page in the WAL takes this much more than the page itself. */

@@ -5,6 +5,7 @@ import type { TenantsTable } from './tables/tenants.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
 import type { OperatorsTable } from './tables/operators.ts';
 import type { AuditBudgetTable, AuditLogTable, AuditUnattributedTable } from './tables/audit-log.ts';
+import type { JournalMinuteCodesTable, JournalMinutesTable } from './tables/journal-minutes.ts';
 import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import type { OperatorSessionsTable } from './tables/operator-sessions.ts';
 import type { ConsoleLoginFailuresTable } from './tables/console-login-failures.ts';
@@ -20,6 +21,9 @@ export interface Database {
   audit_log: AuditLogTable;
   audit_unattributed: AuditUnattributedTable;
   audit_budget: AuditBudgetTable;
+  /** The journal's rollup per clinic, key and minute (migration 026, server/audit/journal-rollup.ts). */
+  journal_minutes: JournalMinutesTable;
+  journal_minute_codes: JournalMinuteCodesTable;
   idempotency_keys: IdempotencyKeysTable;
   operator_sessions: OperatorSessionsTable;
   console_login_failures: ConsoleLoginFailuresTable;

@@ -10,6 +10,7 @@ import { TokensPage } from '../features/tokens/index.ts';
 import { PlaygroundPage } from '../features/playground/index.ts';
 import { IdempotencyPage } from '../features/idempotency/index.ts';
 import { OperatorsPage } from '../features/operators/index.ts';
+import { AlertsBanner, TrafficPage } from '../features/traffic/index.ts';
 import type { Session } from '../features/auth/index.ts';
 import { useLocation } from '../lib/router.ts';
 import { Button, EmptyState } from '../lib/ui.tsx';
@@ -19,6 +20,7 @@ const SCREENS: Array<{ path: string; label: string; page: (session: Session) => 
   { path: '/keys', label: 'API keys', page: () => <KeysPage /> },
   { path: '/tenants', label: 'Clinics', page: () => <TenantsPage /> },
   { path: '/audit', label: 'Audit log', page: () => <AuditPage /> },
+  { path: '/traffic', label: 'Traffic', page: () => <TrafficPage /> },
   { path: '/idempotency', label: 'Idempotency', page: () => <IdempotencyPage /> },
   { path: '/faults', label: 'Backend faults', page: () => <FaultsPage /> },
   { path: '/storage-faults', label: 'Storage faults', page: () => <StorageFaultsPage /> },
@@ -72,6 +74,7 @@ export function App() {
           </nav>
           <main className="main">
             <JournalBanner />
+            <AlertsBanner />
             <ClockBanner />
             <Page path={path} session={session} />
           </main>

@@ -109,6 +109,10 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['DELETE', '/admin/api/tenants/clinica-teste/snapshots/:name', undefined, 'admin'],
   ['GET', '/admin/api/tenants/clinica-teste/snapshots/:name/export', undefined, 'admin'],
   ['POST', '/admin/api/tenants/clinica-teste/snapshots/import', undefined, 'admin'],
+  // Traffic charts and alerts (issue 31): a viewer reads them.
+  ['GET', '/admin/api/tenants/clinica-teste/stats', undefined, 'read'],
+  ['GET', '/admin/api/tenants/clinica-teste/stats/keys', undefined, 'read'],
+  ['GET', '/admin/api/alerts', undefined, 'read'],
 ];
 
 /** Automation routes: an operator API token (Authorization: Bearer), never a session (test/server/admin/tenant-reset.test.ts). */
@@ -129,6 +133,9 @@ const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['GET', '/admin/api/automation/tenants/clinica-teste/keys'],
   ['POST', '/admin/api/automation/tenants/clinica-teste/keys', { scopes: ['pacientes:read'] }],
   ['PATCH', '/admin/api/automation/keys/1', { label: 'x' }],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/stats'],
+  ['GET', '/admin/api/automation/tenants/clinica-teste/stats/keys'],
+  ['GET', '/admin/api/automation/alerts'],
 ];
 
 describe('console API access control', () => {

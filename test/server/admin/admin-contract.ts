@@ -15,6 +15,7 @@ import {
 } from '../../../contracts/admin/operator-tokens.ts';
 import { operatorView, operatorWithPassword } from '../../../contracts/admin/operators.ts';
 import { fullApiKey, playgroundAnswer } from '../../../contracts/admin/playground.ts';
+import { alertsAnswer, keyStatsAnswer, statsAnswer } from '../../../contracts/admin/stats.ts';
 import { storageFaultView } from '../../../contracts/admin/storage-faults.ts';
 import { clonePolicyView, tenantCloned, tenantDropped } from '../../../contracts/admin/clones.ts';
 import {
@@ -99,6 +100,10 @@ const ROUTES: Array<[method: string, path: RegExp, schema: z.ZodType]> = [
   ['POST', /^(\/automation)?\/tenants\/[^/]+\/snapshots\/import$/, snapshotImportResult],
   ['POST', /^(\/automation)?\/tenants\/[^/]+\/snapshots\/[^/]+\/restore$/, snapshotRestoreResult],
   ['DELETE', /^(\/automation)?\/tenants\/[^/]+\/snapshots\/[^/]+$/, snapshotDeleted],
+  // Traffic charts and alerts (issue 31), the console routes and their automation twins: same answers.
+  ['GET', /^(\/automation)?\/tenants\/[^/]+\/stats$/, statsAnswer],
+  ['GET', /^(\/automation)?\/tenants\/[^/]+\/stats\/keys$/, keyStatsAnswer],
+  ['GET', /^(\/automation)?\/alerts$/, alertsAnswer],
 ];
 
 /** The contract of a console API answer (`path` below /admin/api, query string included), or null when none is listed. */

@@ -30,6 +30,8 @@ import {
 } from './api.ts';
 import { EditKeyDialog, IssueKeyDialog, SecretDialog } from './dialogs.tsx';
 import { compactScopes, presetLabel, presetOf } from './ScopePicker.tsx';
+import { useKeySparklines } from './traffic.ts';
+import { Sparkline } from '../../lib/sparkline.tsx';
 
 type Modal =
   | { kind: 'issue' }
@@ -188,6 +190,7 @@ export function KeysPage() {
   /** The key issued last: highlighted until the operator leaves the page. */
   const [highlight, setHighlight] = useState<number | null>(null);
 
+  const sparklineOf = useKeySparklines(tenant);
   const medicoName = useMemo(() => new Map(medicos.data?.map((m) => [m.id, m.nome])), [medicos.data]);
   const visible = keys.data?.keys ?? [];
   const total = keys.data?.total ?? 0;
@@ -284,6 +287,8 @@ export function KeysPage() {
                   <span className="mono nowrap">#{k.id}</span> · <span className="mono nowrap">{k.api_key_masked}</span>{' '}
                   · <a href={`#/audit?chave_id=${k.id}`}>Calls</a> ·{' '}
                   <a href={`#/idempotency?chave_id=${k.id}`}>Idempotency</a>
+                  {' · '}
+                  <a href={`#/traffic?tenant=${encodeURIComponent(tenant ?? '')}&chave_id=${k.id}`}>Traffic</a>
                 </div>
               </td>
               <td>
@@ -317,6 +322,10 @@ export function KeysPage() {
                   text={formatDay(k.rotated_at ?? k.created_at)}
                 />
                 <DatedLine label="Used" iso={k.last_used_at} text={relativeTime(k.last_used_at)} />
+                <Sparkline
+                  points={sparklineOf(k.id)?.points}
+                  label={`Calls per minute, last hour: ${sparklineOf(k.id)?.calls ?? 0}`}
+                />
               </td>
             </>
           )}

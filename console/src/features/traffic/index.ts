@@ -1,0 +1,2 @@
+export { TrafficPage } from './TrafficPage.tsx';
+export { AlertsBanner } from './AlertsBanner.tsx';
