@@ -65,8 +65,8 @@ const SERVER_FLOORS = [
   },
   {
     name: 'adapters',
-    comment: 'the /v1 routes, the console API, the OpenAPI document, the Prometheus metrics',
-    paths: ['(routes|admin|openapi)/', 'metrics/'],
+    comment: 'the /v1 routes, the console API, the OpenAPI document, the Prometheus metrics, the contract guard',
+    paths: ['(routes|admin|openapi|proxy)/', 'metrics/'],
   },
   { name: 'app', comment: 'the composition of the gateway', paths: ['app\\.ts$'] },
 ];

@@ -14,6 +14,7 @@ import { envelopeSerializerCompiler } from './http/schemas.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http/connection-errors.ts';
 import corsPlugin from './http/cors-plugin.ts';
 import authPlugin, { type AuthPluginOptions } from './auth/auth-plugin.ts';
+import { registerProxyOperations } from './proxy/proxy-routes.ts';
 import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin, { completeIdempotentWrites } from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore, type IdempotencyEntries } from './idempotency/idempotency.store.ts';
@@ -381,34 +382,50 @@ async function registerV1(
     allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
     sameOrigin: config.appEnv === 'development',
   });
-  await v1.register(authPlugin, {
-    keys: deps.keys,
-    now: () => parts.clock.now(),
-    explainSignatures: config.appEnv === 'development',
-    refusals: parts.refusals,
-    explain: deps.explainSignature,
-  });
+  const proxy = config.proxy;
+  // The contract guard in pass-through mode (issue 33): the caller signs for the upstream, so nothing is verified here.
+  if (proxy?.mode !== 'pass-through')
+    await v1.register(authPlugin, {
+      keys: deps.keys,
+      now: () => parts.clock.now(),
+      explainSignatures: config.appEnv === 'development',
+      refusals: parts.refusals,
+      explain: deps.explainSignature,
+    });
+  if (proxy) {
+    // The contract guard: no rate limit, no idempotency store of its own (both are the upstream's), the journal's gate.
+    registerJournalGate(v1, config, parts.journal);
+    registerProxyOperations(v1, V1_OPERATIONS, {
+      proxy,
+      registry: v1.metrics?.registry,
+      now: () => parts.clock.now(),
+    });
+    return;
+  }
   await v1.register(rateLimitPlugin, {
     perMinute: config.rateLimit.perMinute,
     sandboxPerMinute: config.rateLimit.sandboxPerMinute,
     // Several instances share one quota per key: the buckets live in the database they share.
     limiter: database.kind === 'postgres' ? new PostgresKeyRateLimiter(database.pool) : undefined,
   });
-  // A request runs only if its entry can be committed without evicting verified history (fail closed).
-  if (config.audit.enabled) {
-    const { budget } = parts.journal;
-    v1.addHook(
-      'preValidation',
-      syncHook((request) => {
-        if (request.auth && !budget.accepting()) {
-          request.journalUnattributed = true;
-          throw journalUnavailable();
-        }
-      }),
-    );
-  }
+  registerJournalGate(v1, config, parts.journal);
   await v1.register(idempotencyPlugin, { store: parts.idempotencyStore });
   registerOperations(v1, V1_OPERATIONS, { backend: deps.backend, presigner: parts.presigner, metrics: v1.metrics });
+}
+
+/** A request runs only if its entry can be committed without evicting verified history (fail closed). */
+function registerJournalGate(v1: FastifyInstance, config: GatewayConfig, journal: Journal): void {
+  if (!config.audit.enabled) return;
+  const { budget } = journal;
+  v1.addHook(
+    'preValidation',
+    syncHook((request) => {
+      if (request.auth && !budget.accepting()) {
+        request.journalUnattributed = true;
+        throw journalUnavailable();
+      }
+    }),
+  );
 }
 
 /**
