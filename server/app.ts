@@ -15,6 +15,7 @@ import { clientErrorHandler, frameworkErrorHandler } from './http/connection-err
 import corsPlugin from './http/cors-plugin.ts';
 import authPlugin, { type AuthPluginOptions } from './auth/auth-plugin.ts';
 import { registerProxyOperations } from './proxy/proxy-routes.ts';
+import { ContractStore } from './proxy/contract-store.ts';
 import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin, { completeIdempotentWrites } from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore, type IdempotencyEntries } from './idempotency/idempotency.store.ts';
@@ -76,6 +77,8 @@ declare module 'fastify' {
     presigner: Presigner;
     /** Appliance time (real time plus the development-mode offset): `/v1/ping`'s server_time. */
     applianceClock: ApplianceClock;
+    /** What the contract guard saw violated (issue 33; tests flush it before reading). */
+    contractStore: ContractStore;
   }
 }
 
@@ -115,8 +118,20 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.decorate('presigner', presigner);
   const operations: RegisteredOperation[] = [];
   app.decorate('operations', operations);
+  // What the contract guard saw violated (issue 33): written by the proxy's routes, read by /admin/api/contract.
+  const contractStore = new ContractStore(deps.database.db, (err) => app.log.error({ err }, 'contract store'));
+  app.decorate('contractStore', contractStore);
   await app.register(
-    (v1) => registerV1(v1, config, deps, { operations, clock, refusals, journal, idempotencyStore, presigner }),
+    (v1) =>
+      registerV1(v1, config, deps, {
+        operations,
+        clock,
+        refusals,
+        journal,
+        idempotencyStore,
+        presigner,
+        contractStore,
+      }),
     { prefix: '/v1' },
   );
 
@@ -133,6 +148,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     auditStorage: () => auditStorageStatus(deps.database, journal.budget),
     journalPrune: journalPruner(deps.database, journal.budget, () => journal.writer.flush()),
     clock,
+    contract: { proxy: config.proxy, flush: () => contractStore.flush() },
   });
   await registerConsoleStatic(app, config.consoleDir);
   // Ephemeral clinics past their time to live go, on every gateway, at start too (issue 30).
@@ -372,6 +388,7 @@ async function registerV1(
     journal: Journal;
     idempotencyStore: IdempotencyEntries;
     presigner: Presigner;
+    contractStore: ContractStore;
   },
 ): Promise<void> {
   const { database } = deps;
@@ -398,6 +415,7 @@ async function registerV1(
     registerProxyOperations(v1, V1_OPERATIONS, {
       proxy,
       registry: v1.metrics?.registry,
+      store: parts.contractStore,
       now: () => parts.clock.now(),
     });
     return;

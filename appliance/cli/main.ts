@@ -26,6 +26,7 @@ import { addDatabaseCommands, CopyRefused } from './copy-to-postgres.ts';
 import { addJournalPruneCommand } from './journal-prune.ts';
 import { addJournalCommands, journalCliAction } from './journal.ts';
 import { addSnapshotCommands } from './snapshots.ts';
+import { addProxyCommands } from './proxy.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { issuedTokenDetail, OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
@@ -650,6 +651,7 @@ export function buildCli(): Command {
   addOperatorCommands(program);
   addDatabaseCommands(program);
   addJournalPruneCommand(program);
+  addProxyCommands(program);
   addJournalCommands(program, {
     withServices,
     print,

@@ -29,6 +29,7 @@ import playgroundRoutes from './routes/playground.ts';
 import journalPruneRoutes from './routes/journal-prune.ts';
 import journalRoutes from './routes/journal.ts';
 import snapshotRoutes from './routes/snapshots.ts';
+import contractRoutes from './routes/contract.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
@@ -87,6 +88,7 @@ function adminDeps(options: AdminPluginOptions, now: () => number): AdminDeps {
     auditStorage: options.auditStorage,
     journalPrune: options.journalPrune,
     clock: options.clock ?? new ApplianceClock({ dataDir: null, enabled: false }),
+    contract: options.contract ?? { proxy: null, flush: async () => {} },
     lockout: options.lockout ?? policies.lockout,
     session,
     sessions: new SessionStore(options.db, session, now),
@@ -189,6 +191,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     journalPruneRoutes,
     journalRoutes,
     snapshotRoutes,
+    contractRoutes,
   ])
     await app.register(routes, deps);
 }

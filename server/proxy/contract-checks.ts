@@ -65,7 +65,11 @@ const describeCode = (code: unknown): string =>
 const pathOf = (segments: ReadonlyArray<PropertyKey>): string =>
   segments
     .map((segment) =>
-      typeof segment === 'number' ? '[]' : /^[a-z_][a-z0-9_]{0,63}$/i.test(String(segment)) ? `.${String(segment)}` : '.*',
+      typeof segment === 'number'
+        ? '[]'
+        : /^[a-z_][a-z0-9_]{0,63}$/i.test(String(segment))
+          ? `.${String(segment)}`
+          : '.*',
     )
     .join('')
     .replace(/^\./, '');

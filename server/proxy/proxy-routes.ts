@@ -8,6 +8,7 @@ import { backendUnavailable } from '../backend/client.ts';
 import type { ProxyConfig } from '../config.ts';
 import { CACHE_POLICIES, SMALL_BODY_LIMIT, type Operation } from '../routes/operation.ts';
 import { checkAnswer, checkRequest, type ContractViolation } from './contract-checks.ts';
+import type { ContractStore } from './contract-store.ts';
 import { callUpstream, HOP_BY_HOP, UpstreamFault, type UpstreamResponse } from './upstream.ts';
 
 /**
@@ -26,6 +27,8 @@ const OWN_HEADERS = ['x-api-version', 'x-api-release', 'x-content-type-options',
 
 export interface ProxyDeps {
   proxy: ProxyConfig;
+  /** The per-operation-and-rule summary (migration 027) the Contract screen and `proxy report` read. */
+  store?: ContractStore;
   /** The gateway's metrics registry (server/metrics): the violations' counter goes there. */
   registry?: Registry;
   now: () => number;
@@ -56,6 +59,7 @@ export function registerProxyOperations(app: FastifyInstance, operations: Operat
         detail.contract_violations_omitted = violations.length - VIOLATIONS_PER_ENTRY;
     }
     request.auditDetail = detail as unknown as Record<string, unknown>;
+    deps.store?.record(violations, request.id, new Date(deps.now()).toISOString());
   };
 
   for (const operation of operations) {

@@ -16,6 +16,7 @@ import * as m021 from './2026-11-26-021-instances.ts';
 import * as m022 from './2026-11-28-022-rate-take-many.ts';
 import * as m023 from './2026-12-02-023-ephemeral-clinics.ts';
 import * as m024 from './2026-12-02-024-api-key-expiry.ts';
+import * as m027 from './2026-12-02-027-contract-violations.ts';
 import * as postgresBaseline from './postgres/2026-11-26-000-postgres-baseline.ts';
 
 /**
@@ -27,6 +28,7 @@ const dialectAware: Record<string, Migration> = {
   '2026-11-28-022-rate-take-many': m022,
   '2026-12-02-023-ephemeral-clinics': m023,
   '2026-12-02-024-api-key-expiry': m024,
+  '2026-12-02-027-contract-violations': m027,
 };
 
 /** gateway.db (SQLite): date-prefixed, applied in name order by Kysely's Migrator. */

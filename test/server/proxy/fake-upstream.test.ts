@@ -22,7 +22,11 @@ const envelope = (data: unknown, meta: Record<string, unknown> = {}) =>
   JSON.stringify({ data, meta: { request_id: 'abc123', duracao_ms: 1, ...meta }, error: null });
 const errorEnvelope = (code: string, data: unknown = null) =>
   JSON.stringify({ data, meta: { request_id: 'abc123', duracao_ms: 1 }, error: { code, message: 'x', details: null } });
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'x-api-version': 'v1', 'cache-control': 'no-store' };
+const JSON_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'x-api-version': 'v1',
+  'cache-control': 'no-store',
+};
 const WRITE_HEADERS = { ...JSON_HEADERS, 'x-request-id': 'abc123', 'idempotency-replay': 'false' };
 const PING = {
   ok: true,
@@ -48,9 +52,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  stack = await startTestStack(
-    { PROXY_MODE: 'resign', UPSTREAM_URL: url, UPSTREAM_API_KEY: UPSTREAM_KEY, UPSTREAM_API_SECRET: UPSTREAM_SECRET, UPSTREAM_TIMEOUT_MS: '400', LOG_LEVEL: 'info' },
-  );
+  stack = await startTestStack({
+    PROXY_MODE: 'resign',
+    UPSTREAM_URL: url,
+    UPSTREAM_API_KEY: UPSTREAM_KEY,
+    UPSTREAM_API_SECRET: UPSTREAM_SECRET,
+    UPSTREAM_TIMEOUT_MS: '400',
+    LOG_LEVEL: 'info',
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -86,14 +95,23 @@ test('re-sign: the upstream gets the same bytes signed with its key and a fresh 
   );
   // The proxy's own journal entry: the upstream's id is noted; nothing violated.
   stack.app.auditWriter.flush();
-  const rows = await stack.database.db.selectFrom('audit_log' as never).selectAll().execute();
+  const rows = await stack.database.db
+    .selectFrom('audit_log' as never)
+    .selectAll()
+    .execute();
   const entry = (rows as any[]).find((r) => r.path === '/v1/ping');
   expect(entry.status).toBe(200);
-  expect(JSON.parse(entry.detail)).toEqual({ proxy: { mode: 'resign', upstream_status: 200, upstream_request_id: 'abc123' } });
+  expect(JSON.parse(entry.detail)).toEqual({
+    proxy: { mode: 'resign', upstream_status: 200, upstream_request_id: 'abc123' },
+  });
 });
 
 test('a write body is forwarded byte for byte and signed as sent', async () => {
-  next = { status: 201, headers: { ...WRITE_HEADERS, location: '/v1/pacientes/7' }, body: envelope(PACIENTE, { idempotent_replay: false }) };
+  next = {
+    status: 201,
+    headers: { ...WRITE_HEADERS, location: '/v1/pacientes/7' },
+    body: envelope(PACIENTE, { idempotent_replay: false }),
+  };
   const body = '{"nome":"Maria",  "data_nascimento":"1985-03-14","sexo":"FEM"}';
   const res = await stack.call({ method: 'POST', path: '/v1/pacientes', body, idempotencyKey: 'k-1' });
   expect(res.status).toBe(201);
@@ -102,11 +120,21 @@ test('a write body is forwarded byte for byte and signed as sent', async () => {
   expect(res.headers.location).toBe('/v1/pacientes/7');
 });
 
-const cases: Array<{ name: string; call: Parameters<TestStack['call']>[0]; answer: Answer; operation: string; rule: string }> = [
+const cases: Array<{
+  name: string;
+  call: Parameters<TestStack['call']>[0];
+  answer: Answer;
+  operation: string;
+  rule: string;
+}> = [
   {
     name: 'a missing X-Api-Version',
     call: { path: '/v1/ping' },
-    answer: { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: envelope(PING) },
+    answer: {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+      body: envelope(PING),
+    },
     operation: 'getPing',
     rule: 'responses.200.headers.X-Api-Version',
   },
@@ -126,7 +154,12 @@ const cases: Array<{ name: string; call: Parameters<TestStack['call']>[0]; answe
   },
   {
     name: 'a 201 without Location',
-    call: { method: 'POST', path: '/v1/pacientes', body: { nome: 'Maria', data_nascimento: '1985-03-14', sexo: 'FEM' }, idempotencyKey: 'k-2' },
+    call: {
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'Maria', data_nascimento: '1985-03-14', sexo: 'FEM' },
+      idempotencyKey: 'k-2',
+    },
     answer: { status: 201, headers: WRITE_HEADERS, body: envelope(PACIENTE, { idempotent_replay: false }) },
     operation: 'postPacientes',
     rule: 'responses.201.headers.Location',
@@ -166,23 +199,34 @@ for (const c of cases) {
     const found = violations.length > 0 ? violations : await violationsOf(proxyId);
     expect(found).toContainEqual(expect.objectContaining({ operation: c.operation, rule: c.rule }));
     const metrics = new Scrape(await stack.app.metrics.scrape());
-    expect(metrics.value('gateway_contract_violations_total', { operation: c.operation, rule: c.rule })).toBeGreaterThan(0);
+    expect(
+      metrics.value('gateway_contract_violations_total', { operation: c.operation, rule: c.rule }),
+    ).toBeGreaterThan(0);
   });
 }
 
 async function lastEntryId(): Promise<string> {
   stack.app.auditWriter.flush();
-  const rows = (await stack.database.db.selectFrom('audit_log' as never).selectAll().execute()) as any[];
+  const rows = (await stack.database.db
+    .selectFrom('audit_log' as never)
+    .selectAll()
+    .execute()) as any[];
   return rows.sort((a, b) => a.id - b.id).at(-1).request_id;
 }
 
 test('a request outside the contract is reported under request.… and still forwarded (not --strict)', async () => {
-  next = { status: 200, headers: JSON_HEADERS, body: envelope([], { limit: 10, offset: 0, total: 0, has_more: false }) };
+  next = {
+    status: 200,
+    headers: JSON_HEADERS,
+    body: envelope([], { limit: 10, offset: 0, total: 0, has_more: false }),
+  };
   const res = await stack.call({ path: '/v1/pacientes?limite=5' });
   expect(res.status).toBe(200);
   expect(seen!.url).toBe('/v1/pacientes?limite=5');
   const violations = await violationsOf(await lastEntryId());
-  expect(violations).toContainEqual(expect.objectContaining({ operation: 'getPacientes', rule: 'request.query.additionalProperties' }));
+  expect(violations).toContainEqual(
+    expect.objectContaining({ operation: 'getPacientes', rule: 'request.query.additionalProperties' }),
+  );
 });
 
 test('a 302 is forwarded as it is, its Location untouched', async () => {
@@ -200,7 +244,10 @@ test('a non-JSON answer is a 503 SERVICE_UNAVAILABLE, journaled as an upstream f
   expect(res.status).toBe(503);
   expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
   stack.app.auditWriter.flush();
-  const rows = (await stack.database.db.selectFrom('audit_log' as never).selectAll().execute()) as any[];
+  const rows = (await stack.database.db
+    .selectFrom('audit_log' as never)
+    .selectAll()
+    .execute()) as any[];
   const entry = rows.find((r) => r.request_id === res.body.meta.request_id);
   expect(JSON.parse(entry.detail).upstream_fault.kind).toBe('invalid_json');
   expect(JSON.parse(entry.detail).contract_violations).toBeUndefined();
@@ -212,7 +259,10 @@ test('an upstream that hangs past UPSTREAM_TIMEOUT_MS is a 504 SERVICE_TIMEOUT',
   expect(res.status).toBe(504);
   expect(res.body.error.code).toBe('SERVICE_TIMEOUT');
   stack.app.auditWriter.flush();
-  const rows = (await stack.database.db.selectFrom('audit_log' as never).selectAll().execute()) as any[];
+  const rows = (await stack.database.db
+    .selectFrom('audit_log' as never)
+    .selectAll()
+    .execute()) as any[];
   const entry = rows.find((r) => r.request_id === res.body.meta.request_id);
   expect(JSON.parse(entry.detail).upstream_fault.kind).toBe('timeout');
 });
@@ -225,7 +275,12 @@ test('a refused connection is a 503 SERVICE_UNAVAILABLE', async () => {
   const saved = stack.app.log;
   expect(saved).toBeDefined();
   // A second guard, pointed at a port nothing listens on.
-  const other = await startTestStack({ PROXY_MODE: 'resign', UPSTREAM_URL: `http://127.0.0.1:${port}`, UPSTREAM_API_KEY: UPSTREAM_KEY, UPSTREAM_API_SECRET: UPSTREAM_SECRET });
+  const other = await startTestStack({
+    PROXY_MODE: 'resign',
+    UPSTREAM_URL: `http://127.0.0.1:${port}`,
+    UPSTREAM_API_KEY: UPSTREAM_KEY,
+    UPSTREAM_API_SECRET: UPSTREAM_SECRET,
+  });
   try {
     const res = await other.call({ path: '/v1/ping' });
     expect(res.status).toBe(503);
