@@ -186,10 +186,8 @@ function parseAnswer(raw: Buffer): { body: unknown; notJson: boolean } {
 
 /** Strict mode: the contract's own 400, one `lista` item per violated rule. */
 function strictRefusal(violations: ContractViolation[]): ApiError {
-  const lista = violations.map((v) => ({
-    field: v.rule.replace(/^request\.(headers|params|query)\./, ''),
-    msg: v.seen,
-  }));
+  // `field` as the gateway names a header (`Idempotency-Key`), else the contract's path of the rule.
+  const lista = violations.map((v) => ({ field: v.rule.replace(/^request\.headers\./, ''), msg: v.seen }));
   const tooLarge = violations.find((v) => v.rule === 'request.body.x-max-body-bytes');
   if (tooLarge)
     return new ApiError(
