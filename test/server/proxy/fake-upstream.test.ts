@@ -289,3 +289,105 @@ test('a refused connection is a 503 SERVICE_UNAVAILABLE', async () => {
     await other.stop();
   }
 });
+
+test('GET /admin/api/contract (console session) and /automation/contract (operator token) answer the same report', async () => {
+  const { ensureOperator } = await import('../../../server/operators/index.ts');
+  const { ConsoleClient } = await import('../admin/console-client.ts');
+  const { contractReport } = await import('../../../contracts/admin/contract.ts');
+  await ensureOperator(stack.database.db, 'guarda', 'correct-horse-battery', 'admin');
+  const client = new ConsoleClient(stack.gatewayUrl);
+  expect((await client.login('guarda', 'correct-horse-battery')).status).toBe(200);
+  const res = await client.call('GET', '/admin/api/contract');
+  expect(res.status).toBe(200);
+  const report = contractReport.parse(res.body.data);
+  expect(report.proxy).toEqual({
+    mode: 'resign',
+    upstream: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    strict: false,
+  });
+  const location = report.violations.find((v) => v.rule === 'responses.201.headers.Location');
+  expect(location).toMatchObject({ operation: 'postPacientes', count: 1, last_value: 'absent' });
+  expect(report.total).toBe(report.violations.reduce((sum, v) => sum + v.count, 0));
+  // The journal entry the row links to has the violation.
+  expect(await violationsOf(location!.last_request_id)).toContainEqual(
+    expect.objectContaining({ rule: 'responses.201.headers.Location' }),
+  );
+  const issued = (await client.call('POST', '/admin/api/operator-tokens', { label: 'ci', tenants: ['clinica-teste'] }))
+    .body.data;
+  const { request } = await import('undici');
+  const viaToken = await request(`${stack.gatewayUrl}/admin/api/automation/contract`, {
+    headers: { authorization: `Bearer ${issued.token}` },
+  });
+  expect(viaToken.statusCode).toBe(200);
+  expect(((await viaToken.body.json()) as any).data).toEqual(res.body.data);
+});
+
+test('--strict: a request outside the contract gets the contract 400 and is not forwarded; reported all the same', async () => {
+  const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const strict = await startTestStack({
+    PROXY_MODE: 'resign',
+    PROXY_STRICT: 'true',
+    UPSTREAM_URL: url,
+    UPSTREAM_API_KEY: UPSTREAM_KEY,
+    UPSTREAM_API_SECRET: UPSTREAM_SECRET,
+  });
+  try {
+    seen = null;
+    const noKey = await strict.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 'Maria', data_nascimento: '1985-03-14', sexo: 'FEM' },
+    });
+    expect(noKey.status).toBe(400);
+    expect(noKey.body.error).toMatchObject({ code: 'VAL_INVALID_PARAM', details: { field: 'Idempotency-Key' } });
+    const wrongType = await strict.call({
+      method: 'POST',
+      path: '/v1/pacientes',
+      body: { nome: 7 },
+      idempotencyKey: 'k-s',
+    });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.error.details.lista.map((i: any) => i.field)).toContain('request.body.nome');
+    expect(seen).toBeNull();
+    await strict.app.contractStore.flush();
+    const rows = await strict.database.db.selectFrom('contract_violations').selectAll().execute();
+    expect(rows.map((r) => r.rule)).toEqual(
+      expect.arrayContaining(['request.headers.Idempotency-Key', 'request.body.nome']),
+    );
+    // What was seen is described, never quoted.
+    expect(JSON.stringify(rows)).not.toContain('Maria');
+  } finally {
+    await strict.stop();
+  }
+});
+
+test('pass-through: every header and byte as the caller sent them; the missing signature is reported, not refused', async () => {
+  const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const pass = await startTestStack({ PROXY_MODE: 'pass-through', UPSTREAM_URL: url });
+  try {
+    next = { status: 200, headers: JSON_HEADERS, body: envelope(PING) };
+    const res = await pass.call(
+      { path: '/v1/ping', headers: { 'x-custom': 'kept' } },
+      { apiKey: UPSTREAM_KEY, apiSecret: UPSTREAM_SECRET },
+    );
+    expect(res.status).toBe(200);
+    expect(seen!.headers['x-api-key']).toBe(UPSTREAM_KEY);
+    expect(seen!.headers['x-custom']).toBe('kept');
+    const { createHmac } = await import('node:crypto');
+    const ts = seen!.headers['x-timestamp'] as string;
+    expect(seen!.headers['x-signature']).toBe(
+      createHmac('sha256', UPSTREAM_SECRET).update(`${ts}.GET /v1/ping\n`).digest('hex'),
+    );
+    const unsigned = await pass.raw({ path: '/v1/ping' });
+    expect(unsigned.status).toBe(200);
+    await pass.app.contractStore.flush();
+    const rows = await pass.database.db.selectFrom('contract_violations').selectAll().execute();
+    expect(rows.map((r) => r.rule).sort()).toEqual([
+      'request.headers.X-API-Key',
+      'request.headers.X-Signature',
+      'request.headers.X-Timestamp',
+    ]);
+  } finally {
+    await pass.stop();
+  }
+});
