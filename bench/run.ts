@@ -28,6 +28,7 @@ import {
 import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
 import { benchClones } from './clones.ts';
+import { benchProxy } from './proxy.ts';
 import { measureSnapshots, snapshotsTable } from './snapshots.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
@@ -392,6 +393,7 @@ async function main(): Promise<void> {
     return;
   }
   if (only === 'clones') return benchClones(JSON_OUTPUT);
+  if (only === 'proxy') return benchProxy(JSON_OUTPUT);
   if (only === 'snapshots') {
     const snapshots = await measureSnapshots();
     console.log(JSON_OUTPUT ? JSON.stringify({ snapshots }, null, 2) : snapshotsTable(snapshots));
@@ -469,6 +471,7 @@ async function main(): Promise<void> {
       report.cli = cli;
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);
       await benchClones(JSON_OUTPUT, report);
+      await benchProxy(JSON_OUTPUT, report);
       report.snapshots = await measureSnapshots();
       if (!JSON_OUTPUT)
         console.log(`\n${snapshotsTable(report.snapshots as Awaited<ReturnType<typeof measureSnapshots>>)}`);
