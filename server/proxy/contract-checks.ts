@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { API_ERROR_STATUS, type ApiErrorCode } from '../../contracts/errors.ts';
 import { emptyQuery } from '../../contracts/schemas/params.ts';
 import { ERROR_DETAILS, meta, paginationMeta, writeMeta } from '../../contracts/schemas/envelope.ts';

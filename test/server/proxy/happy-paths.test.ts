@@ -115,10 +115,9 @@ type Answers = Array<{ operation: string; answer: ReturnType<typeof answerOf> }>
 
 /** One run of the script: every operation once at least, in an order that makes its ids. */
 async function script(mode: Mode, run: string, step: Step = sequential): Promise<Answers> {
-  const raw = callerOf(mode);
+  const call: Call = callerOf(mode);
   const answers: Answers = [];
   let n = 0;
-  const call: Call = raw;
   const go = (operation: string, req: SignedRequest, expected: number) =>
     step(async () => {
       const idem = req.method && req.method !== 'GET' && !(req.method === 'POST' && req.path === '/v1/ping');
@@ -216,7 +215,6 @@ async function script(mode: Mode, run: string, step: Step = sequential): Promise
     }
     throw new Error('no free slot in the seeded clinic');
   };
-  void raw;
   const free = await step(slotOf);
   await go('getAgendaSlots', { path: `/v1/agenda/slots?procedimento_id=${free.proc}&horizonte_dias=60` }, 200);
   // The slot is chosen in the step that books it: the other run's booking has taken the one before.
@@ -301,7 +299,7 @@ for (const mode of ['resign', 'pass'] as const) {
     const step = lockstep();
     const [direct, proxied] = await Promise.all([script('direct', mode, step), script(mode, mode, step)]);
     expect(proxied.map((a) => a.operation)).toEqual(direct.map((a) => a.operation));
-    direct.forEach((d, i) => expect(proxied[i].answer, `${d.operation} (call ${i})`).toEqual(d.answer));
+    for (const [i, d] of direct.entries()) expect(proxied[i].answer, `${d.operation} (call ${i})`).toEqual(d.answer);
     const stack = mode === 'resign' ? resign : pass;
     expect(await violationsIn(stack)).toEqual([]);
     // Every call journaled by the guard, none with a violation or a fault.
