@@ -71,6 +71,9 @@ export function upstreamHeaders(call: UpstreamCall): http.OutgoingHttpHeaders {
     out[name] = value;
   }
   out.host = call.base.host;
+  // Answers are checked as JSON: asked for uncompressed (the one header the guard sets in pass-through mode too; it is
+  // not signed, and an upstream may always answer identity).
+  out['accept-encoding'] = 'identity';
   if (call.resign) {
     const timestamp = String(Math.floor(call.resign.now() / 1000));
     const payload = signingPayload(timestamp, call.method, upstreamPath(call.base, call.pathAndQuery), call.body);

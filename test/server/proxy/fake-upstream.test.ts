@@ -87,6 +87,7 @@ test('re-sign: the upstream gets the same bytes signed with its key and a fresh 
   expect(res.text).toBe(envelope(PING));
   expect(seen!.url).toBe('/v1/ping');
   expect(seen!.headers['x-api-key']).toBe(UPSTREAM_KEY);
+  expect(seen!.headers['accept-encoding']).toBe('identity');
   const { createHmac } = await import('node:crypto');
   const ts = seen!.headers['x-timestamp'] as string;
   expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(5);
