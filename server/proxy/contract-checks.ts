@@ -74,6 +74,66 @@ const pathOf = (segments: ReadonlyArray<PropertyKey>): string =>
     .join('')
     .replace(/^\./, '');
 
+/** What this file reads of a zod 4 schema's definition. */
+interface ZodDef {
+  type?: string;
+  shape?: Record<string, unknown>;
+  innerType?: unknown;
+  in?: unknown;
+  out?: unknown;
+  element?: unknown;
+  options?: unknown[];
+  left?: unknown;
+  right?: unknown;
+  getter?: () => unknown;
+}
+const defOf = (schema: unknown): ZodDef | undefined => (schema as { _zod?: { def?: ZodDef } } | null)?._zod?.def;
+
+/** The definitions a value is checked against, through wrappers, pipes, unions and intersections. */
+function leaves(schema: unknown, depth = 0): ZodDef[] {
+  const def = defOf(schema);
+  if (!def || depth > 32) return [];
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'nonoptional':
+    case 'readonly':
+    case 'catch':
+      return leaves(def.innerType, depth + 1);
+    case 'pipe':
+      return [...leaves(def.in, depth + 1), ...leaves(def.out, depth + 1)];
+    case 'union':
+      return (def.options ?? []).flatMap((option) => leaves(option, depth + 1));
+    case 'intersection':
+      return [...leaves(def.left, depth + 1), ...leaves(def.right, depth + 1)];
+    case 'lazy':
+      return leaves(def.getter?.(), depth + 1);
+    default:
+      return [def];
+  }
+}
+
+/** The index of the first key of `path` no object of the schema declares there (-1: every key is declared). */
+function undeclaredAt(schema: unknown, path: ReadonlyArray<PropertyKey>): number {
+  let current: unknown[] = [schema];
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i];
+    const defs = current.flatMap((s) => leaves(s));
+    if (typeof segment === 'number') {
+      current = defs.flatMap((def) => (def.type === 'array' ? [def.element] : []));
+      continue;
+    }
+    const objects = defs.filter((def) => def.type === 'object' && def.shape);
+    if (objects.length === 0) return -1;
+    const next = objects.flatMap((def) => (Object.hasOwn(def.shape!, segment) ? [def.shape![segment as string]] : []));
+    if (next.length === 0) return i;
+    current = next;
+  }
+  return -1;
+}
+
 function valueAt(root: unknown, segments: ReadonlyArray<PropertyKey>): unknown {
   let current = root;
   for (const segment of segments) {
@@ -89,18 +149,21 @@ function schemaViolations(operation: string, prefix: string, schema: z.ZodType, 
   if (result.success) return [];
   const seen = new Map<string, ContractViolation>();
   for (const issue of result.error.issues) {
-    const where = pathOf(issue.path);
-    const base = where ? `${prefix}.${where}` : prefix;
     // Unknown keys: the object's `additionalProperties` (the OpenAPI keyword), counted, never named (a key sent is
-    // the caller's text, and naming it would give the rules no bound).
-    const unknown = issue.code === 'unrecognized_keys';
+    // the caller's text, and naming it would give the rules no bound). A strict object reports them in one issue at
+    // its own path; an object closed by a catchall, one issue at each key's path, which the schema does not declare.
+    const undeclared = issue.code === 'unrecognized_keys' ? -1 : undeclaredAt(schema, issue.path);
+    const unknown = issue.code === 'unrecognized_keys' || undeclared >= 0;
+    const segments = undeclared >= 0 ? issue.path.slice(0, undeclared) : issue.path;
+    const where = pathOf(segments);
+    const base = where ? (where.startsWith('[') ? `${prefix}${where}` : `${prefix}.${where}`) : prefix;
     const rule = unknown ? `${base}.additionalProperties` : base;
     if (seen.has(rule)) continue;
     seen.set(rule, {
       operation,
       rule,
       seen: unknown
-        ? `${issue.keys.length} key(s) not in the contract`
+        ? `${issue.code === 'unrecognized_keys' ? issue.keys.length : 1} key(s) not in the contract`
         : `${describeValue(valueAt(value, issue.path))}: ${issue.message}`.slice(0, 160),
     });
   }
