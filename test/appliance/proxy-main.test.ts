@@ -23,6 +23,8 @@ let dataDir: string;
 let baseUrl: string;
 let output = '';
 let guardCreds: Credentials;
+/** Every answer the guard gave in these tests, headers and body: searched for the secret at the end. */
+const answers: string[] = [];
 
 beforeAll(async () => {
   upstream = await startTestStack();
@@ -91,6 +93,10 @@ test('the banner names the upstream; calls are re-signed; --strict refuses a req
   // A refused upstream answer (the upstream's own 404) comes back as it is.
   const missing = await signedRequest(baseUrl, guardCreds, { path: '/v1/pacientes/999999' });
   expect(missing.status).toBe(404);
+  const badSignature = await signedRequest(baseUrl, guardCreds, { path: '/v1/ping', signature: 'f'.repeat(64) });
+  expect(badSignature.status).toBe(401);
+  for (const res of [ping, created, refused, missing, badSignature])
+    answers.push(JSON.stringify(res.headers), res.text);
 });
 
 test('proxy report: the markdown table and --json (the console API object)', async () => {
@@ -117,6 +123,8 @@ test('the upstream secret is in no log line, no file of DATA_DIR, no answer', as
   expect(output.length).toBeGreaterThan(0);
   expect(output).toContain('incoming request');
   expect(Buffer.from(output).includes(secret)).toBe(false);
+  expect(answers.length).toBeGreaterThan(0);
+  for (const answer of answers) expect(answer.includes(upstreamCreds.apiSecret)).toBe(false);
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {

@@ -392,3 +392,65 @@ test('pass-through: every header and byte as the caller sent them; the missing s
     await pass.stop();
   }
 });
+
+test('a TLS failure (an upstream whose certificate is not trusted) is a 503, journaled as a tls fault', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const https = await import('node:https');
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-proxy-tls-'));
+  const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => res.end('{}'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const guard = await startTestStack({
+    PROXY_MODE: 'resign',
+    UPSTREAM_URL: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    UPSTREAM_API_KEY: UPSTREAM_KEY,
+    UPSTREAM_API_SECRET: UPSTREAM_SECRET,
+  });
+  try {
+    const res = await guard.call({ path: '/v1/ping' });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(res.headers['retry-after']).toBeDefined();
+    expect(res.text).not.toContain(UPSTREAM_SECRET);
+    guard.app.auditWriter.flush();
+    const rows = (await guard.database.db
+      .selectFrom('audit_log' as never)
+      .selectAll()
+      .execute()) as any[];
+    const entry = rows.find((r) => r.request_id === res.body.meta.request_id);
+    expect(JSON.parse(entry.detail).upstream_fault.kind).toBe('tls');
+    // The guard's own document is the contract's, in proxy mode too.
+    const doc = await guard.raw({ path: '/openapi.json' });
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths)).toContain('/v1/pacientes/{id}');
+  } finally {
+    await guard.stop();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
