@@ -69,8 +69,8 @@ const SERVER_FLOORS = [
   {
     name: 'adapters',
     comment:
-      'the /v1 routes, the console API, the OpenAPI document, the Prometheus metrics, the request spans (tracing on)',
-    paths: ['(routes|admin|openapi|tracing)/', 'metrics/'],
+      'the /v1 routes, the console API, the OpenAPI document, the Prometheus metrics, the request spans (tracing on), the contract guard',
+    paths: ['(routes|admin|openapi|tracing|proxy)/', 'metrics/'],
   },
   { name: 'app', comment: 'the composition of the gateway', paths: ['app\\.ts$'] },
 ];

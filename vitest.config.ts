@@ -30,6 +30,7 @@ const ON_POSTGRES = [
   'test/server/tracing/**/*.test.ts',
   'test/server/reliability/exactly-once.test.ts',
   'test/server/db/**/*.test.ts',
+  'test/server/proxy/**/*.test.ts',
   'test/appliance/cluster*.test.ts',
   'test/appliance/cli/copy-to-postgres.test.ts',
   'test/appliance/cli/clones.test.ts',

@@ -24,6 +24,7 @@ import {
 import { describeConsistency } from '../server/integrity/idempotency-consistency.ts';
 import { describeQuickCheck } from '../server/integrity/quick-check.ts';
 import { onStopSignals } from './stop-signals.ts';
+import { withoutCredentials } from '../server/proxy/contract-store.ts';
 
 /**
  * `npm start`: embedded S3, backend-sim (its own child process: appliance/backend-sim-process.ts) and the
@@ -129,6 +130,15 @@ async function main(): Promise<void> {
         external: stack.config.backend.external,
         ...(stack.backendSim ? { pid: stack.backendSim.pid } : {}),
       },
+      ...(config.proxy
+        ? {
+            proxy: {
+              mode: config.proxy.mode,
+              upstream: withoutCredentials(config.proxy.upstream),
+              strict: config.proxy.strict,
+            },
+          }
+        : {}),
       storage: {
         internal_url: httpUrl(s3Internal.endPoint, s3Internal.port, s3Internal.useSSL),
         public_url: stack.s3PublicUrl,
@@ -149,6 +159,11 @@ async function main(): Promise<void> {
       `  Console    ${gatewayUrl}/console/`,
       `  backend    ${stack.backendUrl} (${backendProcess(stack.backendSim)}loopback only)`,
       `  storage    ${stack.s3PublicUrl} (${config.s3.embedded ? 'embedded s3rver' : 'external S3'}, bucket ${config.s3.bucket})`,
+      ...(config.proxy
+        ? [
+            `  upstream   ${withoutCredentials(config.proxy.upstream)}/v1 (contract guard, ${config.proxy.mode}${config.proxy.strict ? ', strict' : ''}: docs/contract-guard.md)`,
+          ]
+        : []),
       `  data       ${config.dataDir}`,
       `  credentials (operator login and demo API keys, mode 0600): ${credentialsFile}`,
       `  ports and URLs for the CLI: ${path.join(config.dataDir, RUNTIME_FILE)}`,

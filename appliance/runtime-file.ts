@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { contractReport } from '../contracts/admin/contract.ts';
 import { writePrivateFile } from '../server/secrets-files.ts';
 
 /**
@@ -30,6 +31,8 @@ export const runtimeInfoSchema = z.object({
    */
   gateways: z.array(z.object({ url, port, pid: z.number().int().positive() })).optional(),
   database: z.object({ kind: z.literal('postgres'), url: z.string(), managed: z.boolean() }).optional(),
+  /** `npm run proxy` (issue 33): the contract guard's upstream (without credentials) and mode, for `proxy report`. */
+  proxy: contractReport.shape.proxy.unwrap().optional(),
 });
 
 export type RuntimeInfo = z.infer<typeof runtimeInfoSchema>;

@@ -59,6 +59,18 @@ const ENTRIES = {
     failure: 'Cluster failed',
     quiet: false,
   },
+  // `npm run proxy`: the appliance with its /v1 forwarded to a real gateway and checked (issue 33).
+  proxy: {
+    source: 'appliance/proxy-main.ts',
+    bundle: 'proxy.mjs',
+    manifest: 'proxy.manifest.json',
+    name: 'proxy bundle',
+    failure: 'Proxy failed',
+    quiet: false,
+    companions: {
+      'backend-sim': { source: 'appliance/backend-sim-child.ts', bundle: 'backend-sim.mjs', prestart: true },
+    },
+  },
 };
 /** Exit code of a start before `npm ci`, as that of an unsupported Node.js: the machine is not set up yet. */
 const MISSING_DEPENDENCIES_EXIT_CODE = 2;

@@ -29,6 +29,7 @@ import { measureScale, scaleTable } from './scale.ts';
 import { cliTable, measureCli } from './cli.ts';
 import { benchClones } from './clones.ts';
 import { benchTracing } from './tracing.ts';
+import { benchProxy } from './proxy.ts';
 import { measureSnapshots, snapshotsTable } from './snapshots.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
@@ -396,6 +397,7 @@ async function main(): Promise<void> {
   }
   if (only === 'clones') return benchClones(JSON_OUTPUT);
   if (only === 'tracing') return benchTracing(JSON_OUTPUT);
+  if (only === 'proxy') return benchProxy(JSON_OUTPUT);
   if (only === 'snapshots') {
     const snapshots = await measureSnapshots();
     console.log(JSON_OUTPUT ? JSON.stringify({ snapshots }, null, 2) : snapshotsTable(snapshots));
@@ -474,6 +476,7 @@ async function main(): Promise<void> {
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);
       await benchClones(JSON_OUTPUT, report);
       await benchTracing(JSON_OUTPUT, report);
+      await benchProxy(JSON_OUTPUT, report);
       report.snapshots = await measureSnapshots();
       if (!JSON_OUTPUT)
         console.log(`\n${snapshotsTable(report.snapshots as Awaited<ReturnType<typeof measureSnapshots>>)}`);

@@ -14,6 +14,8 @@ import { envelopeSerializerCompiler } from './http/schemas.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http/connection-errors.ts';
 import corsPlugin from './http/cors-plugin.ts';
 import authPlugin, { type AuthPluginOptions } from './auth/auth-plugin.ts';
+import { registerProxyOperations } from './proxy/proxy-routes.ts';
+import { ContractStore } from './proxy/contract-store.ts';
 import rateLimitPlugin from './rate-limit/rate-limit-plugin.ts';
 import idempotencyPlugin, { completeIdempotentWrites } from './idempotency/idempotency-plugin.ts';
 import { IdempotencyStore, type IdempotencyEntries } from './idempotency/idempotency.store.ts';
@@ -77,6 +79,8 @@ declare module 'fastify' {
     presigner: Presigner;
     /** Appliance time (real time plus the development-mode offset): `/v1/ping`'s server_time. */
     applianceClock: ApplianceClock;
+    /** What the contract guard saw violated (issue 33; tests flush it before reading). */
+    contractStore: ContractStore;
   }
 }
 
@@ -122,9 +126,21 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.decorate('presigner', presigner);
   const operations: RegisteredOperation[] = [];
   app.decorate('operations', operations);
+  // What the contract guard saw violated (issue 33): written by the proxy's routes, read by /admin/api/contract.
+  const contractStore = new ContractStore(deps.database.db, (err) => app.log.error({ err }, 'contract store'));
+  app.decorate('contractStore', contractStore);
   await app.register(
     (v1) =>
-      registerV1(v1, config, deps, { operations, clock, refusals, journal, idempotencyStore, presigner, tracing }),
+      registerV1(v1, config, deps, {
+        operations,
+        clock,
+        refusals,
+        journal,
+        idempotencyStore,
+        presigner,
+        tracing,
+        contractStore,
+      }),
     { prefix: '/v1' },
   );
 
@@ -141,6 +157,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     auditStorage: () => auditStorageStatus(deps.database, journal.budget),
     journalPrune: journalPruner(deps.database, journal.budget, () => journal.writer.flush()),
     clock,
+    contract: { proxy: config.proxy, flush: () => contractStore.flush() },
   });
   await registerConsoleStatic(app, config.consoleDir);
   // Ephemeral clinics past their time to live go, on every gateway, at start too (issue 30).
@@ -394,6 +411,7 @@ async function registerV1(
     idempotencyStore: IdempotencyEntries;
     presigner: Presigner;
     tracing: GatewayTracing | null;
+    contractStore: ContractStore;
   },
 ): Promise<void> {
   const { database } = deps;
@@ -404,33 +422,35 @@ async function registerV1(
     allowedOrigins: [config.portalOrigin, ...(config.appEnv === 'development' ? [config.devOrigin] : [])],
     sameOrigin: config.appEnv === 'development',
   });
-  await v1.register(authPlugin, {
-    keys: deps.keys,
-    now: () => parts.clock.now(),
-    explainSignatures: config.appEnv === 'development',
-    refusals: parts.refusals,
-    explain: deps.explainSignature,
-    trace: parts.tracing ?? undefined,
-  });
+  const proxy = config.proxy;
+  // The contract guard in pass-through mode (issue 33): the caller signs for the upstream, so nothing is verified here.
+  if (proxy?.mode !== 'pass-through')
+    await v1.register(authPlugin, {
+      keys: deps.keys,
+      now: () => parts.clock.now(),
+      explainSignatures: config.appEnv === 'development',
+      refusals: parts.refusals,
+      explain: deps.explainSignature,
+      trace: parts.tracing ?? undefined,
+    });
+  if (proxy) {
+    // The contract guard: no rate limit, no idempotency store of its own (both are the upstream's), the journal's gate.
+    registerJournalGate(v1, config, parts.journal);
+    registerProxyOperations(v1, V1_OPERATIONS, {
+      proxy,
+      registry: v1.metrics?.registry,
+      store: parts.contractStore,
+      now: () => parts.clock.now(),
+    });
+    return;
+  }
   await v1.register(rateLimitPlugin, {
     perMinute: config.rateLimit.perMinute,
     sandboxPerMinute: config.rateLimit.sandboxPerMinute,
     // Several instances share one quota per key: the buckets live in the database they share.
     limiter: database.kind === 'postgres' ? new PostgresKeyRateLimiter(database.pool) : undefined,
   });
-  // A request runs only if its entry can be committed without evicting verified history (fail closed).
-  if (config.audit.enabled) {
-    const { budget } = parts.journal;
-    v1.addHook(
-      'preValidation',
-      syncHook((request) => {
-        if (request.auth && !budget.accepting()) {
-          request.journalUnattributed = true;
-          throw journalUnavailable();
-        }
-      }),
-    );
-  }
+  registerJournalGate(v1, config, parts.journal);
   await v1.register(idempotencyPlugin, { store: parts.idempotencyStore, trace: parts.tracing ?? undefined });
   registerOperations(v1, V1_OPERATIONS, {
     backend: deps.backend,
@@ -438,6 +458,21 @@ async function registerV1(
     metrics: v1.metrics,
     tracing: parts.tracing ?? undefined,
   });
+}
+
+/** A request runs only if its entry can be committed without evicting verified history (fail closed). */
+function registerJournalGate(v1: FastifyInstance, config: GatewayConfig, journal: Journal): void {
+  if (!config.audit.enabled) return;
+  const { budget } = journal;
+  v1.addHook(
+    'preValidation',
+    syncHook((request) => {
+      if (request.auth && !budget.accepting()) {
+        request.journalUnattributed = true;
+        throw journalUnavailable();
+      }
+    }),
+  );
 }
 
 /**

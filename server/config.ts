@@ -103,6 +103,16 @@ export const envSchema = z.object({
   UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   SANDBOX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  // Issue 33, the contract guard (`npm run proxy`, docs/contract-guard.md): set by appliance/proxy-main.ts from its
+  // command line; `off` (npm start) ignores the UPSTREAM_* variables.
+  PROXY_MODE: z.enum(['off', 'resign', 'pass-through']).default('off'),
+  PROXY_STRICT: bool.default(false),
+  UPSTREAM_URL: z.string().url().optional(),
+  // The upstream's key and secret: from the environment only, never the command line; never logged.
+  UPSTREAM_API_KEY: z.string().min(1).optional(),
+  UPSTREAM_API_SECRET: z.string().min(1).optional(),
+  // Spec § backend mapping: an upstream silent past this is a 504 SERVICE_TIMEOUT (30 s; tests shorten it).
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   OPERATOR_USERNAME: z.string().min(3).default('admin'),
   OPERATOR_PASSWORD: z.string().min(8).optional(),
   SEED_ON_FIRST_START: bool.default(true),
@@ -202,6 +212,40 @@ export interface GatewayConfig {
   consoleDir: string;
   /** OpenTelemetry traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT…); null: off, nothing of the SDK loaded. */
   tracing: TracingSettings | null;
+  /** The contract guard (issue 33): /v1 forwarded to the upstream and checked; null for the gateway itself. */
+  proxy: ProxyConfig | null;
+}
+
+export interface ProxyConfig {
+  /** Base URL of the real gateway, without a trailing slash (`https://gw.example/api` + `/v1/ping`). */
+  upstream: string;
+  /** `resign`: the caller signs with an appliance key, the proxy re-signs; `pass-through`: bytes forwarded untouched. */
+  mode: 'resign' | 'pass-through';
+  /** A request outside the contract is refused with the contract's own 400 instead of forwarded. */
+  strict: boolean;
+  timeoutMs: number;
+  /** The upstream's credentials (re-sign mode): never logged, never journaled. */
+  apiKey: string | null;
+  apiSecret: string | null;
+}
+
+function proxyFromEnv(e: z.output<typeof envSchema>): ProxyConfig | null {
+  if (e.PROXY_MODE === 'off') return null;
+  const problems: string[] = [];
+  if (!e.UPSTREAM_URL) problems.push('UPSTREAM_URL (or --upstream <base URL>) names the gateway to check');
+  if (e.PROXY_MODE === 'resign' && (!e.UPSTREAM_API_KEY || !e.UPSTREAM_API_SECRET))
+    problems.push(
+      'UPSTREAM_API_KEY and UPSTREAM_API_SECRET (in the environment) are the upstream key the proxy re-signs with; --pass-through forwards your own signatures instead',
+    );
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  return {
+    upstream: e.UPSTREAM_URL!.replace(/\/+$/, ''),
+    mode: e.PROXY_MODE,
+    strict: e.PROXY_STRICT,
+    timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    apiKey: e.UPSTREAM_API_KEY ?? null,
+    apiSecret: e.UPSTREAM_API_SECRET ?? null,
+  };
 }
 
 /** A random instance id (`<host>-<pid>-<random>`) for a gateway started without GATEWAY_INSTANCE_ID. */
@@ -337,6 +381,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     allowTenantReset: e.ALLOW_TENANT_RESET,
     consoleDir: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../console/dist'),
     tracing: gatewayTracing(e, instance.id),
+    proxy: proxyFromEnv(e),
   };
 }
 

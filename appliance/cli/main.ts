@@ -37,6 +37,7 @@ import { addJournalPruneCommand } from './journal-prune.ts';
 import { addJournalCommands, journalCliAction } from './journal.ts';
 import { addStatsCommands } from './stats.ts';
 import { addSnapshotCommands } from './snapshots.ts';
+import { addProxyCommands } from './proxy.ts';
 import { ApplianceClock } from '../../server/clock.ts';
 import { issuedTokenDetail, OperatorTokenStore, type TokenTenants } from '../../server/operators/operator-tokens.ts';
 import {
@@ -714,6 +715,7 @@ export function buildCli(): Command {
   addOperatorCommands(program);
   addDatabaseCommands(program);
   addJournalPruneCommand(program);
+  addProxyCommands(program);
   addJournalCommands(program, {
     withServices,
     print,

@@ -30,6 +30,7 @@ import journalPruneRoutes from './routes/journal-prune.ts';
 import journalRoutes from './routes/journal.ts';
 import snapshotRoutes from './routes/snapshots.ts';
 import statsRoutes from './routes/stats.ts';
+import contractRoutes from './routes/contract.ts';
 import { StorageFaults } from '../storage/storage-faults.ts';
 import './context.ts';
 
@@ -88,6 +89,7 @@ function adminDeps(options: AdminPluginOptions, now: () => number): AdminDeps {
     auditStorage: options.auditStorage,
     journalPrune: options.journalPrune,
     clock: options.clock ?? new ApplianceClock({ dataDir: null, enabled: false }),
+    contract: options.contract ?? { proxy: null, flush: async () => {} },
     lockout: options.lockout ?? policies.lockout,
     session,
     sessions: new SessionStore(options.db, session, now),
@@ -191,6 +193,7 @@ export default async function adminPlugin(app: FastifyInstance, options: AdminPl
     journalRoutes,
     snapshotRoutes,
     statsRoutes,
+    contractRoutes,
   ])
     await app.register(routes, deps);
 }

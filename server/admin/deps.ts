@@ -11,6 +11,7 @@ import type { SessionPolicy, SessionStore } from '../operators/sessions.ts';
 import type { LockoutPolicy } from '../operators/lockout.ts';
 import type { IdempotencyInspection } from '../idempotency/inspection.ts';
 import type { JournalPruner } from '../audit/journal-prune.ts';
+import type { ProxyConfig } from '../config.ts';
 
 // The console API's options and what its route modules are handed, apart from admin-plugin.ts: the route
 // modules import these types, the plugin imports the route modules, and neither imports the other back.
@@ -34,6 +35,8 @@ export interface AdminPluginOptions {
   journalPrune: JournalPruner;
   /** The appliance clock (`/clock`); a disabled one (real time, no control) when omitted. */
   clock?: ApplianceClock;
+  /** The contract guard's report (`/contract`, issue 33): the proxy's settings, and what to flush before reading. */
+  contract?: { proxy: ProxyConfig | null; flush(): Promise<void> };
   now?: () => number;
 }
 

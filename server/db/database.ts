@@ -11,6 +11,7 @@ import type { OperatorSessionsTable } from './tables/operator-sessions.ts';
 import type { ConsoleLoginFailuresTable } from './tables/console-login-failures.ts';
 import type { OperatorTokensTable } from './tables/operator-tokens.ts';
 import type { RateLimitBucketsTable, StorageFaultsTable } from './tables/cluster.ts';
+import type { ContractViolationsTable } from './tables/contract-violations.ts';
 import { sqliteMigrations } from './migrations/index.ts';
 import { ensurePrivateDir, restrictDatabaseFiles } from '../secrets-files.ts';
 
@@ -32,6 +33,8 @@ export interface Database {
   storage_faults: StorageFaultsTable;
   /** PostgreSQL only (migration 021): the cluster's rate-limit buckets (server/rate-limit/cluster-limiter.ts). */
   rate_limit_buckets: RateLimitBucketsTable;
+  /** Migration 027: what the contract guard saw violated, per operation and rule (server/proxy/contract-store.ts). */
+  contract_violations: ContractViolationsTable;
 }
 
 export type GatewayDb = Kysely<Database>;

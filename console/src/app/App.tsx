@@ -6,6 +6,7 @@ import { AuditDetailPage, AuditPage, JournalBanner } from '../features/audit/ind
 import { FaultsPage } from '../features/faults/index.ts';
 import { StorageFaultsPage } from '../features/storage-faults/index.ts';
 import { ClockBanner, ClockPage } from '../features/clock/index.ts';
+import { ContractPage } from '../features/contract/index.ts';
 import { TokensPage } from '../features/tokens/index.ts';
 import { PlaygroundPage } from '../features/playground/index.ts';
 import { IdempotencyPage } from '../features/idempotency/index.ts';
@@ -25,6 +26,7 @@ const SCREENS: Array<{ path: string; label: string; page: (session: Session) => 
   { path: '/faults', label: 'Backend faults', page: () => <FaultsPage /> },
   { path: '/storage-faults', label: 'Storage faults', page: () => <StorageFaultsPage /> },
   { path: '/clock', label: 'Clock', page: () => <ClockPage /> },
+  { path: '/contract', label: 'Contract', page: () => <ContractPage /> },
   { path: '/tokens', label: 'Operator tokens', page: () => <TokensPage /> },
   { path: '/playground', label: 'Signing playground', page: () => <PlaygroundPage /> },
   { path: '/operators', label: 'Operators', page: (session) => <OperatorsPage me={session.operator} /> },

@@ -18,6 +18,7 @@ import * as m023 from './2026-12-02-023-ephemeral-clinics.ts';
 import * as m024 from './2026-12-02-024-api-key-expiry.ts';
 import * as m025 from './2026-12-02-025-journal-trace-id.ts';
 import * as m026 from './2026-12-02-026-journal-minutes.ts';
+import * as m027 from './2026-12-02-027-contract-violations.ts';
 import * as postgresBaseline from './postgres/2026-11-26-000-postgres-baseline.ts';
 
 /**
@@ -31,6 +32,7 @@ const dialectAware: Record<string, Migration> = {
   '2026-12-02-024-api-key-expiry': m024,
   '2026-12-02-025-journal-trace-id': m025,
   '2026-12-02-026-journal-minutes': m026,
+  '2026-12-02-027-contract-violations': m027,
 };
 
 /** gateway.db (SQLite): date-prefixed, applied in name order by Kysely's Migrator. */

@@ -59,6 +59,7 @@ test('an empty DATA_DIR: the clinic, key, token, operator, clock and copy comman
     ['tokens', 'list'],
     ['operators', 'list'],
     ['clock', 'advance', '1h'],
+    ['proxy', 'report'],
     ['db', 'copy-to-postgres', '--url', 'postgres://u:p@127.0.0.1:9/db'],
   ]) {
     const run = await cli(ROOT, env, ...args);

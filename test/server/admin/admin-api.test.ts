@@ -92,6 +92,7 @@ const ROUTES: Array<[string, string, unknown, ViewerAccess]> = [
   ['POST', '/admin/api/operator-tokens/1/revoke', undefined, 'admin'],
   ['DELETE', '/admin/api/operator-tokens/1', undefined, 'admin'],
   ['GET', '/admin/api/clock', undefined, 'read'],
+  ['GET', '/admin/api/contract', undefined, 'read'],
   ['PUT', '/admin/api/clock', { advance_seconds: 60 }, 'admin'],
   ['DELETE', '/admin/api/clock', undefined, 'admin'],
   // The list of accounts is an admin's; a viewer reads its own through /auth/session.
@@ -121,6 +122,7 @@ const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/admin/api/automation/tenants/clinica-teste/clone', {}],
   ['DELETE', '/admin/api/automation/tenants/:slug', {}],
   ['POST', '/admin/api/automation/journal/prune', { before: '2000-01-01T00:00:00Z', dry_run: true }],
+  ['GET', '/admin/api/automation/contract'],
   ['GET', '/admin/api/automation/tenants/clinica-teste/journal/received'],
   ['GET', '/admin/api/automation/tenants/clinica-teste/journal/har'],
   ['GET', '/admin/api/automation/tenants/clinica-teste/snapshots'],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { auditDetail, auditPage, auditStorage, unattributedPage } from '../../../contracts/admin/audit.ts';
 import { loggedOut, passwordChanged, sessionView } from '../../../contracts/admin/auth.ts';
 import { clockState } from '../../../contracts/admin/clock.ts';
+import { contractReport } from '../../../contracts/admin/contract.ts';
 import { journalPruneResult } from '../../../contracts/admin/journal-prune.ts';
 import { removedAll, removedById } from '../../../contracts/admin/common.ts';
 import { faultView } from '../../../contracts/admin/faults.ts';
@@ -50,6 +51,7 @@ const ROUTES: Array<[method: string, path: RegExp, schema: z.ZodType]> = [
   ['GET', /^\/audit\/storage$/, auditStorage],
   ['GET', /^\/audit\/\d+$/, auditDetail],
   ['GET', /^\/clock$/, clockState],
+  ['GET', /^\/contract$/, contractReport],
   ['PUT', /^\/clock$/, clockState],
   ['DELETE', /^\/clock$/, clockState],
   ['GET', /^\/faults$/, z.array(faultView)],

@@ -25,11 +25,18 @@ interface ConflictDetail {
  * An entry's detail without what the page shows on its own: the console action (Request card) and an
  * idempotency conflict (its own card). `rest` is null when nothing is left, so no empty card is drawn.
  */
-function splitDetail(detail: unknown): { action: string | null; conflict: ConflictDetail | null; rest: unknown } {
-  if (detail === null || detail === undefined) return { action: null, conflict: null, rest: null };
-  if (typeof detail !== 'object' || Array.isArray(detail)) return { action: null, conflict: null, rest: detail };
-  const { action, idempotency_conflict, ...others } = detail as Record<string, unknown>;
+function splitDetail(detail: unknown): {
+  action: string | null;
+  conflict: ConflictDetail | null;
+  violations: ContractViolationItem[] | null;
+  rest: unknown;
+} {
+  if (detail === null || detail === undefined) return { action: null, conflict: null, violations: null, rest: null };
+  if (typeof detail !== 'object' || Array.isArray(detail))
+    return { action: null, conflict: null, violations: null, rest: detail };
+  const { action, idempotency_conflict, contract_violations, ...others } = detail as Record<string, unknown>;
   return {
+    violations: Array.isArray(contract_violations) ? (contract_violations as ContractViolationItem[]) : null,
     action: typeof action === 'string' ? action : null,
     conflict:
       idempotency_conflict && typeof idempotency_conflict === 'object'
@@ -37,6 +44,30 @@ function splitDetail(detail: unknown): { action: string | null; conflict: Confli
         : null,
     rest: Object.keys(others).length > 0 ? others : null,
   };
+}
+
+/** A violation of the contract the contract guard saw on this call (issue 33; server/proxy/contract-checks.ts). */
+interface ContractViolationItem {
+  operation: string;
+  rule: string;
+  seen: string;
+}
+
+/** The contract guard's violations of this call: operation, rule, what was seen (redacted). */
+function ViolationsCard({ violations, omitted }: { violations: ContractViolationItem[]; omitted: unknown }) {
+  return (
+    <section className="card card-pad" aria-label="Contract violations" style={{ marginBottom: 16 }}>
+      <h3>Contract violations</h3>
+      <ul data-testid="detail-contract-violations" style={{ margin: 0, paddingLeft: 18 }}>
+        {violations.map((v) => (
+          <li key={`${v.operation} ${v.rule}`} data-rule={v.rule}>
+            <Code>{v.operation}</Code> <span className="mono">{breakable(v.rule)}</span>: {v.seen}
+          </li>
+        ))}
+      </ul>
+      {typeof omitted === 'number' && omitted > 0 && <p className="muted">and {omitted} more (the journal keeps 8).</p>}
+    </section>
+  );
 }
 
 /** A 422 IDEMPOTENCY_CONFLICT: the entry the key was first used for, and what this request sent. */
@@ -80,7 +111,7 @@ export function AuditDetailPage({ id }: { id: number }) {
   const clinics = useClinicDirectory();
   const e = entry.data;
   const headers = e?.request_headers ? Object.entries(e.request_headers) : [];
-  const { action, conflict, rest } = splitDetail(e?.detail);
+  const { action, conflict, violations, rest } = splitDetail(e?.detail);
   return (
     <>
       <PageHeader title={`Audit entry #${id}`} description={<a href={href('/audit')}>← Back to the audit log</a>} />
@@ -218,6 +249,12 @@ export function AuditDetailPage({ id }: { id: number }) {
               )}
             </section>
             {conflict && <ConflictCard conflict={conflict} />}
+            {violations && (
+              <ViolationsCard
+                violations={violations}
+                omitted={(rest as Record<string, unknown> | null)?.contract_violations_omitted}
+              />
+            )}
             {rest !== null && (
               <section className="card card-pad" aria-label="Detail" style={{ marginBottom: 16 }}>
                 <h3>Detail</h3>
