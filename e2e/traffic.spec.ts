@@ -81,7 +81,7 @@ test('keys list: each key has a sparkline of its last hour and a link to its Tra
   const id = await row.getAttribute('data-key-id');
   await row.getByRole('link', { name: 'Traffic' }).click();
   await expect(page).toHaveURL(new RegExp(`#/traffic\\?tenant=${appliance.tenant}&chave_id=${id}`));
-  await expect(page.getByLabel('Key')).toHaveValue(String(id));
+  await expect(page.getByLabel('Key', { exact: true })).toHaveValue(String(id));
 });
 
 test("alerts: a key refused on 5 of its 20 calls shows in the banner, linking to the key's calls", async ({

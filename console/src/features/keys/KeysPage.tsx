@@ -284,8 +284,11 @@ export function KeysPage() {
                   {k.label || <span className="muted">No label</span>}
                 </div>
                 <div className="key-meta">
-                  <span className="mono nowrap">#{k.id}</span> · <span className="mono nowrap">{k.api_key_masked}</span>{' '}
-                  · <a href={`#/audit?chave_id=${k.id}`}>Calls</a> ·{' '}
+                  <span className="mono nowrap">#{k.id}</span> · <span className="mono nowrap">{k.api_key_masked}</span>
+                </div>
+                {/* The key's views on a line of their own, so the row stays three lines high at 1024×768. */}
+                <div className="key-meta key-links nowrap">
+                  <a href={`#/audit?chave_id=${k.id}`}>Calls</a> ·{' '}
                   <a href={`#/idempotency?chave_id=${k.id}`}>Idempotency</a>
                   {' · '}
                   <a href={`#/traffic?tenant=${encodeURIComponent(tenant ?? '')}&chave_id=${k.id}`}>Traffic</a>
@@ -323,6 +326,7 @@ export function KeysPage() {
                 />
                 <DatedLine label="Used" iso={k.last_used_at} text={relativeTime(k.last_used_at)} />
                 <Sparkline
+                  height={14}
                   points={sparklineOf(k.id)?.points}
                   label={`Calls per minute, last hour: ${sparklineOf(k.id)?.calls ?? 0}`}
                 />
