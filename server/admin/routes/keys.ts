@@ -145,17 +145,28 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
     return update(request, id, { via: 'console' });
   });
 
-  app.post('/keys/:id/rotate', { config: { consoleAction: 'key.rotate' } }, async (request): Promise<IssuedKey> => {
-    const { id } = parseInput(idParams, request.params);
+  const rotate = async (request: FastifyRequest, id: number, via: Via): Promise<IssuedKey> => {
     await loadKey(request, id);
     const issued = await guard(() => deps.keys.rotate(id));
+    if (via.via !== 'console') request.adminAudit = { ...request.adminAudit, detail: via };
     return { ...issued, key: await deps.keys.get(id) };
+  };
+
+  const revoke = async (request: FastifyRequest, id: number, via: Via): Promise<KeyView> => {
+    await loadKey(request, id);
+    const revoked = await guard(() => deps.keys.revoke(id));
+    if (via.via !== 'console') request.adminAudit = { ...request.adminAudit, detail: via };
+    return revoked;
+  };
+
+  app.post('/keys/:id/rotate', { config: { consoleAction: 'key.rotate' } }, async (request): Promise<IssuedKey> => {
+    const { id } = parseInput(idParams, request.params);
+    return rotate(request, id, { via: 'console' });
   });
 
   app.post('/keys/:id/revoke', { config: { consoleAction: 'key.revoke' } }, async (request): Promise<KeyView> => {
     const { id } = parseInput(idParams, request.params);
-    await loadKey(request, id);
-    return guard(() => deps.keys.revoke(id));
+    return revoke(request, id, { via: 'console' });
   });
 
   // Automation twins (issue 31: every surface), for an operator token allowed on the key's clinic.
@@ -175,17 +186,40 @@ export default async function keyRoutes(app: FastifyInstance, deps: AdminDeps): 
     },
   );
 
+  /**
+   * The token's clinics first: a key of another clinic and a key that does not exist both answer 403, so a token
+   * learns nothing of other clinics' keys (a token for every clinic gets the 404).
+   */
+  const tokenOnKeysClinic = async (request: FastifyRequest, id: number) => {
+    const found = await deps.keys.get(id).catch(() => null);
+    const slug = found ? ((await deps.tenants.list()).find((t) => t.id === found.tenant_id)?.slug ?? '') : '';
+    return (await tokenOnClinic(deps, request, slug)).via;
+  };
+
   app.patch(
     '/automation/keys/:id',
     { config: { operatorToken: true, consoleAction: 'key.update' } },
     async (request): Promise<KeyView> => {
       const { id } = parseInput(idParams, request.params);
-      // The token's clinics first: a key of another clinic and a key that does not exist both answer 403, so a
-      // token learns nothing of other clinics' keys (a token for every clinic gets the 404).
-      const found = await deps.keys.get(id).catch(() => null);
-      const slug = found ? ((await deps.tenants.list()).find((t) => t.id === found.tenant_id)?.slug ?? '') : '';
-      const { via } = await tokenOnClinic(deps, request, slug);
-      return update(request, id, via);
+      return update(request, id, await tokenOnKeysClinic(request, id));
+    },
+  );
+
+  app.post(
+    '/automation/keys/:id/rotate',
+    { config: { operatorToken: true, consoleAction: 'key.rotate' } },
+    async (request): Promise<IssuedKey> => {
+      const { id } = parseInput(idParams, request.params);
+      return rotate(request, id, await tokenOnKeysClinic(request, id));
+    },
+  );
+
+  app.post(
+    '/automation/keys/:id/revoke',
+    { config: { operatorToken: true, consoleAction: 'key.revoke' } },
+    async (request): Promise<KeyView> => {
+      const { id } = parseInput(idParams, request.params);
+      return revoke(request, id, await tokenOnKeysClinic(request, id));
     },
   );
 }

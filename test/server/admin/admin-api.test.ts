@@ -135,6 +135,8 @@ const TOKEN_ROUTES: Array<[string, string, unknown?]> = [
   ['GET', '/admin/api/automation/tenants/clinica-teste/keys'],
   ['POST', '/admin/api/automation/tenants/clinica-teste/keys', { scopes: ['pacientes:read'] }],
   ['PATCH', '/admin/api/automation/keys/1', { label: 'x' }],
+  ['POST', '/admin/api/automation/keys/1/rotate'],
+  ['POST', '/admin/api/automation/keys/1/revoke'],
   ['GET', '/admin/api/automation/tenants/clinica-teste/stats'],
   ['GET', '/admin/api/automation/tenants/clinica-teste/stats/keys'],
   ['GET', '/admin/api/automation/alerts'],

@@ -224,4 +224,58 @@ describe('the keys list: search, filters, paging', () => {
     // A key that does not exist answers the same 403: the token learns nothing of other clinics' key ids.
     expect((await automation('PATCH', '/keys/999999', { expires_in_days: 1 })).status).toBe(403);
   });
+
+  it('the automation twins of rotate and revoke: a new secret that signs, the old one refused, the key revoked; other clinics 403; journaled via the token', async () => {
+    const tokenRes = await client.call('POST', '/admin/api/operator-tokens', { label: 'ci-rotate', tenants: [slug] });
+    expect(tokenRes.status, tokenRes.text).toBe(201);
+    const automation = async (path: string) => {
+      const res = await request(`${stack.gatewayUrl}/admin/api/automation${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenRes.body.data.token}` },
+      });
+      const parsed = (await res.body.json()) as any;
+      if (res.statusCode < 300) checkAdminAnswer('POST', `/automation${path}`, parsed.data);
+      return { status: res.statusCode, body: parsed };
+    };
+    const issued = await stack.keys.create({ tenantSlug: slug, scopes: ['pacientes:read'] });
+    const rotated = await automation(`/keys/${issued.chave_id}/rotate`);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    expect(rotated.body.data.api_secret).not.toBe(issued.api_secret);
+    expect(rotated.body.data.key.id).toBe(issued.chave_id);
+    const creds = (apiSecret: string) => ({ apiKey: issued.api_key, apiSecret });
+    expect((await stack.call({ path: '/v1/ping' }, creds(issued.api_secret))).body.error?.code).toBe(
+      'AUTH_INVALID_SIGNATURE',
+    );
+    expect((await stack.call({ path: '/v1/ping' }, creds(rotated.body.data.api_secret))).status).toBe(200);
+
+    const revoked = await automation(`/keys/${issued.chave_id}/revoke`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.data.status).toBe('revoked');
+    expect((await stack.call({ path: '/v1/ping' }, creds(rotated.body.data.api_secret))).body.error?.code).toBe(
+      'AUTH_KEY_REVOKED',
+    );
+
+    // Another clinic's key, and one that does not exist: 403, and the other clinic's key is untouched.
+    const other = await stack.keys.create({ tenantSlug: 'clinica-outra', scopes: ['exames:read'] });
+    expect((await automation(`/keys/${other.chave_id}/rotate`)).status).toBe(403);
+    expect((await automation(`/keys/${other.chave_id}/revoke`)).status).toBe(403);
+    expect((await automation('/keys/999999/revoke')).status).toBe(403);
+    expect((await stack.keys.get(other.chave_id)).status).toBe('active');
+    expect(
+      (await stack.call({ path: '/v1/ping' }, { apiKey: other.api_key, apiSecret: other.api_secret })).status,
+    ).toBe(200);
+
+    (stack.app as any).auditWriter.flush();
+    const rows = await stack.gatewayDb.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('source', '=', 'console')
+      .where('chave_id', '=', issued.chave_id)
+      .orderBy('id')
+      .execute();
+    const details = rows.map((r) => JSON.parse(r.detail!));
+    expect(details.map((d) => d.action)).toEqual(['key.rotate', 'key.revoke']);
+    for (const d of details) expect(d).toMatchObject({ via: 'operator_token', token_id: tokenRes.body.data.id });
+    for (const row of rows) expect(JSON.stringify(row)).not.toContain(rotated.body.data.api_secret);
+  });
 });
