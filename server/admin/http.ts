@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { idParams } from '../../contracts/admin/common.ts';
-import { ApiError, type ErrorCode } from '../errors.ts';
+import { ApiError, invalidParam, type ErrorCode } from '../errors.ts';
 import { ServiceError, type ServiceErrorCode } from '../service-error.ts';
 
 /** Validates with a shared schema; failures become 400 VAL_INVALID_PARAM with every failing field listed. */
@@ -14,6 +14,23 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
       ? `Parametro invalido: ${lista[0].field}. ${lista[0].msg}`
       : `${lista.length} campos precisam de atencao.`;
   throw new ApiError('VAL_INVALID_PARAM', message, { field: lista[0].field, lista });
+}
+
+/** What a route that takes no body accepts: anything sent with it is refused past 1 KiB. */
+export const NO_BODY = 1024;
+
+/**
+ * A query parsed strictly by an object schema: a parameter it does not name is a 400 naming the accepted ones,
+ * never a silently wider answer.
+ */
+export function parseStrictQuery<S extends z.ZodObject<z.ZodRawShape>>(schema: S, query: unknown): z.output<S> {
+  const accepted = Object.keys(schema.shape);
+  const unknown = Object.keys((query as Record<string, unknown> | null) ?? {}).filter((k) => !accepted.includes(k));
+  if (unknown.length > 0)
+    throw invalidParam(unknown[0], `Parametro de query nao aceito: ${unknown[0]}. Aceitos: ${accepted.join(', ')}.`, {
+      campos_aceitos: accepted,
+    });
+  return parseInput(schema, query);
 }
 
 /**

@@ -1,28 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidParam, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { API_RELEASE } from '../../config.ts';
 import type { AdminDeps } from '../deps.ts';
-import { parseInput } from '../http.ts';
+import { NO_BODY, parseInput, parseStrictQuery } from '../http.ts';
 import { tokenOnClinic } from './automation.ts';
 import { ALL_TENANTS } from '../../../contracts/admin/operator-tokens.ts';
 import { slugParams } from '../../../contracts/admin/common.ts';
 import { harQuerySchema, receivedQuerySchema, type ReceivedAnswer } from '../../../contracts/admin/journal.ts';
 import { queryReceived, type ReceivedScope } from '../../audit/journal-received.ts';
 import { journalHar } from '../../audit/har.ts';
-
-/** The filters, strictly: a mistyped one is a 400 naming the accepted ones, never a silently wider answer. */
-function parseFilters<S extends typeof receivedQuerySchema | typeof harQuerySchema>(schema: S, query: unknown) {
-  const accepted = Object.keys(schema.shape);
-  const unknown = Object.keys((query as Record<string, unknown> | null) ?? {}).filter((k) => !accepted.includes(k));
-  if (unknown.length > 0)
-    throw invalidParam(unknown[0], `Parametro de query nao aceito: ${unknown[0]}. Aceitos: ${accepted.join(', ')}.`, {
-      campos_aceitos: accepted,
-    });
-  return parseInput(schema, query) as ReturnType<S['parse']>;
-}
-
-/** These routes take no body: anything sent with them is refused past 1 KiB. */
-const NO_BODY = 1024;
 
 /**
  * What the gateway received, and its HAR (issue 30 § 4 and 5), for one clinic: the console's routes (a session;
@@ -54,14 +40,14 @@ export default async function journalRoutes(app: FastifyInstance, deps: AdminDep
   const received =
     (viaToken: boolean) =>
     async (request: FastifyRequest): Promise<ReceivedAnswer> => {
-      const q = parseFilters(receivedQuerySchema, request.query);
+      const q = parseStrictQuery(receivedQuerySchema, request.query);
       const scope = await scopeOf(request, viaToken);
       const { limit, ...filter } = q;
       return queryReceived(deps.db, scope, filter, limit);
     };
 
   const har = (viaToken: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const q = parseFilters(harQuerySchema, request.query);
+    const q = parseStrictQuery(harQuerySchema, request.query);
     const scope = await scopeOf(request, viaToken);
     const { limit, ...filter } = q;
     const exported = await journalHar(deps.db, { id: scope.tenantId, slug: scope.tenantSlug }, filter, limit, {

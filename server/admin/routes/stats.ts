@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalidParam, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import type { AdminDeps } from '../deps.ts';
-import { parseInput } from '../http.ts';
+import { NO_BODY, parseInput, parseStrictQuery } from '../http.ts';
 import { tokenOnClinic } from './automation.ts';
 import { operatorTokenOf } from '../operator-token-auth.ts';
 import { ALL_TENANTS } from '../../../contracts/admin/operator-tokens.ts';
@@ -15,20 +15,6 @@ import {
 } from '../../../contracts/admin/stats.ts';
 import { keyTrafficStats, trafficStats } from '../../audit/journal-stats.ts';
 import { currentAlerts } from '../../alerts/alerts.ts';
-
-/** These routes take no body: anything sent with them is refused past 1 KiB. */
-const NO_BODY = 1024;
-
-/** The query, strictly: a mistyped parameter is a 400 naming the accepted ones. */
-function parseQuery<S extends typeof statsQuerySchema | typeof keyStatsQuerySchema>(schema: S, query: unknown) {
-  const accepted = Object.keys(schema.shape);
-  const unknown = Object.keys((query as Record<string, unknown> | null) ?? {}).filter((k) => !accepted.includes(k));
-  if (unknown.length > 0)
-    throw invalidParam(unknown[0], `Parametro de query nao aceito: ${unknown[0]}. Aceitos: ${accepted.join(', ')}.`, {
-      campos_aceitos: accepted,
-    });
-  return parseInput(schema, query) as ReturnType<S['parse']>;
-}
 
 /**
  * Traffic charts and alerts (issue 31 § 3 and § 5; contracts/admin/stats.ts): the console's routes (a session;
@@ -48,7 +34,7 @@ export default async function statsRoutes(app: FastifyInstance, deps: AdminDeps)
   const stats =
     (viaToken: boolean) =>
     async (request: FastifyRequest): Promise<StatsAnswer> => {
-      const q = parseQuery(statsQuerySchema, request.query);
+      const q = parseStrictQuery(statsQuerySchema, request.query);
       const tenant = await clinicOf(request, viaToken);
       if (q.chave_id !== undefined) {
         const key = await deps.db
@@ -70,7 +56,7 @@ export default async function statsRoutes(app: FastifyInstance, deps: AdminDeps)
   const keys =
     (viaToken: boolean) =>
     async (request: FastifyRequest): Promise<KeyStats[]> => {
-      const q = parseQuery(keyStatsQuerySchema, request.query);
+      const q = parseStrictQuery(keyStatsQuerySchema, request.query);
       const tenant = await clinicOf(request, viaToken);
       return keyTrafficStats(deps.db, tenant.id, q.window, deps.clock.now());
     };
