@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { stageDone, stageStart } from '../shared-node/critical-path.ts';
 import { markerLookupRequest, type MarkerLookupResponse } from '../contracts/backend/idempotency-markers.ts';
 import { INTERNAL_HEADERS } from '../contracts/backend/headers.ts';
 import { recordedOutcome, WriteScope } from './db/idempotent-dialect.ts';
@@ -18,6 +19,8 @@ interface RunningWrite {
   scope: WriteScope;
   /** Lets the next request with the same token proceed (it will find this one's marker, if it wrote). */
   release: () => void;
+  /** stageStart() when the write began (0 with the critical path untimed). */
+  started: number;
 }
 
 type WithWrite = FastifyRequest & { [WRITE]?: RunningWrite | null };
@@ -85,7 +88,11 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
             .send(recorded.response ?? '');
           return;
         }
-        const write: RunningWrite = { scope: new WriteScope(token, req.method, path, clock), release };
+        const write: RunningWrite = {
+          scope: new WriteScope(token, req.method, path, clock),
+          release,
+          started: stageStart(),
+        };
         (req as WithWrite)[WRITE] = write;
         write.scope.run(() => done());
       },
@@ -106,6 +113,7 @@ export function registerWriteIdempotency(scope: FastifyInstance, clock: () => nu
         contentType: contentType === undefined ? null : String(contentType),
         body,
       });
+      stageDone('backend.write (scope opened to committed)', write.started);
     } finally {
       write.release();
     }

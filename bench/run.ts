@@ -33,6 +33,7 @@ import { benchProxy } from './proxy.ts';
 import { measureSnapshots, snapshotsTable } from './snapshots.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS } from './targets.ts';
+import { benchCriticalPath } from './critical-path.ts';
 import { reportE2e } from './e2e-suite.ts';
 import { reportJournalStats } from './journal-stats.ts';
 import { journalCapacity, journalCapacityLine, journalSnapshot, type JournalCapacity } from './journal-capacity.ts';
@@ -397,6 +398,7 @@ async function main(): Promise<void> {
   }
   if (only === 'clones') return benchClones(JSON_OUTPUT);
   if (only === 'tracing') return benchTracing(JSON_OUTPUT);
+  if (only === 'create-path') return benchCriticalPath(JSON_OUTPUT);
   if (only === 'proxy') return benchProxy(JSON_OUTPUT);
   if (only === 'snapshots') {
     const snapshots = await measureSnapshots();

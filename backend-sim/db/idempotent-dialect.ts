@@ -1,4 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  CRITICAL_PATH_ON,
+  reportCriticalPathAtExit,
+  stageDone,
+  stageStart,
+  stageValue,
+} from '../../shared-node/critical-path.ts';
 import type SQLite from 'better-sqlite3';
 import {
   SqliteDialect,
@@ -65,6 +72,7 @@ export class WriteScope {
    * are committed (rejects if a commit fails: then nothing of the request was committed).
    */
   async finish(outcome: { status: number; contentType: string | null; body: string | null }): Promise<void> {
+    const started = stageStart();
     let failure: unknown = null;
     for (const driver of [...this.held]) {
       try {
@@ -80,6 +88,7 @@ export class WriteScope {
         failure ??= error;
       }
     }
+    stageDone('backend.finish_to_committed', started);
     if (failure) throw failure;
   }
 
@@ -182,6 +191,7 @@ export class IdempotentDriver implements Driver {
   #statements: ReturnType<typeof markerStatements> | null = null;
 
   constructor(sqlite: SQLite.Database) {
+    reportCriticalPathAtExit('backend-sim');
     this.#sqlite = sqlite;
     this.#inner = new SqliteDriver({ database: sqlite });
     this.#connection = {
@@ -207,7 +217,11 @@ export class IdempotentDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     // The request whose part is open already has the connection.
     if (this.#holder()) return this.#connection;
-    if (this.#busy) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    if (this.#busy) {
+      const waited = stageStart();
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      stageDone('backend.connection_wait (behind another request)', waited);
+    }
     this.#busy = true;
     const group = this.#group;
     if (group) {
@@ -433,7 +447,10 @@ export class IdempotentDriver implements Driver {
     this.#group = null;
     try {
       if (!this.#sqlite.inTransaction) throw new Error('backend-sim: the write transaction was rolled back by SQLite');
+      const started = stageStart();
       this.#sqlite.exec('COMMIT');
+      stageDone('backend.group_commit', started);
+      if (CRITICAL_PATH_ON) stageValue('backend.group_writes', group.writes);
       group.settle(null);
     } catch (error) {
       if (this.#sqlite.inTransaction) this.#sqlite.exec('ROLLBACK');

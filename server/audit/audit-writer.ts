@@ -1,4 +1,5 @@
 import type SQLite from 'better-sqlite3';
+import { CRITICAL_PATH_ON, stageDone, stageStart, stageValue } from '../../shared-node/critical-path.ts';
 import type { Selectable } from 'kysely';
 import { AUDIT_SUMMARY_COLUMNS, type AuditLogTable, type AuditUnattributedTable } from '../db/tables/audit-log.ts';
 import { capText, entryBytes, JOURNAL_LIMITS } from './bounded.ts';
@@ -267,7 +268,13 @@ export class AuditWriter<Q = void> {
   /** writeDurable without a promise (the audit hook's callback style): `committed` runs after the commit. */
   writeThen(record: AuditRecord, committed: Committed): void {
     this.queue.push(this.onApplianceClock(record));
-    this.callbacks.push(committed);
+    if (CRITICAL_PATH_ON) {
+      const queued = stageStart();
+      this.callbacks.push((error) => {
+        stageDone('gateway.journal (answer and entry queued to committed)', queued);
+        committed(error);
+      });
+    } else this.callbacks.push(committed);
     this.kick();
   }
 
@@ -342,7 +349,10 @@ export class AuditWriter<Q = void> {
   private commit(rows: AuditRecord[], companions: Array<Companion<Q>>): Error | null | Promise<Error | null> {
     let delta: Delta | Promise<Delta>;
     try {
+      const started = stageStart();
       delta = this.committer.commit(rows, companions);
+      stageDone('gateway.journal_commit (one batch, synchronous part)', started);
+      if (CRITICAL_PATH_ON) stageValue('gateway.journal_batch_entries', rows.length);
     } catch (error) {
       return this.failed(rows.length, companions, error as Error);
     }

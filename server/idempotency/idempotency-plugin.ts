@@ -9,6 +9,7 @@ import { backendWriteToken } from './backend-write-token.ts';
 import '../http/request-context.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../contracts/idempotency-key.ts';
 import { tracedAsyncHook, type StepTracer } from '../tracing/steps.ts';
+import { reportCriticalPathAtExit, stageDone, stageStart } from '../../shared-node/critical-path.ts';
 
 export { IDEMPOTENCY_KEY_PATTERN };
 /** Response headers replayed with the stored body. */
@@ -21,7 +22,10 @@ export interface IdempotencyPluginOptions {
 }
 
 /** The writes being executed under their key, with what their backend calls need. */
-const executing = new WeakMap<FastifyRequest, { operation: OperationKey; reply: FastifyReply; writes: number }>();
+const executing = new WeakMap<
+  FastifyRequest,
+  { operation: OperationKey; reply: FastifyReply; writes: number; executed: number }
+>();
 
 /**
  * Context for a backend call of `request` (TenantBackend.call): a non-GET call made while the request
@@ -57,6 +61,8 @@ export function completeIdempotentWrites(store: IdempotencyEntries) {
     const operation = request.idempotentOperation;
     if (!operation) return payload;
     request.idempotentOperation = null;
+    const entry = executing.get(request);
+    if (entry) stageDone('gateway.execute (handler, backend hop and its commit)', entry.executed);
     const status = reply.statusCode;
     // Final outcomes are kept 24 h (the 503 of a lost backend included, as the spec requires);
     // a timeout or an internal fault frees the key so the client's retry executes.
@@ -86,6 +92,7 @@ export function completeIdempotentWrites(store: IdempotencyEntries) {
  */
 export default fp<IdempotencyPluginOptions>(
   async function idempotencyPlugin(app: FastifyInstance, { store, trace }) {
+    reportCriticalPathAtExit('gateway');
     // Only on the routes that declare it: the other routes do not pay for a hook per request.
     app.addHook('onRoute', (route) => {
       if (!(route.config as { idempotent?: boolean } | undefined)?.idempotent) return;
@@ -121,12 +128,14 @@ export default fp<IdempotencyPluginOptions>(
           request.params,
         ),
       };
+      const reserving = stageStart();
       const reservation = await store.reserve(
         requested,
         canonicalBodyHash(request.body, request.rawBody),
         undefined,
         request.id,
       );
+      stageDone('gateway.reserve (reservation and its commit)', reserving);
       switch (reservation.kind) {
         case 'conflict':
           // The journal keeps both fingerprints (keyed HMACs, safe to show): the console lists conflicts with them.
@@ -170,7 +179,7 @@ export default fp<IdempotencyPluginOptions>(
         case 'execute': {
           const operation = reservation.entry;
           request.idempotentOperation = operation;
-          executing.set(request, { operation, reply, writes: 0 });
+          executing.set(request, { operation, reply, writes: 0, executed: stageStart() });
           reply.header('idempotency-replay', 'false');
           addMeta(reply, { idempotent_replay: false });
         }
