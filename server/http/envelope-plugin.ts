@@ -9,6 +9,7 @@ import { isStorageFailure } from '../db/storage-failure.ts';
 import { isEnvelope, sendError, successEnvelope } from './envelope.ts';
 import { RouteSuggestions } from './route-suggestions.ts';
 import './request-context.ts';
+import { leaves } from './zod-leaves.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const KNOWN_METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
@@ -280,49 +281,6 @@ function unknownField(path: string[], context: string | undefined, schema: unkno
       : `${query ? 'Parametro de query' : 'Campo'} nao aceito neste endpoint. Aceitos${where}: ${accepted.join(', ')}.` +
         (nearest ? ` Voce quis dizer "${nearest}"?` : '');
   return { field: path.join('.'), msg: stripAccents(msg), campos_aceitos: accepted };
-}
-
-/** What this file reads of a zod 4 schema: its definition. */
-interface ZodDef {
-  type?: string;
-  shape?: Record<string, unknown>;
-  innerType?: unknown;
-  in?: unknown;
-  out?: unknown;
-  element?: unknown;
-  options?: unknown[];
-  left?: unknown;
-  right?: unknown;
-  getter?: () => unknown;
-}
-
-const defOf = (schema: unknown): ZodDef | undefined =>
-  (schema as { _zod?: { def?: ZodDef } } | null | undefined)?._zod?.def;
-
-/** The definitions a value is checked against, through wrappers (optional, default…), pipes, unions and intersections. */
-function leaves(schema: unknown, depth = 0): ZodDef[] {
-  const def = defOf(schema);
-  if (!def || depth > 32) return [];
-  switch (def.type) {
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'nonoptional':
-    case 'readonly':
-    case 'catch':
-      return leaves(def.innerType, depth + 1);
-    case 'pipe':
-      return [...leaves(def.in, depth + 1), ...leaves(def.out, depth + 1)];
-    case 'union':
-      return (def.options ?? []).flatMap((option) => leaves(option, depth + 1));
-    case 'intersection':
-      return [...leaves(def.left, depth + 1), ...leaves(def.right, depth + 1)];
-    case 'lazy':
-      return leaves(def.getter?.(), depth + 1);
-    default:
-      return [def];
-  }
 }
 
 const objectShapes = (schema: unknown): Array<Record<string, unknown>> =>

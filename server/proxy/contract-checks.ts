@@ -5,6 +5,7 @@ import { ERROR_DETAILS, meta, paginationMeta, writeMeta } from '../../contracts/
 import { operationErrorCodes } from '../openapi/document.ts';
 import { CACHE_POLICIES, SMALL_BODY_LIMIT, type AnyJsonOperation, type Operation } from '../routes/operation.ts';
 import { operationId } from '../routes/operation-id.ts';
+import { leaves } from '../http/zod-leaves.ts';
 
 /**
  * The contract guard's checks (issue 33, docs/contract-guard.md): one operation's request and the upstream's answer,
@@ -73,47 +74,6 @@ const pathOf = (segments: ReadonlyArray<PropertyKey>): string =>
     )
     .join('')
     .replace(/^\./, '');
-
-/** What this file reads of a zod 4 schema's definition. */
-interface ZodDef {
-  type?: string;
-  shape?: Record<string, unknown>;
-  innerType?: unknown;
-  in?: unknown;
-  out?: unknown;
-  element?: unknown;
-  options?: unknown[];
-  left?: unknown;
-  right?: unknown;
-  getter?: () => unknown;
-}
-const defOf = (schema: unknown): ZodDef | undefined => (schema as { _zod?: { def?: ZodDef } } | null)?._zod?.def;
-
-/** The definitions a value is checked against, through wrappers, pipes, unions and intersections. */
-function leaves(schema: unknown, depth = 0): ZodDef[] {
-  const def = defOf(schema);
-  if (!def || depth > 32) return [];
-  switch (def.type) {
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'nonoptional':
-    case 'readonly':
-    case 'catch':
-      return leaves(def.innerType, depth + 1);
-    case 'pipe':
-      return [...leaves(def.in, depth + 1), ...leaves(def.out, depth + 1)];
-    case 'union':
-      return (def.options ?? []).flatMap((option) => leaves(option, depth + 1));
-    case 'intersection':
-      return [...leaves(def.left, depth + 1), ...leaves(def.right, depth + 1)];
-    case 'lazy':
-      return leaves(def.getter?.(), depth + 1);
-    default:
-      return [def];
-  }
-}
 
 /** The index of the first key of `path` no object of the schema declares there (-1: every key is declared). */
 function undeclaredAt(schema: unknown, path: ReadonlyArray<PropertyKey>): number {
