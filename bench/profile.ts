@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -16,7 +16,8 @@ import {
 /**
  * `npm run bench:profile -- <ping|post|list|create>`: one row of `npm run bench` with the server under
  * V8's sampling profiler (`--cpu-prof`), then where the server's CPU went during the measured load:
- * self time by function and by module, and inclusive time of the gateway's parts. It is the profile
+ * self time by function and by module, and inclusive time of the gateway's parts, for the gateway's process and for
+ * backend-sim's (which inherits the profiler's flags), over the same window of the monotonic clock. It is the profile
  * docs/benchmarks.md's "What the profile shows is left" refers to. Same pinning and pre-signed requests as the bench.
  */
 type Case = 'ping' | 'post' | 'list' | 'create';
@@ -27,6 +28,7 @@ if (!['ping', 'post', 'list', 'create'].includes(which)) {
 }
 
 interface CpuProfile {
+  startTime: number;
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string }; children?: number[] }>;
   samples: number[];
   timeDeltas: number[];
@@ -50,7 +52,11 @@ const INCLUSIVE: Array<[string, (frame: string, fn: string) => boolean]> = [
   ['response serialization (JSON.stringify, relayed data spliced)', (f) => f.includes('/server/http/schemas')],
 ];
 
-function summarize(file: string, skipUs: number, endUs: number): string {
+/** The monotonic clock V8's profiles time their samples with (CLOCK_MONOTONIC, µs), the same in every process. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Where one process's CPU went between two instants of the monotonic clock (µs). */
+function summarize(file: string, fromUs: number, toUs: number): string | null {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -62,13 +68,13 @@ function summarize(file: string, skipUs: number, endUs: number): string {
   const byFunction = new Map<string, number>();
   const byModule = new Map<string, number>();
   const inclusive = new Map<string, number>(INCLUSIVE.map(([name]) => [name, 0]));
-  let t = 0;
+  let t = profile.startTime;
   let busy = 0;
   let idle = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     const dt = profile.timeDeltas[i] ?? 0;
     t += dt;
-    if (t < skipUs || t > endUs) continue;
+    if (t < fromUs || t > toUs) continue;
     const leaf = nodes.get(profile.samples[i])!.callFrame;
     if (leaf.functionName === '(idle)') {
       idle += dt;
@@ -94,6 +100,8 @@ function summarize(file: string, skipUs: number, endUs: number): string {
       }
     }
   }
+  // A process that did nothing in the window (one started by the tooling, say) is left out.
+  if (busy === 0) return null;
   const pct = (v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)} %`;
   const top = (m: Map<string, number>, n: number) =>
     [...m]
@@ -114,7 +122,6 @@ function summarize(file: string, skipUs: number, endUs: number): string {
 
 const dir = mkdtempSync(path.join(tmpdir(), 'gw-bench-profile-'));
 try {
-  const spawned = performance.now();
   const gw = await startServer(
     process.execPath,
     ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', 'bench/gateway-server.ts'],
@@ -142,22 +149,31 @@ try {
     };
   } else spec = { method: 'POST', path: '/v1/pacientes', poolFile: writePool(signer, 40_000, dir) };
   if (which !== 'create') await load(gw, spec, 2);
-  const startUs = (performance.now() - spawned) * 1000;
+  const startUs = monotonicUs();
   const measure = await load(gw, spec);
-  const endUs = (performance.now() - spawned) * 1000;
+  const endUs = monotonicUs();
   await stopServer(gw);
-  const profiles = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-  const main = profiles.map((f) => path.join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  // backend-sim's process inherits the profiler's flags (appliance/backend-sim-process.ts): its profile is here too.
+  const profiles = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => path.join(dir, f));
+  const gatewayProfile = profiles.find((f) => path.basename(f).includes(`.${gw.child.pid}.`)) ?? profiles[0];
   console.log(
     `${which}: ${Math.round(measure.rps)} req/s, ${Math.round(measure.cpuUs)} µs of server CPU per request (under the profiler), p50 ${measure.p50} ms`,
   );
   // The load process needs about a second to start sending: the window is trimmed at its start.
-  console.log(summarize(main, startUs + 1.5e6, endUs));
-  // BENCH_PROFILE_OUT=file.cpuprofile keeps the raw profile (Chrome DevTools, speedscope) with the measured window.
+  for (const file of [gatewayProfile, ...profiles.filter((f) => f !== gatewayProfile)]) {
+    const summary = summarize(file, startUs + 1.5e6, endUs);
+    if (summary)
+      console.log(
+        `\n${file === gatewayProfile ? 'the gateway process' : 'backend-sim (its own process)'}:\n${summary}`,
+      );
+  }
+  // BENCH_PROFILE_OUT=file.cpuprofile keeps the gateway's raw profile (Chrome DevTools, speedscope).
   if (process.env.BENCH_PROFILE_OUT) {
-    copyFileSync(main, process.env.BENCH_PROFILE_OUT);
+    copyFileSync(gatewayProfile, process.env.BENCH_PROFILE_OUT);
     console.log(
-      `profile kept in ${process.env.BENCH_PROFILE_OUT} (measured window: ${Math.round((startUs + 1.5e6) / 1000)}–${Math.round(endUs / 1000)} ms after spawn)`,
+      `profile kept in ${process.env.BENCH_PROFILE_OUT} (measured window: ${startUs + 1.5e6}–${endUs} µs of the monotonic clock)`,
     );
   }
 } finally {
