@@ -1,4 +1,5 @@
 import type { Measure } from '../harness.ts';
+import { TARGETS } from '../targets.ts';
 
 /** The servers `npm run bench:peers` measures side by side, and the operations each one answers. */
 export type PeerServer = 'appliance' | 'wiremock' | 'prism';
@@ -14,8 +15,18 @@ export interface PeerTarget {
 
 /** Issue 32's targets against the peers: § 1 (lists) and § 2 (creates). */
 export const PEER_TARGETS: readonly PeerTarget[] = [
-  { operation: 'list', peer: 'wiremock', maxRatio: 1, label: "list CPU ≤ WireMock's list CPU" },
-  { operation: 'create', peer: 'wiremock', maxRatio: 3, label: "create CPU ≤ 3 × WireMock's create CPU" },
+  {
+    operation: 'list',
+    peer: 'wiremock',
+    maxRatio: TARGETS.list.maxCpuRatioToWireMock,
+    label: "list CPU ≤ WireMock's list CPU",
+  },
+  {
+    operation: 'create',
+    peer: 'wiremock',
+    maxRatio: TARGETS.create.maxCpuRatioToWireMock,
+    label: `create CPU ≤ ${TARGETS.create.maxCpuRatioToWireMock} × WireMock's create CPU`,
+  },
 ];
 
 export interface PeerTargetResult {
