@@ -54,7 +54,7 @@ const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
  * compiled serializer would (an optional key, a non-integer number, a string length or pattern, a union…):
  * such a list keeps its rows (it cannot use this), and a test calls every list that does.
  */
-export function generate(schema: z.ZodType, fields: JsonFields, where = 'item'): Generated {
+export function generate(schema: z.ZodType, fields: JsonFields, where = 'item', columns?: DeclaredColumns): Generated {
   const def = defOf(schema);
   if (def.type !== 'object' || !def.shape) throw new Error(`${where}: not an object schema (${def.type})`);
   const names = Object.keys(def.shape);
@@ -65,7 +65,7 @@ export function generate(schema: z.ZodType, fields: JsonFields, where = 'item'):
   for (const name of names) {
     const field = fields[name];
     if (field === undefined) throw new Error(`${where}.${name}: no SQL for this key`);
-    const [value, ok] = keySql(def.shape[name], field, `${where}.${name}`);
+    const [value, ok] = keySql(def.shape[name], field, `${where}.${name}`, columns);
     pairs.push(`${quote(name)}, ${value}`);
     if (ok !== 'TRUE') oks.push(ok);
   }
@@ -73,12 +73,18 @@ export function generate(schema: z.ZodType, fields: JsonFields, where = 'item'):
 }
 
 /** The value and the check of one key. */
-function keySql(schema: z.ZodType, field: string | JsonArray, where: string): [string, string] {
+function keySql(
+  schema: z.ZodType,
+  field: string | JsonArray,
+  where: string,
+  columns?: DeclaredColumns,
+  nullable = false,
+): [string, string] {
   const def = defOf(schema);
   if (def.type === 'nullable') {
     const inner = defOf(def.innerType!);
     if (typeof field !== 'string' || inner.type === 'nullable') throw new Error(`${where}: unsupported nullable`);
-    const [value, ok] = keySql(def.innerType!, field, where);
+    const [value, ok] = keySql(def.innerType!, field, where, columns, true);
     const e = `(${field})`;
     // A NULL boolean stays null (the condition of a non-null one reads NULL as false).
     const nullable = inner.type === 'boolean' ? `CASE WHEN ${e} IS NULL THEN NULL ELSE ${value} END` : value;
@@ -97,20 +103,26 @@ function keySql(schema: z.ZodType, field: string | JsonArray, where: string): [s
   if (typeof field !== 'string') throw new Error(`${where}: rows given for a ${def.type}`);
   const e = `(${field})`;
   switch (def.type) {
-    case 'string':
+    case 'string': {
       if (def.checks?.length) throw new Error(`${where}: string checks are not written in SQL`);
+      const column = declared(columns, field);
+      if (column && textAffinity(column.type) && (nullable || column.notnull)) return [e, 'TRUE'];
       return [e, `typeof${e} = 'text'`];
+    }
     case 'enum': {
       const values = Object.values(def.entries ?? {});
       if (!values.every((v) => typeof v === 'string')) throw new Error(`${where}: a non-string enum`);
-      return [e, `(typeof${e} = 'text' AND ${e} IN (${values.map((v) => quote(v as string)).join(', ')}))`];
+      // IN of text values: a number or a BLOB never equals a text (no affinity applies to an expression).
+      return [e, `${e} IN (${values.map((v) => quote(v as string)).join(', ')})`];
     }
     case 'number': {
       const checks = (def.checks ?? []).map((c) => c._zod.def);
       // SQLite writes a REAL as 1.0 or 1.0e+300 where JSON.stringify writes 1 and 1e+300: integers only.
       if (!checks.some((c) => c.check === 'number_format' && c.format === 'safeint'))
         throw new Error(`${where}: only integers are written in SQL`);
-      const ok = [`typeof${e} = 'integer'`, `${e} BETWEEN -${SAFE} AND ${SAFE}`];
+      const column = declared(columns, field);
+      const rowid = column?.pk === 1 && column.type.toUpperCase() === 'INTEGER';
+      const ok = [...(rowid ? [] : [`typeof${e} = 'integer'`]), `${e} BETWEEN -${SAFE} AND ${SAFE}`];
       for (const c of checks) {
         if (c.check === 'number_format') continue;
         if ((c.check === 'greater_than' || c.check === 'less_than') && Number.isSafeInteger(c.value)) {
@@ -128,19 +140,40 @@ function keySql(schema: z.ZodType, field: string | JsonArray, where: string): [s
   }
 }
 
-/** A list's page statement: its item schema and the SQL of its keys, generated once. */
+/** A column as the table declares it (`pragma_table_info`). */
+export interface DeclaredColumn {
+  type: string;
+  notnull: number;
+  pk: number;
+}
+export type DeclaredColumns = ReadonlyMap<string, DeclaredColumn>;
+
+/** SQLite's TEXT affinity: a number written there is stored as its text; only a BLOB stays what it is. */
+const textAffinity = (type: string) => !/INT/i.test(type) && /CHAR|CLOB|TEXT/i.test(type);
+
+/**
+ * What the declared column of a key's bare expression already guarantees: a TEXT column holds text, a BLOB
+ * (json_object refuses it: the statement fails and the list answers its rows) or NULL (refused by NOT NULL); an
+ * INTEGER PRIMARY KEY holds an integer. The check of such a key is left out; every other key is checked per row.
+ */
+function declared(columns: DeclaredColumns | undefined, field: string): DeclaredColumn | undefined {
+  return /^[a-z_][a-z0-9_]*$/.test(field) ? columns?.get(field) : undefined;
+}
+
+/** A list's page statement: its item schema and the SQL of its keys, generated once (on its first page). */
 export class JsonPageQuery {
   readonly #item: z.ZodType;
-  readonly #select: string;
+  readonly #fields: JsonFields;
+  readonly #table: string | undefined;
+  #select: string | undefined;
 
-  constructor(item: z.ZodType, fields: JsonFields) {
+  /** `table`: the table the keys' bare column names are read from, whose declared columns spare their checks. */
+  constructor(item: z.ZodType, fields: JsonFields, table?: string) {
     this.#item = item;
-    const { object, ok } = generate(item, fields);
-    // A row that fails a check is not written (json_object refuses a BLOB, for one): it is counted instead.
-    this.#select =
-      ok === 'TRUE'
-        ? `SELECT json_group_array(${object} ORDER BY %ORDER%) AS data, 0 AS bad`
-        : `SELECT json_group_array(CASE WHEN ${ok} THEN ${object} END ORDER BY %ORDER%) AS data, COALESCE(SUM(CASE WHEN ${ok} THEN 0 ELSE 1 END), 0) AS bad`;
+    this.#fields = fields;
+    this.#table = table;
+    // Generated once without the declared columns, so a schema it cannot write fails at load, not at a request.
+    generate(item, fields);
   }
 
   /** The page of no rows (past the last page). */
@@ -149,13 +182,19 @@ export class JsonPageQuery {
   }
 
   /** The statement of the rows of `from` (`FROM … WHERE …`, no ORDER BY), in `orderBy` order. */
-  sql(from: string, orderBy: string): string {
+  sql(from: string, orderBy: string, columns?: DeclaredColumns): string {
+    if (this.#select === undefined) {
+      const { object, ok } = generate(this.#item, this.#fields, 'item', columns);
+      // A row that fails a check is counted; the page is then answered from its rows.
+      this.#select = `SELECT json_group_array(${object} ORDER BY %ORDER%) AS data, ${ok === 'TRUE' ? '0' : `COALESCE(SUM(NOT (${ok})), 0)`} AS bad`;
+    }
     return `${this.#select.replace('%ORDER%', orderBy)} ${from}`;
   }
 
   /**
-   * The page, or null when a row fails the schema's checks: then the list answers its rows as before, which
-   * its route refuses to stamp (the gateway refuses the answer), as for any answer outside the contract.
+   * The page, or null when a row fails the schema's checks (or holds what json_object refuses, a BLOB): then the
+   * list answers its rows as before, which its route refuses to stamp (the gateway refuses the answer), as for
+   * any answer outside the contract.
    */
   async page(
     db: Parameters<typeof queryRows>[0],
@@ -163,7 +202,23 @@ export class JsonPageQuery {
     orderBy: string,
     params: readonly unknown[],
   ): Promise<JsonPage | null> {
-    const [row] = await queryRows<{ data: string; bad: number }>(db, this.sql(from, orderBy), params);
+    let columns: DeclaredColumns | undefined;
+    if (this.#select === undefined && this.#table) {
+      const declaredRows = await queryRows<DeclaredColumn & { name: string }>(
+        db,
+        'SELECT name, type, "notnull", pk FROM pragma_table_info(?)',
+        [this.#table],
+      );
+      columns = new Map(declaredRows.map(({ name, ...column }) => [name, column]));
+    }
+    const sql = this.sql(from, orderBy, columns);
+    let row: { data: string; bad: number };
+    try {
+      [row] = await queryRows<{ data: string; bad: number }>(db, sql, params);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_ERROR') return null;
+      throw error;
+    }
     return row.bad === 0 ? new JsonPage(this.#item, row.data) : null;
   }
 }

@@ -32,17 +32,21 @@ export function pacienteListItem(p: PacienteListRow): z.input<typeof pacienteLis
 }
 
 /** `pacienteListItem` written by SQLite from the list's columns (decisions L32-1). */
-export const PACIENTE_LIST_JSON = new JsonPageQuery(pacienteListItemSchema, {
-  id: 'id',
-  nome: 'nome',
-  cpf: 'cpf',
-  data_nascimento: 'data_nascimento',
-  sexo: "CASE sexo WHEN 'MAS' THEN 'M' WHEN 'FEM' THEN 'F' END",
-  telefone: 'telefone',
-  email: 'email',
-  ativo: 'ativo = 1',
-  criado_em: 'criado_em',
-});
+export const PACIENTE_LIST_JSON = new JsonPageQuery(
+  pacienteListItemSchema,
+  {
+    id: 'id',
+    nome: 'nome',
+    cpf: 'cpf',
+    data_nascimento: 'data_nascimento',
+    sexo: "CASE sexo WHEN 'MAS' THEN 'M' WHEN 'FEM' THEN 'F' END",
+    telefone: 'telefone',
+    email: 'email',
+    ativo: 'ativo = 1',
+    criado_em: 'criado_em',
+  },
+  'pacientes',
+);
 
 /** The rows a detail names (estado civil, cidade, convenio), absent when the patient has none or they are gone. */
 export interface DetailLookups {
