@@ -5,6 +5,14 @@ import fc from 'fast-check';
 import type { Db } from '../../../backend-sim/db/database.ts';
 import { catalogRoute, type Listed, parse } from '../../../backend-sim/lib/http.ts';
 import { listPacientes, listPacientesRows } from '../../../backend-sim/domain/pacientes/pacientes.service.ts';
+import * as catalogos from '../../../backend-sim/domain/catalogos/catalogos.service.ts';
+import {
+  cidsForwarded,
+  conveniosForwarded,
+  procedimentosForwarded,
+  wholeCatalogForwarded,
+} from '../../../contracts/backend/catalogos.ts';
+import * as catalogo from '../../../contracts/schemas/catalogos.ts';
 import { pacienteListForwarded } from '../../../contracts/backend/pacientes.ts';
 import { pacienteListItem } from '../../../contracts/schemas/pacientes.ts';
 
@@ -115,4 +123,158 @@ function base(): Row {
   return { id: 7, nome: 'N', numero_prontuario: 'P7', usuario: 'u7', senha_hash: 'x', ativo: 1, criado_em: 'c' };
 }
 
-export const LIST_PAGES: ListPage[] = [pacientes('pacientes'), pacientes('pacientes-ativos', { ativo: '1' })];
+/** Names with ties (the order's second key decides) and any text. */
+const nome = fc.oneof(fc.constantFrom('A', 'B', 'b', 'ÁGUA', 'a'), text);
+const flag = fc.constantFrom(0, 1);
+
+/** A catalog list on both paths: `json` and `rows` its two services, `schema` its forwarded query. */
+function catalogList(
+  name: string,
+  table: string,
+  services: { json: (db: Db, f: any) => Promise<Listed>; rows: (db: Db, f: any) => Promise<Listed> },
+  schema: Parameters<typeof catalogRoute>[0],
+  item: Parameters<typeof catalogRoute>[2],
+  row: fc.Arbitrary<Row>,
+  extra: Partial<ListPage> = {},
+  unique = ['id'],
+): ListPage {
+  return {
+    name,
+    json: (db, q) => services.json(db, parse(schema, q)),
+    route: (path) => catalogRoute(schema, path === 'json' ? services.json : services.rows, item),
+    row,
+    fill: (sqlite, rows) => insert(sqlite, table, distinct(rows, unique)),
+    count: countOf(table),
+    outside: [],
+    ...extra,
+  };
+}
+
+const procedimento = fc.record({
+  id,
+  nome,
+  abreviacao: text,
+  codigo_tuss: text,
+  descricao_tuss: text,
+  requer_laudo: flag,
+  possui_imagens: flag,
+  ativo: flag,
+});
+const convenio = fc.record({ id, nome, abreviacao: text, codigo_ans: text, ativo: flag });
+const plano = fc.record({ id, nome, codigo_ans: text, ativo: flag, convenio_slot: fc.nat(20) });
+const cid = fc.record({ id, codigo: fc.oneof(fc.constantFrom('A00', 'A00.1', 'A0', 'B20', 'a0x'), text), nome });
+const unidade = fc.record({ id, nome, abreviacao: text, cidade: nullableText, uf: nullableText, ativo: flag });
+const simple = fc.record({ id, nome, ativo: flag });
+
+/** Convenios with plans: each plan of a convenio drawn among the page's rows (or none: `convenio_slot` past them). */
+const convenios = catalogList(
+  'convenios',
+  'convenios',
+  { json: catalogos.listConvenios, rows: catalogos.listConveniosRows },
+  conveniosForwarded,
+  catalogo.convenioItem,
+  fc.record({ convenio, planos: fc.array(plano, { maxLength: 4 }) }),
+  {
+    fill(sqlite, rows) {
+      const list = distinct(
+        rows.map((r) => r.convenio as Row),
+        ['id'],
+      );
+      const planos = distinct(
+        rows.flatMap((r) => r.planos as Row[]),
+        ['id'],
+      ).flatMap(({ convenio_slot, ...p }) =>
+        list.length ? [{ ...p, convenio_id: list[(convenio_slot as number) % list.length].id }] : [],
+      );
+      sqlite.prepare('DELETE FROM planos').run();
+      insert(sqlite, 'convenios', list);
+      insert(sqlite, 'planos', planos);
+    },
+    outside: [
+      {
+        convenio: { id: 5, nome: 'C', ativo: 1 },
+        planos: [{ id: 9, nome: Buffer.from('x'), ativo: 1, convenio_slot: 0 }],
+      },
+    ],
+  },
+);
+
+const gruposLaudos = catalogList(
+  'grupos-laudos',
+  'grupos_laudos',
+  { json: catalogos.listGruposLaudos, rows: catalogos.listGruposLaudosRows },
+  wholeCatalogForwarded,
+  catalogo.grupoLaudoItem,
+  fc.record({ grupo: simple, medicos: fc.array(fc.record({ id, nome, slot: fc.nat(20) }), { maxLength: 4 }) }),
+  {
+    fill(sqlite, rows) {
+      const grupos = distinct(
+        rows.map((r) => r.grupo as Row),
+        ['id'],
+      );
+      const medicos = distinct(
+        rows.flatMap((r) => r.medicos as Row[]),
+        ['id'],
+      );
+      sqlite.prepare('DELETE FROM grupos_laudos_medicos').run();
+      insert(sqlite, 'grupos_laudos', grupos);
+      insert(
+        sqlite,
+        'medicos',
+        medicos.map(({ slot: _slot, ...m }) => ({ ...m, usuario: `m${m.id}`, senha_hash: 'x', criado_em: 'c' })),
+      );
+      insert(
+        sqlite,
+        'grupos_laudos_medicos',
+        grupos.length
+          ? medicos.map((m) => ({ grupo_laudo_id: grupos[(m.slot as number) % grupos.length].id, medico_id: m.id }))
+          : [],
+      );
+    },
+    outside: [{ grupo: { id: 3, nome: Buffer.from('g'), ativo: 1 }, medicos: [] }],
+  },
+);
+
+export const LIST_PAGES: ListPage[] = [
+  pacientes('pacientes'),
+  pacientes('pacientes-ativos', { ativo: '1' }),
+  catalogList(
+    'procedimentos',
+    'procedimentos',
+    { json: catalogos.listProcedimentos, rows: catalogos.listProcedimentosRows },
+    procedimentosForwarded,
+    catalogo.procedimentoItem,
+    procedimento,
+    { query: { ativo: '1' }, outside: [{ id: 4, nome: 'P', codigo_tuss: Buffer.from('t'), ativo: 1 }] },
+  ),
+  convenios,
+  catalogList(
+    'cids',
+    'cids',
+    { json: catalogos.listCids, rows: catalogos.listCidsRows },
+    cidsForwarded,
+    catalogo.cidItem,
+    cid,
+    { query: { q: 'A0' }, outside: [{ id: 2, codigo: 'A01', nome: Buffer.from('A') }] },
+    ['id', 'codigo'],
+  ),
+  catalogList(
+    'unidades',
+    'unidades',
+    { json: catalogos.listUnidades, rows: catalogos.listUnidadesRows },
+    wholeCatalogForwarded,
+    catalogo.unidadeItem,
+    unidade,
+    { outside: [{ id: 2, nome: 'U', cidade: Buffer.from('c'), ativo: 1 }] },
+  ),
+  catalogList(
+    'complementos',
+    'complementos',
+    { json: catalogos.listComplementos, rows: catalogos.listComplementosRows },
+    wholeCatalogForwarded,
+    catalogo.complementoItem,
+    simple,
+    { outside: [{ id: 2, nome: Buffer.from('c'), ativo: 1 }] },
+  ),
+  gruposLaudos,
+];
