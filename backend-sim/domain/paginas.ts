@@ -1,5 +1,7 @@
-import type { SelectQueryBuilder } from 'kysely';
+import type { Compilable, SelectQueryBuilder } from 'kysely';
 import type { Database, Db } from '../db/database.ts';
+import type { JsonPage, JsonPageQuery } from '../db/json-page.ts';
+import type { Listed } from '../lib/http.ts';
 import { queryRows } from '../db/statements.ts';
 
 /**
@@ -16,6 +18,41 @@ export async function pageWithTotal<R>(
     filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows: page, total: Number(count.total) };
+}
+
+/** A list built with Kysely: its page (select, order, limit, offset), `filtered` (what it counts), its order. */
+export interface KyselyList {
+  page: Compilable;
+  // biome-ignore lint/suspicious/noExplicitAny: any list's builder (a Kysely builder is invariant in its tables and selection)
+  filtered: SelectQueryBuilder<Database, any, any>;
+  /** The page's ORDER BY again, over the page's columns (the aggregate writes the items in it). */
+  orderBy: string;
+}
+
+/**
+ * The page of a list built with Kysely written as JSON by SQLite (decisions L32-1) from its page's rows (a
+ * derived table named `page`, which nested lists correlate to), with its total; `page` null when a row is
+ * outside the contract.
+ */
+export async function jsonPageWithTotal(
+  db: Db,
+  json: JsonPageQuery,
+  list: KyselyList,
+): Promise<{ page: JsonPage | null; total: number }> {
+  const { sql, parameters } = list.page.compile();
+  const [page, count] = await Promise.all([
+    json.page(db, `FROM (${sql}) AS page`, list.orderBy, parameters),
+    list.filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { page, total: Number(count.total) };
+}
+
+/** A page written by SQLite, or (`page` null: a row outside the contract) the list's rows through its view. */
+export async function jsonOrRows(
+  json: { page: JsonPage | null; total: number },
+  rows: () => Promise<Listed>,
+): Promise<Listed> {
+  return json.page ? { data: json.page, total: json.total } : rows();
 }
 
 /** A repository's page as a service answers it: each row through its view (row -> wire). */

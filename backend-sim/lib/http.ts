@@ -5,6 +5,7 @@ import { BackendError } from '../errors.ts';
 import { INTERNAL_HEADERS } from '../../contracts/backend/headers.ts';
 import { contractOf } from '../../shared-node/contract-stamp.ts';
 import { idParam } from './schemas.ts';
+import { JsonPage } from '../db/json-page.ts';
 
 /** Context the gateway sends on every tenant call. */
 export interface CallContext {
@@ -59,10 +60,19 @@ export const idOf = (req: FastifyRequest): number => parse(idParam, req.params).
 type Answer = { data: unknown; meta: { total?: number } };
 type Route = RouteShorthandOptionsWithHandler;
 
-/** The route of a read answering `answer(req)`, checked, serialized and stamped by `contract` when given. */
-function readRoute(answer: (req: FastifyRequest) => Promise<Answer>, contract?: z.ZodType): Route {
+/**
+ * The route of a read answering `answer(req)`, checked, serialized and stamped by `contract` when given; a list's
+ * `data` may come as a `JsonPage` of its `item` schema, already written and checked by SQLite (decisions L32-1).
+ */
+function readRoute(answer: (req: FastifyRequest) => Promise<Answer>, contract?: z.ZodType, item?: z.ZodType): Route {
   const stamped = contract ? contractOf(contract) : null;
-  if (!contract || !stamped) return { handler: answer };
+  if (!contract || !stamped)
+    return {
+      handler: async (req) => {
+        const answered = await answer(req);
+        return answered.data instanceof JsonPage ? { ...answered, data: JSON.parse(answered.data.text) } : answered;
+      },
+    };
   const envelope = {
     type: 'object',
     properties: {
@@ -75,6 +85,15 @@ function readRoute(answer: (req: FastifyRequest) => Promise<Answer>, contract?: 
     ...(stamped.serialization ? { schema: { response: { 200: envelope } } } : {}),
     handler: async (req, reply) => {
       const { data, meta } = await answer(req);
+      if (data instanceof JsonPage) {
+        // Generated from this route's own item schema, or not stamped at all.
+        if (data.item !== item) throw new Error('a page written for another schema');
+        reply.header(INTERNAL_HEADERS.contractSchema, stamped.stamp);
+        // What the compiled serializer writes for `{meta: {total}, data}`: `meta` first, `total` an integer.
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(`{"meta":{"total":${Math.trunc(meta.total ?? 0)}},"data":${data.text}}`);
+      }
       const checked = contract.safeParse(data);
       if (!checked.success) {
         req.log.error({ issues: checked.error.issues }, 'answer outside its contract schema');
@@ -86,29 +105,40 @@ function readRoute(answer: (req: FastifyRequest) => Promise<Answer>, contract?: 
   };
 }
 
+/** A page of a list: its items, or their JSON written by SQLite (`JsonPage`, decisions L32-1). */
+export type Listed = { data: unknown[] | JsonPage; total: number };
+
 /** A list: its query parsed by `schema`, the service's page answered with its total in `meta`; `item`: the contract of each item. */
 export function listRoute<S extends z.ZodType>(
   schema: S,
-  list: (req: FastifyRequest, query: z.infer<S>) => Promise<{ data: unknown[]; total: number }>,
+  list: (req: FastifyRequest, query: z.infer<S>) => Promise<Listed>,
   item?: z.ZodType,
 ): Route {
-  return readRoute(async (req) => {
-    const { data, total } = await list(req, parse(schema, req.query));
-    return { data, meta: { total } };
-  }, item && z.array(item));
+  return readRoute(
+    async (req) => {
+      const { data, total } = await list(req, parse(schema, req.query));
+      return { data, meta: { total } };
+    },
+    item && z.array(item),
+    item,
+  );
 }
 
 /** A list below one item (`/pacientes/:id/prontuarios`): the item's `:id` parsed first, then the query. */
 export function listOfItemRoute<S extends z.ZodType>(
   schema: S,
-  list: (req: FastifyRequest, id: number, query: z.infer<S>) => Promise<{ data: unknown[]; total: number }>,
+  list: (req: FastifyRequest, id: number, query: z.infer<S>) => Promise<Listed>,
   item?: z.ZodType,
 ): Route {
-  return readRoute(async (req) => {
-    const id = idOf(req);
-    const { data, total } = await list(req, id, parse(schema, req.query));
-    return { data, meta: { total } };
-  }, item && z.array(item));
+  return readRoute(
+    async (req) => {
+      const id = idOf(req);
+      const { data, total } = await list(req, id, parse(schema, req.query));
+      return { data, meta: { total } };
+    },
+    item && z.array(item),
+    item,
+  );
 }
 
 /** One item (a detail, the result of an update or an action): the service's answer, 200; `contract`: the schema of a read's item. */
@@ -126,8 +156,6 @@ export function createdRoute(create: (req: FastifyRequest) => Promise<unknown>) 
 // Most routes call one service with the tenant's database and what the request carries, in this order: the
 // path's `:id`, the parsed query or body, the call context (what a bound key may see, who writes), the clock.
 // These pass them, so such a route names its service and schemas only.
-
-type Listed = { data: unknown[]; total: number };
 
 /** A list the same for every key (catalogs, lookups): `list(db, query)`. */
 export const catalogRoute = <S extends z.ZodType>(

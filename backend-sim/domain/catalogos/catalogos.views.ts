@@ -7,6 +7,8 @@ import type { GruposLaudosTable } from '../../db/tables/grupos-laudos.ts';
 import type { PlanosTable } from '../../db/tables/planos.ts';
 import type { ProcedimentosTable } from '../../db/tables/procedimentos.ts';
 import type { UnidadesTable } from '../../db/tables/unidades.ts';
+import { JsonPageQuery } from '../../db/json-page.ts';
+import * as wire from '../../../contracts/schemas/catalogos.ts';
 import type {
   cidItem as cidWire,
   complementoItem as complementoWire,
@@ -78,3 +80,59 @@ export function grupoLaudoItem(
     { medicos: membros.filter((m) => m.grupo_laudo_id === g.id).map((m) => ({ id: m.id, nome: m.nome })) },
   );
 }
+
+// ---------------------------------------------------------------- the same items written by SQLite (decisions L32-1)
+// The keys' SQL over the page's columns (a derived table `page`); a nested list is correlated to `page.id`.
+
+const entry = { id: 'id', nome: 'nome', ativo: 'ativo = 1' };
+
+export const PROCEDIMENTO_JSON = new JsonPageQuery(
+  wire.procedimentoItem,
+  {
+    ...entry,
+    abreviacao: 'abreviacao',
+    codigo_tuss: "COALESCE(codigo_tuss, '')",
+    descricao_tuss: 'descricao_tuss',
+    requer_laudo: 'requer_laudo = 1',
+    possui_imagens: 'possui_imagens = 1',
+  },
+  'procedimentos',
+);
+
+export const CONVENIO_JSON = new JsonPageQuery(
+  wire.convenioItem,
+  {
+    ...entry,
+    abreviacao: 'abreviacao',
+    codigo_ans: 'codigo_ans',
+    planos: {
+      fields: { id: 'pl.id', nome: 'pl.nome', codigo_ans: 'pl.codigo_ans', ativo: 'pl.ativo = 1' },
+      from: 'FROM planos pl WHERE pl.convenio_id = page.id',
+      orderBy: 'pl.nome, pl.id',
+    },
+  },
+  'convenios',
+);
+
+export const CID_JSON = new JsonPageQuery(wire.cidItem, { id: 'id', codigo: 'codigo', nome: 'nome' }, 'cids');
+
+export const UNIDADE_JSON = new JsonPageQuery(
+  wire.unidadeItem,
+  { ...entry, abreviacao: 'abreviacao', cidade: "COALESCE(cidade, '')", uf: "COALESCE(uf, '')" },
+  'unidades',
+);
+
+export const COMPLEMENTO_JSON = new JsonPageQuery(wire.complementoItem, entry, 'complementos');
+
+export const GRUPO_LAUDO_JSON = new JsonPageQuery(
+  wire.grupoLaudoItem,
+  {
+    ...entry,
+    medicos: {
+      fields: { id: 'm.id', nome: 'm.nome' },
+      from: 'FROM grupos_laudos_medicos g JOIN medicos m ON m.id = g.medico_id WHERE g.grupo_laudo_id = page.id',
+      orderBy: 'm.nome, m.id',
+    },
+  },
+  'grupos_laudos',
+);

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { SEARCH_QUEUE_APPLY } from '../../db/derived.ts';
 import { databaseState, rememberedTotal } from '../../db/remembered-counts.ts';
 import { Conditions } from '../../db/conditions.ts';
+import type { JsonPage, JsonPageQuery } from '../../db/json-page.ts';
 import { queryRows } from '../../db/statements.ts';
 import type { PacientesTable } from '../../db/tables/pacientes.ts';
 import type { PacienteListFilter } from '../../../contracts/backend/pacientes.ts';
@@ -54,6 +55,28 @@ export async function listPacientes(
   db: Db,
   f: PacienteListFilter,
 ): Promise<{ rows: PacienteListRow[]; total: number }> {
+  const { page, total } = await pageOfPacientes<PacienteListRow[]>(db, f, [], (conn, from, params) =>
+    queryRows<PacienteListRow>(conn, `SELECT ${LIST_COLUMNS} ${from} ORDER BY id`, params),
+  );
+  return { rows: page, total };
+}
+
+/** The page as JSON written by SQLite (decisions L32-1); null when a row fails the item schema's checks. */
+export function listPacientesJson(
+  db: Db,
+  f: PacienteListFilter,
+  json: JsonPageQuery,
+): Promise<{ page: JsonPage | null; total: number }> {
+  return pageOfPacientes(db, f, json.empty, (conn, from, params) => json.page(conn, from, 'id', params));
+}
+
+/** The total and the page `read` answers from the rows of `from` (`FROM pacientes WHERE …`), `empty` past the end. */
+async function pageOfPacientes<P>(
+  db: Db,
+  f: PacienteListFilter,
+  empty: P,
+  read: (conn: Db, from: string, params: readonly unknown[]) => Promise<P>,
+): Promise<{ page: P; total: number }> {
   const c = new Conditions();
   // The needle as an FTS5 phrase when the index answers it; the matches drive the query unless a CPF
   // (one row at most, by its index) is given too.
@@ -124,13 +147,8 @@ export async function listPacientes(
       }
       total = await rememberedTotal(db, conn, state, count[0], count[1]);
     }
-    if (f.offset >= total) return { rows: [], total };
-    const rows = await queryRows<PacienteListRow>(
-      conn,
-      `SELECT ${LIST_COLUMNS} FROM pacientes WHERE id IN (${pageIds[0]}) ORDER BY id`,
-      pageIds[1],
-    );
-    return { rows, total };
+    if (f.offset >= total) return { page: empty, total };
+    return { page: await read(conn, `FROM pacientes WHERE id IN (${pageIds[0]})`, pageIds[1]), total };
   });
 }
 

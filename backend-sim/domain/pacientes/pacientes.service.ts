@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { BackendError, found } from '../../errors.ts';
-import type { CallContext } from '../../lib/http.ts';
+import type { CallContext, Listed } from '../../lib/http.ts';
 import { hashPassword, lockedPassword } from '../../lib/password.ts';
 import { getClinicaConfig } from '../clinica/clinica.repository.ts';
 import { pageOf } from '../paginas.ts';
@@ -15,9 +15,16 @@ import type {
   PacienteListFilter,
   PacientePatch,
 } from '../../../contracts/backend/pacientes.ts';
-import { pacienteDetail, pacienteListItem } from './pacientes.views.ts';
+import { PACIENTE_LIST_JSON, pacienteDetail, pacienteListItem } from './pacientes.views.ts';
 
-export async function listPacientes(db: Db, f: PacienteListFilter) {
+/** A page as JSON written by SQLite, or (a row outside the contract schema) its rows, for the route to refuse. */
+export async function listPacientes(db: Db, f: PacienteListFilter): Promise<Listed> {
+  const { page, total } = await repo.listPacientesJson(db, f, PACIENTE_LIST_JSON);
+  return page ? { data: page, total } : listPacientesRows(db, f);
+}
+
+/** The page's rows through the view (the path of the JSON one's test, and of a page outside the contract). */
+export async function listPacientesRows(db: Db, f: PacienteListFilter) {
   return pageOf(await repo.listPacientes(db, f), pacienteListItem);
 }
 

@@ -1,6 +1,10 @@
 import { enderecoView } from '../endereco.ts';
 import type { z } from 'zod';
-import type { pacienteListItem as pacienteListItemWire } from '../../../contracts/schemas/pacientes.ts';
+import { JsonPageQuery } from '../../db/json-page.ts';
+import {
+  type pacienteListItem as pacienteListItemWire,
+  pacienteListItem as pacienteListItemSchema,
+} from '../../../contracts/schemas/pacientes.ts';
 import type { PacienteListRow, PacienteRow } from './pacientes.repository.ts';
 
 const SEXO_CURTO: Record<string, 'M' | 'F'> = { MAS: 'M', FEM: 'F' };
@@ -26,6 +30,23 @@ export function pacienteListItem(p: PacienteListRow): z.input<typeof pacienteLis
     criado_em: p.criado_em,
   };
 }
+
+/** `pacienteListItem` written by SQLite from the list's columns (decisions L32-1). */
+export const PACIENTE_LIST_JSON = new JsonPageQuery(
+  pacienteListItemSchema,
+  {
+    id: 'id',
+    nome: 'nome',
+    cpf: 'cpf',
+    data_nascimento: 'data_nascimento',
+    sexo: "CASE sexo WHEN 'MAS' THEN 'M' WHEN 'FEM' THEN 'F' END",
+    telefone: 'telefone',
+    email: 'email',
+    ativo: 'ativo = 1',
+    criado_em: 'criado_em',
+  },
+  'pacientes',
+);
 
 /** The rows a detail names (estado civil, cidade, convenio), absent when the patient has none or they are gone. */
 export interface DetailLookups {
