@@ -22,6 +22,7 @@ import { integrityStatusFor } from '../server/integrity/integrity-status.ts';
 import { applianceDatabases, startQuickCheck, type QuickCheckReport } from '../server/integrity/quick-check.ts';
 import { z } from 'zod';
 import { backendSimServiceName, type TracingSettings } from '../shared-node/otel.ts';
+import { startTrace } from './start-trace.mjs';
 
 /** What the gateway needs from its data dir, without listening: used by the stack and the CLI. */
 export interface GatewayServices {
@@ -167,6 +168,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     if (spawned) stops.push(() => spawned.kill());
     const s3 = await startConfiguredStorage(config, clock);
     if (s3) stops.push(() => s3.close());
+    startTrace('server', 'storage up');
 
     await options.beforeBackend?.(config);
 
@@ -186,7 +188,9 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       // While the child opens the clinics and listens, this process opens the gateway's database.
       gatewayDb = await openGatewayDatabase(config);
       stops.push(() => gatewayDb.close());
+      startTrace('server', 'gateway.db open');
       backendSim = inChildProcess(await starting);
+      startTrace('server', 'backend-sim ready');
     } else {
       if (mode === 'in-process') {
         const sim = await startBackendSim({
@@ -217,6 +221,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       backendSim?.onRestart(() => void follower.push().catch(() => undefined));
     }
     const unsynced = await services.tenants.syncAllToBackend();
+    startTrace('server', 'tenants synced');
     if (unsynced.length > 0 && config.logLevel !== 'silent') {
       console.warn(
         `warning: backend-sim did not confirm tenant(s) ${unsynced.join(', ')}; their calls answer 503 until it does`,
@@ -243,6 +248,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     }
     const consistency = await checkIdempotencyConsistency({ db: gatewayDb.db, store, backend: services.backend });
     integrity.consistencyChecked(consistency);
+    startTrace('server', 'idempotency checked');
 
     const app = await buildApp(config, {
       database: services.gatewayDb,
@@ -253,6 +259,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       clock,
     });
     stops.push(() => app.close());
+    startTrace('server', 'app built');
     // Watching its requests from the first one, so a drain knows what it already received.
     const gatewayDrain = drainable(app.server);
     const onBound = await options.beforeListen?.({ ...services, config });
@@ -269,6 +276,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     }
     await app.listen({ host: config.host, port: config.port });
     if (boundFailure) throw (boundFailure as { error: unknown }).error;
+    startTrace('server', 'listening');
     // The databases' integrity, off the main thread, once the gateway answers: the start does not wait for it.
     // gateway.db only where it holds the state (a file left by an appliance moved to PostgreSQL is not checked).
     const databases = applianceDatabases(config.dataDir, !config.backend.external).filter(
