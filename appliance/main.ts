@@ -154,6 +154,18 @@ async function main(): Promise<void> {
   startTrace('server', 'runtime file written');
   // A restarted backend-sim has another pid.
   stack.backendSim?.onRestart(writeRuntime);
+  // Reads are answered meanwhile; writes and replays wait for it (decision T32-3). The banner says what it found.
+  let consistency: Awaited<typeof stack.integrity.consistency>;
+  try {
+    consistency = await stack.integrity.consistency;
+  } catch (error) {
+    console.error(
+      `Startup failed: the idempotency check did not run (${error instanceof Error ? error.message : String(error)})`,
+    );
+    await stack.close().catch(() => undefined);
+    removeRuntimeFile(config.dataDir);
+    process.exit(1);
+  }
 
   console.log(
     [
@@ -176,7 +188,7 @@ async function main(): Promise<void> {
       'First signed call (bash + openssl + curl):',
       firstCallCommand(gatewayUrl, credentialsFile),
       '',
-      ...startChecks(stack.integrity.consistency),
+      ...startChecks(consistency),
       'Ctrl-C stops everything.',
     ].join('\n'),
   );
