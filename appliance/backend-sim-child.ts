@@ -1,5 +1,6 @@
 import type { BackendConfig } from '../backend-sim/config.ts';
 import { startBackendSim, type RunningBackendSim } from '../backend-sim/main.ts';
+import { startTrace } from './start-trace.mjs';
 
 /** BackendConfig without its clock: another process's clock cannot be passed; the gateway pushes its offset instead. */
 export type BackendSimChildConfig = Omit<BackendConfig, 'now'>;
@@ -27,6 +28,7 @@ const STOP_BOUND_MS = 5_000;
  * process: a transaction not committed is rolled back by the next open, as after any crash.
  */
 function runBackendSimChild(): void {
+  startTrace('backend-sim', 'bundle loaded');
   const send = process.send?.bind(process);
   if (!send) {
     console.error(
@@ -53,9 +55,11 @@ function runBackendSimChild(): void {
   process.on('message', (message: ToBackendSimChild) => {
     if (message.type === 'stop') return stop();
     if (message.type !== 'start' || starting || stopping) return;
+    startTrace('backend-sim', 'configuration received');
     starting = startBackendSim(message.config).then(
       (started) => {
         running = started;
+        startTrace('backend-sim', 'listening');
         send({ type: 'ready', port: started.port } satisfies FromBackendSimChild);
       },
       (error: unknown) => {

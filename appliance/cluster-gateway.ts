@@ -46,9 +46,14 @@ export async function runClusterGateway(): Promise<void> {
     return;
   }
   send({ type: 'ready', port: stack.config.port, pid: process.pid });
+  // Writes wait for the start-time idempotency check (decision T32-3); if it fails, this gateway stops.
+  stack.integrity.consistency.catch((error: unknown) => {
+    console.error(`idempotency check failed: ${error instanceof Error ? error.message : String(error)}`);
+    shutdown('the idempotency check failed', 1);
+  });
 
   let stopping = false;
-  const shutdown = (why: string) => {
+  const shutdown = (why: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     setTimeout(() => {
@@ -56,7 +61,7 @@ export async function runClusterGateway(): Promise<void> {
       process.exit(1);
     }, stack.config.drainTimeoutMs + 4000).unref();
     stack.close().then(
-      () => process.exit(0),
+      () => process.exit(code),
       (error: unknown) => {
         console.error('shutdown failed:', error);
         process.exit(1);

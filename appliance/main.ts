@@ -25,6 +25,7 @@ import { describeConsistency } from '../server/integrity/idempotency-consistency
 import { describeQuickCheck } from '../server/integrity/quick-check.ts';
 import { onStopSignals } from './stop-signals.ts';
 import { withoutCredentials } from '../server/proxy/contract-store.ts';
+import { startTrace } from './start-trace.mjs';
 
 /**
  * `npm start`: embedded S3, backend-sim (its own child process: appliance/backend-sim-process.ts) and the
@@ -33,6 +34,7 @@ import { withoutCredentials } from '../server/proxy/contract-store.ts';
  * sources changed since the last build; tests that spawn this file skip that.
  */
 async function main(): Promise<void> {
+  startTrace('server', 'bundle loaded');
   let config: GatewayConfig;
   try {
     config = loadConfig();
@@ -51,8 +53,10 @@ async function main(): Promise<void> {
       ? `an appliance (pid ${running.pid}) is already running on this DATA_DIR at ${running.gateway.url}`
       : undefined,
   );
+  startTrace('server', 'ports checked');
   if (process.argv.includes('--build-console-if-changed'))
     await buildConsoleIfChanged({ log: (line) => console.log(line) });
+  startTrace('server', 'console checked');
 
   let firstStart: boolean;
   try {
@@ -147,8 +151,21 @@ async function main(): Promise<void> {
       },
     });
   writeRuntime();
+  startTrace('server', 'runtime file written');
   // A restarted backend-sim has another pid.
   stack.backendSim?.onRestart(writeRuntime);
+  // Reads are answered meanwhile; writes and replays wait for it (decision T32-3). The banner says what it found.
+  let consistency: Awaited<typeof stack.integrity.consistency>;
+  try {
+    consistency = await stack.integrity.consistency;
+  } catch (error) {
+    console.error(
+      `Startup failed: the idempotency check did not run (${error instanceof Error ? error.message : String(error)})`,
+    );
+    await stack.close().catch(() => undefined);
+    removeRuntimeFile(config.dataDir);
+    process.exit(1);
+  }
 
   console.log(
     [
@@ -171,7 +188,7 @@ async function main(): Promise<void> {
       'First signed call (bash + openssl + curl):',
       firstCallCommand(gatewayUrl, credentialsFile),
       '',
-      ...startChecks(stack.integrity.consistency),
+      ...startChecks(consistency),
       'Ctrl-C stops everything.',
     ].join('\n'),
   );

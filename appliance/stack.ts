@@ -22,6 +22,8 @@ import { integrityStatusFor } from '../server/integrity/integrity-status.ts';
 import { applianceDatabases, startQuickCheck, type QuickCheckReport } from '../server/integrity/quick-check.ts';
 import { z } from 'zod';
 import { backendSimServiceName, type TracingSettings } from '../shared-node/otel.ts';
+import { startTrace } from './start-trace.mjs';
+import { holdWritesUntil } from './hold-writes.ts';
 
 /** What the gateway needs from its data dir, without listening: used by the stack and the CLI. */
 export interface GatewayServices {
@@ -84,8 +86,12 @@ export interface RunningStack extends GatewayServices {
   clock: ApplianceClock;
   /** What the start-time checks found (server/integrity/); also in `/readyz`'s `integrity` component. */
   integrity: {
-    /** Idempotency entries against backend-sim's markers, done before the gateway listened. */
-    consistency: ConsistencyReport;
+    /**
+     * Idempotency entries against backend-sim's markers, begun before the gateway listened and still running when
+     * the stack is returned: until it settles no write nor replay reaches the gateway (appliance/hold-writes.ts).
+     * A rejection is a failed start.
+     */
+    consistency: Promise<ConsistencyReport>;
     /** The databases' `PRAGMA quick_check`, run in the background from the moment the gateway listens; null if it could not run. */
     quickCheck: Promise<QuickCheckReport | null>;
   };
@@ -167,6 +173,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     if (spawned) stops.push(() => spawned.kill());
     const s3 = await startConfiguredStorage(config, clock);
     if (s3) stops.push(() => s3.close());
+    startTrace('server', 'storage up');
 
     await options.beforeBackend?.(config);
 
@@ -186,7 +193,9 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       // While the child opens the clinics and listens, this process opens the gateway's database.
       gatewayDb = await openGatewayDatabase(config);
       stops.push(() => gatewayDb.close());
+      startTrace('server', 'gateway.db open');
       backendSim = inChildProcess(await starting);
+      startTrace('server', 'backend-sim ready');
     } else {
       if (mode === 'in-process') {
         const sim = await startBackendSim({
@@ -216,14 +225,14 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       if (mode === 'process') await follower.first;
       backendSim?.onRestart(() => void follower.push().catch(() => undefined));
     }
-    const unsynced = await services.tenants.syncAllToBackend();
-    if (unsynced.length > 0 && config.logLevel !== 'silent') {
-      console.warn(
-        `warning: backend-sim did not confirm tenant(s) ${unsynced.join(', ')}; their calls answer 503 until it does`,
-      );
-    }
+    // While the gateway is built (backend-sim answers on its own core meanwhile); awaited before it listens (T32-4).
+    const synced = services.tenants.syncAllToBackend().then((unsynced) => {
+      startTrace('server', 'tenants synced');
+      return unsynced;
+    });
+    synced.catch(() => undefined); // awaited below
 
-    // Before the gateway listens, so no key replays a success for a write backend-sim lost.
+    // No key replays a success for a write backend-sim lost: writes wait for this check (below).
     const integrity = integrityStatusFor(gatewayDb.kind === 'sqlite' ? gatewayDb.sqlite : gatewayDb.pool);
     const masterKey = loadMasterKey(config.dataDir, config.masterKeyHex);
     const leaseMs = config.backend.timeoutMs + 15_000;
@@ -241,8 +250,18 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       // frees only those it left itself (its GATEWAY_INSTANCE_ID): the others' are theirs until their lease ends.
       if (config.instance.fromEnvironment) await store.freeOwnReservations();
     }
-    const consistency = await checkIdempotencyConsistency({ db: gatewayDb.db, store, backend: services.backend });
-    integrity.consistencyChecked(consistency);
+    // After the gateway listens (decision T32-3): while it runs, no write nor replay reaches the gateway (holdWritesUntil
+    // below); a stop waits for it before the databases close.
+    const checkStore = store;
+    const consistency = synced
+      .then(() => checkIdempotencyConsistency({ db: gatewayDb.db, store: checkStore, backend: services.backend }))
+      .then((report) => {
+        integrity.consistencyChecked(report);
+        startTrace('server', 'idempotency checked');
+        return report;
+      });
+    consistency.catch(() => undefined); // the caller's (main.ts: the start fails); the held writes are refused
+    stops.push(() => consistency.catch(() => undefined).then(() => undefined));
 
     const app = await buildApp(config, {
       database: services.gatewayDb,
@@ -253,8 +272,16 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       clock,
     });
     stops.push(() => app.close());
+    startTrace('server', 'app built');
+    holdWritesUntil(app.server, consistency);
     // Watching its requests from the first one, so a drain knows what it already received.
     const gatewayDrain = drainable(app.server);
+    const unsynced = await synced;
+    if (unsynced.length > 0 && config.logLevel !== 'silent') {
+      console.warn(
+        `warning: backend-sim did not confirm tenant(s) ${unsynced.join(', ')}; their calls answer 503 until it does`,
+      );
+    }
     const onBound = await options.beforeListen?.({ ...services, config });
     let boundFailure: { error: unknown } | null = null;
     if (onBound) {
@@ -269,6 +296,7 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
     }
     await app.listen({ host: config.host, port: config.port });
     if (boundFailure) throw (boundFailure as { error: unknown }).error;
+    startTrace('server', 'listening');
     // The databases' integrity, off the main thread, once the gateway answers: the start does not wait for it.
     // gateway.db only where it holds the state (a file left by an appliance moved to PostgreSQL is not checked).
     const databases = applianceDatabases(config.dataDir, !config.backend.external).filter(
@@ -319,6 +347,8 @@ export async function startStack(input: GatewayConfig, options: StackOptions = {
       drain,
       close: async () => {
         await drain();
+        // The check still asks backend-sim and writes gateway.db: both stay until it has ended.
+        await consistency.catch(() => undefined);
         // Before the gateway's backend client is closed (it waits for its calls): a request cut at the
         // drain's bound may still wait on backend-sim (a latency or hang fault), and this ends that call.
         // backend-sim's own process stops here too, after the gateway's drain, which still needed it.

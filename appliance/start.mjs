@@ -15,6 +15,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { UNSUPPORTED_NODE_EXIT_CODE, unsupportedNodeReason } from './node-engine.mjs';
+import { mapStackTraces } from './stack-trace-sources.mjs';
+import { startTrace } from './start-trace.mjs';
+
+startTrace('launcher', 'launcher loaded');
 
 // The Node.js the dependencies need (package.json `engines`, appliance/node-engine.mjs): said plainly before anything
 // loads, exit 2, instead of a crash somewhere in a dependency.
@@ -102,6 +106,7 @@ if (missingDependency) {
   );
   process.exit(MISSING_DEPENDENCIES_EXIT_CODE);
 }
+startTrace('launcher', 'dependencies checked');
 const ENTRY = path.resolve(ROOT, process.env.START_ENTRY || SPEC.source);
 const CACHE_DIR = path.resolve(ROOT, process.env.START_CACHE_DIR || '.cache/start');
 const BUNDLE = path.join(CACHE_DIR, SPEC.bundle);
@@ -209,6 +214,7 @@ const ownPaths = (stamps) => ({
 
 async function build(key) {
   const esbuild = await import('esbuild');
+  const { ownSourcesMap } = await import('./own-sources-map.mjs');
   const stamps = new Map();
   let result;
   try {
@@ -267,7 +273,7 @@ async function build(key) {
     const outputs = result.outputFiles;
     const order = (o) => (o.path.endsWith('.map') ? 0 : o.path === BUNDLE ? 2 : 1);
     for (const output of [...outputs].sort((a, b) => order(a) - order(b))) {
-      writeFileSync(output.path + tmp, output.contents);
+      writeFileSync(output.path + tmp, output.path.endsWith('.map') ? ownSourcesMap(output.text) : output.contents);
       renameSync(output.path + tmp, output.path);
     }
     const companions = Object.fromEntries(COMPANIONS.map((c) => [c.name, fileStamp(c.bundle)]));
@@ -295,8 +301,9 @@ if (reason) {
     `${SPEC.name} is up to date (${checked} files checked in ${Math.round(performance.now() - started)} ms, ${rel(BUNDLE)})`,
   );
 }
-// Stack traces name the TypeScript sources, as they did under tsx.
-process.setSourceMapsEnabled(true);
+startTrace('launcher', reason ? 'bundle built' : 'bundle checked');
+// Stack traces name the TypeScript sources, as they did under tsx; the map is read at the first stack formatted.
+mapStackTraces([BUNDLE]);
 // The file this entry runs from: a process the entry starts again (the cluster's gateways) runs it directly;
 // and its companions' (backend-sim's child process runs its own).
 globalThis.applianceBundle = BUNDLE;
@@ -314,4 +321,5 @@ globalThis.applianceCompanions = Object.fromEntries(
     return [c.name, child];
   }),
 );
+startTrace('launcher', 'companions spawned');
 await import(pathToFileURL(BUNDLE).href);

@@ -84,8 +84,8 @@ export async function checkIdempotencyConsistency(deps: ConsistencyDeps): Promis
     try {
       const known = await withTimeout(knownTokens(deps.backend, tenant, list), TENANT_TIMEOUT_MS);
       report.checked += list.length;
-      for (const { operation, createdAt } of list) {
-        if (tokensOf(operation).some((token) => known.has(token))) continue;
+      for (const { operation, createdAt, tokens } of known.entries) {
+        if (tokens.some((token) => known.tokens.has(token))) continue;
         await deps.store.flagOrphan(operation);
         report.orphaned.push({
           tenant,
@@ -106,25 +106,36 @@ export async function checkIdempotencyConsistency(deps: ConsistencyDeps): Promis
 const tokensOf = (operation: OperationKey): string[] =>
   Array.from({ length: WRITES_PER_OPERATION }, (_, write) => backendWriteToken(operation, write));
 
-async function knownTokens(
+/** Entries per lookup call: all their tokens in one. */
+const ENTRIES_PER_CALL = Math.floor(MARKER_LOOKUP_MAX_TOKENS / WRITES_PER_OPERATION);
+
+/**
+ * The tenant's entries with their tokens (each hashed once) and those of the tokens backend-sim holds a marker for.
+ * The check runs while the gateway already answers reads (decision T32-3): a call's tokens are hashed, the call is
+ * sent, and the event loop is given back before the next batch is hashed, so no batch holds a request up for long;
+ * the calls overlap backend-sim's lookups with the hashing of the next batch.
+ */
+async function knownTokens<E extends { operation: OperationKey }>(
   backend: BackendClient,
   tenant: string,
-  list: Array<{ operation: OperationKey }>,
-): Promise<Set<string>> {
-  const tokens = list.flatMap((entry) => tokensOf(entry.operation));
-  const known = new Set<string>();
-  for (let i = 0; i < tokens.length; i += MARKER_LOOKUP_MAX_TOKENS) {
-    const { data } = await backend.call(
-      {
-        method: 'POST',
-        path: idempotencyMarkersPath(tenant),
-        body: { tokens: tokens.slice(i, i + MARKER_LOOKUP_MAX_TOKENS) },
-      },
+  list: E[],
+): Promise<{ entries: Array<E & { tokens: string[] }>; tokens: Set<string> }> {
+  const entries: Array<E & { tokens: string[] }> = [];
+  const calls: Array<Promise<{ data: { known: string[] } }>> = [];
+  for (let i = 0; i < list.length; i += ENTRIES_PER_CALL) {
+    const batch = list.slice(i, i + ENTRIES_PER_CALL).map((entry) => ({ ...entry, tokens: tokensOf(entry.operation) }));
+    entries.push(...batch);
+    const call = backend.call(
+      { method: 'POST', path: idempotencyMarkersPath(tenant), body: { tokens: batch.flatMap((e) => e.tokens) } },
       markerLookupResponse,
     );
-    for (const token of data.known) known.add(token);
+    call.catch(() => undefined); // awaited below, with the others
+    calls.push(call);
+    await new Promise((resolve) => setImmediate(resolve));
   }
-  return known;
+  const known = new Set<string>();
+  for (const { data } of await Promise.all(calls)) for (const token of data.known) known.add(token);
+  return { entries, tokens: known };
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -13,7 +13,13 @@ let copy = '';
 beforeAll(() => {
   copy = mkdtempSync(path.join(tmpdir(), 'gw-no-deps-'));
   mkdirSync(path.join(copy, 'appliance'));
-  for (const file of ['package.json', 'appliance/start.mjs', 'appliance/node-engine.mjs'])
+  for (const file of [
+    'package.json',
+    'appliance/start.mjs',
+    'appliance/node-engine.mjs',
+    'appliance/start-trace.mjs',
+    'appliance/stack-trace-sources.mjs',
+  ])
     cpSync(path.join(ROOT, file), path.join(copy, file));
 });
 afterAll(() => rmSync(copy, { recursive: true, force: true }));

@@ -257,7 +257,7 @@ test('rows of earlier releases (plaintext) are sealed when the gateway starts, a
     expect(again.headers['idempotency-replay']).toBe('true');
     expect(again.headers.location).toBe(first.headers.location);
     // Replayed by the gateway from the converted row, which the start found consistent.
-    expect(restarted.integrity.consistency).toMatchObject({ checked: 1, orphaned: [] });
+    expect(await restarted.integrity.consistency).toMatchObject({ checked: 1, orphaned: [] });
     expect(again.body.data).toEqual(first.body.data);
     const legacy = restarted.gatewayDb.sqlite
       .prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE seal_version = 0 OR response_body IS NOT NULL')

@@ -364,7 +364,7 @@ describe('no false orphans', () => {
       stack = null;
 
       stack = await startTestStack({}, { dataDir });
-      expect(stack.integrity.consistency).toMatchObject({ checked: writes, orphaned: [], unchecked: [] });
+      expect(await stack.integrity.consistency).toMatchObject({ checked: writes, orphaned: [], unchecked: [] });
     } finally {
       await stack?.stop();
     }
