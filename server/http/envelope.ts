@@ -25,22 +25,25 @@ export function isEnvelope(payload: unknown): payload is Envelope {
   return typeof payload === 'object' && payload !== null && (payload as Envelope)[ENVELOPED] === true;
 }
 
-function baseMeta(request: FastifyRequest): Record<string, unknown> {
-  return {
+/** `meta`: the request's id and duration, then what the handler added (keys already there keep their place). */
+function metaOf(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
+  const meta: Record<string, unknown> = {
     request_id: request.id,
     duracao_ms: Math.max(0, Math.round(performance.now() - request.startedAt)),
   };
+  // One object, not two spread into a third: the same keys in the same order.
+  return reply.extraMeta ? Object.assign(meta, reply.extraMeta) : meta;
 }
 
 /** The one envelope writer: success bodies and error bodies both come from here. */
 export function successEnvelope(request: FastifyRequest, reply: FastifyReply, data: unknown): Envelope {
-  return { data, meta: { ...baseMeta(request), ...reply.extraMeta }, error: null, [ENVELOPED]: true };
+  return { data, meta: metaOf(request, reply), error: null, [ENVELOPED]: true };
 }
 
 export function errorEnvelope(request: FastifyRequest, reply: FastifyReply, error: ApiError): Envelope {
   return {
     data: null,
-    meta: { ...baseMeta(request), ...reply.extraMeta },
+    meta: metaOf(request, reply),
     error: { code: error.code, message: error.message, details: error.details },
     [ENVELOPED]: true,
   };
@@ -74,7 +77,7 @@ export function replayEnvelope(request: FastifyRequest, reply: FastifyReply, sto
   const stored = JSON.parse(storedBody) as Envelope;
   return {
     data: stored.data,
-    meta: { ...stored.meta, ...baseMeta(request), ...reply.extraMeta, request_id_original: stored.meta?.request_id },
+    meta: { ...stored.meta, ...metaOf(request, reply), request_id_original: stored.meta?.request_id },
     error: stored.error,
     [ENVELOPED]: true,
   };

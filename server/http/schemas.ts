@@ -20,8 +20,9 @@ export function conforming<T>(data: T): T {
 }
 
 /**
- * `data` as the backend's JSON text, written into the envelope as it is: the backend stamped it with the
- * route's own schema after parsing it with that schema (BackendClient.relay, docs/decisions.md HOP1).
+ * `data` as JSON text, written into the envelope as it is: the backend's, stamped with the route's own schema after
+ * parsing it with that schema (BackendClient.relay, docs/decisions.md HOP1), or the ping's, written by its own
+ * serializer in its schema's shape (server/routes/v1/ping.ts pongJson, decision S32-2).
  */
 export class RelayedJson {
   constructor(readonly json: string) {}

@@ -126,7 +126,9 @@ export type JsonOperation<
      * Default: forward to the same path in backend-sim (`backendPath` overrides) and parse `data` with `response.data`
      * (a GET relays it: TenantBackend.relay). A handler may answer a relayed `data` as it came.
      */
-    handler?: (ctx: OperationContext<P, Q, B>) => Promise<z.input<R> | z.output<R> | RelayedJson>;
+    handler?: (
+      ctx: OperationContext<P, Q, B>,
+    ) => Promise<z.input<R> | z.output<R> | RelayedJson> | z.input<R> | z.output<R> | RelayedJson;
     backendPath?: string;
   };
 
@@ -290,6 +292,36 @@ const rejectControlCharacters = syncHook((request) => {
   });
 });
 
+/** A handler's context; its backend is made when the handler first asks for it (ping never does). */
+function operationContext(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  backendFor: (request: FastifyRequest) => TenantBackend,
+  presigner: Presigner,
+): AnyOperationContext {
+  let backend: TenantBackend | undefined;
+  return {
+    params: request.params,
+    query: request.query,
+    body: request.body,
+    auth: request.auth!,
+    request,
+    reply,
+    get backend() {
+      backend ??= backendFor(request);
+      return backend;
+    },
+    presigner,
+  };
+}
+
+/** A JSON operation's answer: its status, its Location when it has one, `data` to envelope. */
+function answer(reply: FastifyReply, json: AnyJsonOperation, data: unknown): unknown {
+  reply.status(json.response.status);
+  if (json.response.location) reply.header('location', json.response.location(data));
+  return data;
+}
+
 /** Registers each definition as a route of `app` (the /v1 scope). */
 export function registerOperations(app: FastifyInstance, operations: Operation[], deps: OperationDeps): void {
   const { tracing } = deps;
@@ -301,25 +333,20 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
     const redirect = operation.response.status === 302;
     const json = redirect ? null : (operation as AnyJsonOperation);
     const timing = deps.metrics?.backendTimer(operation);
-    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const ctx: AnyOperationContext = {
-        params: request.params,
-        query: request.query,
-        body: request.body,
-        auth: request.auth!,
-        request,
-        reply,
-        backend: new TenantBackend(backendOf(request), request, timing),
-        presigner: deps.presigner,
-      };
+    const backendFor = (request: FastifyRequest) => new TenantBackend(backendOf(request), request, timing);
+    // Not async: an operation answering synchronously (ping) costs no promise, no await and no microtask
+    // (decision S32-1); one that returns a promise is answered when it settles, as from an async handler.
+    const handler = (request: FastifyRequest, reply: FastifyReply): unknown => {
+      const ctx = operationContext(request, reply, backendFor, deps.presigner);
       if (redirect) {
-        const location = await (operation as AnyRedirectOperation).handler(ctx);
-        return reply.status(302).header('location', location).header('cache-control', 'no-store').send();
+        return (operation as AnyRedirectOperation)
+          .handler(ctx)
+          .then((location) =>
+            reply.status(302).header('location', location).header('cache-control', 'no-store').send(),
+          );
       }
-      const data = json!.handler ? await json!.handler(ctx) : await forwardToBackend(json!, ctx);
-      reply.status(json!.response.status);
-      if (json!.response.location) reply.header('location', json!.response.location(data));
-      return data;
+      const data = json!.handler ? json!.handler(ctx) : forwardToBackend(json!, ctx);
+      return data instanceof Promise ? data.then((d) => answer(reply, json!, d)) : answer(reply, json!, data);
     };
     app.route({
       method: operation.method,

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { keySet, PING_REDACTED_KEYS, redact } from '../../http/redact.ts';
 import { defineOperation } from '../operation.ts';
-import { conforming } from '../../http/schemas.ts';
+import { RelayedJson } from '../../http/schemas.ts';
+import type { AuthContext } from '../../http/request-context.ts';
 import { maskApiKey } from '../../keys/keys.service.ts';
 import type { FastifyRequest } from 'fastify';
 
@@ -24,25 +25,30 @@ export const pingData = z.object({
   echo: z.object({ method: z.enum(['GET', 'POST']), body: z.unknown() }),
 });
 
-/** Built field by field from typed values, so it conforms to `pingData` by construction (not parsed again). */
-function pong(request: FastifyRequest, method: 'GET' | 'POST', body: unknown): z.infer<typeof pingData> {
-  const auth = request.auth!;
-  return conforming({
-    ok: true,
-    service: 'clinic-exams-gateway',
-    version: 'v1',
-    // Appliance time: real time plus the development-mode clock offset (server/clock.ts).
-    server_time: new Date(request.server.applianceClock.now()).toISOString(),
-    backend_called: false,
-    auth: {
-      api_key_masked: maskApiKey(auth.apiKey),
-      chave_id: auth.chaveId,
-      clinica: auth.tenantSlug,
-      medico_id: auth.medicoId,
-      escopos: auth.scopes,
-    },
-    echo: { method, body },
-  });
+/**
+ * The ping's `data` as JSON text, written field by field in `pingData`'s order from typed values (a serializer
+ * compiled by hand for this one schema): it conforms by construction and is spliced into the envelope as it is,
+ * without an object per field, a generic JSON.stringify walk or a schema check per request (decision S32-2). The
+ * same bytes as JSON.stringify of the object (test/server/routes/v1/ping-json.test.ts).
+ */
+export function pongJson(auth: PingAuth, serverTime: string, method: 'GET' | 'POST', body: unknown): string {
+  const echoed = body === undefined ? '' : `,"body":${JSON.stringify(body)}`;
+  return (
+    `{"ok":true,"service":"clinic-exams-gateway","version":"v1","server_time":${JSON.stringify(serverTime)},` +
+    `"backend_called":false,"auth":{"api_key_masked":${JSON.stringify(maskApiKey(auth.apiKey))},` +
+    `"chave_id":${JSON.stringify(auth.chaveId)},"clinica":${JSON.stringify(auth.tenantSlug)},` +
+    `"medico_id":${JSON.stringify(auth.medicoId)},"escopos":${JSON.stringify(auth.scopes)}},` +
+    `"echo":{"method":${JSON.stringify(method)}${echoed}}}`
+  );
+}
+
+/** What the ping echoes of the caller's key. */
+export type PingAuth = Pick<AuthContext, 'apiKey' | 'chaveId' | 'tenantSlug' | 'medicoId' | 'scopes'>;
+
+function pong(request: FastifyRequest, method: 'GET' | 'POST', body: unknown): RelayedJson {
+  // Appliance time: real time plus the development-mode clock offset (server/clock.ts).
+  const serverTime = new Date(request.server.applianceClock.now()).toISOString();
+  return new RelayedJson(pongJson(request.auth!, serverTime, method, body));
 }
 
 const pingOperation = (method: 'GET' | 'POST') =>
@@ -59,7 +65,7 @@ const pingOperation = (method: 'GET' | 'POST') =>
     bodyLimit: PING_MAX_BODY_BYTES,
     response: { status: 200, data: pingData },
     // An empty body is echoed as null; any JSON value is accepted and echoed after redaction.
-    handler: async ({ request, body }) =>
+    handler: ({ request, body }) =>
       pong(request, method, method === 'GET' || body === undefined ? null : redact(body, PING_KEYS)),
     errors: [],
     example: method === 'POST' ? { body: { teste: 'ola', senha: 'nao aparece no eco' } } : undefined,
