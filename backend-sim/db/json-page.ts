@@ -202,6 +202,20 @@ export class JsonPageQuery {
     orderBy: string,
     params: readonly unknown[],
   ): Promise<JsonPage | null> {
+    return (await this.pageWithTotal(db, from, orderBy, params)).page;
+  }
+
+  /**
+   * The page and, when `count` (a statement answering one `total`) is given, the total counted in the same
+   * statement: one snapshot, one statement, no connection held across two.
+   */
+  async pageWithTotal(
+    db: Parameters<typeof queryRows>[0],
+    from: string,
+    orderBy: string,
+    params: readonly unknown[],
+    count?: readonly [string, readonly unknown[]],
+  ): Promise<{ page: JsonPage | null; total: number }> {
     let columns: DeclaredColumns | undefined;
     if (this.#select === undefined && this.#table) {
       const declaredRows = await queryRows<DeclaredColumn & { name: string }>(
@@ -211,14 +225,19 @@ export class JsonPageQuery {
       );
       columns = new Map(declaredRows.map(({ name, ...column }) => [name, column]));
     }
-    const sql = this.sql(from, orderBy, columns);
-    let row: { data: string; bad: number };
+    let sql = this.sql(from, orderBy, columns);
+    if (count) sql = sql.replace(' AS bad ', ` AS bad, (${count[0]}) AS total `);
+    let row: { data: string; bad: number; total?: number };
     try {
-      [row] = await queryRows<{ data: string; bad: number }>(db, sql, params);
+      [row] = await queryRows<{ data: string; bad: number; total?: number }>(
+        db,
+        sql,
+        count ? [...count[1], ...params] : params,
+      );
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_ERROR') return null;
+      if ((error as { code?: string }).code === 'SQLITE_ERROR') return { page: null, total: 0 };
       throw error;
     }
-    return row.bad === 0 ? new JsonPage(this.#item, row.data) : null;
+    return { page: row.bad === 0 ? new JsonPage(this.#item, row.data) : null, total: row.total ?? 0 };
   }
 }

@@ -67,7 +67,10 @@ export function listPacientesJson(
   f: PacienteListFilter,
   json: JsonPageQuery,
 ): Promise<{ page: JsonPage | null; total: number }> {
-  return pageOfPacientes(db, f, json.empty, (conn, from, params) => json.page(conn, from, 'id', params));
+  return pageOfPacientes(db, f, json.empty, (conn, from, params) => json.page(conn, from, 'id', params), {
+    // A trigger-kept total is counted in the page's own statement.
+    withTotal: (from, params, count) => json.pageWithTotal(db, from, 'id', params, count),
+  });
 }
 
 /** The total and the page `read` answers from the rows of `from` (`FROM pacientes WHERE …`), `empty` past the end. */
@@ -76,6 +79,13 @@ async function pageOfPacientes<P>(
   f: PacienteListFilter,
   empty: P,
   read: (conn: Db, from: string, params: readonly unknown[]) => Promise<P>,
+  one?: {
+    withTotal: (
+      from: string,
+      params: readonly unknown[],
+      count: readonly [string, readonly unknown[]],
+    ) => Promise<{ page: P; total: number }>;
+  },
 ): Promise<{ page: P; total: number }> {
   const c = new Conditions();
   // The needle as an FTS5 phrase when the index answers it; the matches drive the query unless a CPF
@@ -133,6 +143,8 @@ async function pageOfPacientes<P>(
   // The trigger-kept counts are a sum over two rows; every other total walks matches or rows, and is
   // counted once per database state (remembered-counts.ts).
   const countKept = !searchDrives && c.size === (f.ativo ? 1 : 0);
+  const from = `FROM pacientes WHERE id IN (${pageIds[0]})`;
+  if (countKept && one) return one.withTotal(from, pageIds[1], count);
   return db.connection().execute(async (conn) => {
     let total: number;
     if (countKept) [{ total }] = await queryRows<{ total: number }>(conn, count[0], count[1]);
@@ -148,7 +160,7 @@ async function pageOfPacientes<P>(
       total = await rememberedTotal(db, conn, state, count[0], count[1]);
     }
     if (f.offset >= total) return { page: empty, total };
-    return { page: await read(conn, `FROM pacientes WHERE id IN (${pageIds[0]})`, pageIds[1]), total };
+    return { page: await read(conn, from, pageIds[1]), total };
   });
 }
 
