@@ -20,6 +20,7 @@ const ON_POSTGRES = [
   'test/server/audit/audit-query.test.ts',
   'test/server/audit/refusal-attribution.test.ts',
   'test/server/audit/journal-prune.test.ts',
+  'test/server/audit/journal-budget-reread.test.ts',
   'test/server/audit/journal-received.test.ts',
   'test/server/audit/har.test.ts',
   'test/server/audit/journal-stats.test.ts',

@@ -357,12 +357,17 @@ export class AuditWriter<Q = void> {
       return this.failed(rows.length, companions, error as Error);
     }
     if (delta instanceof Promise) {
+      const done = this.budget.changeStarted();
       return delta.then(
         (d) => {
           this.budget.apply(d);
+          done();
           return null;
         },
-        (error: Error) => this.failed(rows.length, companions, error),
+        (error: Error) => {
+          done();
+          return this.failed(rows.length, companions, error);
+        },
       );
     }
     this.budget.apply(delta);

@@ -196,6 +196,9 @@ export class JournalBudget {
   readonly batchBytes: number;
   private readonly store: JournalStore;
   private refreshTimer: NodeJS.Timeout | null = null;
+  /** Bumped by every change to the totals; with changesInFlight, tells a re-read that raced a commit (see readTotalsUnraced). */
+  private changeEpoch = 0;
+  private changesInFlight = 0;
 
   /**
    * `store`: gateway.db's (sqliteJournalStore, server/audit/sqlite-journal.ts: everything is read at once) or
@@ -254,9 +257,42 @@ export class JournalBudget {
   }
 
   private async refresh(): Promise<void> {
-    const [totals, pages] = await Promise.all([this.store.readTotals(), this.store.journalPages()]);
-    this.setTotals(totals);
-    this.journalPages = pages;
+    const read = await this.readUnraced(() => Promise.all([this.store.readTotals(), this.store.journalPages()]));
+    if (read === null) return;
+    this.setTotals(read[0]);
+    this.journalPages = read[1];
+  }
+
+  /**
+   * Reads the stored totals where no commit of this process overlapped the read: a batch committed while a
+   * SELECT ran may or may not be in what it saw, and its delta would then be lost or counted twice. A read
+   * that overlapped one is read again (three tries; null after that — the next refresh corrects it).
+   */
+  private async readUnraced<T>(read: () => T | Promise<T>): Promise<T | null> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (this.changesInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (this.changesInFlight > 0) continue;
+      const epoch = this.changeEpoch;
+      const value = await read();
+      if (this.changeEpoch === epoch && this.changesInFlight === 0) return value;
+    }
+    return null;
+  }
+
+  /**
+   * A change to the journal's totals has started in this process (an asynchronous batch, chunk or shed): call
+   * the function returned once its delta is applied or it failed. Re-reads of the totals meanwhile are discarded.
+   */
+  changeStarted(): () => void {
+    this.changeEpoch += 1;
+    this.changesInFlight += 1;
+    let finished = false;
+    return () => {
+      if (finished) return;
+      finished = true;
+      this.changesInFlight -= 1;
+      this.changeEpoch += 1;
+    };
   }
 
   /**
@@ -264,7 +300,9 @@ export class JournalBudget {
    * its totals read again, and its pages as the caller measured them (journalPagesByComplement) when given.
    */
   async reload(pages?: number): Promise<void> {
-    this.setTotals(await this.store.readTotals());
+    const totals = await this.readUnraced(() => this.store.readTotals());
+    if (totals === null) return;
+    this.setTotals(totals);
     if (pages !== undefined) this.journalPages = pages;
     if (this.overBudget()) void this.shed();
     this.reportState();
@@ -283,6 +321,7 @@ export class JournalBudget {
 
   /** Totals after a committed batch or deletion (the same numbers went into audit_budget in its transaction). */
   apply(delta: Delta): void {
+    this.changeEpoch += 1;
     for (const kind of JOURNAL_CLASSES) {
       const d = delta[kind];
       if (!d) continue;
@@ -541,8 +580,11 @@ export class JournalBudget {
       this.journalPages += chunk.pages;
       return chunk.rows;
     };
+    this.changeEpoch += 1;
     const chunk = this.store.deleteChunk(what, parameter, limit);
-    return chunk instanceof Promise ? chunk.then(applied) : applied(chunk);
+    if (!(chunk instanceof Promise)) return applied(chunk);
+    const done = this.changeStarted();
+    return chunk.then(applied).finally(done);
   }
 
   private async runShed(chunkRows: number, pauseMs: number): Promise<number> {

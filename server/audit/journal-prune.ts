@@ -161,8 +161,14 @@ export function journalPruner(
   const removeAll = async (part: Part, filter: PruneFilter): Promise<number> => {
     let removed = 0;
     for (;;) {
-      const chunk = await store.deleteChunk(part, filter, PRUNE_CHUNK_ROWS);
-      budget?.apply({ ...chunk.delta, pages: chunk.pages });
+      const done = budget?.changeStarted();
+      let chunk: DeletedChunk;
+      try {
+        chunk = await store.deleteChunk(part, filter, PRUNE_CHUNK_ROWS);
+        budget?.apply({ ...chunk.delta, pages: chunk.pages });
+      } finally {
+        done?.();
+      }
       removed += chunk.rows;
       if (chunk.rows < PRUNE_CHUNK_ROWS) return removed;
       await new Promise((resolve) => setImmediate(resolve));

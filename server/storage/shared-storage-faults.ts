@@ -24,6 +24,8 @@ export class SharedStorageFaults implements PresignFaults {
   private copy: StorageFault[] = [];
   private refreshing: Promise<void> | null = null;
   private again = false;
+  /** Hit counts still on their way to the table: a list waits for them, so it shows this instance's hits so far. */
+  private readonly hitsInFlight = new Set<Promise<unknown>>();
 
   private constructor(
     private readonly opened: OpenedPostgresDb,
@@ -78,6 +80,7 @@ export class SharedStorageFaults implements PresignFaults {
   }
 
   async list(): Promise<StorageFault[]> {
+    await Promise.all(this.hitsInFlight);
     return (await this.opened.db.selectFrom('storage_faults').selectAll().orderBy('id').execute()).map(viewOf);
   }
 
@@ -97,12 +100,14 @@ export class SharedStorageFaults implements PresignFaults {
     const fault = this.copy.find((f) => f.tenant === '*' || f.tenant === tenant);
     if (!fault) return false;
     fault.hits += 1;
-    void this.opened.db
+    const counted = this.opened.db
       .updateTable('storage_faults')
       .set((eb) => ({ hits: eb('hits', '+', 1) }))
       .where('id', '=', fault.id)
       .execute()
-      .catch(() => undefined);
+      .catch(() => undefined)
+      .finally(() => this.hitsInFlight.delete(counted));
+    this.hitsInFlight.add(counted);
     return this.random() < fault.failure_rate;
   }
 }

@@ -169,6 +169,21 @@ describe('presign faults through the console API (/admin/api/storage-faults)', (
     await expect(stack.app.presigner.presignGet(object(mine.object_key))).resolves.toMatch(/^http:/);
   });
 
+  it('the list counts every hit so far, even those whose count is still on its way to the database (PostgreSQL)', async () => {
+    const mine = await files.put(stack.tenantSlug, 'exames', 'hits.pdf', Buffer.from('%PDF-1.4 hits'));
+    const created = await console_.call('POST', '/admin/api/storage-faults', { tenant: stack.tenantSlug });
+    try {
+      const presigns = Array.from({ length: 25 }, () =>
+        stack.app.presigner.presignGet({ bucket: stack.config.s3.bucket, object_key: mine.object_key }),
+      );
+      for (const presign of presigns) await expect(presign).rejects.toMatchObject({ code: 'RES_ARQUIVO_S3_FALHA' });
+      const listed = await console_.call('GET', '/admin/api/storage-faults');
+      expect(listed.body.data).toEqual([{ ...created.body.data, hits: 25 }]);
+    } finally {
+      await console_.call('DELETE', `/admin/api/storage-faults/${created.body.data.id}`);
+    }
+  });
+
   it('a fault for every clinic (default) with a failure rate; DELETE clears them all', async () => {
     const all = await console_.call('POST', '/admin/api/storage-faults', {});
     expect(all.status).toBe(201);
