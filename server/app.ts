@@ -444,11 +444,14 @@ async function registerV1(
     });
     return;
   }
+  // Several instances share one quota per key: the buckets live in the database they share.
+  const clusterLimiter = database.kind === 'postgres' ? new PostgresKeyRateLimiter(database.pool) : undefined;
+  // Leased tokens not spent go back to the cluster's bucket when this instance stops.
+  if (clusterLimiter) v1.addHook('onClose', () => clusterLimiter.close().catch(() => undefined));
   await v1.register(rateLimitPlugin, {
     perMinute: config.rateLimit.perMinute,
     sandboxPerMinute: config.rateLimit.sandboxPerMinute,
-    // Several instances share one quota per key: the buckets live in the database they share.
-    limiter: database.kind === 'postgres' ? new PostgresKeyRateLimiter(database.pool) : undefined,
+    limiter: clusterLimiter,
   });
   registerJournalGate(v1, config, parts.journal);
   await v1.register(idempotencyPlugin, { store: parts.idempotencyStore, trace: parts.tracing ?? undefined });

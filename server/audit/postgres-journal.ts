@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { COLUMNS, prepareBatch, type BatchCommitter, type Companion } from './audit-writer.ts';
+import { COLUMNS, prepareBatch, type AuditRecord, type BatchCommitter, type Companion } from './audit-writer.ts';
 import {
   deletedChunkOf,
   JOURNAL_CLASSES,
@@ -61,6 +61,13 @@ export async function addToBudget(client: pg.PoolClient, delta: Record<JournalCl
 }
 const ADD_TO_TOTALS = addToTotals(postgresParameter);
 
+/** Tries of one batch that PostgreSQL rolled back for a deadlock or a serialization failure. */
+const COMMIT_ATTEMPTS = 4;
+const isTransactionConflict = (error: unknown) => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+};
+
 /** PostgreSQL's limit is 65,535 parameters a statement: batches are inserted in chunks well under it. */
 const ROWS_PER_INSERT = 1000;
 
@@ -105,8 +112,7 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
     const tuples = entries.map((entry) => `(${entry.map((value) => `$${values.push(value)}`).join(', ')})`);
     return { text: `INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values };
   };
-  return {
-    async commit(rows, companions: Array<Companion<Queryable>>) {
+  const commitOnce = async (rows: AuditRecord[], companions: Array<Companion<Queryable>>) => {
       const batch = prepareBatch(rows);
       for (const [id, ts] of batch.lastUse) if ((lastUse.get(id) ?? '') < ts) lastUse.set(id, ts);
       if (companions.length === 0 && batch.groups.length === 0 && batch.entries.length <= ROWS_PER_INSERT) {
@@ -161,15 +167,34 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
             batch.delta.unattributed.bytes += g.bytes;
           }
         }
+        // The totals, then the rollup: the order in which the one-statement batch above takes the same rows' locks
+        // (its main UPDATE runs before the WITH clauses nothing reads), so the two kinds of batch do not wait on
+        // each other in a cycle (CI saw a deadlock, 40P01, between them).
+        await addToBudget(client, batch.delta);
         const rolled = rollupClauses(batch.rollup, 0);
         if (rolled.clauses.length > 0) await client.query(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values);
-        // Last before the commit: every instance's batch takes these rows' locks, so they are held the shortest time.
-        await addToBudget(client, batch.delta);
         return batch.delta;
       }).then((delta) => {
         sweep(batch.rollup);
         return delta;
       });
+  };
+  return {
+    /**
+     * One batch in one transaction. A deadlock or serialization failure (40P01, 40001: PostgreSQL rolled the whole
+     * transaction back, nothing of it committed) is tried again, up to COMMIT_ATTEMPTS times, before the journal
+     * reports a failed commit and refuses requests: two instances' batches may still meet in an order PostgreSQL does
+     * not promise (the WITH clauses of one statement run in no defined order).
+     */
+    async commit(rows, companions: Array<Companion<Queryable>>) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await commitOnce(rows, companions);
+        } catch (error) {
+          if (attempt >= COMMIT_ATTEMPTS || !isTransactionConflict(error)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, attempt * (1 + Math.random() * 4)));
+        }
+      }
     },
     rollback: (rollback) => rollback(pool),
     async close() {

@@ -41,50 +41,177 @@ export class LocalKeyRateLimiter implements KeyRateLimiter {
   }
 }
 
+/** At most this many tokens per lease (a quota of 6,400 a minute and more). */
+export const LEASE_MAX_TOKENS = 64;
+/** How long an instance may spend a lease; what is left after it goes back to the cluster's bucket. */
+export const LEASE_LIFETIME_MS = 1000;
+
 /**
- * One bucket per key for the whole cluster, in PostgreSQL (rate_limit_buckets, gateway_rate_take and
- * gateway_rate_take_many, migrations 021 and 022): instances never disagree and a key gets its quota once, not
- * once per instance. The takes asked during one turn of the event loop go in one statement (group take), so under
- * load a round trip serves many requests, as the journal's group commit does.
+ * Tokens an instance takes from the cluster's bucket at once for a quota of `perMinute`: one per hundred of the
+ * minute's quota, 1 to LEASE_MAX_TOKENS. Quotas under 200 a minute (the sandbox's 120, the tests' small ones) are
+ * taken one by one: exact, as before leases.
+ */
+export function leaseBlock(perMinute: number): number {
+  return Math.min(LEASE_MAX_TOKENS, Math.max(1, Math.floor(perMinute / 100)));
+}
+
+interface Lease {
+  limit: number;
+  tokens: number;
+  /** What the cluster's bucket held besides, when the lease was granted (x-ratelimit-remaining counts both). */
+  bucketRemaining: number;
+  expiresAt: number;
+}
+
+interface Ask {
+  chaveId: number;
+  limit: number;
+  /** Positive: takes waiting for tokens (one each). Negative: tokens of an expired lease given back. */
+  count: number;
+  waiters: Array<{ resolve: (v: RateVerdict) => void; reject: (e: Error) => void }>;
+}
+
+export interface PostgresKeyRateLimiterOptions {
+  /** Monotonic clock in milliseconds for the leases' lifetime (default `performance.now`). */
+  now?: () => number;
+  leaseLifetimeMs?: number;
+}
+
+/**
+ * One bucket per key for the whole cluster, in PostgreSQL (rate_limit_buckets, migration 021; leases by
+ * gateway_rate_lease_many, migration 028): a key gets its quota once, not once per instance. An instance takes
+ * a key's tokens in blocks (leaseBlock) and spends them in memory for up to LEASE_LIFETIME_MS, so most requests
+ * cost no statement; the asks of one turn of the event loop go in one statement, as the journal's group commit
+ * does. Bounds (docs/decisions.md G32-1): the cluster never serves more tokens than its bucket granted; a token
+ * may be spent up to a lease's lifetime after it was granted; while another instance holds unspent tokens of a
+ * key, this one may refuse that key early, by at most (instances − 1) × (block − 1) requests for at most a lease's
+ * lifetime, and what a lease did not spend goes back to the bucket. x-ratelimit-remaining is the bucket's count
+ * at the grant plus the lease's tokens left: exact on one instance, approximate on several.
  */
 export class PostgresKeyRateLimiter implements KeyRateLimiter {
-  private pending: Array<{
-    chaveId: number;
-    step: number;
-    resolve: (v: RateVerdict) => void;
-    reject: (e: Error) => void;
-  }> = [];
+  private readonly leases = new Map<number, Lease>();
+  private asks = new Map<number, Ask>();
+  private returns: Ask[] = [];
   private scheduled = false;
+  private readonly now: () => number;
+  private readonly lifetimeMs: number;
+  private sweeper: NodeJS.Timeout | null = null;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    options: PostgresKeyRateLimiterOptions = {},
+  ) {
+    this.now = options.now ?? (() => performance.now());
+    this.lifetimeMs = options.leaseLifetimeMs ?? LEASE_LIFETIME_MS;
+  }
 
-  take(chaveId: number, limit: number): Promise<RateVerdict> {
+  take(chaveId: number, limit: number): RateVerdict | Promise<RateVerdict> {
+    const lease = this.leases.get(chaveId);
+    if (lease) {
+      if (lease.tokens > 0 && lease.limit === limit && lease.expiresAt > this.now()) {
+        lease.tokens -= 1;
+        return { ok: true, remaining: lease.bucketRemaining + lease.tokens };
+      }
+      this.giveBack(chaveId, lease);
+    }
     return new Promise((resolve, reject) => {
-      this.pending.push({ chaveId, step: 60_000 / limit, resolve, reject });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        void this.flush();
-      });
+      let ask = this.asks.get(chaveId);
+      if (!ask || ask.limit !== limit) {
+        if (ask) this.asks.delete(chaveId);
+        ask = { chaveId, limit, count: 0, waiters: [] };
+        this.asks.set(chaveId, ask);
+      }
+      ask.count += 1;
+      ask.waiters.push({ resolve, reject });
+      this.schedule();
     });
   }
 
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      const { rows } = await this.pool.query<{ ord: number; allowed: boolean; wait_ms: number; remaining: number }>(
-        'SELECT * FROM gateway_rate_take_many($1::integer[], $2::double precision[], 60000)',
-        [batch.map((b) => b.chaveId), batch.map((b) => b.step)],
-      );
-      for (const { ord, allowed, wait_ms, remaining } of rows) {
-        batch[ord - 1].resolve(
-          allowed ? { ok: true, remaining } : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait_ms / 1000)) },
-        );
-      }
-    } catch (error) {
-      for (const b of batch) b.reject(error as Error);
+  /** Gives every lease back to the cluster's bucket (at shutdown); resolves when the statement has run. */
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+    for (const [chaveId, lease] of this.leases) this.giveBack(chaveId, lease);
+    if (this.returns.length > 0) await this.flush();
+  }
+
+  /** A lease ends (spent, expired or for another quota): what it did not spend goes back with the next statement. */
+  private giveBack(chaveId: number, lease: Lease): void {
+    this.leases.delete(chaveId);
+    if (lease.tokens > 0) {
+      this.returns.push({ chaveId, limit: lease.limit, count: -lease.tokens, waiters: [] });
+      this.schedule();
     }
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  /** Leases that outlived their lifetime unspent are given back even when their key is not asked again. */
+  private sweepLater(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(() => {
+      const t = this.now();
+      for (const [chaveId, lease] of this.leases) if (lease.expiresAt <= t) this.giveBack(chaveId, lease);
+      if (this.leases.size === 0 && this.sweeper) {
+        clearInterval(this.sweeper);
+        this.sweeper = null;
+      }
+    }, this.lifetimeMs);
+    this.sweeper.unref();
+  }
+
+  private async flush(): Promise<void> {
+    const batch = [...this.returns, ...this.asks.values()];
+    this.returns = [];
+    this.asks = new Map();
+    if (batch.length === 0) return;
+    // A lease's worth more than the waiters: they are served first, the rest is spent by the next takes here.
+    const counts = batch.map((a) => (a.count > 0 ? a.count + leaseBlock(a.limit) - 1 : a.count));
+    try {
+      const { rows } = await this.pool.query<{ ord: number; granted: number; wait_ms: number; remaining: number }>(
+        'SELECT * FROM gateway_rate_lease_many($1::integer[], $2::double precision[], $3::integer[], 60000)',
+        [batch.map((a) => a.chaveId), batch.map((a) => 60_000 / a.limit), counts],
+      );
+      for (const { ord, granted, wait_ms, remaining } of rows) this.granted(batch[ord - 1], granted, wait_ms, remaining);
+    } catch (error) {
+      // Returns that failed are lost to the bucket until it refills: the cluster serves less, never more.
+      for (const ask of batch) for (const waiter of ask.waiters) waiter.reject(error as Error);
+    }
+  }
+
+  private granted(ask: Ask, granted: number, waitMs: number, remaining: number): void {
+    if (ask.count <= 0) return;
+    const served = Math.min(granted, ask.waiters.length);
+    const left = granted - served;
+    ask.waiters.forEach((waiter, i) => {
+      waiter.resolve(
+        i < served
+          ? { ok: true, remaining: remaining + left + (served - 1 - i) }
+          : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) },
+      );
+    });
+    if (left <= 0) return;
+    const lease = this.leases.get(ask.chaveId);
+    if (lease && lease.limit === ask.limit) {
+      lease.tokens += left;
+      lease.bucketRemaining = remaining;
+      lease.expiresAt = this.now() + this.lifetimeMs;
+    } else {
+      if (lease) this.giveBack(ask.chaveId, lease);
+      this.leases.set(ask.chaveId, {
+        limit: ask.limit,
+        tokens: left,
+        bucketRemaining: remaining,
+        expiresAt: this.now() + this.lifetimeMs,
+      });
+    }
+    this.sweepLater();
   }
 }

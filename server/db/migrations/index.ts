@@ -19,6 +19,7 @@ import * as m024 from './2026-12-02-024-api-key-expiry.ts';
 import * as m025 from './2026-12-02-025-journal-trace-id.ts';
 import * as m026 from './2026-12-02-026-journal-minutes.ts';
 import * as m027 from './2026-12-02-027-contract-violations.ts';
+import * as m028 from './2026-12-03-028-rate-leases.ts';
 import * as postgresBaseline from './postgres/2026-11-26-000-postgres-baseline.ts';
 
 /**
@@ -33,6 +34,7 @@ const dialectAware: Record<string, Migration> = {
   '2026-12-02-025-journal-trace-id': m025,
   '2026-12-02-026-journal-minutes': m026,
   '2026-12-02-027-contract-violations': m027,
+  '2026-12-03-028-rate-leases': m028,
 };
 
 /** gateway.db (SQLite): date-prefixed, applied in name order by Kysely's Migrator. */

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPostgresDb, type OpenedPostgresDb } from '../../../server/db/postgres.ts';
 import { KeysService } from '../../../server/keys/keys.service.ts';
 import { postgresKeySource } from '../../../server/keys/key-sources.ts';
 import { SecretBox } from '../../../server/keys/secret-box.ts';
-import { PostgresKeyRateLimiter } from '../../../server/rate-limit/key-limiter.ts';
+import { leaseBlock, PostgresKeyRateLimiter } from '../../../server/rate-limit/key-limiter.ts';
 import { PostgresIdempotencyStore } from '../../../server/idempotency/postgres-idempotency.store.ts';
 import { operationIdentity, type OperationKey } from '../../../server/idempotency/idempotency.store.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/postgres.ts';
@@ -164,6 +164,83 @@ describe("the cluster's rate limit (gateway_rate_take)", () => {
     expect((await limiter.take(9003, 60)).ok).toBe(true);
     await other.query('UPDATE rate_limit_buckets SET tat = tat + 3600000 WHERE chave_id = 9003');
     expect(await limiter.take(9003, 60)).toEqual({ ok: true, remaining: 59 });
+  });
+});
+
+describe("the cluster's rate limit in leases (issue 32 § 4, gateway_rate_lease_many)", () => {
+  /** How far ahead of the server's clock a key's bucket is: 60 s for a bucket spent to its burst, 0 or less when full. */
+  const aheadMs = async (key: number) =>
+    Number(
+      (
+        await other.query<{ ahead: number }>(
+          'SELECT tat - extract(epoch FROM clock_timestamp()) * 1000 AS ahead FROM rate_limit_buckets WHERE chave_id = $1',
+          [key],
+        )
+      ).rows[0]?.ahead ?? Number.NEGATIVE_INFINITY,
+    );
+
+  it('blocks of one per hundred of the quota, 1 to 64: quotas under 200 a minute stay exact, one by one', () => {
+    expect([3, 120, 199, 200, 1200, 6400, 100_000_000].map(leaseBlock)).toEqual([1, 1, 1, 2, 12, 64, 64]);
+  });
+
+  it('at 1,000 a minute (blocks of 10): one statement takes ten tokens, the next nine takes are answered in memory', async () => {
+    const limiter = new PostgresKeyRateLimiter(opened.pool);
+    const first = limiter.take(9100, 1000);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toEqual({ ok: true, remaining: 999 });
+    // Ten tokens of 60 ms each went out of the bucket at once.
+    expect(await aheadMs(9100)).toBeGreaterThan(500);
+    expect(await aheadMs(9100)).toBeLessThanOrEqual(600);
+    const inMemory = Array.from({ length: 9 }, () => limiter.take(9100, 1000));
+    for (const verdict of inMemory) expect(verdict).not.toBeInstanceOf(Promise);
+    expect(inMemory.map((v) => (v as { remaining: number }).remaining)).toEqual([
+      998, 997, 996, 995, 994, 993, 992, 991, 990,
+    ]);
+    // Spent: the eleventh asks the database again.
+    const eleventh = limiter.take(9100, 1000);
+    expect(eleventh).toBeInstanceOf(Promise);
+    expect(await eleventh).toMatchObject({ ok: true });
+    await limiter.close();
+  });
+
+  it('two instances in leases never serve more than the bucket grants, and spend all of it before refusing', async () => {
+    const limit = 1000;
+    const here = new PostgresKeyRateLimiter(opened.pool);
+    const there = new PostgresKeyRateLimiter(other);
+    const started = Date.now();
+    let served = 0;
+    const refusedBy = new Set<string>();
+    for (let i = 0; i < 3 * limit && refusedBy.size < 2; i++) {
+      const [name, limiter] = i % 2 === 0 ? (['here', here] as const) : (['there', there] as const);
+      const verdict = await limiter.take(9101, limit);
+      if (verdict.ok) {
+        served += 1;
+        refusedBy.delete(name);
+      } else {
+        expect(verdict.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+        refusedBy.add(name);
+      }
+    }
+    const refilled = Math.ceil(((Date.now() - started) / 60_000) * limit);
+    expect(refusedBy.size).toBe(2);
+    expect(served).toBeGreaterThanOrEqual(limit);
+    expect(served).toBeLessThanOrEqual(limit + refilled);
+    await here.close();
+    await there.close();
+  });
+
+  it('what a lease did not spend goes back to the bucket once its lifetime is over, and at close', async () => {
+    const expiring = new PostgresKeyRateLimiter(opened.pool, { leaseLifetimeMs: 100 });
+    expect(await expiring.take(9102, 1000)).toEqual({ ok: true, remaining: 999 });
+    expect(await aheadMs(9102)).toBeGreaterThan(500);
+    // Nine unspent tokens of 60 ms back: at most one token's worth ahead of the clock.
+    await vi.waitFor(async () => expect(await aheadMs(9102)).toBeLessThanOrEqual(60), { timeout: 3000, interval: 50 });
+
+    const closing = new PostgresKeyRateLimiter(opened.pool);
+    expect(await closing.take(9103, 1000)).toEqual({ ok: true, remaining: 999 });
+    expect(await aheadMs(9103)).toBeGreaterThan(500);
+    await closing.close();
+    expect(await aheadMs(9103)).toBeLessThanOrEqual(60);
   });
 });
 
