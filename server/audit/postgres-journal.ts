@@ -113,71 +113,71 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
     return { text: `INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values };
   };
   const commitOnce = async (rows: AuditRecord[], companions: Array<Companion<Queryable>>) => {
-      const batch = prepareBatch(rows);
-      for (const [id, ts] of batch.lastUse) if ((lastUse.get(id) ?? '') < ts) lastUse.set(id, ts);
-      if (companions.length === 0 && batch.groups.length === 0 && batch.entries.length <= ROWS_PER_INSERT) {
-        const insert = insertEntries(batch.entries);
-        const kinds = JOURNAL_CLASSES.filter((kind) => batch.delta[kind].rows !== 0);
-        if (kinds.length === 0) return batch.delta;
-        const rolled = rollupClauses(batch.rollup, insert.values.length);
-        const first = insert.values.length + rolled.values.length;
-        // A data-modifying WITH runs to completion whether or not the main statement reads it: one atomic command
-        // (the entries, their rollup and the totals).
-        await pool.query(
-          `WITH ${[`added AS (${insert.text})`, ...rolled.clauses].join(', ')}
+    const batch = prepareBatch(rows);
+    for (const [id, ts] of batch.lastUse) if ((lastUse.get(id) ?? '') < ts) lastUse.set(id, ts);
+    if (companions.length === 0 && batch.groups.length === 0 && batch.entries.length <= ROWS_PER_INSERT) {
+      const insert = insertEntries(batch.entries);
+      const kinds = JOURNAL_CLASSES.filter((kind) => batch.delta[kind].rows !== 0);
+      if (kinds.length === 0) return batch.delta;
+      const rolled = rollupClauses(batch.rollup, insert.values.length);
+      const first = insert.values.length + rolled.values.length;
+      // A data-modifying WITH runs to completion whether or not the main statement reads it: one atomic command
+      // (the entries, their rollup and the totals).
+      await pool.query(
+        `WITH ${[`added AS (${insert.text})`, ...rolled.clauses].join(', ')}
            UPDATE audit_budget b SET rows = b.rows + d.rows, bytes = b.bytes + d.bytes
            FROM unnest($${first + 1}::text[], $${first + 2}::bigint[], $${first + 3}::bigint[]) AS d(kind, rows, bytes)
            WHERE b.kind = d.kind`,
-          [
-            ...insert.values,
-            ...rolled.values,
-            kinds,
-            kinds.map((k) => batch.delta[k].rows),
-            kinds.map((k) => batch.delta[k].bytes),
-          ],
-        );
-        sweep(batch.rollup);
-        return batch.delta;
+        [
+          ...insert.values,
+          ...rolled.values,
+          kinds,
+          kinds.map((k) => batch.delta[k].rows),
+          kinds.map((k) => batch.delta[k].bytes),
+        ],
+      );
+      sweep(batch.rollup);
+      return batch.delta;
+    }
+    return inPostgresTransaction(pool, async (client) => {
+      for (const companion of companions) await companion.run(client);
+      for (let i = 0; i < batch.entries.length; i += ROWS_PER_INSERT) {
+        const insert = insertEntries(batch.entries.slice(i, i + ROWS_PER_INSERT));
+        await client.query(insert.text, insert.values);
       }
-      return inPostgresTransaction(pool, async (client) => {
-        for (const companion of companions) await companion.run(client);
-        for (let i = 0; i < batch.entries.length; i += ROWS_PER_INSERT) {
-          const insert = insertEntries(batch.entries.slice(i, i + ROWS_PER_INSERT));
-          await client.query(insert.text, insert.values);
-        }
-        // Groups in key order, so two instances' batches never wait on each other's rows in a cycle.
-        const groups = [...batch.groups].sort(
-          (a, b) =>
-            compare(a.minute, b.minute) ||
-            compare(a.client_ip, b.client_ip) ||
-            a.status - b.status ||
-            compare(a.error_code, b.error_code),
-        );
-        for (const g of groups) {
-          const { rows: counted } = await client.query<{ count: number }>(
-            `INSERT INTO audit_unattributed AS u (minute, client_ip, status, error_code, count, first_ts, last_ts, sample, bytes)
+      // Groups in key order, so two instances' batches never wait on each other's rows in a cycle.
+      const groups = [...batch.groups].sort(
+        (a, b) =>
+          compare(a.minute, b.minute) ||
+          compare(a.client_ip, b.client_ip) ||
+          a.status - b.status ||
+          compare(a.error_code, b.error_code),
+      );
+      for (const g of groups) {
+        const { rows: counted } = await client.query<{ count: number }>(
+          `INSERT INTO audit_unattributed AS u (minute, client_ip, status, error_code, count, first_ts, last_ts, sample, bytes)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
              ON CONFLICT (minute, client_ip, status, error_code) DO UPDATE SET count = u.count + excluded.count, last_ts = greatest(u.last_ts, excluded.last_ts)
              RETURNING count`,
-            [g.minute, g.client_ip, g.status, g.error_code, g.count, g.first_ts, g.last_ts, g.sample, g.bytes],
-          );
-          // A new group starts at this batch's count; an existing one only counts on (its weight is unchanged).
-          if (counted[0].count === g.count) {
-            batch.delta.unattributed.rows += 1;
-            batch.delta.unattributed.bytes += g.bytes;
-          }
+          [g.minute, g.client_ip, g.status, g.error_code, g.count, g.first_ts, g.last_ts, g.sample, g.bytes],
+        );
+        // A new group starts at this batch's count; an existing one only counts on (its weight is unchanged).
+        if (counted[0].count === g.count) {
+          batch.delta.unattributed.rows += 1;
+          batch.delta.unattributed.bytes += g.bytes;
         }
-        // The totals, then the rollup: the order in which the one-statement batch above takes the same rows' locks
-        // (its main UPDATE runs before the WITH clauses nothing reads), so the two kinds of batch do not wait on
-        // each other in a cycle (CI saw a deadlock, 40P01, between them).
-        await addToBudget(client, batch.delta);
-        const rolled = rollupClauses(batch.rollup, 0);
-        if (rolled.clauses.length > 0) await client.query(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values);
-        return batch.delta;
-      }).then((delta) => {
-        sweep(batch.rollup);
-        return delta;
-      });
+      }
+      // The totals, then the rollup: the order in which the one-statement batch above takes the same rows' locks
+      // (its main UPDATE runs before the WITH clauses nothing reads), so the two kinds of batch do not wait on
+      // each other in a cycle (CI saw a deadlock, 40P01, between them).
+      await addToBudget(client, batch.delta);
+      const rolled = rollupClauses(batch.rollup, 0);
+      if (rolled.clauses.length > 0) await client.query(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values);
+      return batch.delta;
+    }).then((delta) => {
+      sweep(batch.rollup);
+      return delta;
+    });
   };
   return {
     /**

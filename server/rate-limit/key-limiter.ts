@@ -179,7 +179,8 @@ export class PostgresKeyRateLimiter implements KeyRateLimiter {
         'SELECT * FROM gateway_rate_lease_many($1::integer[], $2::double precision[], $3::integer[], 60000)',
         [batch.map((a) => a.chaveId), batch.map((a) => 60_000 / a.limit), counts],
       );
-      for (const { ord, granted, wait_ms, remaining } of rows) this.granted(batch[ord - 1], granted, wait_ms, remaining);
+      for (const { ord, granted, wait_ms, remaining } of rows)
+        this.granted(batch[ord - 1], granted, wait_ms, remaining);
     } catch (error) {
       // Returns that failed are lost to the bucket until it refills: the cluster serves less, never more.
       for (const ask of batch) for (const waiter of ask.waiters) waiter.reject(error as Error);
