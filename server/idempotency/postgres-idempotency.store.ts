@@ -34,11 +34,27 @@ const pkValues = (op: Pick<OperationKey, 'chaveId' | 'idemKey' | 'method' | 'pat
   op.path,
 ];
 
+/** A reservation's first insert, waiting for its turn's statement. */
+interface PendingInsert {
+  op: OperationKey;
+  values: unknown[];
+  resolve: (inserted: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/** 11 parameters a row: far under PostgreSQL's 65,535 a statement. */
+const INSERTS_PER_STATEMENT = 500;
+
+/** A reservation's identity in a statement's RETURNING (chave_id may come back as a string from a bigint). */
+const reservationKey = (chaveId: unknown, idemKey: string, method: string, path: string) =>
+  JSON.stringify([String(chaveId), idemKey, method, path]);
+
 /**
  * The idempotency store on the cluster's PostgreSQL: the same rule (reservationStep) and sealing as gateway.db's,
  * correct across instances. One entry per (API key, Idempotency-Key) bound to an operation is a unique index
- * (migration 021), so a reservation is one `INSERT … ON CONFLICT DO NOTHING`: of concurrent requests on any
- * instances exactly one inserts; the others wait for its commit and then find its row (in flight: 409; done:
+ * (migration 021), so a reservation is one `INSERT … ON CONFLICT DO NOTHING` (those of one turn of the event loop
+ * share one statement, a key once in it): of concurrent requests on any instances exactly one inserts; the
+ * others wait for its commit and then find its row (in flight: 409; done:
  * the replay). Only a key that already has an entry pays for a transaction that locks it (FOR UPDATE).
  *
  * Each reservation is tagged with its instance (GATEWAY_INSTANCE_ID): at start an instance frees those it
@@ -46,6 +62,11 @@ const pkValues = (op: Pick<OperationKey, 'chaveId' | 'idemKey' | 'method' | 'pat
  */
 export class PostgresIdempotencyStore implements IdempotencyEntries, IdempotencyInspection {
   private readonly sealing: IdempotencySeal;
+  private pendingInserts: PendingInsert[] = [];
+  private insertsScheduled = false;
+  /** Keys (API key, Idempotency-Key) in a grouped statement not yet answered, and the asks waiting for them. */
+  private readonly keysInStatements = new Set<string>();
+  private waitingForKey: PendingInsert[] = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -82,12 +103,102 @@ export class PostgresIdempotencyStore implements IdempotencyEntries, Idempotency
     const fingerprint = this.sealing.fingerprint(bodyHash);
     // Bounded: each round either decides or saw a concurrent insert or delete of the same key.
     for (let attempt = 0; attempt < 5; attempt++) {
-      if (await this.insert(this.pool, op, fingerprint, now, requestId)) return { kind: 'execute', entry: op };
+      const inserted =
+        attempt === 0
+          ? await this.insertGrouped(op, fingerprint, now, requestId)
+          : await this.insert(this.pool, op, fingerprint, now, requestId);
+      if (inserted) return { kind: 'execute', entry: op };
       const decided = await this.reserveExisting(op, fingerprint, now, requestId);
       if (decided) return decided;
     }
     // The key changed under us five times in a row: another request is working on it.
     return { kind: 'in_flight' };
+  }
+
+  /**
+   * A new key's first try: the reservations asked in one turn of the event loop go in one statement (one round
+   * trip for all of them, as the journal's group commit does). Each key (API key, Idempotency-Key) appears in a
+   * statement once: another ask for a key in a statement not yet answered waits for that answer, then goes in a
+   * statement of its own turn, where it meets the first one's row (the first ask is the one that inserts).
+   */
+  private insertGrouped(
+    op: OperationKey,
+    fingerprint: string,
+    now: number,
+    requestId: string | null,
+  ): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.pendingInserts.push({
+        op,
+        values: [...newRowValues(op, fingerprint, now, this.options.leaseMs, requestId), this.options.instanceId],
+        resolve,
+        reject,
+      });
+      this.scheduleInserts();
+    });
+  }
+
+  private scheduleInserts(): void {
+    if (this.insertsScheduled) return;
+    this.insertsScheduled = true;
+    setImmediate(() => {
+      this.insertsScheduled = false;
+      this.flushInserts();
+    });
+  }
+
+  private flushInserts(): void {
+    const group: PendingInsert[] = [];
+    const later: PendingInsert[] = [];
+    const keys = new Set<string>();
+    for (const pending of this.pendingInserts) {
+      const key = `${pending.op.chaveId}\u0000${pending.op.idemKey}`;
+      // A key already in a statement waits for its answer, so the ask that came first is the one that inserts.
+      if (keys.has(key) || this.keysInStatements.has(key)) this.waitingForKey.push(pending);
+      else if (group.length >= INSERTS_PER_STATEMENT) later.push(pending);
+      else {
+        keys.add(key);
+        group.push(pending);
+      }
+    }
+    this.pendingInserts = later;
+    if (later.length > 0) this.scheduleInserts();
+    if (group.length === 0) return;
+    for (const key of keys) this.keysInStatements.add(key);
+    const values: unknown[] = [];
+    const tuples = group.map(
+      (pending) =>
+        `(${pending.values.map((value) => `$${values.push(value)}`).join(', ')}, 'in_flight', ${SEAL_VERSION})`,
+    );
+    const answered = () => {
+      for (const key of keys) this.keysInStatements.delete(key);
+      if (this.waitingForKey.length === 0) return;
+      this.pendingInserts = [...this.waitingForKey, ...this.pendingInserts];
+      this.waitingForKey = [];
+      this.scheduleInserts();
+    };
+    this.pool
+      .query<{ chave_id: number; idem_key: string; method: string; path: string }>(
+        `INSERT INTO idempotency_keys (${NEW_ROW_COLUMNS}, instance_id, state, seal_version)
+         VALUES ${tuples.join(', ')}
+         ON CONFLICT DO NOTHING
+         RETURNING chave_id, idem_key, method, path`,
+        values,
+      )
+      .then(
+        ({ rows }) => {
+          answered();
+          const inserted = new Set(rows.map((row) => reservationKey(row.chave_id, row.idem_key, row.method, row.path)));
+          for (const pending of group)
+            pending.resolve(
+              inserted.has(reservationKey(pending.op.chaveId, pending.op.idemKey, pending.op.method, pending.op.path)),
+            );
+        },
+        (error: unknown) => {
+          answered();
+          for (const pending of group) pending.reject(error);
+        },
+      );
   }
 
   private async insert(

@@ -281,6 +281,33 @@ describe('idempotency across instances', () => {
     ).toBe('conflict');
   });
 
+  it('the reservations of one turn go in one statement; a key asked twice in it executes once, the other ask finds it in flight', async () => {
+    const counted = new pg.Pool({ connectionString: database.url, max: 4 });
+    const inserts: string[] = [];
+    const query = counted.query.bind(counted) as (...args: unknown[]) => Promise<unknown>;
+    (counted as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].includes('INSERT INTO idempotency_keys')) inserts.push(args[0]);
+      return query(...args);
+    };
+    try {
+      const store = new PostgresIdempotencyStore(counted as pg.Pool, { leaseMs: 45_000, masterKey, instanceId: 'a' });
+      const run = randomBytes(4).toString('hex');
+      const keys = [...Array.from({ length: 12 }, (_, i) => `turno-${run}-${i}`), `turno-${run}-0`, `turno-${run}-0`];
+      const outcomes = await Promise.all(keys.map((key) => store.reserve(op(key), 'hash')));
+      expect(outcomes.map((o) => o.kind)).toEqual([...Array(12).fill('execute'), 'in_flight', 'in_flight']);
+      // Twelve keys in the first statement; a key is in a statement once, so the repeated key's asks go one a
+      // statement in the next turns, where each meets its row.
+      expect(inserts.length).toBe(3);
+      const { rows } = await other.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM idempotency_keys WHERE idem_key LIKE $1',
+        [`turno-${run}-%`],
+      );
+      expect(rows[0].n).toBe(12);
+    } finally {
+      await counted.end();
+    }
+  });
+
   it('an instance frees at start only the reservations it left in flight', async () => {
     const a = new PostgresIdempotencyStore(opened.pool, { leaseMs: 45_000, masterKey, instanceId: 'gateway-a' });
     const b = new PostgresIdempotencyStore(other, { leaseMs: 45_000, masterKey, instanceId: 'gateway-b' });
