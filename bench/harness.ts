@@ -113,6 +113,15 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
 }
 
+/**
+ * The server side's CPU time (ms): the server's process tree and, for the appliance on PostgreSQL
+ * (bench/cluster-server.ts announces `postgresPid`), the PostgreSQL server's, which runs as a daemon of its own.
+ */
+export function serverCpuMs(server: Server): number {
+  const postgres = server.info.postgresPid ? treeCpuMs(Number(server.info.postgresPid)) : 0;
+  return treeCpuMs(server.child.pid!) + postgres;
+}
+
 export async function load(
   server: Server,
   spec: Omit<LoadSpec, 'url' | 'connections' | 'durationS'>,
@@ -120,10 +129,9 @@ export async function load(
   connections = CONNECTIONS,
 ): Promise<Measure> {
   // The load process loads autocannon before sending anything; measure the server from the first request.
-  const child = server.child.pid!;
-  const cpuBefore = treeCpuMs(child);
+  const cpuBefore = serverCpuMs(server);
   const result = await runLoad({ ...spec, url: server.info.url, connections, durationS });
-  const cpuMs = treeCpuMs(child) - cpuBefore;
+  const cpuMs = serverCpuMs(server) - cpuBefore;
   if (result.poolExhausted)
     log(`  warning: ${spec.method} ${spec.path} used its whole pool of pre-signed requests (later ones replayed)`);
   if (result.errors > 0) log(`  warning: ${spec.method} ${spec.path}: ${result.errors} connection errors or timeouts`);

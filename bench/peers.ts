@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { OPENAPI_FILE } from '../appliance/openapi-export.ts';
+import { findPostgresBinaries } from '../appliance/postgres.ts';
 import {
   CONNECTIONS,
   createPatients,
@@ -41,13 +42,15 @@ import {
  * CPU per request from /proc. For each operation, each server warms up, then the measured rounds alternate between
  * the servers (BENCH_PEER_WARM_UP_S, 4; BENCH_PEER_ROUNDS, 2). Each load is bounded in time (BENCH_DURATION_S). The peers are installed on
  * first use into a cache outside the repository (bench/peers/runtime.ts); a peer whose runtime is missing is skipped.
- * BENCH_PEERS=wiremock,prism picks the peers.
+ * The appliance runs twice: on gateway.db, and one gateway on PostgreSQL (bench/cluster-server.ts, its own cluster
+ * from Debian's binaries; its CPU includes PostgreSQL's processes), skipped in one line when PostgreSQL is not
+ * installed. BENCH_PEERS=wiremock,prism,postgres picks the peers and the PostgreSQL run.
  */
 const JSON_OUTPUT = process.argv.includes('--json');
 const ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 2);
 // Longer than `npm run bench`'s 2 s: a JVM's JIT needs more requests than Node's to reach its steady state.
 const WARM_UP_S = Number(process.env.BENCH_PEER_WARM_UP_S ?? 4);
-const WANTED = (process.env.BENCH_PEERS ?? 'wiremock,prism').split(',').map((s) => s.trim());
+const WANTED = (process.env.BENCH_PEERS ?? 'wiremock,prism,postgres').split(',').map((s) => s.trim());
 
 const OPERATIONS: { id: PeerOperation; name: string; method: 'GET' | 'POST'; path: string }[] = [
   { id: 'ping', name: 'GET /v1/ping', method: 'GET', path: '/v1/ping' },
@@ -56,6 +59,7 @@ const OPERATIONS: { id: PeerOperation; name: string; method: 'GET' | 'POST'; pat
 ];
 const SERVER_NAMES: Record<PeerServer, string> = {
   appliance: 'appliance (signed, backend-sim, durable journal)',
+  'appliance-postgres': 'appliance, one gateway on PostgreSQL (the same, its state in PostgreSQL)',
   wiremock: 'WireMock 3.13.2 (stubs recorded from the appliance)',
   prism: 'Prism 5.16.0 mock (our OpenAPI document)',
 };
@@ -79,6 +83,21 @@ interface Skipped {
 function poolSize(server: PeerServer, seconds: number): number {
   if (process.env.BENCH_WRITE_POOL) return Number(process.env.BENCH_WRITE_POOL);
   return Math.max(5_000, Math.ceil(seconds * (server === 'wiremock' ? 25_000 : 7_500)));
+}
+
+/** The appliance on PostgreSQL beside the one on gateway.db, its 300 patients seeded; null (and why) when skipped. */
+async function startPostgresAppliance(skipped: Skipped[]): Promise<Server | null> {
+  try {
+    findPostgresBinaries();
+  } catch (error) {
+    log(`appliance on PostgreSQL skipped: ${(error as Error).message}`);
+    skipped.push({ peer: 'appliance-postgres', reason: (error as Error).message });
+    return null;
+  }
+  log('appliance on PostgreSQL (bench/cluster-server.ts, one gateway, its own cluster; 300 patients seeded)…');
+  const server = await startServer(TSX, ['bench/cluster-server.ts'], { BENCH_INSTANCES: '1' });
+  await createPatients(server, server.info as unknown as Signer, 300);
+  return server;
 }
 
 /** The load of one operation, signed now (a timestamp is good for ±300 s); creates get a fresh pool of their own. */
@@ -154,7 +173,7 @@ function fmt(n: number): string {
 
 function table(rows: Row[], appliance: Partial<Record<PeerOperation, number>>): string {
   const lines = [
-    '| operation | server | req/s | p50 ms | p99 ms | server CPU µs/req | appliance CPU ÷ this | answer |',
+    '| operation | server | req/s | p50 ms | p99 ms | server CPU µs/req | appliance (gateway.db) CPU ÷ this | answer |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
@@ -205,6 +224,14 @@ async function main(): Promise<void> {
     for (const ex of recorded)
       if (ex.status >= 300) throw new Error(`recording ${ex.method} ${ex.url}: the appliance answered ${ex.status}`);
 
+    if (WANTED.includes('postgres')) {
+      const postgres = await startPostgresAppliance(skipped);
+      if (postgres) servers.set('appliance-postgres', postgres);
+    }
+    // Each appliance checks its own keys; the peers check no signature, so they take the first appliance's.
+    const signerOf = (name: PeerServer): Signer =>
+      name === 'appliance-postgres' ? (servers.get(name)!.info as unknown as Signer) : signer;
+
     if (WANTED.includes('wiremock')) {
       const missing = missingRuntime('java', ['-version']);
       if (missing) {
@@ -239,9 +266,9 @@ async function main(): Promise<void> {
       for (const name of order) {
         const s = servers.get(name)!;
         const probe = name === 'appliance' ? recorded.find((r) => r.url === op.path && r.method === op.method)! : null;
-        const answer = probe ?? (await exchange(s.info.url, op, signer));
+        const answer = probe ?? (await exchange(s.info.url, op, signerOf(name)));
         answers.set(name, { status: answer.status, bytes: Buffer.byteLength(answer.body) });
-        await load(s, specFor(op, signer, name, WARM_UP_S, workDir), WARM_UP_S); // JIT, caches, connections
+        await load(s, specFor(op, signerOf(name), name, WARM_UP_S, workDir), WARM_UP_S); // JIT, caches, connections
         await betweenRuns(name, s);
       }
       for (let round = 0; round < ROUNDS; round++) {
@@ -249,7 +276,7 @@ async function main(): Promise<void> {
         for (let i = 0; i < order.length; i++) {
           const name = order[(i + round) % order.length];
           const s = servers.get(name)!;
-          rounds.get(name)!.push(await load(s, specFor(op, signer, name, DURATION_S, workDir)));
+          rounds.get(name)!.push(await load(s, specFor(op, signerOf(name), name, DURATION_S, workDir)));
           await betweenRuns(name, s);
         }
       }

@@ -1,37 +1,53 @@
 import type { Measure } from '../harness.ts';
 import { TARGETS } from '../targets.ts';
 
-/** The servers `npm run bench:peers` measures side by side, and the operations each one answers. */
-export type PeerServer = 'appliance' | 'wiremock' | 'prism';
+/**
+ * The servers `npm run bench:peers` measures side by side, and the operations each one answers: the appliance on
+ * gateway.db (SQLite) and, one gateway, on PostgreSQL (its own cluster, as `npm run cluster` runs it), and the peers.
+ */
+export type ApplianceServer = 'appliance' | 'appliance-postgres';
+export type PeerServer = ApplianceServer | 'wiremock' | 'prism';
 export type PeerOperation = 'ping' | 'list' | 'create';
 
 export interface PeerTarget {
   operation: PeerOperation;
-  peer: Exclude<PeerServer, 'appliance'>;
+  /** Which of the appliance's databases the target is measured on. */
+  appliance: ApplianceServer;
+  peer: Exclude<PeerServer, ApplianceServer>;
   /** The appliance's CPU per request ÷ the peer's, at most. */
   maxRatio: number;
   label: string;
 }
 
-/** Issue 32's targets against the peers: § 1 (lists) and § 2 (creates). */
-export const PEER_TARGETS: readonly PeerTarget[] = [
-  {
-    operation: 'list',
-    peer: 'wiremock',
-    maxRatio: TARGETS.list.maxCpuRatioToWireMock,
-    label: "list CPU ≤ WireMock's list CPU",
-  },
-  {
-    operation: 'create',
-    peer: 'wiremock',
-    maxRatio: TARGETS.create.maxCpuRatioToWireMock,
-    label: `create CPU ≤ ${TARGETS.create.maxCpuRatioToWireMock} × WireMock's create CPU`,
-  },
-];
+const DATABASE_NAMES: Record<ApplianceServer, string> = {
+  appliance: 'gateway.db',
+  'appliance-postgres': 'PostgreSQL',
+};
+
+/** Issue 32's targets against the peers, § 1 (lists) and § 2 (creates), on each of the appliance's databases. */
+export const PEER_TARGETS: readonly PeerTarget[] = (['appliance', 'appliance-postgres'] as const).flatMap(
+  (appliance): PeerTarget[] => [
+    {
+      operation: 'list',
+      appliance,
+      peer: 'wiremock',
+      maxRatio: TARGETS.list.maxCpuRatioToWireMock,
+      label: `list CPU (${DATABASE_NAMES[appliance]}) ≤ WireMock's list CPU`,
+    },
+    {
+      operation: 'create',
+      appliance,
+      peer: 'wiremock',
+      maxRatio: TARGETS.create.maxCpuRatioToWireMock,
+      label: `create CPU (${DATABASE_NAMES[appliance]}) ≤ ${TARGETS.create.maxCpuRatioToWireMock} × WireMock's create CPU`,
+    },
+  ],
+);
 
 export interface PeerTargetResult {
   target: string;
   operation: PeerOperation;
+  appliance: ApplianceServer;
   peer: PeerServer;
   appliance_cpu_us: number | null;
   peer_cpu_us: number | null;
@@ -48,12 +64,13 @@ export type CpuByOperation = Partial<Record<PeerOperation, Partial<Record<PeerSe
 
 export function evaluatePeerTargets(cpu: CpuByOperation, targets: readonly PeerTarget[] = PEER_TARGETS) {
   return targets.map((t): PeerTargetResult => {
-    const appliance = cpu[t.operation]?.appliance ?? null;
+    const appliance = cpu[t.operation]?.[t.appliance] ?? null;
     const peer = cpu[t.operation]?.[t.peer] ?? null;
     const ratio = appliance !== null && peer !== null && peer > 0 ? appliance / peer : null;
     return {
       target: t.label,
       operation: t.operation,
+      appliance: t.appliance,
       peer: t.peer,
       appliance_cpu_us: appliance,
       peer_cpu_us: peer,

@@ -9,6 +9,7 @@ import { addToTotals, sqliteParameter, totalsToAdd } from './journal-sql.ts';
 import { isStorageFailure } from '../db/storage-failure.ts';
 import { SPEC_AUDIT_RETENTION_DAYS } from '../config.ts';
 import { rollupOf, sqliteRollupWriter, type BatchRollup } from './journal-rollup.ts';
+import { oncePerTurn } from '../once-per-turn.ts';
 
 /** The appliance clock as the writer reads it (server/clock.ts ApplianceClock). */
 export interface AuditClock {
@@ -236,7 +237,7 @@ export class AuditWriter<Q = void> {
   private companions: Array<Companion<Q>> = [];
   /** Rollbacks that failed with their commit (the database took no write at all): run once it takes writes again. */
   private deferredRollbacks: Array<(q: Q) => unknown> = [];
-  private scheduled = false;
+  private readonly flushNextTurn = oncePerTurn(() => void this.flush());
   /** An asynchronous committer's batch being committed: the next batch waits for it (one at a time, group commit). */
   private inFlight: Promise<void> | null = null;
   private readonly committer: BatchCommitter<Q>;
@@ -411,12 +412,8 @@ export class AuditWriter<Q = void> {
       void this.flush();
       return;
     }
-    if (this.scheduled || this.inFlight) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
+    if (this.inFlight) return;
+    this.flushNextTurn();
   }
 
   /**

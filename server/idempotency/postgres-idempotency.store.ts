@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { IdempotencyRecord } from '../db/tables/idempotency-keys.ts';
 import { inPostgresTransaction } from '../db/postgres.ts';
+import { oncePerTurn } from '../once-per-turn.ts';
 import {
   IdempotencySeal,
   NEW_ROW_COLUMNS,
@@ -63,7 +64,7 @@ const reservationKey = (chaveId: unknown, idemKey: string, method: string, path:
 export class PostgresIdempotencyStore implements IdempotencyEntries, IdempotencyInspection {
   private readonly sealing: IdempotencySeal;
   private pendingInserts: PendingInsert[] = [];
-  private insertsScheduled = false;
+  private readonly scheduleInserts = oncePerTurn(() => this.flushInserts());
   /** Keys (API key, Idempotency-Key) in a grouped statement not yet answered, and the asks waiting for them. */
   private readonly keysInStatements = new Set<string>();
   private waitingForKey: PendingInsert[] = [];
@@ -135,15 +136,6 @@ export class PostgresIdempotencyStore implements IdempotencyEntries, Idempotency
         reject,
       });
       this.scheduleInserts();
-    });
-  }
-
-  private scheduleInserts(): void {
-    if (this.insertsScheduled) return;
-    this.insertsScheduled = true;
-    setImmediate(() => {
-      this.insertsScheduled = false;
-      this.flushInserts();
     });
   }
 

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { oncePerTurn } from '../once-per-turn.ts';
 
 /** One request's verdict: allowed (with what is left of the minute's quota) or refused (and when to retry). */
 export type RateVerdict = { ok: true; remaining: number } | { ok: false; retryAfterSeconds: number };
@@ -92,7 +93,7 @@ export class PostgresKeyRateLimiter implements KeyRateLimiter {
   private readonly leases = new Map<number, Lease>();
   private asks = new Map<number, Ask>();
   private returns: Ask[] = [];
-  private scheduled = false;
+  private readonly schedule = oncePerTurn(() => void this.flush());
   private readonly now: () => number;
   private readonly lifetimeMs: number;
   private sweeper: NodeJS.Timeout | null = null;
@@ -142,15 +143,6 @@ export class PostgresKeyRateLimiter implements KeyRateLimiter {
       this.returns.push({ chaveId, limit: lease.limit, count: -lease.tokens, waiters: [] });
       this.schedule();
     }
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
   }
 
   /** Leases that outlived their lifetime unspent are given back even when their key is not asked again. */

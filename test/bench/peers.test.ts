@@ -79,10 +79,12 @@ describe('a WireMock mapping from an exchange recorded with the appliance', () =
 });
 
 describe("issue 32's targets against WireMock", () => {
-  test('the list must cost at most WireMock’s CPU, the create at most 3× it', () => {
-    expect(PEER_TARGETS.map((t) => [t.operation, t.peer, t.maxRatio])).toEqual([
-      ['list', 'wiremock', 1],
-      ['create', 'wiremock', 3],
+  test('the list must cost at most WireMock’s CPU, the create at most 3× it, on each database', () => {
+    expect(PEER_TARGETS.map((t) => [t.operation, t.appliance, t.peer, t.maxRatio])).toEqual([
+      ['list', 'appliance', 'wiremock', 1],
+      ['create', 'appliance', 'wiremock', 3],
+      ['list', 'appliance-postgres', 'wiremock', 1],
+      ['create', 'appliance-postgres', 'wiremock', 3],
     ]);
     const [list, create] = evaluatePeerTargets({
       list: { appliance: 965, wiremock: 282, prism: 1105 },
@@ -110,6 +112,21 @@ describe("issue 32's targets against WireMock", () => {
     expect(list.ratio).toBeCloseTo(250 / 282, 10);
     expect(create.met).toBe(false);
     expect(create.times_over).toBeCloseTo(300 / 86 / 3, 10);
+  });
+
+  test('the PostgreSQL targets read the appliance on PostgreSQL, the gateway.db ones the appliance on gateway.db', () => {
+    const results = evaluatePeerTargets({
+      list: { appliance: 600, 'appliance-postgres': 1200, wiremock: 300 },
+      create: { appliance: 900, 'appliance-postgres': 2700, wiremock: 100 },
+    });
+    expect(results.map((r) => [r.appliance, r.operation, r.ratio, r.met])).toEqual([
+      ['appliance', 'list', 2, false],
+      ['appliance', 'create', 9, false],
+      ['appliance-postgres', 'list', 4, false],
+      ['appliance-postgres', 'create', 27, false],
+    ]);
+    expect(results[2].target).toMatch(/PostgreSQL/);
+    expect(results[0].target).toMatch(/gateway\.db/);
   });
 
   test('a peer not measured (skipped) leaves its target unevaluated, not met nor failed', () => {
