@@ -5,6 +5,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRuntimeFile, runtimeFilePath } from '../appliance/runtime-file.ts';
+import { findPostgresBinaries, startLocalPostgres } from '../appliance/postgres.ts';
 import {
   CONNECTIONS,
   createPatients,
@@ -34,6 +35,7 @@ import { measureSnapshots, snapshotsTable } from './snapshots.ts';
 import { measureTopologies, topologyReport, topologyTable } from './cluster.ts';
 import { createsTarget, TARGETS, verdict } from './targets.ts';
 import { benchCriticalPath } from './critical-path.ts';
+import { journalBatchTable, measureJournalBatches } from './journal-batch.ts';
 import { reportE2e } from './e2e-suite.ts';
 import { reportJournalStats } from './journal-stats.ts';
 import { journalCapacity, journalCapacityLine, journalSnapshot, type JournalCapacity } from './journal-capacity.ts';
@@ -325,22 +327,51 @@ interface SecondStart {
   checkMs: number | null;
 }
 
-async function secondStart(): Promise<SecondStart> {
+/** The second start on each of the gateway's databases; PostgreSQL's skipped, with why, when it is not installed. */
+interface SecondStarts {
+  gatewayDb: SecondStart;
+  postgres: SecondStart | { skipped: string };
+}
+
+async function secondStarts(): Promise<SecondStarts> {
+  const gatewayDb = await secondStart({});
+  try {
+    findPostgresBinaries();
+  } catch (error) {
+    log(`second start on PostgreSQL skipped: ${(error as Error).message}`);
+    return { gatewayDb, postgres: { skipped: (error as Error).message } };
+  }
+  // A PostgreSQL server of the bench's own, running across the starts as a user's server does (DATABASE_URL).
+  const postgresDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-start-pg-'));
+  try {
+    const postgres = await startLocalPostgres({ dataDir: postgresDir, port: 0 });
+    try {
+      return { gatewayDb, postgres: await secondStart({ DATABASE_URL: postgres.url }) };
+    } finally {
+      await postgres.stop();
+    }
+  } finally {
+    rmSync(postgresDir, { recursive: true, force: true });
+  }
+}
+
+async function secondStart(database: Record<string, string>): Promise<SecondStart> {
   // Built and recorded once here, so the measured starts find it current as a developer's second start does.
   execFileSync(process.execPath, ['--import', 'tsx', 'appliance/build-console-if-changed.ts'], { stdio: 'inherit' });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-start-'));
+  const where = database.DATABASE_URL ? 'PostgreSQL' : 'gateway.db';
   try {
     // First start: creates and seeds the data dir, then acknowledges the writes the next starts check.
-    log(`second start: first start, then ${SECOND_START_WRITES} acknowledged writes…`);
+    log(`second start (${where}): first start, then ${SECOND_START_WRITES} acknowledged writes…`);
     await timedStart(dataDir, 120_000, {
       measured: false,
-      env: { RATE_LIMIT_PER_MINUTE: '1000000' },
+      env: { RATE_LIMIT_PER_MINUTE: '1000000', ...database },
       whileUp: (url, demo) => acknowledgedWrites(url, demo, SECOND_START_WRITES),
     });
     const runs: number[] = [];
     let check: string | null = null;
     for (let i = 0; i < SECOND_START_RUNS; i++) {
-      const run = await timedStart(dataDir, 30_000);
+      const run = await timedStart(dataDir, 30_000, { env: database });
       runs.push(run.ms);
       check = run.check;
     }
@@ -359,13 +390,29 @@ async function secondStart(): Promise<SecondStart> {
   }
 }
 
-function secondStartLine({ runs, checked, checkMs }: SecondStart): string {
+function secondStartLines({ gatewayDb, postgres }: SecondStarts): string {
+  return [
+    secondStartLine('gateway.db', gatewayDb),
+    'skipped' in postgres
+      ? `second \`npm start\` on PostgreSQL: not measured (${postgres.skipped})`
+      : secondStartLine('PostgreSQL (DATABASE_URL, the server already running)', postgres),
+  ].join('\n');
+}
+
+function secondStartLine(database: string, { runs, checked, checkMs }: SecondStart): string {
   const middle = median(runs);
   return (
-    `second \`npm start\` (data dir exists, console built, ${checked} acknowledged writes to check${checkMs === null ? '' : `: ${checkMs} ms`}) → ` +
+    `second \`npm start\` on ${database} (data dir exists, console built, ${checked} acknowledged writes to check${checkMs === null ? '' : `: ${checkMs} ms`}) → ` +
     `first signed 200 on /v1/ping: ${Math.round(middle)} ms median of ${runs.length} (${runs.map((r) => Math.round(r)).join(', ')} ms); ` +
     `target < ${TARGETS.secondStartMs} ms: ${verdict(middle, TARGETS.secondStartMs).text}`
   );
+}
+
+function secondStartsReport({ gatewayDb, postgres }: SecondStarts) {
+  return {
+    gateway_db: secondStartReport(gatewayDb),
+    postgres: 'skipped' in postgres ? { skipped: postgres.skipped } : secondStartReport(postgres),
+  };
 }
 
 function secondStartReport(start: SecondStart) {
@@ -390,8 +437,10 @@ async function main(): Promise<void> {
   if (only === 'e2e') return reportE2e(JSON_OUTPUT);
   if (only === 'journal-stats') return reportJournalStats(JSON_OUTPUT);
   if (only === 'start') {
-    const start = await secondStart();
-    console.log(JSON_OUTPUT ? JSON.stringify({ second_start_ms: secondStartReport(start) }) : secondStartLine(start));
+    const starts = await secondStarts();
+    console.log(
+      JSON_OUTPUT ? JSON.stringify({ second_start_ms: secondStartsReport(starts) }) : secondStartLines(starts),
+    );
     return;
   }
   if (only === 'cluster') {
@@ -415,6 +464,11 @@ async function main(): Promise<void> {
   if (only === 'clones') return benchClones(JSON_OUTPUT);
   if (only === 'tracing') return benchTracing(JSON_OUTPUT);
   if (only === 'create-path') return benchCriticalPath(JSON_OUTPUT);
+  if (only === 'journal-batch') {
+    const batches = await measureJournalBatches();
+    console.log(JSON_OUTPUT ? JSON.stringify({ journal_batch: batches }, null, 2) : journalBatchTable(batches));
+    return;
+  }
   if (only === 'proxy') return benchProxy(JSON_OUTPUT);
   if (only === 'snapshots') {
     const snapshots = await measureSnapshots();
@@ -478,9 +532,9 @@ async function main(): Promise<void> {
       const scale = await measureScale({});
       report.scale = scale;
       if (!JSON_OUTPUT) console.log(`\n${scaleTable(scale)}`);
-      const start = await secondStart();
-      report.second_start_ms = secondStartReport(start);
-      if (!JSON_OUTPUT) console.log(`\n${secondStartLine(start)}`);
+      const starts = await secondStarts();
+      report.second_start_ms = secondStartsReport(starts);
+      if (!JSON_OUTPUT) console.log(`\n${secondStartLines(starts)}`);
       const cli = await measureCli();
       report.cli = cli;
       if (!JSON_OUTPUT) console.log(`\n${cliTable(cli)}`);

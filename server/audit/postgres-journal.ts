@@ -53,11 +53,47 @@ function rollupClauses(rollup: BatchRollup, first: number): { clauses: string[];
   return { clauses, values };
 }
 
+/** audit_log's integer columns on PostgreSQL (the baseline migration); the others are text. */
+const INTEGER_COLUMNS: ReadonlySet<string> = new Set([
+  'tenant_id',
+  'chave_id',
+  'operator_id',
+  'status',
+  'duracao_ms',
+  'verified',
+  'bytes',
+]);
+
+/**
+ * A batch's entries as one array a column (`unnest`), numbered from parameter `first + 1`: the statement's text is
+ * the same whatever the batch's size, so it is prepared once a connection (a named statement), not parsed and
+ * planned again for every batch (that was most of a ping's PostgreSQL CPU: `BENCH_ONLY=journal-batch`).
+ */
+function insertEntries(entries: readonly unknown[][], first: number): { text: string; values: unknown[] } {
+  const values = COLUMNS.map((_, i) => entries.map((entry) => entry[i]));
+  const arrays = COLUMNS.map((column, i) => `$${first + i + 1}::${INTEGER_COLUMNS.has(column) ? 'integer' : 'text'}[]`);
+  return { text: `INSERT INTO audit_log (${COLUMNS.join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})`, values };
+}
+
+/**
+ * The journal's statements by name: each text is prepared once on each pooled connection (pg names it there on
+ * first use). Their texts depend on the batch's shape only (which rollup clauses it has), so there are a handful.
+ */
+const statementNames = new Map<string, string>();
+function named(text: string, values: unknown[]): pg.QueryConfig {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `journal_${statementNames.size}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
+}
+
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Adds what a batch wrote or a chunk deleted to the shared running totals, in the caller's transaction. */
 export async function addToBudget(client: pg.PoolClient, delta: Record<JournalClass, ClassTotals>): Promise<void> {
-  for (const change of totalsToAdd(delta)) await client.query(ADD_TO_TOTALS, change);
+  for (const change of totalsToAdd(delta)) await client.query(named(ADD_TO_TOTALS, change));
 }
 const ADD_TO_TOTALS = addToTotals(postgresParameter);
 
@@ -68,7 +104,7 @@ const isTransactionConflict = (error: unknown) => {
   return code === '40P01' || code === '40001';
 };
 
-/** PostgreSQL's limit is 65,535 parameters a statement: batches are inserted in chunks well under it. */
+/** Entries a statement inserts at most (its arrays' length): a batch larger than this goes in chunks. */
 const ROWS_PER_INSERT = 1000;
 
 /**
@@ -107,16 +143,11 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
   };
   const timer = setInterval(() => void touch(), 1000);
   timer.unref();
-  const insertEntries = (entries: unknown[][]) => {
-    const values: unknown[] = [];
-    const tuples = entries.map((entry) => `(${entry.map((value) => `$${values.push(value)}`).join(', ')})`);
-    return { text: `INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values };
-  };
   const commitOnce = async (rows: AuditRecord[], companions: Array<Companion<Queryable>>) => {
     const batch = prepareBatch(rows);
     for (const [id, ts] of batch.lastUse) if ((lastUse.get(id) ?? '') < ts) lastUse.set(id, ts);
     if (companions.length === 0 && batch.groups.length === 0 && batch.entries.length <= ROWS_PER_INSERT) {
-      const insert = insertEntries(batch.entries);
+      const insert = insertEntries(batch.entries, 0);
       const kinds = JOURNAL_CLASSES.filter((kind) => batch.delta[kind].rows !== 0);
       if (kinds.length === 0) return batch.delta;
       const rolled = rollupClauses(batch.rollup, insert.values.length);
@@ -124,17 +155,19 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
       // A data-modifying WITH runs to completion whether or not the main statement reads it: one atomic command
       // (the entries, their rollup and the totals).
       await pool.query(
-        `WITH ${[`added AS (${insert.text})`, ...rolled.clauses].join(', ')}
+        named(
+          `WITH ${[`added AS (${insert.text})`, ...rolled.clauses].join(', ')}
            UPDATE audit_budget b SET rows = b.rows + d.rows, bytes = b.bytes + d.bytes
            FROM unnest($${first + 1}::text[], $${first + 2}::bigint[], $${first + 3}::bigint[]) AS d(kind, rows, bytes)
            WHERE b.kind = d.kind`,
-        [
-          ...insert.values,
-          ...rolled.values,
-          kinds,
-          kinds.map((k) => batch.delta[k].rows),
-          kinds.map((k) => batch.delta[k].bytes),
-        ],
+          [
+            ...insert.values,
+            ...rolled.values,
+            kinds,
+            kinds.map((k) => batch.delta[k].rows),
+            kinds.map((k) => batch.delta[k].bytes),
+          ],
+        ),
       );
       sweep(batch.rollup);
       return batch.delta;
@@ -142,8 +175,8 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
     return inPostgresTransaction(pool, async (client) => {
       for (const companion of companions) await companion.run(client);
       for (let i = 0; i < batch.entries.length; i += ROWS_PER_INSERT) {
-        const insert = insertEntries(batch.entries.slice(i, i + ROWS_PER_INSERT));
-        await client.query(insert.text, insert.values);
+        const insert = insertEntries(batch.entries.slice(i, i + ROWS_PER_INSERT), 0);
+        await client.query(named(insert.text, insert.values));
       }
       // Groups in key order, so two instances' batches never wait on each other's rows in a cycle.
       const groups = [...batch.groups].sort(
@@ -172,7 +205,8 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
       // each other in a cycle (CI saw a deadlock, 40P01, between them).
       await addToBudget(client, batch.delta);
       const rolled = rollupClauses(batch.rollup, 0);
-      if (rolled.clauses.length > 0) await client.query(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values);
+      if (rolled.clauses.length > 0)
+        await client.query(named(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values));
       return batch.delta;
     }).then((delta) => {
       sweep(batch.rollup);

@@ -10,6 +10,8 @@ import { leaseBlock, PostgresKeyRateLimiter } from '../../../server/rate-limit/k
 import { PostgresIdempotencyStore } from '../../../server/idempotency/postgres-idempotency.store.ts';
 import { operationIdentity, type OperationKey } from '../../../server/idempotency/idempotency.store.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/postgres.ts';
+import { postgresBatchCommitter } from '../../../server/audit/postgres-journal.ts';
+import type { AuditRecord } from '../../../server/audit/audit-writer.ts';
 
 // Issue 24: the gateway's hot-path stores on PostgreSQL, each against a real server (the suite's), with a second
 // connection standing for another instance, the CLI or plain SQL.
@@ -324,5 +326,83 @@ describe('idempotency across instances', () => {
     expect(await restarted.freeOwnReservations()).toBe(1);
     expect((await restarted.reserve(op(mine), 'h')).kind).toBe('execute');
     expect((await restarted.reserve(op(theirs), 'h')).kind).toBe('in_flight');
+  });
+});
+
+describe("the journal's batches on PostgreSQL (issue 32 § 4)", () => {
+  const entry = (i: number, run: string, overrides: Partial<AuditRecord> = {}): AuditRecord => ({
+    request_id: `lote-${run}-${i}`,
+    ts: new Date(Date.UTC(2026, 11, 3, 14, 0, 0, i)).toISOString(),
+    source: 'api',
+    tenant_id: 1,
+    tenant_slug: 'clinica-pg',
+    chave_id: 7,
+    operator_id: null,
+    method: 'GET',
+    path: '/v1/ping',
+    status: 200,
+    error_code: null,
+    duracao_ms: i,
+    client_ip: '127.0.0.1',
+    body: null,
+    detail: null,
+    error_message: null,
+    response_body: '{"data":{"pong":true}}',
+    request_headers: null,
+    journal_class: 'verified',
+    ...overrides,
+  });
+
+  it('batches of any size share one prepared statement a connection, and every value arrives as it was given', async () => {
+    // One connection, so what it prepared is what pg_prepared_statements shows.
+    const single = new pg.Pool({ connectionString: database.url, max: 1 });
+    const committer = postgresBatchCommitter(single);
+    const run = randomBytes(4).toString('hex');
+    try {
+      const awkward = entry(0, run, {
+        path: '/v1/pacientes?nome=D\'Ávila "Jr", {x}\\y',
+        body: 'NULL',
+        detail: '{"a":[1,2],"b":"c,d"}',
+        error_message: 'linha 1\nlinha 2\ttab',
+        request_headers: '',
+        status: 404,
+        error_code: 'RES_NOT_FOUND',
+      });
+      const sizes = [1, 5, 40];
+      let i = 1;
+      for (const size of sizes)
+        await committer.commit(
+          Array.from({ length: size }, () => entry(i++, run)),
+          [],
+        );
+      await committer.commit([awkward, entry(i++, run)], []);
+      const { rows: prepared } = await single.query<{ name: string }>(
+        "SELECT name FROM pg_prepared_statements WHERE name LIKE 'journal\\_%' ORDER BY name",
+      );
+      // Three sizes of plain batches, one statement; the batch with an error code adds its rollup's codes clause.
+      expect(prepared.map((p) => p.name)).toHaveLength(2);
+      const { rows } = await single.query(
+        'SELECT request_id, path, body, detail, error_message, request_headers, status, error_code, duracao_ms, chave_id, bytes FROM audit_log WHERE request_id LIKE $1 ORDER BY id',
+        [`lote-${run}-%`],
+      );
+      expect(rows).toHaveLength(1 + 5 + 40 + 2);
+      expect(rows.map((r) => r.duracao_ms)).toEqual([...Array.from({ length: 46 }, (_, n) => n + 1), 0, 47]);
+      const stored = rows.find((r) => r.request_id === awkward.request_id);
+      expect(stored).toMatchObject({
+        path: awkward.path,
+        body: 'NULL',
+        detail: awkward.detail,
+        error_message: awkward.error_message,
+        request_headers: '',
+        status: 404,
+        error_code: 'RES_NOT_FOUND',
+        chave_id: 7,
+      });
+      expect(rows.find((r) => r.request_id === `lote-${run}-1`)).toMatchObject({ body: null, error_code: null });
+      expect(rows.every((r) => r.bytes > 0)).toBe(true);
+    } finally {
+      await committer.close();
+      await single.end();
+    }
   });
 });
