@@ -17,7 +17,7 @@ import {
   totalsToAdd,
 } from './journal-sql.ts';
 import type { Queryable } from '../idempotency/postgres-idempotency.store.ts';
-import { inPostgresTransaction } from '../db/postgres.ts';
+import { inPostgresTransaction, prepared } from '../db/postgres.ts';
 import { MINUTE_COLUMNS, rollupStatements, sweepCutoff, type BatchRollup } from './journal-rollup.ts';
 
 const ROLLUP = rollupStatements(postgresParameter);
@@ -75,25 +75,11 @@ function insertEntries(entries: readonly unknown[][], first: number): { text: st
   return { text: `INSERT INTO audit_log (${COLUMNS.join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})`, values };
 }
 
-/**
- * The journal's statements by name: each text is prepared once on each pooled connection (pg names it there on
- * first use). Their texts depend on the batch's shape only (which rollup clauses it has), so there are a handful.
- */
-const statementNames = new Map<string, string>();
-function named(text: string, values: unknown[]): pg.QueryConfig {
-  let name = statementNames.get(text);
-  if (name === undefined) {
-    name = `journal_${statementNames.size}`;
-    statementNames.set(text, name);
-  }
-  return { name, text, values };
-}
-
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Adds what a batch wrote or a chunk deleted to the shared running totals, in the caller's transaction. */
 export async function addToBudget(client: pg.PoolClient, delta: Record<JournalClass, ClassTotals>): Promise<void> {
-  for (const change of totalsToAdd(delta)) await client.query(named(ADD_TO_TOTALS, change));
+  for (const change of totalsToAdd(delta)) await client.query(prepared(ADD_TO_TOTALS, change));
 }
 const ADD_TO_TOTALS = addToTotals(postgresParameter);
 
@@ -155,7 +141,7 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
       // A data-modifying WITH runs to completion whether or not the main statement reads it: one atomic command
       // (the entries, their rollup and the totals).
       await pool.query(
-        named(
+        prepared(
           `WITH ${[`added AS (${insert.text})`, ...rolled.clauses].join(', ')}
            UPDATE audit_budget b SET rows = b.rows + d.rows, bytes = b.bytes + d.bytes
            FROM unnest($${first + 1}::text[], $${first + 2}::bigint[], $${first + 3}::bigint[]) AS d(kind, rows, bytes)
@@ -176,7 +162,7 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
       for (const companion of companions) await companion.run(client);
       for (let i = 0; i < batch.entries.length; i += ROWS_PER_INSERT) {
         const insert = insertEntries(batch.entries.slice(i, i + ROWS_PER_INSERT), 0);
-        await client.query(named(insert.text, insert.values));
+        await client.query(prepared(insert.text, insert.values));
       }
       // Groups in key order, so two instances' batches never wait on each other's rows in a cycle.
       const groups = [...batch.groups].sort(
@@ -206,7 +192,7 @@ export function postgresBatchCommitter(pool: pg.Pool): BatchCommitter<Queryable>
       await addToBudget(client, batch.delta);
       const rolled = rollupClauses(batch.rollup, 0);
       if (rolled.clauses.length > 0)
-        await client.query(named(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values));
+        await client.query(prepared(`WITH ${rolled.clauses.join(', ')} SELECT 1`, rolled.values));
       return batch.delta;
     }).then((delta) => {
       sweep(batch.rollup);

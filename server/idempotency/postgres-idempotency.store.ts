@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { IdempotencyRecord } from '../db/tables/idempotency-keys.ts';
-import { inPostgresTransaction } from '../db/postgres.ts';
+import { inPostgresTransaction, prepared } from '../db/postgres.ts';
 import { oncePerTurn } from '../once-per-turn.ts';
 import {
   IdempotencySeal,
@@ -43,8 +43,29 @@ interface PendingInsert {
   reject: (error: unknown) => void;
 }
 
-/** 11 parameters a row: far under PostgreSQL's 65,535 a statement. */
+/** Rows a grouped reservation statement inserts at most (its arrays' length). */
 const INSERTS_PER_STATEMENT = 500;
+
+/** PostgreSQL's types of NEW_ROW_COLUMNS and instance_id, in that order (the baseline migration and 021). */
+const GROUPED_INSERT_TYPES = [
+  'integer',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'bigint',
+  'bigint',
+  'bigint',
+  'text',
+  'text',
+] as const;
+
+/** The reservations of a turn in one statement: one array a column, whatever their number. */
+const GROUPED_INSERT = `INSERT INTO idempotency_keys (${NEW_ROW_COLUMNS}, instance_id, state, seal_version)
+  SELECT *, 'in_flight', ${SEAL_VERSION} FROM unnest(${GROUPED_INSERT_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
+  ON CONFLICT DO NOTHING
+  RETURNING chave_id, idem_key, method, path`;
 
 /** A reservation's identity in a statement's RETURNING (chave_id may come back as a string from a bigint). */
 const reservationKey = (chaveId: unknown, idemKey: string, method: string, path: string) =>
@@ -157,11 +178,8 @@ export class PostgresIdempotencyStore implements IdempotencyEntries, Idempotency
     if (later.length > 0) this.scheduleInserts();
     if (group.length === 0) return;
     for (const key of keys) this.keysInStatements.add(key);
-    const values: unknown[] = [];
-    const tuples = group.map(
-      (pending) =>
-        `(${pending.values.map((value) => `$${values.push(value)}`).join(', ')}, 'in_flight', ${SEAL_VERSION})`,
-    );
+    // One array a column: the statement's text is the same for any number of rows, so it is prepared once.
+    const values = GROUPED_INSERT_TYPES.map((_, i) => group.map((pending) => pending.values[i]));
     const answered = () => {
       for (const key of keys) this.keysInStatements.delete(key);
       if (this.waitingForKey.length === 0) return;
@@ -170,13 +188,7 @@ export class PostgresIdempotencyStore implements IdempotencyEntries, Idempotency
       this.scheduleInserts();
     };
     this.pool
-      .query<{ chave_id: number; idem_key: string; method: string; path: string }>(
-        `INSERT INTO idempotency_keys (${NEW_ROW_COLUMNS}, instance_id, state, seal_version)
-         VALUES ${tuples.join(', ')}
-         ON CONFLICT DO NOTHING
-         RETURNING chave_id, idem_key, method, path`,
-        values,
-      )
+      .query<{ chave_id: number; idem_key: string; method: string; path: string }>(prepared(GROUPED_INSERT, values))
       .then(
         ({ rows }) => {
           answered();
@@ -201,10 +213,12 @@ export class PostgresIdempotencyStore implements IdempotencyEntries, Idempotency
     requestId: string | null,
   ): Promise<boolean> {
     const result = await q.query(
-      `INSERT INTO idempotency_keys (${NEW_ROW_COLUMNS}, instance_id, state, seal_version)
+      prepared(
+        `INSERT INTO idempotency_keys (${NEW_ROW_COLUMNS}, instance_id, state, seal_version)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'in_flight', ${SEAL_VERSION})
        ON CONFLICT DO NOTHING`,
-      [...newRowValues(op, fingerprint, now, this.options.leaseMs, requestId), this.options.instanceId],
+        [...newRowValues(op, fingerprint, now, this.options.leaseMs, requestId), this.options.instanceId],
+      ),
     );
     return result.rowCount === 1;
   }
@@ -218,8 +232,10 @@ export class PostgresIdempotencyStore implements IdempotencyEntries, Idempotency
   ): Promise<Reservation | null> {
     return inPostgresTransaction(this.pool, async (client) => {
       const { rows } = await client.query<IdempotencyRecord>(
-        'SELECT * FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 FOR UPDATE',
-        [op.chaveId, op.idemKey],
+        prepared('SELECT * FROM idempotency_keys WHERE chave_id = $1 AND idem_key = $2 FOR UPDATE', [
+          op.chaveId,
+          op.idemKey,
+        ]),
       );
       const live = rows.filter((row) => row.expires_at > now);
       if (live.length < rows.length) {
@@ -259,15 +275,17 @@ export class PostgresIdempotencyStore implements IdempotencyEntries, Idempotency
     this.commit(
       (q) =>
         q.query(
-          `UPDATE idempotency_keys SET state = 'completed', status = $5, response_sealed = $6, response_headers = NULL, response_body = NULL WHERE ${PK}`,
-          [...pkValues(op), response.status, sealed],
+          prepared(
+            `UPDATE idempotency_keys SET state = 'completed', status = $5, response_sealed = $6, response_headers = NULL, response_body = NULL WHERE ${PK}`,
+            [...pkValues(op), response.status, sealed],
+          ),
         ),
-      (q) => q.query(`DELETE FROM idempotency_keys WHERE ${PK}`, pkValues(op)),
+      (q) => q.query(prepared(`DELETE FROM idempotency_keys WHERE ${PK}`, pkValues(op))),
     );
   }
 
   release(op: OperationKey): void {
-    const remove = (q: Queryable) => q.query(`DELETE FROM idempotency_keys WHERE ${PK}`, pkValues(op));
+    const remove = (q: Queryable) => q.query(prepared(`DELETE FROM idempotency_keys WHERE ${PK}`, pkValues(op)));
     this.commit(remove, remove);
   }
 

@@ -288,7 +288,9 @@ describe('idempotency across instances', () => {
     const inserts: string[] = [];
     const query = counted.query.bind(counted) as (...args: unknown[]) => Promise<unknown>;
     (counted as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
-      if (typeof args[0] === 'string' && args[0].includes('INSERT INTO idempotency_keys')) inserts.push(args[0]);
+      // A statement's text, given as a string or in a query config (a named, prepared statement).
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+      if (text?.includes('INSERT INTO idempotency_keys')) inserts.push(text);
       return query(...args);
     };
     try {
@@ -300,6 +302,8 @@ describe('idempotency across instances', () => {
       // Twelve keys in the first statement; a key is in a statement once, so the repeated key's asks go one a
       // statement in the next turns, where each meets its row.
       expect(inserts.length).toBe(3);
+      // Twelve rows, then one, then one: the same text (one array a column), so one prepared statement.
+      expect(new Set(inserts).size).toBe(1);
       const { rows } = await other.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM idempotency_keys WHERE idem_key LIKE $1',
         [`turno-${run}-%`],
@@ -377,7 +381,7 @@ describe("the journal's batches on PostgreSQL (issue 32 § 4)", () => {
         );
       await committer.commit([awkward, entry(i++, run)], []);
       const { rows: prepared } = await single.query<{ name: string }>(
-        "SELECT name FROM pg_prepared_statements WHERE name LIKE 'journal\\_%' ORDER BY name",
+        "SELECT name FROM pg_prepared_statements WHERE name LIKE 'gw\\_%' AND statement LIKE '%INSERT INTO audit_log%' ORDER BY name",
       );
       // Three sizes of plain batches, one statement; the batch with an error code adds its rollup's codes clause.
       expect(prepared.map((p) => p.name)).toHaveLength(2);
