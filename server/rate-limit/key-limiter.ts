@@ -169,10 +169,11 @@ export class PostgresKeyRateLimiter implements KeyRateLimiter {
     const counts = batch.map((a) => (a.count > 0 ? a.count + leaseBlock(a.limit) - 1 : a.count));
     try {
       const { rows } = await this.pool.query<{ ord: number; granted: number; wait_ms: number; remaining: number }>(
-        prepared(
-          'SELECT * FROM gateway_rate_lease_many($1::integer[], $2::double precision[], $3::integer[], 60000)',
-          [batch.map((a) => a.chaveId), batch.map((a) => 60_000 / a.limit), counts],
-        ),
+        prepared('SELECT * FROM gateway_rate_lease_many($1::integer[], $2::double precision[], $3::integer[], 60000)', [
+          batch.map((a) => a.chaveId),
+          batch.map((a) => 60_000 / a.limit),
+          counts,
+        ]),
       );
       for (const { ord, granted, wait_ms, remaining } of rows)
         this.granted(batch[ord - 1], granted, wait_ms, remaining);
