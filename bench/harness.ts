@@ -1,9 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
+import { startLocalPostgres, type LocalPostgres } from '../appliance/postgres.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 
 /** What `npm run bench` (bench/run.ts) and `npm run bench:profile` (bench/profile.ts) share. */
@@ -210,5 +211,23 @@ export async function measureBare(): Promise<BareRuns> {
     };
   } finally {
     await stopServer(bareServer);
+  }
+}
+
+/**
+ * `work` against a PostgreSQL server of the bench's own (Debian's binaries, a fresh cluster under a temporary dir,
+ * loopback), stopped and removed after it, whether it resolved or threw.
+ */
+export async function withOwnPostgres<T>(prefix: string, work: (server: LocalPostgres) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  try {
+    const server = await startLocalPostgres({ dataDir: dir, port: 0 });
+    try {
+      return await work(server);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startLocalPostgres } from '../appliance/postgres.ts';
 import { sqliteBatchCommitter, type AuditRecord, type BatchCommitter } from '../server/audit/audit-writer.ts';
 import { postgresBatchCommitter } from '../server/audit/postgres-journal.ts';
 import { sqliteJournalStore } from '../server/audit/sqlite-journal.ts';
 import { openGatewayDb } from '../server/db/database.ts';
 import { openPostgresDb } from '../server/db/postgres.ts';
-import { log, treeCpuMs } from './harness.ts';
+import { log, treeCpuMs, withOwnPostgres } from './harness.ts';
 
 /**
  * What one journal batch costs, apart from HTTP (issue 32 § 3 and § 4: the signed ping's journal is most of its gap
@@ -115,25 +114,17 @@ export async function measureJournalBatches(): Promise<{ rows: JournalBatchRow[]
   } finally {
     rmSync(sqliteDir, { recursive: true, force: true });
   }
-  const pgDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-batch-pg-'));
-  try {
-    log('journal batches on PostgreSQL (its own server; its processes’ CPU counted)…');
-    const server = await startLocalPostgres({ dataDir: pgDir, port: 0 });
+  log('journal batches on PostgreSQL (its own server; its processes’ CPU counted)…');
+  await withOwnPostgres('gw-bench-batch-pg-', async (server) => {
+    const opened = await openPostgresDb({ url: server.url, poolSize: 4, applicationName: 'bench journal-batch' });
+    const committer = postgresBatchCommitter(opened.pool);
     try {
-      const opened = await openPostgresDb({ url: server.url, poolSize: 4, applicationName: 'bench journal-batch' });
-      const committer = postgresBatchCommitter(opened.pool);
-      try {
-        rows.push(...(await measure('PostgreSQL', committer as BatchCommitter<unknown>, () => treeCpuMs(server.pid))));
-      } finally {
-        await committer.close?.();
-        await opened.close();
-      }
+      rows.push(...(await measure('PostgreSQL', committer as BatchCommitter<unknown>, () => treeCpuMs(server.pid))));
     } finally {
-      await server.stop();
+      await committer.close?.();
+      await opened.close();
     }
-  } finally {
-    rmSync(pgDir, { recursive: true, force: true });
-  }
+  });
   const fits = (['gateway.db', 'PostgreSQL'] as const).map((database) => {
     const { fixed, perEntry } = fitBatchCost(rows.filter((r) => r.database === database));
     return { database, fixed_us_per_commit: Math.round(fixed), us_per_entry: Math.round(perEntry * 10) / 10 };

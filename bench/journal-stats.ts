@@ -9,8 +9,7 @@ import { sqliteBatchCommitter, type AuditRecord, type BatchCommitter } from '../
 import { postgresBatchCommitter } from '../server/audit/postgres-journal.ts';
 import { keyTrafficStats, trafficStats } from '../server/audit/journal-stats.ts';
 import { currentAlerts } from '../server/alerts/alerts.ts';
-import { startLocalPostgres } from '../appliance/postgres.ts';
-import { log } from './harness.ts';
+import { log, withOwnPostgres } from './harness.ts';
 
 /**
  * Issue 31 § 3: each chart query at 1,000,000 journal entries (BENCH_JOURNAL_ENTRIES to change it), on gateway.db
@@ -154,27 +153,19 @@ export async function measureJournalStats(): Promise<JournalStatsBench> {
   } finally {
     rmSync(sqliteDir, { recursive: true, force: true });
   }
-  const pgDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-stats-pg-'));
-  try {
-    log(`journal stats on PostgreSQL: ${ENTRIES.toLocaleString('en')} entries…`);
-    const server = await startLocalPostgres({ dataDir: pgDir, port: 0 });
+  log(`journal stats on PostgreSQL: ${ENTRIES.toLocaleString('en')} entries…`);
+  await withOwnPostgres('gw-bench-stats-pg-', async (server) => {
+    const opened = await openPostgresDb({ url: server.url, poolSize: 4, applicationName: 'bench journal-stats' });
+    const committer = postgresBatchCommitter(opened.pool);
     try {
-      const opened = await openPostgresDb({ url: server.url, poolSize: 4, applicationName: 'bench journal-stats' });
-      const committer = postgresBatchCommitter(opened.pool);
-      try {
-        result.fill_s.postgres = round(await fill(committer, now));
-        result.rollup_rows.postgres = await rollupRows(opened.db);
-        result.queries.push(...(await queries('postgres', opened.db, now)));
-      } finally {
-        await committer.close();
-        await opened.close();
-      }
+      result.fill_s.postgres = round(await fill(committer, now));
+      result.rollup_rows.postgres = await rollupRows(opened.db);
+      result.queries.push(...(await queries('postgres', opened.db, now)));
     } finally {
-      await server.stop();
+      await committer.close();
+      await opened.close();
     }
-  } finally {
-    rmSync(pgDir, { recursive: true, force: true });
-  }
+  });
   return result;
 }
 

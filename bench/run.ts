@@ -5,7 +5,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRuntimeFile, runtimeFilePath } from '../appliance/runtime-file.ts';
-import { findPostgresBinaries, startLocalPostgres } from '../appliance/postgres.ts';
+import { findPostgresBinaries } from '../appliance/postgres.ts';
 import {
   CONNECTIONS,
   createPatients,
@@ -21,6 +21,7 @@ import {
   startServer,
   stopServer,
   TSX,
+  withOwnPostgres,
   writePool,
   type BareRuns,
   type Measure,
@@ -342,17 +343,10 @@ async function secondStarts(): Promise<SecondStarts> {
     return { gatewayDb, postgres: { skipped: (error as Error).message } };
   }
   // A PostgreSQL server of the bench's own, running across the starts as a user's server does (DATABASE_URL).
-  const postgresDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-start-pg-'));
-  try {
-    const postgres = await startLocalPostgres({ dataDir: postgresDir, port: 0 });
-    try {
-      return { gatewayDb, postgres: await secondStart({ DATABASE_URL: postgres.url }) };
-    } finally {
-      await postgres.stop();
-    }
-  } finally {
-    rmSync(postgresDir, { recursive: true, force: true });
-  }
+  return withOwnPostgres('gw-bench-start-pg-', async (postgres) => ({
+    gatewayDb,
+    postgres: await secondStart({ DATABASE_URL: postgres.url }),
+  }));
 }
 
 async function secondStart(database: Record<string, string>): Promise<SecondStart> {
